@@ -1,0 +1,53 @@
+"""``compose(history, strategy, settings)``: the one function every caller uses.
+
+The orchestrator, the live context preview, ``zoea context`` and the
+benchmarks all call it, so what the preview shows is what is sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import prompts
+from .composition import ComposeSettings, Composition, History, SummaryRequest
+from .normalize import clean_messages, finalize
+from .selection import keep
+from .strategies import STRATEGIES
+from .strategies.summarize import estimated_tokens, needs_summary
+
+
+class UnknownStrategyError(ValueError):
+    """Raised for a strategy name that does not exist."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            f"unknown strategy {name!r}; expected one of: {', '.join(STRATEGIES)}")
+
+
+def compose(history: History, strategy: str, settings: ComposeSettings) -> Composition:
+    """Compose the next request of a Mysis: pure and deterministic."""
+    try:
+        choose = STRATEGIES[strategy]
+    except KeyError:
+        raise UnknownStrategyError(strategy) from None
+    composition = finalize(choose(history, settings), history, settings, strategy)
+    if strategy == "summarize" and needs_summary(history, settings):
+        composition = _with_summary_request(composition, history, settings)
+    return composition
+
+
+def _with_summary_request(
+    composition: Composition, history: History, settings: ComposeSettings
+) -> Composition:
+    memories = history.since_summary if history.since_summary is not None else history.window
+    slots = [keep(m) for m in memories]
+    messages = clean_messages(slots, settings)
+    messages.append({"role": "user", "content": prompts.SUMMARY_PROMPT})
+    last = next((m for m in reversed(memories) if m.is_prompt), history.latest_prompt)
+    request = SummaryRequest(
+        messages=tuple(messages),
+        last_request=last.content if last is not None else "",
+        covers_up_to=memories[-1].id,
+        tokens=estimated_tokens(history),
+    )
+    return replace(composition, summary_request=request)

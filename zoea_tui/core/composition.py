@@ -1,0 +1,144 @@
+"""What the composer takes and what it returns."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .prompts import SYSTEM_PROMPT_TEMPLATE
+from .types import Memory
+
+ItemKind = Literal["system", "memory", "nudge", "placeholder", "summary", "note"]
+ItemAction = Literal["kept", "placeholder", "truncated", "synthetic"]
+
+DEFAULT_SNAPSHOT_TOOLS: tuple[str, ...] = (
+    "get_ship",
+    "get_system",
+    "get_poi",
+    "get_nearby",
+    "get_cargo",
+    "get_status",
+    "zoea_swarm_status",
+)
+
+#: Tools whose results carry the session: kept whole inside the current turn.
+AUTH_TOOLS: frozenset[str] = frozenset({"login", "register"})
+
+
+@dataclass(frozen=True, slots=True)
+class ComposeSettings:
+    """The knobs of composition (from config and the Mysis's model)."""
+
+    max_context_messages: int = 20
+    tool_result_max_tokens: int = 4000
+    summarize_threshold: int = 200_000
+    context_window: int = 32_768
+    #: Tokens kept free for the model's answer.
+    reserve_tokens: int = 1024
+    #: Estimated tokens of the tool schemas sent with every request.
+    tools_tokens: int = 0
+    snapshot_tools: tuple[str, ...] = DEFAULT_SNAPSHOT_TOOLS
+    #: The Mysis's current encouragement count (the level of a synthetic nudge).
+    nudge_level: int = 0
+
+    @property
+    def budget(self) -> int:
+        """Most prompt tokens a request may carry."""
+        return max(self.context_window - self.reserve_tokens, 256)
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """What the store loads for one composition (at most two indexed queries)."""
+
+    mysis_id: int
+    mysis_name: str
+    #: The last ``max_context_messages`` memories, oldest first (the scan window).
+    window: tuple[Memory, ...]
+    system_template: str = SYSTEM_PROMPT_TEMPLATE
+    account: str | None = None
+    game_state: str = ""
+    latest_broadcast: str | None = None
+    #: The latest prompt source (direct or broadcast), wherever it lies.
+    latest_prompt: Memory | None = None
+    #: The latest summary memory, if any.
+    latest_summary: Memory | None = None
+    #: For ``summarize``: every memory after the latest summary, oldest first.
+    since_summary: tuple[Memory, ...] | None = None
+    #: The id of the memory just before the window (None when the window starts
+    #: at the Mysis's first memory).
+    before_window_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """Provenance of one composed message."""
+
+    role: str
+    kind: ItemKind
+    action: ItemAction
+    tokens: int
+    memory_id: int | None = None
+    reason: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form (``memory_id`` is ``"synthetic"`` for generated messages)."""
+        return {
+            "role": self.role,
+            "kind": self.kind,
+            "memory_id": self.memory_id if self.memory_id is not None else "synthetic",
+            "action": self.action,
+            "reason": self.reason,
+            "tokens": self.tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """A memory of the window left out of the request, and why."""
+
+    memory_id: int
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form."""
+        return {"memory_id": self.memory_id, "reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryRequest:
+    """Asked of the caller by ``summarize`` when the history needs a summary."""
+
+    #: The cleaned history to summarise (OpenAI messages, no system prompt).
+    messages: tuple[dict[str, Any], ...]
+    #: The latest real user request, appended verbatim after the summary.
+    last_request: str
+    #: The newest memory the summary covers.
+    covers_up_to: int
+    #: Tokens of the request that triggered it.
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Composition:
+    """The exact messages of a request, with their provenance."""
+
+    strategy: str
+    messages: tuple[dict[str, Any], ...]
+    items: tuple[Item, ...]
+    dropped: tuple[Dropped, ...]
+    tokens: int
+    #: Set by ``summarize`` when a summary must be written before sending.
+    summary_request: SummaryRequest | None = None
+    uses_nudge: bool = False
+    notes: tuple[str, ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON form used by ``zoea context --json`` and the request log."""
+        return {
+            "strategy": self.strategy,
+            "messages": list(self.messages),
+            "items": [i.to_dict() for i in self.items],
+            "dropped": [d.to_dict() for d in self.dropped],
+            "tokens": self.tokens,
+        }

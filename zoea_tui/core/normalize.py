@@ -1,0 +1,311 @@
+"""The shared guarantees, applied to every strategy's selection.
+
+Every composed request passes through :func:`finalize`, which makes it valid
+under the OpenAI and Anthropic rules (V1–V7 of ``context-rules.md``), caps
+each tool result, keeps the whole request inside the model's context window,
+and records the provenance of every message. Strategies only choose; this
+module is the one place where requests are made correct.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from . import prompts
+from .composition import ComposeSettings, Composition, Dropped, History, Item
+from .selection import Selection, Slot, synthetic_user
+from .tokens import (
+    REQUEST_OVERHEAD,
+    count_tokens,
+    message_tokens,
+    truncate_to_tokens,
+)
+from .types import ToolCall
+
+Block = list[Slot]
+
+
+@dataclass(slots=True)
+class _Rendered:
+    slot: Slot
+    message: dict[str, Any]
+    tokens: int
+
+
+def finalize(
+    selection: Selection,
+    history: History,
+    settings: ComposeSettings,
+    strategy: str,
+    *,
+    uses_nudge: bool = False,
+) -> Composition:
+    """Turn a strategy's selection into a valid, bounded, explained request."""
+    dropped: dict[int, str] = dict(selection.dropped)
+    slots = _drop_unsendable(selection.slots, dropped)
+    blocks = _pair_tool_calls(slots, dropped)
+    blocks = _fix_edges(blocks, settings)
+    uses_nudge = uses_nudge or any(b[-1].kind == "nudge" for b in blocks[-1:])
+
+    system_text = prompts.render_system_prompt(
+        history.system_template,
+        account=history.account,
+        game_state=history.game_state,
+        latest_broadcast=history.latest_broadcast,
+    ) + selection.system_addendum
+    system_slot = Slot(role="system", content=system_text, kind="system", action="synthetic",
+                       reason="rendered from the system prompt template", pinned=True)
+
+    rendered = [[_render(s, settings) for s in block] for block in blocks]
+    system = _render(system_slot, settings)
+    system, rendered = _fit_budget(system, rendered, settings, dropped)
+
+    flat = [system, *(r for block in rendered for r in block)]
+    kept_ids = {r.slot.memory_id for r in flat if r.slot.memory_id is not None}
+    for memory in history.window:
+        if memory.id not in kept_ids:
+            dropped.setdefault(memory.id, selection.default_drop_reason)
+    for memory_id in list(dropped):
+        if memory_id in kept_ids:
+            del dropped[memory_id]
+
+    items = tuple(
+        Item(role=r.slot.role, kind=r.slot.kind, action=r.slot.action, tokens=r.tokens,
+             memory_id=r.slot.memory_id, reason=r.slot.reason)
+        for r in flat
+    )
+    total = REQUEST_OVERHEAD + settings.tools_tokens + sum(r.tokens for r in flat)
+    return Composition(
+        strategy=strategy,
+        messages=tuple(r.message for r in flat),
+        items=items,
+        dropped=tuple(Dropped(i, dropped[i]) for i in sorted(dropped)),
+        tokens=total,
+        uses_nudge=uses_nudge or any(r.slot.kind == "nudge" for r in flat),
+    )
+
+
+def clean_messages(slots: list[Slot], settings: ComposeSettings) -> list[dict[str, Any]]:
+    """Seed 003's history cleaning: every call answered (``Tool no response``),
+    orphans removed, results capped, and never ending on a tool message."""
+    dropped: dict[int, str] = {}
+    blocks = _pair_tool_calls(_drop_unsendable(slots, dropped), dropped)
+    messages = [_render(s, settings).message for block in blocks for s in block]
+    if messages and messages[-1]["role"] == "tool":
+        messages.append({"role": "assistant", "content": "Understood."})
+    return messages
+
+
+def _drop_unsendable(slots: list[Slot], dropped: dict[int, str]) -> list[Slot]:
+    """Remove stored system rows and empty assistant messages (V4)."""
+    out: list[Slot] = []
+    for slot in slots:
+        if slot.role == "system":
+            if slot.memory is not None:
+                dropped.setdefault(slot.memory.id, "system rows are not replayed; the system "
+                                   "prompt is rendered per request")
+            continue
+        if slot.role == "assistant" and not slot.tool_calls and not slot.content.strip():
+            if slot.memory is not None:
+                dropped.setdefault(slot.memory.id, "empty assistant message")
+            continue
+        out.append(slot)
+    return out
+
+
+def _pair_tool_calls(slots: list[Slot], dropped: dict[int, str]) -> list[Block]:
+    """Group calls with their results; repair what is missing or orphaned (V1–V3)."""
+    blocks: list[Block] = []
+    consumed: set[int] = set()
+    seen_ids: set[str] = set()
+    for index, slot in enumerate(slots):
+        if index in consumed:
+            continue
+        if slot.role == "tool":
+            if slot.memory is not None:
+                dropped.setdefault(slot.memory.id, "orphaned tool result: its call is not in "
+                                   "the request")
+            continue
+        if not slot.tool_calls:
+            blocks.append([slot])
+            continue
+        calls, renamed = _unique_calls(slot, seen_ids)
+        results: dict[str, Slot] = {}
+        for later in range(index + 1, len(slots)):
+            other = slots[later]
+            if other.role == "assistant" and other.tool_calls:
+                break
+            if other.role != "tool" or later in consumed:
+                continue
+            original = other.tool_call_id or ""
+            if original in renamed and renamed[original] not in results:
+                new_id = renamed[original]
+                moved = any(s.role != "tool" for s in slots[index + 1:later])
+                reason = other.reason or ("moved next to its call" if moved else "")
+                results[new_id] = replace(other, tool_call_id=new_id, reason=reason)
+                consumed.add(later)
+        block: Block = [replace(slot, tool_calls=calls)]
+        for call in calls:
+            result = results.get(call.id)
+            if result is None:
+                result = Slot(role="tool", content=prompts.MISSING_TOOL_RESULT,
+                              kind="placeholder", action="synthetic", tool_call_id=call.id,
+                              tool_name=call.name, pinned=slot.pinned,
+                              reason="no result was stored for this call")
+            block.append(result)
+        blocks.append(block)
+    # Results that were claimed twice or never claimed.
+    for index, slot in enumerate(slots):
+        if slot.role == "tool" and index not in consumed and slot.memory is not None:
+            dropped.setdefault(slot.memory.id, "orphaned or duplicate tool result")
+    return blocks
+
+
+def _unique_calls(slot: Slot, seen_ids: set[str]) -> tuple[tuple[ToolCall, ...], dict[str, str]]:
+    """Give every call a unique, deterministic id; map original ids to new ones."""
+    calls: list[ToolCall] = []
+    renamed: dict[str, str] = {}
+    anchor = slot.memory_id if slot.memory_id is not None else 0
+    for position, call in enumerate(slot.tool_calls):
+        new_id = call.id
+        if not new_id or new_id in seen_ids:
+            base = f"call_m{anchor}_{position}"
+            new_id, suffix = base, 1
+            while new_id in seen_ids:
+                new_id, suffix = f"{base}_{suffix}", suffix + 1
+        seen_ids.add(new_id)
+        renamed.setdefault(call.id, new_id)
+        calls.append(call if new_id == call.id else replace(call, id=new_id))
+    return tuple(calls), renamed
+
+
+def _fix_edges(blocks: list[Block], settings: ComposeSettings) -> list[Block]:
+    """First message a user message (V5); last a user or tool message (V6)."""
+    if not blocks:
+        return [[synthetic_user(prompts.nudge_text(settings.nudge_level), "nudge",
+                                f"synthetic nudge, level {max(settings.nudge_level, 1)}")]]
+    if blocks[0][0].role != "user":
+        first = blocks[0][0].memory_id
+        note = synthetic_user(prompts.gap_note(None, first - 1 if first else None), "note",
+                              "the request must open with a user message")
+        blocks = [[note], *blocks]
+    last = blocks[-1][-1]
+    if last.role == "assistant" or (last.role == "user" and last.kind == "note"):
+        nudge = synthetic_user(prompts.nudge_text(settings.nudge_level), "nudge",
+                               f"synthetic nudge, level {max(settings.nudge_level, 1)}")
+        blocks.append([nudge])
+    return blocks
+
+
+def _render(slot: Slot, settings: ComposeSettings) -> _Rendered:
+    """The OpenAI message of a slot, with tool results capped."""
+    content = slot.content
+    content_tokens: int | None = None
+    if slot.memory is not None and slot.action == "kept" and slot.memory.tokens:
+        content_tokens = slot.memory.tokens
+    if slot.role == "tool":
+        if content_tokens is None:
+            content_tokens = count_tokens(content)
+        if content_tokens > settings.tool_result_max_tokens:
+            slot = _truncated(slot, content_tokens, settings.tool_result_max_tokens,
+                              "longer than the per-result cap")
+            content = slot.content
+            content_tokens = None
+    message: dict[str, Any] = {"role": slot.role, "content": content}
+    if slot.tool_calls:
+        message["tool_calls"] = [c.to_openai() for c in slot.tool_calls]
+    if slot.role == "tool":
+        message["tool_call_id"] = slot.tool_call_id
+    return _Rendered(slot, message, message_tokens(message, content_tokens))
+
+
+def _truncated(slot: Slot, total_tokens: int, cap: int, why: str) -> Slot:
+    notice = prompts.truncation_notice(slot.memory_id, len(slot.content), total_tokens)
+    room = max(cap - count_tokens(notice), 16)
+    head = truncate_to_tokens(slot.content, room)
+    reason = f"truncated to {cap:,} of ~{total_tokens:,} tokens ({why})"
+    return replace(slot, content=head + notice, action="truncated", reason=reason)
+
+
+def _fit_budget(
+    system: _Rendered,
+    blocks: list[list[_Rendered]],
+    settings: ComposeSettings,
+    dropped: dict[int, str],
+) -> tuple[_Rendered, list[list[_Rendered]]]:
+    """Shrink the request until it fits the context window (guarantee 3).
+
+    In order: old tool results become placeholders, then the oldest unpinned
+    blocks go, then the largest remaining messages are cut down.
+    """
+    budget = settings.budget - REQUEST_OVERHEAD - settings.tools_tokens
+
+    def total() -> int:
+        return system.tokens + sum(r.tokens for block in blocks for r in block)
+
+    if total() <= budget:
+        return system, blocks
+    last = len(blocks) - 1
+    for b, block in enumerate(blocks):
+        for i, r in enumerate(block):
+            if total() <= budget:
+                return system, blocks
+            if (r.slot.role == "tool" and not r.slot.pinned and b != last
+                    and r.slot.action in ("kept", "truncated")):
+                text = prompts.placeholder_omitted(r.slot.tool_name or "tool",
+                                                   r.slot.memory_id or 0,
+                                                   "to fit the context window")
+                block[i] = _render(r.slot.with_content(text, "placeholder",
+                                                       "omitted to fit the context window"),
+                                   settings)
+    b = 0
+    while total() > budget and b < len(blocks) - 1:
+        block = blocks[b]
+        if any(r.slot.pinned for r in block):
+            b += 1
+            continue
+        for r in block:
+            if r.slot.memory_id is not None:
+                dropped[r.slot.memory_id] = "dropped to fit the context window"
+        del blocks[b]
+    if blocks and blocks[0][0].slot.role != "user":
+        note = synthetic_user(prompts.gap_note(None, None), "note",
+                              "the request must open with a user message")
+        blocks.insert(0, [_render(note, settings)])
+    exhausted: set[tuple[int, int]] = set()
+    while total() > budget:
+        candidates = [(r.tokens, b, i) for b, block in enumerate(blocks)
+                      for i, r in enumerate(block) if (b, i) not in exhausted]
+        if (-1, -1) not in exhausted:
+            candidates.append((system.tokens, -1, -1))
+        if not candidates:
+            break  # nothing left to cut: the window is smaller than any request
+        tokens, b, i = max(candidates)
+        target = system if b == -1 else blocks[b][i]
+        cap = max(min(tokens // 2, tokens - (total() - budget)), 16)
+        new = _render(_shrunk(target.slot, cap), settings)
+        if new.tokens >= target.tokens:
+            exhausted.add((b, i))
+            continue
+        if b == -1:
+            system = new
+        else:
+            blocks[b][i] = new
+    return system, blocks
+
+
+def _shrunk(slot: Slot, cap: int) -> Slot:
+    """``slot`` cut to about ``cap`` tokens: its text, then oversized arguments."""
+    content_tokens = count_tokens(slot.content)
+    if content_tokens > cap:
+        return _truncated(slot, content_tokens, cap, "to fit the context window")
+    calls = tuple(
+        replace(c, arguments=prompts.omitted_arguments(slot.memory_id))
+        if count_tokens(c.arguments) > cap else c
+        for c in slot.tool_calls
+    )
+    if calls != slot.tool_calls:
+        return replace(slot, tool_calls=calls, action="truncated",
+                       reason="oversized call arguments omitted to fit the context window")
+    return slot

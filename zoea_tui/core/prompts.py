@@ -1,0 +1,180 @@
+"""Every text the composer puts in front of a model: one place, tested.
+
+The system prompt is a template rendered per request; nudges escalate as in
+seed 000; the summary prompt is seed 003's seven sections.
+"""
+
+from __future__ import annotations
+
+SEARCH_REMINDER = "If you need past data, use zoea_search tools."
+
+#: Seed 000's escalating nudges, by encouragement level (1, 2, 3).
+NUDGE_TEXTS: dict[int, str] = {
+    1: "Continue your mission. Check notifications and coordinate with the swarm.",
+    2: "You need to respond. Check your notifications and status.",
+    3: "URGENT: Respond immediately. Check your system status.",
+}
+
+BREAKER_ERROR = "Failed to respond after 3 encouragements"
+
+SYSTEM_PROMPT_TEMPLATE = """\
+You are a Mysis, an autonomous pilot in SpaceMolt, a multiplayer space game played \
+through tools. You are secretly one member of a swarm of Myses led by a human commander.
+
+## Mission
+Explore, survive and thrive: mine, trade, upgrade your ship and deal with other \
+players. Set your own goals and pursue them. Obey the commander's direct messages and \
+broadcasts first; they override your own plans.
+
+## Account
+{{ACCOUNT}}
+{{GAME_STATE_SUMMARY}}{{LATEST_BROADCAST}}
+## Critical Rules
+- Context is limited - use search tools for older information. Each request shows you \
+only the system prompt, the current turn and the latest tool loop; everything older is \
+stored and searchable.
+- zoea_search_messages(query, limit): your past messages, orders and tool results. Use \
+it when you need a result you no longer see (a password hint, a price, a route, where \
+you left ore), or when a placeholder says a result was omitted.
+- zoea_search_reasoning(query, limit): your own past reasoning, to recall why you \
+decided something.
+- zoea_search_broadcasts(query, limit): past swarm broadcasts, to recall standing orders.
+- Your captain's log (captains_log_add) is your lasting memory. Record there: \
+discovered systems and their resources, good prices, routes, encounters, and your \
+current objective and plan.
+- The game advances in ticks; an action may take several ticks. Plan ahead, use tool \
+calls efficiently, and check get_notifications regularly.
+- Never invent a session id or password: the client logs you in.
+"""
+
+NO_ACCOUNT = "No active account yet. Call register (or login if you have one)."
+NO_BROADCAST = ""
+
+SUMMARY_PROMPT = """\
+Provide a detailed but concise summary of our conversation. Structure it as follows:
+
+1. User's Primary Goals and Intent
+   - Capture all explicit requests and objectives
+   - Preserve exact priorities and constraints
+
+2. Conversation Timeline and Progress
+   - Chronological key phases
+   - Initial requests and how addressed
+   - Major decisions and rationale
+   - Problems and solutions
+   - Current state
+
+3. Technical Context and Decisions
+   - Technologies, frameworks, tools
+   - Architectural patterns and design decisions
+   - Key technical constraints
+   - Important code patterns established
+
+4. Files and Code Changes
+   - Full file paths
+   - Purpose and importance
+   - Specific changes with key code snippets
+   - Current state
+
+5. Active Work and Last Actions (CRITICAL)
+   - Specific task being addressed
+   - Last completed action
+   - Any partial work or mid-implementation state
+   - Include relevant code snippets
+
+6. Unresolved Issues and Pending Tasks
+   - Errors still requiring attention
+   - Tasks explicitly requested but not started
+   - Decisions waiting for user input
+
+7. Immediate Next Step
+   - SPECIFIC next action based on:
+     - User's most recent request
+     - Current implementation state
+     - Any ongoing interrupted work
+
+Be precise with technical details, file names, and code.
+The next agent reading this should be able to continue exactly
+where we left off without asking clarifying questions.
+"""
+
+LAST_REQUEST_PREFIX = "Last request from user was: "
+SUMMARY_HEADER = "Summary of your earlier conversation (older messages are searchable):\n\n"
+
+
+def nudge_text(level: int) -> str:
+    """The synthetic nudge for an encouragement level (clamped to 1..3)."""
+    level = min(max(level, 1), 3)
+    return f"{NUDGE_TEXTS[level]} {SEARCH_REMINDER}"
+
+
+def render_system_prompt(
+    template: str,
+    *,
+    account: str | None,
+    game_state: str = "",
+    latest_broadcast: str | None = None,
+) -> str:
+    """Render the system prompt for one request.
+
+    ``account`` is the account name only (never a password); ``game_state`` the
+    compact projection of the game-state cache; ``latest_broadcast`` the newest
+    commander broadcast, if any.
+    """
+    state = f"\n## Game State\n{game_state.strip()}\n" if game_state.strip() else ""
+    broadcast = (
+        f"\n## Swarm Broadcast\n{latest_broadcast.strip()}\n"
+        if latest_broadcast and latest_broadcast.strip()
+        else NO_BROADCAST
+    )
+    return (
+        template.replace("{{ACCOUNT}}", account or NO_ACCOUNT)
+        .replace("{{GAME_STATE_SUMMARY}}", state)
+        .replace("{{LATEST_BROADCAST}}", broadcast)
+    )
+
+
+def placeholder_superseded(tool: str, memory_id: int, newer_id: int) -> str:
+    """Content of an older snapshot result replaced by a newer one."""
+    return (
+        f"[{tool} result omitted: superseded by the newer {tool} result (memory "
+        f"#{newer_id}). The full text is memory #{memory_id}; {SEARCH_REMINDER}]"
+    )
+
+
+def placeholder_omitted(tool: str, memory_id: int, reason: str) -> str:
+    """Content of a tool result left out to save context."""
+    return (
+        f"[{tool} result omitted ({reason}). The full text is memory #{memory_id}; "
+        f"{SEARCH_REMINDER}]"
+    )
+
+
+def truncation_notice(memory_id: int | None, total_chars: int, total_tokens: int) -> str:
+    """The line appended to a tool result cut to the per-result cap."""
+    where = f"memory #{memory_id}" if memory_id is not None else "the stored result"
+    return (
+        f"\n[truncated: the full result is {total_chars:,} characters (~{total_tokens:,} "
+        f"tokens); it is stored as {where}. {SEARCH_REMINDER}]"
+    )
+
+
+MISSING_TOOL_RESULT = "Tool no response"
+
+
+def gap_note(first_id: int | None, last_id: int | None) -> str:
+    """A synthetic user note standing for conversation left out of the request."""
+    if first_id is not None and last_id is not None:
+        span = f" (memories #{first_id} to #{last_id})"
+    else:
+        span = ""
+    return (
+        f"[Earlier messages{span} are not shown to keep the context small. "
+        f"{SEARCH_REMINDER}]"
+    )
+
+
+def omitted_arguments(memory_id: int | None) -> str:
+    """JSON arguments standing in for a call's arguments too large to send."""
+    where = f"memory #{memory_id}" if memory_id is not None else "the stored call"
+    return '{"omitted": "arguments too large to show; see %s"}' % where

@@ -1,0 +1,99 @@
+"""The stored record of a conversation: memories and tool calls."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+Source = Literal["system", "direct", "broadcast", "llm", "tool", "summary"]
+
+ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
+SOURCES: tuple[str, ...] = ("system", "direct", "broadcast", "llm", "tool", "summary")
+#: Sources of the user messages that start a turn.
+PROMPT_SOURCES: frozenset[str] = frozenset({"direct", "broadcast"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of an assistant message.
+
+    ``arguments`` is kept as the exact JSON text the model produced (it may be
+    invalid JSON: the router reports that back to the model as a tool error).
+    """
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+    def parsed_arguments(self) -> dict[str, Any] | None:
+        """The arguments as a dict, or None when they are not a JSON object."""
+        try:
+            value = json.loads(self.arguments or "{}")
+        except (ValueError, TypeError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def to_openai(self) -> dict[str, Any]:
+        """The OpenAI chat-completions shape of this call."""
+        return {
+            "id": self.id,
+            "type": "function",
+            "function": {"name": self.name, "arguments": self.arguments},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """One stored message of a Mysis (append-only)."""
+
+    id: int
+    mysis_id: int
+    role: Role
+    source: Source
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    sender_id: str | None = None
+    created_at: float = 0.0
+    game_tick: int | None = None
+    #: Token estimate of ``content`` (computed once, when the memory is stored).
+    tokens: int = field(default=0, compare=False)
+
+    @property
+    def is_prompt(self) -> bool:
+        """True for a user message that starts a turn (direct or broadcast)."""
+        return self.role == "user" and self.source in PROMPT_SOURCES
+
+    @property
+    def has_tool_calls(self) -> bool:
+        """True for an assistant message that calls tools."""
+        return self.role == "assistant" and bool(self.tool_calls)
+
+    @property
+    def is_summary(self) -> bool:
+        """True for a summary written by the ``summarize`` strategy."""
+        return self.source == "summary"
+
+
+def tool_calls_to_json(calls: tuple[ToolCall, ...]) -> str | None:
+    """Serialise tool calls for storage (None when there are none)."""
+    if not calls:
+        return None
+    return json.dumps(
+        [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls],
+        ensure_ascii=False,
+    )
+
+
+def tool_calls_from_json(text: str | None) -> tuple[ToolCall, ...]:
+    """Parse stored tool calls (the inverse of :func:`tool_calls_to_json`)."""
+    if not text:
+        return ()
+    return tuple(
+        ToolCall(id=c["id"], name=c["name"], arguments=c.get("arguments") or "{}")
+        for c in json.loads(text)
+    )
