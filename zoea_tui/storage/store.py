@@ -1,0 +1,507 @@
+"""The SQLite store: myses, memories, broadcasts, requests, search.
+
+One :class:`Store` per process, opened by the factory and closed in one
+place. Every read a composition needs is at most two indexed queries,
+whatever the length of the history.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+from ..core.composition import ComposeSettings, Composition, History
+from ..core.prompts import SYSTEM_PROMPT_TEMPLATE
+from ..core.tokens import count_tokens
+from ..core.types import Memory, ToolCall, tool_calls_from_json, tool_calls_to_json
+from .migrations import migrate
+
+#: Most memories loaded after the latest summary by the ``summarize`` strategy;
+#: far more than any threshold lets accumulate, but a fixed bound on the read.
+SUMMARIZE_SCAN_LIMIT = 2000
+
+_MEMORY_COLUMNS = (
+    "id, mysis_id, role, source, sender_id, content, reasoning, tool_calls, "
+    "tool_call_id, tool_name, created_at, game_tick, tokens"
+)
+
+
+class StoreError(Exception):
+    """A store operation that cannot be done (unknown Mysis, duplicate name…)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MysisRecord:
+    """A Mysis as stored."""
+
+    id: int
+    name: str
+    provider: str
+    model: str
+    strategy: str
+    state: str
+    last_error: str | None
+    system_prompt: str | None
+    account: str | None
+    created_at: float
+    updated_at: float
+
+    @property
+    def system_template(self) -> str:
+        """The Mysis's own system prompt template, or the built-in one."""
+        return self.system_prompt or SYSTEM_PROMPT_TEMPLATE
+
+
+@dataclass(frozen=True, slots=True)
+class NewMemory:
+    """A memory to be stored (the store assigns id, time and token estimate)."""
+
+    role: str
+    source: str
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    tool_name: str | None = None
+    sender_id: str | None = None
+    game_tick: int | None = None
+    created_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Broadcast:
+    """A broadcast as stored (sender None: the commander)."""
+
+    id: int
+    sender_id: str | None
+    content: str
+    created_at: float
+    game_tick: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result, with a snippet around the match."""
+
+    memory_id: int
+    role: str
+    source: str
+    tool_name: str | None
+    snippet: str
+    created_at: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """One logged LLM call."""
+
+    id: int
+    mysis_id: int
+    created_at: float
+    strategy: str
+    last_memory_id: int | None
+    nudge_level: int
+    items: list[dict[str, Any]]
+    estimated_tokens: int
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_ms: float | None
+    outcome: str
+    error: str | None
+
+
+def _memory(row: Sequence[Any]) -> Memory:
+    return Memory(
+        id=row[0], mysis_id=row[1], role=row[2], source=row[3], sender_id=row[4],
+        content=row[5], reasoning=row[6], tool_calls=tool_calls_from_json(row[7]),
+        tool_call_id=row[8], tool_name=row[9], created_at=row[10], game_tick=row[11],
+        tokens=row[12],
+    )
+
+
+def _fts_query(text: str) -> str:
+    """A user's words as an FTS5 query: every word must match (prefixes allowed)."""
+    words = re.findall(r"\w+", text, flags=re.UNICODE)
+    return " ".join(f'"{w}"*' for w in words)
+
+
+class Store:
+    """Async repository over one SQLite file."""
+
+    def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
+        self._db = db
+        self.path = path
+
+    @classmethod
+    async def open(cls, path: str | Path, *, migrate_up_to: int | None = None) -> Store:
+        """Open (creating if needed) and migrate the database at ``path``."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        db = await aiosqlite.connect(path, isolation_level=None)
+        try:
+            await db.execute("PRAGMA journal_mode = WAL")
+            await db.execute("PRAGMA foreign_keys = ON")
+            await db.execute("PRAGMA busy_timeout = 5000")
+            await db.execute("PRAGMA synchronous = NORMAL")
+            await migrate(db, up_to=migrate_up_to)
+        except Exception:
+            await db.close()
+            raise
+        return cls(db, path)
+
+    async def close(self) -> None:
+        """Close the connection (idempotent)."""
+        try:
+            await self._db.close()
+        except ValueError:
+            pass
+
+    async def __aenter__(self) -> Store:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @property
+    def connection(self) -> aiosqlite.Connection:
+        """The raw connection (for tests and maintenance commands)."""
+        return self._db
+
+    # -- myses ---------------------------------------------------------------
+
+    async def create_mysis(
+        self,
+        name: str,
+        *,
+        provider: str = "autopilot",
+        model: str = "",
+        strategy: str = "turn-aware",
+        system_prompt: str | None = None,
+    ) -> MysisRecord:
+        """Create a Mysis; names are unique."""
+        now = time.time()
+        try:
+            async with self._db.execute(
+                "INSERT INTO myses (name, provider, model, strategy, system_prompt, created_at,"
+                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (name, provider, model, strategy, system_prompt, now, now),
+            ) as cur:
+                row = await cur.fetchone()
+        except aiosqlite.IntegrityError:
+            raise StoreError(f"a Mysis named {name!r} already exists") from None
+        assert row is not None
+        return await self.get_mysis(row[0])
+
+    async def get_mysis(self, mysis_id: int) -> MysisRecord:
+        """The Mysis with this id."""
+        async with self._db.execute("SELECT * FROM myses WHERE id = ?", (mysis_id,)) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            raise StoreError(f"no Mysis with id {mysis_id}")
+        return MysisRecord(*row)
+
+    async def find_mysis(self, name: str) -> MysisRecord | None:
+        """The Mysis with this name, if any."""
+        async with self._db.execute("SELECT * FROM myses WHERE name = ?", (name,)) as cur:
+            row = await cur.fetchone()
+        return MysisRecord(*row) if row else None
+
+    async def list_myses(self) -> list[MysisRecord]:
+        """Every Mysis, oldest first."""
+        async with self._db.execute("SELECT * FROM myses ORDER BY id") as cur:
+            return [MysisRecord(*row) async for row in cur]
+
+    async def update_mysis(self, mysis_id: int, **fields: Any) -> MysisRecord:
+        """Change some fields of a Mysis (provider, model, strategy, state…)."""
+        allowed = {"provider", "model", "strategy", "state", "last_error", "system_prompt",
+                   "account"}
+        unknown = set(fields) - allowed
+        if unknown:
+            raise StoreError(f"cannot update {sorted(unknown)}")
+        if fields:
+            assignments = ", ".join(f"{key} = ?" for key in fields)
+            await self._db.execute(
+                f"UPDATE myses SET {assignments}, updated_at = ? WHERE id = ?",
+                (*fields.values(), time.time(), mysis_id),
+            )
+        return await self.get_mysis(mysis_id)
+
+    async def delete_mysis(self, mysis_id: int) -> None:
+        """Delete a Mysis with its memories and request log."""
+        await self._db.execute("DELETE FROM myses WHERE id = ?", (mysis_id,))
+
+    # -- memories ------------------------------------------------------------
+
+    async def add_memory(self, mysis_id: int, memory: NewMemory) -> Memory:
+        """Append one memory and return it as stored."""
+        return (await self.add_memories(mysis_id, [memory]))[0]
+
+    async def add_memories(self, mysis_id: int, memories: Iterable[NewMemory]) -> list[Memory]:
+        """Append memories in one transaction: all of them or none."""
+        rows = []
+        now = time.time()
+        for m in memories:
+            rows.append((
+                mysis_id, m.role, m.source, m.sender_id, m.content, m.reasoning,
+                tool_calls_to_json(m.tool_calls), m.tool_call_id, m.tool_name,
+                m.created_at if m.created_at is not None else now, m.game_tick,
+                count_tokens(m.content),
+            ))
+        stored: list[Memory] = []
+        await self._db.execute("BEGIN IMMEDIATE")
+        try:
+            for row in rows:
+                async with self._db.execute(
+                    "INSERT INTO memories (mysis_id, role, source, sender_id, content, "
+                    "reasoning, tool_calls, tool_call_id, tool_name, created_at, game_tick, "
+                    f"tokens) VALUES ({', '.join('?' * 12)}) RETURNING {_MEMORY_COLUMNS}",
+                    row,
+                ) as cur:
+                    result = await cur.fetchone()
+                assert result is not None
+                stored.append(_memory(result))
+            await self._db.execute("COMMIT")
+        except BaseException:
+            await self._db.execute("ROLLBACK")
+            raise
+        return stored
+
+    async def iter_memories(self, mysis_id: int, batch: int = 500) -> AsyncIterator[Memory]:
+        """Every memory of a Mysis, oldest first, read in batches."""
+        after = 0
+        while True:
+            async with self._db.execute(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (mysis_id, after, batch),
+            ) as cur:
+                rows = await cur.fetchall()
+            if not rows:
+                return
+            for row in rows:
+                yield _memory(row)
+            after = rows[-1][0]
+
+    async def count_memories(self, mysis_id: int) -> int:
+        """How many memories a Mysis has."""
+        async with self._db.execute(
+            "SELECT COUNT(*) FROM memories WHERE mysis_id = ?", (mysis_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+    async def latest_memory_id(self, mysis_id: int) -> int | None:
+        """The id of the newest memory of a Mysis."""
+        async with self._db.execute(
+            "SELECT MAX(id) FROM memories WHERE mysis_id = ?", (mysis_id,)
+        ) as cur:
+            row = await cur.fetchone()
+        return row[0] if row else None
+
+    async def load_history(
+        self,
+        mysis_id: int,
+        settings: ComposeSettings,
+        *,
+        strategy: str = "turn-aware",
+        up_to_id: int | None = None,
+        game_state: str = "",
+    ) -> History:
+        """What one composition needs, in two indexed queries.
+
+        The first reads the Mysis and the latest broadcast it received; the
+        second reads the scan window, the latest prompt source and the latest
+        summary (and, for ``summarize``, what came after that summary).
+        ``up_to_id`` recomposes the past: only memories up to it are seen.
+        """
+        async with self._db.execute(
+            "SELECT m.*, (SELECT b.content FROM broadcasts b "
+            "  WHERE b.sender_id IS NULL OR b.sender_id != CAST(m.id AS TEXT) "
+            "  ORDER BY b.id DESC LIMIT 1) FROM myses m WHERE m.id = ?",
+            (mysis_id,),
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            raise StoreError(f"no Mysis with id {mysis_id}")
+        mysis = MysisRecord(*row[:11])
+        latest_broadcast = row[11]
+
+        limit = max(settings.max_context_messages, 1)
+        upper = up_to_id if up_to_id is not None else 2**62
+        parts = [
+            f"SELECT 'w', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
+            "WHERE mysis_id = :m AND id <= :u ORDER BY id DESC LIMIT :n)",
+            f"SELECT 'p', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
+            "WHERE mysis_id = :m AND id <= :u AND role = 'user' "
+            "AND source IN ('direct', 'broadcast') ORDER BY id DESC LIMIT 1)",
+            f"SELECT 's', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
+            "WHERE mysis_id = :m AND id <= :u AND source = 'summary' "
+            "ORDER BY id DESC LIMIT 1)",
+        ]
+        if strategy == "summarize":
+            parts.append(
+                f"SELECT 'a', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
+                "WHERE mysis_id = :m AND id <= :u AND id > COALESCE((SELECT MAX(id) "
+                "FROM memories WHERE mysis_id = :m AND id <= :u AND source = 'summary'), 0) "
+                "ORDER BY id DESC LIMIT :a)"
+            )
+        params = {"m": mysis_id, "u": upper, "n": limit + 1, "a": SUMMARIZE_SCAN_LIMIT}
+        window: list[Memory] = []
+        since: list[Memory] = []
+        prompt = summary = None
+        async with self._db.execute(" UNION ALL ".join(parts), params) as cur:
+            async for r in cur:
+                memory = _memory(r[1:])
+                tag = r[0]
+                if tag == "w":
+                    window.append(memory)
+                elif tag == "p":
+                    prompt = memory
+                elif tag == "s":
+                    summary = memory
+                else:
+                    since.append(memory)
+        window.reverse()
+        since.reverse()
+        before = window.pop(0).id if len(window) > limit else None
+        return History(
+            mysis_id=mysis.id,
+            mysis_name=mysis.name,
+            window=tuple(window),
+            system_template=mysis.system_template,
+            account=mysis.account,
+            game_state=game_state,
+            latest_broadcast=latest_broadcast,
+            latest_prompt=prompt,
+            latest_summary=summary,
+            since_summary=tuple(since) if strategy == "summarize" else None,
+            before_window_id=before,
+        )
+
+    # -- broadcasts ----------------------------------------------------------
+
+    async def add_broadcast(
+        self, content: str, sender_id: str | None = None, game_tick: int | None = None
+    ) -> Broadcast:
+        """Record a broadcast (the per-recipient memories are stored separately)."""
+        now = time.time()
+        async with self._db.execute(
+            "INSERT INTO broadcasts (sender_id, content, created_at, game_tick) "
+            "VALUES (?, ?, ?, ?) RETURNING id",
+            (sender_id, content, now, game_tick),
+        ) as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return Broadcast(row[0], sender_id, content, now, game_tick)
+
+    async def recent_broadcasts(self, limit: int = 20) -> list[Broadcast]:
+        """The newest broadcasts, oldest first."""
+        async with self._db.execute(
+            "SELECT id, sender_id, content, created_at, game_tick FROM broadcasts "
+            "ORDER BY id DESC LIMIT ?",
+            (limit,),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [Broadcast(*row) for row in reversed(rows)]
+
+    # -- search --------------------------------------------------------------
+
+    async def search_memories(
+        self, mysis_id: int, query: str, *, limit: int = 20, field: str = "content"
+    ) -> list[SearchHit]:
+        """Ranked, case-insensitive full-text search of one Mysis's memories.
+
+        ``field`` is ``content`` or ``reasoning``.
+        """
+        if field not in ("content", "reasoning"):
+            raise StoreError(f"cannot search {field!r}")
+        match = _fts_query(query)
+        if not match:
+            return []
+        column = 0 if field == "content" else 1
+        sql = (
+            "SELECT m.id, m.role, m.source, m.tool_name, "
+            f"snippet(memories_fts, {column}, '[', ']', ' … ', 24), m.created_at "
+            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+            f"WHERE memories_fts MATCH ? AND m.mysis_id = ? "
+            "ORDER BY bm25(memories_fts) LIMIT ?"
+        )
+        target = f"{field} : ({match})"
+        async with self._db.execute(sql, (target, mysis_id, min(max(limit, 1), 100))) as cur:
+            return [SearchHit(*row) async for row in cur]
+
+    async def search_broadcasts(self, query: str, *, limit: int = 20) -> list[SearchHit]:
+        """Ranked full-text search of every broadcast."""
+        match = _fts_query(query)
+        if not match:
+            return []
+        sql = (
+            "SELECT b.id, 'user', 'broadcast', NULL, "
+            "snippet(broadcasts_fts, 0, '[', ']', ' … ', 24), b.created_at, b.sender_id "
+            "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
+            "WHERE broadcasts_fts MATCH ? ORDER BY bm25(broadcasts_fts) LIMIT ?"
+        )
+        async with self._db.execute(sql, (match, min(max(limit, 1), 100))) as cur:
+            return [SearchHit(*row[:6], extra={"sender_id": row[6]}) async for row in cur]
+
+    # -- request log ---------------------------------------------------------
+
+    async def log_request(
+        self,
+        mysis_id: int,
+        composition: Composition,
+        *,
+        last_memory_id: int | None,
+        nudge_level: int = 0,
+        outcome: str = "pending",
+    ) -> int:
+        """Record a composed request; returns its id for :meth:`finish_request`."""
+        async with self._db.execute(
+            "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
+            " items, estimated_tokens, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (mysis_id, time.time(), composition.strategy, last_memory_id, nudge_level,
+             json.dumps([i.to_dict() for i in composition.items]), composition.tokens,
+             outcome),
+        ) as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    async def finish_request(
+        self,
+        request_id: int,
+        *,
+        outcome: str,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        latency_ms: float | None = None,
+        error: str | None = None,
+    ) -> None:
+        """Record how a logged request ended."""
+        await self._db.execute(
+            "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
+            "latency_ms = ?, error = ? WHERE id = ?",
+            (outcome, prompt_tokens, completion_tokens, latency_ms, error, request_id),
+        )
+
+    async def list_requests(self, mysis_id: int | None = None) -> list[RequestRecord]:
+        """Logged requests, oldest first (of one Mysis, or all)."""
+        sql = "SELECT * FROM requests"
+        params: tuple[Any, ...] = ()
+        if mysis_id is not None:
+            sql += " WHERE mysis_id = ?"
+            params = (mysis_id,)
+        async with self._db.execute(sql + " ORDER BY id", params) as cur:
+            rows = await cur.fetchall()
+        return [
+            RequestRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), *r[7:])
+            for r in rows
+        ]
