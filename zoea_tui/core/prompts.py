@@ -6,6 +6,8 @@ seed 000; the summary prompt is seed 003's seven sections.
 
 from __future__ import annotations
 
+import json
+
 SEARCH_REMINDER = "If you need past data, use zoea_search tools."
 
 #: Seed 000's escalating nudges, by encouragement level (1, 2, 3).
@@ -166,6 +168,8 @@ def gap_note(first_id: int | None, last_id: int | None) -> str:
     """A synthetic user note standing for conversation left out of the request."""
     if first_id is not None and last_id is not None:
         span = f" (memories #{first_id} to #{last_id})"
+    elif last_id is not None:
+        span = f" (up to memory #{last_id})"
     else:
         span = ""
     return (
@@ -177,4 +181,4 @@ def gap_note(first_id: int | None, last_id: int | None) -> str:
 def omitted_arguments(memory_id: int | None) -> str:
     """JSON arguments standing in for a call's arguments too large to send."""
     where = f"memory #{memory_id}" if memory_id is not None else "the stored call"
-    return '{"omitted": "arguments too large to show; see %s"}' % where
+    return json.dumps({"omitted": f"arguments too large to show; see {where}"})

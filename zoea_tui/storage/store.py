@@ -7,6 +7,7 @@ whatever the length of the history.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -159,10 +160,8 @@ class Store:
 
     async def close(self) -> None:
         """Close the connection (idempotent)."""
-        try:
+        with contextlib.suppress(ValueError):
             await self._db.close()
-        except ValueError:
-            pass
 
     async def __aenter__(self) -> Store:
         return self
@@ -246,15 +245,8 @@ class Store:
 
     async def add_memories(self, mysis_id: int, memories: Iterable[NewMemory]) -> list[Memory]:
         """Append memories in one transaction: all of them or none."""
-        rows = []
         now = time.time()
-        for m in memories:
-            rows.append((
-                mysis_id, m.role, m.source, m.sender_id, m.content, m.reasoning,
-                tool_calls_to_json(m.tool_calls), m.tool_call_id, m.tool_name,
-                m.created_at if m.created_at is not None else now, m.game_tick,
-                count_tokens(m.content),
-            ))
+        rows = [(mysis_id, *self._row(m, now)) for m in memories]
         stored: list[Memory] = []
         await self._db.execute("BEGIN IMMEDIATE")
         try:
@@ -273,6 +265,49 @@ class Store:
             await self._db.execute("ROLLBACK")
             raise
         return stored
+
+    async def import_conversation(
+        self, name: str, memories: Sequence[NewMemory], *, system_prompt: str | None = None
+    ) -> tuple[MysisRecord, int]:
+        """Create the Mysis if missing and append ``memories``: all or nothing.
+
+        Returns the Mysis and how many memories were stored.
+        """
+        now = time.time()
+        await self._db.execute("BEGIN IMMEDIATE")
+        try:
+            async with self._db.execute("SELECT id FROM myses WHERE name = ?", (name,)) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                async with self._db.execute(
+                    "INSERT INTO myses (name, system_prompt, created_at, updated_at) "
+                    "VALUES (?, ?, ?, ?) RETURNING id", (name, system_prompt, now, now)
+                ) as cur:
+                    row = await cur.fetchone()
+            elif system_prompt is not None:
+                await self._db.execute(
+                    "UPDATE myses SET system_prompt = ?, updated_at = ? WHERE id = ?",
+                    (system_prompt, now, row[0]))
+            assert row is not None
+            mysis_id = int(row[0])
+            await self._db.executemany(
+                "INSERT INTO memories (mysis_id, role, source, sender_id, content, reasoning, "
+                "tool_calls, tool_call_id, tool_name, created_at, game_tick, tokens) "
+                f"VALUES ({', '.join('?' * 12)})",
+                [(mysis_id, *self._row(m, now)) for m in memories],
+            )
+            await self._db.execute("COMMIT")
+        except BaseException:
+            await self._db.execute("ROLLBACK")
+            raise
+        return await self.get_mysis(mysis_id), len(memories)
+
+    @staticmethod
+    def _row(m: NewMemory, now: float) -> tuple[Any, ...]:
+        return (m.role, m.source, m.sender_id, m.content, m.reasoning,
+                tool_calls_to_json(m.tool_calls), m.tool_call_id, m.tool_name,
+                m.created_at if m.created_at is not None else now, m.game_tick,
+                count_tokens(m.content))
 
     async def iter_memories(self, mysis_id: int, batch: int = 500) -> AsyncIterator[Memory]:
         """Every memory of a Mysis, oldest first, read in batches."""

@@ -21,9 +21,7 @@ def sliding_window(history: History, settings: ComposeSettings) -> Selection:
         start += 1
     window = window[start:]
     prompt = history.latest_prompt
-    if prompt is not None and all(m.id != prompt.id for m in window):
-        if not window or prompt.id < window[0].id:
-            selection.slots.append(keep(prompt, pinned=True,
-                                        reason="latest prompt, re-injected"))
+    if prompt is not None and (not window or prompt.id < window[0].id):
+        selection.slots.append(keep(prompt, pinned=True, reason="latest prompt, re-injected"))
     selection.slots.extend(keep(m) for m in window)
     return selection

@@ -1,0 +1,158 @@
+"""The ``zoea`` command: the TUI, and headless subcommands (DESIGN §8).
+
+Every command exits 0 on success and 2 on bad input, with a one-line error
+on standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .core.composition import ComposeSettings
+from .core.strategies import STRATEGIES
+from .core.validator import validate
+from .storage import MysisRecord, Store, StoreError
+from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported on one line, exit code 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="zoea", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"zoea {__version__}")
+    parser.add_argument("--config", type=Path, help="configuration file (TOML)")
+    parser.add_argument("--db", type=Path, help="database file")
+    parser.add_argument("--data-dir", type=Path, help="data folder")
+    parser.add_argument("--debug", action="store_true", help="verbose log file")
+    sub = parser.add_subparsers(dest="command")
+
+    p = sub.add_parser("import", help="import a conversation (JSONL) as memories")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--mysis", required=True)
+    p.add_argument("file", type=Path, metavar="JSONL")
+
+    p = sub.add_parser("export", help="print all memories of a Mysis as JSONL")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--mysis", required=True)
+
+    p = sub.add_parser("context", help="show the next request of a Mysis")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--mysis", required=True)
+    p.add_argument("--strategy", choices=list(STRATEGIES))
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    return parser
+
+
+async def _open_existing(path: Path) -> Store:
+    if not path.exists():
+        raise UsageError(f"database {path} does not exist")
+    try:
+        return await Store.open(path)
+    except Exception as exc:
+        raise UsageError(f"cannot open database {path}: {exc}") from None
+
+
+async def _cmd_import(args: argparse.Namespace) -> int:
+    try:
+        text = args.file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {args.file}: {exc}") from None
+    try:
+        conversation = parse_conversation(text.splitlines())
+    except ImportFormatError as exc:
+        raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
+    try:
+        store = await Store.open(args.db)
+    except Exception as exc:
+        raise UsageError(f"cannot open database {args.db}: {exc}") from None
+    async with store:
+        mysis, count = await store.import_conversation(
+            args.mysis, conversation.memories, system_prompt=conversation.system_prompt)
+    print(f"imported {count} memories into Mysis {mysis.name!r}", file=sys.stderr)
+    return 0
+
+
+async def _find(store: Store, name: str) -> MysisRecord:
+    mysis = await store.find_mysis(name)
+    if mysis is None:
+        raise UsageError(f"no Mysis named {name!r} in {store.path}")
+    return mysis
+
+
+async def _cmd_export(args: argparse.Namespace) -> int:
+    async with await _open_existing(args.db) as store:
+        mysis = await _find(store, args.mysis)
+        out = sys.stdout
+        if mysis.system_prompt is not None:
+            out.write(json.dumps({"role": "system", "content": mysis.system_prompt},
+                                 ensure_ascii=False) + "\n")
+        async for memory in store.iter_memories(mysis.id):
+            out.write(json.dumps(memory_to_json(memory), ensure_ascii=False) + "\n")
+    return 0
+
+
+async def _cmd_context(args: argparse.Namespace) -> int:
+    from .orchestrator.context import next_composition
+
+    settings = ComposeSettings()
+    async with await _open_existing(args.db) as store:
+        mysis = await _find(store, args.mysis)
+        strategy = args.strategy or mysis.strategy
+        composition = await next_composition(store, mysis.id, strategy, settings)
+    violations = validate(composition.messages)
+    if args.json:
+        report = {"mysis": mysis.name, **composition.to_dict(), "valid": not violations,
+                  "violations": violations}
+        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(f"Mysis {mysis.name} · strategy {strategy} · {len(composition.messages)} messages · "
+          f"~{composition.tokens:,} tokens · {'valid' if not violations else 'INVALID'}")
+    for message, item in zip(composition.messages, composition.items, strict=True):
+        origin = f"#{item.memory_id}" if item.memory_id is not None else item.kind
+        note = f" ({item.reason})" if item.reason else ""
+        print(f"\n── {message['role']} · {origin} · {item.action}{note} · {item.tokens} tok")
+        for call in message.get("tool_calls") or ():
+            print(f"   → {call['function']['name']}({call['function']['arguments']})")
+        text = message.get("content") or ""
+        print(text if len(text) <= 2000 else text[:2000] + f"\n… ({len(text):,} chars)")
+    for line in violations:
+        print(f"violation: {line}")
+    return 0
+
+
+_COMMANDS = {"import": _cmd_import, "export": _cmd_export, "context": _cmd_context}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``zoea`` console script."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        print("zoea: the command center TUI arrives with issue 6; for now use "
+              "`zoea import`, `zoea export` and `zoea context` (see `zoea --help`).")
+        return 0
+    try:
+        return asyncio.run(_COMMANDS[args.command](args))
+    except (UsageError, StoreError) as exc:
+        print(f"zoea {args.command}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

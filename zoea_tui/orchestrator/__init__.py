@@ -1,0 +1,1 @@
+"""The engine that runs Myses: composition service, commander, runtime, events."""

@@ -1,0 +1,45 @@
+"""The next request of a Mysis: load, compose, and write a due summary.
+
+The orchestrator, the live preview and ``zoea context`` call
+:func:`next_composition`, so they all see the same request.
+"""
+
+from __future__ import annotations
+
+from ..core.compose import compose
+from ..core.composition import ComposeSettings, Composition
+from ..core.strategies.summarize import summary_content
+from ..core.summarizer import ExtractiveSummarizer, Summarizer
+from ..storage import NewMemory, Store
+
+
+async def next_composition(
+    store: Store,
+    mysis_id: int,
+    strategy: str,
+    settings: ComposeSettings,
+    *,
+    summarizer: Summarizer | None = None,
+    write_summary: bool = True,
+    game_state: str = "",
+) -> Composition:
+    """Compose what the Mysis will send next.
+
+    Under ``summarize``, when the history passes the threshold, the summary is
+    written (by ``summarizer``, else the extractive one), stored as a
+    ``summary`` memory, and the request is composed again from it. With
+    ``write_summary=False`` (a preview) the pending request is returned as is,
+    its ``summary_request`` telling that a summary is due.
+    """
+    history = await store.load_history(mysis_id, settings, strategy=strategy,
+                                       game_state=game_state)
+    composition = compose(history, strategy, settings)
+    request = composition.summary_request
+    if request is None or not write_summary:
+        return composition
+    text = await (summarizer or ExtractiveSummarizer()).summarize(request)
+    await store.add_memory(mysis_id, NewMemory(
+        "user", "summary", summary_content(text, request.last_request)))
+    history = await store.load_history(mysis_id, settings, strategy=strategy,
+                                       game_state=game_state)
+    return compose(history, strategy, settings)
