@@ -98,7 +98,7 @@ def clean_messages(slots: list[Slot], settings: ComposeSettings) -> list[dict[st
 
 
 def _drop_unsendable(slots: list[Slot], dropped: dict[int, str]) -> list[Slot]:
-    """Remove stored system rows and empty assistant messages (V4)."""
+    """Remove stored system rows and empty messages (V4); mark empty results."""
     out: list[Slot] = []
     for slot in slots:
         if slot.role == "system":
@@ -106,10 +106,14 @@ def _drop_unsendable(slots: list[Slot], dropped: dict[int, str]) -> list[Slot]:
                 dropped.setdefault(slot.memory.id, "system rows are not replayed; the system "
                                    "prompt is rendered per request")
             continue
-        if slot.role == "assistant" and not slot.tool_calls and not slot.content.strip():
+        if slot.role in ("assistant", "user") and not slot.tool_calls \
+                and not slot.content.strip():
             if slot.memory is not None:
-                dropped.setdefault(slot.memory.id, "empty assistant message")
+                dropped.setdefault(slot.memory.id, f"empty {slot.role} message")
             continue
+        if slot.role == "tool" and not slot.content.strip():
+            slot = slot.with_content(prompts.EMPTY_TOOL_RESULT, slot.action,
+                                     "the tool returned nothing")
         out.append(slot)
     return out
 
@@ -202,7 +206,7 @@ def _render(slot: Slot, settings: ComposeSettings) -> _Rendered:
     """The OpenAI message of a slot, with tool results capped."""
     content = slot.content
     content_tokens: int | None = None
-    if slot.memory is not None and slot.action == "kept" and slot.memory.tokens:
+    if slot.memory is not None and slot.memory.tokens and slot.content is slot.memory.content:
         content_tokens = slot.memory.tokens
     if slot.role == "tool":
         if content_tokens is None:

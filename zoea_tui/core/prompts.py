@@ -162,6 +162,7 @@ def truncation_notice(memory_id: int | None, total_chars: int, total_tokens: int
 
 
 MISSING_TOOL_RESULT = "Tool no response"
+EMPTY_TOOL_RESULT = "(empty result)"
 
 
 def gap_note(first_id: int | None, last_id: int | None) -> str:

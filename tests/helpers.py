@@ -1,0 +1,71 @@
+"""Builders shared by the tests: memories and histories without a database."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from zoea_tui.core.composition import ComposeSettings, History
+from zoea_tui.core.tokens import count_tokens
+from zoea_tui.core.types import Memory, ToolCall
+
+
+class Log:
+    """Appends memories with increasing ids, like the store does."""
+
+    def __init__(self, mysis_id: int = 1) -> None:
+        self.mysis_id = mysis_id
+        self.memories: list[Memory] = []
+        self._ids = itertools.count(1)
+
+    def add(self, role: str, source: str, content: str = "", **kw: object) -> Memory:
+        memory = Memory(id=next(self._ids), mysis_id=self.mysis_id, role=role, source=source,
+                        content=content, tokens=count_tokens(content), **kw)  # type: ignore[arg-type]
+        self.memories.append(memory)
+        return memory
+
+    def direct(self, text: str) -> Memory:
+        return self.add("user", "direct", text)
+
+    def broadcast(self, text: str, sender: str | None = None) -> Memory:
+        return self.add("user", "broadcast", text, sender_id=sender)
+
+    def say(self, text: str) -> Memory:
+        return self.add("assistant", "llm", text)
+
+    def call(self, *calls: tuple[str, str] | tuple[str, str, str]) -> Memory:
+        tool_calls = tuple(ToolCall(c[0], c[1], c[2] if len(c) > 2 else "{}")  # type: ignore[misc]
+                           for c in calls)
+        return self.add("assistant", "llm", "", tool_calls=tool_calls)
+
+    def result(self, call_id: str, name: str, content: str) -> Memory:
+        return self.add("tool", "tool", content, tool_call_id=call_id, tool_name=name)
+
+    def loop(self, call_id: str, name: str, content: str, args: str = "{}") -> None:
+        self.call((call_id, name, args))
+        self.result(call_id, name, content)
+
+
+def history_of(
+    memories: Sequence[Memory],
+    settings: ComposeSettings | None = None,
+    *,
+    strategy: str = "turn-aware",
+    game_state: str = "",
+    latest_broadcast: str | None = None,
+) -> History:
+    """The History the store would load for these memories (same rules)."""
+    settings = settings or ComposeSettings()
+    n = max(settings.max_context_messages, 1)
+    window = list(memories[-(n + 1):])
+    before = window.pop(0).id if len(window) > n else None
+    prompts = [m for m in memories if m.is_prompt]
+    summaries = [m for m in memories if m.source == "summary"]
+    summary = summaries[-1] if summaries else None
+    since = [m for m in memories if summary is None or m.id > summary.id]
+    return History(
+        mysis_id=1, mysis_name="test", window=tuple(window),
+        latest_prompt=prompts[-1] if prompts else None, latest_summary=summary,
+        since_summary=tuple(since[-2000:]) if strategy == "summarize" else None,
+        before_window_id=before, game_state=game_state, latest_broadcast=latest_broadcast,
+    )

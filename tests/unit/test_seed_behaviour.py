@@ -1,0 +1,281 @@
+"""The seeds' own tests, re-expressed (seeds 000, 002, 003, 004)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import Log, history_of
+from zoea_tui.core import prompts
+from zoea_tui.core.compose import compose
+from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.loops import (
+    extract_latest_tool_loop,
+    find_last_user_prompt_index,
+    select_prompt_source,
+)
+from zoea_tui.core.normalize import clean_messages
+from zoea_tui.core.selection import keep
+from zoea_tui.core.validator import validate
+
+SETTINGS = ComposeSettings()
+
+
+def ids(composition) -> list:
+    return [i.memory_id for i in composition.items]
+
+
+# -- seed 002: TestMysisContextCompaction ------------------------------------------
+
+def test_snapshot_compaction_keeps_only_latest_get_ship_content() -> None:
+    log = Log()
+    log.direct("Report your ship.")
+    for n in range(15):
+        log.loop(f"c{n}", "get_ship", json.dumps({"ship": {"fuel": 100 - n}}))
+    settings = ComposeSettings(max_context_messages=40)
+    c = compose(history_of(log.memories, settings), "snapshot-compaction", settings)
+    tool_messages = [m for m in c.messages if m["role"] == "tool"]
+    assert len(tool_messages) == 15, "every call keeps its (placeholder) result"
+    full = [m for m in tool_messages if m["content"].startswith("{")]
+    assert full == [tool_messages[-1]] and '"fuel": 86' in full[0]["content"]
+    assert all("superseded" in m["content"] for m in tool_messages[:-1])
+    assert c.messages[0]["role"] == "system"
+    assert validate(c.messages) == []
+
+
+def test_snapshot_compaction_leaves_non_snapshot_messages_alone() -> None:
+    log = Log()
+    log.direct("Mine.")
+    log.loop("a", "get_ship", '{"ship": 1}')
+    log.loop("b", "mine", '{"quantity": 5}')
+    log.loop("c", "mine", '{"quantity": 6}')
+    log.loop("d", "get_ship", '{"ship": 2}')
+    c = compose(history_of(log.memories), "snapshot-compaction", SETTINGS)
+    contents = [m["content"] for m in c.messages if m["role"] == "tool"]
+    assert contents[1:3] == ['{"quantity": 5}', '{"quantity": 6}']
+    assert "superseded" in contents[0] and contents[3] == '{"ship": 2}'
+
+
+# -- seed 004: TestFindLastUserPromptIndex (five cases) ----------------------------
+
+def test_find_last_user_prompt_index_empty() -> None:
+    assert find_last_user_prompt_index([]) == -1
+
+
+def test_find_last_user_prompt_index_no_prompt() -> None:
+    log = Log()
+    log.loop("a", "get_status", "{}")
+    log.say("ok")
+    assert find_last_user_prompt_index(log.memories) == -1
+
+
+def test_find_last_user_prompt_index_single_prompt_first() -> None:
+    log = Log()
+    log.direct("go")
+    log.loop("a", "mine", "{}")
+    assert find_last_user_prompt_index(log.memories) == 0
+
+
+def test_find_last_user_prompt_index_picks_most_recent() -> None:
+    log = Log()
+    log.direct("first")
+    log.loop("a", "mine", "{}")
+    log.broadcast("second")
+    log.loop("b", "mine", "{}")
+    assert find_last_user_prompt_index(log.memories) == 3
+
+
+def test_find_last_user_prompt_index_ignores_summaries_and_system_rows() -> None:
+    log = Log()
+    log.direct("real order")
+    log.add("user", "summary", "a summary")
+    log.add("system", "system", "old system row")
+    assert find_last_user_prompt_index(log.memories) == 0
+
+
+# -- seed 004: CurrentTurnPreserved, NoUserPrompt, OnlyHistoricalTurns ----------
+
+def test_turn_aware_current_turn_preserved() -> None:
+    log = Log()
+    log.direct("old question")
+    log.loop("o1", "get_status", '{"old": 1}')
+    log.loop("o2", "get_cargo", '{"old": 2}')
+    turn = log.direct("Check ship status")
+    log.loop("l1", "login", '{"session_id": "abc123", "username": "Ore"}')
+    log.loop("s1", "get_status", '{"player": {"credits": 5}}')
+    log.loop("n1", "get_notifications", '{"count": 0}')
+    c = compose(history_of(log.memories), "turn-aware", SETTINGS)
+    kept = [i for i in ids(c) if i is not None]
+    historical = [m.id for m in log.memories[3:5]]  # only the latest loop of the old turn
+    current = [m.id for m in log.memories if m.id >= turn.id]
+    assert kept == historical + current
+    assert "abc123" in json.dumps(c.messages)
+    assert validate(c.messages) == []
+
+
+def test_turn_aware_no_user_prompt_gets_synthetic_nudge() -> None:
+    log = Log()
+    log.loop("a", "get_status", "{}")
+    log.loop("b", "mine", "{}")
+    c = compose(history_of(log.memories), "turn-aware", ComposeSettings(nudge_level=1))
+    assert c.uses_nudge
+    nudges = [m for m, i in zip(c.messages, c.items, strict=True) if i.kind == "nudge"]
+    assert nudges == [{"role": "user", "content": prompts.nudge_text(1)}]
+    assert [i for i in ids(c) if i is not None] == [3, 4], "the latest loop is kept"
+    assert validate(c.messages) == []
+
+
+def test_turn_aware_only_historical_turns() -> None:
+    log = Log()
+    log.direct("q1")
+    log.loop("a", "mine", "{}")
+    log.say("done 1")
+    log.direct("q2")
+    log.loop("b", "sell", "{}")
+    log.say("done 2")
+    c = compose(history_of(log.memories), "turn-aware", SETTINGS)
+    kept = [i for i in ids(c) if i is not None]
+    assert kept == [2, 3, 5, 6, 7, 8]
+    assert c.messages[-1]["role"] == "user", "a trailing answer gets the nudge"
+    assert validate(c.messages) == []
+
+
+def test_turn_aware_pins_prompt_of_a_turn_longer_than_the_window() -> None:
+    log = Log()
+    prompt = log.direct("Mine until full, then sell.")
+    for n in range(20):
+        log.loop(f"m{n}", "mine", json.dumps({"quantity": n}))
+    settings = ComposeSettings(max_context_messages=10)
+    c = compose(history_of(log.memories, settings), "turn-aware", settings)
+    assert c.messages[1]["content"] == prompt.content
+    assert c.items[2].kind == "note" and "not shown" in c.messages[2]["content"]
+    assert validate(c.messages) == []
+
+
+def test_turn_aware_state_block_keeps_session_across_turns() -> None:
+    log = Log()
+    log.direct("log in")
+    log.loop("l", "login", '{"username": "Ore", "session_id": "s-1", '
+             '"player": {"current_system": "sol", "current_poi": "sol_station"}}')
+    log.direct("now mine")
+    log.loop("t", "travel", '{"action": "arrived", "poi_id": "main_belt"}', '{"target_poi": '
+             '"main_belt"}')
+    log.direct("status?")
+    c = compose(history_of(log.memories), "turn-aware", SETTINGS)
+    system = c.messages[0]["content"]
+    assert "Logged in as: Ore" in system and "s-1" in system and "sol / main_belt" in system
+    loop_slice = compose(history_of(log.memories), "loop-slice", SETTINGS)
+    assert "s-1" not in json.dumps(loop_slice.messages)
+
+
+# -- seed 000: loop extraction, prompt-source priority, synthetic nudge --------
+
+def test_extract_latest_tool_loop_takes_call_and_following_results() -> None:
+    log = Log()
+    log.loop("a", "mine", "{}")
+    log.call(("b", "get_status"), ("c", "get_cargo"))
+    log.result("b", "get_status", "{}")
+    log.result("c", "get_cargo", "{}")
+    log.say("done")
+    loop = extract_latest_tool_loop(log.memories)
+    assert [m.id for m in loop] == [3, 4, 5]
+
+
+def test_extract_latest_tool_loop_stops_at_first_non_tool() -> None:
+    log = Log()
+    log.call(("a", "mine"))
+    log.result("a", "mine", "{}")
+    log.direct("interrupt")
+    log.result("a", "mine", "late")
+    assert [m.id for m in extract_latest_tool_loop(log.memories)] == [1, 2]
+
+
+def test_prompt_source_most_recent_wins() -> None:
+    log = Log()
+    log.direct("commander direct")
+    log.broadcast("commander broadcast")
+    swarm = log.broadcast("swarm broadcast", sender="7")
+    assert select_prompt_source(log.memories) == swarm
+    newer = log.direct("newest direct")
+    assert select_prompt_source(log.memories) == newer
+
+
+def test_loop_slice_is_system_prompt_source_and_latest_loop() -> None:
+    log = Log()
+    log.direct("old")
+    log.loop("a", "mine", "{}")
+    order = log.broadcast("sell everything")
+    log.loop("b", "dock", "{}")
+    log.loop("c", "sell", '{"total_earned": 50}')
+    c = compose(history_of(log.memories), "loop-slice", SETTINGS)
+    assert ids(c) == [None, order.id, 7, 8]
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_loop_slice_synthetic_nudge_escalates(level: int) -> None:
+    log = Log()
+    log.loop("a", "mine", "{}")
+    c = compose(history_of(log.memories), "loop-slice", ComposeSettings(nudge_level=level))
+    nudge = c.messages[1]["content"]
+    assert nudge.startswith(prompts.NUDGE_TEXTS[max(level, 1)])
+    assert nudge.endswith("If you need past data, use zoea_search tools.")
+
+
+def test_nudge_texts_are_seed_000_verbatim() -> None:
+    assert prompts.NUDGE_TEXTS == {
+        1: "Continue your mission. Check notifications and coordinate with the swarm.",
+        2: "You need to respond. Check your notifications and status.",
+        3: "URGENT: Respond immediately. Check your system status.",
+    }
+    assert prompts.BREAKER_ERROR == "Failed to respond after 3 encouragements"
+
+
+# -- seed 003: history cleaning ---------------------------------------------------
+
+def test_clean_history_fills_missing_tool_responses() -> None:
+    log = Log()
+    log.direct("go")
+    log.call(("a", "mine"), ("b", "get_cargo"))
+    log.result("a", "mine", "{}")
+    messages = clean_messages([keep(m) for m in log.memories], SETTINGS)
+    assert messages[2] == {"role": "tool", "content": "{}", "tool_call_id": "a"}
+    assert messages[-1]["role"] == "assistant", "never ends on a tool message"
+    tools = [m for m in messages if m["role"] == "tool"]
+    assert tools[1] == {"role": "tool", "content": "Tool no response", "tool_call_id": "b"}
+
+
+def test_clean_history_never_ends_on_a_tool_message() -> None:
+    log = Log()
+    log.direct("go")
+    log.loop("a", "mine", "{}")
+    messages = clean_messages([keep(m) for m in log.memories], SETTINGS)
+    assert messages[-1] == {"role": "assistant", "content": "Understood."}
+
+
+def test_summarize_requests_a_summary_past_the_threshold() -> None:
+    log = Log()
+    log.direct("Mine iron and report.")
+    for n in range(30):
+        log.loop(f"m{n}", "mine", json.dumps({"quantity": n, "pad": "x" * 200}))
+    settings = ComposeSettings(summarize_threshold=1000)
+    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize",
+                settings)
+    assert c.summary_request is not None
+    assert c.summary_request.last_request == "Mine iron and report."
+    assert c.summary_request.messages[-1]["content"] == prompts.SUMMARY_PROMPT
+    assert validate(c.messages) == []
+
+
+def test_summarize_composes_from_the_latest_summary() -> None:
+    log = Log()
+    log.direct("Mine iron and report.")
+    log.loop("a", "mine", "{}")
+    summary = log.add("user", "summary", "SUMMARY TEXT\n\nLast request from user was: Mine")
+    log.loop("b", "sell", "{}")
+    settings = ComposeSettings(summarize_threshold=100_000)
+    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize",
+                settings)
+    assert ids(c) == [None, summary.id, 5, 6]
+    assert c.items[1].kind == "summary"
+    assert c.summary_request is None
