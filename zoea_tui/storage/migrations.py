@@ -80,3 +80,15 @@ async def migrate(db: aiosqlite.Connection, *, up_to: int | None = None) -> list
             raise
         applied.append(migration.version)
     return applied
+
+
+async def schema_text(db: aiosqlite.Connection) -> str:
+    """The schema a fully migrated database has, as ``store/schema.sql`` records it."""
+    async with db.execute(
+        "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' "
+        "AND name NOT LIKE '%_fts_%' ORDER BY type DESC, name"
+    ) as cur:
+        statements = [row[0].strip() + ";" async for row in cur]
+    header = ("-- The schema after every migration in migrations/ (generated; do not edit).\n"
+              "-- Regenerate: python -m zoea_tui.storage.schema > store/schema.sql\n\n")
+    return header + "\n\n".join(statements) + "\n"

@@ -1,0 +1,81 @@
+-- The schema after every migration in migrations/ (generated; do not edit).
+-- Regenerate: python -m zoea_tui.storage.schema > store/schema.sql
+
+CREATE TABLE broadcasts (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,
+    sender_id  TEXT,               -- NULL: the commander
+    content    TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    game_tick  INTEGER
+);
+
+CREATE VIRTUAL TABLE broadcasts_fts USING fts5(
+    content,
+    content = 'broadcasts', content_rowid = 'id',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE memories (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    mysis_id     INTEGER NOT NULL REFERENCES myses(id) ON DELETE CASCADE,
+    role         TEXT NOT NULL CHECK (role IN ('system', 'user', 'assistant', 'tool')),
+    source       TEXT NOT NULL
+                 CHECK (source IN ('system', 'direct', 'broadcast', 'llm', 'tool', 'summary')),
+    sender_id    TEXT,             -- NULL: the commander; else the sending Mysis
+    content      TEXT NOT NULL DEFAULT '',
+    reasoning    TEXT NOT NULL DEFAULT '',
+    tool_calls   TEXT,             -- JSON list of {id, name, arguments}
+    tool_call_id TEXT,
+    tool_name    TEXT,
+    created_at   REAL NOT NULL,
+    game_tick    INTEGER,
+    tokens       INTEGER NOT NULL DEFAULT 0
+);
+
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+    content, reasoning,
+    content = 'memories', content_rowid = 'id',
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TABLE myses (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT NOT NULL UNIQUE,
+    provider      TEXT NOT NULL DEFAULT 'autopilot',
+    model         TEXT NOT NULL DEFAULT '',
+    strategy      TEXT NOT NULL DEFAULT 'turn-aware',
+    state         TEXT NOT NULL DEFAULT 'idle'
+                  CHECK (state IN ('idle', 'running', 'stopped', 'errored')),
+    last_error    TEXT,
+    system_prompt TEXT,            -- NULL: the built-in template
+    account       TEXT,            -- the game account name (never a password)
+    created_at    REAL NOT NULL,
+    updated_at    REAL NOT NULL
+);
+
+CREATE TABLE requests (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    mysis_id          INTEGER NOT NULL REFERENCES myses(id) ON DELETE CASCADE,
+    created_at        REAL NOT NULL,
+    strategy          TEXT NOT NULL,
+    last_memory_id    INTEGER,     -- the newest memory when the request was composed
+    nudge_level       INTEGER NOT NULL DEFAULT 0,
+    items             TEXT NOT NULL,  -- JSON: the composition's item list
+    estimated_tokens  INTEGER NOT NULL,
+    prompt_tokens     INTEGER,        -- as reported by the provider
+    completion_tokens INTEGER,
+    latency_ms        REAL,
+    outcome           TEXT NOT NULL DEFAULT 'pending',
+    error             TEXT
+);
+
+CREATE TABLE schema_migrations ( version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL);
+
+CREATE INDEX idx_memories_mysis ON memories (mysis_id, id);
+
+CREATE INDEX idx_memories_prompts ON memories (mysis_id, id)
+    WHERE role = 'user' AND source IN ('direct', 'broadcast');
+
+CREATE INDEX idx_memories_summaries ON memories (mysis_id, id) WHERE source = 'summary';
+
+CREATE INDEX idx_requests_mysis ON requests (mysis_id, id);

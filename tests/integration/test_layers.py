@@ -1,0 +1,25 @@
+"""The engine never imports Textual or Rich (proved in a clean interpreter)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+ENGINE = ["zoea_tui.core", "zoea_tui.storage", "zoea_tui.providers", "zoea_tui.game",
+          "zoea_tui.sim", "zoea_tui.orchestrator"]
+
+
+def test_engine_packages_do_not_import_textual_or_rich() -> None:
+    code = (
+        "import importlib, pkgutil, sys\n"
+        f"for name in {ENGINE!r}:\n"
+        "    package = importlib.import_module(name)\n"
+        "    for info in pkgutil.walk_packages(package.__path__, name + '.'):\n"
+        "        importlib.import_module(info.name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
+        "print(','.join(bad))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == ""

@@ -1,0 +1,171 @@
+"""The SQLite store on real files: migrations, history loads, search, atomic import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from tests.helpers import history_of
+from zoea_tui.core.compose import compose
+from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.types import ToolCall
+from zoea_tui.resources import data_dir
+from zoea_tui.storage import NewMemory, Store, StoreError
+from zoea_tui.storage.migrations import load_migrations, schema_text
+
+
+async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    old = await Store.open(path, migrate_up_to=1)
+    mysis = await old.create_mysis("veteran")
+    await old.add_memory(mysis.id, NewMemory("user", "direct", "remember the iron belt"))
+    await old.add_broadcast("all hands: sell copper")
+    await old.close()
+
+    store = await Store.open(path)
+    async with store:
+        async with store.connection.execute("SELECT MAX(version) FROM schema_migrations") as c:
+            assert (await c.fetchone())[0] == len(load_migrations())
+        assert [m.name for m in await store.list_myses()] == ["veteran"]
+        hits = await store.search_memories(mysis.id, "IRON")
+        assert [h.snippet for h in hits] == ["remember the [iron] belt"]
+        assert (await store.search_broadcasts("copper"))[0].snippet == "all hands: sell [copper]"
+
+
+async def test_schema_sql_matches_the_migrations(store: Store) -> None:
+    recorded = (data_dir("store") / "schema.sql").read_text(encoding="utf-8")
+    assert await schema_text(store.connection) == recorded, (
+        "store/schema.sql is stale: python -m zoea_tui.storage.schema > store/schema.sql")
+
+
+async def test_a_database_newer_than_the_program_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    (await Store.open(path)).connection  # noqa: B018 - create it
+    async with aiosqlite.connect(path) as db:
+        await db.execute("INSERT INTO schema_migrations VALUES (999, 'future', 0)")
+        await db.commit()
+    with pytest.raises(RuntimeError, match="newer than this program"):
+        await Store.open(path)
+
+
+async def test_store_uses_wal_foreign_keys_and_busy_timeout(store: Store) -> None:
+    for pragma, expected in (("journal_mode", "wal"), ("foreign_keys", 1),
+                             ("busy_timeout", 5000)):
+        async with store.connection.execute(f"PRAGMA {pragma}") as cur:
+            assert (await cur.fetchone())[0] == expected
+
+
+async def test_mysis_names_are_unique(store: Store) -> None:
+    await store.create_mysis("alpha")
+    with pytest.raises(StoreError, match="already exists"):
+        await store.create_mysis("alpha")
+
+
+async def test_tool_calls_round_trip_as_json_even_with_delimiters(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    call = ToolCall("id:with|pipes", "captains_log_add", json.dumps({"entry": "a|b:c"}))
+    stored = await store.add_memory(mysis.id, NewMemory("assistant", "llm", tool_calls=(call,)))
+    loaded = [m async for m in store.iter_memories(mysis.id)]
+    assert loaded == [stored] and loaded[0].tool_calls == (call,)
+
+
+async def test_history_load_takes_two_indexed_queries_whatever_the_length(
+    store: Store,
+) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memories(mysis.id, [NewMemory("user", "direct", "go")] + [
+        NewMemory("assistant", "llm", f"step {n}") for n in range(500)])
+    statements: list[str] = []
+    await store.connection.set_trace_callback(statements.append)
+    await store.load_history(mysis.id, ComposeSettings(), strategy="turn-aware")
+    await store.connection.set_trace_callback(None)
+    selects = [s for s in statements if s.lstrip().upper().startswith("SELECT")]
+    assert len(selects) == 2
+    async with store.connection.execute(f"EXPLAIN QUERY PLAN {selects[1]}") as cur:
+        plan = " ".join([str(row[3]) async for row in cur])
+    assert "SCAN memories" not in plan and "idx_memories" in plan
+
+
+async def test_loaded_history_matches_the_reference_builder(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    memories = [NewMemory("user", "direct", "old order")]
+    for n in range(30):
+        memories.append(NewMemory("assistant", "llm", tool_calls=(ToolCall(f"c{n}", "mine"),)))
+        memories.append(NewMemory("tool", "tool", f'{{"n": {n}}}', tool_call_id=f"c{n}",
+                                  tool_name="mine"))
+    memories.append(NewMemory("user", "summary", "summary of it all"))
+    memories.append(NewMemory("user", "broadcast", "newest order"))
+    stored = await store.add_memories(mysis.id, memories)
+    for strategy in ("turn-aware", "summarize"):
+        settings = ComposeSettings(max_context_messages=7)
+        loaded = await store.load_history(mysis.id, settings, strategy=strategy)
+        reference = history_of(stored, settings, strategy=strategy)
+        assert loaded.window == reference.window
+        assert loaded.latest_prompt == reference.latest_prompt
+        assert loaded.latest_summary == reference.latest_summary
+        assert loaded.since_summary == reference.since_summary
+        assert loaded.before_window_id == reference.before_window_id
+        assert compose(loaded, strategy, settings).messages[1:] == \
+            compose(reference, strategy, settings).messages[1:]
+
+
+async def test_history_up_to_an_id_recomposes_the_past(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    first = await store.add_memory(mysis.id, NewMemory("user", "direct", "first"))
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "second"))
+    past = await store.load_history(mysis.id, ComposeSettings(), up_to_id=first.id)
+    assert [m.content for m in past.window] == ["first"]
+    assert past.latest_prompt == first
+
+
+async def test_latest_broadcast_reaches_the_history(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_broadcast("regroup at Sol")
+    history = await store.load_history(mysis.id, ComposeSettings())
+    assert history.latest_broadcast == "regroup at Sol"
+    composition = compose(history, "turn-aware", ComposeSettings())
+    assert "regroup at Sol" in composition.messages[0]["content"]
+
+
+async def test_search_is_ranked_case_insensitive_and_bound_to_the_mysis(store: Store) -> None:
+    alpha = await store.create_mysis("alpha")
+    beta = await store.create_mysis("beta")
+    await store.add_memory(alpha.id, NewMemory("user", "direct", "Iron ore at Main Belt"))
+    await store.add_memory(beta.id, NewMemory("user", "direct", "iron ore elsewhere"))
+    await store.add_memory(alpha.id, NewMemory("assistant", "llm", "ok",
+                                               reasoning="the belt is rich in IRON"))
+    hits = await store.search_memories(alpha.id, "iron belt")
+    assert [h.memory_id for h in hits] == [1], "content only, this Mysis only"
+    assert [h.snippet for h in await store.search_memories(alpha.id, "rich",
+                                                            field="reasoning")] == \
+        ["the belt is [rich] in IRON"]
+    assert await store.search_memories(alpha.id, '"( * :^') == [], "syntax is not FTS syntax"
+    assert len(await store.search_memories(alpha.id, 'ore")(*')) == 1
+
+
+async def test_deleting_a_mysis_removes_its_memories_and_index(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "unique-word"))
+    await store.delete_mysis(mysis.id)
+    async with store.connection.execute("SELECT COUNT(*) FROM memories") as cur:
+        assert (await cur.fetchone())[0] == 0
+    async with store.connection.execute(
+            "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'unique'") as cur:
+        assert (await cur.fetchone())[0] == 0
+
+
+async def test_request_log_records_items_and_outcome(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    memory = await store.add_memory(mysis.id, NewMemory("user", "direct", "go"))
+    history = await store.load_history(mysis.id, ComposeSettings())
+    composition = compose(history, "turn-aware", ComposeSettings())
+    request_id = await store.log_request(mysis.id, composition, last_memory_id=memory.id)
+    await store.finish_request(request_id, outcome="ok", prompt_tokens=321,
+                               completion_tokens=9, latency_ms=12.5)
+    [record] = await store.list_requests(mysis.id)
+    assert record.items == [i.to_dict() for i in composition.items]
+    assert (record.outcome, record.prompt_tokens, record.estimated_tokens) == \
+        ("ok", 321, composition.tokens)
