@@ -244,16 +244,13 @@ def _fit_budget(
     blocks go, then the largest remaining messages are cut down.
     """
     budget = settings.budget - REQUEST_OVERHEAD - settings.tools_tokens
-
-    def total() -> int:
-        return system.tokens + sum(r.tokens for block in blocks for r in block)
-
-    if total() <= budget:
+    total = system.tokens + sum(r.tokens for block in blocks for r in block)
+    if total <= budget:
         return system, blocks
     last = len(blocks) - 1
     for b, block in enumerate(blocks):
         for i, r in enumerate(block):
-            if total() <= budget:
+            if total <= budget:
                 return system, blocks
             if (r.slot.role == "tool" and not r.slot.pinned and b != last
                     and r.slot.action in ("kept", "truncated")):
@@ -263,22 +260,24 @@ def _fit_budget(
                 block[i] = _render(r.slot.with_content(text, "placeholder",
                                                        "omitted to fit the context window"),
                                    settings)
-    b = 0
-    while total() > budget and b < len(blocks) - 1:
-        block = blocks[b]
-        if any(r.slot.pinned for r in block):
-            b += 1
+                total += block[i].tokens - r.tokens
+    kept: list[list[_Rendered]] = []
+    for b, block in enumerate(blocks):
+        if total > budget and b < len(blocks) - 1 and not any(r.slot.pinned for r in block):
+            for r in block:
+                if r.slot.memory_id is not None:
+                    dropped[r.slot.memory_id] = "dropped to fit the context window"
+            total -= sum(r.tokens for r in block)
             continue
-        for r in block:
-            if r.slot.memory_id is not None:
-                dropped[r.slot.memory_id] = "dropped to fit the context window"
-        del blocks[b]
+        kept.append(block)
+    blocks = kept
     if blocks and blocks[0][0].slot.role != "user":
-        note = synthetic_user(prompts.gap_note(None, None), "note",
-                              "the request must open with a user message")
-        blocks.insert(0, [_render(note, settings)])
+        note = _render(synthetic_user(prompts.gap_note(None, None), "note",
+                                      "the request must open with a user message"), settings)
+        blocks.insert(0, [note])
+        total += note.tokens
     exhausted: set[tuple[int, int]] = set()
-    while total() > budget:
+    while total > budget:
         candidates = [(r.tokens, b, i) for b, block in enumerate(blocks)
                       for i, r in enumerate(block) if (b, i) not in exhausted]
         if (-1, -1) not in exhausted:
@@ -287,11 +286,12 @@ def _fit_budget(
             break  # nothing left to cut: the window is smaller than any request
         tokens, b, i = max(candidates)
         target = system if b == -1 else blocks[b][i]
-        cap = max(min(tokens // 2, tokens - (total() - budget)), 16)
+        cap = max(min(tokens // 2, tokens - (total - budget)), 16)
         new = _render(_shrunk(target.slot, cap), settings)
         if new.tokens >= target.tokens:
             exhausted.add((b, i))
             continue
+        total += new.tokens - target.tokens
         if b == -1:
             system = new
         else:
