@@ -1,0 +1,82 @@
+"""Fixtures for the embedded world: a seeded `World` and pilots that play in it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from zoea_tui.sim import World
+from zoea_tui.sim.errors import GameError
+
+SEED = 42
+
+
+class Pilot:
+    """A registered player driving the world through `World.call`, like an MCP session."""
+
+    def __init__(self, world: World, username: str, empire: str = "solarian") -> None:
+        self.world = world
+        self.key = f"mcp-{username}"
+        self.registration = world.call(
+            self.key, "register", {"username": username, "empire": empire}
+        )
+        self.username = username
+        self.password: str = self.registration["password"]
+
+    def __call__(self, tool: str, **args: Any) -> dict[str, Any]:
+        return self.world.call(self.key, tool, args)
+
+    def error(self, tool: str, **args: Any) -> GameError:
+        """Call a tool that must fail, and return the error."""
+        with pytest.raises(GameError) as caught:
+            self(tool, **args)
+        return caught.value
+
+    def wait(self) -> None:
+        """Advance the clock until this pilot can act again (trips included)."""
+        ready = self("get_status")["next_action_tick"]
+        self.world.advance(max(0, ready - self.world.current_tick))
+
+    def act(self, tool: str, **args: Any) -> dict[str, Any]:
+        """Run an action, then advance the clock until it has fully resolved."""
+        result = self(tool, **args)
+        self.wait()
+        return result
+
+    def status(self) -> dict[str, Any]:
+        return self("get_status")
+
+    def cargo(self, item_id: str) -> int:
+        return sum(c["quantity"] for c in self("get_cargo")["cargo"] if c["item_id"] == item_id)
+
+    def go_to(self, poi_id: str) -> dict[str, Any]:
+        """Travel to a POI of the pilot's system and wait for arrival."""
+        return self.act("travel", target_poi=poi_id)
+
+    def fill_hold(self) -> int:
+        """Mine here until the hold is full; returns how many mines it took."""
+        mines = 0
+        while self("get_cargo")["available"] > 0:
+            self.act("mine")
+            mines += 1
+        return mines
+
+
+@pytest.fixture
+def world() -> World:
+    return World(seed=SEED)
+
+
+@pytest.fixture
+def make_pilot(world: World) -> Callable[..., Pilot]:
+    def make(username: str = "Ada", empire: str = "solarian") -> Pilot:
+        return Pilot(world, username, empire)
+
+    return make
+
+
+@pytest.fixture
+def pilot(make_pilot: Callable[..., Pilot]) -> Pilot:
+    return make_pilot("Ada")

@@ -1,0 +1,205 @@
+"""Movement: travel inside a system, jump between systems, dock and undock.
+
+An action that needs the other dock state switches it automatically and costs one extra
+tick, flagged `auto_docked`/`auto_undocked` in its result, as on the real server (§A3).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from zoea_tui.sim import errors, params, rules
+from zoea_tui.sim.commands.info import unknown_system
+from zoea_tui.sim.errors import GameError
+from zoea_tui.sim.players import Player, Transit
+from zoea_tui.sim.views import base_view
+
+if TYPE_CHECKING:
+    from zoea_tui.sim.engine import Call, World
+
+
+def needs_auto_dock(world: World, player: Player) -> bool:
+    """Whether a base action must dock first; `not_docked` if there is no base here."""
+    if player.docked:
+        return False
+    if world.galaxy.pois[player.poi_id].base is None:
+        raise errors.not_docked_here()
+    return True
+
+
+def apply_auto_dock(world: World, player: Player, result: dict[str, Any]) -> None:
+    """Dock as part of another action: the action then takes one extra tick."""
+    player.docked = True
+    player.busy_until = max(player.busy_until, world.tick + 2)
+    result["auto_docked"] = True
+
+
+def _no_fuel(need: int, have: int) -> GameError:
+    return GameError(
+        "no_fuel",
+        f"Not enough fuel: this trip needs {need} and you have {have}. Refuel at a station "
+        "(refuel while docked) or burn fuel cells (refuel with item_id 'fuel_cell').",
+    )
+
+
+def _depart(world: World, player: Player, transit: Transit) -> bool:
+    """Undock if needed, leave the POI, and enter transit. Returns whether it undocked."""
+    undocked = player.docked
+    player.docked = False
+    origin = world.galaxy.pois[player.poi_id]
+    for other in world.players_at(origin.id, exclude=player):
+        world.notify(
+            other,
+            "system",
+            "poi_departure",
+            {
+                "username": player.username,
+                "poi_id": origin.id,
+                "poi_name": origin.name,
+            },
+        )
+    player.transit = transit
+    player.busy_until = transit.arrival_tick
+    return undocked
+
+
+def travel(world: World, call: Call) -> dict[str, Any]:
+    """Fly to a POI of the current system; in transit until the arrival tick."""
+    me = call.me
+    target = params.text(call.args, "target_poi")
+    poi = world.galaxy.find_poi(target)
+    if poi is None:
+        raise errors.invalid_poi(target)
+    here = world.galaxy.pois[me.poi_id]
+    if poi.system_id != me.system_id:
+        system = world.galaxy.systems[poi.system_id]
+        raise GameError(
+            "wrong_system",
+            f"{poi.name} is in {system.name}, but you are in "
+            f"{world.galaxy.systems[me.system_id].name}. Jump there first "
+            f"(find_route with target_system '{system.id}' plans the way).",
+        )
+    if poi.id == here.id:
+        raise GameError("invalid_target", f"You are already at {poi.name}.")
+    distance = world.galaxy.poi_distance(here, poi)
+    fuel = rules.travel_fuel(distance)
+    if me.ship.fuel < fuel:
+        raise _no_fuel(fuel, me.ship.fuel)
+    ticks = rules.travel_ticks(distance, me.ship.speed) + (1 if me.docked else 0)
+    me.ship.fuel -= fuel
+    arrival = world.tick + ticks
+    undocked = _depart(
+        world,
+        me,
+        Transit(
+            "travel",
+            me.system_id,
+            here.id,
+            poi.system_id,
+            poi.id,
+            world.tick,
+            arrival,
+        ),
+    )
+    result: dict[str, Any] = {
+        "action": "travel",
+        "destination": poi.name,
+        "destination_id": poi.id,
+        "distance_au": distance / 100,
+        "ticks": ticks,
+        "fuel_cost": fuel,
+        "fuel_remaining": me.ship.fuel,
+        "arrival_tick": arrival,
+        "message": f"Traveling to {poi.name}: arrival at tick {arrival} ({ticks} tick(s)). "
+        "You are in transit until then.",
+    }
+    if undocked:
+        result["auto_undocked"] = True
+    return result
+
+
+def jump(world: World, call: Call) -> dict[str, Any]:
+    """Jump to a connected system; in transit until the arrival tick."""
+    me = call.me
+    query = params.text(call.args, "target_system")
+    target = world.galaxy.find_system(query)
+    if target is None:
+        raise unknown_system(query)
+    here = world.galaxy.systems[me.system_id]
+    if target.id == here.id:
+        raise GameError("invalid_target", f"You are already in {here.name}.")
+    if target.id not in here.connections:
+        links = ", ".join(here.connections)
+        raise GameError(
+            "not_connected",
+            f"{target.name} is not connected to {here.name} (links: {links}). "
+            f"Use find_route with target_system '{target.id}' to plan a route.",
+        )
+    if me.ship.fuel < rules.JUMP_FUEL:
+        raise _no_fuel(rules.JUMP_FUEL, me.ship.fuel)
+    ticks = rules.jump_ticks(me.ship.speed) + (1 if me.docked else 0)
+    me.ship.fuel -= rules.JUMP_FUEL
+    arrival = world.tick + ticks
+    landing = world.galaxy.arrival_poi(target.id)
+    undocked = _depart(
+        world,
+        me,
+        Transit(
+            "jump",
+            here.id,
+            me.poi_id,
+            target.id,
+            landing.id,
+            world.tick,
+            arrival,
+        ),
+    )
+    result: dict[str, Any] = {
+        "action": "jump",
+        "system": target.name,
+        "system_id": target.id,
+        "from_system": here.id,
+        "poi": landing.id,
+        "ticks": ticks,
+        "fuel_cost": rules.JUMP_FUEL,
+        "fuel_remaining": me.ship.fuel,
+        "arrival_tick": arrival,
+        "message": f"Jumping to {target.name}: arrival at {landing.name} at tick {arrival} "
+        f"({ticks} tick(s)). You are in transit until then.",
+    }
+    if undocked:
+        result["auto_undocked"] = True
+    return result
+
+
+def dock(world: World, call: Call) -> dict[str, Any]:
+    """Dock at the base of the current POI."""
+    me = call.me
+    if me.docked:
+        raise errors.already_docked()
+    poi = world.galaxy.pois[me.poi_id]
+    if poi.base is None:
+        raise GameError(
+            "no_base",
+            f"There is no base at {poi.name}. Dock at a station: get_system lists the POIs "
+            "that have a base.",
+        )
+    me.docked = True
+    return {
+        "action": "docked",
+        "base": base_view(poi.base),
+        "poi_id": poi.id,
+        "story": f"Docking clamps engage. Welcome to {poi.base.name}.",
+    }
+
+
+def undock(world: World, call: Call) -> dict[str, Any]:
+    """Leave the base, staying at the POI."""
+    me = call.me
+    if not me.docked:
+        raise errors.not_docked()
+    me.docked = False
+    return {"action": "undocked", "poi_id": me.poi_id}
+
+
+HANDLERS = {"travel": travel, "jump": jump, "dock": dock, "undock": undock}

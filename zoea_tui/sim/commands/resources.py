@@ -1,0 +1,185 @@
+"""Ship upkeep and mining: mine, refuel, repair."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from zoea_tui.sim import errors, params, rules
+from zoea_tui.sim.catalog import ITEMS, find_item
+from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.errors import GameError
+from zoea_tui.sim.galaxy import Deposit
+
+if TYPE_CHECKING:
+    from zoea_tui.sim.engine import Call, World
+
+
+def _pick_deposit(world: World, deposits: list[Deposit]) -> Deposit:
+    roll = world.rng.randrange(sum(d.richness for d in deposits))
+    for deposit in deposits:
+        roll -= deposit.richness
+        if roll < 0:
+            return deposit
+    return deposits[-1]
+
+
+def mine(world: World, call: Call) -> dict[str, Any]:
+    """Mine the belt here: one resource, picked weighted by richness, into cargo."""
+    me = call.me
+    poi = world.galaxy.pois[me.poi_id]
+    if not poi.deposits:
+        raise errors.no_resources()
+    if me.ship.cargo_free <= 0:
+        raise errors.cargo_full()
+    available = [d for d in poi.deposits if d.remaining > 0]
+    if not available:
+        raise GameError(
+            "no_resources",
+            f"Nothing to mine here: the deposits of {poi.name} are depleted. They regenerate "
+            "slowly; try another belt (get_system lists them).",
+        )
+    deposit = _pick_deposit(world, available)
+    level = rules.skill_level(me.skill_xp["mining_basic"])
+    quantity = min(
+        rules.mining_quantity(deposit.richness, level), me.ship.cargo_free, deposit.remaining
+    )
+    deposit.remaining -= quantity
+    me.ship.add_cargo(deposit.resource_id, quantity)
+    me.skill_xp["mining_basic"] += quantity
+    me.stats["ore_mined"] += quantity
+    item = ITEMS[deposit.resource_id]
+    result: dict[str, Any] = {
+        "kind": "yield",
+        "resource_id": item.id,
+        "resource_name": item.name,
+        "quantity": quantity,
+        "remaining": deposit.remaining,
+        "max_remaining": deposit.max_remaining,
+        "depletion_percent": 100 - deposit.remaining * 100 // deposit.max_remaining,
+        "cargo_used": me.ship.cargo_used,
+        "cargo_capacity": me.ship.cargo_capacity,
+        "xp_gained": {"mining_basic": quantity},
+    }
+    if world.rng.randrange(100) < rules.MINING_WEAR_CHANCE_PCT:
+        damage = world.rng.randint(1, rules.MINING_WEAR_MAX)
+        me.ship.hull = max(1, me.ship.hull - damage)
+        result["hull_damage"] = damage
+        result["hull"] = me.ship.hull
+    world.notify(
+        me,
+        "system",
+        "mining_yield",
+        {
+            "resource_id": item.id,
+            "quantity": quantity,
+            "remaining": deposit.remaining,
+        },
+    )
+    new_level = rules.skill_level(me.skill_xp["mining_basic"])
+    if new_level > level:
+        result["level_up"] = {"skill": "mining_basic", "level": new_level}
+        world.notify(me, "system", "skill_level_up", {"skill": "mining_basic", "level": new_level})
+    return result
+
+
+def _refuel_from_cells(world: World, call: Call) -> dict[str, Any]:
+    me = call.me
+    raw_item = params.text(call.args, "item_id")
+    if raw_item:
+        item = find_item(raw_item)
+        if item is None:
+            raise errors.invalid_item(raw_item)
+        if item.id != "fuel_cell":
+            raise errors.invalid_payload(f"Only fuel_cell can be burned for fuel, not {item.id}.")
+    cells = me.ship.cargo.get("fuel_cell", 0)
+    if cells == 0:
+        raise errors.no_fuel_cells()
+    missing = me.ship.max_fuel - me.ship.fuel
+    wanted = rules.ceil_div(missing, rules.FUEL_CELL_FUEL)
+    asked = params.integer(call.args, "quantity")
+    if asked is not None:
+        if asked <= 0:
+            raise errors.invalid_quantity()
+        wanted = min(wanted, asked)
+    used = min(wanted, cells)
+    added = min(missing, used * rules.FUEL_CELL_FUEL)
+    me.ship.remove_cargo("fuel_cell", used)
+    me.ship.fuel += added
+    return {
+        "action": "refueled",
+        "source": "fuel_cell",
+        "fuel": added,
+        "fuel_now": me.ship.fuel,
+        "fuel_max": me.ship.max_fuel,
+        "cells_used": used,
+        "cost": 0,
+    }
+
+
+def refuel(world: World, call: Call) -> dict[str, Any]:
+    """Fill the tank at a station for credits, or burn fuel cells from cargo."""
+    me = call.me
+    poi = world.galaxy.pois[me.poi_id]
+    wants_cells = "item_id" in call.args or "quantity" in call.args
+    if wants_cells or (not me.docked and poi.base is None):
+        return _refuel_from_cells(world, call)
+    auto = needs_auto_dock(world, me)
+    assert poi.base is not None
+    price = poi.base.fuel_price
+    missing = me.ship.max_fuel - me.ship.fuel
+    units = min(missing, me.credits // price)
+    if missing > 0 and units == 0:
+        raise errors.insufficient_credits(missing * price, me.credits, "refuel")
+    cost = units * price
+    me.credits -= cost
+    me.stats["credits_spent"] += cost
+    me.ship.fuel += units
+    result: dict[str, Any] = {
+        "action": "refueled",
+        "source": "station",
+        "fuel": units,
+        "fuel_now": me.ship.fuel,
+        "fuel_max": me.ship.max_fuel,
+        "cost": cost,
+        "price_per_unit": price,
+        "credits": me.credits,
+    }
+    if missing == 0:
+        result["message"] = "Tank already full."
+    elif units < missing:
+        result["message"] = f"Partial refuel: you could afford {units} of {missing} units."
+    if auto:
+        apply_auto_dock(world, me, result)
+    return result
+
+
+def repair(world: World, call: Call) -> dict[str, Any]:
+    """Repair the hull at a station for credits."""
+    me = call.me
+    auto = needs_auto_dock(world, me)
+    missing = me.ship.max_hull - me.ship.hull
+    units = min(missing, me.credits // rules.REPAIR_PRICE_PER_HULL)
+    if missing > 0 and units == 0:
+        raise errors.insufficient_credits(
+            missing * rules.REPAIR_PRICE_PER_HULL, me.credits, "repair"
+        )
+    cost = units * rules.REPAIR_PRICE_PER_HULL
+    me.credits -= cost
+    me.stats["credits_spent"] += cost
+    me.ship.hull += units
+    result: dict[str, Any] = {
+        "action": "repaired",
+        "repaired": units,
+        "cost": cost,
+        "hull": me.ship.hull,
+        "max_hull": me.ship.max_hull,
+        "credits": me.credits,
+    }
+    if missing == 0:
+        result["message"] = "Hull already at full strength."
+    if auto:
+        apply_auto_dock(world, me, result)
+    return result
+
+
+HANDLERS = {"mine": mine, "refuel": refuel, "repair": repair}

@@ -1,0 +1,276 @@
+"""The tool catalogue: names, descriptions, argument schemas and dispatch flags.
+
+Names and arguments are the real game's flat v1 tools (`spacemolt.md` §A4). An MCP facade
+lists `TOOL_SPECS` as-is; the engine reads the flags to decide who may call what, when.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SESSION_ID_PROPERTY: dict[str, str] = {
+    "type": "string",
+    "description": "Your session ID from login/register",
+}
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One command of the world.
+
+    `mutation` commands cost a tick (one per pilot per tick); `needs_position` commands
+    are refused while in transit; `strict` commands answer a missing required argument
+    with `invalid_payload` naming any unknown arguments, as the real server does for
+    movement commands (others ignore unknown arguments, also like the real server).
+    """
+
+    name: str
+    category: str
+    description: str
+    properties: dict[str, dict[str, Any]] = field(default_factory=dict)
+    required: tuple[str, ...] = ()
+    mutation: bool = False
+    auth: bool = True
+    needs_position: bool = False
+    strict: bool = False
+    example: str = ""
+
+    def input_schema(self) -> dict[str, Any]:
+        """The JSON Schema of the arguments (authenticated tools accept `session_id`)."""
+        properties = dict(self.properties)
+        if self.auth:
+            properties["session_id"] = dict(SESSION_ID_PROPERTY)
+        return {"type": "object", "properties": properties, "required": list(self.required)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """`{"name", "description", "input_schema"}` for an MCP tool listing."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema(),
+        }
+
+
+def _s(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **extra}
+
+
+def _i(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "integer", "description": description, **extra}
+
+
+_CHANNELS = ["system", "local", "faction", "private"]
+
+TOOL_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "register",
+        "auth",
+        "Create a new pilot account and log in. Returns your password (save it: it is "
+        "shown once) and a session_id. Empire is one of solarian, voidborn, crimson, "
+        "nebula, outerrim (lowercase).",
+        {
+            "username": _s("3-24 characters, unique"),
+            "empire": _s(
+                "Empire id", enum=["solarian", "voidborn", "crimson", "nebula", "outerrim"]
+            ),
+            "registration_code": _s("Registration code (any value works in this world)"),
+        },
+        ("username", "empire"),
+        auth=False,
+    ),
+    ToolSpec(
+        "login",
+        "auth",
+        "Log in to an existing account. A login elsewhere ends this one.",
+        {"username": _s("Your username"), "password": _s("Your password (64 hex chars)")},
+        ("username", "password"),
+        auth=False,
+    ),
+    ToolSpec("logout", "auth", "Log out. Your pilot and ship stay where they are."),
+    ToolSpec(
+        "get_status",
+        "status",
+        "Your player (credits, location, skills, stats), ship and modules, and any trip under way.",
+    ),
+    ToolSpec("get_ship", "status", "Your ship: hull, shield, fuel, speed, modules and cargo."),
+    ToolSpec("get_cargo", "status", "Your cargo hold: items, space used and available."),
+    ToolSpec(
+        "help",
+        "status",
+        "List the commands, or describe one command and its arguments.",
+        {"command": _s("A command name"), "category": _s("Only list this category")},
+        auth=False,
+    ),
+    ToolSpec("get_commands", "status", "The names of all commands, by category.", auth=False),
+    ToolSpec("get_version", "status", "The game version.", auth=False),
+    ToolSpec(
+        "get_system",
+        "location",
+        "Your current system (or another by system_id): its POIs, jump connections and security.",
+        {"system_id": _s("A system id; defaults to yours")},
+        needs_position=True,
+    ),
+    ToolSpec(
+        "get_poi",
+        "location",
+        "Your current POI (or another by poi_id): type, resources with remaining "
+        "amounts, base and services.",
+        {"poi_id": _s("A POI id; defaults to yours")},
+        needs_position=True,
+    ),
+    ToolSpec("get_nearby", "location", "Other pilots at your POI.", needs_position=True),
+    ToolSpec(
+        "get_map",
+        "location",
+        "All charted systems, their positions and jump links.",
+        {"system_id": _s("Only this system")},
+    ),
+    ToolSpec(
+        "search_systems",
+        "location",
+        "Find systems whose name contains the query.",
+        {"query": _s("Part of a system name")},
+        ("query",),
+    ),
+    ToolSpec(
+        "find_route",
+        "location",
+        "The shortest jump route from your system to target_system, with fuel needed.",
+        {"target_system": _s("Destination system id")},
+        ("target_system",),
+        strict=True,
+        example="sol",
+    ),
+    ToolSpec(
+        "travel",
+        "movement",
+        "Fly to a POI in your current system. Takes ticks and fuel by distance; you "
+        "are in transit until arrival_tick. Undocks automatically.",
+        {"target_poi": _s("Destination POI id in this system")},
+        ("target_poi",),
+        mutation=True,
+        strict=True,
+        example="main_belt",
+    ),
+    ToolSpec(
+        "jump",
+        "movement",
+        "Jump to a connected system (2 fuel, several ticks). You arrive at its station "
+        "if it has one. Undocks automatically.",
+        {"target_system": _s("A connected system id")},
+        ("target_system",),
+        mutation=True,
+        strict=True,
+        example="sol",
+    ),
+    ToolSpec("dock", "movement", "Dock at the base of your current POI.", mutation=True),
+    ToolSpec("undock", "movement", "Undock from the base.", mutation=True),
+    ToolSpec(
+        "mine",
+        "resources",
+        "Mine the asteroid belt you are at (undocked). Ore goes to cargo; the belt "
+        "depletes and slowly regenerates.",
+        mutation=True,
+    ),
+    ToolSpec(
+        "refuel",
+        "resources",
+        "Docked at a station: fill the tank for credits. With item_id/quantity: burn "
+        "fuel cells from cargo (works anywhere).",
+        {
+            "item_id": _s("fuel_cell to burn fuel cells from cargo"),
+            "quantity": _i("Fuel cells to burn", minimum=1),
+        },
+        mutation=True,
+    ),
+    ToolSpec(
+        "repair", "resources", "Docked at a station: repair the hull for credits.", mutation=True
+    ),
+    ToolSpec(
+        "view_market",
+        "market",
+        "Docked: the station's prices. best_buy is what the station pays you, "
+        "best_sell what it charges.",
+        {"item_id": _s("Only this item"), "category": _s("Only this category (ore, ...)")},
+        needs_position=True,
+    ),
+    ToolSpec(
+        "sell",
+        "market",
+        "Docked: sell cargo to the station.",
+        {"item_id": _s("Item id, e.g. iron_ore"), "quantity": _i("Units", minimum=1)},
+        ("item_id", "quantity"),
+        mutation=True,
+    ),
+    ToolSpec(
+        "buy",
+        "market",
+        "Docked: buy from the station into cargo.",
+        {"item_id": _s("Item id, e.g. fuel_cell"), "quantity": _i("Units", minimum=1)},
+        ("item_id", "quantity"),
+        mutation=True,
+    ),
+    ToolSpec(
+        "chat",
+        "social",
+        "Send a chat message: system (your system), local (your POI), faction, or "
+        "private (target_id = player id or username).",
+        {
+            "channel": _s("Channel", enum=_CHANNELS),
+            "content": _s("Message text"),
+            "target_id": _s("Recipient for private messages"),
+        },
+        ("channel", "content"),
+    ),
+    ToolSpec(
+        "get_chat_history",
+        "social",
+        "Recent messages of a channel, newest first.",
+        {
+            "channel": _s("Channel", enum=_CHANNELS),
+            "target_id": _s("The other pilot, for private"),
+            "limit": _i("At most 100 (default 20)", minimum=1, maximum=100),
+            "before": _i("Only messages with an id below this"),
+        },
+        ("channel",),
+    ),
+    ToolSpec(
+        "captains_log_add",
+        "captains_log",
+        "Add an entry to your captain's log (your lasting memory; 20 entries kept, "
+        "oldest dropped).",
+        {"entry": _s("The log text")},
+        ("entry",),
+    ),
+    ToolSpec(
+        "captains_log_list",
+        "captains_log",
+        "One log entry by index (0 = newest) with paging info.",
+        {"index": _i("Entry index, 0 = newest", minimum=0)},
+    ),
+    ToolSpec(
+        "captains_log_get",
+        "captains_log",
+        "One log entry by index (0 = newest).",
+        {"index": _i("Entry index, 0 = newest", minimum=0)},
+        ("index",),
+    ),
+    ToolSpec(
+        "get_notifications",
+        "notifications",
+        "Events since your last check (arrivals, chat, trades, mining...). Clears "
+        "them unless clear is false.",
+        {
+            "limit": _i("1-100 (default 50)", minimum=1, maximum=100),
+            "clear": {"type": "boolean", "description": "Remove returned events (default true)"},
+            "types": {
+                "type": "array",
+                "items": {"type": "string"},
+                "description": "Only these types: chat, trade, system, tip",
+            },
+        },
+    ),
+)
+
+TOOLS_BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOL_SPECS}
