@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from .prompts import SYSTEM_PROMPT_TEMPLATE
@@ -131,7 +131,6 @@ class Composition:
     #: Set by ``summarize`` when a summary must be written before sending.
     summary_request: SummaryRequest | None = None
     uses_nudge: bool = False
-    notes: tuple[str, ...] = field(default=())
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form used by ``zoea context --json`` and the request log."""

@@ -14,7 +14,7 @@ from typing import Any
 
 from . import prompts
 from .composition import ComposeSettings, Composition, Dropped, History, Item
-from .selection import Selection, Slot, synthetic_user
+from .selection import Selection, Slot, nudge, synthetic_user
 from .tokens import (
     REQUEST_OVERHEAD,
     count_tokens,
@@ -46,7 +46,6 @@ def finalize(
     slots = _drop_unsendable(selection.slots, dropped)
     blocks = _pair_tool_calls(slots, dropped)
     blocks = _fix_edges(blocks, settings)
-    uses_nudge = uses_nudge or any(b[-1].kind == "nudge" for b in blocks[-1:])
 
     system_text = prompts.render_system_prompt(
         history.system_template,
@@ -187,8 +186,7 @@ def _unique_calls(slot: Slot, seen_ids: set[str]) -> tuple[tuple[ToolCall, ...],
 def _fix_edges(blocks: list[Block], settings: ComposeSettings) -> list[Block]:
     """First message a user message (V5); last a user or tool message (V6)."""
     if not blocks:
-        return [[synthetic_user(prompts.nudge_text(settings.nudge_level), "nudge",
-                                f"synthetic nudge, level {max(settings.nudge_level, 1)}")]]
+        return [[nudge(settings.nudge_level, "empty history")]]
     if blocks[0][0].role != "user":
         first = blocks[0][0].memory_id
         note = synthetic_user(prompts.gap_note(None, first - 1 if first else None), "note",
@@ -196,9 +194,7 @@ def _fix_edges(blocks: list[Block], settings: ComposeSettings) -> list[Block]:
         blocks = [[note], *blocks]
     last = blocks[-1][-1]
     if last.role == "assistant" or (last.role == "user" and last.kind == "note"):
-        nudge = synthetic_user(prompts.nudge_text(settings.nudge_level), "nudge",
-                               f"synthetic nudge, level {max(settings.nudge_level, 1)}")
-        blocks.append([nudge])
+        blocks.append([nudge(settings.nudge_level, "the request must end with a user message")])
     return blocks
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from . import prompts
 from .composition import ItemAction, ItemKind
 from .types import Memory, ToolCall
 
@@ -59,6 +60,12 @@ def synthetic_user(text: str, kind: ItemKind, reason: str, *, pinned: bool = Tru
     """A generated user message (nudge, note or summary); never stored."""
     return Slot(role="user", content=text, kind=kind, action="synthetic", reason=reason,
                 pinned=pinned)
+
+
+def nudge(level: int, why: str) -> Slot:
+    """The synthetic nudge at an encouragement level (seed 000), with why it is there."""
+    return synthetic_user(prompts.nudge_text(level), "nudge",
+                          f"{why}: synthetic nudge, level {max(level, 1)}")
 
 
 @dataclass(slots=True)

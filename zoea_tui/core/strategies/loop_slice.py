@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from .. import prompts
 from ..composition import ComposeSettings, History
 from ..loops import extract_latest_tool_loop, select_prompt_source
-from ..selection import Selection, keep, synthetic_user
+from ..selection import Selection, keep, nudge
 
 
 def loop_slice(history: History, settings: ComposeSettings) -> Selection:
@@ -23,10 +22,7 @@ def loop_slice(history: History, settings: ComposeSettings) -> Selection:
     if prompt is not None:
         selection.slots.append(keep(prompt, pinned=True, reason="turn start"))
     else:
-        selection.slots.append(synthetic_user(
-            prompts.nudge_text(settings.nudge_level), "nudge",
-            f"no prompt source in the window: synthetic nudge, level "
-            f"{max(settings.nudge_level, 1)}"))
+        selection.slots.append(nudge(settings.nudge_level, "no prompt source in the window"))
     selection.slots.extend(keep(m, reason="latest tool loop")
                            for m in extract_latest_tool_loop(window))
     return selection

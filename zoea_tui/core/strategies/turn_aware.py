@@ -7,7 +7,7 @@ from dataclasses import replace
 from .. import prompts
 from ..composition import AUTH_TOOLS, ComposeSettings, History
 from ..loops import extract_latest_tool_loop, find_last_user_prompt_index, split_loops
-from ..selection import Selection, Slot, keep, placeholder, synthetic_user
+from ..selection import Selection, Slot, keep, nudge, placeholder, synthetic_user
 from ..state import extract_session_state
 from ..types import Memory
 
@@ -45,9 +45,7 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     else:
         loop = extract_latest_tool_loop(window)
         selection.slots.extend(keep(m, reason="latest tool loop") for m in loop)
-        selection.slots.append(synthetic_user(
-            prompts.nudge_text(settings.nudge_level), "nudge",
-            f"no prompt source: synthetic nudge, level {max(settings.nudge_level, 1)}"))
+        selection.slots.append(nudge(settings.nudge_level, "no prompt source"))
         current = []
     selection.slots.extend(_current_turn(current, settings))
     state = extract_session_state(
