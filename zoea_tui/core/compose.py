@@ -7,6 +7,7 @@ benchmarks all call it, so what the preview shows is what is sent.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from . import prompts
 from .composition import ComposeSettings, Composition, History, SummaryRequest
@@ -40,14 +41,17 @@ def _with_summary_request(
     composition: Composition, history: History, settings: ComposeSettings
 ) -> Composition:
     memories = history.since_summary if history.since_summary is not None else history.window
-    slots = [keep(m) for m in memories]
-    messages = clean_messages(slots, settings)
-    messages.append({"role": "user", "content": prompts.SUMMARY_PROMPT})
+
+    def build_messages() -> tuple[dict[str, Any], ...]:
+        messages = clean_messages([keep(m) for m in memories], settings)
+        messages.append({"role": "user", "content": prompts.SUMMARY_PROMPT})
+        return tuple(messages)
+
     last = next((m for m in reversed(memories) if m.is_prompt), history.latest_prompt)
     request = SummaryRequest(
-        messages=tuple(messages),
         last_request=last.content if last is not None else "",
         covers_up_to=memories[-1].id,
         tokens=estimated_tokens(history),
+        build_messages=build_messages,
     )
     return replace(composition, summary_request=request)

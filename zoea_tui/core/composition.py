@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from .prompts import SYSTEM_PROMPT_TEMPLATE
@@ -105,18 +107,26 @@ class Dropped:
         return {"memory_id": self.memory_id, "reason": self.reason}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SummaryRequest:
-    """Asked of the caller by ``summarize`` when the history needs a summary."""
+    """Asked of the caller by ``summarize`` when the history needs a summary.
 
-    #: The cleaned history to summarise (OpenAI messages, no system prompt).
-    messages: tuple[dict[str, Any], ...]
+    The cleaned history is built only when someone reads ``messages`` (the
+    summarizer does; a preview usually does not), so composing stays cheap.
+    """
+
     #: The latest real user request, appended verbatim after the summary.
     last_request: str
     #: The newest memory the summary covers.
     covers_up_to: int
     #: Tokens of the request that triggered it.
     tokens: int
+    build_messages: Callable[[], tuple[dict[str, Any], ...]] = field(repr=False, compare=False)
+
+    @cached_property
+    def messages(self) -> tuple[dict[str, Any], ...]:
+        """The cleaned history to summarise (OpenAI messages, no system prompt)."""
+        return self.build_messages()
 
 
 @dataclass(frozen=True, slots=True)

@@ -216,7 +216,7 @@ class Store:
     async def list_myses(self) -> list[MysisRecord]:
         """Every Mysis, oldest first."""
         async with self._db.execute("SELECT * FROM myses ORDER BY id") as cur:
-            return [MysisRecord(*row) async for row in cur]
+            return [MysisRecord(*row) for row in await cur.fetchall()]
 
     async def update_mysis(self, mysis_id: int, **fields: Any) -> MysisRecord:
         """Change some fields of a Mysis (provider, model, strategy, state…)."""
@@ -393,7 +393,7 @@ class Store:
         since: list[Memory] = []
         prompt = summary = None
         async with self._db.execute(" UNION ALL ".join(parts), params) as cur:
-            async for r in cur:
+            for r in await cur.fetchall():
                 memory = _memory(r[1:])
                 tag = r[0]
                 if tag == "w":
@@ -471,7 +471,7 @@ class Store:
         )
         target = f"{field} : ({match})"
         async with self._db.execute(sql, (target, mysis_id, min(max(limit, 1), 100))) as cur:
-            return [SearchHit(*row) async for row in cur]
+            return [SearchHit(*row) for row in await cur.fetchall()]
 
     async def search_broadcasts(self, query: str, *, limit: int = 20) -> list[SearchHit]:
         """Ranked full-text search of every broadcast."""
@@ -485,7 +485,8 @@ class Store:
             "WHERE broadcasts_fts MATCH ? ORDER BY bm25(broadcasts_fts) LIMIT ?"
         )
         async with self._db.execute(sql, (match, min(max(limit, 1), 100))) as cur:
-            return [SearchHit(*row[:6], extra={"sender_id": row[6]}) async for row in cur]
+            rows = await cur.fetchall()
+        return [SearchHit(*row[:6], extra={"sender_id": row[6]}) for row in rows]
 
     # -- request log ---------------------------------------------------------
 
