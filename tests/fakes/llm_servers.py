@@ -1,0 +1,639 @@
+"""Real HTTP model servers on loopback, scripted reply by reply, for tests and benchmarks.
+
+Two servers speak the wire formats of ``shared/reference/providers.md``:
+:class:`FakeOpenAIServer` (``POST …/chat/completions``, JSON or SSE) and
+:class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON, ``GET /api/tags``
+and ``GET /api/version``). Each is a tiny HTTP/1.1 server on ``127.0.0.1`` at a
+free port, run in the current event loop (``async with``) or in a thread of
+its own (:meth:`FakeServer.running_in_thread`, for synchronous callers).
+
+Each chat request takes the next item of the script, or :attr:`FakeServer.default`
+when the script is empty:
+
+* :class:`Reply` — an answer: text, tool calls (:class:`Call`), reasoning,
+  usage, finish reason; streamed when the request asks for it. It can also
+  stall or drop the connection part-way (``stall_after``, ``cut_after``).
+* :class:`HttpError` — a refusal (429 with ``Retry-After``, 500, 503, 401, …)
+  in the protocol's error shape.
+* :class:`Malformed` — a 200 answer that is not valid JSON.
+* :class:`Raw` — any status, headers and body, byte for byte.
+
+Every item takes ``delay=`` seconds before answering (a pause the client may
+walk away from; :attr:`FakeServer.abandoned` counts the times it did). Every
+request is recorded (:attr:`FakeServer.requests`) with its headers and body.
+
+Example::
+
+    async with FakeOpenAIServer() as server:
+        server.script(HttpError(429, retry_after="2"), Reply("hello"))
+        provider = OpenAIProvider(server.url, "fake-model")
+        ...
+        assert server.requests[-1].json()["stream"] is False
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Self
+
+# --- the script -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """A tool call in a scripted reply.
+
+    ``arguments`` given as text are sent as written (invalid JSON included);
+    as a dict they are serialised (OpenAI) or sent as an object (Ollama). The
+    OpenAI server invents an id when ``id`` is None, unless ``without_id``;
+    the Ollama server, like the real one, sends an id only when given.
+    """
+
+    name: str
+    arguments: str | dict[str, Any] = "{}"
+    id: str | None = None
+    without_id: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scripted:
+    """Base of every script item: ``delay`` seconds of silence before answering."""
+
+    delay: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Reply(Scripted):
+    """A model's answer.
+
+    ``usage`` is ``(prompt_tokens, completion_tokens)`` or None to send none.
+    ``finish_reason`` None means ``"tool_calls"`` with calls, else ``"stop"``.
+    Streamed, text and reasoning go out ``chunk_size`` characters per frame.
+    ``stall_after=N`` stops after N stream frames (not streaming: before
+    answering at all) and holds the connection open until the client leaves.
+    ``cut_after=N`` drops the connection after N stream frames (or N bytes of
+    a whole body).
+    """
+
+    content: str = ""
+    tool_calls: Sequence[Call] = ()
+    reasoning: str = ""
+    usage: tuple[int, int] | None = (12, 7)
+    finish_reason: str | None = None
+    chunk_size: int = 4
+    #: OpenAI only: ``"reasoning_content"`` (DeepSeek, vLLM) or ``"reasoning"`` (OpenRouter).
+    reasoning_field: str = "reasoning_content"
+    stall_after: int | None = None
+    cut_after: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HttpError(Scripted):
+    """An HTTP refusal in the protocol's error shape, with an optional ``Retry-After``."""
+
+    status: int
+    message: str = "scripted failure"
+    retry_after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Malformed(Scripted):
+    """A 200 answer whose JSON is broken (a whole body, or one frame of a stream)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Raw(Scripted):
+    """An exact answer: status, content type, extra headers and body."""
+
+    body: str | bytes
+    status: int = 200
+    content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Item = Reply | HttpError | Malformed | Raw
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """A request as the server received it (header names lower-cased)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def text(self) -> str:
+        """The body as text."""
+        return self.body.decode("utf-8", errors="replace")
+
+    def json(self) -> Any:
+        """The body parsed as JSON."""
+        return json.loads(self.body)
+
+
+# --- the server ---------------------------------------------------------------------------
+
+
+class FakeServer:
+    """A scripted HTTP/1.1 server on ``127.0.0.1`` at a free port.
+
+    Use it as an async context manager (it runs in the current loop) or with
+    :meth:`running_in_thread`. Subclasses route requests in :meth:`_respond`.
+    """
+
+    def __init__(self) -> None:
+        #: Every request received, in order.
+        self.requests: list[RecordedRequest] = []
+        #: The answer when the script is empty.
+        self.default: Item = Reply("ok")
+        #: How many answers the client walked away from during a delay or stall.
+        self.abandoned = 0
+        self.port = 0
+        self._script: deque[Item] = deque()
+        self._server: asyncio.Server | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+        self._connections: set[_Connection] = set()
+        self._closing = False
+        self._served = 0
+
+    @property
+    def origin(self) -> str:
+        """``http://127.0.0.1:<port>``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The endpoint a provider is configured with."""
+        return self.origin
+
+    def script(self, *items: Item) -> Self:
+        """Queue answers for the next chat requests, in order."""
+        self._script.extend(items)
+        return self
+
+    @property
+    def pending(self) -> int:
+        """Script items not yet used."""
+        return len(self._script)
+
+    @property
+    def chat_requests(self) -> list[RecordedRequest]:
+        """The recorded chat requests (the others are health and model checks)."""
+        return [r for r in self.requests if self._is_chat(r)]
+
+    async def wait_for_requests(self, count: int, timeout: float = 5.0) -> None:
+        """Wait until ``count`` requests have arrived (polls; safe across threads)."""
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{len(self.requests)} of {count} requests arrived")
+            await asyncio.sleep(0.002)
+
+    async def start(self) -> Self:
+        """Listen on a free loopback port."""
+        self._server = await asyncio.start_server(self._on_connection, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def aclose(self) -> None:
+        """Stop listening and drop every open connection."""
+        if self._server is None:
+            return
+        self._server.close()
+        self._closing = True
+        # Aborting (not cancelling) lets each connection task end on its own.
+        for conn in list(self._connections):
+            conn.writer.transport.abort()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._server.wait_closed()
+        self._server = None
+
+    async def __aenter__(self) -> Self:
+        return await self.start()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    @contextlib.contextmanager
+    def running_in_thread(self) -> Iterator[Self]:
+        """Run the server on an event loop in a background thread (for sync code)."""
+        loop = asyncio.new_event_loop()
+        thread = threading.Thread(target=loop.run_forever, name="fake-llm-server", daemon=True)
+        thread.start()
+        try:
+            asyncio.run_coroutine_threadsafe(self.start(), loop).result(10)
+            yield self
+        finally:
+            asyncio.run_coroutine_threadsafe(self.aclose(), loop).result(10)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(10)
+            loop.close()
+
+    # --- subclass hooks
+
+    def _is_chat(self, request: RecordedRequest) -> bool:
+        raise NotImplementedError
+
+    async def _respond(self, request: RecordedRequest, conn: _Connection) -> None:
+        raise NotImplementedError
+
+    # --- shared answering
+
+    def _next(self) -> tuple[Item, int]:
+        """The next script item and its serial number (1-based)."""
+        self._served += 1
+        return (self._script.popleft() if self._script else self.default), self._served
+
+    async def _play(
+        self, conn: _Connection, item: Item, render: _Renderer, stream: bool, serial: int
+    ) -> None:
+        """Answer with one script item in the protocol ``render`` speaks."""
+        if item.delay and await conn.pause(item.delay):
+            return
+        if isinstance(item, HttpError):
+            headers = {"Retry-After": item.retry_after} if item.retry_after else {}
+            await conn.send(item.status, render.error(item.status, item.message), headers=headers)
+        elif isinstance(item, Raw):
+            body = item.body.encode() if isinstance(item.body, str) else item.body
+            await conn.send(item.status, body, item.content_type, item.headers)
+        elif isinstance(item, Malformed):
+            if stream:
+                await conn.stream(render.content_type, [render.malformed_frame()])
+            else:
+                await conn.send(200, b'{"choices": [{"message": {"content": "unfinished')
+        elif stream:
+            frames = render.frames(item, serial)
+            await conn.stream(render.content_type, frames, item.stall_after, item.cut_after)
+        elif item.stall_after is not None:
+            await conn.pause(None)
+        else:
+            body = json.dumps(render.whole(item, serial)).encode()
+            if item.cut_after is not None:
+                await conn.send_cut(body, item.cut_after)
+            else:
+                await conn.send(200, body)
+
+    async def _on_connection(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        conn = _Connection(reader, writer, self)
+        self._connections.add(conn)
+        try:
+            while conn.open:
+                request = await _read_request(reader)
+                if request is None:
+                    break
+                self.requests.append(request)
+                await self._respond(request, conn)
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass
+        finally:
+            self._tasks.discard(task)
+            self._connections.discard(conn)
+            writer.close()
+
+
+async def _read_request(reader: asyncio.StreamReader) -> RecordedRequest | None:
+    try:
+        head = await reader.readuntil(b"\r\n\r\n")
+    except asyncio.IncompleteReadError:
+        return None
+    request_line, *lines = head.decode("latin-1").split("\r\n")
+    method, target, _ = request_line.split(" ", 2)
+    headers: dict[str, str] = {}
+    for line in lines:
+        if ":" in line:
+            name, value = line.split(":", 1)
+            headers[name.strip().lower()] = value.strip()
+    body = await reader.readexactly(int(headers.get("content-length", "0")))
+    return RecordedRequest(method, target.split("?", 1)[0], headers, body)
+
+
+class _Connection:
+    """One client connection: whole and chunked answers, stalls and abrupt ends."""
+
+    def __init__(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, server: FakeServer
+    ) -> None:
+        self.reader, self.writer, self.server = reader, writer, server
+        self.open = True
+
+    async def send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        self.writer.write(_head(status, content_type, {"Content-Length": str(len(body)),
+                                                        **(headers or {})}) + body)
+        await self.writer.drain()
+
+    async def send_cut(self, body: bytes, size: int) -> None:
+        """Promise the whole body, send ``size`` bytes of it and drop the connection."""
+        self.writer.write(_head(200, "application/json", {"Content-Length": str(len(body))}))
+        self.writer.write(body[:size])
+        await self.writer.drain()
+        self.cut()
+
+    async def stream(
+        self,
+        content_type: str,
+        frames: Sequence[bytes],
+        stall_after: int | None = None,
+        cut_after: int | None = None,
+    ) -> None:
+        """Send ``frames`` as chunks, stalling or cutting after the given count."""
+        self.writer.write(_head(200, content_type, {"Transfer-Encoding": "chunked"}))
+        for sent, frame in enumerate(frames):
+            if sent == cut_after:
+                await self.writer.drain()
+                self.cut()
+                return
+            if sent == stall_after:
+                await self.writer.drain()
+                await self.pause(None)
+                return
+            self.writer.write(b"%x\r\n%s\r\n" % (len(frame), frame))
+            await self.writer.drain()
+        self.writer.write(b"0\r\n\r\n")
+        await self.writer.drain()
+
+    def cut(self) -> None:
+        """Drop the connection without finishing the answer."""
+        self.writer.transport.abort()
+        self.open = False
+
+    async def pause(self, seconds: float | None) -> bool:
+        """Wait ``seconds`` (None: until the client leaves); True if the client left."""
+        try:
+            data = await asyncio.wait_for(self.reader.read(1), seconds)
+        except TimeoutError:
+            return False
+        # A client waiting for its answer sends nothing: bytes or EOF mean it gave up.
+        del data
+        if not self.server._closing:
+            self.server.abandoned += 1
+        self.open = False
+        return True
+
+
+def _head(status: int, content_type: str, headers: dict[str, str]) -> bytes:
+    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+             f"Content-Type: {content_type}", *(f"{k}: {v}" for k, v in headers.items())]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+
+_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+            404: "Not Found", 422: "Unprocessable Entity", 429: "Too Many Requests",
+            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
+            504: "Gateway Timeout"}
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    size = max(size, 1)
+    return [text[i:i + size] for i in range(0, len(text), size)]
+
+
+def _finish(reply: Reply) -> str:
+    return reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
+
+
+class _Renderer:
+    """How a protocol writes replies, errors and broken JSON."""
+
+    content_type: str
+
+    def whole(self, reply: Reply, serial: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def frames(self, reply: Reply, serial: int) -> list[bytes]:
+        raise NotImplementedError
+
+    def error(self, status: int, message: str) -> bytes:
+        raise NotImplementedError
+
+    def malformed_frame(self) -> bytes:
+        raise NotImplementedError
+
+
+# --- OpenAI -------------------------------------------------------------------------------
+
+
+class _OpenAIRenderer(_Renderer):
+    content_type = "text/event-stream"
+
+    def __init__(self, model: str, include_usage: bool) -> None:
+        self.model, self.include_usage = model, include_usage
+
+    def _id(self, call: Call, serial: int, index: int) -> dict[str, str]:
+        if call.without_id:
+            return {}
+        return {"id": call.id or f"call_fake_{serial}_{index}"}
+
+    def _arguments(self, call: Call) -> str:
+        return call.arguments if isinstance(call.arguments, str) else json.dumps(call.arguments)
+
+    def whole(self, reply: Reply, serial: int) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content or None}
+        if reply.reasoning:
+            message[reply.reasoning_field] = reply.reasoning
+        if reply.tool_calls:
+            message["tool_calls"] = [
+                {**self._id(c, serial, i), "type": "function",
+                 "function": {"name": c.name, "arguments": self._arguments(c)}}
+                for i, c in enumerate(reply.tool_calls)
+            ]
+        answer: dict[str, Any] = {
+            "id": f"chatcmpl-fake-{serial}", "object": "chat.completion", "created": 0,
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": _finish(reply)}],
+        }
+        if reply.usage is not None:
+            answer["usage"] = _openai_usage(reply.usage)
+        return answer
+
+    def frames(self, reply: Reply, serial: int) -> list[bytes]:
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+            return {"id": f"chatcmpl-fake-{serial}", "object": "chat.completion.chunk",
+                    "created": 0, "model": self.model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+        chunks = [chunk({"role": "assistant", "content": ""})]
+        chunks += [chunk({reply.reasoning_field: p})
+                   for p in _pieces(reply.reasoning, reply.chunk_size)]
+        chunks += [chunk({"content": p}) for p in _pieces(reply.content, reply.chunk_size)]
+        for index, call in enumerate(reply.tool_calls):
+            chunks.append(chunk({"tool_calls": [{
+                "index": index, **self._id(call, serial, index), "type": "function",
+                "function": {"name": call.name, "arguments": ""}}]}))
+            chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]})
+                       for p in _pieces(self._arguments(call), reply.chunk_size * 4)]
+        chunks.append(chunk({}, _finish(reply)))
+        if self.include_usage and reply.usage is not None:
+            chunks.append({"id": f"chatcmpl-fake-{serial}", "object": "chat.completion.chunk",
+                           "created": 0, "model": self.model, "choices": [],
+                           "usage": _openai_usage(reply.usage)})
+        frames = [b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks]
+        return [*frames, b"data: [DONE]\n\n"]
+
+    def error(self, status: int, message: str) -> bytes:
+        kind = "server_error" if status >= 500 else "invalid_request_error"
+        return json.dumps({"error": {"message": message, "type": kind, "code": status}}).encode()
+
+    def malformed_frame(self) -> bytes:
+        return b'data: {"choices": [{"delta": {"content": "unfinished\n\n'
+
+
+def _openai_usage(usage: tuple[int, int]) -> dict[str, int]:
+    return {"prompt_tokens": usage[0], "completion_tokens": usage[1],
+            "total_tokens": usage[0] + usage[1]}
+
+
+class FakeOpenAIServer(FakeServer):
+    """An OpenAI-compatible server: ``POST <any prefix>/chat/completions``.
+
+    :attr:`url` ends with ``/v1`` like most real endpoints (``origin`` has no
+    prefix: both work). With ``api_key`` set, a request without that bearer
+    key is refused with 401; with ``models`` set, any other model gets 404.
+    """
+
+    def __init__(self, *, api_key: str | None = None, models: Sequence[str] | None = None):
+        super().__init__()
+        self.api_key = api_key
+        self.models = models
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``."""
+        return f"{self.origin}/v1"
+
+    def _is_chat(self, request: RecordedRequest) -> bool:
+        return request.method == "POST" and request.path.endswith("/chat/completions")
+
+    async def _respond(self, request: RecordedRequest, conn: _Connection) -> None:
+        render = _OpenAIRenderer("", False)
+        if not self._is_chat(request):
+            await conn.send(404, render.error(404, f"no route {request.path}"))
+            return
+        if self.api_key and request.headers.get("authorization") != f"Bearer {self.api_key}":
+            await conn.send(401, render.error(401, "Incorrect API key provided."))
+            return
+        body = request.json()
+        model = body.get("model", "")
+        if self.models is not None and model not in self.models:
+            await conn.send(404, render.error(404, f"The model `{model}` does not exist."))
+            return
+        include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        item, serial = self._next()
+        await self._play(conn, item, _OpenAIRenderer(model, include_usage),
+                         body.get("stream") is True, serial)
+
+
+# --- Ollama -------------------------------------------------------------------------------
+
+
+class _OllamaRenderer(_Renderer):
+    content_type = "application/x-ndjson"
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+
+    def _calls(self, reply: Reply) -> list[dict[str, Any]]:
+        calls = []
+        for call in reply.tool_calls:
+            arguments: Any = call.arguments
+            if isinstance(arguments, str):
+                with contextlib.suppress(ValueError):
+                    arguments = json.loads(arguments)
+            calls.append({**({"id": call.id} if call.id else {}),
+                          "function": {"name": call.name, "arguments": arguments}})
+        return calls
+
+    def _line(self, message: dict[str, Any], done: bool = False) -> dict[str, Any]:
+        return {"model": self.model, "created_at": "2025-01-01T00:00:00Z",
+                "message": {"role": "assistant", "content": "", **message}, "done": done}
+
+    def _last(self, reply: Reply, message: dict[str, Any]) -> dict[str, Any]:
+        line = self._line(message, done=True)
+        line["done_reason"] = reply.finish_reason or "stop"
+        line["total_duration"] = 1000
+        if reply.usage is not None:
+            line["prompt_eval_count"], line["eval_count"] = reply.usage
+        return line
+
+    def whole(self, reply: Reply, serial: int) -> dict[str, Any]:
+        message: dict[str, Any] = {"content": reply.content}
+        if reply.reasoning:
+            message["thinking"] = reply.reasoning
+        if reply.tool_calls:
+            message["tool_calls"] = self._calls(reply)
+        return self._last(reply, message)
+
+    def frames(self, reply: Reply, serial: int) -> list[bytes]:
+        lines = [self._line({"thinking": p}) for p in _pieces(reply.reasoning, reply.chunk_size)]
+        lines += [self._line({"content": p}) for p in _pieces(reply.content, reply.chunk_size)]
+        if reply.tool_calls:
+            lines.append(self._line({"tool_calls": self._calls(reply)}))
+        lines.append(self._last(reply, {}))
+        return [json.dumps(line).encode() + b"\n" for line in lines]
+
+    def error(self, status: int, message: str) -> bytes:
+        return json.dumps({"error": message}).encode()
+
+    def malformed_frame(self) -> bytes:
+        return b'{"message": {"role": "assistant", "content": "unfinished\n'
+
+
+def _tagged(name: str) -> str:
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+class FakeOllamaServer(FakeServer):
+    """An Ollama server: ``POST /api/chat``, ``GET /api/tags``, ``GET /api/version``.
+
+    ``models`` are the installed models (``/api/tags``); a chat with any other
+    model gets Ollama's 404 "not found, try pulling it first". Like Ollama, a
+    request without ``stream`` is streamed.
+    """
+
+    def __init__(self, *, models: Sequence[str] = ("qwen3:8b",), version: str = "0.12.3"):
+        super().__init__()
+        self.models = list(models)
+        self.version = version
+
+    def _is_chat(self, request: RecordedRequest) -> bool:
+        return request.method == "POST" and request.path == "/api/chat"
+
+    async def _respond(self, request: RecordedRequest, conn: _Connection) -> None:
+        render = _OllamaRenderer("")
+        if request.method == "GET" and request.path == "/api/version":
+            await conn.send(200, json.dumps({"version": self.version}).encode())
+        elif request.method == "GET" and request.path == "/api/tags":
+            models = [{"name": m, "model": m, "modified_at": "2025-01-01T00:00:00Z",
+                       "size": 1, "digest": "0" * 64} for m in self.models]
+            await conn.send(200, json.dumps({"models": models}).encode())
+        elif not self._is_chat(request):
+            await conn.send(404, b"404 page not found", "text/plain")
+        else:
+            body = request.json()
+            model = body.get("model", "")
+            if _tagged(model) not in {_tagged(m) for m in self.models}:
+                message = f'model "{model}" not found, try pulling it first'
+                await conn.send(404, render.error(404, message))
+                return
+            item, serial = self._next()
+            await self._play(conn, item, _OllamaRenderer(model), body.get("stream", True) is True,
+                             serial)

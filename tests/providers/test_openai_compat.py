@@ -1,0 +1,572 @@
+"""The OpenAI-compatible client against a real loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from email.utils import format_datetime
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.fakes import (
+    Call,
+    FakeOpenAIServer,
+    HttpError,
+    Malformed,
+    Raw,
+    RecordingSleep,
+    Reply,
+    refused_url,
+)
+from zoea_tui.providers._http import parse_retry_after
+from zoea_tui.providers.base import (
+    AuthenticationError,
+    BadRequestError,
+    ChatRequest,
+    MalformedResponseError,
+    ModelNotFoundError,
+    Provider,
+    ProviderSettings,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
+    RateLimitedError,
+    ReasoningDelta,
+    ServerError,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+    Usage,
+)
+from zoea_tui.providers.openai_compat import OpenAIProvider
+
+KEY = "sk-test-secret-4242"
+MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
+TOOLS = [{"type": "function", "function": {
+    "name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}}}]
+
+
+def ask(stream: bool = False, tools: Any = (), messages: Any = MESSAGES,
+        **settings: Any) -> ChatRequest:
+    return ChatRequest(messages=messages, tools=tools, settings=ProviderSettings(**settings),
+                       stream=stream)
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[FakeOpenAIServer]:
+    async with FakeOpenAIServer() as fake:
+        yield fake
+
+
+@pytest.fixture
+def sleep() -> RecordingSleep:
+    return RecordingSleep()
+
+
+@pytest.fixture
+async def provider(
+    server: FakeOpenAIServer, sleep: RecordingSleep
+) -> AsyncIterator[OpenAIProvider]:
+    client = OpenAIProvider(server.url, "fake-model", api_key=KEY, sleep=sleep)
+    yield client
+    await client.aclose()
+
+
+# --- what is sent ---------------------------------------------------------------------------
+
+
+async def test_sends_temperature_zero_tools_and_explicit_stream_false(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    await provider.chat(ask(tools=TOOLS, temperature=0.0, max_tokens=64, seed=7))
+    body = server.requests[0].json()
+    assert body["temperature"] == 0
+    assert body["stream"] is False
+    assert "stream_options" not in body
+    assert body["tools"] == TOOLS
+    assert body["tool_choice"] == "auto"
+    assert body["max_tokens"] == 64
+    assert body["seed"] == 7
+    assert body["model"] == "fake-model"
+    assert body["messages"] == MESSAGES
+
+
+async def test_streaming_request_asks_for_usage(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    await provider.chat(ask(stream=True))
+    body = server.requests[0].json()
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+
+
+async def test_unset_options_and_empty_tools_are_not_sent(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    await provider.chat(ask())
+    body = server.requests[0].json()
+    for key in ("temperature", "max_tokens", "seed", "tools", "tool_choice"):
+        assert key not in body
+
+
+async def test_model_from_request_settings_wins_over_configured_model(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    answer = await provider.chat(ask(model="other-model"))
+    assert server.requests[0].json()["model"] == "other-model"
+    assert answer.model == "other-model"
+    assert provider.label == "fake-model"
+
+
+async def test_api_key_travels_only_in_the_authorization_header(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    await provider.chat(ask(stream=True))
+    request = server.requests[0]
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert KEY not in request.text
+    assert KEY not in request.path
+    assert all(KEY not in v for k, v in request.headers.items() if k != "authorization")
+
+
+async def test_no_authorization_header_without_a_key(server: FakeOpenAIServer) -> None:
+    client = OpenAIProvider(server.url, "fake-model")
+    await client.chat(ask())
+    await client.aclose()
+    assert "authorization" not in server.requests[0].headers
+
+
+@pytest.mark.parametrize("suffix", ["", "/v1", "/v1/"])
+async def test_endpoint_is_joined_with_chat_completions(
+    server: FakeOpenAIServer, suffix: str
+) -> None:
+    client = OpenAIProvider(server.origin + suffix, "fake-model")
+    await client.chat(ask())
+    await client.aclose()
+    assert server.requests[0].path == suffix.rstrip("/") + "/chat/completions"
+
+
+async def test_assistant_tool_call_message_gets_empty_content_instead_of_null(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    call = {"id": "c1", "type": "function", "function": {"name": "mine", "arguments": "{}"}}
+    messages = [*MESSAGES, {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    await provider.chat(ask(messages=messages))
+    sent = server.requests[0].json()["messages"]
+    assert sent[2] == {"role": "assistant", "content": "", "tool_calls": [call]}
+    assert sent[3] == messages[3]
+
+
+# --- what is understood -----------------------------------------------------------------------
+
+
+async def test_whole_answer_text_usage_finish_and_latency(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Reply("Mining now.", usage=(100, 5)))
+    answer = await provider.chat(ask())
+    assert answer.content == "Mining now."
+    assert answer.tool_calls == ()
+    assert answer.usage == Usage(100, 5)
+    assert answer.finish_reason == "stop"
+    assert answer.model == "fake-model"
+    assert answer.latency_s > 0
+
+
+async def test_streamed_text_is_reported_as_deltas(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Reply("Mining the belt now.", usage=(40, 6), chunk_size=3))
+    events: list[StreamEvent] = []
+    answer = await provider.chat(ask(stream=True), events.append)
+    assert answer.content == "Mining the belt now."
+    assert all(isinstance(e, TextDelta) for e in events)
+    assert len(events) == 7
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == answer.content
+    assert answer.usage == Usage(40, 6)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_tool_calls_keep_server_ids_and_raw_arguments(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
+) -> None:
+    server.script(Reply(tool_calls=[Call("mine", '{"target": "iron_ore", "n": 3}', id="a"),
+                                    Call("dock", "{}", id="b")], chunk_size=2))
+    answer = await provider.chat(ask(stream=stream, tools=TOOLS))
+    assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [
+        ("a", "mine", '{"target": "iron_ore", "n": 3}'), ("b", "dock", "{}")]
+    assert answer.finish_reason == "tool_calls"
+    assert answer.content == ""
+
+
+async def test_streamed_tool_call_deltas_carry_id_and_name_first(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Reply(tool_calls=[Call("mine", '{"target": "iron_ore"}', id="a")],
+                        chunk_size=1))
+    events: list[StreamEvent] = []
+    answer = await provider.chat(ask(stream=True), events.append)
+    deltas = [e for e in events if isinstance(e, ToolCallDelta)]
+    assert (deltas[0].id, deltas[0].name) == ("a", "mine")
+    assert all(d.id is None and d.name is None for d in deltas[1:])
+    assert len(deltas) > 3
+    assert "".join(d.arguments for d in deltas) == answer.tool_calls[0].arguments
+
+
+async def test_streamed_tool_call_name_repeated_in_later_deltas_is_not_doubled(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    chunks = [
+        {"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "id": "x", "function": {"name": "mine", "arguments": '{"a"'}}]}}]},
+        {"choices": [{"delta": {"tool_calls": [
+            {"index": 0, "id": "x", "function": {"name": "mine", "arguments": ": 1}"}}]}}]},
+        {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]},
+    ]
+    server.script(Raw(_sse(chunks), content_type="text/event-stream"))
+    answer = await provider.chat(ask(stream=True))
+    assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [("x", "mine", '{"a": 1}')]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_missing_and_repeated_ids_become_stable_unique_ids(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
+) -> None:
+    reply = Reply(tool_calls=[Call("mine", without_id=True), Call("dock", id="same"),
+                              Call("sell", id="same")])
+    server.script(reply, reply)
+    first = await provider.chat(ask(stream=stream))
+    second = await provider.chat(ask(stream=stream))
+    ids = [c.id for c in first.tool_calls]
+    assert all(ids) and len(set(ids)) == 3
+    assert ids[1] == "same"
+    assert ids == [c.id for c in second.tool_calls]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_invalid_json_arguments_are_kept_raw_and_empty_ones_become_braces(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
+) -> None:
+    server.script(Reply(tool_calls=[Call("mine", '{"target": "iron'), Call("dock", "")]))
+    answer = await provider.chat(ask(stream=stream))
+    assert [c.arguments for c in answer.tool_calls] == ['{"target": "iron', "{}"]
+    assert answer.tool_calls[0].parsed_arguments() is None
+
+
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+@pytest.mark.parametrize("stream", [False, True])
+async def test_reasoning_is_kept_from_either_field(
+    server: FakeOpenAIServer, provider: OpenAIProvider, field: str, stream: bool
+) -> None:
+    server.script(Reply("Mining.", reasoning="The belt is close.", reasoning_field=field))
+    events: list[StreamEvent] = []
+    answer = await provider.chat(ask(stream=stream), events.append)
+    assert answer.reasoning == "The belt is close."
+    assert answer.content == "Mining."
+    if stream:
+        thoughts = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
+        assert thoughts == answer.reasoning
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_reasoning_only_answer_has_empty_content(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
+) -> None:
+    server.script(Reply("", reasoning="Thinking, no answer."))
+    answer = await provider.chat(ask(stream=stream))
+    assert (answer.content, answer.reasoning) == ("", "Thinking, no answer.")
+    assert answer.tool_calls == ()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_absent_usage_is_none_none(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
+) -> None:
+    server.script(Reply("ok", usage=None))
+    answer = await provider.chat(ask(stream=stream))
+    assert answer.usage == Usage(None, None)
+
+
+@pytest.mark.parametrize(("sent", "mapped"), [
+    ("length", "length"), ("content_filter", "error"), ("something_new", "unknown")])
+async def test_finish_reason_is_mapped(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sent: str, mapped: str
+) -> None:
+    server.script(Reply("cut", finish_reason=sent))
+    assert (await provider.chat(ask())).finish_reason == mapped
+
+
+async def test_provider_matches_the_interface(provider: OpenAIProvider) -> None:
+    assert isinstance(provider, Provider)
+    assert provider.label == "fake-model"
+
+
+async def test_borrowed_client_is_left_open(server: FakeOpenAIServer) -> None:
+    async with httpx.AsyncClient() as http:
+        client = OpenAIProvider(server.url, "fake-model", client=http)
+        await client.chat(ask())
+        await client.aclose()
+        assert not http.is_closed
+
+
+# --- faults ----------------------------------------------------------------------------------
+
+
+async def test_429_waits_as_long_as_retry_after_says(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    server.script(HttpError(429, "slow down", retry_after="2"), Reply("ok"))
+    answer = await provider.chat(ask())
+    assert answer.content == "ok"
+    assert sleep.delays == [2.0]
+    assert len(server.requests) == 2
+
+
+async def test_retry_after_as_http_date_is_honoured(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    when = format_datetime(datetime.now(UTC) + timedelta(seconds=20), usegmt=True)
+    server.script(HttpError(503, retry_after=when), Reply("ok"))
+    await provider.chat(ask())
+    assert len(sleep.delays) == 1
+    assert 10 < sleep.delays[0] <= 20
+
+
+async def test_retry_after_beyond_the_cap_escapes_at_once_with_the_hint(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    server.script(HttpError(429, "daily quota", retry_after="3600"))
+    with pytest.raises(RateLimitedError) as caught:
+        await provider.chat(ask())
+    assert caught.value.retry_after == 3600
+    assert caught.value.retryable
+    assert sleep.delays == []
+
+
+@pytest.mark.parametrize("status", [500, 502, 503])
+async def test_server_errors_are_retried_with_exponential_backoff(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep, status: int
+) -> None:
+    server.script(HttpError(status), HttpError(status), Reply("ok"))
+    assert (await provider.chat(ask())).content == "ok"
+    assert sleep.delays == [0.5, 1.0]
+
+
+async def test_persistent_server_error_escapes_after_the_retries(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    server.default = HttpError(500, "Cannot read properties of undefined")
+    with pytest.raises(ServerError) as caught:
+        await provider.chat(ask())
+    assert caught.value.status == 500
+    assert "Cannot read properties of undefined" in str(caught.value)
+    assert sleep.delays == [0.5, 1.0, 2.0]
+    assert len(server.requests) == 4
+
+
+@pytest.mark.parametrize("status", [401, 403])
+async def test_refused_key_is_an_authentication_error_without_the_key(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep, status: int
+) -> None:
+    server.script(HttpError(status, f"Incorrect API key provided: {KEY}"))
+    with pytest.raises(AuthenticationError) as caught:
+        await provider.chat(ask())
+    assert KEY not in str(caught.value)
+    assert KEY not in repr(caught.value.args)
+    assert not caught.value.retryable
+    assert sleep.delays == []
+
+
+async def test_wrong_key_against_a_guarded_server() -> None:
+    async with FakeOpenAIServer(api_key="the-right-key") as guarded:
+        client = OpenAIProvider(guarded.url, "fake-model", api_key=KEY)
+        with pytest.raises(AuthenticationError) as caught:
+            await client.chat(ask())
+        await client.aclose()
+    assert "Incorrect API key" in str(caught.value)
+
+
+async def test_unknown_model_is_model_not_found() -> None:
+    async with FakeOpenAIServer(models=["known"]) as picky:
+        client = OpenAIProvider(picky.url, "unknown-model")
+        with pytest.raises(ModelNotFoundError) as caught:
+            await client.chat(ask())
+        await client.aclose()
+    assert "unknown-model" in str(caught.value)
+
+
+@pytest.mark.parametrize("status", [400, 422])
+async def test_bad_request_carries_the_servers_words(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep, status: int
+) -> None:
+    server.script(HttpError(status, "messages with role 'tool' must follow tool_calls"))
+    with pytest.raises(BadRequestError) as caught:
+        await provider.chat(ask())
+    assert caught.value.message == "messages with role 'tool' must follow tool_calls"
+    assert caught.value.status == status
+    assert sleep.delays == []
+
+
+async def test_plain_text_error_body_is_kept(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Raw("upstream says no", status=400, content_type="text/plain"))
+    with pytest.raises(BadRequestError, match="upstream says no"):
+        await provider.chat(ask())
+
+
+async def test_timeout_is_retried_then_escapes(server: FakeOpenAIServer) -> None:
+    sleep = RecordingSleep()
+    client = OpenAIProvider(server.url, "fake-model", max_retries=1, sleep=sleep)
+    server.default = Reply("late", delay=30)
+    with pytest.raises(ProviderTimeoutError) as caught:
+        await client.chat(ask(timeout=0.05))
+    await client.aclose()
+    assert caught.value.retryable
+    assert len(server.requests) == 2
+    assert sleep.delays == [0.5]
+
+
+async def test_timeout_then_answer_recovers(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Reply("late", delay=30), Reply("on time"))
+    assert (await provider.chat(ask(timeout=0.05))).content == "on time"
+
+
+async def test_stream_cut_mid_way_is_retried(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    server.script(Reply("a long answer", cut_after=3), Reply("whole"))
+    assert (await provider.chat(ask(stream=True))).content == "whole"
+    assert sleep.delays == [0.5]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_connection_cut_every_time_is_provider_unavailable(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
+) -> None:
+    server.default = Reply("a long answer that never arrives whole", cut_after=5)
+    with pytest.raises(ProviderUnavailableError) as caught:
+        await provider.chat(ask(stream=stream))
+    assert caught.value.retryable
+    assert len(server.requests) == 4
+
+
+async def test_stream_ending_without_finish_or_done_is_unavailable(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.default = Raw(_sse([{"choices": [{"delta": {"content": "half"}}]}], done=False),
+                         content_type="text/event-stream")
+    with pytest.raises(ProviderUnavailableError, match="ended before"):
+        await provider.chat(ask(stream=True))
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_malformed_json_is_a_malformed_response_not_retried(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep, stream: bool
+) -> None:
+    server.script(Malformed())
+    with pytest.raises(MalformedResponseError):
+        await provider.chat(ask(stream=stream))
+    assert len(server.requests) == 1
+    assert sleep.delays == []
+
+
+async def test_answer_without_choices_is_malformed(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Raw('{"object": "chat.completion", "choices": []}'))
+    with pytest.raises(MalformedResponseError):
+        await provider.chat(ask())
+
+
+async def test_error_inside_a_stream_is_a_server_error(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.default = Raw(_sse([{"error": {"message": "overloaded"}}]),
+                         content_type="text/event-stream")
+    with pytest.raises(ServerError, match="overloaded"):
+        await provider.chat(ask(stream=True))
+
+
+async def test_server_down_is_unavailable_after_retries() -> None:
+    sleep = RecordingSleep()
+    client = OpenAIProvider(refused_url() + "/v1", "fake-model", api_key=KEY, sleep=sleep)
+    with pytest.raises(ProviderUnavailableError) as caught:
+        await client.chat(ask())
+    await client.aclose()
+    assert "Could not reach" in str(caught.value)
+    assert KEY not in str(caught.value)
+    assert sleep.delays == [0.5, 1.0, 2.0]
+
+
+# --- cancellation ------------------------------------------------------------------------------
+
+
+async def test_cancel_while_waiting_closes_the_connection(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Reply("never", delay=30))
+    task = asyncio.create_task(provider.chat(ask()))
+    await server.wait_for_requests(1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await _until(lambda: server.abandoned == 1)
+
+
+async def test_cancel_mid_stream_closes_the_stream(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(Reply("some text that stalls", stall_after=3))
+    started = asyncio.Event()
+    task = asyncio.create_task(provider.chat(ask(stream=True), lambda _: started.set()))
+    await asyncio.wait_for(started.wait(), 5)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await _until(lambda: server.abandoned == 1)
+    server.script(Reply("next"))
+    assert (await provider.chat(ask(stream=True))).content == "next"
+
+
+def test_fake_server_also_runs_in_a_thread_for_sync_callers() -> None:
+    server = FakeOpenAIServer().script(Reply("from a thread"))
+    with server.running_in_thread():
+        answer = httpx.post(f"{server.url}/chat/completions",
+                            json={"model": "m", "messages": [], "stream": False})
+    assert answer.json()["choices"][0]["message"]["content"] == "from a thread"
+    assert len(server.requests) == 1
+
+
+# --- Retry-After parsing -------------------------------------------------------------------------
+
+
+def test_retry_after_parses_seconds_dates_and_rejects_garbage() -> None:
+    now = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
+    assert parse_retry_after("7", now) == 7.0
+    assert parse_retry_after("1.5", now) == 1.5
+    assert parse_retry_after("-3", now) == 0.0
+    assert parse_retry_after("Wed, 01 Jan 2025 12:00:30 GMT", now) == 30.0
+    assert parse_retry_after("Wed, 01 Jan 2025 11:00:00 GMT", now) == 0.0
+    assert parse_retry_after("soon", now) is None
+    assert parse_retry_after(None, now) is None
+
+
+# --- helpers -------------------------------------------------------------------------------------
+
+
+def _sse(chunks: list[dict[str, Any]], done: bool = True) -> str:
+    frames = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
+    return frames + ("data: [DONE]\n\n" if done else "")
+
+
+async def _until(condition: Any, timeout: float = 5.0) -> None:
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.005)

@@ -1,0 +1,234 @@
+"""Ollama's native ``POST {endpoint}/api/chat`` (NDJSON streaming).
+
+The native API rather than Ollama's ``/v1`` because only it takes
+``options.num_ctx``: without it Ollama silently truncates long prompts to its
+default window. Tool calls come without ids and with arguments as objects;
+outgoing ones must be sent the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from ._http import HttpProvider, Sleep, load_json, ndjson_lines, stream_error
+from ._wire import (
+    arguments_object,
+    as_dict,
+    as_list,
+    as_text,
+    call_parts,
+    finish_reason,
+    usage_of,
+    with_stable_ids,
+)
+from .base import (
+    ChatRequest,
+    ChatResponse,
+    EventSink,
+    MalformedResponseError,
+    Message,
+    ModelNotFoundError,
+    ProviderTimeoutError,
+    ProviderUnavailableError,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+)
+
+
+class OllamaProvider(HttpProvider):
+    """A client of Ollama's native chat API; ``label`` is the model name.
+
+    Same retries, typed errors and injectable ``sleep`` as
+    :class:`~zoea_tui.providers.openai_compat.OpenAIProvider`. ``api_key`` is
+    only needed behind an authenticating proxy or Ollama's hosted service.
+    Call :meth:`check_model` at start to learn early that the server is down
+    or the model not pulled.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        max_retries: int = 3,
+        backoff_base: float = 0.5,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        super().__init__(endpoint, model, api_key, client=client, max_retries=max_retries,
+                         backoff_base=backoff_base, sleep=sleep)
+        self.url = f"{self.endpoint}/api/chat"
+
+    async def check_model(self, model: str | None = None, *, timeout: float = 10.0) -> None:
+        """Check once, without retrying, that the server answers and has ``model`` pulled.
+
+        Raises :class:`ProviderUnavailableError` when the server does not
+        answer and :class:`ModelNotFoundError` (naming the ``ollama pull``
+        command) when the model is not installed.
+        """
+        model = model or self.model
+        data = await self._get("/api/tags", timeout)
+        names = [as_text(as_dict(m).get("name") or as_dict(m).get("model"))
+                 for m in as_list(as_dict(data).get("models"))]
+        if _tagged(model) not in {_tagged(n) for n in names if n}:
+            installed = ", ".join(sorted(n for n in names if n)) or "none"
+            raise ModelNotFoundError(
+                f"Ollama at {self.endpoint} has no model {model!r} (installed: {installed})."
+                f" Pull it with: ollama pull {model}")
+
+    async def version(self, *, timeout: float = 10.0) -> str:
+        """The server's version (``GET /api/version``), checked once without retrying."""
+        return as_text(as_dict(await self._get("/api/version", timeout)).get("version"))
+
+    async def _get(self, path: str, timeout: float) -> Any:
+        url = f"{self.endpoint}{path}"
+        try:
+            async with self._exchange(url, timeout, method="GET") as response:
+                return load_json(await response.aread(), url=url)
+        except (ProviderUnavailableError, ProviderTimeoutError) as exc:
+            raise ProviderUnavailableError(
+                f"Ollama is not answering at {self.endpoint}. {exc.message} Start it with"
+                " `ollama serve`, or correct the endpoint in the configuration.") from None
+
+    async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
+        model = self._model_of(request)
+        body = request_body(request, model)
+        try:
+            async with self._exchange(self.url, request.settings.timeout, body) as response:
+                if request.stream:
+                    answer = _Answer(model)
+                    async for line in ndjson_lines(response):
+                        if answer.add(load_json(line, url=self.url), self.url, on_event):
+                            break
+                    return answer.response(self.url)
+                data = load_json(await response.aread(), url=self.url)
+        except ModelNotFoundError as exc:
+            raise ModelNotFoundError(f"{exc.message} Pull it with: ollama pull {model}") from None
+        answer = _Answer(model)
+        answer.add(data, self.url, None, whole=True)
+        return answer.response(self.url)
+
+
+def request_body(request: ChatRequest, model: str) -> dict[str, Any]:
+    """The JSON body of an ``/api/chat`` request.
+
+    ``stream`` is always explicit (Ollama defaults to true) and
+    ``options.num_ctx`` always the configured window; temperature 0 is kept.
+    """
+    settings = request.settings
+    options: dict[str, Any] = {"num_ctx": settings.context_window}
+    if settings.temperature is not None:
+        options["temperature"] = settings.temperature
+    if settings.max_tokens is not None:
+        options["num_predict"] = settings.max_tokens
+    if settings.seed is not None:
+        options["seed"] = settings.seed
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": outgoing_messages(request.messages),
+        "stream": request.stream,
+        "options": options,
+    }
+    if request.tools:
+        body["tools"] = list(request.tools)
+    return body
+
+
+def outgoing_messages(messages: Sequence[Message]) -> list[Message]:
+    """OpenAI-shaped messages in Ollama's shape.
+
+    Tool-call arguments become objects (``{}`` when the stored text is not a
+    JSON object) and tool results carry ``tool_name``, found from the call
+    they answer.
+    """
+    names: dict[str, str] = {}
+    result: list[Message] = []
+    for message in messages:
+        out: Message = {"role": message.get("role"), "content": as_text(message.get("content"))}
+        if calls := as_list(message.get("tool_calls")):
+            out["tool_calls"] = [_outgoing_call(call, names) for call in calls]
+        if message.get("role") == "tool":
+            call_id = message.get("tool_call_id")
+            name = message.get("tool_name") or names.get(call_id or "")
+            if name:
+                out["tool_name"] = name
+            if call_id:
+                out["tool_call_id"] = call_id
+        result.append(out)
+    return result
+
+
+def _outgoing_call(call: Any, names: dict[str, str]) -> dict[str, Any]:
+    function = as_dict(as_dict(call).get("function"))
+    name = as_text(function.get("name"))
+    arguments = function.get("arguments")
+    if call_id := as_dict(call).get("id"):
+        names[call_id] = name
+    if not isinstance(arguments, dict):
+        arguments = arguments_object(arguments if isinstance(arguments, str) else "")
+    return {"function": {"name": name, "arguments": arguments}}
+
+
+def _tagged(name: str) -> str:
+    """A model name with its implicit ``:latest`` tag made explicit."""
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
+
+
+class _Answer:
+    """What the lines of an answer add up to (a whole answer is one line)."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: list[tuple[str | None, str, str]] = []
+        self.last: dict[str, Any] = {}
+        self.done = False
+
+    def add(self, line: Any, url: str, on_event: EventSink | None, whole: bool = False) -> bool:
+        """Take in one line, reporting its deltas; True when it is the last one."""
+        if error := stream_error(line, url=url):
+            raise error
+        message = as_dict(line).get("message")
+        if not isinstance(message, dict):
+            if whole or not as_dict(line).get("done"):
+                raise MalformedResponseError(f"{url} answered without a message.")
+            message = {}
+        if thought := as_text(message.get("thinking")):
+            self.reasoning.append(thought)
+            if on_event:
+                on_event(ReasoningDelta(thought))
+        if text := as_text(message.get("content")):
+            self.text.append(text)
+            if on_event:
+                on_event(TextDelta(text))
+        for raw in as_list(message.get("tool_calls")):
+            call_id, name, arguments = call_parts(raw)
+            if on_event:
+                on_event(ToolCallDelta(len(self.calls), call_id, name, arguments))
+            self.calls.append((call_id, name, arguments))
+        self.model = as_text(line.get("model")) or self.model
+        self.last = line
+        self.done = whole or line.get("done") is True
+        return self.done
+
+    def response(self, url: str) -> ChatResponse:
+        """The finished answer; a stream without its ``done`` line was cut short."""
+        if not self.done:
+            raise ProviderUnavailableError(
+                f"The stream from {url} ended before the answer was complete.")
+        calls = with_stable_ids(self.calls)
+        return ChatResponse(
+            content="".join(self.text),
+            tool_calls=calls,
+            reasoning="".join(self.reasoning),
+            usage=usage_of(self.last.get("prompt_eval_count"), self.last.get("eval_count")),
+            finish_reason=finish_reason(self.last.get("done_reason"), bool(calls)),
+            model=self.model,
+        )

@@ -1,0 +1,216 @@
+"""Any OpenAI-compatible ``POST {endpoint}/chat/completions`` server.
+
+OpenAI, vLLM, llama.cpp's ``llama-server``, ``llama-cpp-python``, LM Studio,
+OpenRouter, OpenCode Zen, Ollama's ``/v1``: the endpoint is used as given (with
+or without ``/v1``) and ``/chat/completions`` appended. Wire facts and server
+quirks are in ``shared/reference/providers.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from ._http import HttpProvider, Sleep, load_json, sse_data, stream_error
+from ._wire import (
+    arguments_text,
+    as_dict,
+    as_list,
+    as_text,
+    call_parts,
+    finish_reason,
+    usage_of,
+    with_stable_ids,
+)
+from .base import (
+    ChatRequest,
+    ChatResponse,
+    EventSink,
+    MalformedResponseError,
+    Message,
+    ProviderUnavailableError,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDelta,
+    Usage,
+)
+
+
+class OpenAIProvider(HttpProvider):
+    """An OpenAI-compatible chat-completions client; ``label`` is the model name.
+
+    ``model`` is the configured model, used when a request's settings name
+    none. ``api_key`` travels only in the ``Authorization`` header. Transient
+    failures (network, timeout, 429, 5xx, a stream cut short) are retried up
+    to ``max_retries`` times, waiting ``backoff_base`` seconds doubled each
+    time or the server's ``Retry-After``; ``sleep`` is injectable for tests.
+    A ``client`` passed in is borrowed, not closed by :meth:`aclose`.
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        model: str,
+        api_key: str | None = None,
+        *,
+        client: httpx.AsyncClient | None = None,
+        max_retries: int = 3,
+        backoff_base: float = 0.5,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        super().__init__(endpoint, model, api_key, client=client, max_retries=max_retries,
+                         backoff_base=backoff_base, sleep=sleep)
+        self.url = f"{self.endpoint}/chat/completions"
+
+    async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
+        model = self._model_of(request)
+        body = request_body(request, model)
+        async with self._exchange(self.url, request.settings.timeout, body) as response:
+            if request.stream:
+                answer = _Answer(model)
+                async for data in sse_data(response):
+                    if data.strip() == "[DONE]":
+                        answer.done = True
+                        break
+                    answer.add(load_json(data, url=self.url), self.url, on_event)
+                return answer.response(self.url)
+            data = load_json(await response.aread(), url=self.url)
+        return parse_completion(data, model, self.url)
+
+
+def request_body(request: ChatRequest, model: str) -> dict[str, Any]:
+    """The JSON body of a chat-completions request.
+
+    ``temperature`` is sent whenever set, 0 included; ``stream`` is always
+    explicit (OpenCode Zen misbehaves without it).
+    """
+    settings = request.settings
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": outgoing_messages(request.messages),
+        "stream": request.stream,
+    }
+    if request.stream:
+        body["stream_options"] = {"include_usage": True}
+    if request.tools:
+        body["tools"] = list(request.tools)
+        body["tool_choice"] = "auto"
+    if settings.temperature is not None:
+        body["temperature"] = settings.temperature
+    if settings.max_tokens is not None:
+        body["max_tokens"] = settings.max_tokens
+    if settings.seed is not None:
+        body["seed"] = settings.seed
+    return body
+
+
+def outgoing_messages(messages: Sequence[Message]) -> list[Message]:
+    """The messages as sent: an assistant tool-call message gets ``content: ""`` for null,
+    which ``llama-cpp-python`` refuses."""
+    return [
+        {**m, "content": ""} if m.get("tool_calls") and m.get("content") is None else m
+        for m in messages
+    ]
+
+
+def parse_completion(data: Any, model: str, url: str) -> ChatResponse:
+    """A non-streamed chat completion as a ChatResponse."""
+    if error := stream_error(data, url=url):
+        raise error
+    choices = as_list(as_dict(data).get("choices"))
+    choice = as_dict(choices[0]) if choices else {}
+    message = choice.get("message")
+    if not isinstance(message, dict):
+        raise MalformedResponseError(f"{url} answered without choices[0].message.")
+    calls = with_stable_ids([call_parts(c) for c in as_list(message.get("tool_calls"))])
+    raw_usage = as_dict(data.get("usage"))
+    return ChatResponse(
+        content=as_text(message.get("content")),
+        tool_calls=calls,
+        reasoning=as_text(message.get("reasoning_content") or message.get("reasoning")),
+        usage=usage_of(raw_usage.get("prompt_tokens"), raw_usage.get("completion_tokens")),
+        finish_reason=finish_reason(choice.get("finish_reason"), bool(calls)),
+        model=as_text(data.get("model")) or model,
+    )
+
+
+@dataclass(slots=True)
+class _PartialCall:
+    id: str | None = None
+    name: str | None = None
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Answer:
+    """What the chunks of a streamed answer add up to."""
+
+    model: str
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    finish: Any = None
+    done: bool = False
+
+    def add(self, chunk: Any, url: str, on_event: EventSink | None) -> None:
+        """Take in one chunk, reporting its deltas to ``on_event``."""
+        if error := stream_error(chunk, url=url):
+            raise error
+        if not isinstance(chunk, dict):
+            raise MalformedResponseError(f"{url} streamed a chunk that is not an object.")
+        if raw_usage := as_dict(chunk.get("usage")):
+            self.usage = usage_of(raw_usage.get("prompt_tokens"),
+                                  raw_usage.get("completion_tokens"))
+        self.model = as_text(chunk.get("model")) or self.model
+        for choice in as_list(chunk.get("choices"))[:1]:
+            delta = as_dict(as_dict(choice).get("delta"))
+            if thought := as_text(delta.get("reasoning_content") or delta.get("reasoning")):
+                self.reasoning.append(thought)
+                if on_event:
+                    on_event(ReasoningDelta(thought))
+            if text := as_text(delta.get("content")):
+                self.text.append(text)
+                if on_event:
+                    on_event(TextDelta(text))
+            for position, part in enumerate(as_list(delta.get("tool_calls"))):
+                self._add_call(position, as_dict(part), on_event)
+            self.finish = as_dict(choice).get("finish_reason") or self.finish
+
+    def _add_call(self, position: int, part: dict[str, Any], on_event: EventSink | None) -> None:
+        index = part.get("index")
+        index = index if isinstance(index, int) else position
+        function = as_dict(part.get("function"))
+        call_id, name = as_text(part.get("id")) or None, as_text(function.get("name")) or None
+        fragment = function.get("arguments")
+        fragment = fragment if isinstance(fragment, str) else (
+            "" if fragment is None else arguments_text(fragment))
+        call = self.calls.setdefault(index, _PartialCall())
+        # id and name come with the first delta; some servers repeat them later.
+        call.id = call.id or call_id
+        call.name = call.name or name
+        call.arguments.append(fragment)
+        if on_event:
+            on_event(ToolCallDelta(index, call_id, name, fragment))
+
+    def response(self, url: str) -> ChatResponse:
+        """The finished answer; a stream that stopped before its end is a broken connection."""
+        if not self.done and self.finish is None:
+            raise ProviderUnavailableError(
+                f"The stream from {url} ended before the answer was complete.")
+        calls = with_stable_ids([
+            (c.id, c.name or "", arguments_text("".join(c.arguments)))
+            for _, c in sorted(self.calls.items())
+        ])
+        return ChatResponse(
+            content="".join(self.text),
+            tool_calls=calls,
+            reasoning="".join(self.reasoning),
+            usage=self.usage,
+            finish_reason=finish_reason(self.finish, bool(calls)),
+            model=self.model,
+        )
