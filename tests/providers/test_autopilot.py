@@ -1,0 +1,570 @@
+"""The built-in autopilot: scripted conversations in, tool calls out; and real play.
+
+Tool results in the scripted conversations come from a real seeded world, so
+they have exactly the shapes the autopilot meets in play. The last tests play
+whole games through the real composer (``autopilot_harness``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+
+from tests.helpers import Log, history_of
+from tests.providers.autopilot_harness import TOOLS, Harness
+from zoea_tui.core import prompts
+from zoea_tui.core.compose import compose
+from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.summarizer import EXTRACTIVE_LABEL
+from zoea_tui.providers.autopilot import LABEL, AutopilotProvider
+from zoea_tui.providers.autopilot.orders import parse_order
+from zoea_tui.providers.base import (
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallDelta,
+)
+from zoea_tui.sim import World
+
+ACCOUNT = "Username: Ada. The client logs you in: call login with no arguments."
+
+
+class Game:
+    """A pilot in a real seeded world: the source of realistic tool results."""
+
+    def __init__(self) -> None:
+        self.world = World(seed=42)
+        self.registration = self("register", username="Ada", empire="solarian")
+
+    def __call__(self, tool: str, **args: Any) -> dict[str, Any]:
+        result = self.world.call("key", tool, args)
+        if tool != "register":
+            self.world.advance(1)
+        return result
+
+    def fly(self, poi: str) -> dict[str, Any]:
+        result = self("travel", target_poi=poi)
+        self.world.advance(6)
+        return result
+
+    def fill_hold(self) -> list[dict[str, Any]]:
+        mines = []
+        while self("get_cargo")["available"] > 0:
+            mines.append(self("mine"))
+        return mines
+
+
+class Chat:
+    """A composed conversation, message by message, as the composer renders it."""
+
+    def __init__(self, order: str | None = "Mine ore and sell it at the station.", *,
+                 account: str | None = ACCOUNT, broadcast: str | None = None) -> None:
+        system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE, account=account,
+                                              latest_broadcast=broadcast)
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        self.calls = 0
+        if order is not None:
+            self.user(order)
+
+    def user(self, text: str) -> Chat:
+        self.messages.append({"role": "user", "content": text})
+        return self
+
+    def nudge(self) -> Chat:
+        return self.user(prompts.nudge_text(1))
+
+    def say(self, text: str) -> Chat:
+        self.messages.append({"role": "assistant", "content": text})
+        return self
+
+    def loop(self, tool: str, result: dict[str, Any] | str, **args: Any) -> Chat:
+        self.calls += 1
+        call_id = f"call_{self.calls}"
+        self.messages.append({"role": "assistant", "content": "", "tool_calls": [
+            {"id": call_id, "type": "function",
+             "function": {"name": tool, "arguments": json.dumps(args)}}]})
+        content = result if isinstance(result, str) else json.dumps(result)
+        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        return self
+
+    def error(self, tool: str, code: str, message: str = "refused", *,
+              args: dict[str, Any] | None = None, **details: Any) -> Chat:
+        return self.loop(tool, {"error": {"code": code, "message": message, **details}},
+                         **(args or {}))
+
+
+async def answer(chat: Chat | list[dict[str, Any]], tools: Any = TOOLS,
+                 events: list[StreamEvent] | None = None) -> ChatResponse:
+    messages = chat.messages if isinstance(chat, Chat) else chat
+    sink = events.append if events is not None else None
+    return await AutopilotProvider().chat(ChatRequest(messages=messages, tools=tools), sink)
+
+
+def calls(response: ChatResponse) -> list[tuple[str, dict[str, Any]]]:
+    return [(c.name, json.loads(c.arguments)) for c in response.tool_calls]
+
+
+@pytest.fixture
+def game() -> Game:
+    return Game()
+
+
+# -- the provider ------------------------------------------------------------------------
+
+
+def test_autopilot_is_a_provider_labelled_as_rule_based() -> None:
+    provider = AutopilotProvider()
+    assert isinstance(provider, Provider)
+    assert provider.label == LABEL == "autopilot (rule-based)"
+
+
+async def test_answer_has_the_shape_of_a_model_answer(game: Game) -> None:
+    events: list[StreamEvent] = []
+    chat = Chat().loop("get_status", game("get_status"))
+    response = await answer(chat, events=events)
+    assert response.finish_reason == "tool_calls"
+    assert response.content == ""
+    assert response.reasoning and "\n" not in response.reasoning
+    assert response.usage.prompt_tokens and response.usage.prompt_tokens > 100
+    assert response.usage.completion_tokens
+    assert response.model == LABEL
+    assert isinstance(events[0], ReasoningDelta)
+    deltas = [e for e in events if isinstance(e, ToolCallDelta) and e.index == 0]
+    assert deltas[0].id == response.tool_calls[0].id and deltas[0].name
+    assert "".join(d.arguments for d in deltas) == response.tool_calls[0].arguments
+
+
+async def test_text_answer_streams_its_text() -> None:
+    events: list[StreamEvent] = []
+    response = await answer(Chat("Hold position."), events=events)
+    assert response.finish_reason == "stop"
+    assert [e.text for e in events if isinstance(e, TextDelta)] == [response.content]
+
+
+async def test_same_messages_give_the_same_answer_and_ids(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
+    first, second = await answer(chat), await answer(chat)
+    assert first.tool_calls and first.tool_calls == second.tool_calls
+    assert (first.content, first.reasoning, first.usage) == \
+        (second.content, second.reasoning, second.usage)
+    later = await answer(chat.loop("get_cargo", game("get_cargo")))
+    assert later.tool_calls[0].id != first.tool_calls[0].id
+
+
+async def test_tool_call_ids_are_unique_within_a_response(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system"))
+    game.fly("main_belt")
+    game.fill_hold()
+    game.fly("sol_central")
+    chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
+    for item in cargo["cargo"]:
+        chat.loop("sell", game("sell", item_id=item["item_id"], quantity=item["quantity"]),
+                  item_id=item["item_id"], quantity=item["quantity"])
+    response = await answer(chat)
+    assert [c[0] for c in calls(response)] == ["captains_log_add", "travel"]
+    ids = [c.id for c in response.tool_calls]
+    assert len(set(ids)) == len(ids) == 2
+
+
+# -- account -----------------------------------------------------------------------------
+
+
+async def test_fresh_start_without_account_registers() -> None:
+    response = await answer(Chat(account=None))
+    [(name, args)] = calls(response)
+    assert name == "register"
+    assert re.fullmatch(r"autopilot-[0-9a-f]{8}", args["username"])
+    assert args["empire"] == "solarian"
+
+
+async def test_register_uses_the_name_offered_in_the_system_prompt() -> None:
+    chat = Chat(account=None)
+    chat.messages[0]["content"] += "\nYour name is Vega.\n"
+    assert calls(await answer(chat)) == [("register", {"username": "Vega",
+                                                       "empire": "solarian"})]
+
+
+async def test_fresh_start_with_an_account_checks_status_first() -> None:
+    assert calls(await answer(Chat(None).nudge())) == [("get_status", {})]
+
+
+async def test_lost_session_logs_in_without_arguments() -> None:
+    for code in ("not_authenticated", "session_invalid"):
+        chat = Chat().error("get_status", code)
+        response = await answer(chat)
+        assert [(c.name, c.arguments) for c in response.tool_calls] == [("login", "{}")]
+
+
+async def test_login_without_a_stored_account_registers() -> None:
+    chat = Chat().error("get_status", "not_authenticated").error(
+        "login", "no_account", "No account is assigned to this Mysis yet: call register.")
+    assert calls(await answer(chat)) == [("register", {"username": "Ada",
+                                                       "empire": "solarian"})]
+
+
+async def test_taken_username_registers_under_another_valid_name() -> None:
+    chat = Chat(account=None).error("register", "username_taken", "Username already taken")
+    [(name, args)] = calls(await answer(chat))
+    assert name == "register"
+    assert args["username"].startswith("autopilot-") and 3 <= len(args["username"]) <= 24
+    first = calls(await answer(Chat(account=None)))[0][1]["username"]
+    assert args["username"] != first
+
+
+# -- the mining loop --------------------------------------------------------------------
+
+
+async def test_docked_with_a_full_hold_sells_the_largest_stack(game: Game) -> None:
+    game.fly("main_belt")
+    game.fill_hold()
+    game.fly("sol_central")
+    game("dock")
+    status = game("get_status")
+    chat = Chat().loop("get_status", status)
+    [(name, args)] = calls(await answer(chat))
+    largest = max(status["ship"]["cargo"], key=lambda c: c["quantity"])
+    assert (name, args) == ("sell", {"item_id": largest["item_id"],
+                                     "quantity": largest["quantity"]})
+
+
+async def test_low_fuel_at_the_station_refuels(game: Game) -> None:
+    game.world.players["Ada"].ship.fuel = 20
+    chat = Chat().loop("get_status", game("get_status"))
+    assert calls(await answer(chat)) == [("refuel", {})]
+
+
+async def test_low_fuel_at_the_belt_flies_to_the_station(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system"))
+    game.fly("main_belt")
+    game.world.players["Ada"].ship.fuel = 12
+    chat.loop("get_status", game("get_status"))
+    assert calls(await answer(chat)) == [("travel", {"target_poi": "sol_central"})]
+
+
+async def test_at_the_belt_with_room_in_the_hold_mines(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system"))
+    game.fly("main_belt")
+    chat.loop("get_status", game("get_status")).loop("mine", game("mine"))
+    assert calls(await answer(chat)) == [("mine", {})]
+
+
+async def test_full_hold_refusal_sends_the_pilot_to_sell(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system"))
+    chat.loop("travel", game.fly("main_belt"), target_poi="main_belt").say("Travelling.")
+    game.fill_hold()
+    chat.nudge().error("mine", "cargo_full", "Cargo hold is full")
+    assert calls(await answer(chat)) == [("travel", {"target_poi": "sol_central"})]
+
+
+async def test_mining_is_newer_evidence_than_an_older_location(game: Game) -> None:
+    """The trip to the belt fell out of the context; the refusal to mine did not."""
+    chat = Chat().loop("get_system", game("get_system"))
+    chat.error("mine", "cargo_full", "Cargo hold is full")
+    assert calls(await answer(chat)) == [("travel", {"target_poi": "sol_central"})]
+
+
+async def test_missing_location_asks_for_status() -> None:
+    chat = Chat().say("Travelling.").nudge()
+    response = await answer(chat)
+    assert calls(response) == [("get_status", {})]
+    assert "location" in response.reasoning.lower()
+
+
+async def test_placeholder_is_not_taken_for_a_result() -> None:
+    chat = Chat().loop("get_status", prompts.placeholder_omitted("get_status", 12, "budget"))
+    assert calls(await answer(chat)) == [("get_status", {})]
+
+
+async def test_truncated_listing_still_names_the_places(game: Game) -> None:
+    listing = json.dumps(game("get_system"))
+    cut = listing[:1900] + prompts.truncation_notice(7, len(listing), 900)
+    chat = Chat("Go to the Outer Belt.").loop("get_system", cut)
+    chat.loop("get_status", game("get_status"))
+    assert calls(await answer(chat)) == [("travel", {"target_poi": "sol_belt"})]
+
+
+async def test_pinned_session_state_stands_in_for_a_lost_location(game: Game) -> None:
+    """turn-aware's pinned block: the location survives when its results are gone."""
+    chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
+    chat.messages[0]["content"] += ("\n## Session State (pinned, from memories #3)\n"
+                                    "- Logged in as: Ada\n"
+                                    "- Last known location: sol / main_belt (undocked)\n")
+    assert calls(await answer(chat.nudge())) == [("mine", {})]
+
+
+@pytest.mark.parametrize(("projection", "expected"), [
+    ("- Game tick: 40\n- Location: sol / sol_central (now)\n- Docked: yes (now)\n"
+     "- Fuel: 90/100 (now)\n- Cargo: 50/50 (now)\n- Hold: iron_ore x30, copper_ore x20 (now)",
+     ("sell", {"item_id": "iron_ore", "quantity": 30})),
+    ("### get_status (2 ticks ago)\n- player.current_system: sol\n"
+     "- player.current_poi: sol_central\n- player.docked_at_base: null\n"
+     "- ship.fuel: 20\n- ship.max_fuel: 100\n- ship.cargo_used: 0", ("dock", {})),
+])
+async def test_game_state_projection_is_read_when_messages_lack_it(
+    game: Game, projection: str, expected: tuple[str, dict[str, Any]],
+) -> None:
+    chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
+    chat.messages[0]["content"] = prompts.render_system_prompt(
+        prompts.SYSTEM_PROMPT_TEMPLATE, account=ACCOUNT, game_state=projection)
+    assert calls(await answer(chat.nudge())) == [expected]
+
+
+async def test_travel_result_flagged_arrived_means_arrived(game: Game) -> None:
+    """The embedded world's host returns a trip once it has arrived, flagged so."""
+    chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
+    trip = game("travel", target_poi="main_belt")
+    trip.update(arrived=True, message=trip["message"] + " Arrived.")
+    chat.loop("travel", trip, target_poi="main_belt")
+    assert calls(await answer(chat)) == [("mine", {})]
+
+
+async def test_blocking_travel_result_means_arrived(game: Game) -> None:
+    """The real game's MCP travel returns on arrival: ``{action: "arrived", poi_id}``."""
+    chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
+    chat.loop("travel", {"action": "arrived", "poi": "Main Belt", "poi_id": "main_belt",
+                         "online_players": [], "auto_undocked": True}, target_poi="main_belt")
+    assert calls(await answer(chat)) == [("mine", {})]
+
+
+# -- waiting and errors ------------------------------------------------------------------
+
+
+async def test_action_pending_ends_the_turn_instead_of_retrying(game: Game) -> None:
+    chat = Chat().loop("get_status", game("get_status")).error(
+        "mine", "action_pending", "You already acted this tick.", wait_ticks=1, ready_tick=9)
+    response = await answer(chat)
+    assert response.tool_calls == () and response.finish_reason == "stop"
+    assert "tick 9" in response.content
+
+
+async def test_in_transit_ends_the_turn(game: Game) -> None:
+    chat = Chat().loop("get_status", game("get_status")).error(
+        "mine", "in_transit", "You are in transit.", arrival_tick=14, ticks_remaining=2)
+    response = await answer(chat)
+    assert response.tool_calls == ()
+    assert "tick 14" in response.content
+
+
+async def test_trip_under_way_waits_then_acts_after_the_turn_boundary(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system"))
+    chat.loop("travel", game("travel", target_poi="main_belt"), target_poi="main_belt")
+    waiting = await answer(chat)
+    assert waiting.tool_calls == () and "Main Belt" in waiting.content
+    chat.say(waiting.content).nudge()
+    assert calls(await answer(chat)) == [("mine", {})]
+
+
+async def test_without_its_own_turns_in_context_it_polls_instead_of_waiting(
+    game: Game,
+) -> None:
+    """Under ``loop-slice`` a wait text would come back to the very same request."""
+    chat = Chat().loop("travel", game("travel", target_poi="main_belt"), target_poi="main_belt")
+    assert calls(await answer(chat)) == [("get_status", {})]
+
+
+async def test_a_call_that_failed_this_turn_is_not_repeated(game: Game) -> None:
+    game.fly("main_belt")
+    game.fill_hold()
+    game.fly("sol_central")
+    game("dock")
+    status = game("get_status")
+    chat = Chat().loop("get_status", status)
+    first = calls(await answer(chat))[0]
+    chat.error(first[0], "market_closed", "The market is closed.", args=first[1])
+    response = await answer(chat)
+    assert response.tool_calls == ()
+    assert "not retrying" in response.content
+
+
+async def test_only_offered_tools_are_called(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system"))
+    game.fly("main_belt")
+    chat.loop("get_status", game("get_status"))
+    tools = [t for t in TOOLS if t["function"]["name"] != "mine"]
+    response = await answer(chat, tools=tools)
+    assert response.tool_calls == ()
+    assert "mine" in response.content
+
+
+async def test_no_tools_means_a_text_answer(game: Game) -> None:
+    response = await answer(Chat().loop("get_status", game("get_status")), tools=[])
+    assert response.tool_calls == () and response.content.startswith("Status report")
+
+
+# -- commander orders -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "kind", "target"), [
+    ("Mine ore at the nearest belt and sell it.", "mine", ""),
+    ("Stop mining and wait.", "hold", ""),
+    ("Go to the Outer Belt and mine there.", "goto", "outer belt"),
+    ("Fly to main_belt, then mine.", "goto", "main_belt"),
+    ("Report your status and cargo.", "report", ""),
+    ("Sell everything you carry.", "sell", ""),
+    ("Where are you?", "report", ""),
+])
+def test_orders_are_read_from_plain_words(text: str, kind: str, target: str) -> None:
+    order = parse_order(text)
+    assert order is not None
+    assert (order.kind, order.target) == (kind, target)
+
+
+def test_text_without_an_order_replaces_nothing() -> None:
+    assert parse_order("Nice work out there, pilots.") is None
+    assert parse_order("Jump to Krynn.").system  # type: ignore[union-attr]
+
+
+async def test_hold_answers_text_only(game: Game) -> None:
+    chat = Chat().loop("get_status", game("get_status")).user("Hold position.")
+    response = await answer(chat)
+    assert response.tool_calls == () and "Holding" in response.content
+
+
+async def test_hold_from_the_swarm_broadcast_section(game: Game) -> None:
+    chat = Chat(None, broadcast="All Myses: stop and wait for orders.")
+    response = await answer(chat.loop("get_status", game("get_status")).nudge())
+    assert response.tool_calls == ()
+
+
+async def test_newer_order_replaces_an_older_one(game: Game) -> None:
+    chat = Chat("Hold position.").say("Holding position as ordered.")
+    chat.user("Mine again.").loop("get_system", game("get_system"))
+    chat.loop("get_status", game("get_status"))
+    assert calls(await answer(chat)) == [("travel", {"target_poi": "main_belt"})]
+
+
+async def test_go_to_order_flies_to_the_named_belt(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
+    chat.user("Go to the Outer Belt.")
+    assert calls(await answer(chat)) == [("travel", {"target_poi": "sol_belt"})]
+
+
+async def test_go_to_an_unlisted_place_lists_the_system_first(game: Game) -> None:
+    chat = Chat("Go to the Outer Belt.").loop("get_status", game("get_status"))
+    assert calls(await answer(chat)) == [("get_system", {})]
+
+
+async def test_go_to_an_unknown_place_searches_memory_then_says_so(game: Game) -> None:
+    chat = Chat("Go to Atlantis.").loop("get_system", game("get_system"))
+    response = await answer(chat)
+    assert calls(response) == [("zoea_search_messages", {"query": "atlantis", "limit": 5})]
+    chat.loop("zoea_search_messages", {"query": "atlantis", "count": 0, "results": []},
+              query="atlantis", limit=5)
+    response = await answer(chat)
+    assert response.tool_calls == () and "atlantis" in response.content.lower()
+
+
+async def test_report_answers_with_what_the_context_shows(game: Game) -> None:
+    chat = Chat().loop("get_status", game("get_status")).user("Report your status.")
+    response = await answer(chat)
+    assert response.tool_calls == ()
+    assert "sol_central" in response.content and "credits 150" in response.content
+
+
+async def test_report_checks_status_when_the_context_lacks_it() -> None:
+    assert calls(await answer(Chat("Report your status."))) == [("get_status", {})]
+
+
+async def test_a_report_once_given_lets_the_older_order_stand(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
+    chat.user("Report.").say("Status report: docked at Sol Central.").nudge()
+    assert calls(await answer(chat)) == [("travel", {"target_poi": "main_belt"})]
+
+
+# -- summaries -------------------------------------------------------------------------------
+
+
+async def test_summary_request_gets_the_extractive_summary(game: Game) -> None:
+    chat = Chat().loop("get_status", game("get_status")).user(prompts.SUMMARY_PROMPT)
+    response = await answer(chat)
+    assert response.tool_calls == ()
+    assert response.content.startswith(EXTRACTIVE_LABEL)
+    assert "Mine ore and sell it" in response.content
+
+
+async def test_provider_is_the_summarize_strategy_summarizer() -> None:
+    log = Log()
+    log.direct("Mine ore and sell it.")
+    for n in range(30):
+        log.loop(f"c{n}", "get_status", json.dumps({"player": {"credits": n}}) + " " * 400)
+    settings = ComposeSettings(summarize_threshold=500)
+    composition = compose(history_of(log.memories, settings, strategy="summarize"),
+                          "summarize", settings)
+    assert composition.summary_request is not None
+    text = await AutopilotProvider().summarize(composition.summary_request)
+    assert text.startswith(EXTRACTIVE_LABEL) and "get_status x30" in text
+
+
+# -- real play ------------------------------------------------------------------------------
+
+
+async def test_plays_a_seeded_world_and_sells_ore() -> None:
+    harness = Harness(seed=42)
+    stats = await harness.play(15)
+    score = harness.score()
+    assert score["ore_sold"] > 0 and score["score"] > 0
+    assert stats.wasted == 0
+    assert 1 <= stats.calls["captains_log_add"] < stats.turns
+
+
+async def test_logs_back_in_when_its_session_expires_and_plays_on() -> None:
+    harness = Harness(world=World(seed=42, session_timeout_ticks=2), ticks_between_turns=4)
+    stats = await harness.play(15)
+    assert stats.errors["session_invalid"] >= 3
+    assert stats.calls["login"] == stats.errors["session_invalid"]
+    assert harness.score()["ore_sold"] > 0
+
+
+async def test_two_autopilots_in_one_world_register_distinct_pilots() -> None:
+    world = World(seed=42)
+    first, second = Harness(world=world, key="a"), Harness(world=world, key="b")
+    for _ in range(8):
+        await first.turn()
+        await second.turn()
+    assert first.account and second.account and first.account != second.account
+    assert second.stats.errors == {"username_taken": 1}
+    assert first.score()["ore_sold"] > 0 and second.score()["ore_sold"] > 0
+
+
+async def test_keeps_playing_after_a_summary_replaces_its_history() -> None:
+    harness = Harness(seed=42, strategy="summarize",
+                      settings=ComposeSettings(summarize_threshold=6000))
+    await harness.play(15)
+    assert any(m.source == "summary" for m in harness.log.memories)
+    assert harness.score()["ore_sold"] > 0
+
+
+async def test_plays_worse_when_the_strategy_drops_what_it_needs() -> None:
+    """Same world, same order, same 200 ticks; only the composition differs.
+
+    Under ``turn-aware`` (default settings) the whole current turn is in view, so
+    the system's POI listing and the hold's contents stay known between rounds.
+    Under seed 001's ``sliding-window`` cut to 4 memories, and seed 000's
+    ``loop-slice`` (the latest tool loop only), they fall out after a round or
+    two: the autopilot, which decides only from what it is sent, must ask again
+    (get_system, get_status, get_cargo) before nearly every trip or sale, and
+    under ``loop-slice`` it cannot even see its own waits, so it polls. Those
+    rounds and ticks are not spent mining: over 200 ticks it sells at least one
+    hold (50 ore) less and makes several times as many snapshot calls. Measured
+    over seeds 0-5 the gap was 50-100 ore and 3-6x the snapshot calls.
+    """
+    results = {}
+    for label, strategy, settings in (
+        ("turn-aware", "turn-aware", ComposeSettings()),
+        ("sliding-4", "sliding-window", ComposeSettings(max_context_messages=4)),
+        ("loop-slice", "loop-slice", ComposeSettings()),
+    ):
+        harness = Harness(seed=42, strategy=strategy, settings=settings)
+        stats = await harness.play_ticks(200)
+        results[label] = (harness.score()["ore_sold"], stats.snapshots)
+    best_ore, best_snapshots = results["turn-aware"]
+    for label in ("sliding-4", "loop-slice"):
+        ore, snapshots = results[label]
+        assert ore + 50 <= best_ore, results
+        assert snapshots >= 3 * best_snapshots, results

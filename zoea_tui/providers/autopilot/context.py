@@ -1,0 +1,198 @@
+"""What the autopilot knows: read from the composed messages alone.
+
+One pass over the messages joins every tool result to its call, finds the
+current turn and the latest round, and the standing commander order; the
+facts themselves are read from the results by :mod:`.facts`, newest first and
+lazily. Nothing here looks at the world: what was dropped from the context is
+unknown, exactly as it would be to a model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...core import prompts
+from .facts import (
+    ALIASES,
+    RETRYABLE,
+    Facts,
+    Place,
+    Reader,
+    ToolResult,
+    apply_fallback,
+    read_facts,
+)
+from .orders import DEFAULT_ORDER, Order, parse_order
+from .system import SystemInfo, read_system
+
+__all__ = ["ALIASES", "Context", "Facts", "Place", "commander_text", "read_context"]
+
+_NUDGES = tuple(prompts.NUDGE_TEXTS.values())
+_SUMMARY_PROMPT = prompts.SUMMARY_PROMPT.strip()
+
+
+@dataclass(slots=True)
+class Context:
+    """Everything the autopilot read from one request."""
+
+    system: SystemInfo
+    facts: Facts
+    #: The order to act on now (a report not yet answered, else the mission).
+    order: Order
+    #: The standing order: the newest order that is not a one-shot report.
+    mission: Order
+    #: Every tool result in the request, oldest first.
+    results: list[ToolResult]
+    #: Results of the latest round (the trailing tool messages), oldest first.
+    round: list[ToolResult]
+    #: Index of the first message of the current turn.
+    turn_start: int
+    #: (name, arguments) of calls that failed in the current turn, with their error code.
+    failed: dict[tuple[str, str], str]
+    #: (name, arguments) of calls that succeeded in the current turn.
+    done: set[tuple[str, str]]
+    #: Index of the newest captain's log call (-1: none in context).
+    last_log: int
+    #: Queries already sent to the search tools.
+    searched: set[str]
+    #: The last user message is the ``summarize`` strategy's request.
+    summary_requested: bool
+    #: The latest real commander request (for summaries and reports).
+    last_request: str
+    #: An assistant text answers the standing order (report given, hold acknowledged).
+    order_answered: bool
+    #: My own earlier turns are visible (a text of mine, or more than one of my calls):
+    #: a text answer now will be seen next time, so ending the turn to wait is safe.
+    sees_own_turns: bool
+    reader: Reader | None = None
+
+    def read_all(self) -> Facts:
+        """Finish reading older results: the hold's listing, hull, credits and the sales
+        since the last log entry (wanted at the station; the core facts are read first)."""
+        if self.reader is not None:
+            self.reader.scan(lambda: False)
+            apply_fallback(self.facts, self.system)
+            self.reader = None
+        return self.facts
+
+
+def _content(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""
+
+
+def is_nudge(text: str) -> bool:
+    """A synthetic nudge (not a commander order)."""
+    return text.startswith(_NUDGES)
+
+
+def commander_text(text: str) -> str | None:
+    """The commander's words in a user message, or None for nudges and notes."""
+    stripped = text.strip()
+    if not stripped or is_nudge(stripped) or stripped == _SUMMARY_PROMPT:
+        return None
+    if stripped.startswith("[") and stripped.endswith("]"):
+        return None
+    if stripped.startswith(prompts.SUMMARY_HEADER.strip()[:30]):
+        _, found, last = stripped.rpartition(prompts.LAST_REQUEST_PREFIX)
+        return last.strip() if found else None
+    return stripped
+
+
+def read_context(messages: Sequence[dict[str, Any]]) -> Context:
+    """Read one request's messages (newest first, lazily)."""
+    system_text = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
+    info = read_system(system_text)
+    calls: dict[str, tuple[str, str, int]] = {}
+    results: list[ToolResult] = []
+    last_user = last_text = last_log = -1
+    assistant_calls = 0
+    searched: set[str] = set()
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            tool_calls = message.get("tool_calls") or ()
+            assistant_calls += bool(tool_calls)
+            for call in tool_calls:
+                fn = call.get("function") or {}
+                name, arguments = fn.get("name", ""), fn.get("arguments") or "{}"
+                calls[call.get("id", "")] = (name, arguments, index)
+                if name == "captains_log_add":
+                    last_log = index
+                elif name.startswith("zoea_search"):
+                    searched.add(arguments)
+            if not tool_calls and _content(message).strip():
+                last_text = index
+        elif role == "user":
+            last_user = index
+        elif role == "tool":
+            call_id = message.get("tool_call_id") or ""
+            name, arguments, _ = calls.get(call_id, ("", "{}", index))
+            results.append(ToolResult(index, call_id, name, arguments, _content(message)))
+    turn_start = max(last_user, last_text)
+    last = messages[-1] if messages else {}
+    first = len(messages)
+    while first > 0 and messages[first - 1].get("role") == "tool":
+        first -= 1
+    round_results = [r for r in results if r.index >= first]
+
+    failed: dict[tuple[str, str], str] = {}
+    done: set[tuple[str, str]] = set()
+    for result in results:
+        if result.index > turn_start:
+            error = result.error()
+            if error is not None:
+                code = str(error.get("code", "error"))
+                if ALIASES.get(code, code) not in RETRYABLE:
+                    failed[(result.name, result.arguments)] = code
+            elif result.content[:1] == "{":  # a real result, not a placeholder
+                done.add((result.name, result.arguments))
+
+    order, mission, answered, last_request = _order(messages, info, last_text)
+    summary = last.get("role") == "user" and _content(last).strip() == _SUMMARY_PROMPT
+    facts, reader = read_facts(results, info, last_log)
+    return Context(
+        system=info, facts=facts, order=order, mission=mission, results=results,
+        round=round_results,
+        turn_start=turn_start, failed=failed, done=done, last_log=last_log,
+        searched=searched, summary_requested=summary, last_request=last_request,
+        order_answered=answered,
+        sees_own_turns=last_text >= 0 or assistant_calls >= 2, reader=reader,
+    )
+
+
+def _order(
+    messages: Sequence[dict[str, Any]], info: SystemInfo, last_text: int
+) -> tuple[Order, Order, bool, str]:
+    """The order to act on, the standing mission (the newest order that is not a report),
+    whether an assistant text came after the order, and the last commander request."""
+    last_request = ""
+    found: list[tuple[Order, bool]] = []
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") != "user":
+            continue
+        text = commander_text(_content(message))
+        if text is None:
+            continue
+        last_request = last_request or text
+        order = parse_order(text, index)
+        if order is not None:
+            found.append((order, last_text > index))
+            if order.kind != "report":
+                break
+    if info.broadcast and (not found or found[-1][0].kind == "report"):
+        order = parse_order(info.broadcast)
+        if order is not None:
+            found.append((order, last_text > 0 and order.kind == "report"))
+    # A report once answered is done: the older order stands again.
+    acting = next(((o, a) for o, a in found if o.kind != "report" or not a),
+                  (DEFAULT_ORDER, False))
+    mission = next((o for o, _ in found if o.kind != "report"), DEFAULT_ORDER)
+    return acting[0], mission, acting[1], last_request

@@ -1,0 +1,592 @@
+"""The autopilot's rules: from what it read to one answer.
+
+In order: the summary request; no tools (answer text); a hold or report
+order; the account (register or log in); waiting (a trip under way, one
+action per tick); then the standing order: ``goto``, ``sell``, ``refuel`` or
+the mining loop (undock, fly to a belt, mine until the hold is full, fly to
+the station, dock, sell, refuel and repair when low, note the sale in the
+captain's log). When a fact it needs is missing it asks a snapshot tool or
+the search tool, as a model would. A call that already failed this turn is
+never repeated: the turn ends with a text instead.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...core.summarizer import extractive_summary
+from .context import ALIASES, Context, Facts, Place, read_context
+from .orders import Order, normalize_name
+
+#: Leave the belt for the station below this share of the tank (percent).
+LOW_FUEL_PCT = 30
+#: Refuel while docked below this share of the tank.
+REFUEL_PCT = 70
+#: Leave the belt for repairs below this share of the hull.
+LOW_HULL_PCT = 40
+#: Repair while docked below this share of the hull.
+REPAIR_PCT = 75
+DEFAULT_EMPIRE = "solarian"
+SEARCH_LIMIT = 5
+
+_NO_ACCOUNT_WORDS = ("no account", "no_account", "not registered", "no credentials",
+                     "no_credentials", "unknown account", "account_not_found", "register")
+_BELT_WORDS = ("belt", "asteroid", "field", "mine")
+_STATION_WORDS = ("station", "base", "home", "dock", "port", "central")
+_SNAPSHOTS = frozenset({"get_status", "get_ship", "get_cargo", "get_system", "get_poi",
+                        "get_nearby", "get_map", "find_route", "zoea_search_messages",
+                        "zoea_search_reasoning", "zoea_search_broadcasts",
+                        "zoea_swarm_status"})
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the autopilot answers: tool calls, or a text that ends the turn."""
+
+    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    text: str = ""
+    reasoning: str = ""
+
+
+def _call(reasoning: str, *calls: tuple[str, dict[str, Any]]) -> Decision:
+    return Decision(calls=tuple(calls), reasoning=reasoning)
+
+
+def _say(text: str, reasoning: str) -> Decision:
+    return Decision(text=text, reasoning=reasoning)
+
+
+def tool_names(tools: Sequence[dict[str, Any]]) -> frozenset[str]:
+    """Names of the offered tools (OpenAI function schemas, or bare ``{name}`` dicts)."""
+    names = set()
+    for tool in tools:
+        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        if isinstance(fn.get("name"), str):
+            names.add(fn["name"])
+    return frozenset(names)
+
+
+def decide(messages: Sequence[dict[str, Any]], tools: frozenset[str]) -> Decision:
+    """The autopilot's answer to one request (pure and deterministic)."""
+    context = read_context(messages)
+    if context.summary_requested:
+        return _say(summary_text(messages, context),
+                    "The summarize strategy asked for a summary: wrote the extractive summary.")
+    if not tools:
+        return _say(report(context), "No tools were offered: answered with a status report.")
+    return _Planner(context, tools).plan()
+
+
+def summary_text(messages: Sequence[dict[str, Any]], context: Context) -> str:
+    """The extractive summary of the conversation before the summary request."""
+    body = [m for m in messages[:-1] if m.get("role") != "system"]
+    return extractive_summary(body, context.last_request)
+
+
+def _pct(value: int | None, maximum: int | None, default_max: int = 100) -> int | None:
+    if value is None:
+        return None
+    return value * 100 // max(maximum or default_max, 1)
+
+
+def _place_label(facts: Facts, poi_id: str | None) -> str:
+    if poi_id is None:
+        return "an asteroid belt" if facts.at_belt else "an unknown place"
+    place = facts.pois.get(poi_id)
+    return f"{place.name} ({poi_id})" if place and place.name and place.name != poi_id \
+        else poi_id
+
+
+def report(context: Context) -> str:
+    """A status report from what the context shows (unknowns said as such)."""
+    f = context.read_all()
+    mission = context.mission
+    unknown = "unknown"
+    where = _place_label(f, f.poi)
+    if f.move is not None and not f.arrived:
+        where = f"travelling to {_place_label(f, f.move[1])} (arrival tick {f.move[2]})"
+    docked = {True: "docked", False: "undocked", None: "dock state unknown"}[f.docked]
+    cargo = ", ".join(f"{k} x{v}" for k, v in sorted((f.cargo or {}).items())) or "empty"
+    if f.cargo is None:
+        cargo = "contents unknown"
+
+    def pair(a: int | None, b: int | None) -> str:
+        return unknown if a is None else f"{a}/{b if b is not None else '?'}"
+
+    lines = [
+        f"Status report ({f.account or 'no account yet'}):",
+        f"- Location: {where}, system {f.system or unknown}, {docked}.",
+        f"- Fuel {pair(f.fuel, f.max_fuel)}, hull {pair(f.hull, f.max_hull)}, "
+        f"cargo {pair(f.cargo_used, f.cargo_capacity)} ({cargo}), "
+        f"credits {f.credits if f.credits is not None else unknown}.",
+        f"- Standing order: {mission.kind}" + (f" {mission.target}" if mission.target else "")
+        + (f' ("{mission.text}")' if mission.index >= 0 else "") + ".",
+    ]
+    if f.prices:
+        lines.append("- Prices seen: " + ", ".join(f"{k} {v} cr" for k, v in
+                                                   sorted(f.prices.items())) + ".")
+    if f.tick is not None:
+        lines.append(f"- Last tick seen: {f.tick}.")
+    return "\n".join(lines)
+
+
+class _Planner:
+    """One decision: the rules applied in order to one :class:`Context`."""
+
+    def __init__(self, context: Context, tools: frozenset[str]) -> None:
+        self.c = context
+        self.f = context.facts
+        self.tools = tools
+        self.intent: str = context.order.kind
+        self.note = ""
+        #: Set by ``goto``: the ordered belt to mine at, or the ordered station to stay at.
+        self.goto_belt: Place | None = None
+        self.goto_station: Place | None = None
+        #: Polling a wait with get_status (exempt from the repeated-snapshot guard).
+        self.polling = False
+
+    # -- entry -----------------------------------------------------------------------
+    def plan(self) -> Decision:
+        order = self.c.order
+        if order.kind == "hold":
+            return _say(f"Holding position as ordered: {order.text!r}. No action until a new "
+                        "order arrives.", f"Standing order is hold ({order.text!r}): no tools.")
+        if order.kind == "report" and not self.c.order_answered:
+            return self.report()
+        for step in (self.account, self.waiting, self.react, self.act):
+            decision = step()
+            if decision is not None:
+                return self.guard(decision)
+        return _say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
+
+    def report(self) -> Decision:
+        """Answer a report order; check the status first when my context lacks it."""
+        f = self.c.read_all()
+        key = ("get_status", "{}")
+        unknown = not f.position_known or f.fuel is None or f.cargo_used is None
+        if unknown and self.has("get_status") and f.logged_in is not False \
+                and key not in self.c.done and key not in self.c.failed:
+            return _call("Asked for a report, but my status is not in my context: checking "
+                         "it first.", ("get_status", {}))
+        return _say(report(self.c), f"The commander asked for a report "
+                    f"({self.c.order.text!r}).")
+
+    def has(self, name: str) -> bool:
+        return name in self.tools
+
+    def guard(self, decision: Decision) -> Decision:
+        """Never repeat a call that failed this turn, nor only snapshots already taken."""
+        if not decision.calls:
+            return decision
+        repeated = 0
+        for name, args in decision.calls:
+            key = (name, json.dumps(args))
+            code = self.c.failed.get(key)
+            if code is not None and name not in ("login", "register"):
+                return _say(f"{name} failed with {code} this turn; not retrying it now. "
+                            "I will try again next turn.",
+                            f"Loop guard: {name} already failed with {code} this turn.")
+            repeated += name in _SNAPSHOTS and key in self.c.done
+        if repeated == len(decision.calls) and not self.polling:
+            return _say(f"I already checked {decision.calls[0][0]} this turn and still lack "
+                        f"what I need ({decision.reasoning}) Waiting for orders or the next "
+                        "turn.", f"Loop guard: {decision.calls[0][0]} was already called "
+                        "this turn.")
+        calls = list(decision.calls)
+        missing = [n for n, _ in calls if not self.has(n)]
+        if missing:
+            return _say(f"I would call {', '.join(missing)}, but that tool is not offered. "
+                        "Waiting.", f"Tool not offered: {', '.join(missing)}.")
+        reasoning = f"{decision.reasoning} ({self.note})" if self.note else decision.reasoning
+        return Decision(tuple(calls), "", reasoning)
+
+    # -- account ---------------------------------------------------------------------
+    def account(self) -> Decision | None:
+        f = self.f
+        if f.logged_in is True or (f.logged_in is None and f.account is not None):
+            return None
+        if f.login_error is not None:
+            code, message = f.login_error
+            text = f"{code} {message}".lower()
+            if not any(word in text for word in _NO_ACCOUNT_WORDS) and f.account is not None:
+                return _say(f"Login failed ({code}: {message}). I need the commander to fix "
+                            "the account.", f"Login failed with {code}; not retrying.")
+            return self.register("no account to log in with")
+        if f.account is not None and self.has("login"):
+            return _call(f"Session lost: logging in as {f.account}.", ("login", {}))
+        return self.register("no account yet")
+
+    def register(self, why: str) -> Decision:
+        info = self.c.system
+        base = self.f.account or info.name_hint or f"autopilot-{info.digest}"
+        if self.f.taken:
+            suffix = hashlib.blake2b(self.f.taken[0].encode(), digest_size=2).hexdigest()
+            base = f"{base[:19]}-{suffix}"
+        if not self.has("register"):
+            return _call(f"{why}; register is not offered, so logging in.", ("login", {}))
+        return _call(f"{why.capitalize()}: registering as {base}.",
+                     ("register", {"username": base, "empire": DEFAULT_EMPIRE}))
+
+    # -- waits ---------------------------------------------------------------------------
+    def waiting(self) -> Decision | None:
+        wait = self.wait_reason()
+        if wait is None:
+            return None
+        text, reasoning = wait
+        if self.c.sees_own_turns:
+            return _say(text, reasoning)
+        # My earlier texts are not in my context (e.g. ``loop-slice``): a text now would
+        # come back to the very same request, so poll the game instead of ending the turn.
+        self.polling = True
+        return _call(f"{reasoning.split(':')[0]}; my earlier turns are not in my context, so "
+                     "checking status instead of waiting blind.", ("get_status", {}))
+
+    def wait_reason(self) -> tuple[str, str] | None:
+        for result in self.c.round:
+            error = result.error()
+            if error is None:
+                continue
+            code = ALIASES.get(str(error.get("code")), error.get("code"))
+            if code == "action_pending":
+                when = (f"at tick {error['ready_tick']}" if "ready_tick" in error
+                        else "at the next tick")
+                return (f"Waiting: one action per tick; my next action can run {when}.",
+                        f"{result.name} was refused (action_pending): ending the turn "
+                        "instead of retrying.")
+            if code == "in_transit":
+                return (f"In transit; arrival at tick {error.get('arrival_tick')}. Waiting.",
+                        f"{result.name} was refused (in_transit): waiting for arrival.")
+        move = self.f.move
+        if move is not None and not self.f.arrived and move[3] > self.c.turn_start:
+            tool, destination, tick, _ = move
+            arrival = tick if tick is not None else "?"
+            return (f"{'Jumping' if tool == 'jump' else 'Travelling'} to "
+                    f"{_place_label(self.f, destination)}; arrival at tick {arrival}. "
+                    "Waiting until then.", f"{tool} under way (arrival tick {arrival}): "
+                    "ending the turn to wait.")
+        return None
+
+    # -- reactions to the last round's errors ----------------------------------------
+    def react(self) -> None:
+        for result in self.c.round:
+            error = result.error()
+            code = ALIASES.get(str(error.get("code")), error.get("code")) if error else None
+            if code in ("no_cargo_space", "cargo_full"):
+                self.intent, self.note = "sell", f"{code}: going to sell"
+            elif code == "no_fuel":
+                self.intent, self.note = "refuel", "no_fuel: refuelling first"
+        return None
+
+    # -- the standing order -------------------------------------------------------------
+    def act(self) -> Decision:
+        f = self.f
+        if not f.position_known:
+            return _call("My location is not in my context: checking status.",
+                         ("get_status", {}))
+        if self.intent == "goto":
+            decision = self.goto(self.c.order)
+            if decision is not None:
+                return decision
+            return self.mine_loop(self.goto_belt)
+        if self.intent == "refuel":
+            if self.done_since_order("refuel") or (
+                    f.fuel is not None and f.max_fuel is not None and f.fuel >= f.max_fuel
+                    and not f.fuel_short):
+                return self.mine_loop()
+            return self.mine_loop(refuel_now=True)
+        if self.intent == "sell":
+            if self.done_since_order("sell") or f.cargo_used == 0 \
+                    or (f.cargo is not None and not f.sellable()):
+                return self.mine_loop()
+            return self.mine_loop(sell_now=True)
+        return self.mine_loop()
+
+    def done_since_order(self, tool: str) -> bool:
+        """A one-shot order (sell, refuel) was carried out after it was given."""
+        after = self.c.order.index
+        return any(r.name == tool and r.index > after and r.error() is None
+                   and r.content[:1] == "{" for r in self.c.results)
+
+    def mine_loop(self, prefer: Place | None = None, *, sell_now: bool = False,
+                  refuel_now: bool = False) -> Decision:
+        f = self.f
+        here = f.pois.get(f.poi) if f.poi else None
+        # Mining (or a refusal to mine) newer than the last known POI means a belt.
+        at_station = bool(f.docked) or (here is not None and here.has_base
+                                        and not f.no_base_here and not f.at_belt)
+        if at_station:
+            return self.at_station(prefer, refuel_now=refuel_now)
+        at_belt = f.at_belt or (here is not None and here.is_belt)
+        wrong_belt = prefer is not None and f.poi is not None and f.poi != prefer.id
+        if at_belt and not wrong_belt:
+            need = self.station_need(sell_now, refuel_now)
+            if need:
+                return self.go_station(need)
+            if f.poi is not None and f.poi in f.depleted:
+                return self.go_belt(prefer, "this belt is depleted")
+            return _call(self.mining_reason(), ("mine", {}))
+        if (here is None or not here.type) and f.system not in f.listed:
+            return self.orient(f"I do not know what {f.poi} is: listing the system's POIs.")
+        need = self.station_need(sell_now, refuel_now)
+        if need:
+            return self.go_station(need)
+        return self.go_belt(prefer, "heading out to mine")
+
+    def orient(self, reasoning: str) -> Decision:
+        """List the system, with the status beside it: together they survive even when
+        only the latest tool loop is kept (``loop-slice``)."""
+        return _call(reasoning, ("get_system", {}), ("get_status", {}))
+
+    def mining_reason(self) -> str:
+        f = self.f
+        if f.cargo_used is not None and f.cargo_capacity:
+            return (f"At the belt with cargo {f.cargo_used}/{f.cargo_capacity}: mining until "
+                    "the hold is full.")
+        return "At the belt: mining."
+
+    def station_need(self, sell_now: bool, refuel_now: bool) -> str:
+        f = self.f
+        used, capacity = f.cargo_used, f.cargo_capacity
+        if f.cargo_full or (used is not None and capacity and used >= capacity):
+            return "the hold is full"
+        if sell_now and (used is None or used > 0):
+            return "ordered to sell"
+        if f.fuel_short or refuel_now:
+            return "need fuel"
+        fuel = _pct(f.fuel, f.max_fuel)
+        if fuel is not None and fuel < LOW_FUEL_PCT:
+            return f"fuel low ({f.fuel})"
+        hull = _pct(f.hull, f.max_hull)
+        if hull is not None and hull < LOW_HULL_PCT:
+            return f"hull low ({f.hull})"
+        return ""
+
+    # -- at the station -----------------------------------------------------------------
+    def at_station(self, prefer: Place | None, *, refuel_now: bool = False) -> Decision:
+        f = self.c.read_all()
+        here = _place_label(f, f.poi)
+        fuel = _pct(f.fuel, f.max_fuel)
+        hull = _pct(f.hull, f.max_hull)
+        wants_fuel = refuel_now or f.fuel_short or (fuel is not None and fuel < REFUEL_PCT)
+        wants_fuel = wants_fuel and "refuel" not in f.no_credits_for
+        wants_hull = hull is not None and hull < REPAIR_PCT and "repair" not in f.no_credits_for
+        cargo_maybe = f.cargo_used is None or f.cargo_used > 0
+        staying = self.goto_station is not None
+        if not f.docked:
+            if cargo_maybe or wants_fuel or wants_hull or staying:
+                return _call(f"At {here}: docking to sell, refuel or repair.", ("dock", {}))
+            return self.go_belt(prefer, "nothing to do at the station")
+        if f.cargo is None and cargo_maybe:
+            # get_status also says where I am, for when only this loop is kept.
+            tool = "get_cargo" if self.c.sees_own_turns else "get_status"
+            return _call("Docked, but my cargo listing is not in my context: checking cargo.",
+                         (tool, {}))
+        sellable = f.sellable()
+        if sellable:
+            item, quantity = sellable[0]
+            return _call(f"Docked at {here}: selling {quantity} {item}.",
+                         ("sell", {"item_id": item, "quantity": quantity}))
+        if wants_fuel:
+            return _call(f"Docked with fuel {f.fuel}/{f.max_fuel or '?'}: refuelling.",
+                         ("refuel", {}))
+        if wants_hull:
+            return _call(f"Docked with hull {f.hull}/{f.max_hull or '?'}: repairing.",
+                         ("repair", {}))
+        log = self.log_entry(prefer)
+        if staying:
+            decision = _say(f"Docked at {here} as ordered; awaiting orders.",
+                            f"Arrived at the ordered destination {here}: holding there.")
+        else:
+            decision = self.go_belt(prefer, "hold empty, heading back to mine")
+        if log is not None and decision.calls:
+            return Decision((log, *decision.calls), "", decision.reasoning
+                            + " Noted the sale in the captain's log.")
+        if log is not None:
+            return _call(decision.reasoning + " Noting the sale in the captain's log.", log)
+        return decision
+
+    def log_entry(self, prefer: Place | None) -> tuple[str, dict[str, Any]] | None:
+        f = self.f
+        if not f.sales or not self.has("captains_log_add"):
+            return None
+        units = sum(s[1] for s in f.sales)
+        earned = sum(s[2] for s in f.sales)
+        prices = ", ".join(f"{item} {price} cr" for item, _, _, price in
+                           sorted(f.sales) if price)
+        belt = self.pick_belt(prefer)
+        station = _place_label(f, f.poi)
+        tick = f" tick {f.tick}:" if f.tick is not None else ""
+        entry = (f"Log{tick} sold {units} units for {earned} cr at {station} "
+                 f"({prices or 'prices not seen'}). Objective: mine at "
+                 f"{belt.name if belt else 'the nearest belt'}, sell here, refuel when low.")
+        return ("captains_log_add", {"entry": entry})
+
+    # -- moving ----------------------------------------------------------------------------
+    def stations(self) -> list[Place]:
+        f = self.f
+        return [p for p in f.pois.values() if p.has_base and p.id not in f.bad_targets
+                and (f.system is None or p.system in (f.system, None))]
+
+    def nearest(self, places: list[Place], origin: Place | None) -> Place:
+        if origin is None or origin.x is None or origin.y is None:
+            return places[0]
+        ox, oy = origin.x, origin.y
+
+        def distance(p: Place) -> float:
+            if p.x is None or p.y is None:
+                return float("inf")
+            return (p.x - ox) ** 2 + (p.y - oy) ** 2
+
+        return min(places, key=distance)
+
+    def go_station(self, why: str) -> Decision:
+        f = self.f
+        stations = self.stations()
+        if not stations:
+            if f.system not in f.listed and self.has("get_system"):
+                return self.orient(f"Need a station ({why}) but none is in my context: "
+                                   "listing the system.")
+            return _say(f"I need a station ({why}) but know none in this system. Waiting "
+                        "for orders.", "No station known in this system.")
+        station = self.nearest(stations, f.pois.get(f.poi) if f.poi else None)
+        if f.fuel_short and not f.docked:
+            cells = (f.cargo or {}).get("fuel_cell", 0)
+            if cells and "refuel" not in f.no_credits_for:
+                return _call("Out of fuel away from a station: burning fuel cells.",
+                             ("refuel", {"item_id": "fuel_cell", "quantity": cells}))
+        return _call(f"{why.capitalize()}: travelling to {station.name} ({station.id}).",
+                     ("travel", {"target_poi": station.id}))
+
+    def pick_belt(self, prefer: Place | None) -> Place | None:
+        f = self.f
+        blocked = f.depleted | f.bad_targets
+        if prefer is not None and prefer.id not in blocked:
+            return prefer
+        belts = [p for p in f.pois.values() if p.is_belt and p.id not in blocked
+                 and (f.system is None or p.system in (f.system, None))]
+        if not belts:
+            return None
+        origin = f.pois.get(f.poi) if f.poi else None
+        if origin is None or origin.x is None:
+            stations = self.stations()
+            origin = stations[0] if stations else None
+        return self.nearest(belts, origin)
+
+    def go_belt(self, prefer: Place | None, why: str) -> Decision:
+        f = self.f
+        belt = self.pick_belt(prefer)
+        if belt is None:
+            if f.system not in f.listed and self.has("get_system"):
+                return self.orient(f"{why.capitalize()}, but no belt is in my context: "
+                                   "listing the system.")
+            return _say("I know no asteroid belt to mine in this system. Waiting for orders.",
+                        "No usable belt known in this system.")
+        if belt.id == f.poi:
+            return _call(self.mining_reason(), ("mine", {}))
+        return _call(f"{why.capitalize()}: travelling to {belt.name} ({belt.id}).",
+                     ("travel", {"target_poi": belt.id}))
+
+    # -- goto ------------------------------------------------------------------------------
+    def resolve(self, target: str, *, systems_only: bool = False) -> Place | str | None:
+        """A POI or a system id matching the order's words, from the context."""
+        f = self.f
+        wanted = normalize_name(target)
+        if not wanted:
+            return None
+        systems = dict(f.systems)
+        if f.system is not None:
+            systems.setdefault(f.system, f.system)
+        for system_id, name in systems.items():
+            if wanted in (normalize_name(system_id), normalize_name(name)):
+                return system_id
+        if systems_only:
+            return None
+        for place in f.pois.values():
+            if wanted in (normalize_name(place.id), normalize_name(place.name)):
+                return place
+        partial = [p for p in f.pois.values() if len(wanted) >= 3 and (
+            wanted in normalize_name(p.name) or wanted in normalize_name(p.id)
+            or (len(normalize_name(p.name)) >= 4 and normalize_name(p.name) in wanted))]
+        if len(partial) == 1:
+            return partial[0]
+        return None
+
+    def goto(self, order: Order) -> Decision | None:
+        f = self.f
+        if order.system and f.system is None:
+            return _call(f"Ordered to jump to {order.target!r}, but I do not know which system "
+                         "I am in: checking status.", ("get_status", {}))
+        target = self.resolve(order.target, systems_only=order.system)
+        words = normalize_name(order.target)
+        if target is None:
+            if f.system not in f.listed and self.has("get_system"):
+                return _call(f"Ordered to go to {order.target!r}: listing this system's POIs "
+                             "and links.", ("get_system", {}))
+            route = ("find_route", {"target_system": order.target})
+            if order.system and (route[0], json.dumps(route[1])) not in self.c.failed:
+                return _call(f"{order.target!r} is not a neighbour: asking for a route.", route)
+            query = {"query": order.target, "limit": SEARCH_LIMIT}
+            generic = any(w in words.split() for w in _BELT_WORDS + _STATION_WORDS)
+            if not generic and not self.c.order_answered:
+                if self.has("zoea_search_messages") and json.dumps(query) not in self.c.searched:
+                    return _call(f"{order.target!r} is not in my context: searching my memory.",
+                                 ("zoea_search_messages", query))
+                return _say(f"I cannot find {order.target!r} in this system or in my memory. "
+                            "I will carry on mining; tell me its id or system.",
+                            f"Unknown destination {order.target!r}: told the commander.")
+            if any(w in words for w in _STATION_WORDS):
+                stations = self.stations()
+                target = stations[0] if stations else None
+            elif any(w in words for w in _BELT_WORDS):
+                self.goto_belt = self.pick_belt(None)
+                return None
+            if target is None:
+                self.note = f"unknown destination {order.target!r}; carrying on mining"
+                return None
+        if isinstance(target, str):
+            return self.goto_system(target)
+        if target.system and f.system and target.system != f.system:
+            return self.goto_system(target.system)
+        if not target.type and f.system not in f.listed and self.has("get_system"):
+            return self.orient(f"Ordered to {target.name}, but I do not know what it is: "
+                               "listing the system.")
+        if target.is_belt:
+            # Going to a belt means mining there: with a full hold, sell first.
+            self.goto_belt = target
+            if f.poi != target.id and not f.docked and not self.station_need(False, False):
+                return _call(f"Ordered to mine at {target.name}: travelling to {target.id}.",
+                             ("travel", {"target_poi": target.id}))
+            return None
+        if target.has_base:
+            self.goto_station = target
+            if f.poi == target.id:
+                return self.at_station(None)
+        elif f.poi == target.id:
+            return _say(f"Arrived at {target.name} as ordered; awaiting orders.",
+                        f"At the ordered destination {target.id}.")
+        return _call(f"Ordered to go to {target.name}: travelling to {target.id}.",
+                     ("travel", {"target_poi": target.id}))
+
+    def goto_system(self, system: str) -> Decision | None:
+        f = self.f
+        if f.system == system:
+            return None  # arrived: carry on with the mining loop here
+        if system in f.links.get(f.system or "", ()):
+            return _call(f"Ordered to {system}: jumping there.",
+                         ("jump", {"target_system": system}))
+        route = f.routes.get(system)
+        if route and f.system in route:
+            position = route.index(f.system)
+            if position + 1 < len(route):
+                hop = route[position + 1]
+                return _call(f"Ordered to {system}: next jump on the route is {hop}.",
+                             ("jump", {"target_system": hop}))
+        return _call(f"Ordered to {system}: planning the route.",
+                     ("find_route", {"target_system": system}))
+
+
+__all__ = ["Decision", "decide", "report", "summary_text", "tool_names"]
