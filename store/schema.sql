@@ -1,6 +1,18 @@
 -- The schema after every migration in migrations/ (generated; do not edit).
 -- Regenerate: python -m zoea_tui.storage.schema > store/schema.sql
 
+CREATE TABLE accounts (
+    id           INTEGER PRIMARY KEY,
+    server       TEXT NOT NULL,    -- "embedded" or the game's MCP URL
+    username     TEXT NOT NULL,
+    password     TEXT NOT NULL,
+    empire       TEXT,
+    mysis_id     INTEGER REFERENCES myses(id) ON DELETE SET NULL,
+    created_at   REAL NOT NULL,
+    last_used_at REAL,
+    UNIQUE (server, username)
+);
+
 CREATE TABLE broadcasts (
     id         INTEGER PRIMARY KEY AUTOINCREMENT,
     sender_id  TEXT,               -- NULL: the commander
@@ -70,6 +82,9 @@ CREATE TABLE requests (
 );
 
 CREATE TABLE schema_migrations ( version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL);
+
+CREATE UNIQUE INDEX idx_accounts_mysis ON accounts (server, mysis_id)
+    WHERE mysis_id IS NOT NULL;
 
 CREATE INDEX idx_memories_mysis ON memories (mysis_id, id);
 

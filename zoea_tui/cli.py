@@ -48,6 +48,17 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mysis", required=True)
     p.add_argument("--strategy", choices=list(STRATEGIES))
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("sim", help="the embedded SpaceMolt world")
+    sim = p.add_subparsers(dest="sim_command", required=True)
+    p = sim.add_parser("serve", help="serve the embedded world over Streamable HTTP (MCP)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1: loopback only)")
+    p.add_argument("--port", type=int, default=8765, help="port (0 picks a free one)")
+    p.add_argument("--seed", type=int, default=0, help="world seed")
+    p.add_argument("--tick-seconds", type=float, default=1.0,
+                   help="length of a game tick in seconds (0: advance on demand)")
+    p.add_argument("--state", type=Path, help="load the world from this file and save it there")
     return parser
 
 
@@ -129,7 +140,28 @@ async def _cmd_context(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"import": _cmd_import, "export": _cmd_export, "context": _cmd_context}
+async def _cmd_sim(args: argparse.Namespace) -> int:
+    from .sim.host import WorldHost
+    from .sim.serve import serve_forever
+
+    if args.tick_seconds < 0:
+        raise UsageError("--tick-seconds must be 0 or more")
+    if not 0 <= args.port <= 65535:
+        raise UsageError("--port must be between 0 and 65535")
+    try:
+        host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds,
+                              state_path=args.state)
+    except (OSError, ValueError, KeyError) as exc:
+        raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
+    try:
+        await serve_forever(host, bind=args.host, port=args.port)
+    except OSError as exc:
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+    return 0
+
+
+_COMMANDS = {"import": _cmd_import, "export": _cmd_export, "context": _cmd_context,
+             "sim": _cmd_sim}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

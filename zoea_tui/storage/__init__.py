@@ -1,6 +1,7 @@
 """The SQLite store (aiosqlite); schema and migrations come from ``store/``."""
 
 from .store import (
+    Account,
     Broadcast,
     MysisRecord,
     NewMemory,
@@ -11,6 +12,7 @@ from .store import (
 )
 
 __all__ = [
+    "Account",
     "Broadcast",
     "MysisRecord",
     "NewMemory",

@@ -1,0 +1,204 @@
+"""A Mysis's game session: scripted play, healing, limits, over both transports."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from zoea_tui.game.connect import http_connector, in_process_connector
+from zoea_tui.game.errors import GameConnectionError, GameToolError
+from zoea_tui.game.session import GameSession, RetryPolicy
+from zoea_tui.sim import World
+from zoea_tui.sim.host import WorldHost
+from zoea_tui.sim.mcp_server import in_process_server
+from zoea_tui.sim.serve import HttpWorldServer
+
+
+async def test_scripted_session_register_travel_mine_dock_sell(make_session) -> None:
+    """The Done-when script, in-process and over HTTP (the fixture runs both)."""
+    session: GameSession = make_session()
+    reg = await session.call("register", {"username": "miner", "empire": "solarian"})
+    credits = reg.data["player"]["credits"]
+    await session.call("undock")
+    trip = await session.call("travel", {"target_poi": "main_belt"})
+    assert trip.data["arrived"] is True
+    while True:
+        try:
+            await session.call("mine")
+        except GameToolError as error:
+            assert error.code in ("cargo_full", "no_cargo_space")
+            break
+    await session.call("travel", {"target_poi": "sol_central"})
+    await session.call("dock")
+    earned = 0
+    for item in (await session.call("get_cargo")).data["cargo"]:
+        sale = await session.call("sell", {"item_id": item["item_id"],
+                                           "quantity": item["quantity"]})
+        earned += sale.data["total_earned"]
+    status = await session.call("get_status")
+    assert earned > 0
+    assert status.data["player"]["credits"] == credits + earned
+
+
+async def test_tool_list_is_cached_and_refreshed_after_a_stale_call(host, make_session) -> None:
+    asked = 0
+    original = host.tool_specs
+
+    def counting_specs() -> list[dict[str, Any]]:
+        nonlocal asked
+        asked += 1
+        return original()
+
+    host.tool_specs = counting_specs  # type: ignore[method-assign]
+    session: GameSession = make_session()
+    first = await session.list_tools()
+    again = await session.list_tools()
+    assert again is first
+    with pytest.raises(GameToolError) as caught:
+        await session.call("retired_tool")
+    assert caught.value.code == "unknown_command"
+    before = asked
+    await session.list_tools()
+    assert asked == before + 1
+
+
+async def test_timing_refusals_wait_as_the_server_says_then_succeed() -> None:
+    host = WorldHost.open(seed=2, tick_seconds=0.05)
+    slept: list[float] = []
+
+    async def sleep(delay: float) -> None:
+        slept.append(delay)
+        await asyncio.sleep(delay)
+
+    async with host:
+        session = GameSession(in_process_connector(lambda: in_process_server(host)),
+                              sleep=sleep)
+        try:
+            await session.call("register", {"username": "patient", "empire": "solarian"})
+            await session.call("undock")
+            docked = await session.call("dock")  # same tick: action_pending, then retried
+        finally:
+            await session.aclose()
+    assert docked.data["action"] == "docked"
+    assert slept and all(0 < d <= 0.1 for d in slept)
+
+
+async def test_a_wait_longer_than_the_limit_is_reported_not_slept() -> None:
+    host = WorldHost.open(seed=2, tick_seconds=3600)
+    session = GameSession(in_process_connector(lambda: in_process_server(host)),
+                          policy=RetryPolicy(max_wait=30))
+    try:
+        await session.call("register", {"username": "hasty", "empire": "solarian"})
+        await session.call("undock")
+        with pytest.raises(GameToolError) as caught:
+            await session.call("dock")
+    finally:
+        await session.aclose()
+    assert caught.value.code == "action_pending"
+    assert caught.value.wait_seconds > 30
+
+
+async def test_http_world_restart_mid_session_is_healed_silently(host, sleep) -> None:
+    server = HttpWorldServer(host)
+    await server.start()
+    port = server.port
+    logins: list[str] = []
+    password: dict[str, str] = {}
+
+    async def relogin(session: GameSession) -> None:
+        logins.append("relogin")
+        await session.call("login", {"username": "phoenix", "password": password["p"]})
+
+    session = GameSession(http_connector(server.url), relogin=relogin, sleep=sleep)
+    try:
+        reg = await session.call("register", {"username": "phoenix", "empire": "solarian"})
+        password["p"] = reg.data["password"]
+        await server.stop()
+        # The world's process restarts from its saved state: logins are gone.
+        restored = WorldHost(World.from_dict(host.world.to_dict()), tick_seconds=0)
+        server = HttpWorldServer(restored, port=port)
+        await server.start()
+        status = await session.call("get_status")
+    finally:
+        await session.aclose()
+        await server.stop()
+    assert status.data["player"]["username"] == "phoenix"
+    assert session.reconnects == 1
+    assert logins == ["relogin"]
+
+
+async def test_in_process_world_forgetting_logins_is_healed_silently(host) -> None:
+    password: dict[str, str] = {}
+
+    async def relogin(session: GameSession) -> None:
+        await session.call("login", {"username": "lazarus", "password": password["p"]})
+
+    session = GameSession(in_process_connector(lambda: in_process_server(host)),
+                          relogin=relogin)
+    try:
+        reg = await session.call("register", {"username": "lazarus", "empire": "solarian"})
+        password["p"] = reg.data["password"]
+        host.world = World.from_dict(host.world.to_dict())  # restart: every login is gone
+        status = await session.call("get_status")
+    finally:
+        await session.aclose()
+    assert status.data["player"]["username"] == "lazarus"
+
+
+async def test_a_server_that_disappears_gives_a_clear_error(host, sleep) -> None:
+    server = HttpWorldServer(host)
+    await server.start()
+    session = GameSession(http_connector(server.url), sleep=sleep,
+                          policy=RetryPolicy(reconnect_attempts=2))
+    try:
+        await session.call("register", {"username": "ghost", "empire": "solarian"})
+        await server.stop()
+        with pytest.raises(GameConnectionError) as caught:
+            await session.call("get_status")
+    finally:
+        await session.aclose()
+    assert "unreachable" in str(caught.value)
+    assert sleep.delays == [0.5, 1.0]  # backoff before each reconnect attempt
+    # The world itself lost nothing.
+    assert "ghost" in host.world.players
+
+
+async def test_a_closed_session_refuses_calls(make_session) -> None:
+    session: GameSession = make_session()
+    await session.call("help")
+    await session.aclose()
+    with pytest.raises(GameConnectionError):
+        await session.call("help")
+
+
+class HugeMapHost(WorldHost):
+    """A world whose get_map answers 2 MB (a misbehaving or very large server)."""
+
+    async def call(self, key, tool, args):
+        if tool == "get_map":
+            return {"systems": "x" * (2 * 1024 * 1024), "current_tick": self.current_tick}
+        return await super().call(key, tool, args)
+
+
+@pytest.mark.parametrize("transport", ["in-process", "http"])
+async def test_a_2_mb_result_arrives_whole(transport: str) -> None:
+    host = HugeMapHost(World(1), tick_seconds=0)
+    server = None
+    if transport == "http":
+        server = HttpWorldServer(host)
+        await server.start()
+        connector = http_connector(server.url)
+    else:
+        connector = in_process_connector(lambda: in_process_server(host))
+    session = GameSession(connector)
+    try:
+        outcome = await session.call("get_map")
+        after = await session.call("help")  # the session survives it
+    finally:
+        await session.aclose()
+        if server is not None:
+            await server.stop()
+    assert len(outcome.text) > 2 * 1024 * 1024
+    assert after.text

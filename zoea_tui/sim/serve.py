@@ -1,0 +1,91 @@
+"""Serving the embedded world over Streamable HTTP (``zoea sim serve``, tests)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import AsyncIterator
+
+import uvicorn
+
+from .host import WorldHost
+from .mcp_server import MCP_PATH, ToolHost, http_app
+
+log = logging.getLogger(__name__)
+
+
+class HttpWorldServer:
+    """A uvicorn server for one host, started and stopped inside the running loop.
+
+    ``port=0`` picks a free port; :attr:`url` tells which after :meth:`start`.
+    """
+
+    def __init__(self, host: ToolHost, *, bind: str = "127.0.0.1", port: int = 0) -> None:
+        self.host = host
+        self.bind = bind
+        config = uvicorn.Config(http_app(host, bind_host=bind), host=bind, port=port,
+                                log_level="warning", lifespan="on", access_log=False,
+                                timeout_graceful_shutdown=1)
+        self._server = uvicorn.Server(config)
+        self._task: asyncio.Task[None] | None = None
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        """The MCP endpoint, e.g. ``http://127.0.0.1:8765/mcp``."""
+        return f"http://{self.bind}:{self.port}{MCP_PATH}"
+
+    async def start(self) -> None:
+        """Bind and serve in the background; return once accepting connections."""
+        self._task = asyncio.create_task(self._server.serve(), name="world-http")
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()  # raises the bind error
+                raise RuntimeError("the world server stopped while starting")
+            await asyncio.sleep(0.01)
+        sockets = [s for server in self._server.servers for s in server.sockets]
+        self.port = sockets[0].getsockname()[1]
+
+    async def wait(self) -> None:
+        """Return when the server stops by itself (uvicorn handles SIGINT/SIGTERM)."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    async def stop(self) -> None:
+        """Stop accepting and close every connection."""
+        if self._task is None:
+            return
+        self._server.should_exit = True
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+        self._task = None
+
+    async def __aenter__(self) -> HttpWorldServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+
+@contextlib.asynccontextmanager
+async def serving(host: WorldHost, *, bind: str = "127.0.0.1",
+                  port: int = 0) -> AsyncIterator[HttpWorldServer]:
+    """Run the world's clock and its HTTP server together."""
+    async with host, HttpWorldServer(host, bind=bind, port=port) as server:
+        yield server
+
+
+async def serve_forever(host: WorldHost, *, bind: str, port: int) -> None:
+    """``zoea sim serve``: serve until SIGINT/SIGTERM, then save the world."""
+    # uvicorn catches the signal, stops, then raises it again once its own handlers are
+    # removed; a quiet handler of ours turns that second delivery into a clean return.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: None)
+    async with serving(host, bind=bind, port=port) as server:
+        print(f"SpaceMolt embedded world (seed {host.world.seed}, tick "
+              f"{host.tick_seconds:g} s) serving MCP at {server.url}", flush=True)
+        await server.wait()
+    print("world saved" if host.state_path else "world stopped", flush=True)
