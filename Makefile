@@ -24,6 +24,9 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/compose.py
+	$(BIN)/python bench/providers.py
+	$(BIN)/python bench/autopilot.py
+	$(BIN)/python bench/world.py
 
 screenshots: $(STAMP)
 	@echo "screenshots arrive with the TUI (issue 6)"
