@@ -52,6 +52,7 @@ def finalize(
         account=history.account,
         game_state=history.game_state,
         latest_broadcast=history.latest_broadcast,
+        name=history.mysis_name,
     ) + selection.system_addendum
     system_slot = Slot(role="system", content=system_text, kind="system", action="synthetic",
                        reason="rendered from the system prompt template", pinned=True)

@@ -7,6 +7,7 @@ seed 000; the summary prompt is seed 003's seven sections.
 from __future__ import annotations
 
 import json
+import re
 
 SEARCH_REMINDER = "If you need past data, use zoea_search tools."
 
@@ -110,18 +111,30 @@ def nudge_text(level: int) -> str:
     return f"{NUDGE_TEXTS[level]} {SEARCH_REMINDER}"
 
 
+def account_text(account: str | None, name: str | None = None) -> str:
+    """The ``{{ACCOUNT}}`` section: the account's name (never its password)."""
+    if account:
+        return (f"Username: {account}. Call login() with no arguments; Zoea Nova fills in "
+                "your credentials.")
+    if name and re.fullmatch(r"[A-Za-z0-9_-]{3,24}", name):
+        return f"{NO_ACCOUNT} Your name is {name}: use it as your username."
+    return NO_ACCOUNT
+
+
 def render_system_prompt(
     template: str,
     *,
     account: str | None,
     game_state: str = "",
     latest_broadcast: str | None = None,
+    name: str | None = None,
 ) -> str:
     """Render the system prompt for one request.
 
     ``account`` is the account name only (never a password); ``game_state`` the
     compact projection of the game-state cache; ``latest_broadcast`` the newest
-    commander broadcast, if any.
+    commander broadcast, if any; ``name`` the Mysis's name, offered as the
+    username to register when there is no account yet.
     """
     state = f"\n## Game State\n{game_state.strip()}\n" if game_state.strip() else ""
     broadcast = (
@@ -130,7 +143,7 @@ def render_system_prompt(
         else NO_BROADCAST
     )
     return (
-        template.replace("{{ACCOUNT}}", account or NO_ACCOUNT)
+        template.replace("{{ACCOUNT}}", account_text(account, name))
         .replace("{{GAME_STATE_SUMMARY}}", state)
         .replace("{{LATEST_BROADCAST}}", broadcast)
     )

@@ -7,6 +7,7 @@ whatever the length of the history.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import re
@@ -155,6 +156,21 @@ class Store:
     def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
         self._db = db
         self.path = path
+        # One connection serves every task: writes take turns, so one task's statement
+        # never lands inside (or is rolled back with) another task's transaction.
+        self._lock = asyncio.Lock()
+
+    @contextlib.asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[None]:
+        """All or nothing, and alone: BEGIN IMMEDIATE … COMMIT under the write lock."""
+        async with self._lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                await self._db.execute("ROLLBACK")
+                raise
+            await self._db.execute("COMMIT")
 
     @classmethod
     async def open(cls, path: str | Path, *, migrate_up_to: int | None = None) -> Store:
@@ -203,7 +219,7 @@ class Store:
         """Create a Mysis; names are unique."""
         now = time.time()
         try:
-            async with self._db.execute(
+            async with self._lock, self._db.execute(
                 "INSERT INTO myses (name, provider, model, strategy, system_prompt, created_at,"
                 " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (name, provider, model, strategy, system_prompt, now, now),
@@ -242,15 +258,17 @@ class Store:
             raise StoreError(f"cannot update {sorted(unknown)}")
         if fields:
             assignments = ", ".join(f"{key} = ?" for key in fields)
-            await self._db.execute(
-                f"UPDATE myses SET {assignments}, updated_at = ? WHERE id = ?",
-                (*fields.values(), time.time(), mysis_id),
-            )
+            async with self._lock:
+                await self._db.execute(
+                    f"UPDATE myses SET {assignments}, updated_at = ? WHERE id = ?",
+                    (*fields.values(), time.time(), mysis_id),
+                )
         return await self.get_mysis(mysis_id)
 
     async def delete_mysis(self, mysis_id: int) -> None:
         """Delete a Mysis with its memories and request log."""
-        await self._db.execute("DELETE FROM myses WHERE id = ?", (mysis_id,))
+        async with self._lock:
+            await self._db.execute("DELETE FROM myses WHERE id = ?", (mysis_id,))
 
     # -- accounts ------------------------------------------------------------
 
@@ -261,8 +279,7 @@ class Store:
         Assigning it releases whatever account the Mysis held on that server.
         """
         now = time.time()
-        await self._db.execute("BEGIN IMMEDIATE")
-        try:
+        async with self._transaction():
             if mysis_id is not None:
                 await self._db.execute(
                     "UPDATE accounts SET mysis_id = NULL WHERE server = ? AND mysis_id = ? "
@@ -277,10 +294,6 @@ class Store:
             if mysis_id is not None:
                 await self._db.execute("UPDATE myses SET account = ?, updated_at = ? "
                                        "WHERE id = ?", (username, now, mysis_id))
-            await self._db.execute("COMMIT")
-        except BaseException:
-            await self._db.execute("ROLLBACK")
-            raise
         account = await self.find_account(server, username)
         assert account is not None
         return account
@@ -313,18 +326,21 @@ class Store:
         if row is None:
             return None
         now = time.time()
-        await self._db.execute("UPDATE accounts SET mysis_id = ?, last_used_at = ? "
-                               "WHERE server = ? AND username = ? AND mysis_id IS NULL",
-                               (mysis_id, now, server, row[0]))
-        await self._db.execute("UPDATE myses SET account = ?, updated_at = ? WHERE id = ?",
-                               (row[0], now, mysis_id))
+        async with self._transaction():
+            await self._db.execute("UPDATE accounts SET mysis_id = ?, last_used_at = ? "
+                                   "WHERE server = ? AND username = ? AND mysis_id IS NULL",
+                                   (mysis_id, now, server, row[0]))
+            await self._db.execute("UPDATE myses SET account = ?, updated_at = ? WHERE id = ?",
+                                   (row[0], now, mysis_id))
         return await self.account_for(mysis_id, server)
 
     async def release_accounts(self, mysis_id: int) -> None:
         """Return the Mysis's accounts to the pool."""
-        await self._db.execute("UPDATE accounts SET mysis_id = NULL WHERE mysis_id = ?",
-                               (mysis_id,))
-        await self._db.execute("UPDATE myses SET account = NULL WHERE id = ?", (mysis_id,))
+        async with self._transaction():
+            await self._db.execute("UPDATE accounts SET mysis_id = NULL WHERE mysis_id = ?",
+                                   (mysis_id,))
+            await self._db.execute("UPDATE myses SET account = NULL WHERE id = ?",
+                                   (mysis_id,))
 
     async def list_accounts(self, server: str | None = None) -> list[Account]:
         """The pool, oldest first (all servers unless one is named)."""
@@ -346,8 +362,7 @@ class Store:
         now = time.time()
         rows = [(mysis_id, *self._row(m, now)) for m in memories]
         stored: list[Memory] = []
-        await self._db.execute("BEGIN IMMEDIATE")
-        try:
+        async with self._transaction():
             for row in rows:
                 async with self._db.execute(
                     "INSERT INTO memories (mysis_id, role, source, sender_id, content, "
@@ -358,10 +373,6 @@ class Store:
                     result = await cur.fetchone()
                 assert result is not None
                 stored.append(_memory(result))
-            await self._db.execute("COMMIT")
-        except BaseException:
-            await self._db.execute("ROLLBACK")
-            raise
         return stored
 
     async def import_conversation(
@@ -372,8 +383,7 @@ class Store:
         Returns the Mysis and how many memories were stored.
         """
         now = time.time()
-        await self._db.execute("BEGIN IMMEDIATE")
-        try:
+        async with self._transaction():
             async with self._db.execute("SELECT id FROM myses WHERE name = ?", (name,)) as cur:
                 row = await cur.fetchone()
             if row is None:
@@ -394,10 +404,6 @@ class Store:
                 f"VALUES ({', '.join('?' * 12)})",
                 [(mysis_id, *self._row(m, now)) for m in memories],
             )
-            await self._db.execute("COMMIT")
-        except BaseException:
-            await self._db.execute("ROLLBACK")
-            raise
         return await self.get_mysis(mysis_id), len(memories)
 
     @staticmethod
@@ -430,6 +436,17 @@ class Store:
         ) as cur:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
+
+    async def recent_memories(self, mysis_id: int, limit: int = 200,
+                              before_id: int | None = None) -> list[Memory]:
+        """The newest ``limit`` memories (older than ``before_id``), oldest first."""
+        async with self._db.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
+            "ORDER BY id DESC LIMIT ?",
+            (mysis_id, before_id if before_id is not None else 2**62, limit),
+        ) as cur:
+            rows = await cur.fetchall()
+        return [_memory(row) for row in reversed(rows)]
 
     async def latest_memory_id(self, mysis_id: int) -> int | None:
         """The id of the newest memory of a Mysis."""
@@ -526,7 +543,7 @@ class Store:
     ) -> Broadcast:
         """Record a broadcast (the per-recipient memories are stored separately)."""
         now = time.time()
-        async with self._db.execute(
+        async with self._lock, self._db.execute(
             "INSERT INTO broadcasts (sender_id, content, created_at, game_tick) "
             "VALUES (?, ?, ?, ?) RETURNING id",
             (sender_id, content, now, game_tick),
@@ -598,7 +615,7 @@ class Store:
         outcome: str = "pending",
     ) -> int:
         """Record a composed request; returns its id for :meth:`finish_request`."""
-        async with self._db.execute(
+        async with self._lock, self._db.execute(
             "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
             " items, estimated_tokens, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (mysis_id, time.time(), composition.strategy, last_memory_id, nudge_level,
@@ -620,11 +637,12 @@ class Store:
         error: str | None = None,
     ) -> None:
         """Record how a logged request ended."""
-        await self._db.execute(
-            "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
-            "latency_ms = ?, error = ? WHERE id = ?",
-            (outcome, prompt_tokens, completion_tokens, latency_ms, error, request_id),
-        )
+        async with self._lock:
+            await self._db.execute(
+                "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
+                "latency_ms = ?, error = ? WHERE id = ?",
+                (outcome, prompt_tokens, completion_tokens, latency_ms, error, request_id),
+            )
 
     async def list_requests(self, mysis_id: int | None = None) -> list[RequestRecord]:
         """Logged requests, oldest first (of one Mysis, or all)."""

@@ -1,0 +1,429 @@
+"""The commander: the swarm's owner, and the one object the UI and CLI drive.
+
+It opens the store and the game, brings every stored Mysis back in the state
+it was left in (a stopped Mysis stays stopped), creates a starter swarm on an
+empty database, and offers every action of the command center: create,
+configure, start, stop, relaunch, delete, direct messages, broadcasts, and
+the preview of any Mysis's next request under any strategy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..config import Config, ConfigError
+from ..core.composition import ComposeSettings, Composition
+from ..core.strategies import STRATEGIES
+from ..core.types import Memory
+from ..game.backend import GameBackend
+from ..game.router import ToolRouter
+from ..game.session import GameSession
+from ..game.state_cache import GameStateCache, Snapshot
+from ..providers.base import Provider, ProviderError, ProviderSettings
+from ..providers.registry import build_provider
+from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
+from .clock import Clock, RealClock
+from .context import next_composition
+from .events import (
+    BroadcastSent,
+    EventBus,
+    GameTick,
+    MysisDeleted,
+    MysisView,
+    NetworkActivity,
+    Notice,
+)
+from .mysis import MysisRuntime, estimate_tools_tokens
+
+log = logging.getLogger(__name__)
+
+STARTER_NAMES = ("Ada", "Brin", "Cass")
+
+
+class CommandRefused(Exception):
+    """An action the commander cannot do now; ``message`` says why, for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class Commander:
+    """Owns the swarm. Build it with :meth:`open`; close it with :meth:`shutdown`."""
+
+    strategies: tuple[str, ...] = tuple(STRATEGIES)
+
+    def __init__(self, config: Config, store: Store, backend: GameBackend, *,
+                 clock: Clock | None = None, bus: EventBus | None = None) -> None:
+        self.config = config
+        self.store = store
+        self.backend = backend
+        self.clock: Clock = clock or RealClock()
+        self.bus = bus or EventBus()
+        self.cache = GameStateCache()
+        self._myses: dict[int, MysisRuntime] = {}
+        self._llm = 0
+        self._mcp = 0
+        self._tick: int | None = None
+        self._tools_tokens: dict[int, int] = {}
+        self._closed = False
+
+    # -- opening and closing -----------------------------------------------------
+
+    @classmethod
+    async def open(cls, config: Config, *, db_path: Path, clock: Clock | None = None,
+                   autostart: bool = True, backend: GameBackend | None = None,
+                   starter_swarm: bool = True) -> Commander:
+        """Open the store and the game; restore the swarm (and seed it when empty)."""
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        store = await Store.open(db_path)
+        backend = backend or GameBackend.from_config(config.game, data_dir=db_path.parent)
+        commander = cls(config, store, backend, clock=clock)
+        try:
+            await backend.start()
+            records = await store.list_myses()
+            if not records and starter_swarm:
+                for name in STARTER_NAMES:
+                    records.append(await store.create_mysis(
+                        name, provider=config.swarm.default_provider,
+                        model=config.provider(config.swarm.default_provider).model,
+                        strategy=config.swarm.strategy))
+                    records[-1] = await store.update_mysis(records[-1].id, state="running")
+            for record in records:
+                commander._myses[record.id] = commander._runtime(record)
+            if autostart:
+                for runtime in commander._myses.values():
+                    if runtime.state == "running":
+                        await runtime.start()
+        except BaseException:
+            await commander.shutdown(timeout=1)
+            raise
+        return commander
+
+    async def shutdown(self, timeout: float = 10.0) -> None:
+        """Let in-flight turns end (bounded), stop the loops, close sessions and store.
+
+        States are left as they are, so the next launch resumes the same swarm.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        runtimes = list(self._myses.values())
+        await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
+        for runtime in runtimes:
+            await runtime._settle_task(timeout=1.0)
+        for runtime in runtimes:
+            await runtime.session.aclose()
+            with contextlib.suppress(Exception):
+                await runtime.provider.aclose()
+        await self.backend.stop()
+        await self.store.close()
+
+    def _runtime(self, record: MysisRecord) -> MysisRuntime:
+        provider = self._provider(record)
+        session = GameSession(self.backend.connector(), name=record.name)
+        router = ToolRouter(self.store, record.id, session, server=self.backend.server,
+                            cache=self.cache, swarm=self)
+        router.account = record.account
+        return MysisRuntime(self, record, provider, session, router)
+
+    def _provider(self, record: MysisRecord) -> Provider:
+        try:
+            cfg = self.config.provider(record.provider)
+            if record.model and record.model != cfg.model and cfg.type != "autopilot":
+                cfg = replace(cfg, model=record.model)
+            return build_provider(cfg)
+        except (ConfigError, ProviderError) as exc:
+            return _BrokenProvider(record.provider, str(exc))
+
+    # -- what watchers read ---------------------------------------------------------
+
+    def myses(self) -> list[MysisView]:
+        """Every Mysis, oldest first."""
+        return [r.view() for r in sorted(self._myses.values(), key=lambda r: r.id)]
+
+    def mysis(self, mysis_id: int) -> MysisView:
+        """One Mysis (CommandRefused when it does not exist)."""
+        return self._get(mysis_id).view()
+
+    def provider_names(self) -> list[str]:
+        """The configured providers, by name."""
+        return list(self.config.providers)
+
+    def running_count(self) -> int:
+        """How many Myses are running."""
+        return sum(1 for r in self._myses.values() if r.state == "running")
+
+    def state_counts(self) -> dict[str, int]:
+        """Myses per state."""
+        counts = {"running": 0, "idle": 0, "stopped": 0, "errored": 0}
+        for runtime in self._myses.values():
+            counts[runtime.state] = counts.get(runtime.state, 0) + 1
+        return counts
+
+    @property
+    def game_tick(self) -> int | None:
+        """The newest game tick seen."""
+        return self.backend.current_tick if self.backend.embedded else self._tick
+
+    @property
+    def network(self) -> tuple[int, int]:
+        """LLM and MCP calls in flight."""
+        return self._llm, self._mcp
+
+    async def memories(self, mysis_id: int, limit: int = 200) -> list[Memory]:
+        """The newest ``limit`` memories of a Mysis, oldest first."""
+        self._get(mysis_id)
+        return await self.store.recent_memories(mysis_id, limit)
+
+    async def broadcasts(self, limit: int = 50) -> list[Broadcast]:
+        """The newest broadcasts, oldest first."""
+        return await self.store.recent_broadcasts(limit)
+
+    def game_state(self, mysis_id: int) -> dict[str, Snapshot]:
+        """The cached game results of a Mysis's account, by tool."""
+        account = self._get(mysis_id).router.account
+        return self.cache.snapshots(account) if account else {}
+
+    def game_state_summary(self, mysis_id: int) -> str:
+        """The compact projection that goes into the Mysis's system prompt."""
+        runtime = self._get(mysis_id)
+        return self.cache.summary(runtime.router.account, self.game_tick)
+
+    async def preview(self, mysis_id: int, strategy: str | None = None) -> Composition:
+        """The exact next request of a Mysis under ``strategy`` (nothing is written)."""
+        runtime = self._get(mysis_id)
+        name = strategy or runtime.record.strategy
+        if name not in STRATEGIES:
+            raise CommandRefused(f"unknown strategy {name!r}")
+        settings, _ = self.settings_for(runtime)
+        settings = replace(settings, nudge_level=runtime.nudges,
+                           tools_tokens=self._tools_tokens.get(mysis_id, 0))
+        return await next_composition(self.store, mysis_id, name, settings,
+                                      write_summary=False,
+                                      game_state=self.game_state_summary(mysis_id))
+
+    # -- actions ----------------------------------------------------------------------
+
+    async def create_mysis(self, name: str, *, provider: str | None = None,
+                           model: str | None = None, strategy: str | None = None,
+                           start: bool = True) -> MysisView:
+        """Create a Mysis (refused: empty or duplicate name, unknown provider, full swarm)."""
+        name = name.strip()
+        if not name:
+            return await self._refuse("a Mysis needs a name")
+        if len(self._myses) >= self.config.swarm.max_myses:
+            return await self._refuse(f"the swarm is full ({self.config.swarm.max_myses} "
+                                      "Myses); delete one or raise swarm.max_myses")
+        provider = provider or self.config.swarm.default_provider
+        if provider not in self.config.providers:
+            return await self._refuse(f"unknown provider {provider!r}; configured: "
+                                      f"{', '.join(self.config.providers)}")
+        strategy = strategy or self.config.swarm.strategy
+        if strategy not in STRATEGIES:
+            return await self._refuse(f"unknown strategy {strategy!r}")
+        try:
+            record = await self.store.create_mysis(
+                name, provider=provider, model=model or self.config.provider(provider).model,
+                strategy=strategy)
+        except StoreError as exc:
+            return await self._refuse(str(exc))
+        runtime = self._runtime(record)
+        self._myses[record.id] = runtime
+        await runtime.changed("created")
+        if start:
+            await runtime.start()
+        return runtime.view()
+
+    async def configure_mysis(self, mysis_id: int, *, provider: str | None = None,
+                              model: str | None = None,
+                              strategy: str | None = None) -> MysisView:
+        """Change provider, model or strategy live (the next request uses them)."""
+        runtime = self._get(mysis_id)
+        fields: dict[str, Any] = {}
+        if provider is not None and provider != runtime.record.provider:
+            if provider not in self.config.providers:
+                return await self._refuse(f"unknown provider {provider!r}")
+            fields["provider"] = provider
+            fields["model"] = model or self.config.provider(provider).model
+        elif model is not None:
+            fields["model"] = model
+        if strategy is not None:
+            if strategy not in STRATEGIES:
+                return await self._refuse(f"unknown strategy {strategy!r}")
+            fields["strategy"] = strategy
+        if not fields:
+            return runtime.view()
+        runtime.record = await self.store.update_mysis(mysis_id, **fields)
+        if "provider" in fields or "model" in fields:
+            old = runtime.provider
+            runtime.provider = self._provider(runtime.record)
+            with contextlib.suppress(Exception):
+                await old.aclose()
+        await runtime.changed("configured")
+        return runtime.view()
+
+    async def start_mysis(self, mysis_id: int) -> MysisView:
+        """Start a Mysis that is idle, stopped or errored."""
+        runtime = self._get(mysis_id)
+        await runtime.start()
+        return runtime.view()
+
+    relaunch_mysis = start_mysis
+
+    async def stop_mysis(self, mysis_id: int) -> MysisView:
+        """Stop a Mysis; it stays stopped until relaunched, even across launches."""
+        runtime = self._get(mysis_id)
+        if runtime.state == "stopped":
+            return await self._refuse(f"{runtime.name} is already stopped")
+        await runtime.stop()
+        return runtime.view()
+
+    async def delete_mysis(self, mysis_id: int) -> None:
+        """Delete a Mysis: stop it, remove its memories, release its account."""
+        runtime = self._get(mysis_id)
+        await runtime.stop(timeout=2.0)
+        await runtime.session.aclose()
+        with contextlib.suppress(Exception):
+            await runtime.provider.aclose()
+        if runtime.router.account:
+            self.cache.forget(runtime.router.account)
+        await self.store.release_accounts(mysis_id)
+        await self.store.delete_mysis(mysis_id)
+        del self._myses[mysis_id]
+        await self.bus.publish(MysisDeleted(mysis_id=mysis_id, name=runtime.name))
+
+    async def send_message(self, mysis_id: int, text: str) -> None:
+        """A direct message from the commander (refused for stopped/errored Myses)."""
+        runtime = self._get(mysis_id)
+        if not text.strip():
+            await self._refuse("the message is empty")
+        if runtime.state in ("stopped", "errored"):
+            await self._refuse(f"{runtime.name} is {runtime.state}: press r to relaunch it "
+                               "before sending messages", mysis_id=mysis_id)
+        await self._deliver(runtime, NewMemory("user", "direct", text,
+                                               game_tick=self.game_tick))
+
+    async def broadcast(self, text: str) -> int:
+        """A commander broadcast to every idle or running Mysis; returns the recipients."""
+        if not text.strip():
+            await self._refuse("the broadcast is empty")
+        return await self._broadcast(text, sender=None)
+
+    # -- the router's side (SwarmPort) ------------------------------------------------------
+
+    async def broadcast_from(self, mysis_id: int, text: str) -> int:
+        """``zoea_broadcast``: a Mysis tells every other Mysis."""
+        return await self._broadcast(text, sender=self._get(mysis_id))
+
+    async def swarm_status(self, mysis_id: int) -> dict[str, Any]:
+        """``zoea_swarm_status``: the swarm as a Mysis may see it (no secrets)."""
+        return {"myses": [{"name": v.name, "state": v.state, "account": v.account,
+                           "activity": v.activity, "you": v.id == mysis_id}
+                          for v in self.myses()],
+                "game_tick": self.game_tick}
+
+    # -- helpers for runtimes ------------------------------------------------------------
+
+    def settings_for(self, runtime: MysisRuntime) -> tuple[ComposeSettings, ProviderSettings]:
+        """Composition and provider settings for a Mysis's current provider."""
+        try:
+            cfg = self.config.provider(runtime.record.provider)
+        except ConfigError:
+            cfg = self.config.provider(self.config.swarm.default_provider)
+        settings = self.config.compose_settings(cfg.name)
+        provider_settings = cfg.provider_settings()
+        if runtime.record.model and cfg.type != "autopilot":
+            provider_settings = replace(provider_settings, model=runtime.record.model)
+        return settings, provider_settings
+
+    def tools_tokens(self, tools: list[dict[str, Any]]) -> int:
+        """Tokens of a tool list (cached by its size and names)."""
+        key = hash(json.dumps([t["function"]["name"] for t in tools]))
+        if key not in self._tools_tokens:
+            self._tools_tokens[key] = estimate_tools_tokens(tools)
+        return self._tools_tokens[key]
+
+    @contextlib.asynccontextmanager
+    async def in_flight(self, kind: str) -> AsyncIterator[None]:
+        """Count an LLM or MCP call in flight (for the status bar)."""
+        await self._net(kind, +1)
+        try:
+            yield
+        finally:
+            await self._net(kind, -1)
+
+    async def _net(self, kind: str, delta: int) -> None:
+        if kind == "llm":
+            self._llm += delta
+        else:
+            self._mcp += delta
+        await self.bus.publish(NetworkActivity(llm=self._llm, mcp=self._mcp))
+
+    async def saw_tick(self, tick: int) -> None:
+        """A game result reported ``tick``."""
+        if self._tick is None or tick > self._tick:
+            self._tick = tick
+            await self.bus.publish(GameTick(tick=tick))
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _get(self, mysis_id: int) -> MysisRuntime:
+        runtime = self._myses.get(mysis_id)
+        if runtime is None:
+            raise CommandRefused(f"no Mysis with id {mysis_id}")
+        return runtime
+
+    async def _refuse(self, message: str, *, mysis_id: int | None = None) -> Any:
+        await self.bus.publish(Notice(level="error", message=message, mysis_id=mysis_id))
+        raise CommandRefused(message)
+
+    async def _deliver(self, runtime: MysisRuntime, memory: NewMemory) -> None:
+        stored = await self.store.add_memory(runtime.id, memory)
+        from .events import MessageStored
+
+        await self.bus.publish(MessageStored(mysis_id=runtime.id, memory=stored))
+        if runtime.state == "idle":
+            await runtime.start(prompt=True)
+        else:
+            runtime.deliver()
+
+    async def _broadcast(self, text: str, *, sender: MysisRuntime | None) -> int:
+        sender_id = str(sender.id) if sender is not None else None
+        record = await self.store.add_broadcast(text, sender_id=sender_id,
+                                                game_tick=self.game_tick)
+        recipients = [r for r in self._myses.values()
+                      if r.state in ("idle", "running") and r is not sender]
+        for runtime in recipients:
+            await self._deliver(runtime, NewMemory("user", "broadcast", text,
+                                                   sender_id=sender_id,
+                                                   game_tick=self.game_tick))
+        await self.bus.publish(BroadcastSent(
+            broadcast_id=record.id, sender_id=sender.id if sender else None,
+            sender_name=sender.name if sender else "commander", content=text,
+            recipients=tuple(r.id for r in recipients)))
+        if not recipients and sender is None:
+            await self.bus.publish(Notice(level="warning", message="no Mysis is idle or "
+                                          "running: the broadcast was stored for later"))
+        return len(recipients)
+
+
+class _BrokenProvider:
+    """Stands in for a provider that cannot be built: every call fails clearly."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.label = f"{name} (unavailable)"
+        self.reason = reason
+
+    async def chat(self, request: Any, on_event: Any = None) -> Any:
+        raise ProviderError(self.reason)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,406 @@
+"""One Mysis alive: its state machine, its turn loop and its nudges.
+
+States (DESIGN §5): ``idle`` waits for a message; ``running`` plays (a turn,
+then waiting for a prompt or the nudge interval); ``stopped`` was stopped by
+the commander and stays so across launches; ``errored`` failed after retries
+and keeps its error visible. Only idle and running accept messages; a message
+wakes an idle Mysis.
+
+A turn: compose → call the model → store the assistant message → run each
+tool call in order, storing each result → compose again, up to
+``max_tool_iterations`` rounds; then the turn ends gracefully. Every request
+is logged with its composition. A stop during a call never becomes an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..core import prompts
+from ..core.composition import ComposeSettings, Composition
+from ..core.tokens import count_tokens
+from ..core.types import Memory
+from ..core.validator import validate
+from ..game.router import RoutedResult, ToolRouter
+from ..game.session import GameSession
+from ..providers.base import (
+    ChatRequest,
+    ChatResponse,
+    Provider,
+    ProviderError,
+    ProviderSettings,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+)
+from ..storage import MysisRecord, NewMemory
+from .context import next_composition
+from .events import (
+    MessageStored,
+    MysisChanged,
+    MysisState,
+    MysisView,
+    NudgeSent,
+    RequestComposed,
+    StateChanged,
+    StreamDelta,
+    TokenUsage,
+    ToolCallFinished,
+    ToolCallStarted,
+)
+from .summaries import summarizer_for
+
+if TYPE_CHECKING:
+    from .commander import Commander
+
+log = logging.getLogger(__name__)
+
+#: Error codes after which a Mysis waits for the game rather than the idle interval.
+WAIT_CODES = frozenset({"action_pending", "in_transit", "cooldown", "rate_limited"})
+ACTIVITY_BY_TOOL = {"travel": "traveling", "jump": "jumping", "mine": "mining",
+                    "dock": "docking", "undock": "undocking", "sell": "trading",
+                    "buy": "trading", "refuel": "refueling", "repair": "repairing"}
+#: Attempts for a transient model or game failure before the Mysis becomes errored.
+TRANSIENT_ATTEMPTS = 3
+BACKOFF_BASE_S = 1.0
+
+
+class MysisRuntime:
+    """The live part of a Mysis; the commander owns one per stored Mysis."""
+
+    def __init__(self, swarm: Commander, record: MysisRecord, provider: Provider,
+                 session: GameSession, router: ToolRouter) -> None:
+        self.swarm = swarm
+        self.record = record
+        self.provider = provider
+        self.session = session
+        self.router = router
+        self.state: MysisState = record.state  # type: ignore[assignment]
+        self.last_error = record.last_error
+        self.nudges = 0
+        self.activity = "idle" if self.state != "stopped" else "stopped"
+        self.last_line = ""
+        self.last_tokens = 0
+        self.game_tick: int | None = None
+        self.wake = asyncio.Event()
+        self.prompt_pending = False
+        self.wait_hint: float | None = None
+        self.task: asyncio.Task[None] | None = None
+        self._in_turn = False
+        self._publishing: set[asyncio.Task[None]] = set()
+
+    # -- views ----------------------------------------------------------------
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    def view(self) -> MysisView:
+        """The snapshot watchers see."""
+        return MysisView(
+            id=self.record.id, name=self.record.name, provider=self.record.provider,
+            model=self.record.model, provider_label=self.provider.label,
+            strategy=self.record.strategy, state=self.state, last_error=self.last_error,
+            account=self.router.account or self.record.account, nudges=self.nudges,
+            max_nudges=self.swarm.config.nudge.max_encouragements,
+            last_tokens=self.last_tokens, activity=self.activity, last_line=self.last_line,
+            game_tick=self.game_tick,
+        )
+
+    async def changed(self, reason: str = "") -> None:
+        await self.swarm.bus.publish(MysisChanged(mysis=self.view(), reason=reason))
+
+    # -- lifecycle --------------------------------------------------------------
+
+    async def start(self, *, prompt: bool = True) -> None:
+        """Run (from idle, stopped or errored): reset the error and the nudge counter."""
+        if self.state == "running" and self.task is not None and not self.task.done():
+            return
+        await self._settle_task()
+        self.nudges = 0
+        self.last_error = None
+        self.prompt_pending = prompt or self.prompt_pending
+        await self._set_state("running", None)
+        self.task = asyncio.create_task(self._run(), name=f"mysis-{self.name}")
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Stop: the state changes first, so a failing in-flight call cannot override it."""
+        await self._set_state("stopped", None)
+        self.activity = "stopped"
+        await self._settle_task(timeout)
+        await self.changed("stopped")
+
+    async def _settle_task(self, timeout: float = 5.0) -> None:
+        task, self.task = self.task, None
+        if task is None or task.done() or task is asyncio.current_task():
+            return
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, TimeoutError, Exception):
+            await asyncio.wait_for(task, timeout)
+
+    async def wait_turn(self, timeout: float) -> None:
+        """Wait (bounded) for an in-flight turn to end, for a graceful shutdown."""
+        deadline = time.monotonic() + timeout
+        while self._in_turn and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+    async def _set_state(self, new: MysisState, error: str | None) -> None:
+        old = self.state
+        self.state = new
+        self.last_error = error
+        self.record = await self.swarm.store.update_mysis(self.id, state=new, last_error=error)
+        if new in ("idle", "stopped", "errored"):
+            self.activity = new if new != "idle" else "idle"
+        if old != new or error:
+            await self.swarm.bus.publish(StateChanged(mysis_id=self.id, name=self.name,
+                                                      old=old, new=new, error=error))
+        await self.changed(f"state {new}")
+
+    async def _fail(self, message: str) -> None:
+        """Become errored, unless the commander stopped the Mysis meanwhile."""
+        if self.state == "stopped":
+            return
+        from .events import ErrorRaised
+
+        await self.swarm.bus.publish(ErrorRaised(mysis_id=self.id, message=message))
+        await self._set_state("errored", message)
+
+    def deliver(self) -> None:
+        """A prompt was stored for this Mysis: run a turn soon."""
+        self.prompt_pending = True
+        self.nudges = 0
+        self.wake.set()
+
+    # -- the loop -------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        clock = self.swarm.clock
+        nudge = self.swarm.config.nudge
+        try:
+            while self.state == "running":
+                if self.prompt_pending:
+                    self.prompt_pending = False
+                    self.wake.clear()
+                    await self._turn(nudge_level=0)
+                    continue
+                self.activity = "waiting" if self.wait_hint is None else "cooldown"
+                await self.changed("waiting")
+                woke = await clock.wait_for(self.wake, self._interval(nudge))
+                self.wake.clear()
+                if woke or self.prompt_pending or self.state != "running":
+                    continue
+                if self.nudges >= nudge.max_encouragements:
+                    await self._go_idle(prompts.BREAKER_ERROR)
+                    return
+                self.nudges += 1
+                text = prompts.nudge_text(self.nudges)
+                await self.swarm.bus.publish(NudgeSent(mysis_id=self.id, level=self.nudges,
+                                                       text=text))
+                await self._turn(nudge_level=self.nudges)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # the loop must never die silently
+            log.exception("Mysis %s failed", self.name)
+            await self._fail(f"{type(exc).__name__}: {exc}")
+
+    def _interval(self, nudge: Any) -> float:
+        if self.wait_hint is not None:
+            return min(nudge.wait_state_seconds, max(1.0, self.wait_hint))
+        return nudge.idle_seconds
+
+    async def _go_idle(self, reason: str) -> None:
+        self.activity = "idle"
+        await self._set_state("idle", reason)
+
+    async def _turn(self, nudge_level: int) -> None:
+        """One turn: up to ``max_tool_iterations`` rounds of model and tools."""
+        self._in_turn = True
+        self.wait_hint = None
+        try:
+            rounds = self.swarm.config.context.max_tool_iterations
+            for iteration in range(rounds):
+                response = await self._ask_model(nudge_level if iteration == 0 else 0)
+                if response is None:
+                    return
+                if not response.tool_calls:
+                    return
+                for call in response.tool_calls:
+                    if self.state != "running":
+                        return
+                    await self._run_tool(call)
+            self.last_line = f"turn ended after {rounds} tool rounds"
+            await self.changed("turn limit")
+        finally:
+            self._in_turn = False
+
+    async def _ask_model(self, nudge_level: int) -> ChatResponse | None:
+        """Compose, call the model (with retries), store the answer."""
+        settings, provider_settings = self.swarm.settings_for(self)
+        tools = await self._tool_schemas()
+        settings = replace(settings, nudge_level=nudge_level,
+                           tools_tokens=self.swarm.tools_tokens(tools))
+        composition = await self.compose(settings, provider_settings)
+        violations = tuple(validate(composition.messages))
+        await self.swarm.bus.publish(RequestComposed(
+            mysis_id=self.id, composition=composition, valid=not violations,
+            violations=violations, tools=len(tools)))
+        self.last_tokens = composition.tokens
+        last_id = await self.swarm.store.latest_memory_id(self.id)
+        response: ChatResponse | None = None
+        for attempt in range(TRANSIENT_ATTEMPTS):
+            request_id = await self.swarm.store.log_request(
+                self.id, composition, last_memory_id=last_id, nudge_level=nudge_level)
+            started = time.perf_counter()
+            self.activity = "thinking"
+            await self.changed("thinking")
+            outcome, error = "error", None
+            try:
+                async with self.swarm.in_flight("llm"):
+                    response = await self.provider.chat(
+                        ChatRequest(messages=composition.messages, tools=tools,
+                                    settings=provider_settings),
+                        on_event=self._stream_sink())
+                outcome = "ok"
+            except asyncio.CancelledError:
+                outcome, error = "cancelled", "stopped during the call"
+                raise
+            except ProviderError as exc:
+                error = exc.message
+                if not exc.retryable or attempt == TRANSIENT_ATTEMPTS - 1:
+                    await self._fail(f"{self.provider.label}: {exc.message}")
+                    return None
+                self.last_line = f"retrying after: {exc.message}"
+                await self.changed("retry")
+                await self.swarm.clock.sleep(exc.retry_after or BACKOFF_BASE_S * 2**attempt)
+            finally:
+                usage = response.usage if response is not None and outcome == "ok" else None
+                await self.swarm.store.finish_request(
+                    request_id, outcome=outcome,
+                    prompt_tokens=usage.prompt_tokens if usage else None,
+                    completion_tokens=usage.completion_tokens if usage else None,
+                    latency_ms=(time.perf_counter() - started) * 1000, error=error)
+            if response is not None:
+                break
+        assert response is not None
+        await self.swarm.bus.publish(TokenUsage(
+            mysis_id=self.id, estimated=composition.tokens,
+            prompt_tokens=response.usage.prompt_tokens,
+            completion_tokens=response.usage.completion_tokens, latency_s=response.latency_s))
+        if response.content.strip() or response.tool_calls:
+            self.nudges = 0  # a productive answer resets the encouragements
+        await self._store(NewMemory("assistant", "llm", response.content,
+                                    reasoning=response.reasoning,
+                                    tool_calls=response.tool_calls,
+                                    game_tick=self.game_tick))
+        if response.content.strip():
+            self.last_line = response.content.strip().splitlines()[0]
+        elif response.tool_calls:
+            self.last_line = "→ " + ", ".join(c.name for c in response.tool_calls)
+        await self.changed("answered")
+        return response
+
+    async def compose(self, settings: ComposeSettings,
+                      provider_settings: ProviderSettings) -> Composition:
+        """The next request, writing a due summary through the Mysis's own model."""
+        return await next_composition(
+            self.swarm.store, self.id, self.record.strategy, settings,
+            summarizer=summarizer_for(self.provider, provider_settings),
+            game_state=self.swarm.game_state_summary(self.id))
+
+    async def _tool_schemas(self) -> list[dict[str, Any]]:
+        for attempt in range(TRANSIENT_ATTEMPTS):
+            try:
+                async with self.swarm.in_flight("mcp"):
+                    return await self.router.tool_schemas()
+            except Exception as exc:  # connection trouble: back off, then give up
+                if attempt == TRANSIENT_ATTEMPTS - 1:
+                    self.last_line = f"game unreachable: {exc}"
+                    return []
+                await self.swarm.clock.sleep(BACKOFF_BASE_S * 2**attempt)
+        return []
+
+    async def _run_tool(self, call: Any) -> None:
+        await self.swarm.bus.publish(ToolCallStarted(mysis_id=self.id, call=call))
+        self.activity = ACTIVITY_BY_TOOL.get(call.name, f"calling {call.name}")
+        await self.changed("tool")
+        started = time.perf_counter()
+        result: RoutedResult | None = None
+        for attempt in range(TRANSIENT_ATTEMPTS):
+            async with self.swarm.in_flight("mcp"):
+                result = await self.router.execute(call)
+            if not result.unreachable or attempt == TRANSIENT_ATTEMPTS - 1:
+                break
+            await self.swarm.clock.sleep(BACKOFF_BASE_S * 2**attempt)
+        assert result is not None
+        if result.tick is not None:
+            self.game_tick = result.tick
+            await self.swarm.saw_tick(result.tick)
+        if result.error_code in WAIT_CODES:
+            self.wait_hint = _wait_seconds(result.content)
+        await self._store(NewMemory("tool", "tool", result.content, tool_call_id=call.id,
+                                    tool_name=call.name, game_tick=self.game_tick))
+        await self.swarm.bus.publish(ToolCallFinished(
+            mysis_id=self.id, call=call, is_error=result.is_error,
+            error_code=result.error_code, latency_s=time.perf_counter() - started))
+        if result.unreachable:
+            await self._fail(f"game server unreachable: {_message_of(result.content)}")
+
+    async def _store(self, memory: NewMemory) -> Memory:
+        stored = await self.swarm.store.add_memory(self.id, memory)
+        await self.swarm.bus.publish(MessageStored(mysis_id=self.id, memory=stored))
+        return stored
+
+    def _stream_sink(self) -> Any:
+        text: list[str] = []
+        reasoning: list[str] = []
+        bus = self.swarm.bus
+        loop = asyncio.get_running_loop()
+
+        def sink(event: StreamEvent) -> None:
+            if isinstance(event, TextDelta):
+                text.append(event.text)
+            elif isinstance(event, ReasoningDelta):
+                reasoning.append(event.text)
+            else:
+                return
+            delta = StreamDelta(mysis_id=self.id, text="".join(text),
+                                reasoning="".join(reasoning))
+            task = loop.create_task(bus.publish(delta))
+            self._publishing.add(task)  # keep a reference until it is done
+            task.add_done_callback(self._publishing.discard)
+
+        return sink
+
+
+def _wait_seconds(content: str) -> float | None:
+    try:
+        error = json.loads(content).get("error", {})
+    except (ValueError, AttributeError):
+        return None
+    for key in ("wait_seconds", "retry_after"):
+        value = error.get(key)
+        if isinstance(value, int | float):
+            return float(value)
+    return None
+
+
+def _message_of(content: str) -> str:
+    try:
+        return str(json.loads(content)["error"]["message"])
+    except (ValueError, KeyError, TypeError):
+        return content[:200]
+
+
+def estimate_tools_tokens(tools: list[dict[str, Any]]) -> int:
+    """Tokens the tool schemas add to every request."""
+    return count_tokens(json.dumps(tools, separators=(",", ":"))) if tools else 0

