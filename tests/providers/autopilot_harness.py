@@ -137,8 +137,7 @@ class Harness:
                              latest_broadcast=self.latest_broadcast)
         if self.account is None:
             return history
-        return replace(history, account=f"Username: {self.account}. The client logs you in: "
-                       "call login with no arguments if your session is lost.")
+        return replace(history, account=self.account)
 
     async def compose(self) -> Composition:
         """Compose the next request; write a due summary first, as the orchestrator does."""

@@ -32,7 +32,7 @@ from zoea_tui.providers.base import (
 )
 from zoea_tui.sim import World
 
-ACCOUNT = "Username: Ada. The client logs you in: call login with no arguments."
+ACCOUNT = "Ada"  # the store keeps the account name; the prompt renders the section
 
 
 class Game:

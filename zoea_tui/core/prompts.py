@@ -114,8 +114,8 @@ def nudge_text(level: int) -> str:
 def account_text(account: str | None, name: str | None = None) -> str:
     """The ``{{ACCOUNT}}`` section: the account's name (never its password)."""
     if account:
-        return (f"Username: {account}. Call login() with no arguments; Zoea Nova fills in "
-                "your credentials.")
+        return (f"Username: {account} (call login() with no arguments: Zoea Nova fills in "
+                "your credentials)")
     if name and re.fullmatch(r"[A-Za-z0-9_-]{3,24}", name):
         return f"{NO_ACCOUNT} Your name is {name}: use it as your username."
     return NO_ACCOUNT
