@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,8 @@ from .mysis import MysisRuntime, estimate_tools_tokens
 log = logging.getLogger(__name__)
 
 STARTER_NAMES = ("Ada", "Brin", "Cass")
+#: Builds a Mysis's provider (tests and benchmarks inject scripted models).
+ProviderFactory = Callable[[MysisRecord], Provider]
 
 
 class CommandRefused(Exception):
@@ -61,7 +63,8 @@ class Commander:
     strategies: tuple[str, ...] = tuple(STRATEGIES)
 
     def __init__(self, config: Config, store: Store, backend: GameBackend, *,
-                 clock: Clock | None = None, bus: EventBus | None = None) -> None:
+                 clock: Clock | None = None, bus: EventBus | None = None,
+                 provider_factory: ProviderFactory | None = None) -> None:
         self.config = config
         self.store = store
         self.backend = backend
@@ -74,18 +77,21 @@ class Commander:
         self._tick: int | None = None
         self._tools_tokens: dict[int, int] = {}
         self._closed = False
+        self._provider_factory = provider_factory
 
     # -- opening and closing -----------------------------------------------------
 
     @classmethod
     async def open(cls, config: Config, *, db_path: Path, clock: Clock | None = None,
                    autostart: bool = True, backend: GameBackend | None = None,
-                   starter_swarm: bool = True) -> Commander:
+                   starter_swarm: bool = True,
+                   provider_factory: ProviderFactory | None = None) -> Commander:
         """Open the store and the game; restore the swarm (and seed it when empty)."""
         db_path.parent.mkdir(parents=True, exist_ok=True)
         store = await Store.open(db_path)
         backend = backend or GameBackend.from_config(config.game, data_dir=db_path.parent)
-        commander = cls(config, store, backend, clock=clock)
+        commander = cls(config, store, backend, clock=clock,
+                        provider_factory=provider_factory)
         try:
             await backend.start()
             records = await store.list_myses()
@@ -135,6 +141,8 @@ class Commander:
         return MysisRuntime(self, record, provider, session, router)
 
     def _provider(self, record: MysisRecord) -> Provider:
+        if self._provider_factory is not None:
+            return self._provider_factory(record)
         try:
             cfg = self.config.provider(record.provider)
             if record.model and record.model != cfg.model and cfg.type != "autopilot":

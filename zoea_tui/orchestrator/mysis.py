@@ -127,6 +127,12 @@ class MysisRuntime:
         if self.state == "running" and self.task is not None and not self.task.done():
             return
         await self._settle_task()
+        if self.router.account is None:
+            # A free account of the pool becomes this Mysis's for good (it logs in to it).
+            account = await self.swarm.store.claim_account(self.id, self.router.server)
+            if account is not None:
+                self.router.account = account.username
+                self.record = await self.swarm.store.get_mysis(self.id)
         self.nudges = 0
         self.last_error = None
         self.prompt_pending = prompt or self.prompt_pending

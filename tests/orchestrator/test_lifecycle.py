@@ -1,0 +1,154 @@
+"""Create, configure, start, stop, relaunch, delete; states persist across launches."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from zoea_tui.core.validator import validate
+from zoea_tui.orchestrator.commander import STARTER_NAMES, CommandRefused
+from zoea_tui.orchestrator.events import Notice, StateChanged
+
+from .conftest import ScriptedModel, advance_until, calls, drain, settle, transient, until
+
+
+async def test_an_empty_database_gets_a_starter_swarm_that_plays(open_commander) -> None:
+    commander = await open_commander()  # the real autopilot and the embedded world
+    views = commander.myses()
+    assert [v.name for v in views] == list(STARTER_NAMES)
+    assert {v.state for v in views} == {"running"}
+    assert all(v.provider_label == "autopilot (rule-based)" for v in views)
+    await until(lambda: all(v.account for v in commander.myses()))
+    await until(lambda: commander.backend.host.world.score()["total"]["ore_mined"] > 0)
+    for view in commander.myses():
+        requests = await commander.store.list_requests(view.id)
+        assert requests and all(r.items for r in requests)
+        assert not validate((await commander.preview(view.id)).messages)
+
+
+async def test_create_refuses_bad_names_providers_and_a_full_swarm(open_commander, config):
+    commander = await open_commander(models={}, starter_swarm=False)
+    sub = commander.bus.subscribe()
+    await commander.create_mysis("Nova", start=False)
+    with pytest.raises(CommandRefused, match="already exists"):
+        await commander.create_mysis("Nova")
+    with pytest.raises(CommandRefused, match="unknown provider"):
+        await commander.create_mysis("Zed", provider="gpt-17")
+    with pytest.raises(CommandRefused, match="needs a name"):
+        await commander.create_mysis("   ")
+    for i in range(config.swarm.max_myses - 1):
+        await commander.create_mysis(f"m{i:02d}", start=False)
+    with pytest.raises(CommandRefused, match="full"):
+        await commander.create_mysis("one-too-many")
+    notices = [e for e in drain(sub) if isinstance(e, Notice)]
+    assert len(notices) == 4 and all(n.level == "error" for n in notices)
+
+
+async def test_stopped_stays_stopped_and_running_resumes_after_a_relaunch(open_commander):
+    models: dict[str, ScriptedModel] = {}
+    first = await open_commander(models=models, starter_swarm=False)
+    a = await first.create_mysis("Alpha")
+    b = await first.create_mysis("Bravo")
+    await first.stop_mysis(b.id)
+    await first.shutdown()
+    again = await open_commander(models=models)
+    assert again.mysis(a.id).state == "running"
+    assert again.mysis(b.id).state == "stopped"
+    await again.relaunch_mysis(b.id)
+    assert again.mysis(b.id).state == "running"
+
+
+async def test_configure_changes_strategy_and_provider_live(open_commander) -> None:
+    commander = await open_commander(models={}, starter_swarm=False)
+    view = await commander.create_mysis("Alpha", start=False)
+    changed = await commander.configure_mysis(view.id, strategy="loop-slice")
+    assert changed.strategy == "loop-slice"
+    assert (await commander.preview(view.id)).strategy == "loop-slice"
+    with pytest.raises(CommandRefused):
+        await commander.configure_mysis(view.id, strategy="telepathy")
+    with pytest.raises(CommandRefused):
+        await commander.configure_mysis(view.id, provider="nope")
+
+
+async def test_delete_removes_memories_and_releases_the_account(open_commander) -> None:
+    commander = await open_commander(starter_swarm=False)
+    view = await commander.create_mysis("Doomed")
+    await until(lambda: commander.mysis(view.id).account is not None)
+    account = commander.mysis(view.id).account
+    await commander.delete_mysis(view.id)
+    assert view.id not in [v.id for v in commander.myses()]
+    assert await commander.store.count_memories(view.id) == 0
+    pool = await commander.store.list_accounts("embedded")
+    assert [(a.username, a.mysis_id) for a in pool] == [(account, None)]
+    # A new Mysis gets the released account from the pool on its first login.
+    heir = await commander.create_mysis("Heir")
+    await until(lambda: commander.mysis(heir.id).account == account)
+
+
+async def test_a_message_to_a_stopped_or_errored_mysis_is_refused_visibly(open_commander):
+    models = {"Alpha": ScriptedModel(default=calls())}
+    commander = await open_commander(models=models, starter_swarm=False)
+    view = await commander.create_mysis("Alpha", start=False)
+    await commander.stop_mysis(view.id) if commander.mysis(view.id).state != "stopped" \
+        else None
+    sub = commander.bus.subscribe()
+    with pytest.raises(CommandRefused, match="press r to relaunch"):
+        await commander.send_message(view.id, "mine")
+    assert any(isinstance(e, Notice) and e.mysis_id == view.id for e in drain(sub))
+
+
+async def test_stop_during_a_call_never_becomes_errored(open_commander) -> None:
+    model = ScriptedModel(transient("connection reset"))
+    model.gate = __import__("asyncio").Event()
+    commander = await open_commander(models={"Alpha": model}, starter_swarm=False)
+    sub = commander.bus.subscribe()
+    view = await commander.create_mysis("Alpha")
+    await until(lambda: model.entered.is_set())
+    await commander.stop_mysis(view.id)
+    model.gate.set()  # the call "fails" after the stop
+    await settle()
+    assert commander.mysis(view.id).state == "stopped"
+    states = [e.new for e in drain(sub) if isinstance(e, StateChanged)]
+    assert "errored" not in states
+    requests = await commander.store.list_requests(view.id)
+    assert requests[-1].outcome == "cancelled"
+
+
+async def test_transient_failures_are_retried_then_the_mysis_errors_visibly(
+    open_commander, clock
+) -> None:
+    model = ScriptedModel(transient("503 a"), transient("503 b"), transient("503 c"))
+    commander = await open_commander(models={"Alpha": model}, starter_swarm=False)
+    view = await commander.create_mysis("Alpha")
+    await advance_until(clock, lambda: commander.mysis(view.id).state == "errored")
+    assert len(model.requests) == 3
+    assert "503 c" in commander.mysis(view.id).last_error
+    outcomes = [r.outcome for r in await commander.store.list_requests(view.id)]
+    assert outcomes == ["error", "error", "error"]
+    # Relaunch from errored clears the error and plays again.
+    await commander.relaunch_mysis(view.id)
+    await until(lambda: len(model.requests) == 4)
+    assert commander.mysis(view.id).last_error is None
+
+
+async def test_a_transient_failure_then_success_keeps_running(open_commander, clock) -> None:
+    model = ScriptedModel(transient(), calls(("get_status", "{}")))
+    commander = await open_commander(models={"Alpha": model}, starter_swarm=False)
+    view = await commander.create_mysis("Alpha")
+    await advance_until(clock, lambda: len(model.requests) >= 3, step=0.5)
+    assert commander.mysis(view.id).state == "running"
+
+
+async def test_tool_results_are_stored_in_order_before_the_next_composition(open_commander):
+    model = ScriptedModel(calls(("get_status", "{}"), ("zoea_swarm_status", "{}")),
+                          calls(("help", "{}")))
+    commander = await open_commander(models={"Alpha": model}, starter_swarm=False)
+    view = await commander.create_mysis("Alpha")
+    await until(lambda: len(model.requests) >= 3)
+    second = model.requests[1].messages
+    tool_messages = [m for m in second if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages[-2:]] == ["c0", "c1"]
+    assert json.loads(tool_messages[-1]["content"])["myses"][0]["you"] is True
+    assert not validate(second)
+    assert commander.mysis(view.id).state == "running"

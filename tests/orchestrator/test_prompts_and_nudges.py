@@ -1,0 +1,97 @@
+"""Direct messages, broadcasts and wake-ups; nudges, escalation and the breaker."""
+
+from __future__ import annotations
+
+from zoea_tui.core import prompts
+from zoea_tui.orchestrator.events import BroadcastSent, NudgeSent
+from zoea_tui.providers.base import ChatResponse
+
+from .conftest import ScriptedModel, advance_until, calls, drain, until
+
+SILENT = ChatResponse(content="")  # an answer with nothing in it: not productive
+
+
+async def test_a_direct_message_reaches_its_mysis_and_is_answered(open_commander) -> None:
+    models = {"Alpha": ScriptedModel(), "Bravo": ScriptedModel()}
+    commander = await open_commander(models=models, starter_swarm=False)
+    a = await commander.create_mysis("Alpha")
+    await commander.create_mysis("Bravo")
+    await until(lambda: len(models["Alpha"].requests) == 1 and len(models["Bravo"].requests) == 1)
+    await commander.send_message(a.id, "Report your cargo.")
+    await until(lambda: len(models["Alpha"].requests) == 2)
+    last = models["Alpha"].requests[-1].messages[-1]
+    assert last == {"role": "user", "content": "Report your cargo."}
+    assert len(models["Bravo"].requests) == 1
+
+
+async def test_a_broadcast_reaches_idle_and_running_and_wakes_the_idle(
+    open_commander, clock
+) -> None:
+    models = {n: ScriptedModel(default=SILENT) for n in ("Idle", "Run", "Stop")}
+    commander = await open_commander(models=models, starter_swarm=False)
+    idle = await commander.create_mysis("Idle")
+    run = await commander.create_mysis("Run")
+    stop = await commander.create_mysis("Stop")
+    await commander.stop_mysis(stop.id)
+    # Idle trips the breaker; Run gets a productive model afterwards.
+    await advance_until(clock, lambda: commander.mysis(idle.id).state == "idle", step=10)
+    assert commander.mysis(idle.id).last_error == prompts.BREAKER_ERROR
+    sub = commander.bus.subscribe()
+    count = await commander.broadcast("All Myses: mine iron.")
+    assert count == 2
+    assert commander.mysis(idle.id).state == "running"
+    assert commander.mysis(stop.id).state == "stopped"
+    event = next(e for e in drain(sub) if isinstance(e, BroadcastSent))
+    assert set(event.recipients) == {idle.id, run.id}
+    await until(lambda: models["Idle"].requests[-1].messages[-1]["content"]
+                == "All Myses: mine iron.")
+    system = models["Idle"].requests[-1].messages[0]["content"]
+    assert "## Swarm Broadcast\nAll Myses: mine iron." in system
+    assert [b.content for b in await commander.broadcasts()] == ["All Myses: mine iron."]
+
+
+async def test_nudges_escalate_then_the_breaker_idles_the_mysis(open_commander, clock) -> None:
+    model = ScriptedModel(default=SILENT)
+    commander = await open_commander(models={"Mute": model}, starter_swarm=False)
+    sub = commander.bus.subscribe()
+    view = await commander.create_mysis("Mute")
+    await until(lambda: len(model.requests) == 1)
+    clock.advance(29)
+    await until(lambda: clock.waiting >= 1)
+    assert len(model.requests) == 1  # not yet: the idle interval is 30 s
+    await advance_until(clock, lambda: commander.mysis(view.id).state == "idle", step=5)
+    nudges = [e for e in drain(sub) if isinstance(e, NudgeSent)]
+    assert [n.level for n in nudges] == [1, 2, 3]
+    assert [model.requests[i].messages[-1]["content"] for i in (1, 2, 3)] == \
+        [prompts.nudge_text(1), prompts.nudge_text(2), prompts.nudge_text(3)]
+    assert commander.mysis(view.id).last_error == "Failed to respond after 3 encouragements"
+    # Nudges are ephemeral: never stored as memories, but logged with their requests.
+    memories = await commander.memories(view.id)
+    assert not any(m.content.startswith(tuple(prompts.NUDGE_TEXTS.values()))
+                   for m in memories)
+    levels = [r.nudge_level for r in await commander.store.list_requests(view.id)]
+    assert levels == [0, 1, 2, 3]
+
+
+async def test_a_productive_answer_resets_the_counter(open_commander, clock) -> None:
+    model = ScriptedModel(SILENT, SILENT, calls(("help", "{}")), default=SILENT)
+    commander = await open_commander(models={"Chatty": model}, starter_swarm=False)
+    view = await commander.create_mysis("Chatty")
+    await advance_until(clock, lambda: len(model.requests) >= 3, step=5)
+    await until(lambda: commander.mysis(view.id).nudges == 0)
+    assert commander.mysis(view.id).state == "running"
+
+
+async def test_wait_states_nudge_on_the_games_hint_not_the_idle_interval(
+    open_commander, clock, config
+) -> None:
+    """A refused 'too early' call makes the next nudge come after the game's wait hint."""
+    model = ScriptedModel(default=SILENT)
+    commander = await open_commander(models={"Waiter": model}, starter_swarm=False)
+    view = await commander.create_mysis("Waiter")
+    runtime = commander._myses[view.id]
+    await until(lambda: len(model.requests) == 1)
+    runtime.wait_hint = 5.0
+    assert runtime._interval(config.nudge) == 5.0
+    runtime.wait_hint = 10_000.0
+    assert runtime._interval(config.nudge) == config.nudge.wait_state_seconds
