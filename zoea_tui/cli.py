@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.strategies import STRATEGIES
 from .core.validator import validate
@@ -48,6 +49,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--mysis", required=True)
     p.add_argument("--strategy", choices=list(STRATEGIES))
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("simulate", help="run a swarm headless on the embedded world")
+    p.add_argument("--myses", type=int, default=4, help="how many Myses (default 4)")
+    p.add_argument("--turns", type=int, default=10, help="turns per Mysis (default 10)")
+    p.add_argument("--strategy", choices=list(STRATEGIES))
+    p.add_argument("--provider", help="a configured provider (default: swarm.default_provider)")
+    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    p.add_argument("--seed", type=int, default=0, help="world seed")
+    p.add_argument("--db", type=Path, help="database file (default: a temporary one)")
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+
+    p = sub.add_parser("replay", help="recompose every logged request under a strategy")
+    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--mysis", help="only this Mysis")
+    p.add_argument("--strategy", choices=list(STRATEGIES), required=True)
+    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    p.add_argument("--json", action="store_true", help="machine-readable report")
 
     p = sub.add_parser("sim", help="the embedded SpaceMolt world")
     sim = p.add_subparsers(dest="sim_command", required=True)
@@ -140,6 +158,67 @@ async def _cmd_context(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config(args: argparse.Namespace) -> Config:
+    try:
+        return load_config(getattr(args, "config", None))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+async def _cmd_simulate(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from .orchestrator.headless import simulate, to_json
+
+    config = _config(args)
+    if not 1 <= args.myses <= 100:
+        raise UsageError("--myses must be between 1 and 100")
+    if args.turns < 1:
+        raise UsageError("--turns must be at least 1")
+    provider = args.provider or config.swarm.default_provider
+    if provider not in config.providers:
+        raise UsageError(f"unknown provider {provider!r}; configured: "
+                         f"{', '.join(config.providers)}")
+    strategy = args.strategy or config.swarm.strategy
+    with tempfile.TemporaryDirectory(prefix="zoea-simulate-") as tmp:
+        db = args.db or Path(tmp) / "simulate.db"
+        report = await simulate(config, myses=args.myses, turns=args.turns, strategy=strategy,
+                                provider=provider, seed=args.seed, db_path=db)
+    if args.json:
+        print(to_json(report))
+        return 0
+    tokens = report["prompt_tokens"]
+    score = report["score"].get("total", {})
+    print(f"{report['myses']} Myses × {report['turns']} turns · {strategy} · {provider}: "
+          f"{report['requests']} requests, prompt tokens mean {tokens['mean']:,} "
+          f"p95 {tokens['p95']:,} max {tokens['max']:,}; {report['violations']} violations; "
+          f"{report['tool_calls']} tool calls ({report['tool_errors']} errors); "
+          f"{report['nudges']} nudges; score {score.get('score', 0)} "
+          f"(ore sold {score.get('ore_sold', 0)}); {report['wall_s']} s")
+    return 0
+
+
+async def _cmd_replay(args: argparse.Namespace) -> int:
+    from .orchestrator.headless import replay, to_json
+
+    config = _config(args)
+    async with await _open_existing(args.db) as store:
+        try:
+            report = await replay(store, strategy=args.strategy, mysis_name=args.mysis,
+                                  config=config)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if args.json:
+        print(to_json(report))
+        return 0
+    tokens = report["prompt_tokens"]
+    print(f"{report['requests']} requests under {args.strategy}: prompt tokens mean "
+          f"{tokens['mean']:,} p95 {tokens['p95']:,} max {tokens['max']:,}; "
+          f"{report['violations']} violations; {report['ratio_to_full_history']} of the full "
+          "history")
+    return 0
+
+
 async def _cmd_sim(args: argparse.Namespace) -> int:
     from .sim.host import WorldHost
     from .sim.serve import serve_forever
@@ -161,7 +240,7 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"import": _cmd_import, "export": _cmd_export, "context": _cmd_context,
-             "sim": _cmd_sim}
+             "simulate": _cmd_simulate, "replay": _cmd_replay, "sim": _cmd_sim}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -78,6 +78,8 @@ class Commander:
         self._tools_tokens: dict[int, int] = {}
         self._closed = False
         self._provider_factory = provider_factory
+        #: Called after every finished turn (``zoea simulate`` stops Myses with it).
+        self.on_turn: Callable[[MysisRuntime], None] | None = None
 
     # -- opening and closing -----------------------------------------------------
 
@@ -374,6 +376,11 @@ class Commander:
         else:
             self._mcp += delta
         await self.bus.publish(NetworkActivity(llm=self._llm, mcp=self._mcp))
+
+    def turn_finished(self, runtime: MysisRuntime) -> None:
+        """A Mysis ended a turn (headless runs count them)."""
+        if self.on_turn is not None:
+            self.on_turn(runtime)
 
     async def saw_tick(self, tick: int) -> None:
         """A game result reported ``tick``."""

@@ -93,6 +93,8 @@ class MysisRuntime:
         self.wait_hint: float | None = None
         self.task: asyncio.Task[None] | None = None
         self._in_turn = False
+        #: Turns completed since this runtime was created.
+        self.turns = 0
         self._publishing: set[asyncio.Task[None]] = set()
 
     # -- views ----------------------------------------------------------------
@@ -248,6 +250,8 @@ class MysisRuntime:
             await self.changed("turn limit")
         finally:
             self._in_turn = False
+            self.turns += 1
+            self.swarm.turn_finished(self)
 
     async def _ask_model(self, nudge_level: int) -> ChatResponse | None:
         """Compose, call the model (with retries), store the answer."""
@@ -265,7 +269,8 @@ class MysisRuntime:
         response: ChatResponse | None = None
         for attempt in range(TRANSIENT_ATTEMPTS):
             request_id = await self.swarm.store.log_request(
-                self.id, composition, last_memory_id=last_id, nudge_level=nudge_level)
+                self.id, composition, last_memory_id=last_id, nudge_level=nudge_level,
+                tools_tokens=settings.tools_tokens)
             started = time.perf_counter()
             self.activity = "thinking"
             await self.changed("thinking")

@@ -23,6 +23,8 @@ from .errors import GameError
 
 #: Tools whose result says "in transit until arrival_tick": the host waits for it.
 BLOCKING_TOOLS = frozenset({"travel", "jump"})
+#: The world is saved this often on a real clock (and after every new account).
+SAVE_EVERY_TICKS = 10
 
 
 class WorldHost:
@@ -107,6 +109,8 @@ class WorldHost:
             await asyncio.sleep(max(0.0, next_at - loop.time()))
             next_at += self.tick_seconds
             self.advance(1)
+            if self.state_path is not None and self.world.current_tick % SAVE_EVERY_TICKS == 0:
+                self.save()  # a crash loses at most a few ticks of play
 
     def advance(self, ticks: int = 1) -> int:
         """Move the clock forward and wake everyone waiting for a tick."""
@@ -142,6 +146,8 @@ class WorldHost:
                 raise self._with_wait_hint(error) from None
             await self.wait_for_tick(wait_tick)
             result = self._call_now(key, tool, args)
+        if tool == "register" and self.state_path is not None:
+            self.save()  # accounts must survive a crash: their passwords are in the pool
         arrival = result.get("arrival_tick")
         if tool in BLOCKING_TOOLS and isinstance(arrival, int):
             await self.wait_for_tick(arrival)

@@ -133,6 +133,7 @@ class RequestRecord:
     latency_ms: float | None
     outcome: str
     error: str | None
+    tools_tokens: int = 0
 
 
 def _memory(row: Sequence[Any]) -> Memory:
@@ -613,14 +614,16 @@ class Store:
         last_memory_id: int | None,
         nudge_level: int = 0,
         outcome: str = "pending",
+        tools_tokens: int = 0,
     ) -> int:
         """Record a composed request; returns its id for :meth:`finish_request`."""
         async with self._lock, self._db.execute(
             "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
-            " items, estimated_tokens, outcome) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            " items, estimated_tokens, outcome, tools_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING id",
             (mysis_id, time.time(), composition.strategy, last_memory_id, nudge_level,
              json.dumps([i.to_dict() for i in composition.items]), composition.tokens,
-             outcome),
+             outcome, tools_tokens),
         ) as cur:
             row = await cur.fetchone()
         assert row is not None

@@ -279,6 +279,10 @@ class _Planner:
                 self.intent, self.note = "sell", f"{code}: going to sell"
             elif code == "no_fuel":
                 self.intent, self.note = "refuel", "no_fuel: refuelling first"
+            elif code == "no_resources" and self.f.poi is not None:
+                # The error itself proves this belt is empty now: never mine it again
+                # this turn, even when no older message says where the ship is.
+                self.f.depleted.add(self.f.poi)
         return None
 
     # -- the standing order -------------------------------------------------------------
@@ -327,6 +331,8 @@ class _Planner:
             if need:
                 return self.go_station(need)
             if f.poi is not None and f.poi in f.depleted:
+                if f.cargo_used:
+                    return self.go_station("this belt is depleted; selling what I have")
                 return self.go_belt(prefer, "this belt is depleted")
             return _call(self.mining_reason(), ("mine", {}))
         if (here is None or not here.type) and f.system not in f.listed:

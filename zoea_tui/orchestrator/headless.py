@@ -1,0 +1,212 @@
+"""The headless commands: ``zoea simulate`` and ``zoea replay`` (DESIGN §8)."""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import json
+import math
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from ..core.compose import compose
+from ..core.strategies import STRATEGIES
+from ..core.tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count_tokens
+from ..core.types import tool_calls_from_json
+from ..core.validator import validate
+from ..game.backend import GameBackend
+from ..storage import Store
+from .clock import VirtualClock
+from .commander import Commander
+from .events import ErrorRaised, NudgeSent, RequestComposed, ToolCallFinished
+from .mysis import MysisRuntime
+
+
+def token_figures(values: list[int]) -> dict[str, float | int]:
+    """``{"total", "mean", "p50", "p95", "max"}`` of a list of token counts."""
+    if not values:
+        return {"total": 0, "mean": 0, "p50": 0, "p95": 0, "max": 0}
+    ordered = sorted(values)
+    return {
+        "total": sum(values),
+        "mean": round(sum(values) / len(values), 1),
+        "p50": _percentile(ordered, 50),
+        "p95": _percentile(ordered, 95),
+        "max": ordered[-1],
+    }
+
+
+def _percentile(ordered: list[int], p: float) -> int:
+    index = max(0, math.ceil(p / 100 * len(ordered)) - 1)
+    return ordered[index]
+
+
+async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
+                   provider: str, seed: int, db_path: Path) -> dict[str, Any]:
+    """Run a swarm on the embedded world with a simulated clock; return the report."""
+    config = replace(config, game=replace(config.game, seed=seed, endpoint="embedded"),
+                     swarm=replace(config.swarm, max_myses=max(myses,
+                                                               config.swarm.max_myses)))
+    backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
+    started = time.perf_counter()
+    commander = await Commander.open(config, db_path=db_path, clock=VirtualClock(),
+                                     backend=backend, starter_swarm=False)
+    sub = commander.bus.subscribe(maxsize=100_000)
+    done = asyncio.Event()
+    finished: set[int] = set()
+    prompt_by_turn: list[tuple[int, int]] = []  # (turn number, estimated tokens)
+    counters = {"requests": 0, "violations": 0, "tool_calls": 0, "tool_errors": 0,
+                "nudges": 0, "errors": 0}
+    prompt_tokens: list[int] = []
+
+    def on_turn(runtime: MysisRuntime) -> None:
+        if runtime.turns >= turns and runtime.id not in finished:
+            finished.add(runtime.id)
+            asyncio.get_running_loop().create_task(runtime.stop(timeout=1.0))
+            if len(finished) == myses:
+                done.set()
+
+    def handle(event: object) -> None:
+        if isinstance(event, RequestComposed) and not event.preview:
+            counters["requests"] += 1
+            counters["violations"] += len(event.violations)
+            prompt_tokens.append(event.composition.tokens)
+            runtime = commander._myses.get(event.mysis_id)
+            prompt_by_turn.append(((runtime.turns + 1) if runtime else 0,
+                                   event.composition.tokens))
+        elif isinstance(event, ToolCallFinished):
+            counters["tool_calls"] += 1
+            counters["tool_errors"] += int(event.is_error)
+        elif isinstance(event, NudgeSent):
+            counters["nudges"] += 1
+        elif isinstance(event, ErrorRaised):
+            counters["errors"] += 1
+
+    async def watch() -> None:
+        async for event in sub:
+            handle(event)
+
+    commander.on_turn = on_turn
+    watcher = asyncio.create_task(watch())
+    try:
+        for i in range(myses):
+            await commander.create_mysis(f"sim-{i + 1:02d}", provider=provider,
+                                         strategy=strategy)
+
+        async def settle() -> None:
+            while not done.is_set():
+                states = commander.state_counts()
+                if states["running"] == 0:
+                    return
+                await asyncio.sleep(0.05)
+
+        await settle()
+    finally:
+        score = backend.host.world.score() if backend.host is not None else {}
+        await commander.shutdown(timeout=2.0)
+        watcher.cancel()
+        while (event := sub.get_nowait()) is not None:  # what the watcher had not read yet
+            handle(event)
+        sub.close()
+    return {
+        "strategy": strategy,
+        "provider": provider,
+        "myses": myses,
+        "turns": turns,
+        "requests": counters["requests"],
+        "prompt_tokens": token_figures(prompt_tokens),
+        "violations": counters["violations"],
+        "tool_calls": counters["tool_calls"],
+        "tool_errors": counters["tool_errors"],
+        "nudges": counters["nudges"],
+        "errors": counters["errors"],
+        "score": score,
+        "wall_s": round(time.perf_counter() - started, 3),
+        "prompt_tokens_p95_by_turn": _p95_by_turn(prompt_by_turn, turns),
+    }
+
+
+def _p95_by_turn(samples: list[tuple[int, int]], turns: int) -> dict[str, int]:
+    """p95 of the prompt tokens per block of ten turns ("1-10", "11-20", …)."""
+    out: dict[str, int] = {}
+    step = 10 if turns >= 10 else max(turns, 1)
+    for start in range(1, turns + 1, step):
+        end = min(start + step - 1, turns)
+        values = sorted(t for turn, t in samples if start <= turn <= end)
+        if values:
+            out[f"{start}-{end}"] = _percentile(values, 95)
+    return out
+
+
+async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
+                 config: Config | None = None) -> dict[str, Any]:
+    """Recompose every logged request under ``strategy``; compare with the full history."""
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; expected one of: "
+                         f"{', '.join(STRATEGIES)}")
+    config = config or Config()
+    myses = await store.list_myses()
+    if mysis_name is not None:
+        myses = [m for m in myses if m.name == mysis_name]
+        if not myses:
+            raise ValueError(f"no Mysis named {mysis_name!r} in {store.path}")
+    tokens: list[int] = []
+    full: list[int] = []
+    original: list[int] = []
+    violations = 0
+    for mysis in myses:
+        settings = config.compose_settings(mysis.provider if mysis.provider
+                                           in config.providers else None)
+        prefix = await _full_history_prefix(store, mysis.id, mysis.system_template)
+        for request in await store.list_requests(mysis.id):
+            if request.last_memory_id is None:
+                continue
+            level_settings = replace(settings, nudge_level=request.nudge_level,
+                                     tools_tokens=request.tools_tokens)
+            history = await store.load_history(mysis.id, level_settings, strategy=strategy,
+                                               up_to_id=request.last_memory_id)
+            composition = compose(history, strategy, level_settings)
+            tokens.append(composition.tokens)
+            violations += len(validate(composition.messages))
+            full.append(prefix(request.last_memory_id) + request.tools_tokens)
+            original.append(request.estimated_tokens)
+    return {
+        "strategy": strategy,
+        "mysis": mysis_name,
+        "requests": len(tokens),
+        "prompt_tokens": token_figures(tokens),
+        "original_prompt_tokens": token_figures(original),
+        "full_history_tokens": token_figures(full),
+        "violations": violations,
+        "ratio_to_full_history": round(sum(tokens) / sum(full), 4) if sum(full) else None,
+    }
+
+
+async def _full_history_prefix(store: Store, mysis_id: int, system: str):
+    """Tokens of sending everything up to a memory id (system prompt included)."""
+    ids: list[int] = []
+    cumulative: list[int] = []
+    total = REQUEST_OVERHEAD + MESSAGE_OVERHEAD + count_tokens(system)
+    async with store.connection.execute(
+        "SELECT id, tokens, tool_calls FROM memories WHERE mysis_id = ? AND role != 'system' "
+        "ORDER BY id", (mysis_id,)) as cur:
+        for memory_id, memory_tokens, calls in await cur.fetchall():
+            total += MESSAGE_OVERHEAD + memory_tokens
+            for call in tool_calls_from_json(calls):
+                total += count_tokens(call.arguments) + count_tokens(call.name) + 3
+            ids.append(memory_id)
+            cumulative.append(total)
+
+    def at(memory_id: int) -> int:
+        index = bisect.bisect_right(ids, memory_id) - 1
+        return cumulative[index] if index >= 0 else 0
+
+    return at
+
+
+def to_json(report: dict[str, Any]) -> str:
+    """The report as printed by ``--json``."""
+    return json.dumps(report, indent=2, ensure_ascii=False)
