@@ -27,6 +27,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/providers.py
 	$(BIN)/python bench/autopilot.py
 	$(BIN)/python bench/world.py
+	$(BIN)/python bench/swarm.py
 
 screenshots: $(STAMP)
 	@echo "screenshots arrive with the TUI (issue 6)"
