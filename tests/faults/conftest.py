@@ -1,0 +1,75 @@
+"""Fault injection: a real commander, real loopback servers, and a watcher of outcomes."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from zoea_tui.config import Config, ProviderConfig
+from zoea_tui.game.backend import GameBackend
+from zoea_tui.orchestrator.clock import VirtualClock
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import MessageStored, RequestComposed, Subscription
+
+
+def cloud_config(url: str, *, timeout: float = 5.0) -> Config:
+    """The default config plus a provider "cloud" at ``url`` (no key)."""
+    base = Config()
+    providers = dict(base.providers)
+    providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=url,
+                                        model="fake-gpt", timeout=timeout)
+    return replace(base, providers=providers, game=replace(base.game, tick_seconds=0),
+                   swarm=replace(base.swarm, default_provider="cloud"))
+
+
+@dataclass
+class Watch:
+    """Every composed request and stored memory of a run."""
+
+    requests: list[RequestComposed] = field(default_factory=list)
+    stored: list[int] = field(default_factory=list)
+
+    def feed(self, sub: Subscription) -> None:
+        while (event := sub.get_nowait()) is not None:
+            if isinstance(event, RequestComposed):
+                self.requests.append(event)
+            elif isinstance(event, MessageStored):
+                self.stored.append(event.memory.id)
+
+    @property
+    def invalid(self) -> list[RequestComposed]:
+        return [r for r in self.requests if not r.valid]
+
+
+async def open_swarm(tmp_path: Path, config: Config, *, backend: GameBackend | None = None,
+                     clock=None) -> tuple[Commander, Subscription]:
+    backend = backend or GameBackend.from_config(config.game, data_dir=tmp_path,
+                                                 simulated=True)
+    commander = await Commander.open(config, db_path=tmp_path / "zoea.db", backend=backend,
+                                     clock=clock or VirtualClock(), starter_swarm=False)
+    return commander, commander.bus.subscribe(maxsize=1_000_000)
+
+
+async def until(predicate: Callable[[], bool], limit: float = 20.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.01)
+
+
+async def nothing_lost(commander: Commander, watch: Watch, db: Path) -> None:
+    """Integrity holds, every stored memory is still there, and the next request is valid."""
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        present = {row[0] for row in conn.execute("SELECT id FROM memories")}
+    assert set(watch.stored) <= present
+    assert watch.invalid == []
+    from zoea_tui.core.validator import validate
+
+    for view in commander.myses():
+        assert not validate((await commander.preview(view.id)).messages)
