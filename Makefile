@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint bench screenshots clean
+.PHONY: run test lint bench screenshots release-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
+	bash scripts/release_check.sh
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -31,6 +32,9 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	@echo "screenshots arrive with the TUI (issue 6)"
+
+release-check: $(STAMP)
+	bash scripts/release_check.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis
