@@ -243,14 +243,36 @@ _COMMANDS = {"import": _cmd_import, "export": _cmd_export, "context": _cmd_conte
              "simulate": _cmd_simulate, "replay": _cmd_replay, "sim": _cmd_sim}
 
 
+def _run_tui(args: argparse.Namespace) -> int:
+    """``zoea``: the command center, logging to a file in the data folder."""
+    from .config import db_path
+    from .logs import setup_logging
+
+    try:
+        config = load_config(args.config)
+        database = db_path(config, args.db, args.data_dir)
+    except ConfigError as exc:
+        print(f"zoea: {exc}", file=sys.stderr)
+        return 2
+    log_file = setup_logging(database.parent, debug=args.debug)
+    from .ui.app import run_app
+
+    try:
+        return run_app(config, database, debug=args.debug)
+    except Exception as exc:  # the terminal is restored by now: say what happened
+        print(f"zoea: {type(exc).__name__}: {exc} (details in {log_file})", file=sys.stderr)
+        import logging
+
+        logging.getLogger(__name__).exception("the app failed")
+        return 1
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``zoea`` console script."""
     parser = _parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        print("zoea: the command center TUI arrives with issue 6; for now use "
-              "`zoea import`, `zoea export` and `zoea context` (see `zoea --help`).")
-        return 0
+        return _run_tui(args)
     try:
         return asyncio.run(_COMMANDS[args.command](args))
     except (UsageError, StoreError) as exc:
