@@ -71,3 +71,18 @@ async def test_one_mysis_through_autopilot_openai_and_ollama(tmp_path: Path, mon
     assert ollama["tools"]
     assert any(m["role"] == "tool" and "help" in m["content"].lower()
                for m in home.chat_requests[1].json()["messages"])
+
+
+async def test_a_missing_ollama_model_stops_the_mysis_with_the_pull_command(tmp_path: Path):
+    async with FakeOpenAIServer() as cloud, FakeOllamaServer(models=("llama3:8b",)) as home:
+        config = _config(cloud.url, home.origin)
+        backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
+        commander = await Commander.open(config, db_path=tmp_path / "zoea.db",
+                                         backend=backend, starter_swarm=False)
+        try:
+            view = await commander.create_mysis("Puller", provider="home")
+            await until(lambda: commander.mysis(view.id).state == "errored")
+            assert "ollama pull qwen3:8b" in commander.mysis(view.id).last_error
+            assert home.chat_requests == []
+        finally:
+            await commander.shutdown()

@@ -195,6 +195,8 @@ class MysisRuntime:
         clock = self.swarm.clock
         nudge = self.swarm.config.nudge
         try:
+            if not await self._preflight():
+                return
             while self.state == "running":
                 if self.prompt_pending:
                     self.prompt_pending = False
@@ -220,6 +222,19 @@ class MysisRuntime:
         except Exception as exc:  # the loop must never die silently
             log.exception("Mysis %s failed", self.name)
             await self._fail(f"{type(exc).__name__}: {exc}")
+
+    async def _preflight(self) -> bool:
+        """Check once that the model exists (Ollama: ``/api/tags``), before the first call."""
+        check = getattr(self.provider, "check_model", None)
+        if check is None or getattr(self, "_checked", False):
+            return True
+        try:
+            await check()
+        except ProviderError as exc:
+            await self._fail(f"{self.provider.label}: {exc.message}")
+            return False
+        self._checked = True
+        return True
 
     def _interval(self, nudge: Any) -> float:
         if self.wait_hint is not None:
