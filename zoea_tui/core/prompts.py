@@ -178,12 +178,20 @@ MISSING_TOOL_RESULT = "Tool no response"
 EMPTY_TOOL_RESULT = "(empty result)"
 
 
-def gap_note(first_id: int | None, last_id: int | None) -> str:
-    """A synthetic user note standing for conversation left out of the request."""
-    if first_id is not None and last_id is not None:
-        span = f" (memories #{first_id} to #{last_id})"
-    elif last_id is not None:
-        span = f" (up to memory #{last_id})"
+#: Opens a request whose history starts with the Mysis's own first message.
+START_NOTE = "[Your stored history starts here. Continue your mission.]"
+
+
+def gap_note(first_id: int | None, before_id: int | None) -> str:
+    """A synthetic user note standing for conversation left out of the request.
+
+    ``first_id``/``before_id`` bound what is left out: memories from
+    ``first_id`` up to (not including) ``before_id``.
+    """
+    if first_id is not None and before_id is not None:
+        span = f" (memories #{first_id} to before #{before_id})"
+    elif before_id is not None:
+        span = f" (before memory #{before_id})"
     else:
         span = ""
     return (

@@ -155,6 +155,11 @@ class Commander:
 
     # -- what watchers read ---------------------------------------------------------
 
+    @property
+    def closing(self) -> bool:
+        """True once :meth:`shutdown` has begun: turns end at their next round."""
+        return self._closed
+
     def myses(self) -> list[MysisView]:
         """Every Mysis, oldest first."""
         return [r.view() for r in sorted(self._myses.values(), key=lambda r: r.id)]

@@ -252,12 +252,16 @@ class MysisRuntime:
         try:
             rounds = self.swarm.config.context.max_tool_iterations
             for iteration in range(rounds):
+                if self.swarm.closing:
+                    return  # quitting: end the turn at this round's boundary
                 response = await self._ask_model(nudge_level if iteration == 0 else 0)
                 if response is None:
                     return
                 if not response.tool_calls:
                     return
                 for call in response.tool_calls:
+                    # Every call of an answer runs, so no stored call lacks its result,
+                    # unless the Mysis was stopped (the composer then says "no response").
                     if self.state != "running":
                         return
                     await self._run_tool(call)

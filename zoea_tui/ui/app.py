@@ -1,0 +1,550 @@
+"""The Zoea Nova app: a thin shell around an injected :class:`Commander`.
+
+One worker opens the engine (so the first paint does not wait for it), one worker
+reads the engine's event bus and posts :class:`EngineBatch` messages, and the app
+fans each batch out to the screens through a :class:`Signal`. Every action calls
+the commander in a worker; a refusal comes back as an error notification.
+
+Start it with :func:`run_app`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+import time
+from collections.abc import Awaitable, Callable, Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import events, on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen, Screen
+from textual.signal import Signal
+from textual.worker import Worker, WorkerState
+
+from ..config import Config
+from ..orchestrator.commander import Commander, CommandRefused
+from ..orchestrator.events import (
+    ErrorRaised,
+    Event,
+    GameTick,
+    MysisChanged,
+    MysisDeleted,
+    MysisView,
+    NetworkActivity,
+    Notice,
+    Subscription,
+)
+from ..resources import data_dir
+from . import formatting as fmt
+from .messages import EngineBatch
+from .sanitize import clean, one_line
+from .screens.confirm import ConfirmScreen
+from .screens.dashboard import DashboardScreen
+from .screens.focus import FocusScreen
+from .screens.forms import ConfigureScreen, FormChoices, MysisSettings, NewMysisScreen
+from .screens.help import HelpScreen
+from .screens.input_bar import InputBar, InputHistory
+from .screens.strategies import StrategyScreen
+from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .theme import ZOEA_THEME
+from .widgets.status_bar import SwarmStatus
+
+log = logging.getLogger(__name__)
+
+#: A commander, or a coroutine function that opens one (the app then owns and closes it).
+EngineSource = Commander | Callable[[], Awaitable[Commander]]
+
+#: Most engine events handled as one batch.
+BATCH_SIZE = 256
+#: The bridge waits while this many messages are queued in the app (backpressure).
+QUEUE_HIGH_WATER = 4
+#: How long quitting waits for turns in flight before the engine stops them.
+SHUTDOWN_S = 3.0
+#: The same notification is not repeated within this many seconds.
+NOTICE_REPEAT_S = 3.0
+
+_SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+
+#: Actions that act on the engine (disabled under dialogs and before the engine is open).
+ENGINE_ACTIONS = frozenset({"message", "broadcast", "new_mysis", "configure", "relaunch",
+                            "stop", "delete", "preview"})
+
+
+class ZoeaApp(App[None]):
+    """The command center. ``ZoeaApp(commander)`` or ``ZoeaApp(opener)``."""
+
+    TITLE = "Zoea Nova"
+    SUB_TITLE = "command center"
+    CSS_PATH: ClassVar[list[str | Path]] = [data_dir("styles") / "zoea.tcss"]
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "message", "Message"),
+        Binding("b", "broadcast", "Broadcast"),
+        Binding("n", "new_mysis", "New"),
+        Binding("c", "configure", "Configure", show=False),
+        Binding("r", "relaunch", "Relaunch", show=False),
+        Binding("s", "stop", "Stop", show=False),
+        Binding("d", "delete", "Delete", show=False),
+        Binding("p", "preview", "Context"),
+        Binding("question_mark", "help", "Help"),
+        Binding("q", "quit", "Quit"),
+    ]
+
+    def __init__(self, engine: EngineSource, *, owns_engine: bool | None = None,
+                 tune_gc: bool = False) -> None:
+        super().__init__()
+        self._source = engine
+        self.tune_gc = tune_gc
+        self.owns_engine = (not isinstance(engine, Commander)) if owns_engine is None \
+            else owns_engine
+        self.commander: Commander | None = None
+        #: The newest view of every Mysis (from events; never read from the database).
+        self.views: dict[int, MysisView] = {}
+        #: Context window per provider name.
+        self.windows: dict[str, int] = {}
+        self.history = {"message": InputHistory(), "broadcast": InputHistory()}
+        self.status = SwarmStatus()
+        #: Every batch of engine events, oldest first.
+        self.engine_events: Signal[tuple[Event, ...]] = Signal(self, "engine-events")
+        #: Published once, when the commander is open.
+        self.ready_signal: Signal[None] = Signal(self, "engine-ready")
+        self._net = (0, 0)
+        self._tick: int | None = None
+        self._recent_notices: dict[str, float] = {}
+        self._engine_closing: asyncio.Task[None] | None = None
+
+    # -- lifecycle --------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        """The dashboard."""
+        return DashboardScreen(id="dashboard")
+
+    def on_mount(self) -> None:
+        self.register_theme(ZOEA_THEME)
+        self.theme = ZOEA_THEME.name
+        self._guard_size(self.size.width, self.size.height)
+        self.open_engine()
+
+    @work(group="engine", name="open-engine", exit_on_error=False)
+    async def open_engine(self) -> None:
+        """Open (or adopt) the commander, then start the event bridge."""
+        source = self._source
+        commander = source if isinstance(source, Commander) else await source()
+        subscription = commander.bus.subscribe()
+        self.commander = commander
+        self.windows = {name: p.context_window for name, p in commander.config.providers.items()}
+        self.views = {view.id: view for view in commander.myses()}
+        self._net = commander.network
+        self._tick = commander.game_tick
+        self._refresh_status()
+        self._bridge(subscription)
+        self.ready_signal.publish(None)
+        self.refresh_bindings()
+        if self.tune_gc:
+            quiet_collector()
+
+    @work(group="engine-events", name="engine-events", exit_on_error=False)
+    async def _bridge(self, subscription: Subscription) -> None:
+        """Read the bus and post events in batches (never one message per event)."""
+        try:
+            while True:
+                batch = [await subscription.get()]
+                while len(batch) < BATCH_SIZE:
+                    event = subscription.get_nowait()
+                    if event is None:
+                        break
+                    batch.append(event)
+                self.post_message(EngineBatch(tuple(batch)))
+                while self.message_queue_size > QUEUE_HIGH_WATER:
+                    await asyncio.sleep(0.005)
+        except StopAsyncIteration:
+            return
+        finally:
+            subscription.close()
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if event.state != WorkerState.ERROR:
+            return
+        error = worker.error
+        if worker.name == "open-engine":
+            self.exit(return_code=2, message=f"zoea: cannot start the swarm: {error}")
+        else:
+            log.error("worker %s failed: %r", worker.name, error)
+            self.notify(f"{worker.name} failed: {error}", severity="error", markup=False,
+                        timeout=10)
+
+    async def close_engine(self) -> None:
+        """Shut the commander down if this app owns it (once; safe to call again)."""
+        if self._engine_closing is None:
+            self._engine_closing = asyncio.create_task(self._close_engine())
+        await asyncio.shield(self._engine_closing)
+
+    async def _close_engine(self) -> None:
+        commander = self.commander
+        if commander is None or not self.owns_engine:
+            return
+        try:
+            await asyncio.wait_for(commander.shutdown(timeout=SHUTDOWN_S), SHUTDOWN_S + 10)
+        except Exception:  # closing must finish: log and go on
+            log.exception("shutting the swarm down failed")
+
+    async def on_unmount(self) -> None:
+        await self.close_engine()
+
+    # -- the size guard ------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._guard_size(event.size.width, event.size.height)
+
+    def _guard_size(self, width: int, height: int) -> None:
+        small = width < MIN_WIDTH or height < MIN_HEIGHT
+        guard = next((s for s in self.screen_stack if isinstance(s, TooSmallScreen)), None)
+        if small and guard is None:
+            self.push_screen(TooSmallScreen())
+        elif small and guard is not None:
+            guard.show_size(width, height)
+        elif not small and guard is not None and self.screen is guard:
+            self.pop_screen()
+
+    # -- engine events -------------------------------------------------------------------
+
+    def on_engine_batch(self, message: EngineBatch) -> None:
+        """Update the app's caches, speak notices, then hand the batch to the screens."""
+        for event in message.events:
+            if isinstance(event, MysisChanged):
+                self.views[event.mysis.id] = event.mysis
+            elif isinstance(event, MysisDeleted):
+                self.views.pop(event.mysis_id, None)
+            elif isinstance(event, NetworkActivity):
+                self._net = (event.llm, event.mcp)
+            elif isinstance(event, GameTick):
+                self._tick = event.tick
+            elif isinstance(event, Notice):
+                self.say(event.message, _SEVERITY.get(event.level, "information"))
+            elif isinstance(event, ErrorRaised) and not event.transient:
+                who = self.views.get(event.mysis_id) if event.mysis_id is not None else None
+                prefix = f"{who.name}: " if who else ""
+                self.say(prefix + event.message, "error")
+        self._refresh_status()
+        self.engine_events.publish(message.events)
+
+    def _refresh_status(self) -> None:
+        counts = {"running": 0, "idle": 0, "stopped": 0, "errored": 0}
+        for view in self.views.values():
+            counts[view.state] = counts.get(view.state, 0) + 1
+        commander = self.commander
+        self.status = SwarmStatus(
+            llm=self._net[0], mcp=self._net[1], tick=self._tick, counts=counts,
+            total=len(self.views),
+            max_myses=commander.config.swarm.max_myses if commander else 0,
+            connected=commander is not None)
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Mysis names by id as text (how memories and broadcasts name their sender)."""
+        return {str(i): v.name for i, v in self.views.items()}
+
+    def say(self, message: str, severity: str = "information") -> None:
+        """A notification with untrusted text (cleaned, never markup), not repeated."""
+        text = clean(message).strip()
+        now = time.monotonic()
+        if now - self._recent_notices.get(text, -1e9) < NOTICE_REPEAT_S:
+            return
+        self._recent_notices = {k: t for k, t in self._recent_notices.items()
+                                if now - t < NOTICE_REPEAT_S}
+        self._recent_notices[text] = now
+        timeout = 10.0 if severity == "error" else 5.0
+        self.notify(text, severity=severity, markup=False, timeout=timeout)  # type: ignore[arg-type]
+
+    # -- commands ------------------------------------------------------------------------
+
+    def run_command(self, what: str, call: Callable[[], Awaitable[Any]], *,
+                    done: str | Callable[[Any], str] | None = None) -> Worker[Any]:
+        """Run an engine call in a worker; refusals and failures become notifications."""
+        return self.run_worker(self._command(what, call, done), name=what, group="commands",
+                               exit_on_error=False)
+
+    async def _command(self, what: str, call: Callable[[], Awaitable[Any]],
+                       done: str | Callable[[Any], str] | None) -> Any:
+        try:
+            result = await call()
+        except CommandRefused as exc:
+            self.say(exc.message, "error")
+            return None
+        except Exception as exc:
+            log.exception("%s failed", what)
+            self.say(f"could not {what}: {exc}", "error")
+            return None
+        if done is not None:
+            self.say(done if isinstance(done, str) else done(result))
+        return result
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Engine actions wait for the engine and stay quiet under dialogs."""
+        top = self.screen
+        if action in ENGINE_ACTIONS or action == "help":
+            if isinstance(top, ModalScreen | TooSmallScreen):
+                return False
+            if action != "help" and self.commander is None:
+                return None
+        return not (action == "quit" and isinstance(top, ConfirmScreen))
+
+    def _target(self) -> MysisView | None:
+        """The Mysis the current screen points at (warns when there is none)."""
+        mysis_id = getattr(self.screen, "current_mysis_id", None)
+        if mysis_id is None:
+            for screen in reversed(self.screen_stack):
+                mysis_id = getattr(screen, "current_mysis_id", None)
+                if mysis_id is not None:
+                    break
+        view = self.views.get(mysis_id) if mysis_id is not None else None
+        if view is None:
+            self.say("no Mysis selected: press n to create one", "warning")
+        return view
+
+    def _choices(self, view: MysisView | None = None) -> FormChoices:
+        commander = self.commander
+        assert commander is not None
+        config = commander.config
+        return FormChoices(
+            providers=commander.provider_names(), strategies=list(commander.strategies),
+            provider=view.provider if view else config.swarm.default_provider,
+            strategy=view.strategy if view else config.swarm.strategy,
+            model=view.model if view else "",
+            models={name: p.model for name, p in config.providers.items()})
+
+    def action_message(self) -> None:
+        """Direct message to the selected or focused Mysis."""
+        view = self._target()
+        commander = self.commander
+        if view is None or commander is None:
+            return
+        prompt = Text()
+        prompt.append("◆ MESSAGE TO ", style=f"bold {fmt.USER}")
+        prompt.append(one_line(view.name, 40), style=f"bold {fmt.TEAL}")
+        prompt.append(f"  ({view.state})", style=fmt.state_style(view.state))
+        mysis_id, name = view.id, one_line(view.name, 40)
+
+        def send(text: str | None) -> None:
+            if text:
+                self.run_command("send the message",
+                                 lambda: commander.send_message(mysis_id, text),
+                                 done=f"sent to {name}")
+
+        self.push_screen(InputBar(prompt, placeholder=f"Message to {name}…",
+                                  history=self.history["message"], kind="message"), send)
+
+    def action_broadcast(self) -> None:
+        """Broadcast to every idle or running Mysis."""
+        commander = self.commander
+        if commander is None:
+            return
+        listening = sum(1 for v in self.views.values() if v.state in ("idle", "running"))
+        prompt = Text()
+        prompt.append("◆ BROADCAST TO THE SWARM", style=f"bold {fmt.ASSISTANT}")
+        prompt.append(f"  ({listening} listening)", style=fmt.MUTED)
+
+        def send(text: str | None) -> None:
+            if text:
+                self.run_command("broadcast", lambda: commander.broadcast(text),
+                                 done=lambda n: f"broadcast sent to {n} Mys"
+                                                f"{'is' if n == 1 else 'es'}")
+
+        self.push_screen(InputBar(prompt, placeholder="An order for every Mysis…",
+                                  history=self.history["broadcast"], kind="broadcast"), send)
+
+    def action_new_mysis(self) -> None:
+        """The new-Mysis form."""
+        commander = self.commander
+        if commander is None:
+            return
+
+        async def create(settings: MysisSettings) -> str | None:
+            try:
+                view = await commander.create_mysis(
+                    settings.name or "", provider=settings.provider, model=settings.model,
+                    strategy=settings.strategy)
+            except CommandRefused as exc:
+                return exc.message
+            self.views[view.id] = view
+            self.say(f"{view.name} created and started")
+            self.select_on_dashboard(view.id)
+            return None
+
+        self.push_screen(NewMysisScreen(self._choices(), create))
+
+    def action_configure(self) -> None:
+        """The configure form for the selected or focused Mysis."""
+        view = self._target()
+        commander = self.commander
+        if view is None or commander is None:
+            return
+        mysis_id = view.id
+
+        async def configure(settings: MysisSettings) -> str | None:
+            try:
+                new = await commander.configure_mysis(
+                    mysis_id, provider=settings.provider, model=settings.model,
+                    strategy=settings.strategy)
+            except CommandRefused as exc:
+                return exc.message
+            self.say(f"{new.name}: {new.provider_label} · {new.strategy}")
+            return None
+
+        self.push_screen(ConfigureScreen(self._choices(view), configure, subject=view.name))
+
+    def action_relaunch(self) -> None:
+        """Start the Mysis again (idle, stopped or errored)."""
+        view = self._target()
+        commander = self.commander
+        if view is None or commander is None:
+            return
+        mysis_id = view.id
+        self.run_command("relaunch", lambda: commander.relaunch_mysis(mysis_id),
+                         done=f"{one_line(view.name, 40)} relaunched")
+
+    def action_stop(self) -> None:
+        """Stop the Mysis."""
+        view = self._target()
+        commander = self.commander
+        if view is None or commander is None:
+            return
+        mysis_id = view.id
+        self.run_command("stop", lambda: commander.stop_mysis(mysis_id),
+                         done=f"{one_line(view.name, 40)} stopped")
+
+    def action_delete(self) -> None:
+        """Delete the Mysis, after a confirmation."""
+        view = self._target()
+        commander = self.commander
+        if view is None or commander is None:
+            return
+        mysis_id, name = view.id, one_line(view.name, 40)
+        question = Text()
+        question.append("Delete ", style=fmt.TEXT)
+        question.append(name, style=f"bold {fmt.TEAL}")
+        question.append(" and all its memories?\n", style=fmt.TEXT)
+        question.append("This cannot be undone; its game account is released.", style=fmt.MUTED)
+
+        def answer(yes: bool | None) -> None:
+            if yes:
+                self.run_command("delete", lambda: commander.delete_mysis(mysis_id),
+                                 done=f"{name} deleted")
+
+        self.push_screen(ConfirmScreen(question, yes="Delete", no="Keep", danger=True), answer)
+
+    def action_preview(self) -> None:
+        """The context preview and strategy switcher for the Mysis."""
+        if isinstance(self.screen, StrategyScreen):
+            return
+        view = self._target()
+        if view is not None:
+            self.push_screen(StrategyScreen(view.id))
+
+    def action_help(self) -> None:
+        """Every key."""
+        self.push_screen(HelpScreen())
+
+    async def action_quit(self) -> None:
+        """Quit; asks first while Myses are running."""
+        running = self.commander.running_count() if self.commander is not None else 0
+        if not running:
+            await self._quit()
+            return
+        question = Text()
+        question.append(f"{running} Mys{'is is' if running == 1 else 'es are'} running.\n",
+                        style=fmt.TEXT)
+        question.append("Quit? Their turns end cleanly and they resume at the next launch.",
+                        style=fmt.MUTED)
+
+        async def answer(yes: bool | None) -> None:
+            if yes:
+                await self._quit()
+
+        self.push_screen(ConfirmScreen(question, yes="Quit", no="Stay"), answer)
+
+    async def _quit(self) -> None:
+        if self.commander is not None and self.owns_engine:
+            self.notify("stopping the swarm…", timeout=30)
+        await self.close_engine()
+        self.exit()
+
+    # -- navigation -----------------------------------------------------------------------
+
+    def open_focus(self, mysis_id: int) -> None:
+        """Show the focus view of a Mysis."""
+        if mysis_id in self.views:
+            self.push_screen(FocusScreen(mysis_id))
+
+    def select_on_dashboard(self, mysis_id: int) -> None:
+        """Select a Mysis on the dashboard (for when the user returns to it)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, DashboardScreen):
+                screen.select(mysis_id)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """The command palette: every action, each Mysis, then Textual's own commands."""
+        actions = (
+            ("Message", "m · direct message to the selected Mysis", self.action_message),
+            ("Broadcast", "b · an order to every idle or running Mysis", self.action_broadcast),
+            ("New Mysis", "n · name, provider, model, strategy", self.action_new_mysis),
+            ("Configure", "c · provider, model, strategy of the selected Mysis",
+             self.action_configure),
+            ("Relaunch", "r · start the selected Mysis again", self.action_relaunch),
+            ("Stop", "s · stop the selected Mysis", self.action_stop),
+            ("Delete", "d · delete the selected Mysis (asks first)", self.action_delete),
+            ("Context preview and strategies", "p · the next request under each strategy",
+             self.action_preview),
+            ("Help", "? · every key", self.action_help),
+        )
+        if self.commander is not None:
+            for title, help_text, callback in actions:
+                yield SystemCommand(title, help_text, callback)
+            for view in sorted(self.views.values(), key=lambda v: v.id):
+                yield SystemCommand(f"Focus {one_line(view.name, 40)}",
+                                    f"open {one_line(view.name, 40)}'s conversation and context",
+                                    lambda i=view.id: self.open_focus(i))
+        else:
+            yield SystemCommand("Help", "? · every key", self.action_help)
+        for command in super().get_system_commands(screen):
+            if command.title == "Quit":
+                yield SystemCommand("Quit", "q · quit (asks first while Myses run)",
+                                    self.action_quit)
+            else:
+                yield command
+
+
+def quiet_collector() -> None:
+    """Keep garbage-collector pauses out of the frames (process-wide, so only for a real run).
+
+    A full collection over the heap that imports and the open engine leave behind takes
+    over 100 ms; frozen, that heap is no longer scanned, and young objects are collected
+    in fewer, still short, passes.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 50)
+
+
+def run_app(config: Config, db_path: Path, *, debug: bool = False) -> int:
+    """Run the command center on ``db_path`` until the user quits; the exit code.
+
+    The app opens the commander itself (after its first paint) and shuts it down
+    when it exits. ``debug`` keeps Textual's devtools hooks on (``textual console``).
+    """
+
+    async def open_commander() -> Commander:
+        return await Commander.open(config, db_path=db_path)
+
+    app = ZoeaApp(open_commander, tune_gc=True)
+    app.run()
+    if app.return_code:
+        return app.return_code
+    return 0

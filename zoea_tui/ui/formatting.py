@@ -1,0 +1,141 @@
+"""How things look in text: the palette, state glyphs, stamps, numbers and gauges.
+
+Pure presentation helpers shared by the widgets. They build :class:`rich.text.Text`
+objects (never markup strings), so untrusted pieces can be appended safely after
+:func:`~zoea_tui.ui.sanitize.clean`.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+
+from ..orchestrator.events import MysisView
+
+# The retro command-center palette (the ``zoea`` theme uses the same colours). Each one
+# stays distinct when downsampled to the 256-colour cube.
+BRAND = "#9d00ff"
+TEAL = "#00ffcc"
+USER = "#00ff66"
+ASSISTANT = "#ff00cc"
+SYSTEM = "#00ccff"
+TOOL = "#ffcc00"
+ERROR = "#ff3366"
+WARNING = "#ffaa00"
+MUTED = "#7070b8"
+DIM = "#4a4a80"
+TEXT = "#d8d8f0"
+
+
+@dataclass(frozen=True, slots=True)
+class Glyph:
+    """A one-cell symbol and its style."""
+
+    char: str
+    style: str
+
+
+#: State and activity glyphs (each one cell wide, and present in DejaVu Sans Mono).
+STATE_GLYPHS: dict[str, Glyph] = {
+    "idle": Glyph("◦", MUTED),
+    "stopped": Glyph("◌", DIM),
+    "errored": Glyph("✖", f"bold {ERROR}"),
+    "running": Glyph("●", BRAND),
+}
+ACTIVITY_GLYPHS: tuple[tuple[str, Glyph], ...] = (
+    ("thinking", Glyph("⋯", f"bold {ASSISTANT}")),
+    ("calling", Glyph("⚙", TEAL)),
+    ("travel", Glyph("→", TEAL)),
+    ("jump", Glyph("→", TEAL)),
+    ("mining", Glyph("⚒", TOOL)),
+    ("cooldown", Glyph("◴", MUTED)),
+    ("waiting", Glyph("◷", MUTED)),
+    ("summar", Glyph("≡", SYSTEM)),
+)
+
+
+def state_glyph(view: MysisView) -> Glyph:
+    """The glyph of a Mysis: its activity while running, else its state."""
+    if view.state == "running":
+        activity = view.activity.lower()
+        for prefix, glyph in ACTIVITY_GLYPHS:
+            if activity.startswith(prefix):
+                return glyph
+    return STATE_GLYPHS.get(view.state, Glyph("?", MUTED))
+
+
+def state_style(state: str) -> str:
+    """The colour of a state's name."""
+    return {"running": TEAL, "idle": MUTED, "stopped": DIM, "errored": f"bold {ERROR}"}.get(
+        state, MUTED)
+
+
+def clock(timestamp: float) -> str:
+    """Local wall-clock time of ``timestamp`` as ``HH:MM:SS``."""
+    return time.strftime("%H:%M:%S", time.localtime(timestamp))
+
+
+def stamp(timestamp: float | None, tick: int | None) -> Text:
+    """``12:01:02 T123``: when something happened, by the clock and by the game."""
+    text = Text()
+    text.append(clock(timestamp) if timestamp else "--:--:--", style=MUTED)
+    text.append(" ")
+    text.append(f"T{tick}" if tick is not None else "T-", style=TEAL)
+    return text
+
+
+def compact(n: int) -> str:
+    """``950``, ``1.2k``, ``32.8k``, ``1.5M``."""
+    if n < 1000:
+        return str(n)
+    if n < 1_000_000:
+        return f"{n / 1000:.1f}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+#: Fractions of the context window where the gauge turns to a warning, then an alarm.
+WARN_AT = 0.75
+ALARM_AT = 0.9
+
+
+def gauge_style(tokens: int, window: int) -> str:
+    """The colour of a token count against the model's context window."""
+    if window <= 0:
+        return MUTED
+    ratio = tokens / window
+    if ratio >= ALARM_AT:
+        return f"bold {ERROR}"
+    if ratio >= WARN_AT:
+        return f"bold {WARNING}"
+    return TEXT if tokens else MUTED
+
+
+def token_gauge(tokens: int, window: int) -> Text:
+    """``1.2k/32.8k`` coloured by how full the context window is (``⚠`` near the limit)."""
+    style = gauge_style(tokens, window)
+    text = Text()
+    if window > 0 and tokens / window >= WARN_AT:
+        text.append("⚠", style=style)
+    text.append(compact(tokens), style=style)
+    text.append(f"/{compact(window)}", style=MUTED)
+    return text
+
+
+def fit(text: Text | str, width: int, style: str = "") -> Text:
+    """``text`` cut with an ellipsis or padded with blanks to exactly ``width`` cells."""
+    value = text.copy() if isinstance(text, Text) else Text(text, style=style)
+    value.no_wrap = True
+    value.truncate(max(width, 0), overflow="ellipsis", pad=True)
+    return value
+
+
+def ago(tick: int | None, now: int | None) -> str:
+    """``seen 3 ticks ago`` (or ``now``) from two game ticks."""
+    if tick is None or now is None:
+        return ""
+    delta = now - tick
+    if delta <= 0:
+        return "now"
+    return f"{delta} tick{'s' if delta != 1 else ''} ago"

@@ -1,0 +1,87 @@
+"""The one door for untrusted text (model output, tool results, user input) into the UI.
+
+Everything shown that did not come from this package goes through :func:`clean` (terminal
+escape sequences, control characters and bidirectional overrides removed) and is then wrapped
+in a :class:`rich.text.Text` or :class:`textual.content.Content`, never parsed as markup.
+Long text is cut with :func:`clip` before it is cleaned, so a 2 MB tool result costs a few
+kilobytes of work.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rich.text import Text
+
+_ESCAPES = re.compile(
+    r"""
+      \x1b\[[0-?]*[ -/]*[@-~]?            # CSI: colours, cursor moves, erase
+    | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?  # OSC: titles, hyperlinks, clipboard
+    | \x1b[PX^_][^\x1b]*(?:\x1b\\)?       # DCS, SOS, PM, APC
+    | \x1b[ -/]*[0-~]?                    # other escapes (charset, keypad...)
+    | \x9b[0-?]*[ -/]*[@-~]?              # 8-bit CSI
+    """,
+    re.VERBOSE,
+)
+# C0 (except tab and newline), DEL, C1, bidi overrides and isolates, BOM.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def clean(text: object) -> str:
+    """``text`` without terminal escape sequences or control characters (tab, newline kept).
+
+    ``\\r\\n`` and lone ``\\r`` become newlines; anything that is not a string is first
+    turned into one.
+    """
+    value = text if isinstance(text, str) else str(text)
+    if not value:
+        return ""
+    if "\r" in value:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x1b" in value or "\x9b" in value:
+        value = _ESCAPES.sub("", value)
+    return _CONTROLS.sub("", value)
+
+
+@dataclass(frozen=True, slots=True)
+class Clipped:
+    """A piece of text cut for display, and how much was left out."""
+
+    text: str
+    hidden_chars: int = 0
+    hidden_lines: int = 0
+
+    @property
+    def truncated(self) -> bool:
+        """True when something was left out."""
+        return self.hidden_chars > 0
+
+
+def clip(text: str, max_chars: int, max_lines: int | None = None) -> Clipped:
+    """The cleaned start of ``text``: at most ``max_chars`` characters and ``max_lines`` lines."""
+    raw = text if isinstance(text, str) else str(text)
+    # Cut first (with a margin for the escapes that cleaning removes), then clean.
+    window = raw[: max_chars * 2 + 64]
+    head = clean(window)
+    cut = head[:max_chars]
+    if max_lines is not None:
+        lines = cut.split("\n")
+        if len(lines) > max_lines:
+            cut = "\n".join(lines[:max_lines])
+    if len(cut) == len(head) and len(window) == len(raw):
+        return Clipped(cut)
+    hidden_chars = max(len(raw) - len(cut), 1)
+    return Clipped(cut, hidden_chars, raw.count("\n", len(cut)))
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """A cleaned single line: newlines and runs of blanks flattened, cut to ``limit``."""
+    head = clean(text[: limit * 2 + 64])
+    flat = " ".join(head.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def plain(text: object, style: str = "") -> Text:
+    """Untrusted text as a :class:`Text` (cleaned, never markup)."""
+    return Text(clean(text), style=style, no_wrap=False)

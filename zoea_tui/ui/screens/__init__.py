@@ -1,0 +1,1 @@
+"""The command center's screens and dialogs."""

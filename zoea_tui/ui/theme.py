@@ -1,0 +1,34 @@
+"""The ``zoea`` theme: a retro command center (deep space, neon purple and teal)."""
+
+from __future__ import annotations
+
+from textual.theme import Theme
+
+from . import formatting as fmt
+
+ZOEA_THEME = Theme(
+    name="zoea",
+    primary=fmt.BRAND,
+    secondary=fmt.TEAL,
+    accent=fmt.ASSISTANT,
+    warning=fmt.WARNING,
+    error=fmt.ERROR,
+    success=fmt.USER,
+    foreground=fmt.TEXT,
+    background="#08080f",
+    surface="#10101e",
+    panel="#1c1c3a",
+    dark=True,
+    variables={
+        "border": "#4a2a8a",
+        "border-blurred": "#2a2a55",
+        "footer-key-foreground": fmt.TEAL,
+        "footer-description-foreground": fmt.MUTED,
+        "block-cursor-background": "#3a1a6a",
+        "block-cursor-foreground": fmt.TEXT,
+        "input-selection-background": "#5a2a9a 50%",
+        "scrollbar": "#2a2a55",
+        "scrollbar-hover": "#4a2a8a",
+        "scrollbar-active": fmt.BRAND,
+    },
+)

@@ -1,0 +1,1 @@
+"""The command center's widgets (each one shows; none holds engine logic)."""

@@ -1,0 +1,188 @@
+"""The context preview: the exact messages of a Mysis's next request, with provenance.
+
+Each message shows its role, where it came from (memory #id, nudge, placeholder,
+summary, truncated, system prompt) and its token estimate; the header gives the
+strategy, the total against the context window, and what was left out.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...core.composition import Composition, Item
+from .. import formatting as fmt
+from ..sanitize import clip, one_line
+
+ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT,
+               "tool": fmt.TOOL}
+#: Characters of each message shown when compact, and when expanded.
+COMPACT_CHARS = 240
+COMPACT_LINES = 3
+FULL_CHARS = 8_000
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewData:
+    """A composition and what is known about it."""
+
+    composition: Composition
+    #: The model's context window (the budget the total is measured against).
+    window: int
+    #: True when this is what the Mysis would send next (recomposed, nothing sent);
+    #: False when it is a request that was just sent.
+    upcoming: bool = True
+    at: float | None = None
+    tick: int | None = None
+    valid: bool | None = None
+    violations: tuple[str, ...] = ()
+
+
+def provenance(item: Item) -> str:
+    """Where a composed message came from, in a few words."""
+    mid = f"#{item.memory_id}" if item.memory_id is not None else ""
+    if item.kind == "system":
+        return "system prompt"
+    if item.kind == "nudge":
+        return "nudge (synthetic)"
+    if item.kind == "summary":
+        return f"summary {mid}".strip()
+    if item.kind == "placeholder" or item.action == "placeholder":
+        return f"placeholder for {mid}".strip() if mid else "placeholder"
+    if item.kind == "note":
+        return "note (synthetic)"
+    if item.action == "truncated":
+        return f"memory {mid} · truncated"
+    return f"memory {mid}".strip()
+
+
+def _message_body(message: dict, limit: int, lines: int | None) -> list[tuple[str, str]]:
+    """(text, style) pieces of a message's content and tool calls."""
+    pieces: list[tuple[str, str]] = []
+    content = message.get("content") or ""
+    if not isinstance(content, str):
+        content = json.dumps(content, ensure_ascii=False)
+    if content:
+        piece = clip(content, limit, lines)
+        pieces.append((piece.text, fmt.TEXT))
+        if piece.truncated:
+            more = (f"{piece.hidden_lines:,} more lines" if piece.hidden_lines
+                    else f"{piece.hidden_chars:,} more characters")
+            pieces.append((f"… {more}", f"italic {fmt.MUTED}"))
+    for call in message.get("tool_calls") or ():
+        function = call.get("function", {})
+        args = clip(str(function.get("arguments", "")), 200 if lines else FULL_CHARS)
+        pieces.append((f"⚙ {one_line(str(function.get('name', '?')), 60)}"
+                       f"({one_line(args.text, len(args.text) + 1)})", fmt.TEAL))
+    if message.get("tool_call_id"):
+        pieces.append((f"↳ answers {one_line(str(message['tool_call_id']), 60)}", fmt.DIM))
+    return pieces
+
+
+def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
+    """The whole preview as text (pure: used by tests too)."""
+    comp = data.composition
+    text = Text()
+    text.append(comp.strategy, style=f"bold {fmt.TEAL}")
+    text.append(f" · {len(comp.messages)} msg · ", style=fmt.MUTED)
+    text.append(f"~{comp.tokens:,}", style=fmt.gauge_style(comp.tokens, data.window) or fmt.TEXT)
+    text.append(f"/{data.window:,} tok", style=fmt.MUTED)
+    if data.valid is not None:
+        text.append(" · ", style=fmt.DIM)
+        text.append("valid" if data.valid else "INVALID",
+                    style=fmt.USER if data.valid else f"bold {fmt.ERROR}")
+    text.append("\n")
+    if data.upcoming:
+        text.append("next request · composed now, nothing sent", style=f"italic {fmt.MUTED}")
+    else:
+        text.append("sent ", style=f"italic {fmt.MUTED}")
+        text.append_text(fmt.stamp(data.at, data.tick))
+    if comp.dropped:
+        by_reason: dict[str, list[int]] = {}
+        for dropped in comp.dropped:
+            by_reason.setdefault(one_line(dropped.reason, 60), []).append(dropped.memory_id)
+        text.append(f"\n{len(comp.dropped)} left out", style=fmt.WARNING)
+        for reason, ids in by_reason.items():
+            shown = " ".join(f"#{i}" for i in ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3
+                                                          else "")
+            text.append(f"\n · {reason} ", style=fmt.MUTED)
+            text.append(f"({shown})", style=fmt.DIM)
+    if comp.uses_nudge:
+        text.append("\nends with a synthetic nudge", style=fmt.WARNING)
+    if comp.summary_request is not None:
+        text.append("\na summary is due before this request is sent", style=fmt.WARNING)
+    for violation in data.violations:
+        text.append("\n✗ " + one_line(violation, 200), style=fmt.ERROR)
+
+    parts: list[RenderableType] = [text]
+    limit, lines = (FULL_CHARS, None) if expanded else (COMPACT_CHARS, COMPACT_LINES)
+    for index, (message, item) in enumerate(zip(comp.messages, comp.items, strict=False)):
+        role = str(message.get("role", item.role))
+        head = Text(no_wrap=False)
+        head.append(f"\n{index + 1:>2} ", style=fmt.DIM)
+        head.append(f"{role:<10}", style=f"bold {ROLE_STYLES.get(role, fmt.TEXT)}")
+        head.append(provenance(item), style=fmt.TEXT)
+        head.append(f"  {item.tokens:,} tok", style=fmt.MUTED)
+        body = Text(overflow="fold")
+        if item.reason:
+            body.append(one_line(item.reason, 120), style=f"italic {fmt.DIM}")
+        for piece, style in _message_body(message, limit, lines):
+            if body.plain:
+                body.append("\n")
+            body.append(piece, style=style)
+        parts.append(head)
+        if body.plain:
+            parts.append(Padding(body, (0, 0, 0, 3)))
+    return Group(*parts)
+
+
+def preview_plain(data: PreviewData, *, expanded: bool = False) -> str:
+    """The preview as plain text (for tests)."""
+    console = Console(width=120, record=True, color_system=None, file=io.StringIO())
+    console.print(preview_text(data, expanded=expanded))
+    return console.export_text()
+
+
+class ContextPreview(VerticalScroll):
+    """Shows a :class:`PreviewData`; ``e`` (on its screen) expands every message."""
+
+    data: reactive[PreviewData | None] = reactive(None, always_update=True, init=False)
+    expanded: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, *, id: str | None = None, title: str = "CONTEXT PREVIEW") -> None:
+        super().__init__(id=id)
+        self.border_title = title
+        self.can_focus = True
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        """One static with the whole request."""
+        yield Static(Text("composing…", style=fmt.MUTED), id="preview-text")
+
+    def watch_data(self, data: PreviewData | None) -> None:
+        self._refresh_text()
+
+    def watch_expanded(self) -> None:
+        self._refresh_text()
+
+    def _refresh_text(self) -> None:
+        static = self.query_one("#preview-text", Static)
+        if self.data is None:
+            static.update(Text("composing…", style=fmt.MUTED))
+            self.border_subtitle = ""
+            return
+        static.update(preview_text(self.data, expanded=self.expanded))
+        comp = self.data.composition
+        self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
+
+    def show_error(self, message: str) -> None:
+        """Say that the preview could not be composed."""
+        self.query_one("#preview-text", Static).update(
+            Text("could not compose: " + one_line(message, 400), style=fmt.ERROR))

@@ -1,0 +1,84 @@
+"""The focus view's game-state sidebar: the newest cached result of each game tool."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from ...game.state_cache import Snapshot
+from .. import formatting as fmt
+from ..sanitize import one_line
+
+#: Tools shown first, in this order; the others follow by name.
+ORDER = ("get_status", "get_ship", "get_cargo", "get_system", "get_poi", "get_nearby",
+         "view_market", "get_notifications")
+MAX_LINES_PER_TOOL = 24
+
+
+def _flatten(data: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, str]]:
+    """``key.sub: value`` pairs; lists become ``[N items]``, deep nesting is cut."""
+    pairs: list[tuple[str, str]] = []
+    if isinstance(data, Mapping):
+        for key, value in data.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(value, Mapping) and depth < 1:
+                pairs.extend(_flatten(value, name, depth + 1))
+            elif isinstance(value, Mapping):
+                pairs.append((name, f"{{{len(value)} fields}}"))
+            elif isinstance(value, list | tuple):
+                pairs.append((name, f"[{len(value)} item{'s' if len(value) != 1 else ''}]"))
+            else:
+                pairs.append((name, "—" if value is None else str(value)))
+    else:
+        pairs.append((prefix or "value", str(data)))
+    return pairs
+
+
+def game_state_text(snapshots: Mapping[str, Snapshot], tick: int | None) -> Text:
+    """The sidebar's text from cached snapshots (pure: used by tests too)."""
+    if not snapshots:
+        return Text("No game state yet: it appears after the Mysis's first game call.",
+                    style=fmt.MUTED)
+    ordered = [t for t in ORDER if t in snapshots] + sorted(t for t in snapshots
+                                                            if t not in ORDER)
+    text = Text()
+    for n, tool in enumerate(ordered):
+        snap = snapshots[tool]
+        if n:
+            text.append("\n\n")
+        text.append(one_line(tool, 40), style=f"bold {fmt.TOOL}")
+        when = fmt.ago(snap.tick, tick)
+        if snap.tick is not None:
+            text.append(f"  T{snap.tick}", style=fmt.TEAL)
+        if when:
+            text.append(f" ({when})", style=fmt.MUTED)
+        pairs = _flatten(snap.data)
+        for key, value in pairs[:MAX_LINES_PER_TOOL]:
+            text.append("\n ")
+            text.append(one_line(key, 40), style=fmt.MUTED)
+            text.append(": ", style=fmt.DIM)
+            text.append(one_line(value, 200), style=fmt.TEXT)
+        if len(pairs) > MAX_LINES_PER_TOOL:
+            text.append(f"\n … {len(pairs) - MAX_LINES_PER_TOOL} more fields", style=fmt.DIM)
+    return text
+
+
+class GameStateSidebar(VerticalScroll):
+    """What the game last told this Mysis, from the engine's cache (no database reads)."""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.border_title = "GAME STATE"
+        self.can_focus = False
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        """One static with every snapshot."""
+        yield Static(id="game-state-text")
+
+    def show(self, snapshots: Mapping[str, Snapshot], tick: int | None) -> None:
+        """Show these snapshots."""
+        self.query_one("#game-state-text", Static).update(game_state_text(snapshots, tick))
