@@ -216,13 +216,18 @@ class FocusScreen(Screen[None]):
     def _engine_events(self, events: tuple[Event, ...]) -> None:
         mine = self.mysis_id
         log = self.query_one(ConversationLog)
-        header = sidebar = False
+        header = sidebar = upcoming = False
         for event in events:
             if isinstance(event, MysisChanged):
                 header = header or event.mysis.id == mine
             elif isinstance(event, MessageStored) and event.mysis_id == mine:
                 log.add_memory(event.memory)
                 sidebar = sidebar or event.memory.role == "tool"
+                memory = event.memory
+                # A turn ended or a prompt arrived: the next request is no longer the one
+                # just sent, so compose the upcoming one (a worker; the newest one wins).
+                upcoming = upcoming or memory.role == "user" or (
+                    memory.role == "assistant" and not memory.tool_calls)
             elif isinstance(event, RequestComposed) and event.mysis_id == mine:
                 view = self._view()
                 window = self.zoea.windows.get(view.provider, 32_768) if view else 32_768
@@ -260,6 +265,8 @@ class FocusScreen(Screen[None]):
             self._refresh_header()
         if sidebar:
             self._refresh_sidebar()
+        if upcoming:
+            self.refresh_preview()
         self.query_one(StatusBar).status = self.zoea.status
 
     def _left_behind(self) -> None:
