@@ -202,3 +202,21 @@ async def test_a_2_mb_result_arrives_whole(transport: str) -> None:
             await server.stop()
     assert len(outcome.text) > 2 * 1024 * 1024
     assert after.text
+
+
+async def test_a_changed_tool_list_is_announced_and_fetched_again(host, make_session) -> None:
+    """The server says notifications/tools/list_changed; the session lists tools again."""
+    session: GameSession = make_session()
+    before = {t.name for t in await session.list_tools()}
+    original = host.tool_specs
+    extra = {"name": "scan", "description": "Scan nearby space.",
+             "input_schema": {"type": "object", "properties": {}}}
+    host.tool_specs = lambda: [*original(), extra]  # type: ignore[method-assign]
+    host.tools_version = 1  # type: ignore[attr-defined]
+    await session.call("help")  # the reply comes after the notification
+    for _ in range(50):
+        await asyncio.sleep(0.01)
+        after = {t.name for t in await session.list_tools()}
+        if "scan" in after:
+            break
+    assert after == before | {"scan"}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -18,7 +18,9 @@ CONNECT_TIMEOUT_S = 30.0
 #: and a misbehaving server must produce a clear truncation, not a broken session).
 MAX_EVENT_BYTES = 16 * 1024 * 1024
 
-Connector = Callable[[], AbstractAsyncContextManager[Client]]
+#: Builds one client connection; ``message_handler`` receives the server's notifications.
+Connector = Callable[..., AbstractAsyncContextManager[Client]]
+MessageHandler = Callable[[Any], Awaitable[None]]
 
 
 def http_connector(url: str, *, read_timeout: float = READ_TIMEOUT_S,
@@ -26,14 +28,14 @@ def http_connector(url: str, *, read_timeout: float = READ_TIMEOUT_S,
     """Connect over Streamable HTTP with the legacy handshake and a long read timeout."""
 
     @contextlib.asynccontextmanager
-    async def connect() -> AsyncIterator[Client]:
+    async def connect(message_handler: MessageHandler | None = None) -> AsyncIterator[Client]:
         timeout = httpx2.Timeout(CONNECT_TIMEOUT_S, read=read_timeout)
         async with httpx2.AsyncClient(timeout=timeout, headers=headers,
                                       follow_redirects=True) as http:
             transport = streamable_http_client(url, http_client=http,
                                                max_sse_event_size=MAX_EVENT_BYTES)
-            async with Client(transport, mode="legacy",
-                              read_timeout_seconds=read_timeout) as client:
+            async with Client(transport, mode="legacy", read_timeout_seconds=read_timeout,
+                              message_handler=message_handler) as client:
                 yield client
 
     return connect
@@ -44,9 +46,9 @@ def in_process_connector(make_server: Callable[[], Any], *,
     """Connect to an in-process low-level ``Server`` (a fresh one per connection)."""
 
     @contextlib.asynccontextmanager
-    async def connect() -> AsyncIterator[Client]:
-        async with Client(make_server(), mode="legacy",
-                          read_timeout_seconds=read_timeout) as client:
+    async def connect(message_handler: MessageHandler | None = None) -> AsyncIterator[Client]:
+        async with Client(make_server(), mode="legacy", read_timeout_seconds=read_timeout,
+                          message_handler=message_handler) as client:
             yield client
 
     return connect

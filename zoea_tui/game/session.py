@@ -19,14 +19,14 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from mcp import Client, MCPError
+from mcp import Client, MCPError, types
 
 from .adapter import ToolOutcome, adapt_result, error_from_rpc
 from .errors import GameConnectionError, GameToolError
 
 log = logging.getLogger(__name__)
 
-Connector = Callable[[], AbstractAsyncContextManager[Client]]
+Connector = Callable[..., AbstractAsyncContextManager[Client]]
 Relogin = Callable[["GameSession"], Awaitable[None]]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -159,6 +159,11 @@ class GameSession:
             if not job.future.done():
                 job.future.set_exception(GameConnectionError("the game session was closed"))
 
+    async def _on_message(self, message: Any) -> None:
+        """Server notifications: a changed tool list is fetched again before next use."""
+        if isinstance(message, types.ToolListChangedNotification):
+            self.invalidate_tools()
+
     # -- internals ------------------------------------------------------------
 
     async def _relogin_after_reconnect(self) -> None:
@@ -192,7 +197,7 @@ class GameSession:
     async def _serve_connection(self) -> None:
         """Serve jobs on one connection, starting with ``self._current``."""
         first = True
-        async with self._connect() as client:
+        async with self._connect(message_handler=self._on_message) as client:
             self.generation += 1
             if self.generation > 1:
                 self.reconnects += 1

@@ -31,7 +31,11 @@ _CONNECTIONS = itertools.count(1)
 
 
 class ToolHost(Protocol):
-    """What the facade serves: a tool catalogue and one call (``WorldHost``)."""
+    """What the facade serves: a tool catalogue and one call (``WorldHost``).
+
+    A host whose catalogue can change exposes an increasing ``tools_version``;
+    connections that listed an older one get ``notifications/tools/list_changed``.
+    """
 
     def tool_specs(self) -> list[dict[str, Any]]: ...
 
@@ -57,10 +61,16 @@ def build_server(host: ToolHost, *, connection_key: str | None = None) -> Server
     Logins are keyed on the ``mcp-session-id`` header when the request has one
     (HTTP), else on ``connection_key`` (one server per in-process connection).
     """
+    listed: dict[str | None, int] = {}  # catalogue version each connection last listed
+
+    def connection(ctx: ServerRequestContext) -> str | None:
+        headers = getattr(ctx.request, "headers", None)
+        return (headers.get("mcp-session-id") if headers else None) or connection_key
 
     async def on_list_tools(
         ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        listed[connection(ctx)] = getattr(host, "tools_version", 0)
         # Asked each time, so a host may change its catalogue while clients are connected.
         return types.ListToolsResult(tools=[
             types.Tool(name=s["name"], description=s["description"],
@@ -71,8 +81,11 @@ def build_server(host: ToolHost, *, connection_key: str | None = None) -> Server
     async def on_call_tool(
         ctx: ServerRequestContext, params: types.CallToolRequestParams
     ) -> types.CallToolResult:
-        headers = getattr(ctx.request, "headers", None)
-        key = (headers.get("mcp-session-id") if headers else None) or connection_key
+        key = connection(ctx)
+        version = getattr(host, "tools_version", 0)
+        if key in listed and listed[key] != version:
+            listed[key] = version
+            await ctx.session.send_tool_list_changed()  # the client lists them again
         try:
             return tool_result(await host.call(key, params.name, params.arguments or {}))
         except GameError as error:
