@@ -145,11 +145,13 @@ def _pair_tool_calls(slots: list[Slot], dropped: dict[int, str]) -> list[Block]:
             original = other.tool_call_id or ""
             if original in renamed and renamed[original] not in results:
                 new_id = renamed[original]
-                moved = any(s.role != "tool" for s in slots[index + 1:later])
+                moved = later > index + 1 + len(results) and any(
+                    s.role != "tool" for s in slots[index + 1:later])
                 reason = other.reason or ("moved next to its call" if moved else "")
-                results[new_id] = replace(other, tool_call_id=new_id, reason=reason)
+                results[new_id] = (other if new_id == original and reason == other.reason
+                                   else replace(other, tool_call_id=new_id, reason=reason))
                 consumed.add(later)
-        block: Block = [replace(slot, tool_calls=calls)]
+        block: Block = [slot if calls == slot.tool_calls else replace(slot, tool_calls=calls)]
         for call in calls:
             result = results.get(call.id)
             if result is None:
