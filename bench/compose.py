@@ -28,7 +28,12 @@ sys.path.insert(0, str(ROOT))
 from zoea_tui.core.compose import compose  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings  # noqa: E402
 from zoea_tui.core.strategies import STRATEGIES  # noqa: E402
-from zoea_tui.core.tokens import encoding_name  # noqa: E402
+from zoea_tui.core.tokens import (  # noqa: E402
+    MESSAGE_OVERHEAD,
+    TOOL_CALL_OVERHEAD,
+    count_tokens,
+    encoding_name,
+)
 from zoea_tui.core.types import ToolCall  # noqa: E402
 from zoea_tui.core.validator import validate  # noqa: E402
 from zoea_tui.orchestrator.context import next_composition  # noqa: E402
@@ -91,10 +96,20 @@ def game_history(steps: int) -> list[NewMemory]:
     return memories
 
 
-#: A Mysis running ``summarize`` writes a summary whenever the tokens since the
-#: last one pass the threshold (200 000 by default): with these game results that
-#: is about every thousand memories, so the sized histories carry one as often.
-SUMMARY_EVERY = 1000
+def summary_every(memories: list[NewMemory], settings: ComposeSettings) -> int:
+    """How many memories lie between two summaries of a live ``summarize`` Mysis.
+
+    A summary is written when the request would pass ``min(summarize_threshold,
+    budget)`` tokens: with the default 32 768-token window that is the budget, not
+    the 200 000 threshold. The sized histories carry a summary that often, and the
+    measured loads see half a cycle since the latest one.
+    """
+    per_memory = statistics.mean(
+        MESSAGE_OVERHEAD + count_tokens(m.content)
+        + sum(count_tokens(c.arguments) + TOOL_CALL_OVERHEAD for c in m.tool_calls)
+        for m in memories)
+    trigger = min(settings.summarize_threshold, settings.budget)
+    return max(10, int(trigger / per_memory))
 SUMMARY = NewMemory("user", "summary", "Summary of your earlier conversation:\n\n"
                     + filler(2400, 7) + "\n\nLast request from user was: Mine and sell.")
 
@@ -102,20 +117,20 @@ SUMMARY = NewMemory("user", "summary", "Summary of your earlier conversation:\n\
 async def sized_store(size: int) -> tuple[Store, int]:
     """A cached database holding one Mysis with ``size`` memories."""
     CACHE.mkdir(parents=True, exist_ok=True)
-    path = CACHE / f"compose-v3-{size}.db"
+    path = CACHE / f"compose-v4-{size}.db"
     if not path.exists():
         partial = path.with_suffix(".partial")
-        for leftover in CACHE.glob(f"compose-v3-{size}.partial*"):
+        for leftover in CACHE.glob(f"compose-v4-{size}.partial*"):
             leftover.unlink()
         store = await Store.open(partial)
         base = game_history(500)
+        every = summary_every(base, ComposeSettings())
         chunk: list[NewMemory] = []
         written = 0
         while written < size:
             for memory in base:
                 # Mid-cycle: the loads measured see half a cycle since the summary.
-                chunk.append(SUMMARY if written % SUMMARY_EVERY == SUMMARY_EVERY // 2
-                             else memory)
+                chunk.append(SUMMARY if written % every == every // 2 else memory)
                 written += 1
                 if written == size:
                     break

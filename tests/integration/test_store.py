@@ -169,3 +169,30 @@ async def test_request_log_records_items_and_outcome(store: Store) -> None:
     assert record.items == [i.to_dict() for i in composition.items]
     assert (record.outcome, record.prompt_tokens, record.estimated_tokens) == \
         ("ok", 321, composition.tokens)
+
+
+async def test_summarize_loads_reuse_what_they_read_and_stay_exact(tmp_path: Path) -> None:
+    """Live loads fetch only newer rows; they always equal a fresh, uncached load."""
+    live = await Store.open(tmp_path / "zoea.db")
+    settings = ComposeSettings()
+    try:
+        mysis = await live.create_mysis("Keeper", strategy="summarize")
+        other = await live.create_mysis("Other")
+        for step in range(60):
+            await live.add_memory(mysis.id, NewMemory("user", "direct", f"order {step}"))
+            await live.add_memory(other.id, NewMemory("user", "direct", f"noise {step}"))
+            if step % 17 == 16:
+                await live.add_memory(mysis.id, NewMemory("user", "summary", f"summary {step}"))
+            cached = await live.load_history(mysis.id, settings, strategy="summarize")
+            fresh_store = await Store.open(tmp_path / "zoea.db")
+            try:
+                fresh = await fresh_store.load_history(mysis.id, settings, strategy="summarize")
+                past = await live.load_history(mysis.id, settings, strategy="summarize",
+                                               up_to_id=cached.window[0].id)
+            finally:
+                await fresh_store.close()
+            assert [m.id for m in cached.since_summary] == [m.id for m in fresh.since_summary]
+            assert cached.latest_summary == fresh.latest_summary
+            assert all(m.id <= cached.window[0].id for m in past.since_summary)
+    finally:
+        await live.close()

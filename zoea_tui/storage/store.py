@@ -160,6 +160,8 @@ class Store:
         # One connection serves every task: writes take turns, so one task's statement
         # never lands inside (or is rolled back with) another task's transaction.
         self._lock = asyncio.Lock()
+        #: Per Mysis: (latest summary id, newest id read, memories after the summary).
+        self._since: dict[int, tuple[int, int, tuple[Memory, ...]]] = {}
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
@@ -268,6 +270,7 @@ class Store:
 
     async def delete_mysis(self, mysis_id: int) -> None:
         """Delete a Mysis with its memories and request log."""
+        self._since.pop(mysis_id, None)
         async with self._lock:
             await self._db.execute("DELETE FROM myses WHERE id = ?", (mysis_id,))
 
@@ -497,14 +500,19 @@ class Store:
             "WHERE mysis_id = :m AND id <= :u AND source = 'summary' "
             "ORDER BY id DESC LIMIT 1)",
         ]
+        # ``summarize`` needs everything after the latest summary. Live compositions
+        # keep what they read and fetch only the newer rows (replays read it all).
+        cached = self._since.get(mysis_id) if up_to_id is None else None
+        after = cached[1] if cached is not None else 0
         if strategy == "summarize":
             parts.append(
                 f"SELECT 'a', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
-                "WHERE mysis_id = :m AND id <= :u AND id > COALESCE((SELECT MAX(id) "
-                "FROM memories WHERE mysis_id = :m AND id <= :u AND source = 'summary'), 0) "
-                "ORDER BY id DESC LIMIT :a)"
+                "WHERE mysis_id = :m AND id <= :u AND id > MAX(COALESCE((SELECT MAX(id) "
+                "FROM memories WHERE mysis_id = :m AND id <= :u AND source = 'summary'), 0), "
+                ":after) ORDER BY id DESC LIMIT :a)"
             )
-        params = {"m": mysis_id, "u": upper, "n": limit + 1, "a": SUMMARIZE_SCAN_LIMIT}
+        params = {"m": mysis_id, "u": upper, "n": limit + 1, "a": SUMMARIZE_SCAN_LIMIT,
+                  "after": after}
         window: list[Memory] = []
         since: list[Memory] = []
         prompt = summary = None
@@ -522,6 +530,8 @@ class Store:
                     since.append(memory)
         window.reverse()
         since.reverse()
+        if strategy == "summarize":
+            since = self._since_summary(mysis_id, summary, since, cached, up_to_id)
         before = window.pop(0).id if len(window) > limit else None
         return History(
             mysis_id=mysis.id,
@@ -536,6 +546,20 @@ class Store:
             since_summary=tuple(since) if strategy == "summarize" else None,
             before_window_id=before,
         )
+
+    def _since_summary(self, mysis_id: int, summary: Memory | None, fresh: list[Memory],
+                       cached: tuple[int, int, tuple[Memory, ...]] | None,
+                       up_to_id: int | None) -> list[Memory]:
+        """Join the cached rows after the latest summary with the newly read ones."""
+        summary_id = summary.id if summary is not None else 0
+        if cached is not None and cached[0] == summary_id and len(fresh) < SUMMARIZE_SCAN_LIMIT:
+            rows = [*cached[2], *fresh][-SUMMARIZE_SCAN_LIMIT:]
+        else:
+            rows = fresh
+        if up_to_id is None:
+            last = rows[-1].id if rows else max(summary_id, cached[1] if cached else 0)
+            self._since[mysis_id] = (summary_id, last, tuple(rows))
+        return rows
 
     # -- broadcasts ----------------------------------------------------------
 
