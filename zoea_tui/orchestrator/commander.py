@@ -35,6 +35,7 @@ from .events import (
     BroadcastSent,
     EventBus,
     GameTick,
+    MessageStored,
     MysisDeleted,
     MysisView,
     NetworkActivity,
@@ -407,8 +408,6 @@ class Commander:
 
     async def _deliver(self, runtime: MysisRuntime, memory: NewMemory) -> None:
         stored = await self.store.add_memory(runtime.id, memory)
-        from .events import MessageStored
-
         await self.bus.publish(MessageStored(mysis_id=runtime.id, memory=stored))
         if runtime.state == "idle":
             await runtime.start(prompt=True)

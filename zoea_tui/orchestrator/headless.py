@@ -62,10 +62,14 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
                 "nudges": 0, "errors": 0}
     prompt_tokens: list[int] = []
 
+    stopping: set[asyncio.Task[None]] = set()
+
     def on_turn(runtime: MysisRuntime) -> None:
         if runtime.turns >= turns and runtime.id not in finished:
             finished.add(runtime.id)
-            asyncio.get_running_loop().create_task(runtime.stop(timeout=1.0))
+            task = asyncio.get_running_loop().create_task(runtime.stop(timeout=1.0))
+            stopping.add(task)  # keep a reference until it is done
+            task.add_done_callback(stopping.discard)
             if len(finished) == myses:
                 done.set()
 

@@ -42,6 +42,7 @@ from ..providers.base import (
 from ..storage import MysisRecord, NewMemory
 from .context import next_composition
 from .events import (
+    ErrorRaised,
     MessageStored,
     MysisChanged,
     MysisState,
@@ -178,8 +179,6 @@ class MysisRuntime:
         """Become errored, unless the commander stopped the Mysis meanwhile."""
         if self.state == "stopped":
             return
-        from .events import ErrorRaised
-
         await self.swarm.bus.publish(ErrorRaised(mysis_id=self.id, message=message))
         await self._set_state("errored", message)
 
