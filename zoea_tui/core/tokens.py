@@ -14,6 +14,7 @@ OpenAI's own cookbook counts chat tokens.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -109,6 +110,11 @@ def message_tokens(message: dict[str, Any], content_tokens: int | None = None) -
     if message.get("tool_call_id"):
         total += 1
     return total
+
+
+def tools_tokens(tools: list[dict[str, Any]]) -> int:
+    """Estimated tokens the tool schemas add to every request."""
+    return count_tokens(json.dumps(tools, separators=(",", ":"))) if tools else 0
 
 
 def request_tokens(messages: list[dict[str, Any]], tools_tokens: int = 0) -> int:

@@ -47,6 +47,9 @@ class RoutedResult:
     tick: int | None = None
     #: True when the game server could not be reached (the orchestrator may retry).
     unreachable: bool = False
+    #: The refusal's own words, and how long the game asked to wait (timing refusals).
+    error_message: str | None = None
+    wait_seconds: float | None = None
 
 
 def _search_schema(what: str) -> dict[str, Any]:
@@ -193,10 +196,13 @@ class ToolRouter:
                 outcome = await self.session.call(call.name, args)
         except GameToolError as error:
             return RoutedResult(self.redact(json.dumps(error.to_payload(), ensure_ascii=False)),
-                                is_error=True, error_code=error.code)
+                                is_error=True, error_code=error.code,
+                                error_message=self.redact(error.message),
+                                wait_seconds=error.wait_seconds)
         except GameConnectionError as error:
             return RoutedResult(error_content("game_unreachable", str(error)), is_error=True,
-                                error_code="game_unreachable", unreachable=True)
+                                error_code="game_unreachable", unreachable=True,
+                                error_message=str(error))
         data = outcome.data
         if call.name == "register" and data is not None:
             await self._remember_registration(args, data)

@@ -15,18 +15,17 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any
 
 from mcp import Client, MCPError, types
 
 from .adapter import ToolOutcome, adapt_result, error_from_rpc
+from .connect import Connector
 from .errors import GameConnectionError, GameToolError
 
 log = logging.getLogger(__name__)
 
-Connector = Callable[..., AbstractAsyncContextManager[Client]]
 Relogin = Callable[["GameSession"], Awaitable[None]]
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -143,7 +142,7 @@ class GameSession:
                 reconnects += 1
                 if self.relogin is not None and tool not in ("login", "register"):
                     with contextlib.suppress(GameToolError, _Lost):
-                        await self._relogin_after_reconnect()
+                        await self.relogin(self)
                 continue
 
     async def aclose(self) -> None:
@@ -165,10 +164,6 @@ class GameSession:
             self.invalidate_tools()
 
     # -- internals ------------------------------------------------------------
-
-    async def _relogin_after_reconnect(self) -> None:
-        assert self.relogin is not None
-        await self.relogin(self)
 
     async def _submit(self, kind: str, tool: str | None, args: dict[str, Any] | None) -> Any:
         if self._closed:

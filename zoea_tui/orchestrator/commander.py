@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
@@ -41,7 +40,7 @@ from .events import (
     NetworkActivity,
     Notice,
 )
-from .mysis import MysisRuntime, estimate_tools_tokens
+from .mysis import MysisRuntime
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +75,6 @@ class Commander:
         self._llm = 0
         self._mcp = 0
         self._tick: int | None = None
-        self._tools_tokens: dict[int, int] = {}
         self._closed = False
         self._provider_factory = provider_factory
         #: Called after every finished turn (``zoea simulate`` stops Myses with it).
@@ -221,7 +219,7 @@ class Commander:
             raise CommandRefused(f"unknown strategy {name!r}")
         settings, _ = self.settings_for(runtime)
         settings = replace(settings, nudge_level=runtime.nudges,
-                           tools_tokens=self._tools_tokens.get(mysis_id, 0))
+                           tools_tokens=runtime.tools_tokens)
         return await next_composition(self.store, mysis_id, name, settings,
                                       write_summary=False,
                                       game_state=self.game_state_summary(mysis_id))
@@ -359,13 +357,6 @@ class Commander:
         if runtime.record.model and cfg.type != "autopilot":
             provider_settings = replace(provider_settings, model=runtime.record.model)
         return settings, provider_settings
-
-    def tools_tokens(self, tools: list[dict[str, Any]]) -> int:
-        """Tokens of a tool list (cached by its size and names)."""
-        key = hash(json.dumps([t["function"]["name"] for t in tools]))
-        if key not in self._tools_tokens:
-            self._tools_tokens[key] = estimate_tools_tokens(tools)
-        return self._tools_tokens[key]
 
     @contextlib.asynccontextmanager
     async def in_flight(self, kind: str) -> AsyncIterator[None]:

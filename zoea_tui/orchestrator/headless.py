@@ -14,7 +14,7 @@ from typing import Any
 from ..config import Config
 from ..core.compose import compose
 from ..core.strategies import STRATEGIES
-from ..core.tokens import MESSAGE_OVERHEAD, REQUEST_OVERHEAD, count_tokens
+from ..core.tokens import REQUEST_OVERHEAD, message_tokens
 from ..core.types import tool_calls_from_json
 from ..core.validator import validate
 from ..game.backend import GameBackend
@@ -193,14 +193,13 @@ async def _full_history_prefix(store: Store, mysis_id: int, system: str):
     """Tokens of sending everything up to a memory id (system prompt included)."""
     ids: list[int] = []
     cumulative: list[int] = []
-    total = REQUEST_OVERHEAD + MESSAGE_OVERHEAD + count_tokens(system)
+    total = REQUEST_OVERHEAD + message_tokens({"role": "system", "content": system})
     async with store.connection.execute(
         "SELECT id, tokens, tool_calls FROM memories WHERE mysis_id = ? AND role != 'system' "
         "ORDER BY id", (mysis_id,)) as cur:
         for memory_id, memory_tokens, calls in await cur.fetchall():
-            total += MESSAGE_OVERHEAD + memory_tokens
-            for call in tool_calls_from_json(calls):
-                total += count_tokens(call.arguments) + count_tokens(call.name) + 3
+            message = {"tool_calls": [c.to_openai() for c in tool_calls_from_json(calls)]}
+            total += message_tokens(message, memory_tokens)
             ids.append(memory_id)
             cumulative.append(total)
 

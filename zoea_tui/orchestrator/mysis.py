@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from dataclasses import replace
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..core import prompts
 from ..core.composition import ComposeSettings, Composition
-from ..core.tokens import count_tokens
+from ..core.tokens import tools_tokens
 from ..core.types import Memory
 from ..core.validator import validate
 from ..game.router import RoutedResult, ToolRouter
@@ -94,6 +93,10 @@ class MysisRuntime:
         self.wait_hint: float | None = None
         self.task: asyncio.Task[None] | None = None
         self._in_turn = False
+        self._checked = False
+        self._tools: list[dict[str, Any]] | None = None
+        #: Estimated tokens of this Mysis's tool schemas (part of every request).
+        self.tools_tokens = 0
         #: Turns completed since this runtime was created.
         self.turns = 0
         self._publishing: set[asyncio.Task[None]] = set()
@@ -225,7 +228,7 @@ class MysisRuntime:
     async def _preflight(self) -> bool:
         """Check once that the model exists (Ollama: ``/api/tags``), before the first call."""
         check = getattr(self.provider, "check_model", None)
-        if check is None or getattr(self, "_checked", False):
+        if check is None or self._checked:
             return True
         try:
             await check()
@@ -275,8 +278,9 @@ class MysisRuntime:
         """Compose, call the model (with retries), store the answer."""
         settings, provider_settings = self.swarm.settings_for(self)
         tools = await self._tool_schemas()
-        settings = replace(settings, nudge_level=nudge_level,
-                           tools_tokens=self.swarm.tools_tokens(tools))
+        if tools is not self._tools:  # the router hands back the same list until it changes
+            self._tools, self.tools_tokens = tools, tools_tokens(tools)
+        settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
         violations = tuple(validate(composition.messages))
         await self.swarm.bus.publish(RequestComposed(
@@ -375,14 +379,14 @@ class MysisRuntime:
             self.game_tick = result.tick
             await self.swarm.saw_tick(result.tick)
         if result.error_code in WAIT_CODES:
-            self.wait_hint = _wait_seconds(result.content)
+            self.wait_hint = result.wait_seconds
         await self._store(NewMemory("tool", "tool", result.content, tool_call_id=call.id,
                                     tool_name=call.name, game_tick=self.game_tick))
         await self.swarm.bus.publish(ToolCallFinished(
             mysis_id=self.id, call=call, is_error=result.is_error,
             error_code=result.error_code, latency_s=time.perf_counter() - started))
         if result.unreachable:
-            await self._fail(f"game server unreachable: {_message_of(result.content)}")
+            await self._fail(f"game server unreachable: {result.error_message}")
 
     async def _store(self, memory: NewMemory) -> Memory:
         stored = await self.swarm.store.add_memory(self.id, memory)
@@ -409,27 +413,3 @@ class MysisRuntime:
             task.add_done_callback(self._publishing.discard)
 
         return sink
-
-
-def _wait_seconds(content: str) -> float | None:
-    try:
-        error = json.loads(content).get("error", {})
-    except (ValueError, AttributeError):
-        return None
-    for key in ("wait_seconds", "retry_after"):
-        value = error.get(key)
-        if isinstance(value, int | float):
-            return float(value)
-    return None
-
-
-def _message_of(content: str) -> str:
-    try:
-        return str(json.loads(content)["error"]["message"])
-    except (ValueError, KeyError, TypeError):
-        return content[:200]
-
-
-def estimate_tools_tokens(tools: list[dict[str, Any]]) -> int:
-    """Tokens the tool schemas add to every request."""
-    return count_tokens(json.dumps(tools, separators=(",", ":"))) if tools else 0
