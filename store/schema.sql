@@ -42,7 +42,7 @@ CREATE TABLE memories (
     created_at   REAL NOT NULL,
     game_tick    INTEGER,
     tokens       INTEGER NOT NULL DEFAULT 0
-);
+, seq INTEGER NOT NULL DEFAULT 0);
 
 CREATE VIRTUAL TABLE memories_fts USING fts5(
     content, reasoning,
@@ -79,9 +79,23 @@ CREATE TABLE requests (
     latency_ms        REAL,
     outcome           TEXT NOT NULL DEFAULT 'pending',
     error             TEXT
-, tools_tokens INTEGER NOT NULL DEFAULT 0);
+, tools_tokens INTEGER NOT NULL DEFAULT 0, turn_id INTEGER, cached_tokens INTEGER);
 
 CREATE TABLE schema_migrations ( version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL);
+
+CREATE TABLE turns (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    mysis_id        INTEGER NOT NULL REFERENCES myses(id) ON DELETE CASCADE,
+    -- The turn holds the Mysis's memories whose id is >= this: for a prompt-started
+    -- turn, the prompt's own id; for a nudge or start, one past the newest memory then.
+    first_memory_id INTEGER NOT NULL,
+    kind            TEXT NOT NULL CHECK (kind IN ('direct', 'broadcast', 'nudge', 'start')),
+    nudge_level     INTEGER NOT NULL DEFAULT 0,
+    -- nudge and start: the exact text the model received; NULL for prompts.
+    text            TEXT,
+    created_at      REAL NOT NULL,
+    game_tick       INTEGER
+);
 
 CREATE UNIQUE INDEX idx_accounts_mysis ON accounts (server, mysis_id)
     WHERE mysis_id IS NOT NULL;
@@ -94,3 +108,5 @@ CREATE INDEX idx_memories_prompts ON memories (mysis_id, id)
 CREATE INDEX idx_memories_summaries ON memories (mysis_id, id) WHERE source = 'summary';
 
 CREATE INDEX idx_requests_mysis ON requests (mysis_id, id);
+
+CREATE INDEX idx_turns_mysis ON turns (mysis_id, first_memory_id);

@@ -7,7 +7,8 @@ from collections.abc import Sequence
 
 from zoea_tui.core.composition import ComposeSettings, History
 from zoea_tui.core.tokens import count_tokens
-from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.core.types import Memory, ToolCall, Turn
+from zoea_tui.core.window import stepped_window
 
 
 class Log:
@@ -20,7 +21,8 @@ class Log:
 
     def add(self, role: str, source: str, content: str = "", **kw: object) -> Memory:
         memory = Memory(id=next(self._ids), mysis_id=self.mysis_id, role=role, source=source,
-                        content=content, tokens=count_tokens(content), **kw)  # type: ignore[arg-type]
+                        content=content, tokens=count_tokens(content),
+                        seq=len(self.memories) + 1, **kw)  # type: ignore[arg-type]
         self.memories.append(memory)
         return memory
 
@@ -53,19 +55,29 @@ def history_of(
     strategy: str = "turn-aware",
     game_state: str = "",
     latest_broadcast: str | None = None,
+    turns: Sequence[Turn] = (),
 ) -> History:
-    """The History the store would load for these memories (same rules)."""
+    """The History the store would load for these memories (same rules).
+
+    ``turns`` are the recorded turn starts, oldest first; the last is the current turn.
+    """
     settings = settings or ComposeSettings()
     n = max(settings.max_context_messages, 1)
-    window = list(memories[-(n + 1):])
-    before = window.pop(0).id if len(window) > n else None
+    margin = max(settings.window_margin, 1)
+    window, before = stepped_window(list(memories[-(n + margin + 1):]), n, margin)
     prompts = [m for m in memories if m.is_prompt]
     summaries = [m for m in memories if m.source == "summary"]
     summary = summaries[-1] if summaries else None
     since = [m for m in memories if summary is None or m.id > summary.id]
+    turn = turns[-1] if turns else None
+    by_id = {m.id: m for m in memories}
+    lower = (summary.id if summary else 0) if strategy == "summarize" else \
+        (window[0].id if window else 0)
     return History(
         mysis_id=1, mysis_name="test", window=tuple(window),
         latest_prompt=prompts[-1] if prompts else None, latest_summary=summary,
         since_summary=tuple(since[-2000:]) if strategy == "summarize" else None,
         before_window_id=before, game_state=game_state, latest_broadcast=latest_broadcast,
+        turn=turn, turn_prompt=by_id.get(turn.first_memory_id) if turn else None,
+        turns=tuple(t for t in turns if t.first_memory_id >= lower),
     )

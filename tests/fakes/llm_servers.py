@@ -12,7 +12,10 @@ when the script is empty:
 
 * :class:`Reply` — an answer: text, tool calls (:class:`Call`), reasoning,
   usage, finish reason; streamed when the request asks for it. It can also
-  stall or drop the connection part-way (``stall_after``, ``cut_after``).
+  stall or drop the connection part-way (``stall_after``, ``cut_after``), and
+  carry more usage fields or top-level fields (``usage_extra``, ``extra``:
+  prompt-cache counts such as ``prompt_tokens_details.cached_tokens`` or
+  llama.cpp's ``timings.cache_n``).
 * :class:`HttpError` — a refusal (429 with ``Retry-After``, 500, 503, 401, …)
   in the protocol's error shape.
 * :class:`Malformed` — a 200 answer that is not valid JSON.
@@ -39,7 +42,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Self
 
@@ -74,6 +77,12 @@ class Reply(Scripted):
     """A model's answer.
 
     ``usage`` is ``(prompt_tokens, completion_tokens)`` or None to send none.
+    ``usage_extra`` (OpenAI only) adds fields to the usage object, sent even
+    when ``usage`` is None, e.g. ``{"prompt_tokens_details": {"cached_tokens":
+    64}}``. ``extra`` adds top-level fields to the answer, e.g. llama.cpp's
+    ``{"timings": {"cache_n": 30}}``: to the whole body, or streamed to the
+    last chunk (OpenAI: the usage chunk when there is one, else the one with
+    the finish reason; Ollama: the ``done`` line).
     ``finish_reason`` None means ``"tool_calls"`` with calls, else ``"stop"``.
     Streamed, text and reasoning go out ``chunk_size`` characters per frame.
     ``stall_after=N`` stops after N stream frames (not streaming: before
@@ -92,6 +101,8 @@ class Reply(Scripted):
     reasoning_field: str = "reasoning_content"
     stall_after: int | None = None
     cut_after: int | None = None
+    usage_extra: Mapping[str, Any] | None = None
+    extra: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,9 +472,9 @@ class _OpenAIRenderer(_Renderer):
             "model": self.model,
             "choices": [{"index": 0, "message": message, "finish_reason": _finish(reply)}],
         }
-        if reply.usage is not None:
-            answer["usage"] = _openai_usage(reply.usage)
-        return answer
+        if (usage := _openai_usage(reply)) is not None:
+            answer["usage"] = usage
+        return {**answer, **(reply.extra or {})}
 
     def frames(self, reply: Reply, serial: int) -> list[bytes]:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
@@ -482,10 +493,11 @@ class _OpenAIRenderer(_Renderer):
             chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]})
                        for p in _pieces(self._arguments(call), reply.chunk_size * 4)]
         chunks.append(chunk({}, _finish(reply)))
-        if self.include_usage and reply.usage is not None:
+        if self.include_usage and (usage := _openai_usage(reply)) is not None:
             chunks.append({"id": f"chatcmpl-fake-{serial}", "object": "chat.completion.chunk",
                            "created": 0, "model": self.model, "choices": [],
-                           "usage": _openai_usage(reply.usage)})
+                           "usage": usage})
+        chunks[-1].update(reply.extra or {})
         frames = [b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks]
         return [*frames, b"data: [DONE]\n\n"]
 
@@ -497,9 +509,16 @@ class _OpenAIRenderer(_Renderer):
         return b'data: {"choices": [{"delta": {"content": "unfinished\n\n'
 
 
-def _openai_usage(usage: tuple[int, int]) -> dict[str, int]:
-    return {"prompt_tokens": usage[0], "completion_tokens": usage[1],
-            "total_tokens": usage[0] + usage[1]}
+def _openai_usage(reply: Reply) -> dict[str, Any] | None:
+    """The usage object of ``reply``, or None when it sends none."""
+    if reply.usage is None and reply.usage_extra is None:
+        return None
+    usage: dict[str, Any] = {}
+    if reply.usage is not None:
+        prompt, completion = reply.usage
+        usage = {"prompt_tokens": prompt, "completion_tokens": completion,
+                 "total_tokens": prompt + completion}
+    return {**usage, **(reply.usage_extra or {})}
 
 
 class FakeOpenAIServer(FakeServer):
@@ -572,7 +591,7 @@ class _OllamaRenderer(_Renderer):
         line["total_duration"] = 1000
         if reply.usage is not None:
             line["prompt_eval_count"], line["eval_count"] = reply.usage
-        return line
+        return {**line, **(reply.extra or {})}
 
     def whole(self, reply: Reply, serial: int) -> dict[str, Any]:
         message: dict[str, Any] = {"content": reply.content}

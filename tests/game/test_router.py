@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
+from datetime import datetime
 from typing import Any
 
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.strategies import STRATEGIES
+from zoea_tui.core.tokens import count_tokens
 from zoea_tui.core.types import ToolCall
-from zoea_tui.game.router import ORCHESTRATOR_TOOL_NAMES, REDACTED, ToolRouter
+from zoea_tui.game.router import (
+    ORCHESTRATOR_TOOL_NAMES,
+    READ_PAGE_CHARS,
+    REDACTED,
+    SEARCH_ANSWER_CHARS,
+    SEARCH_ANSWER_TOKENS,
+    SEARCH_HIT_CHARS,
+    ToolRouter,
+)
 from zoea_tui.game.state_cache import GameStateCache
 from zoea_tui.storage import NewMemory, Store
 
@@ -53,6 +64,8 @@ async def test_tools_are_ours_first_then_the_games_sorted_and_stable(store, make
     names = [t["function"]["name"] for t in tools]
     ours = [n for n in names if n.startswith("zoea_")]
     assert names[: len(ours)] == ours and set(ours) == ORCHESTRATOR_TOOL_NAMES
+    assert ours == ["zoea_search_messages", "zoea_search_reasoning", "zoea_search_broadcasts",
+                    "zoea_read_memory", "zoea_broadcast", "zoea_swarm_status"]
     game = names[len(ours):]
     assert game == sorted(game)
     assert await router.tool_schemas() == tools
@@ -153,6 +166,7 @@ async def test_search_tools_are_bound_to_the_caller(store, make_session) -> None
     found = json.loads((await mine.execute(ToolCall(
         "c", "zoea_search_messages", '{"query": "iron", "limit": 500}'))).content)
     assert [r["snippet"] for r in found["results"]] == ["[iron] is cheap at Vega"]
+    assert [r["content"] for r in found["results"]] == ["iron is cheap at Vega"]
     empty = await mine.execute(ToolCall("c", "zoea_search_messages", '{"query": ""}'))
     assert empty.is_error
 
@@ -176,3 +190,269 @@ async def test_results_feed_the_game_state_cache(store, make_session) -> None:
     summary = cache.summary("carto")
     assert "Credits:" in summary and "sol_central" in summary
     assert router.account == "carto"
+
+
+# -- search answers and zoea_read_memory ------------------------------------------------
+
+
+class _NoGame:
+    """A game session that must not be used: the ``zoea_*`` tools never reach the game."""
+
+    relogin = None
+
+    async def list_tools(self) -> list:
+        return []
+
+    async def call(self, name: str, args: dict) -> Any:
+        raise AssertionError(f"the game was called: {name}")
+
+
+async def _offline(store: Store, name: str) -> ToolRouter:
+    """A router whose Mysis has no game session (search and read need none)."""
+    mysis = await store.find_mysis(name) or await store.create_mysis(name)
+    return ToolRouter(store, mysis.id, _NoGame(), server=SERVER)  # type: ignore[arg-type]
+
+
+async def _call(router: ToolRouter, name: str, args: dict | str) -> Any:
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return await router.execute(ToolCall("c", name, raw))
+
+
+async def _json(router: ToolRouter, name: str, args: dict | str) -> Any:
+    result = await _call(router, name, args)
+    assert not result.is_error, result.content
+    return json.loads(result.content)
+
+
+def _error(result: Any) -> tuple[str, str]:
+    assert result.is_error
+    error = json.loads(result.content)["error"]
+    assert error["code"] == result.error_code
+    return error["code"], error["message"]
+
+
+def _big_text(chars: int) -> str:
+    """A tool-result-like text with quotes, newlines and non-ASCII, ``chars`` long."""
+    parts, size, n = [], 0, 0
+    while size < chars:
+        piece = json.dumps({"id": f"poi_{n}", "name": f"Bélt «{n}»", "ore": n % 7},
+                           ensure_ascii=False) + "\n"
+        parts.append(piece)
+        size += len(piece)
+        n += 1
+    return "".join(parts)[:chars]
+
+
+async def test_search_hits_give_content_role_source_time_and_tick(store):
+    router = await _offline(store, "alpha")
+    stored = await store.add_memory(router.mysis_id, NewMemory(
+        "tool", "tool", '{"poi": "Vega belt", "ore": "iron"}', tool_call_id="c1",
+        tool_name="get_poi", game_tick=321))
+    await store.add_memory(router.mysis_id, NewMemory("user", "direct", "mine iron at Vega"))
+    found = await _json(router, "zoea_search_messages", {"query": "vega iron"})
+    assert found["query"] == "vega iron" and found["count"] == 2
+    hit = next(r for r in found["results"] if r["memory_id"] == stored.id)
+    assert hit["role"] == "tool" and hit["source"] == "tool"
+    assert hit["tool_name"] == "get_poi" and hit["game_tick"] == 321
+    assert hit["content"] == stored.content
+    assert "[Vega]" in hit["snippet"] and "[iron]" in hit["snippet"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", hit["created_at"])
+    when = datetime.fromisoformat(hit["created_at"].replace("Z", "+00:00"))
+    assert when.tzinfo is not None
+    assert abs(when.timestamp() - stored.created_at) < 1
+    direct = next(r for r in found["results"] if r["memory_id"] != stored.id)
+    assert direct["role"] == "user" and direct["source"] == "direct"
+    assert "tool_name" not in direct and "game_tick" not in direct
+
+
+async def test_reasoning_search_gives_the_reasoning(store) -> None:
+    router = await _offline(store, "alpha")
+    memory = await store.add_memory(router.mysis_id, NewMemory(
+        "assistant", "llm", "Heading out.", reasoning="Travel cooldown is long, so refuel first."))
+    found = await _json(router, "zoea_search_reasoning", {"query": "cooldown"})
+    [hit] = found["results"]
+    assert hit["memory_id"] == memory.id and hit["role"] == "assistant"
+    assert hit["reasoning"] == "Travel cooldown is long, so refuel first."
+    assert "content" not in hit and "[cooldown]" in hit["snippet"]
+    assert (await _json(router, "zoea_search_messages", {"query": "cooldown"}))["count"] == 0
+    long = "Why wait: " + "the jump drive must cool down. " * 100
+    thought = await store.add_memory(router.mysis_id, NewMemory(
+        "assistant", "llm", "", reasoning=long))
+    found = await _json(router, "zoea_search_reasoning", {"query": "jump drive"})
+    [hit] = found["results"]
+    read = (f"zoea_read_memory(memory_id={thought.id}, offset={SEARCH_HIT_CHARS}, "
+            "part='reasoning')")
+    assert hit["reasoning"] == (f"{long[:SEARCH_HIT_CHARS]}… "
+                                f"[{len(long) - SEARCH_HIT_CHARS} more characters: {read}]")
+    rest = await _json(router, "zoea_read_memory", {"memory_id": thought.id, "part": "reasoning",
+                                                     "offset": SEARCH_HIT_CHARS})
+    assert rest["reasoning"] == long[SEARCH_HIT_CHARS:] and rest["next_offset"] is None
+
+
+async def test_broadcast_search_gives_sender_content_and_time(store) -> None:
+    router = await _offline(store, "alpha")
+    broadcast = await store.add_broadcast("enemy spotted near Sol", game_tick=9)
+    found = await _json(router, "zoea_search_broadcasts", {"query": "enemy"})
+    [hit] = found["results"]
+    assert hit["broadcast_id"] == broadcast.id and hit["sender"] == "commander"
+    assert hit["content"] == "enemy spotted near Sol" and hit["game_tick"] == 9
+    assert hit["created_at"].endswith("Z")
+
+
+async def test_the_default_search_limit_is_20(store) -> None:
+    router = await _offline(store, "alpha")
+    await store.add_memories(router.mysis_id, [
+        NewMemory("user", "direct", f"copper order {n}") for n in range(130)])
+    assert (await _json(router, "zoea_search_messages", {"query": "copper"}))["count"] == 20
+    assert (await _json(router, "zoea_search_messages",
+                        {"query": "copper", "limit": 25}))["count"] == 25
+    assert (await _json(router, "zoea_search_messages",
+                        {"query": "copper", "limit": 5000}))["count"] == 100
+    schemas = {t["function"]["name"]: t["function"] for t in await router.tool_schemas()}
+    for name in ("zoea_search_messages", "zoea_search_reasoning", "zoea_search_broadcasts"):
+        limit = schemas[name]["parameters"]["properties"]["limit"]
+        assert "default 20" in limit["description"] and limit["maximum"] == 100
+
+
+async def test_a_huge_hit_is_bounded_and_says_how_to_read_the_rest(store):
+    router = await _offline(store, "alpha")
+    original = "iron manifest\n" + _big_text(2_000_000)
+    memory = await store.add_memory(router.mysis_id, NewMemory(
+        "tool", "tool", original, tool_call_id="c1", tool_name="get_cargo"))
+    result = await _call(router, "zoea_search_messages", {"query": "manifest"})
+    assert len(result.content) <= SEARCH_ANSWER_CHARS
+    [hit] = json.loads(result.content)["results"]
+    shown, marker = hit["content"].split("… [", 1)
+    assert shown == original[:SEARCH_HIT_CHARS]
+    more = len(original) - SEARCH_HIT_CHARS
+    assert marker == (f"{more} more characters: "
+                      f"zoea_read_memory(memory_id={memory.id}, offset={SEARCH_HIT_CHARS})]")
+    # Following the marker gives the very next characters.
+    page = await _json(router, "zoea_read_memory",
+                       {"memory_id": memory.id, "offset": SEARCH_HIT_CHARS})
+    assert original[SEARCH_HIT_CHARS:].startswith(page["content"]) and page["content"]
+
+
+async def test_many_big_hits_keep_the_answer_bounded_best_first(store):
+    router = await _offline(store, "alpha")
+    stored = await store.add_memories(router.mysis_id, [
+        NewMemory("tool", "tool", "nickel " + _big_text(6000), tool_name="get_poi")
+        for _ in range(100)])
+    for limit in (20, 100):
+        result = await _call(router, "zoea_search_messages",
+                             {"query": "nickel", "limit": limit})
+        answer = json.loads(result.content)
+        assert len(result.content) <= SEARCH_ANSWER_CHARS
+        assert count_tokens(result.content) <= SEARCH_ANSWER_TOKENS
+        rows = answer["results"]
+        ids = [r["memory_id"] for r in rows] + answer.get("omitted_ids", [])
+        assert answer["count"] == limit and len(ids) == limit
+        assert set(ids) <= {m.id for m in stored} and len(set(ids)) == limit
+        whole = [r for r in rows if "… [" in r["content"]]
+        lean = [r for r in rows if r not in whole]
+        assert rows == whole + lean and len(whole) >= 3, "the best hits keep their text"
+        assert all(r["content"] == f"[not shown: zoea_read_memory(memory_id={r['memory_id']})]"
+                   for r in lean)
+        assert all("[nickel]" in r["snippet"] and "created_at" in r for r in rows)
+        if limit == 20:
+            assert lean, "lower hits keep their snippets"
+        if limit == 100:
+            assert answer["omitted_ids"] and "omitted_ids" in answer["note"]
+
+
+async def test_read_memory_pages_a_2mb_result_to_its_end(store) -> None:
+    router = await _offline(store, "alpha")
+    original = _big_text(2 * 1024 * 1024)
+    memory = await store.add_memory(router.mysis_id, NewMemory(
+        "tool", "tool", original, tool_call_id="call_7", tool_name="get_map", game_tick=77))
+    pages: list[str] = []
+    offset: int | None = 0
+    while offset is not None:
+        result = await _call(router, "zoea_read_memory",
+                             {"memory_id": memory.id, "offset": offset})
+        assert not result.is_error, result.content[:300]
+        page = json.loads(result.content)
+        assert page["offset"] == offset and page["total_chars"] == len(original)
+        assert 0 < len(page["content"]) <= READ_PAGE_CHARS
+        assert count_tokens(result.content) < 4000, "fits the composer's per-result cap"
+        pages.append(page["content"])
+        offset = page["next_offset"]
+        assert offset is None or offset == page["offset"] + len(page["content"])
+    assert "".join(pages) == original
+    assert len(pages) < 400
+    assert {k: page[k] for k in ("memory_id", "role", "source", "tool_name", "tool_call_id",
+                                 "game_tick", "part")} == {
+        "memory_id": memory.id, "role": "tool", "source": "tool", "tool_name": "get_map",
+        "tool_call_id": "call_7", "game_tick": 77, "part": "content"}
+    assert page["created_at"].endswith("Z")
+    end = await _json(router, "zoea_read_memory",
+                      {"memory_id": memory.id, "offset": len(original)})
+    assert end["content"] == "" and end["next_offset"] is None
+
+
+async def test_read_memory_reads_reasoning_and_tool_calls(store) -> None:
+    router = await _offline(store, "alpha")
+    call = ToolCall("c9", "captains_log_add", json.dumps({"entry": "x" * 50}))
+    memory = await store.add_memory(router.mysis_id, NewMemory(
+        "assistant", "llm", "", reasoning="Log it before leaving.", tool_calls=(call,)))
+    whole = await _json(router, "zoea_read_memory", {"memory_id": f"#{memory.id}"})
+    assert whole["content"] == "" and whole["next_offset"] is None
+    assert whole["other_parts"] == {"reasoning": 22, "tool_calls": whole["other_parts"][
+        "tool_calls"]}
+    reasoning = await _json(router, "zoea_read_memory",
+                            {"memory_id": memory.id, "part": "reasoning"})
+    assert reasoning["reasoning"] == "Log it before leaving."
+    calls = await _json(router, "zoea_read_memory",
+                        {"memory_id": str(memory.id), "part": "tool_calls"})
+    assert json.loads(calls["tool_calls"]) == [
+        {"id": "c9", "name": "captains_log_add", "arguments": call.arguments}]
+
+
+async def test_read_memory_refuses_another_myses_memory(store) -> None:
+    mine = await _offline(store, "alpha")
+    theirs = await _offline(store, "bravo")
+    secret = await store.add_memory(theirs.mysis_id, NewMemory("user", "direct", "bravo only"))
+    code, message = _error(await _call(mine, "zoea_read_memory", {"memory_id": secret.id}))
+    assert code == "not_found" and f"#{secret.id}" in message and "bravo only" not in message
+    code, _ = _error(await _call(mine, "zoea_read_memory", {"memory_id": 999_999}))
+    assert code == "not_found"
+    assert (await _json(theirs, "zoea_read_memory",
+                        {"memory_id": secret.id}))["content"] == "bravo only"
+
+
+async def test_read_memory_refuses_bad_arguments(store) -> None:
+    router = await _offline(store, "alpha")
+    memory = await store.add_memory(router.mysis_id, NewMemory("user", "direct", "twelve chars"))
+    for args in ({}, {"memory_id": "abc"}, {"memory_id": 1.5}, {"memory_id": True},
+                 {"memory_id": None}, {"memory_id": 0}, {"memory_id": -3},
+                 {"memory_id": [memory.id]},
+                 {"memory_id": memory.id, "offset": -1},
+                 {"memory_id": memory.id, "offset": "soon"},
+                 {"memory_id": memory.id, "offset": 13},
+                 {"memory_id": memory.id, "part": "secrets"}):
+        code, message = _error(await _call(router, "zoea_read_memory", args))
+        assert code == "invalid_arguments", args
+        assert message
+    code, _ = _error(await _call(router, "zoea_read_memory", "[1]"))
+    assert code == "invalid_json"
+    ok = await _json(router, "zoea_read_memory", {"memory_id": memory.id, "offset": None})
+    assert ok["content"] == "twelve chars"
+
+
+async def test_read_memory_never_shows_a_password_even_across_pages(store, make_session):
+    router = await _router(store, make_session, "nova")
+    await _run(router, store, "register", {"username": "nova3", "empire": "solarian"})
+    password = (await store.account_for(router.mysis_id, SERVER)).password
+    # A password the commander typed, straddling the first page's end.
+    text = "x" * (READ_PAGE_CHARS - 5) + password + " y" * 10
+    memory = await store.add_memory(router.mysis_id, NewMemory("user", "direct", text))
+    fresh = await _router(store, make_session, "nova")  # knows no secret yet
+    seen, offset = "", 0
+    while offset is not None:
+        page = await _json(fresh, "zoea_read_memory", {"memory_id": memory.id,
+                                                        "offset": offset})
+        seen += page["content"]
+        offset = page["next_offset"]
+    assert password not in seen and REDACTED in seen
+    found = await _call(fresh, "zoea_search_messages", {"query": "xxx"})
+    assert password not in found.content

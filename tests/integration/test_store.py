@@ -21,7 +21,11 @@ async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     old = await Store.open(path, migrate_up_to=1)
     mysis = await old.create_mysis("veteran")
-    await old.add_memory(mysis.id, NewMemory("user", "direct", "remember the iron belt"))
+    for text in ("remember the iron belt", "and the copper one"):
+        # Written as a version-1 program would: the columns of that schema only.
+        await old.connection.execute(
+            "INSERT INTO memories (mysis_id, role, source, content, created_at, tokens) "
+            "VALUES (?, 'user', 'direct', ?, 0, 5)", (mysis.id, text))
     await old.add_broadcast("all hands: sell copper")
     await old.close()
 
@@ -30,6 +34,8 @@ async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
         async with store.connection.execute("SELECT MAX(version) FROM schema_migrations") as c:
             assert (await c.fetchone())[0] == len(load_migrations())
         assert [m.name for m in await store.list_myses()] == ["veteran"]
+        # Rows stored before the turns migration get their running count.
+        assert [m.seq for m in await store.recent_memories(mysis.id)] == [1, 2]
         hits = await store.search_memories(mysis.id, "IRON")
         assert [h.snippet for h in hits] == ["remember the [iron] belt"]
         assert (await store.search_broadcasts("copper"))[0].snippet == "all hands: sell [copper]"
@@ -127,7 +133,8 @@ async def test_latest_broadcast_reaches_the_history(store: Store) -> None:
     history = await store.load_history(mysis.id, ComposeSettings())
     assert history.latest_broadcast == "regroup at Sol"
     composition = compose(history, "turn-aware", ComposeSettings())
-    assert "regroup at Sol" in composition.messages[0]["content"]
+    assert "regroup at Sol" not in composition.messages[0]["content"]
+    assert "regroup at Sol" in composition.messages[-1]["content"]
 
 
 async def test_search_is_ranked_case_insensitive_and_bound_to_the_mysis(store: Store) -> None:
@@ -144,6 +151,49 @@ async def test_search_is_ranked_case_insensitive_and_bound_to_the_mysis(store: S
         ["the belt is [rich] in IRON"]
     assert await store.search_memories(alpha.id, '"( * :^') == [], "syntax is not FTS syntax"
     assert len(await store.search_memories(alpha.id, 'ore")(*')) == 1
+
+
+async def test_search_hits_carry_the_start_of_their_text_its_length_and_tick(
+    store: Store,
+) -> None:
+    mysis = await store.create_mysis("alpha")
+    long = "iron " + "ore " * 3000
+    memory = await store.add_memory(mysis.id, NewMemory(
+        "tool", "tool", long, tool_call_id="c1", tool_name="get_cargo", game_tick=42,
+        reasoning="short thought about iron"))
+    [hit] = await store.search_memories(mysis.id, "iron", text_limit=100)
+    assert (hit.memory_id, hit.role, hit.source, hit.tool_name, hit.game_tick) == \
+        (memory.id, "tool", "tool", "get_cargo", 42)
+    assert hit.text == long[:100] and hit.text_chars == len(long)
+    assert hit.created_at == memory.created_at
+    [thought] = await store.search_memories(mysis.id, "thought", field="reasoning")
+    assert thought.text == "short thought about iron" and thought.text_chars == 24
+    broadcast = await store.add_broadcast("all hands: sell copper", sender_id="7",
+                                          game_tick=5)
+    [sent] = await store.search_broadcasts("copper", text_limit=9)
+    assert (sent.memory_id, sent.text, sent.text_chars, sent.game_tick, sent.extra) == \
+        (broadcast.id, "all hands", 22, 5, {"sender_id": "7"})
+
+
+async def test_get_memory_is_one_lookup_by_id_bound_to_the_mysis(store: Store) -> None:
+    alpha = await store.create_mysis("alpha")
+    beta = await store.create_mysis("beta")
+    call = ToolCall("c1", "captains_log_add", json.dumps({"entry": "ore at belt"}))
+    stored = await store.add_memory(alpha.id, NewMemory(
+        "assistant", "llm", "logging", reasoning="why", tool_calls=(call,), game_tick=3))
+    statements: list[str] = []
+    await store.connection.set_trace_callback(statements.append)
+    loaded = await store.get_memory(alpha.id, stored.id)
+    await store.connection.set_trace_callback(None)
+    assert loaded == stored and loaded.tool_calls == (call,)
+    [select] = statements
+    async with store.connection.execute(
+            f"EXPLAIN QUERY PLAN {select}".replace("?", str(stored.id), 1)
+            .replace("?", str(alpha.id), 1)) as cur:
+        plan = " ".join([str(row[3]) async for row in cur])
+    assert "INTEGER PRIMARY KEY" in plan and "SCAN" not in plan
+    assert await store.get_memory(beta.id, stored.id) is None, "another Mysis's memory"
+    assert await store.get_memory(alpha.id, 999_999) is None
 
 
 async def test_deleting_a_mysis_removes_its_memories_and_index(store: Store) -> None:

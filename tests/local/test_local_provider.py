@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import time
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +70,7 @@ async def test_offered_tool_is_called_with_json_arguments(provider: LocalProvide
     # The handler cannot stream a tool choice: the whole call is reported at once.
     reported = [e.name for e in events if isinstance(e, ToolCallDelta)]
     assert reported == [call.name for call in answer.tool_calls]
-    assert answer.usage.prompt_tokens and answer.latency_s > 0
+    assert answer.usage.prompt_tokens
 
 
 async def test_tool_result_fed_back_gets_a_second_answer(provider: LocalProvider) -> None:
@@ -84,6 +84,8 @@ async def test_tool_result_fed_back_gets_a_second_answer(provider: LocalProvider
 
     # The model's choice is poor, but the answer is well-formed either way.
     assert second.usage.prompt_tokens and second.usage.prompt_tokens > first.usage.prompt_tokens
+    # The conversation grew at its end: its start (system prompt, tools) was reused.
+    assert second.usage.cached_tokens and second.usage.cached_tokens > 0
     if second.tool_calls:
         assert second.finish_reason == "tool_calls"
         assert {c.name for c in second.tool_calls} <= OFFERED
@@ -97,6 +99,35 @@ async def test_same_request_gets_the_same_answer(provider: LocalProvider) -> Non
 
     assert [(c.name, c.arguments) for c in first.tool_calls] == [
         (c.name, c.arguments) for c in second.tool_calls]
+
+
+async def test_fresh_model_reuses_nothing_and_a_repeated_prompt_is_reused(
+    provider: LocalProvider,
+) -> None:
+    first = await provider.chat(ask(STATUS_ORDER))
+    second = await provider.chat(ask(STATUS_ORDER))
+
+    assert first.usage.cached_tokens == 0
+    assert second.usage.prompt_tokens and second.usage.cached_tokens
+    assert 0 < second.usage.cached_tokens < second.usage.prompt_tokens
+
+
+async def test_repeated_text_prompt_reuses_all_but_its_last_token(
+    provider: LocalProvider,
+) -> None:
+    request = ask([{"role": "user", "content": "Say hello."}], tools=(), max_tokens=8)
+    events: list[StreamEvent] = []
+
+    first = await provider.chat(request)
+    second = await provider.chat(replace(request, stream=True), events.append)
+
+    assert first.usage.cached_tokens == 0
+    # A streamed answer counts its prompt the same way as a whole one.
+    assert second.usage.prompt_tokens == first.usage.prompt_tokens
+    assert second.usage.prompt_tokens is not None
+    # The prompt lies wholly in the state the first call left; llama.cpp evaluates its
+    # last token again to get fresh logits.
+    assert second.usage.cached_tokens == second.usage.prompt_tokens - 1
 
 
 async def test_request_without_tools_streams_text_within_max_tokens(
@@ -131,13 +162,11 @@ async def test_timeout_stops_generation_and_the_provider_answers_again(
     provider: LocalProvider,
 ) -> None:
     await provider.chat(ask(STATUS_ORDER))  # loaded, so only generation is timed out
-    started = time.perf_counter()
 
     with pytest.raises(ProviderTimeoutError, match=r"within 0\.5 s"):
         await provider.chat(ask(LONG_STORY, tools=(), max_tokens=3000, timeout=0.5,
                                 temperature=0.8))
 
-    assert time.perf_counter() - started < 5.0  # not the ~60 s of 3000 tokens
     answer = await provider.chat(ask(STATUS_ORDER, timeout=30.0))
     assert answer.tool_calls
 
@@ -153,10 +182,8 @@ async def test_cancelled_call_stops_and_the_provider_answers_again(
     with pytest.raises(asyncio.CancelledError):
         await task
 
-    started = time.perf_counter()
     answer = await provider.chat(ask(STATUS_ORDER))
     assert answer.tool_calls
-    assert time.perf_counter() - started < 10.0
 
 
 async def test_request_larger_than_the_context_is_refused_with_the_counts(

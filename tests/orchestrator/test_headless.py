@@ -23,8 +23,11 @@ def test_simulate_makes_progress_with_valid_requests_then_replay_compares(tmp_pa
     report = json.loads(done.stdout)
     for key in ("strategy", "provider", "myses", "turns", "requests", "prompt_tokens",
                 "violations", "tool_calls", "tool_errors", "nudges", "errors", "score",
-                "wall_s"):
+                "prefix_reuse", "uncached_tokens", "wall_s"):
         assert key in report, key
+    assert set(report["prefix_reuse"]) == {"median", "mean"}
+    assert set(report["uncached_tokens"]) == {"total", "mean"}
+    assert 0 < report["prefix_reuse"]["median"] <= 1
     assert set(report["prompt_tokens"]) == {"total", "mean", "p50", "p95", "max"}
     assert report["strategy"] == "turn-aware" and report["provider"] == "autopilot"
     assert report["violations"] == 0 and report["errors"] == 0
@@ -40,7 +43,12 @@ def test_simulate_makes_progress_with_valid_requests_then_replay_compares(tmp_pa
         assert result["violations"] == 0
         assert result["requests"] >= report["requests"] - report["myses"]
         ratios[strategy] = result["ratio_to_full_history"]
-    assert all(0 < r < 1 for r in ratios.values())
+        assert 0 < result["prefix_reuse"]["median"] <= 1
+        assert result["uncached_tokens"]["total"] > 0
+    # summarize sends everything until a summary is due (none is, in 12 turns), plus the
+    # closing state message: about the full history, never much more.
+    assert all(0 < r < 1 for s, r in ratios.items() if s != "summarize")
+    assert 0 < ratios["summarize"] < 1.05
     assert ratios["turn-aware"] < ratios["summarize"]
 
 

@@ -13,14 +13,16 @@ from zoea_tui.orchestrator.events import Notice, StateChanged
 from .conftest import ScriptedModel, advance_until, calls, drain, settle, transient, until
 
 
-async def test_an_empty_database_gets_a_starter_swarm_that_plays(open_commander) -> None:
+async def test_an_empty_database_gets_a_starter_swarm_that_plays(open_commander, clock) -> None:
     commander = await open_commander()  # the real autopilot and the embedded world
     views = commander.myses()
     assert [v.name for v in views] == list(STARTER_NAMES)
     assert {v.state for v in views} == {"running"}
     assert all(v.provider_label == "autopilot (rule-based)" for v in views)
     await until(lambda: all(v.account for v in commander.myses()))
-    await until(lambda: commander.backend.host.world.score()["total"]["ore_mined"] > 0)
+    # Turns end with an answer; the next comes with the nudge, after the idle interval.
+    await advance_until(clock, lambda: commander.backend.host.world.score()["total"][
+        "ore_mined"] > 0, step=10)
     for view in commander.myses():
         requests = await commander.store.list_requests(view.id)
         assert requests and all(r.items for r in requests)

@@ -46,7 +46,7 @@ async def test_a_broadcast_reaches_idle_and_running_and_wakes_the_idle(
     await until(lambda: models["Idle"].requests[-1].messages[-1]["content"]
                 == "All Myses: mine iron.")
     system = models["Idle"].requests[-1].messages[0]["content"]
-    assert "## Swarm Broadcast\nAll Myses: mine iron." in system
+    assert "All Myses: mine iron." not in system  # volatile: never in the system prompt
     assert [b.content for b in await commander.broadcasts()] == ["All Myses: mine iron."]
 
 
@@ -91,7 +91,7 @@ async def test_wait_states_nudge_on_the_games_hint_not_the_idle_interval(
     view = await commander.create_mysis("Waiter")
     runtime = commander._myses[view.id]
     await until(lambda: len(model.requests) == 1)
-    runtime.wait_hint = 5.0
+    runtime.waiting_on_game, runtime.wait_hint = True, 5.0
     assert runtime._interval(config.nudge) == 5.0
     runtime.wait_hint = 10_000.0
     assert runtime._interval(config.nudge) == config.nudge.wait_state_seconds

@@ -6,9 +6,15 @@ request is composed by :func:`~zoea_tui.core.compose.compose` under the chosen
 strategy, the autopilot answers, and its tool calls run directly on
 ``World.call``. Like the router, the harness fills credentials into
 ``login {}``, keeps the password of ``register`` out of the stored result,
-shows the assigned account in the system prompt, and answers the ``zoea_*``
-tools itself. The world advances one tick per round and a few ticks between
-turns, so trips complete while the Mysis waits.
+shows the assigned account in the system prompt, keeps the game-state cache
+whose projection closes every request, and answers the ``zoea_*`` tools
+itself. Like the orchestrator, it records every turn: a commander message or
+broadcast not yet sent opens a turn at that memory; otherwise the turn is a
+nudge (``prompts.nudge_text(1)``; a ``start`` turn when nothing was ever sent)
+that the composer places where it was received. A turn ends when the
+autopilot answers text without calls, or at the round limit. The world
+advances one tick per round and a few ticks between turns (the idle wait
+before the next nudge), so trips complete while the Mysis waits.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tests.helpers import Log, history_of
+from zoea_tui.core import prompts
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings, Composition, History
 from zoea_tui.core.strategies.summarize import summary_content
-from zoea_tui.core.types import ToolCall
+from zoea_tui.core.types import ToolCall, Turn
+from zoea_tui.game.state_cache import GameStateCache
 from zoea_tui.providers.autopilot import AutopilotProvider
 from zoea_tui.providers.base import ChatRequest, ChatResponse
 from zoea_tui.sim import World
@@ -73,6 +81,15 @@ class Stats:
     errors: Counter[str] = field(default_factory=Counter)
     texts: int = 0
     decision_seconds: list[float] = field(default_factory=list)
+    #: Rounds of every turn, in order.
+    turn_rounds: list[int] = field(default_factory=list)
+    #: Turns that ended with a text answer (not at the round limit).
+    turns_ended_by_text: int = 0
+
+    @property
+    def text_end_share(self) -> float:
+        """Share of the turns that ended with a text answer before the round limit."""
+        return self.turns_ended_by_text / self.turns if self.turns else 0.0
 
     @property
     def wasted(self) -> int:
@@ -115,6 +132,14 @@ class Harness:
         self.ticks_per_round = ticks_per_round
         self.ticks_between_turns = ticks_between_turns
         self.stats = Stats()
+        #: The game-state cache of the router: its projection closes every request.
+        self.cache = GameStateCache()
+        #: Every turn begun, oldest first (the store's ``turns`` table).
+        self.turns: list[Turn] = []
+        #: The newest memory a sent request had seen (the orchestrator's ``_sent_upto``).
+        self.sent_upto = 0
+        #: Rounds played in the current turn (its first round carries the nudge level).
+        self.round_in_turn = 0
         #: Every composed request, in order (the benchmark replays them).
         self.requests: list[tuple[dict[str, Any], ...]] = []
         for order in orders:
@@ -132,21 +157,43 @@ class Harness:
 
     # -- composing -----------------------------------------------------------------------
     def history(self) -> History:
-        """The History the store would load, with the router's account line."""
+        """The History the store would load, with the router's account line and the
+        game-state projection."""
         history = history_of(self.log.memories, self.settings, strategy=self.strategy,
-                             latest_broadcast=self.latest_broadcast)
+                             latest_broadcast=self.latest_broadcast,
+                             game_state=self.cache.summary(self.account),
+                             turns=self.turns)
         if self.account is None:
             return history
         return replace(history, account=self.account)
 
+    def begin_turn(self) -> Turn:
+        """Record the next turn as the orchestrator does (``MysisRuntime.upcoming_turn``)."""
+        memories = self.log.memories
+        prompt = next((m for m in memories if m.is_prompt and m.id > self.sent_upto), None)
+        if prompt is not None:
+            turn = Turn(1, prompt.id, prompt.source)  # type: ignore[arg-type]
+        else:
+            first = (memories[-1].id if memories else 0) + 1
+            fresh = not self.turns
+            turn = Turn(1, first, "start" if fresh else "nudge", 0 if fresh else 1,
+                        prompts.nudge_text(1))
+        self.turns.append(turn)
+        self.round_in_turn = 0
+        return turn
+
     async def compose(self) -> Composition:
         """Compose the next request; write a due summary first, as the orchestrator does."""
-        composition = compose(self.history(), self.strategy, self.settings)
+        turn = self.turns[-1] if self.turns else None
+        level = turn.nudge_level if turn is not None and self.round_in_turn == 0 else 0
+        settings = replace(self.settings, nudge_level=level)
+        composition = compose(self.history(), self.strategy, settings)
         request = composition.summary_request
         if request is not None:
             text = await self.provider.summarize(request)
             self.log.add("user", "summary", summary_content(text, request.last_request))
-            composition = compose(self.history(), self.strategy, self.settings)
+            composition = compose(self.history(), self.strategy, settings)
+        self.sent_upto = max(self.sent_upto, composition.last_memory_id or 0)
         return composition
 
     # -- playing -------------------------------------------------------------------------
@@ -159,6 +206,7 @@ class Harness:
                                                         tools=self.tools))
         self.stats.decision_seconds.append(time.perf_counter() - started)
         self.stats.rounds += 1
+        self.round_in_turn += 1
         self.log.add("assistant", "llm", response.content, reasoning=response.reasoning,
                      tool_calls=response.tool_calls)
         if not response.tool_calls:
@@ -170,14 +218,18 @@ class Harness:
         return response
 
     async def turn(self, max_rounds: int = 10) -> list[ChatResponse]:
-        """Rounds until the autopilot answers text (or the round limit)."""
+        """One turn: rounds until the autopilot answers text (or the round limit), then
+        the idle wait before the next turn's nudge."""
+        self.begin_turn()
         responses = []
         for _ in range(max_rounds):
             response = await self.round()
             responses.append(response)
             if not response.tool_calls:
+                self.stats.turns_ended_by_text += 1
                 break
         self.stats.turns += 1
+        self.stats.turn_rounds.append(len(responses))
         self.world.advance(self.ticks_between_turns)
         return responses
 
@@ -221,6 +273,10 @@ class Harness:
             self.account = result["username"]
             self.credentials[self.account] = result["password"]
             result["password"] = REDACTED
+        if self.account is not None:
+            tick = result.get("current_tick")
+            self.cache.update(self.account, call.name, result,
+                              tick if isinstance(tick, int) else None)
         return json.dumps(result)
 
     def error(self, code: str, message: str) -> str:

@@ -65,32 +65,40 @@ class Chat:
 
     def __init__(self, order: str | None = "Mine ore and sell it at the station.", *,
                  account: str | None = ACCOUNT, broadcast: str | None = None) -> None:
-        system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE, account=account,
-                                              latest_broadcast=broadcast)
-        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE, account=account)
+        self.body: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        #: The volatile facts the composer sends last (game state, latest broadcast).
+        self.game_state = ""
+        self.broadcast = broadcast
         self.calls = 0
         if order is not None:
             self.user(order)
 
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The request: the conversation, then the closing state message when there is one."""
+        state = prompts.state_message(self.game_state, self.broadcast)
+        return [*self.body, *([{"role": "user", "content": state}] if state else [])]
+
     def user(self, text: str) -> Chat:
-        self.messages.append({"role": "user", "content": text})
+        self.body.append({"role": "user", "content": text})
         return self
 
     def nudge(self) -> Chat:
         return self.user(prompts.nudge_text(1))
 
     def say(self, text: str) -> Chat:
-        self.messages.append({"role": "assistant", "content": text})
+        self.body.append({"role": "assistant", "content": text})
         return self
 
     def loop(self, tool: str, result: dict[str, Any] | str, **args: Any) -> Chat:
         self.calls += 1
         call_id = f"call_{self.calls}"
-        self.messages.append({"role": "assistant", "content": "", "tool_calls": [
+        self.body.append({"role": "assistant", "content": "", "tool_calls": [
             {"id": call_id, "type": "function",
              "function": {"name": tool, "arguments": json.dumps(args)}}]})
         content = result if isinstance(result, str) else json.dumps(result)
-        self.messages.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        self.body.append({"role": "tool", "tool_call_id": call_id, "content": content})
         return self
 
     def error(self, tool: str, code: str, message: str = "refused", *,
@@ -185,7 +193,7 @@ async def test_fresh_start_without_account_registers() -> None:
 
 async def test_register_uses_the_name_offered_in_the_system_prompt() -> None:
     chat = Chat(account=None)
-    chat.messages[0]["content"] += "\nYour name is Vega.\n"
+    chat.body[0]["content"] += "\nYour name is Vega.\n"
     assert calls(await answer(chat)) == [("register", {"username": "Vega",
                                                        "empire": "solarian"})]
 
@@ -289,12 +297,11 @@ async def test_truncated_listing_still_names_the_places(game: Game) -> None:
     assert calls(await answer(chat)) == [("travel", {"target_poi": "sol_belt"})]
 
 
-async def test_pinned_session_state_stands_in_for_a_lost_location(game: Game) -> None:
-    """turn-aware's pinned block: the location survives when its results are gone."""
+async def test_closing_state_stands_in_for_a_lost_location(game: Game) -> None:
+    """The state message closing the request: the location survives when its results are
+    gone."""
     chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
-    chat.messages[0]["content"] += ("\n## Session State (pinned, from memories #3)\n"
-                                    "- Logged in as: Ada\n"
-                                    "- Last known location: sol / main_belt (undocked)\n")
+    chat.game_state = "- Location: sol / main_belt (3 ticks ago)\n- Docked: no (3 ticks ago)"
     assert calls(await answer(chat.nudge())) == [("mine", {})]
 
 
@@ -310,8 +317,7 @@ async def test_game_state_projection_is_read_when_messages_lack_it(
     game: Game, projection: str, expected: tuple[str, dict[str, Any]],
 ) -> None:
     chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
-    chat.messages[0]["content"] = prompts.render_system_prompt(
-        prompts.SYSTEM_PROMPT_TEMPLATE, account=ACCOUNT, game_state=projection)
+    chat.game_state = projection
     assert calls(await answer(chat.nudge())) == [expected]
 
 
@@ -557,7 +563,7 @@ async def test_plays_worse_when_the_strategy_drops_what_it_needs() -> None:
     results = {}
     for label, strategy, settings in (
         ("turn-aware", "turn-aware", ComposeSettings()),
-        ("sliding-4", "sliding-window", ComposeSettings(max_context_messages=4)),
+        ("sliding-4", "sliding-window", ComposeSettings(max_context_messages=4, window_margin=1)),
         ("loop-slice", "loop-slice", ComposeSettings()),
     ):
         harness = Harness(seed=42, strategy=strategy, settings=settings)

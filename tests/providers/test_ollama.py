@@ -202,6 +202,16 @@ async def test_thinking_only_answer_and_missing_usage(
     assert answer.usage == Usage(None, None)
 
 
+@pytest.mark.parametrize("stream", [False, True])
+async def test_no_cached_token_count_since_ollama_reports_none(
+    server: FakeOllamaServer, provider: OllamaProvider, stream: bool
+) -> None:
+    # Fields other servers use are not Ollama's: the client does not look for them.
+    server.script(Reply("ok", usage=(800, 3), extra={"timings": {"cache_n": 700}}))
+    answer = await provider.chat(ask(stream=stream))
+    assert answer.usage == Usage(800, 3, None)
+
+
 async def test_length_finish_is_mapped(
     server: FakeOllamaServer, provider: OllamaProvider
 ) -> None:

@@ -23,6 +23,7 @@ from tests.fakes import (
     refused_url,
 )
 from zoea_tui.providers._http import parse_retry_after
+from zoea_tui.providers._wire import cached_tokens
 from zoea_tui.providers.base import (
     AuthenticationError,
     BadRequestError,
@@ -289,6 +290,97 @@ async def test_absent_usage_is_none_none(
     server.script(Reply("ok", usage=None))
     answer = await provider.chat(ask(stream=stream))
     assert answer.usage == Usage(None, None)
+
+
+# --- prompt-cache counts -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("cached", [1920, 0])
+async def test_cached_tokens_are_read_from_prompt_tokens_details(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool, cached: int
+) -> None:
+    server.script(Reply("ok", usage=(2048, 5),
+                        usage_extra={"prompt_tokens_details": {"cached_tokens": cached}}))
+    answer = await provider.chat(ask(stream=stream))
+    assert answer.usage == Usage(2048, 5, cached)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("usage", [(2358, 3), None])
+async def test_cached_tokens_are_read_from_llama_cpp_timings_cache_n(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool,
+    usage: tuple[int, int] | None,
+) -> None:
+    # Streamed, the timings ride on the last chunk: the usage chunk, or without
+    # usage the chunk with the finish reason.
+    timings = {"cache_n": 2355, "prompt_n": 3, "prompt_ms": 38.0, "predicted_n": 3}
+    server.script(Reply("ok", usage=usage, extra={"timings": timings}))
+    answer = await provider.chat(ask(stream=stream))
+    assert answer.usage.cached_tokens == 2355
+    assert (answer.usage.prompt_tokens, answer.usage.completion_tokens) == (usage or (None, None))
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize("inside_usage", [False, True])
+async def test_cached_tokens_are_read_from_tokens_cached(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool, inside_usage: bool
+) -> None:
+    if inside_usage:
+        server.script(Reply("ok", usage=(300, 4), usage_extra={"tokens_cached": 256}))
+    else:
+        server.script(Reply("ok", usage=(300, 4), extra={"tokens_cached": 256}))
+    answer = await provider.chat(ask(stream=stream))
+    assert answer.usage == Usage(300, 4, 256)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(("details", "expected"), [
+    ({"cached_tokens": 1024}, 1024),  # the OpenAI field wins when valid
+    ({"cached_tokens": "1024"}, 7),  # a malformed one gives way to the next source
+    (None, 7),
+])
+async def test_first_valid_cache_source_wins(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool,
+    details: dict[str, Any] | None, expected: int,
+) -> None:
+    server.script(Reply("ok", usage=(2000, 2),
+                        usage_extra={"prompt_tokens_details": details, "tokens_cached": 9},
+                        extra={"timings": {"cache_n": 7}}))
+    answer = await provider.chat(ask(stream=stream))
+    assert answer.usage == Usage(2000, 2, expected)
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(("usage_extra", "extra"), [
+    (None, None),
+    ({"prompt_tokens_details": None}, None),
+    ({"prompt_tokens_details": {}}, None),
+    ({"prompt_tokens_details": [64]}, None),
+    ({"prompt_tokens_details": {"cached_tokens": "64"}}, None),
+    ({"prompt_tokens_details": {"cached_tokens": -1}}, None),
+    ({"prompt_tokens_details": {"cached_tokens": 1.5}}, None),
+    ({"prompt_tokens_details": {"cached_tokens": True}}, None),
+    ({"tokens_cached": None}, {"timings": "fast"}),
+    (None, {"timings": {"cache_n": None}}),
+    (None, {"timings": {"cache_n": -5}, "tokens_cached": [1]}),
+])
+async def test_missing_or_malformed_cache_counts_give_none(
+    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool,
+    usage_extra: dict[str, Any] | None, extra: dict[str, Any] | None,
+) -> None:
+    server.script(Reply("ok", usage=(12, 7), usage_extra=usage_extra, extra=extra))
+    answer = await provider.chat(ask(stream=stream))
+    assert answer.content == "ok"
+    assert answer.usage == Usage(12, 7, None)
+
+
+@pytest.mark.parametrize("data", [
+    None, [], "usage", 42, {"usage": "none"}, {"usage": {"prompt_tokens_details": 3}},
+    {"timings": []}, {"usage": None, "timings": None, "tokens_cached": "all"},
+])
+def test_cache_parser_never_raises_on_junk(data: Any) -> None:
+    assert cached_tokens(data) is None
 
 
 @pytest.mark.parametrize(("sent", "mapped"), [

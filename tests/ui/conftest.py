@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from zoea_tui.config import Config, GameConfig
+from zoea_tui.config import Config, GameConfig, NudgeConfig
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.ui import formatting
 from zoea_tui.ui.app import ZoeaApp
@@ -24,8 +24,10 @@ from .helpers import seed
 
 @pytest.fixture
 def fast_config() -> Config:
-    """The default configuration with a quick game tick."""
-    return Config(game=GameConfig(tick_seconds=0.2))
+    """The default configuration with a quick game tick and short pauses between turns
+    (a Mysis that ends its turn waits for the nudge: 30 s by default)."""
+    return Config(game=GameConfig(tick_seconds=0.2),
+                  nudge=NudgeConfig(idle_seconds=0.5, wait_state_seconds=1.0))
 
 
 @pytest.fixture

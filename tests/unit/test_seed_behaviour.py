@@ -39,7 +39,7 @@ def test_snapshot_compaction_keeps_only_latest_get_ship_content() -> None:
     assert len(tool_messages) == 15, "every call keeps its (placeholder) result"
     full = [m for m in tool_messages if m["content"].startswith("{")]
     assert full == [tool_messages[-1]] and '"fuel": 86' in full[0]["content"]
-    assert all("superseded" in m["content"] for m in tool_messages[:-1])
+    assert all("a newer get_ship result follows" in m["content"] for m in tool_messages[:-1])
     assert c.messages[0]["role"] == "system"
     assert validate(c.messages) == []
 
@@ -54,7 +54,7 @@ def test_snapshot_compaction_leaves_non_snapshot_messages_alone() -> None:
     c = compose(history_of(log.memories), "snapshot-compaction", SETTINGS)
     contents = [m["content"] for m in c.messages if m["role"] == "tool"]
     assert contents[1:3] == ['{"quantity": 5}', '{"quantity": 6}']
-    assert "superseded" in contents[0] and contents[3] == '{"ship": 2}'
+    assert "a newer get_ship result follows" in contents[0] and contents[3] == '{"ship": 2}'
 
 
 # -- seed 004: TestFindLastUserPromptIndex (five cases) ----------------------------
@@ -153,20 +153,21 @@ def test_turn_aware_pins_prompt_of_a_turn_longer_than_the_window() -> None:
     assert validate(c.messages) == []
 
 
-def test_turn_aware_state_block_keeps_session_across_turns() -> None:
+def test_volatile_state_closes_the_request_and_never_enters_the_system_prompt() -> None:
     log = Log()
     log.direct("log in")
-    log.loop("l", "login", '{"username": "Ore", "session_id": "s-1", '
-             '"player": {"current_system": "sol", "current_poi": "sol_station"}}')
-    log.direct("now mine")
-    log.loop("t", "travel", '{"action": "arrived", "poi_id": "main_belt"}', '{"target_poi": '
-             '"main_belt"}')
+    log.loop("l", "login", '{"username": "Ore", "session_id": "s-1"}')
     log.direct("status?")
-    c = compose(history_of(log.memories), "turn-aware", SETTINGS)
-    system = c.messages[0]["content"]
-    assert "Logged in as: Ore" in system and "s-1" in system and "sol / main_belt" in system
-    loop_slice = compose(history_of(log.memories), "loop-slice", SETTINGS)
-    assert "s-1" not in json.dumps(loop_slice.messages)
+    state = "- Game tick: 12\n- Location: sol / main_belt (2 ticks ago)"
+    for strategy in ("turn-aware", "loop-slice", "sliding-window", "snapshot-compaction"):
+        c = compose(history_of(log.memories, SETTINGS, game_state=state,
+                               latest_broadcast="regroup"), strategy, SETTINGS)
+        system = c.messages[0]["content"]
+        assert "sol / main_belt" not in system and "regroup" not in system
+        assert c.messages[-1]["role"] == "user" and c.items[-1].kind == "state"
+        assert "sol / main_belt (2 ticks ago)" in c.messages[-1]["content"]
+        assert "regroup" in c.messages[-1]["content"]
+        assert validate(c.messages) == []
 
 
 # -- seed 000: loop extraction, prompt-source priority, synthetic nudge --------

@@ -304,6 +304,7 @@ def _context(table: _Table) -> ContextConfig:
     return ContextConfig(
         max_context_messages=table.get("max_context_messages", _int(1),
                                        d.max_context_messages),
+        window_margin=table.get("window_margin", _int(1), d.window_margin),
         max_tool_iterations=table.get("max_tool_iterations", _int(1), d.max_tool_iterations),
         tool_result_max_tokens=table.get("tool_result_max_tokens", _int(1),
                                          d.tool_result_max_tokens),

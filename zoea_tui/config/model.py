@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..core.composition import ComposeSettings
+from ..core.composition import DEFAULT_WINDOW_MARGIN, ComposeSettings
 from ..core.strategies import DEFAULT_STRATEGY
 from ..providers.base import ProviderSettings
 
@@ -72,6 +72,9 @@ class ContextConfig:
     tool_result_max_tokens: int = 4000
     #: The ``summarize`` strategy writes a summary above this many tokens; 0 disables.
     summarize_threshold: int = 200_000
+    #: The window grows this far past ``max_context_messages`` before it is cut back in
+    #: one step, so requests between cuts repeat each other (prompt caches reuse them).
+    window_margin: int = DEFAULT_WINDOW_MARGIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +209,7 @@ class Config:
         """Composition knobs for a Mysis on ``provider`` (the default provider when None)."""
         return ComposeSettings(
             max_context_messages=self.context.max_context_messages,
+            window_margin=self.context.window_margin,
             tool_result_max_tokens=self.context.tool_result_max_tokens,
             summarize_threshold=self.context.summarize_threshold,
             context_window=self.provider(provider).context_window,

@@ -15,6 +15,7 @@ from .normalize import clean_messages, finalize
 from .selection import keep
 from .strategies import STRATEGIES
 from .strategies.summarize import estimated_tokens, needs_summary
+from .turns import current_turn
 
 
 class UnknownStrategyError(ValueError):
@@ -32,6 +33,9 @@ def compose(history: History, strategy: str, settings: ComposeSettings) -> Compo
     except KeyError:
         raise UnknownStrategyError(strategy) from None
     composition = finalize(choose(history, settings), history, settings, strategy)
+    seen = [m.id for m in (*history.window, *(history.since_summary or ()))]
+    composition = replace(composition, last_memory_id=max(seen) if seen else None,
+                          turn=current_turn(history, settings))
     if strategy == "summarize" and needs_summary(history, settings):
         composition = _with_summary_request(composition, history, settings)
     return composition
@@ -43,7 +47,13 @@ def _with_summary_request(
     memories = history.since_summary if history.since_summary is not None else history.window
 
     def build_messages() -> tuple[dict[str, Any], ...]:
-        messages = clean_messages([keep(m) for m in memories], settings)
+        # The earlier summary is part of the conversation being summarised (seed 003):
+        # without it, a second summary would lose what the first one kept.
+        earlier = history.latest_summary
+        slots = [keep(m) for m in memories]
+        if earlier is not None and all(m.id != earlier.id for m in memories):
+            slots.insert(0, keep(earlier))
+        messages = clean_messages(slots, settings)
         messages.append({"role": "user", "content": prompts.SUMMARY_PROMPT})
         return tuple(messages)
 

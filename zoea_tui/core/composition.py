@@ -8,9 +8,14 @@ from functools import cached_property
 from typing import Any, Literal
 
 from .prompts import SYSTEM_PROMPT_TEMPLATE
-from .types import Memory
+from .types import Memory, Turn
 
-ItemKind = Literal["system", "memory", "nudge", "placeholder", "summary", "note"]
+#: The context window assumed for a model whose configuration names none.
+DEFAULT_CONTEXT_WINDOW = 32_768
+#: How far the scan window grows past its size before it is cut back in one step.
+DEFAULT_WINDOW_MARGIN = 10
+
+ItemKind = Literal["system", "memory", "nudge", "placeholder", "summary", "note", "state"]
 ItemAction = Literal["kept", "placeholder", "truncated", "synthetic"]
 
 DEFAULT_SNAPSHOT_TOOLS: tuple[str, ...] = (
@@ -32,9 +37,12 @@ class ComposeSettings:
     """The knobs of composition (from config and the Mysis's model)."""
 
     max_context_messages: int = 20
+    #: The scan window grows to ``max_context_messages + window_margin - 1`` memories,
+    #: then is cut back to ``max_context_messages`` in one step (``core/window.py``).
+    window_margin: int = DEFAULT_WINDOW_MARGIN
     tool_result_max_tokens: int = 4000
     summarize_threshold: int = 200_000
-    context_window: int = 32_768
+    context_window: int = DEFAULT_CONTEXT_WINDOW
     #: Tokens kept free for the model's answer.
     reserve_tokens: int = 1024
     #: Estimated tokens of the tool schemas sent with every request.
@@ -55,7 +63,8 @@ class History:
 
     mysis_id: int
     mysis_name: str
-    #: The last ``max_context_messages`` memories, oldest first (the scan window).
+    #: The scan window, oldest first: the newest ``max_context_messages`` memories
+    #: and up to ``window_margin - 1`` more, cut in steps (``core/window.py``).
     window: tuple[Memory, ...]
     system_template: str = SYSTEM_PROMPT_TEMPLATE
     account: str | None = None
@@ -70,6 +79,13 @@ class History:
     #: The id of the memory just before the window (None when the window starts
     #: at the Mysis's first memory).
     before_window_id: int | None = None
+    #: The current turn (None: no turn recorded; the composer infers one).
+    turn: Turn | None = None
+    #: The prompt memory that started the current turn, when a prompt did.
+    turn_prompt: Memory | None = None
+    #: Turns that began inside what was loaded, oldest first (their nudges are placed
+    #: where the model received them by the strategies that send whole turns).
+    turns: tuple[Turn, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +157,10 @@ class Composition:
     #: Set by ``summarize`` when a summary must be written before sending.
     summary_request: SummaryRequest | None = None
     uses_nudge: bool = False
+    #: The newest memory the composition saw (what a replay recomposes up to).
+    last_memory_id: int | None = None
+    #: The turn the request belongs to.
+    turn: Turn | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form used by ``zoea context --json`` and the request log."""

@@ -48,14 +48,18 @@ def finalize(
     blocks = _fix_edges(blocks, settings, _opening_id(history))
 
     system_text = prompts.render_system_prompt(
-        history.system_template,
-        account=history.account,
-        game_state=history.game_state,
-        latest_broadcast=history.latest_broadcast,
-        name=history.mysis_name,
-    ) + selection.system_addendum
+        history.system_template, account=history.account, name=history.mysis_name)
     system_slot = Slot(role="system", content=system_text, kind="system", action="synthetic",
                        reason="rendered from the system prompt template", pinned=True)
+    broadcast = history.latest_broadcast
+    if broadcast is not None and any(s.role == "user" and s.content == broadcast
+                                     for block in blocks for s in block):
+        broadcast = None  # already in view as a message
+    state = prompts.state_message(history.game_state, broadcast)
+    if state:
+        # Volatile facts close the request: a change there costs a prompt cache nothing.
+        blocks.append([synthetic_user(state, "state", "current game state and latest "
+                                      "broadcast (volatile: sent last)")])
 
     rendered = [[_render(s, settings) for s in block] for block in blocks]
     system = _render(system_slot, settings)
@@ -255,7 +259,9 @@ def _fit_budget(
     total = system.tokens + sum(r.tokens for block in blocks for r in block)
     if total <= budget:
         return system, blocks
-    last = len(blocks) - 1
+    # The newest exchange keeps its results whole (the state message closes the request).
+    last = max((b for b, block in enumerate(blocks) if block[0].slot.kind != "state"),
+               default=len(blocks) - 1)
     for b, block in enumerate(blocks):
         for i, r in enumerate(block):
             if total <= budget:
@@ -271,7 +277,7 @@ def _fit_budget(
                 total += block[i].tokens - r.tokens
     kept: list[list[_Rendered]] = []
     for b, block in enumerate(blocks):
-        if total > budget and b < len(blocks) - 1 and not any(r.slot.pinned for r in block):
+        if total > budget and b < last and not any(r.slot.pinned for r in block):
             for r in block:
                 if r.slot.memory_id is not None:
                     dropped[r.slot.memory_id] = "dropped to fit the context window"

@@ -31,7 +31,7 @@ broadcasts first; they override your own plans.
 
 ## Account
 {{ACCOUNT}}
-{{GAME_STATE_SUMMARY}}{{LATEST_BROADCAST}}
+
 ## Critical Rules
 - Context is limited - use search tools for older information. Each request shows you \
 only the system prompt, the current turn and the latest tool loop; everything older is \
@@ -42,16 +42,19 @@ you left ore), or when a placeholder says a result was omitted.
 - zoea_search_reasoning(query, limit): your own past reasoning, to recall why you \
 decided something.
 - zoea_search_broadcasts(query, limit): past swarm broadcasts, to recall standing orders.
+- zoea_read_memory(memory_id, offset): one of your stored messages in full, page by page. \
+Use it when a note says a result was omitted or truncated and names its memory #id.
 - Your captain's log (captains_log_add) is your lasting memory. Record there: \
 discovered systems and their resources, good prices, routes, encounters, and your \
 current objective and plan.
 - The game advances in ticks; an action may take several ticks. Plan ahead, use tool \
 calls efficiently, and check get_notifications regularly.
 - Never invent a session id or password: the client logs you in.
+- The last message of each request shows your current game state, refreshed every time; \
+it is information, not an order.
 """
 
 NO_ACCOUNT = "No active account yet. Call register (or login if you have one)."
-NO_BROADCAST = ""
 
 SUMMARY_PROMPT = """\
 Provide a detailed but concise summary of our conversation. Structure it as follows:
@@ -121,39 +124,55 @@ def account_text(account: str | None, name: str | None = None) -> str:
     return NO_ACCOUNT
 
 
-def render_system_prompt(
-    template: str,
-    *,
-    account: str | None,
-    game_state: str = "",
-    latest_broadcast: str | None = None,
-    name: str | None = None,
-) -> str:
-    """Render the system prompt for one request.
+def render_system_prompt(template: str, *, account: str | None, name: str | None = None) -> str:
+    """Render the system prompt of a Mysis.
 
-    ``account`` is the account name only (never a password); ``game_state`` the
-    compact projection of the game-state cache; ``latest_broadcast`` the newest
-    commander broadcast, if any; ``name`` the Mysis's name, offered as the
-    username to register when there is no account yet.
+    ``account`` is the account name only (never a password); ``name`` the Mysis's
+    name, offered as the username to register when there is no account yet. Nothing
+    that changes from one request to the next goes in here: the prompt stays
+    byte-identical across a Mysis's requests, which is what lets a provider's prompt
+    cache reuse it. The volatile facts travel at the end of the request
+    (:func:`state_message`); a custom template's ``{{GAME_STATE_SUMMARY}}`` and
+    ``{{LATEST_BROADCAST}}`` therefore render empty.
     """
-    state = f"\n## Game State\n{game_state.strip()}\n" if game_state.strip() else ""
-    broadcast = (
-        f"\n## Swarm Broadcast\n{latest_broadcast.strip()}\n"
-        if latest_broadcast and latest_broadcast.strip()
-        else NO_BROADCAST
-    )
     return (
         template.replace("{{ACCOUNT}}", account_text(account, name))
-        .replace("{{GAME_STATE_SUMMARY}}", state)
-        .replace("{{LATEST_BROADCAST}}", broadcast)
+        .replace("{{GAME_STATE_SUMMARY}}", "")
+        .replace("{{LATEST_BROADCAST}}", "")
     )
 
 
-def placeholder_superseded(tool: str, memory_id: int, newer_id: int) -> str:
-    """Content of an older snapshot result replaced by a newer one."""
+#: Opens the message that carries the volatile facts at the end of every request.
+STATE_HEADER = "[Current state, refreshed on every request; information, not an order]"
+#: Longest broadcast quoted in the state message (the whole text is searchable).
+STATE_BROADCAST_CHARS = 600
+
+
+def state_message(game_state: str, latest_broadcast: str | None) -> str:
+    """The volatile facts of a request (game state with recency, latest broadcast).
+
+    They close the request, where a change costs a prompt cache nothing; "" when
+    there is nothing to tell.
+    """
+    parts = []
+    if game_state.strip():
+        parts.append(f"## Game State\n{game_state.strip()}")
+    if latest_broadcast and latest_broadcast.strip():
+        text = latest_broadcast.strip()
+        if len(text) > STATE_BROADCAST_CHARS:
+            text = text[:STATE_BROADCAST_CHARS - 1] + "…"
+        parts.append(f"## Swarm Broadcast\n{text}")
+    return f"{STATE_HEADER}\n" + "\n\n".join(parts) if parts else ""
+
+
+def placeholder_superseded(tool: str, memory_id: int) -> str:
+    """Content of an older snapshot result replaced by a newer one.
+
+    It does not name the newer result, so it stays the same while newer ones arrive.
+    """
     return (
-        f"[{tool} result omitted: superseded by the newer {tool} result (memory "
-        f"#{newer_id}). The full text is memory #{memory_id}; {SEARCH_REMINDER}]"
+        f"[{tool} result omitted: a newer {tool} result follows. The full text is "
+        f"memory #{memory_id}; read it with zoea_read_memory.]"
     )
 
 
@@ -161,7 +180,7 @@ def placeholder_omitted(tool: str, memory_id: int, reason: str) -> str:
     """Content of a tool result left out to save context."""
     return (
         f"[{tool} result omitted ({reason}). The full text is memory #{memory_id}; "
-        f"{SEARCH_REMINDER}]"
+        f"read it with zoea_read_memory.]"
     )
 
 
@@ -170,7 +189,7 @@ def truncation_notice(memory_id: int | None, total_chars: int, total_tokens: int
     where = f"memory #{memory_id}" if memory_id is not None else "the stored result"
     return (
         f"\n[truncated: the full result is {total_chars:,} characters (~{total_tokens:,} "
-        f"tokens); it is stored as {where}. {SEARCH_REMINDER}]"
+        f"tokens); it is stored as {where}: read the rest with zoea_read_memory.]"
     )
 
 

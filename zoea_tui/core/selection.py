@@ -76,8 +76,6 @@ class Selection:
     dropped: dict[int, str] = field(default_factory=dict)
     #: Reason given to window memories the strategy neither kept nor dropped.
     default_drop_reason: str = "not selected by the strategy"
-    #: Extra text appended to the rendered system prompt (turn-aware's state block).
-    system_addendum: str = ""
 
     def drop(self, memory: Memory, reason: str) -> None:
         """Record that ``memory`` is left out, unless a reason is already known."""

@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 Role = Literal["system", "user", "assistant", "tool"]
 Source = Literal["system", "direct", "broadcast", "llm", "tool", "summary"]
+#: What started a turn: a commander message, a broadcast, a nudge, or a Mysis's start.
+TurnKind = Literal["direct", "broadcast", "nudge", "start"]
 
 ROLES: tuple[str, ...] = ("system", "user", "assistant", "tool")
 SOURCES: tuple[str, ...] = ("system", "direct", "broadcast", "llm", "tool", "summary")
@@ -62,6 +64,9 @@ class Memory:
     game_tick: int | None = None
     #: Token estimate of ``content`` (computed once, when the memory is stored).
     tokens: int = field(default=0, compare=False)
+    #: The Mysis's running count of memories (1, 2, 3 …; 0 when unknown): windows are
+    #: cut on a grid of it, so the cut moves in steps (``core/window.py``).
+    seq: int = field(default=0, compare=False)
 
     @property
     def is_prompt(self) -> bool:
@@ -77,6 +82,39 @@ class Memory:
     def is_summary(self) -> bool:
         """True for a summary written by the ``summarize`` strategy."""
         return self.source == "summary"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """Where a turn of a Mysis began and what started it (the ``turns`` table).
+
+    The turn holds the Mysis's memories whose id is ``>= first_memory_id``. A
+    prompt-started turn (``direct``, ``broadcast``) begins at its prompt memory; a
+    ``nudge`` or ``start`` turn begins after the newest memory of its time and carries
+    the exact ``text`` the model received, which is never stored as a memory (seed 000).
+    """
+
+    mysis_id: int
+    first_memory_id: int
+    kind: TurnKind
+    nudge_level: int = 0
+    text: str | None = None
+    #: None for a turn that is not stored (the preview of the next one).
+    id: int | None = None
+    created_at: float = 0.0
+    game_tick: int | None = None
+
+    @property
+    def synthetic(self) -> bool:
+        """True when the turn opens with generated text (a nudge or a start), not a memory."""
+        return self.kind in ("nudge", "start")
+
+    def describe(self) -> str:
+        """A short label: what started the turn."""
+        if self.kind == "nudge":
+            return f"nudge, level {self.nudge_level}"
+        return {"direct": "commander message", "broadcast": "broadcast",
+                "start": "start"}.get(self.kind, self.kind)
 
 
 def tool_calls_to_json(calls: tuple[ToolCall, ...]) -> str | None:

@@ -140,6 +140,7 @@ def validate_anthropic(rendered: dict[str, Any]) -> list[str]:
         violations.append("first turn is not a user turn")
     if turns[-1]["role"] != "user":
         violations.append("last turn is not a user turn (would be a prefill)")
+    seen_uses: set[str] = set()
     for index, turn in enumerate(turns):
         if index and turns[index - 1]["role"] == turn["role"]:
             violations.append(f"turn {index}: two {turn['role']} turns in a row")
@@ -150,6 +151,11 @@ def validate_anthropic(rendered: dict[str, Any]) -> list[str]:
             if block["type"] == "text" and not block["text"].strip():
                 violations.append(f"turn {index}: empty text block")
         uses = [b["id"] for b in blocks if b["type"] == "tool_use"]
+        for call_id in uses:
+            # V3; the API's "`tool_use` ids must be unique" (over the whole request).
+            if call_id in seen_uses:
+                violations.append(f"turn {index}: duplicate tool_use id {call_id!r}")
+            seen_uses.add(call_id)
         following = turns[index + 1]["content"] if index + 1 < len(turns) else []
         results = [b["tool_use_id"] for b in following if b["type"] == "tool_result"]
         if uses and sorted(uses) != sorted(results):

@@ -10,17 +10,33 @@ it hands back, so no password ever reaches a model or the memories.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from ..core.types import ToolCall
-from ..storage import Store
+from ..core.tokens import count_tokens
+from ..core.types import Memory, ToolCall
+from ..storage import SearchHit, Store
 from .errors import GameConnectionError, GameToolError
 from .session import GameSession, ToolInfo
 from .state_cache import GameStateCache
 
 REDACTED = "[password stored by Zoea Nova]"
+SEARCH_LIMIT_DEFAULT = 20
 SEARCH_LIMIT_MAX = 100
+#: Characters of a hit's content (or reasoning) a search answer shows.
+SEARCH_HIT_CHARS = 1500
+#: Bounds of one whole search answer: the lowest-ranked hits lose their text first.
+SEARCH_ANSWER_CHARS = 16_000
+SEARCH_ANSWER_TOKENS = 3_500
+#: Hits that keep their text while lower-ranked ones are left out entirely.
+SEARCH_KEEP_WHOLE = 3
+#: Bounds of one page of ``zoea_read_memory`` (the page shrinks to fit the tokens).
+READ_PAGE_CHARS = 8000
+READ_PAGE_TOKENS = 3000
+#: The parts of a memory ``zoea_read_memory`` can page through.
+READ_PARTS = ("content", "reasoning", "tool_calls")
 #: Arguments the router manages itself and hides from models.
 _HIDDEN_PROPERTIES = frozenset({"session_id", "password"})
 
@@ -58,7 +74,8 @@ def _search_schema(what: str) -> dict[str, Any]:
         "properties": {
             "query": {"type": "string", "description": f"Words to find in {what}."},
             "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX,
-                      "description": "Most results to return (default 10)."},
+                      "description": f"Most results to return (default {SEARCH_LIMIT_DEFAULT}, "
+                                     f"at most {SEARCH_LIMIT_MAX})."},
         },
         "required": ["query"],
     }
@@ -68,14 +85,39 @@ ORCHESTRATOR_TOOLS: tuple[dict[str, Any], ...] = (
     {"name": "zoea_search_messages",
      "description": "Search your own past messages, orders and tool results (full history, "
                     "ranked, case-insensitive). Use it when something you need is no longer "
-                    "in view.",
+                    "in view. Each result gives memory_id, role, source, tool_name, time, "
+                    "game tick, the matching snippet and the content (long content is cut: "
+                    "read the rest with zoea_read_memory).",
      "parameters": _search_schema("your past messages and tool results")},
     {"name": "zoea_search_reasoning",
-     "description": "Search your own past reasoning, to recall why you decided something.",
+     "description": "Search your own past reasoning, to recall why you decided something. "
+                    "Each result gives memory_id, time, the matching snippet and the "
+                    "reasoning text.",
      "parameters": _search_schema("your past reasoning")},
     {"name": "zoea_search_broadcasts",
-     "description": "Search past swarm broadcasts (commander orders and other Myses' news).",
+     "description": "Search past swarm broadcasts (commander orders and other Myses' news). "
+                    "Each result gives broadcast_id, sender, time and the broadcast text.",
      "parameters": _search_schema("swarm broadcasts")},
+    {"name": "zoea_read_memory",
+     "description": "Read one of your own stored messages in full, by its memory id. Use it "
+                    "when a note says a result was omitted or truncated and names its "
+                    "memory #id, or when a search result's content is cut: read it here. "
+                    f"Long texts come in pages of up to {READ_PAGE_CHARS} characters: call "
+                    "again with offset=next_offset until next_offset is null.",
+     "parameters": {
+         "type": "object",
+         "properties": {
+             "memory_id": {"type": "integer", "minimum": 1,
+                           "description": "The memory's id (the number after 'memory #')."},
+             "offset": {"type": "integer", "minimum": 0,
+                        "description": "Character to start from (default 0; use the "
+                                       "next_offset of the previous page)."},
+             "part": {"type": "string", "enum": list(READ_PARTS),
+                      "description": "What to read (default content): the text, your "
+                                     "reasoning, or the tool calls as JSON."},
+         },
+         "required": ["memory_id"],
+     }},
     {"name": "zoea_broadcast",
      "description": "Send a short message to every other Mysis of the swarm.",
      "parameters": {"type": "object",
@@ -265,25 +307,9 @@ class ToolRouter:
 
     async def _orchestrator_tool(self, name: str, args: dict[str, Any]) -> RoutedResult:
         if name.startswith("zoea_search_"):
-            query = args.get("query")
-            if not isinstance(query, str) or not query.strip():
-                return RoutedResult(error_content("invalid_payload",
-                                                  "query is required: the words to find."),
-                                    is_error=True, error_code="invalid_payload")
-            limit = args.get("limit", 10)
-            limit = max(1, min(SEARCH_LIMIT_MAX, limit if isinstance(limit, int) else 10))
-            if name == "zoea_search_broadcasts":
-                hits = await self.store.search_broadcasts(query, limit=limit)
-            else:
-                field = "reasoning" if name == "zoea_search_reasoning" else "content"
-                hits = await self.store.search_memories(self.mysis_id, query, limit=limit,
-                                                        field=field)
-            key = "broadcast_id" if name == "zoea_search_broadcasts" else "memory_id"
-            rows = [{key: h.memory_id, "role": h.role, "source": h.source,
-                     "tool": h.tool_name, "snippet": h.snippet} for h in hits]
-            text = json.dumps({"query": query, "results": rows, "count": len(rows)},
-                              ensure_ascii=False)
-            return RoutedResult(self.redact(text))
+            return await self._search(name, args)
+        if name == "zoea_read_memory":
+            return await self._read_memory(args)
         if self.swarm is None:
             return RoutedResult(error_content("unavailable", "The swarm is not running."),
                                 is_error=True, error_code="unavailable")
@@ -297,3 +323,230 @@ class ToolRouter:
             return RoutedResult(json.dumps({"sent": True, "recipients": count}))
         status = await self.swarm.swarm_status(self.mysis_id)
         return RoutedResult(json.dumps(status, ensure_ascii=False))
+
+    # -- search and read --------------------------------------------------------
+
+    async def _search(self, name: str, args: dict[str, Any]) -> RoutedResult:
+        """A ``zoea_search_*`` call: ranked hits with their text, in a bounded answer."""
+        query = args.get("query")
+        if not isinstance(query, str) or not query.strip():
+            return RoutedResult(error_content("invalid_payload",
+                                              "query is required: the words to find."),
+                                is_error=True, error_code="invalid_payload")
+        limit = args.get("limit", SEARCH_LIMIT_DEFAULT)
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            limit = SEARCH_LIMIT_DEFAULT
+        limit = max(1, min(SEARCH_LIMIT_MAX, limit))
+        await self._load_secrets()
+        fetch = SEARCH_HIT_CHARS + 500  # room for redaction to move the cut
+        part = "content"
+        if name == "zoea_search_broadcasts":
+            hits = await self.store.search_broadcasts(query, limit=limit, text_limit=fetch)
+        else:
+            part = "reasoning" if name == "zoea_search_reasoning" else "content"
+            hits = await self.store.search_memories(self.mysis_id, query, limit=limit,
+                                                    field=part, text_limit=fetch)
+        full: list[dict[str, Any]] = []
+        lean: list[dict[str, Any]] = []
+        for hit in hits:
+            row = self._hit_row(name, hit)
+            text = self.redact(hit.text)
+            if name == "zoea_search_broadcasts":
+                lean_text = "[not shown: the answer is full]"
+                if hit.text_chars > SEARCH_HIT_CHARS:
+                    text = (f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
+                            " more characters not shown]")
+            else:
+                lean_text = f"[not shown: {_read_call(hit.memory_id, 0, part)}]"
+                if hit.text_chars > SEARCH_HIT_CHARS:
+                    read = _read_call(hit.memory_id, SEARCH_HIT_CHARS, part)
+                    text = (f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
+                            f" more characters: {read}]")
+            full.append({**row, part: text})
+            lean.append({**row, part: lean_text} if hit.text_chars else {**row, part: ""})
+        answer = _bounded_answer({"query": query, "count": len(hits)}, full, lean,
+                                 "broadcast_id" if name == "zoea_search_broadcasts"
+                                 else "memory_id")
+        return RoutedResult(self.redact(answer))
+
+    def _hit_row(self, name: str, hit: SearchHit) -> dict[str, Any]:
+        if name == "zoea_search_broadcasts":
+            sender = hit.extra.get("sender_id")
+            row: dict[str, Any] = {"broadcast_id": hit.memory_id,
+                                   "sender": "commander" if sender is None
+                                   else f"mysis #{sender}"}
+        else:
+            row = {"memory_id": hit.memory_id}
+        row.update(role=hit.role, source=hit.source)
+        if hit.tool_name:
+            row["tool_name"] = hit.tool_name
+        row["created_at"] = iso_time(hit.created_at)
+        if hit.game_tick is not None:
+            row["game_tick"] = hit.game_tick
+        row["snippet"] = self.redact(hit.snippet)
+        return row
+
+    async def _read_memory(self, args: dict[str, Any]) -> RoutedResult:
+        """``zoea_read_memory``: one of the caller's memories, a page at a time."""
+        memory_id = _as_int(args.get("memory_id"))
+        if memory_id is None or memory_id < 1:
+            return _invalid("memory_id must be a memory's id, a whole number such as 1234 "
+                            f"(got {_shown(args.get('memory_id'))}).")
+        raw_offset = args.get("offset")
+        offset = 0 if raw_offset is None else _as_int(raw_offset)
+        if offset is None or offset < 0:
+            return _invalid("offset must be a whole number of characters, 0 or more "
+                            f"(got {_shown(raw_offset)}).")
+        part = args.get("part") or "content"
+        if not isinstance(part, str) or part not in READ_PARTS:
+            return _invalid(f"part must be one of {', '.join(READ_PARTS)} "
+                            f"(got {_shown(part)}).")
+        memory = await self.store.get_memory(self.mysis_id, memory_id)
+        if memory is None:
+            return RoutedResult(error_content(
+                "not_found", f"No memory #{memory_id} among your own memories. Use an id "
+                "from a note or a zoea_search_messages result."),
+                is_error=True, error_code="not_found")
+        await self._load_secrets()
+        texts = {p: self.redact(_part_text(memory, p)) for p in READ_PARTS}
+        text = texts[part]
+        total = len(text)
+        if offset > total:
+            return _invalid(f"offset {offset} is past the end: the {part} of memory "
+                            f"#{memory_id} has {total} characters.")
+        page = _page(text, offset)
+        end = offset + len(page)
+        answer: dict[str, Any] = {"memory_id": memory.id, "role": memory.role,
+                                  "source": memory.source}
+        if memory.tool_name:
+            answer["tool_name"] = memory.tool_name
+        if memory.tool_call_id:
+            answer["tool_call_id"] = memory.tool_call_id
+        answer["created_at"] = iso_time(memory.created_at)
+        if memory.game_tick is not None:
+            answer["game_tick"] = memory.game_tick
+        answer.update({"part": part, "offset": offset, "total_chars": total,
+                       "next_offset": end if end < total else None, part: page})
+        others = {p: len(t) for p, t in texts.items() if p != part and t}
+        if others:
+            answer["other_parts"] = others
+        return RoutedResult(json.dumps(answer, ensure_ascii=False))
+
+
+def iso_time(timestamp: float) -> str:
+    """A stored time as ISO-8601 UTC, e.g. ``2025-01-31T12:00:00Z``."""
+    moment = datetime.fromtimestamp(timestamp, UTC)
+    return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _read_call(memory_id: int, offset: int, part: str) -> str:
+    """How a model reads on: ``zoea_read_memory(memory_id=12, offset=1500)``."""
+    extra = f", offset={offset}" if offset else ""
+    extra += f", part='{part}'" if part != "content" else ""
+    return f"zoea_read_memory(memory_id={memory_id}{extra})"
+
+
+def _shown(value: Any) -> str:
+    """An argument as an error message quotes it (briefly)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _invalid(message: str) -> RoutedResult:
+    return RoutedResult(error_content("invalid_arguments", message), is_error=True,
+                        error_code="invalid_arguments")
+
+
+_INT_TEXT = re.compile(r"\s*#?\s*(\d{1,18})\s*")
+
+
+def _as_int(value: Any) -> int | None:
+    """A whole number from an argument (an int, or its digits as text, "#1234" too)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str):
+        match = _INT_TEXT.fullmatch(value)
+        return int(match.group(1)) if match else None
+    return None
+
+
+def _part_text(memory: Memory, part: str) -> str:
+    if part == "reasoning":
+        return memory.reasoning
+    if part == "tool_calls":
+        if not memory.tool_calls:
+            return ""
+        return json.dumps([{"id": c.id, "name": c.name, "arguments": c.arguments}
+                           for c in memory.tool_calls], ensure_ascii=False)
+    return memory.content
+
+
+def _page(text: str, offset: int) -> str:
+    """At most READ_PAGE_CHARS characters from ``offset``, within READ_PAGE_TOKENS."""
+    page = text[offset:offset + READ_PAGE_CHARS]
+    for _ in range(8):
+        tokens = count_tokens(json.dumps(page, ensure_ascii=False))
+        if tokens <= READ_PAGE_TOKENS or len(page) <= 256:
+            break
+        page = page[:max(256, int(len(page) * READ_PAGE_TOKENS / tokens * 0.95))]
+    return page
+
+
+def _bounded_answer(head: dict[str, Any], full: list[dict[str, Any]],
+                    lean: list[dict[str, Any]], key: str) -> str:
+    """The search answer within its bounds, best-ranked hits kept whole longest.
+
+    The lowest-ranked hits lose their text first (keeping ids, snippets and a way
+    to read them); if that is not enough, they are left out but for their ids. The
+    best ``SEARCH_KEEP_WHOLE`` hits keep their text as long as they can.
+    """
+    note = _OMITTED_NOTE + (" or read one with zoea_read_memory." if key == "memory_id"
+                            else ".")
+
+    def cost(value: Any) -> tuple[int, int]:
+        text = json.dumps(value, ensure_ascii=False)
+        return len(text) + 2, count_tokens(text) + 1
+
+    base = cost({**head, "results": [], "omitted_ids": [], "note": note})
+    costs = {"full": [cost(r) for r in full], "lean": [cost(r) for r in lean]}
+    #: Per hit, best first: "full" (with its text), "lean" (text left out) or "out".
+    states = ["full"] * len(full)
+
+    def fits() -> bool:
+        chars, tokens = base
+        for index, state in enumerate(states):
+            if state == "out":
+                chars += len(str(full[index][key])) + 2
+                tokens += 2
+            else:
+                chars += costs[state][index][0]
+                tokens += costs[state][index][1]
+        return chars <= SEARCH_ANSWER_CHARS and tokens <= SEARCH_ANSWER_TOKENS
+
+    # Bottom-up: text of all but the best few hits, then those hits themselves, then
+    # the best few's text, then theirs: what is left out is always a ranked suffix.
+    keep = min(SEARCH_KEEP_WHOLE, len(states))
+    rest, best = range(len(states) - 1, keep - 1, -1), range(keep - 1, -1, -1)
+    for indices, downgrade in ((rest, "lean"), (rest, "out"), (best, "lean"), (best, "out")):
+        for index in indices:
+            if fits():
+                break
+            states[index] = downgrade
+    while True:
+        rows = [(full if state == "full" else lean)[i]
+                for i, state in enumerate(states) if state != "out"]
+        answer: dict[str, Any] = {**head, "results": rows}
+        omitted = [full[i][key] for i, state in enumerate(states) if state == "out"]
+        if omitted:
+            answer.update(omitted_ids=omitted, note=note)
+        text = json.dumps(answer, ensure_ascii=False)
+        if not rows or (len(text) <= SEARCH_ANSWER_CHARS
+                        and count_tokens(text) <= SEARCH_ANSWER_TOKENS):
+            return text
+        states[len(rows) - 1] = "out"  # the estimate was short: leave out one more
+
+
+_OMITTED_NOTE = ("More results matched than fit in one answer: omitted_ids lists the rest, "
+                 "best first. Search with more precise words")

@@ -20,7 +20,7 @@ from typing import Any
 from ..config import Config, ConfigError
 from ..core.composition import ComposeSettings, Composition
 from ..core.strategies import STRATEGIES
-from ..core.types import Memory
+from ..core.types import Memory, Turn
 from ..game.backend import GameBackend
 from ..game.router import ToolRouter
 from ..game.session import GameSession
@@ -197,6 +197,11 @@ class Commander:
         self._get(mysis_id)
         return await self.store.recent_memories(mysis_id, limit)
 
+    async def turns(self, mysis_id: int, *, after_id: int = 0) -> list[Turn]:
+        """The recorded turns of a Mysis that began after memory ``after_id``, oldest first."""
+        self._get(mysis_id)
+        return await self.store.list_turns(mysis_id, after_id=after_id)
+
     async def broadcasts(self, limit: int = 50) -> list[Broadcast]:
         """The newest broadcasts, oldest first."""
         return await self.store.recent_broadcasts(limit)
@@ -211,6 +216,10 @@ class Commander:
         runtime = self._get(mysis_id)
         return self.cache.summary(runtime.router.account, self.game_tick)
 
+    def last_sent(self, mysis_id: int) -> tuple[dict[str, Any], ...]:
+        """The messages of the Mysis's last request sent (empty before its first)."""
+        return self._get(mysis_id).last_sent
+
     async def preview(self, mysis_id: int, strategy: str | None = None) -> Composition:
         """The exact next request of a Mysis under ``strategy`` (nothing is written)."""
         runtime = self._get(mysis_id)
@@ -218,11 +227,12 @@ class Commander:
         if name not in STRATEGIES:
             raise CommandRefused(f"unknown strategy {name!r}")
         settings, _ = self.settings_for(runtime)
-        settings = replace(settings, nudge_level=runtime.nudges,
-                           tools_tokens=runtime.tools_tokens)
+        turn = await runtime.upcoming_turn()
+        level = turn.nudge_level if turn.kind == "nudge" else 0
+        settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)
         return await next_composition(self.store, mysis_id, name, settings,
                                       write_summary=False,
-                                      game_state=self.game_state_summary(mysis_id))
+                                      game_state=self.game_state_summary(mysis_id), turn=turn)
 
     # -- actions ----------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from ..core.compose import compose
 from ..core.composition import ComposeSettings, Composition
 from ..core.strategies.summarize import summary_content
 from ..core.summarizer import ExtractiveSummarizer, Summarizer
+from ..core.types import Turn
 from ..storage import NewMemory, Store
 
 
@@ -22,6 +23,7 @@ async def next_composition(
     summarizer: Summarizer | None = None,
     write_summary: bool = True,
     game_state: str = "",
+    turn: Turn | None = None,
 ) -> Composition:
     """Compose what the Mysis will send next.
 
@@ -29,10 +31,11 @@ async def next_composition(
     written (by ``summarizer``, else the extractive one), stored as a
     ``summary`` memory, and the request is composed again from it. With
     ``write_summary=False`` (a preview) the pending request is returned as is,
-    its ``summary_request`` telling that a summary is due.
+    its ``summary_request`` telling that a summary is due. ``turn`` is the turn
+    the request belongs to (else the latest recorded one).
     """
     history = await store.load_history(mysis_id, settings, strategy=strategy,
-                                       game_state=game_state)
+                                       game_state=game_state, turn=turn)
     composition = compose(history, strategy, settings)
     request = composition.summary_request
     if request is None or not write_summary:
@@ -41,5 +44,5 @@ async def next_composition(
     await store.add_memory(mysis_id, NewMemory(
         "user", "summary", summary_content(text, request.last_request)))
     history = await store.load_history(mysis_id, settings, strategy=strategy,
-                                       game_state=game_state)
+                                       game_state=game_state, turn=turn)
     return compose(history, strategy, settings)

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from ..core.cache import Reuse
 from ..core.composition import Composition
 from ..core.types import Memory, ToolCall
 
@@ -46,6 +47,12 @@ class MysisView:
     #: The newest line worth showing in a dashboard row.
     last_line: str = ""
     game_tick: int | None = None
+    #: The first line of the Mysis's latest answer (a text that ended a turn).
+    last_answer: str = ""
+    #: Wall-clock time (``time.time()``) of the next nudge while the Mysis waits.
+    next_nudge_at: float | None = None
+    #: True while the game said the Mysis must wait (travel, cooldown, pending action).
+    waiting_on_game: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,6 +132,8 @@ class RequestComposed(Event):
     violations: tuple[str, ...] = ()
     tools: int = 0
     preview: bool = False
+    #: What the request repeats of the Mysis's previous one (None for its first).
+    reuse: Reuse | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

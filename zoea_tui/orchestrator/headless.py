@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..core.cache import ReuseTally
 from ..core.compose import compose
 from ..core.strategies import STRATEGIES
 from ..core.tokens import REQUEST_OVERHEAD, message_tokens
@@ -61,6 +62,7 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
     counters = {"requests": 0, "violations": 0, "tool_calls": 0, "tool_errors": 0,
                 "nudges": 0, "errors": 0}
     prompt_tokens: list[int] = []
+    tally = ReuseTally()
 
     stopping: set[asyncio.Task[None]] = set()
 
@@ -78,6 +80,7 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
             counters["requests"] += 1
             counters["violations"] += len(event.violations)
             prompt_tokens.append(event.composition.tokens)
+            tally.add(event.mysis_id, event.composition.messages)
             runtime = commander._myses.get(event.mysis_id)
             prompt_by_turn.append(((runtime.turns + 1) if runtime else 0,
                                    event.composition.tokens))
@@ -128,6 +131,7 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
         "nudges": counters["nudges"],
         "errors": counters["errors"],
         "score": score,
+        **tally.report(),
         "wall_s": round(time.perf_counter() - started, 3),
         "prompt_tokens_p95_by_turn": _p95_by_turn(prompt_by_turn, turns),
     }
@@ -161,6 +165,7 @@ async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
     full: list[int] = []
     original: list[int] = []
     violations = 0
+    tally = ReuseTally()
     for mysis in myses:
         settings = config.compose_settings(mysis.provider if mysis.provider
                                            in config.providers else None)
@@ -170,10 +175,14 @@ async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
                 continue
             level_settings = replace(settings, nudge_level=request.nudge_level,
                                      tools_tokens=request.tools_tokens)
+            # The request's own turn: its nudge is recomposed as the model received it.
+            turn = (await store.get_turn(request.turn_id)
+                    if request.turn_id is not None else None)
             history = await store.load_history(mysis.id, level_settings, strategy=strategy,
-                                               up_to_id=request.last_memory_id)
+                                               up_to_id=request.last_memory_id, turn=turn)
             composition = compose(history, strategy, level_settings)
             tokens.append(composition.tokens)
+            tally.add(mysis.id, composition.messages)
             violations += len(validate(composition.messages))
             full.append(prefix(request.last_memory_id) + request.tools_tokens)
             original.append(request.estimated_tokens)
@@ -186,6 +195,7 @@ async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
         "full_history_tokens": token_figures(full),
         "violations": violations,
         "ratio_to_full_history": round(sum(tokens) / sum(full), 4) if sum(full) else None,
+        **tally.report(),
     }
 
 
@@ -194,10 +204,17 @@ async def _full_history_prefix(store: Store, mysis_id: int, system: str):
     ids: list[int] = []
     cumulative: list[int] = []
     total = REQUEST_OVERHEAD + message_tokens({"role": "system", "content": system})
+    # The whole conversation as the model lived it: every memory, and the nudge that
+    # opened each nudge-started turn (never a memory, but sent).
+    openings = [(first, text) for first, text in await (await store.connection.execute(
+        "SELECT first_memory_id, text FROM turns WHERE mysis_id = ? AND text IS NOT NULL "
+        "ORDER BY first_memory_id", (mysis_id,))).fetchall()]
     async with store.connection.execute(
         "SELECT id, tokens, tool_calls FROM memories WHERE mysis_id = ? AND role != 'system' "
         "ORDER BY id", (mysis_id,)) as cur:
         for memory_id, memory_tokens, calls in await cur.fetchall():
+            while openings and openings[0][0] <= memory_id:
+                total += message_tokens({"role": "user", "content": openings.pop(0)[1]})
             message = {"tool_calls": [c.to_openai() for c in tool_calls_from_json(calls)]}
             total += message_tokens(message, memory_tokens)
             ids.append(memory_id)

@@ -22,9 +22,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ..core import prompts
+from ..core.cache import reuse
 from ..core.composition import ComposeSettings, Composition
 from ..core.tokens import tools_tokens
-from ..core.types import Memory
+from ..core.types import Memory, Turn
 from ..core.validator import validate
 from ..game.router import RoutedResult, ToolRouter
 from ..game.session import GameSession
@@ -90,6 +91,14 @@ class MysisRuntime:
         self.game_tick: int | None = None
         self.wake = asyncio.Event()
         self.prompt_pending = False
+        #: The turn being played (None between turns).
+        self.turn: Turn | None = None
+        #: True from a start until the first turn begins (a ``start`` turn when no prompt).
+        self._fresh = False
+        #: The newest memory a sent request had seen (None: not read from the log yet).
+        self._sent_upto: int | None = None
+        #: True while the game said the Mysis must wait (travel, cooldown, pending action).
+        self.waiting_on_game = False
         self.wait_hint: float | None = None
         self.task: asyncio.Task[None] | None = None
         self._in_turn = False
@@ -99,6 +108,12 @@ class MysisRuntime:
         self.tools_tokens = 0
         #: Turns completed since this runtime was created.
         self.turns = 0
+        #: The first line of the latest answer that ended a turn.
+        self.last_answer = ""
+        #: Wall-clock time of the next nudge while waiting (for the dashboard).
+        self.next_nudge_at: float | None = None
+        #: The messages of the last request sent (what the next one is compared with).
+        self.last_sent: tuple[dict[str, Any], ...] = ()
         self._publishing: set[asyncio.Task[None]] = set()
 
     # -- views ----------------------------------------------------------------
@@ -120,7 +135,8 @@ class MysisRuntime:
             account=self.router.account or self.record.account, nudges=self.nudges,
             max_nudges=self.swarm.config.nudge.max_encouragements,
             last_tokens=self.last_tokens, activity=self.activity, last_line=self.last_line,
-            game_tick=self.game_tick,
+            game_tick=self.game_tick, last_answer=self.last_answer,
+            next_nudge_at=self.next_nudge_at, waiting_on_game=self.waiting_on_game,
         )
 
     async def changed(self, reason: str = "") -> None:
@@ -142,6 +158,7 @@ class MysisRuntime:
         self.nudges = 0
         self.last_error = None
         self.prompt_pending = prompt or self.prompt_pending
+        self._fresh = True
         await self._set_state("running", None)
         self.task = asyncio.create_task(self._run(), name=f"mysis-{self.name}")
 
@@ -200,30 +217,61 @@ class MysisRuntime:
             if not await self._preflight():
                 return
             while self.state == "running":
-                if self.prompt_pending:
+                if self.prompt_pending or self._fresh:
                     self.prompt_pending = False
                     self.wake.clear()
-                    await self._turn(nudge_level=0)
+                    upcoming = await self.upcoming_turn(answering=True)
+                    if upcoming.kind != "nudge":  # else the prompt was answered mid-turn
+                        self._fresh = False
+                        await self._turn(upcoming)
                     continue
-                self.activity = "waiting" if self.wait_hint is None else "cooldown"
+                self.activity = "cooldown" if self.waiting_on_game else "waiting"
+                interval = self._interval(nudge)
+                self.next_nudge_at = time.time() + interval
                 await self.changed("waiting")
-                woke = await clock.wait_for(self.wake, self._interval(nudge))
+                woke = await clock.wait_for(self.wake, interval)
                 self.wake.clear()
+                self.next_nudge_at = None
                 if woke or self.prompt_pending or self.state != "running":
                     continue
                 if self.nudges >= nudge.max_encouragements:
                     await self._go_idle(prompts.BREAKER_ERROR)
                     return
-                self.nudges += 1
-                text = prompts.nudge_text(self.nudges)
+                upcoming = await self.upcoming_turn()
+                self.nudges = upcoming.nudge_level
                 await self.swarm.bus.publish(NudgeSent(mysis_id=self.id, level=self.nudges,
-                                                       text=text))
-                await self._turn(nudge_level=self.nudges)
+                                                       text=upcoming.text or ""))
+                await self._turn(upcoming)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # the loop must never die silently
             log.exception("Mysis %s failed", self.name)
             await self._fail(f"{type(exc).__name__}: {exc}")
+
+    async def upcoming_turn(self, *, answering: bool = False) -> Turn:
+        """The turn the next request belongs to: the running one, or the one to begin.
+
+        A prompt nobody has sent yet starts a turn at that prompt; a Mysis just
+        started with nothing to answer begins a ``start`` turn; otherwise the next
+        turn is the nudge at the next encouragement level. The preview composes
+        with this same turn, so what it shows is what the turn will send.
+        """
+        if self.turn is not None:
+            return self.turn
+        store = self.swarm.store
+        if self._sent_upto is None:
+            self._sent_upto = await store.last_sent_memory_id(self.id)
+        fresh = self._fresh or self.state != "running"
+        if answering or self.prompt_pending or fresh:
+            prompt = await store.first_prompt_after(self.id, self._sent_upto)
+            if prompt is not None:
+                return Turn(self.id, prompt.id, prompt.source)  # type: ignore[arg-type]
+        latest = await store.latest_memory_id(self.id)
+        first = (latest or 0) + 1
+        if fresh:
+            return Turn(self.id, first, "start", 0, prompts.nudge_text(1))
+        level = min(self.nudges + 1, self.swarm.config.nudge.max_encouragements)
+        return Turn(self.id, first, "nudge", level, prompts.nudge_text(level))
 
     async def _preflight(self) -> bool:
         """Check once that the model exists (Ollama: ``/api/tags``), before the first call."""
@@ -239,24 +287,31 @@ class MysisRuntime:
         return True
 
     def _interval(self, nudge: Any) -> float:
+        """Seed 000: the idle interval, or the wait-state one (shortened by the game's hint)."""
+        if not self.waiting_on_game:
+            return nudge.idle_seconds
         if self.wait_hint is not None:
             return min(nudge.wait_state_seconds, max(1.0, self.wait_hint))
-        return nudge.idle_seconds
+        return nudge.wait_state_seconds
 
     async def _go_idle(self, reason: str) -> None:
         self.activity = "idle"
         await self._set_state("idle", reason)
 
-    async def _turn(self, nudge_level: int) -> None:
+    async def _turn(self, upcoming: Turn) -> None:
         """One turn: up to ``max_tool_iterations`` rounds of model and tools."""
         self._in_turn = True
-        self.wait_hint = None
+        self.waiting_on_game, self.wait_hint = False, None
+        self.turn = await self.swarm.store.begin_turn(
+            self.id, upcoming.kind, upcoming.first_memory_id, nudge_level=upcoming.nudge_level,
+            text=upcoming.text if upcoming.synthetic else None, game_tick=self.game_tick)
         try:
             rounds = self.swarm.config.context.max_tool_iterations
             for iteration in range(rounds):
                 if self.swarm.closing:
                     return  # quitting: end the turn at this round's boundary
-                response = await self._ask_model(nudge_level if iteration == 0 else 0)
+                level = upcoming.nudge_level if iteration == 0 else 0
+                response = await self._ask_model(level)
                 if response is None:
                     return
                 if not response.tool_calls:
@@ -271,6 +326,7 @@ class MysisRuntime:
             await self.changed("turn limit")
         finally:
             self._in_turn = False
+            self.turn = None
             self.turns += 1
             self.swarm.turn_finished(self)
 
@@ -283,16 +339,20 @@ class MysisRuntime:
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
         violations = tuple(validate(composition.messages))
+        measured = reuse(self.last_sent, composition.messages) if self.last_sent else None
         await self.swarm.bus.publish(RequestComposed(
             mysis_id=self.id, composition=composition, valid=not violations,
-            violations=violations, tools=len(tools)))
+            violations=violations, tools=len(tools), reuse=measured))
         self.last_tokens = composition.tokens
-        last_id = await self.swarm.store.latest_memory_id(self.id)
+        last_id = composition.last_memory_id
+        self._sent_upto = max(self._sent_upto or 0, last_id or 0)
+        self.last_sent = composition.messages
         response: ChatResponse | None = None
         for attempt in range(TRANSIENT_ATTEMPTS):
             request_id = await self.swarm.store.log_request(
                 self.id, composition, last_memory_id=last_id, nudge_level=nudge_level,
-                tools_tokens=settings.tools_tokens)
+                tools_tokens=settings.tools_tokens,
+                turn_id=self.turn.id if self.turn is not None else None)
             started = time.perf_counter()
             self.activity = "thinking"
             await self.changed("thinking")
@@ -321,7 +381,8 @@ class MysisRuntime:
                     request_id, outcome=outcome,
                     prompt_tokens=usage.prompt_tokens if usage else None,
                     completion_tokens=usage.completion_tokens if usage else None,
-                    latency_ms=(time.perf_counter() - started) * 1000, error=error)
+                    latency_ms=(time.perf_counter() - started) * 1000, error=error,
+                    cached_tokens=getattr(usage, "cached_tokens", None) if usage else None)
             if response is not None:
                 break
         assert response is not None
@@ -337,6 +398,8 @@ class MysisRuntime:
                                     game_tick=self.game_tick))
         if response.content.strip():
             self.last_line = response.content.strip().splitlines()[0]
+            if not response.tool_calls:
+                self.last_answer = self.last_line
         elif response.tool_calls:
             self.last_line = "→ " + ", ".join(c.name for c in response.tool_calls)
         await self.changed("answered")
@@ -348,7 +411,7 @@ class MysisRuntime:
         return await next_composition(
             self.swarm.store, self.id, self.record.strategy, settings,
             summarizer=summarizer_for(self.provider, provider_settings),
-            game_state=self.swarm.game_state_summary(self.id))
+            game_state=self.swarm.game_state_summary(self.id), turn=self.turn)
 
     async def _tool_schemas(self) -> list[dict[str, Any]]:
         for attempt in range(TRANSIENT_ATTEMPTS):
@@ -379,7 +442,7 @@ class MysisRuntime:
             self.game_tick = result.tick
             await self.swarm.saw_tick(result.tick)
         if result.error_code in WAIT_CODES:
-            self.wait_hint = result.wait_seconds
+            self.waiting_on_game, self.wait_hint = True, result.wait_seconds
         await self._store(NewMemory("tool", "tool", result.content, tool_call_id=call.id,
                                     tool_name=call.name, game_tick=self.game_tick))
         await self.swarm.bus.publish(ToolCallFinished(

@@ -36,9 +36,42 @@ def finish_reason(value: Any, has_calls: bool) -> FinishReason:
     return _FINISH.get(value, "unknown") if isinstance(value, str) else "unknown"
 
 
-def usage_of(prompt_tokens: Any, completion_tokens: Any) -> Usage:
-    """Token usage from whatever counts the server sent (None for each one missing)."""
-    return Usage(as_count(prompt_tokens), as_count(completion_tokens))
+def usage_of(prompt_tokens: Any, completion_tokens: Any, cached: int | None = None) -> Usage:
+    """Token usage from whatever counts the server sent (None for each one missing).
+
+    ``cached`` is the prompt-cache figure, already read (see :func:`cached_tokens`).
+    """
+    return Usage(as_count(prompt_tokens), as_count(completion_tokens), cached)
+
+
+def cached_tokens(data: Any) -> int | None:
+    """Prompt tokens the server reused from its prompt cache, from an OpenAI-compatible
+    answer (a whole response, or one chunk of a streamed one); None when it says nothing.
+
+    The sources, in order; the first one holding a non-negative integer wins:
+
+    1. ``usage.prompt_tokens_details.cached_tokens``: OpenAI, vLLM and most
+       OpenAI-compatible hosts (Chat Completions);
+    2. ``timings.cache_n``: llama.cpp's ``llama-server``, in the response's
+       top-level ``timings`` object (the last chunk of a stream);
+    3. ``tokens_cached``, at the top level or inside ``usage``: llama.cpp
+       server versions that name it so.
+
+    A source that is absent or malformed (not an integer, a boolean, negative)
+    is skipped; never raises.
+    """
+    answer = as_dict(data)
+    usage = as_dict(answer.get("usage"))
+    for value in (
+        as_dict(usage.get("prompt_tokens_details")).get("cached_tokens"),
+        as_dict(answer.get("timings")).get("cache_n"),
+        answer.get("tokens_cached"),
+        usage.get("tokens_cached"),
+    ):
+        count = as_count(value)
+        if count is not None and count >= 0:
+            return count
+    return None
 
 
 def as_dict(value: Any) -> dict[str, Any]:

@@ -55,10 +55,21 @@ class ChatRequest:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token counts reported by the server (None when it reported none)."""
+    """Token counts reported by the server (None when it reported none).
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the server reused from
+    its prompt cache instead of evaluating again (None when it reported
+    nothing about its cache; 0 when it reported a miss). What each server
+    reports is in ``shared/reference/prompt-cache.md``; the clients read it
+    with :func:`zoea_tui.providers._wire.cached_tokens` (OpenAI-compatible
+    servers), leave it None (Ollama reports nothing), or measure it
+    (the ``local`` provider).
+    """
 
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
+    #: Prompt tokens the server reused from its prompt cache (None when it reported nothing).
+    cached_tokens: int | None = None
 
 
 FinishReason = Literal["stop", "tool_calls", "length", "error", "unknown"]

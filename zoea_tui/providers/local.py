@@ -38,6 +38,24 @@ How a request runs:
   the response is a plain text answer saying so (:data:`NO_TOOL_CALL`). The
   handler's "message" branch is constrained by a grammar that only lets the
   model write a tool name or nothing, so there is no real text to keep.
+* ``usage.cached_tokens`` is llama.cpp's prompt-cache figure, measured, not
+  estimated: the ``Llama`` object keeps the tokens it evaluated last (the
+  previous request's prompt and answer) and ``Llama.generate`` evaluates only
+  what follows their common prefix with the new prompt ("prefix-match hit").
+  The model subclass notes ``n_tokens`` (the tokens still in the KV state) at
+  the first ``eval`` of the request's first ``generate``, which is the one
+  that evaluates the rendered conversation. So it counts exactly the tokens
+  of that rendered prompt (chat template, tool list, messages) that were not
+  evaluated again: 0 on a fresh model, after a change at the very start, or
+  where the KV state cannot be cut (recurrent models); otherwise the common
+  prefix of the previous state and the new prompt, less one when the new
+  prompt lies wholly inside that state (its last token is evaluated again for
+  fresh logits; all of it when the state holds that prompt and nothing
+  more). The handler's own follow-up evaluations inside one request
+  (``functions.NAME:`` then the arguments, which extend the prompt just
+  evaluated) are not counted. With tools, ``prompt_tokens`` stays
+  llama-cpp-python's own figure (the prompt of the arguments completion,
+  summed over the calls), so ``cached_tokens`` never exceeds it.
 
 Wire facts: ``shared/reference/providers.md``, "The ``local`` extra".
 """
@@ -68,6 +86,7 @@ from .base import (
     TextDelta,
     ToolCallDelta,
     ToolSchema,
+    Usage,
 )
 from .openai_compat import parse_completion
 
@@ -246,12 +265,14 @@ class LocalProvider:
             if stop.reason == "length":
                 return ChatResponse(
                     content=f"{NO_TOOL_CALL} (The answer ran past {budget} tokens.)",
+                    usage=_with_prompt_cache(Usage(), guard),
                     finish_reason="length", model=self.model)
             raise ProviderError(f"{self.label} was closed while answering.") from None
         finally:
             if worker.done():
                 self._worker = self._guard = None
         response = parse_completion(data, self.model, _WHERE)
+        response = replace(response, usage=_with_prompt_cache(response.usage, guard))
         if tools:
             response = _usable(response, tools)
             if on_event and request.stream:
@@ -359,6 +380,10 @@ class _Guard:
     budget: int
     stop: threading.Event = field(default_factory=threading.Event)
     sampled: int = 0
+    #: Tokens of the request's rendered prompt (its first ``generate``), once known.
+    prompt_tokens: int | None = None
+    #: Of those, the tokens llama.cpp kept in its KV state instead of evaluating them.
+    reused: int | None = None
 
     def check(self) -> None:
         """Called before each sampled token (worker thread)."""
@@ -382,11 +407,29 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
 
     class GuardedLlama(Llama):
         guard: _Guard | None = None
+        #: The next ``eval`` is the first of the request's first ``generate``.
+        measuring: bool = False
 
         def sample(self, *args: Any, **kwargs: Any) -> Any:
             if self.guard is not None:
                 self.guard.check()
             return super().sample(*args, **kwargs)
+
+        def generate(self, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Any:
+            # The handler's first completion of a request evaluates the rendered
+            # conversation; its later ones extend that prompt and are not counted.
+            if self.guard is not None and self.guard.prompt_tokens is None:
+                self.guard.prompt_tokens = len(tokens)
+                self.measuring = True
+            return (yield from super().generate(tokens, *args, **kwargs))
+
+        def eval(self, tokens: Sequence[int]) -> None:
+            # generate() has dropped from the KV state whatever differs from the new
+            # prompt; what is left (n_tokens) is reused, and ``tokens`` evaluated.
+            if self.measuring and self.guard is not None:
+                self.guard.reused = self.n_tokens
+            self.measuring = False
+            super().eval(tokens)
 
     try:
         return GuardedLlama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
@@ -410,6 +453,16 @@ def _gather(chunks: Iterable[Any], emit: Callable[[str], None]) -> dict[str, Any
     return {"choices": [{"message": {"role": "assistant", "content": "".join(text)},
                          "finish_reason": finish or "stop"}],
             "usage": {"completion_tokens": len(text)}}
+
+
+def _with_prompt_cache(usage: Usage, guard: _Guard) -> Usage:
+    """``usage`` with the prompt-cache figure measured during the call.
+
+    A streamed answer carries no prompt count of its own: the rendered
+    prompt's, measured the same way, stands in for it.
+    """
+    prompt = usage.prompt_tokens if usage.prompt_tokens is not None else guard.prompt_tokens
+    return replace(usage, prompt_tokens=prompt, cached_tokens=guard.reused)
 
 
 def _usable(response: ChatResponse, tools: Sequence[ToolSchema]) -> ChatResponse:

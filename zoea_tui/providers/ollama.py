@@ -224,6 +224,8 @@ class _Answer:
             raise ProviderUnavailableError(
                 f"The stream from {url} ended before the answer was complete.")
         calls = with_stable_ids(self.calls)
+        # Ollama reuses the loaded model's KV state for a matching prefix but reports
+        # nothing about it (no cached-token count in /api/chat), so cached_tokens stays None.
         return ChatResponse(
             content="".join(self.text),
             tool_calls=calls,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -21,6 +21,7 @@ from ._wire import (
     as_dict,
     as_list,
     as_text,
+    cached_tokens,
     call_parts,
     finish_reason,
     usage_of,
@@ -132,7 +133,8 @@ def parse_completion(data: Any, model: str, url: str) -> ChatResponse:
         content=as_text(message.get("content")),
         tool_calls=calls,
         reasoning=as_text(message.get("reasoning_content") or message.get("reasoning")),
-        usage=usage_of(raw_usage.get("prompt_tokens"), raw_usage.get("completion_tokens")),
+        usage=usage_of(raw_usage.get("prompt_tokens"), raw_usage.get("completion_tokens"),
+                       cached_tokens(data)),
         finish_reason=finish_reason(choice.get("finish_reason"), bool(calls)),
         model=as_text(data.get("model")) or model,
     )
@@ -154,6 +156,9 @@ class _Answer:
     reasoning: list[str] = field(default_factory=list)
     calls: dict[int, _PartialCall] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
+    #: The prompt-cache figure: it may come in a chunk without usage (llama.cpp's
+    #: ``timings`` ride on the chunk with the finish reason).
+    cached: int | None = None
     finish: Any = None
     done: bool = False
 
@@ -166,6 +171,8 @@ class _Answer:
         if raw_usage := as_dict(chunk.get("usage")):
             self.usage = usage_of(raw_usage.get("prompt_tokens"),
                                   raw_usage.get("completion_tokens"))
+        if (cached := cached_tokens(chunk)) is not None:
+            self.cached = cached
         self.model = as_text(chunk.get("model")) or self.model
         for choice in as_list(chunk.get("choices"))[:1]:
             delta = as_dict(as_dict(choice).get("delta"))
@@ -210,7 +217,7 @@ class _Answer:
             content="".join(self.text),
             tool_calls=calls,
             reasoning="".join(self.reasoning),
-            usage=self.usage,
+            usage=replace(self.usage, cached_tokens=self.cached),
             finish_reason=finish_reason(self.finish, bool(calls)),
             model=self.model,
         )

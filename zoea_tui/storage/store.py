@@ -22,7 +22,8 @@ import aiosqlite
 from ..core.composition import ComposeSettings, Composition, History
 from ..core.prompts import SYSTEM_PROMPT_TEMPLATE
 from ..core.tokens import count_tokens
-from ..core.types import Memory, ToolCall, tool_calls_from_json, tool_calls_to_json
+from ..core.types import Memory, ToolCall, Turn, tool_calls_from_json, tool_calls_to_json
+from ..core.window import stepped_window
 from .migrations import migrate
 
 #: Most memories loaded after the latest summary by the ``summarize`` strategy;
@@ -31,8 +32,14 @@ SUMMARIZE_SCAN_LIMIT = 2000
 
 _MEMORY_COLUMNS = (
     "id, mysis_id, role, source, sender_id, content, reasoning, tool_calls, "
-    "tool_call_id, tool_name, created_at, game_tick, tokens"
+    "tool_call_id, tool_name, created_at, game_tick, tokens, seq"
 )
+_TURN_COLUMNS = "id, mysis_id, first_memory_id, kind, nudge_level, text, created_at, game_tick"
+#: A turn row in the shape of a memory row, so it can ride in the history's one query.
+_TURN_AS_MEMORY = ("t.id, t.mysis_id, t.kind, NULL, NULL, t.text, '', NULL, NULL, NULL, "
+                   "t.created_at, t.game_tick, t.nudge_level, t.first_memory_id")
+#: Most turn starts loaded with one history (turns inside the loaded memories).
+TURN_SCAN_LIMIT = 2000
 
 
 class StoreError(Exception):
@@ -103,9 +110,18 @@ class Broadcast:
     game_tick: int | None = None
 
 
+#: Characters of each search hit's text read with it (the start of the text).
+SEARCH_TEXT_LIMIT = 4000
+
+
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One search result, with a snippet around the match."""
+    """One search result, with a snippet around the match.
+
+    ``text`` is the start of the searched text (the memory's ``content`` or
+    ``reasoning``, the broadcast's content), at most the search's ``text_limit``
+    characters; ``text_chars`` is that text's whole length.
+    """
 
     memory_id: int
     role: str
@@ -114,6 +130,9 @@ class SearchHit:
     snippet: str
     created_at: float
     extra: dict[str, Any] = field(default_factory=dict)
+    text: str = ""
+    text_chars: int = 0
+    game_tick: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +153,10 @@ class RequestRecord:
     outcome: str
     error: str | None
     tools_tokens: int = 0
+    #: The turn the request belongs to (None in logs older than the turns table).
+    turn_id: int | None = None
+    #: Prompt tokens the server said it served from its prompt cache.
+    cached_tokens: int | None = None
 
 
 def _memory(row: Sequence[Any]) -> Memory:
@@ -141,8 +164,19 @@ def _memory(row: Sequence[Any]) -> Memory:
         id=row[0], mysis_id=row[1], role=row[2], source=row[3], sender_id=row[4],
         content=row[5], reasoning=row[6], tool_calls=tool_calls_from_json(row[7]),
         tool_call_id=row[8], tool_name=row[9], created_at=row[10], game_tick=row[11],
-        tokens=row[12],
+        tokens=row[12], seq=row[13],
     )
+
+
+def _turn(row: Sequence[Any]) -> Turn:
+    return Turn(id=row[0], mysis_id=row[1], first_memory_id=row[2], kind=row[3],
+                nudge_level=row[4], text=row[5], created_at=row[6], game_tick=row[7])
+
+
+def _turn_from_memory_row(row: Sequence[Any]) -> Turn:
+    """A turn that rode in the history query in a memory row's shape."""
+    return Turn(id=row[0], mysis_id=row[1], kind=row[2], text=row[5], created_at=row[10],
+                game_tick=row[11], nudge_level=row[12], first_memory_id=row[13])
 
 
 def _fts_query(text: str) -> str:
@@ -171,7 +205,10 @@ class Store:
             try:
                 yield
             except BaseException:
-                await self._db.execute("ROLLBACK")
+                # SQLite may already have rolled back (a full disk does): ROLLBACK then
+                # would fail and hide the error that matters.
+                if self._db.in_transaction:
+                    await self._db.execute("ROLLBACK")
                 raise
             await self._db.execute("COMMIT")
 
@@ -367,12 +404,14 @@ class Store:
         rows = [(mysis_id, *self._row(m, now)) for m in memories]
         stored: list[Memory] = []
         async with self._transaction():
+            seq = await self._last_seq(mysis_id)
             for row in rows:
+                seq += 1
                 async with self._db.execute(
                     "INSERT INTO memories (mysis_id, role, source, sender_id, content, "
                     "reasoning, tool_calls, tool_call_id, tool_name, created_at, game_tick, "
-                    f"tokens) VALUES ({', '.join('?' * 12)}) RETURNING {_MEMORY_COLUMNS}",
-                    row,
+                    f"tokens, seq) VALUES ({', '.join('?' * 13)}) RETURNING {_MEMORY_COLUMNS}",
+                    (*row, seq),
                 ) as cur:
                     result = await cur.fetchone()
                 assert result is not None
@@ -402,13 +441,23 @@ class Store:
                     (system_prompt, now, row[0]))
             assert row is not None
             mysis_id = int(row[0])
+            seq = await self._last_seq(mysis_id)
             await self._db.executemany(
                 "INSERT INTO memories (mysis_id, role, source, sender_id, content, reasoning, "
-                "tool_calls, tool_call_id, tool_name, created_at, game_tick, tokens) "
-                f"VALUES ({', '.join('?' * 12)})",
-                [(mysis_id, *self._row(m, now)) for m in memories],
+                "tool_calls, tool_call_id, tool_name, created_at, game_tick, tokens, seq) "
+                f"VALUES ({', '.join('?' * 13)})",
+                [(mysis_id, *self._row(m, now), seq + n)
+                 for n, m in enumerate(memories, start=1)],
             )
         return await self.get_mysis(mysis_id), len(memories)
+
+    async def _last_seq(self, mysis_id: int) -> int:
+        """The running count of the Mysis's newest memory (0 when it has none)."""
+        async with self._db.execute(
+            "SELECT seq FROM memories WHERE mysis_id = ? ORDER BY id DESC LIMIT 1",
+            (mysis_id,)) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row else 0
 
     @staticmethod
     def _row(m: NewMemory, now: float) -> tuple[Any, ...]:
@@ -468,13 +517,18 @@ class Store:
         strategy: str = "turn-aware",
         up_to_id: int | None = None,
         game_state: str = "",
+        turn: Turn | None = None,
     ) -> History:
         """What one composition needs, in two indexed queries.
 
         The first reads the Mysis and the latest broadcast it received; the
-        second reads the scan window, the latest prompt source and the latest
-        summary (and, for ``summarize``, what came after that summary).
-        ``up_to_id`` recomposes the past: only memories up to it are seen.
+        second reads the scan window (cut in steps, ``core/window.py``), the
+        latest prompt source, the latest summary, the current turn with its
+        prompt, the turns that began inside the window (and, for ``summarize``,
+        what came after the summary). ``up_to_id`` recomposes the past: only
+        memories up to it are seen. ``turn`` is the current turn when the
+        caller knows it (a running turn, the preview of the next one, a logged
+        request's); else the latest recorded turn is.
         """
         async with self._db.execute(
             "SELECT m.*, (SELECT b.content FROM broadcasts b "
@@ -489,7 +543,10 @@ class Store:
         latest_broadcast = row[11]
 
         limit = max(settings.max_context_messages, 1)
+        margin = max(settings.window_margin, 1)
         upper = up_to_id if up_to_id is not None else 2**62
+        latest_turn = ("(SELECT first_memory_id FROM turns WHERE mysis_id = :m "
+                       "AND first_memory_id <= :u + 1 ORDER BY id DESC LIMIT 1)")
         parts = [
             f"SELECT 'w', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
             "WHERE mysis_id = :m AND id <= :u ORDER BY id DESC LIMIT :n)",
@@ -499,40 +556,67 @@ class Store:
             f"SELECT 's', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
             "WHERE mysis_id = :m AND id <= :u AND source = 'summary' "
             "ORDER BY id DESC LIMIT 1)",
+            f"SELECT 'q', {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m AND id = "
+            + (":tp" if turn is not None else latest_turn),
+            f"SELECT 'T', * FROM (SELECT {_TURN_AS_MEMORY} FROM turns t "
+            "WHERE t.mysis_id = :m AND t.first_memory_id <= :u + 1 AND t.id <= :tid "
+            "AND t.first_memory_id >= :lo ORDER BY t.id DESC LIMIT :tn)",
         ]
+        if turn is None:
+            parts.append(f"SELECT 'c', * FROM (SELECT {_TURN_AS_MEMORY} FROM turns t "
+                         "WHERE t.mysis_id = :m AND t.first_memory_id <= :u + 1 "
+                         "ORDER BY t.id DESC LIMIT 1)")
         # ``summarize`` needs everything after the latest summary. Live compositions
         # keep what they read and fetch only the newer rows (replays read it all).
         cached = self._since.get(mysis_id) if up_to_id is None else None
         after = cached[1] if cached is not None else 0
+        summary_id = ("COALESCE((SELECT MAX(id) FROM memories WHERE mysis_id = :m "
+                      "AND id <= :u AND source = 'summary'), 0)")
         if strategy == "summarize":
             parts.append(
                 f"SELECT 'a', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
-                "WHERE mysis_id = :m AND id <= :u AND id > MAX(COALESCE((SELECT MAX(id) "
-                "FROM memories WHERE mysis_id = :m AND id <= :u AND source = 'summary'), 0), "
-                ":after) ORDER BY id DESC LIMIT :a)"
+                f"WHERE mysis_id = :m AND id <= :u AND id > MAX({summary_id}, :after) "
+                "ORDER BY id DESC LIMIT :a)"
             )
-        params = {"m": mysis_id, "u": upper, "n": limit + 1, "a": SUMMARIZE_SCAN_LIMIT,
-                  "after": after}
-        window: list[Memory] = []
+            lower = summary_id
+        else:
+            lower = ("COALESCE((SELECT MIN(id) FROM (SELECT id FROM memories "
+                     "WHERE mysis_id = :m AND id <= :u ORDER BY id DESC LIMIT :n)), 0)")
+        sql = " UNION ALL ".join(parts).replace(":lo", lower)
+        params = {"m": mysis_id, "u": upper, "n": limit + margin + 1,
+                  "a": SUMMARIZE_SCAN_LIMIT, "after": after, "tn": TURN_SCAN_LIMIT,
+                  "tp": turn.first_memory_id if turn is not None else 0,
+                  "tid": turn.id if turn is not None and turn.id is not None else 2**62}
+        newest: list[Memory] = []
         since: list[Memory] = []
-        prompt = summary = None
-        async with self._db.execute(" UNION ALL ".join(parts), params) as cur:
+        turns: list[Turn] = []
+        prompt = summary = turn_prompt = None
+        async with self._db.execute(sql, params) as cur:
             for r in await cur.fetchall():
-                memory = _memory(r[1:])
                 tag = r[0]
+                if tag == "T":
+                    turns.append(_turn_from_memory_row(r[1:]))
+                    continue
+                if tag == "c":
+                    turn = _turn_from_memory_row(r[1:])
+                    continue
+                memory = _memory(r[1:])
                 if tag == "w":
-                    window.append(memory)
+                    newest.append(memory)
                 elif tag == "p":
                     prompt = memory
                 elif tag == "s":
                     summary = memory
+                elif tag == "q":
+                    turn_prompt = memory
                 else:
                     since.append(memory)
-        window.reverse()
+        newest.reverse()
         since.reverse()
+        turns.reverse()
         if strategy == "summarize":
             since = self._since_summary(mysis_id, summary, since, cached, up_to_id)
-        before = window.pop(0).id if len(window) > limit else None
+        window, before = stepped_window(newest, limit, margin)
         return History(
             mysis_id=mysis.id,
             mysis_name=mysis.name,
@@ -545,6 +629,9 @@ class Store:
             latest_summary=summary,
             since_summary=tuple(since) if strategy == "summarize" else None,
             before_window_id=before,
+            turn=turn,
+            turn_prompt=turn_prompt,
+            turns=tuple(sorted(turns, key=lambda t: t.first_memory_id)),
         )
 
     def _since_summary(self, mysis_id: int, summary: Memory | None, fresh: list[Memory],
@@ -560,6 +647,62 @@ class Store:
             last = rows[-1].id if rows else max(summary_id, cached[1] if cached else 0)
             self._since[mysis_id] = (summary_id, last, tuple(rows))
         return rows
+
+    # -- turns ----------------------------------------------------------------
+
+    async def begin_turn(self, mysis_id: int, kind: str, first_memory_id: int, *,
+                         nudge_level: int = 0, text: str | None = None,
+                         game_tick: int | None = None) -> Turn:
+        """Record the start of a turn (``text``: the nudge or start text the model gets)."""
+        now = time.time()
+        async with self._lock, self._db.execute(
+            f"INSERT INTO turns (mysis_id, first_memory_id, kind, nudge_level, text, "
+            f"created_at, game_tick) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {_TURN_COLUMNS}",
+            (mysis_id, first_memory_id, kind, nudge_level, text, now, game_tick),
+        ) as cur:
+            row = await cur.fetchone()
+        assert row is not None
+        return _turn(row)
+
+    async def get_turn(self, turn_id: int) -> Turn | None:
+        """The turn with this id."""
+        async with self._db.execute(f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?",
+                                    (turn_id,)) as cur:
+            row = await cur.fetchone()
+        return _turn(row) if row else None
+
+    async def latest_turn(self, mysis_id: int) -> Turn | None:
+        """The newest recorded turn of a Mysis."""
+        async with self._db.execute(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? ORDER BY id DESC LIMIT 1",
+            (mysis_id,)) as cur:
+            row = await cur.fetchone()
+        return _turn(row) if row else None
+
+    async def list_turns(self, mysis_id: int, *, after_id: int = 0,
+                         limit: int = 500) -> list[Turn]:
+        """Recorded turns of a Mysis that began after memory ``after_id``, oldest first."""
+        async with self._db.execute(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
+            "ORDER BY first_memory_id, id LIMIT ?", (mysis_id, after_id, limit)) as cur:
+            return [_turn(row) for row in await cur.fetchall()]
+
+    async def last_sent_memory_id(self, mysis_id: int) -> int:
+        """The newest memory any logged request of the Mysis had seen (0: none)."""
+        async with self._db.execute(
+            "SELECT last_memory_id FROM requests WHERE mysis_id = ? "
+            "AND last_memory_id IS NOT NULL ORDER BY id DESC LIMIT 1", (mysis_id,)) as cur:
+            row = await cur.fetchone()
+        return int(row[0]) if row and row[0] is not None else 0
+
+    async def first_prompt_after(self, mysis_id: int, after_id: int) -> Memory | None:
+        """The oldest prompt source (direct or broadcast) newer than memory ``after_id``."""
+        async with self._db.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
+            "AND role = 'user' AND source IN ('direct', 'broadcast') ORDER BY id LIMIT 1",
+            (mysis_id, after_id)) as cur:
+            row = await cur.fetchone()
+        return _memory(row) if row else None
 
     # -- broadcasts ----------------------------------------------------------
 
@@ -590,11 +733,13 @@ class Store:
     # -- search --------------------------------------------------------------
 
     async def search_memories(
-        self, mysis_id: int, query: str, *, limit: int = 20, field: str = "content"
+        self, mysis_id: int, query: str, *, limit: int = 20, field: str = "content",
+        text_limit: int = SEARCH_TEXT_LIMIT,
     ) -> list[SearchHit]:
         """Ranked, case-insensitive full-text search of one Mysis's memories.
 
-        ``field`` is ``content`` or ``reasoning``.
+        ``field`` is ``content`` or ``reasoning``; each hit carries the start of
+        that field (at most ``text_limit`` characters) and its whole length.
         """
         if field not in ("content", "reasoning"):
             raise StoreError(f"cannot search {field!r}")
@@ -604,29 +749,44 @@ class Store:
         column = 0 if field == "content" else 1
         sql = (
             "SELECT m.id, m.role, m.source, m.tool_name, "
-            f"snippet(memories_fts, {column}, '[', ']', ' … ', 24), m.created_at "
+            f"snippet(memories_fts, {column}, '[', ']', ' … ', 24), m.created_at, "
+            f"substr(m.{field}, 1, ?), length(m.{field}), m.game_tick "
             "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            f"WHERE memories_fts MATCH ? AND m.mysis_id = ? "
+            "WHERE memories_fts MATCH ? AND m.mysis_id = ? "
             "ORDER BY bm25(memories_fts) LIMIT ?"
         )
         target = f"{field} : ({match})"
-        async with self._db.execute(sql, (target, mysis_id, min(max(limit, 1), 100))) as cur:
-            return [SearchHit(*row) for row in await cur.fetchall()]
+        params = (max(text_limit, 0), target, mysis_id, min(max(limit, 1), 100))
+        async with self._db.execute(sql, params) as cur:
+            return [SearchHit(*row[:6], text=row[6], text_chars=row[7], game_tick=row[8])
+                    for row in await cur.fetchall()]
 
-    async def search_broadcasts(self, query: str, *, limit: int = 20) -> list[SearchHit]:
-        """Ranked full-text search of every broadcast."""
+    async def search_broadcasts(self, query: str, *, limit: int = 20,
+                                text_limit: int = SEARCH_TEXT_LIMIT) -> list[SearchHit]:
+        """Ranked full-text search of every broadcast (with the start of each)."""
         match = _fts_query(query)
         if not match:
             return []
         sql = (
             "SELECT b.id, 'user', 'broadcast', NULL, "
-            "snippet(broadcasts_fts, 0, '[', ']', ' … ', 24), b.created_at, b.sender_id "
+            "snippet(broadcasts_fts, 0, '[', ']', ' … ', 24), b.created_at, b.sender_id, "
+            "substr(b.content, 1, ?), length(b.content), b.game_tick "
             "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
             "WHERE broadcasts_fts MATCH ? ORDER BY bm25(broadcasts_fts) LIMIT ?"
         )
-        async with self._db.execute(sql, (match, min(max(limit, 1), 100))) as cur:
+        params = (max(text_limit, 0), match, min(max(limit, 1), 100))
+        async with self._db.execute(sql, params) as cur:
             rows = await cur.fetchall()
-        return [SearchHit(*row[:6], extra={"sender_id": row[6]}) for row in rows]
+        return [SearchHit(*row[:6], extra={"sender_id": row[6]}, text=row[7],
+                          text_chars=row[8], game_tick=row[9]) for row in rows]
+
+    async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
+        """One memory of this Mysis, whole (None: no such memory, or another's)."""
+        async with self._db.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND mysis_id = ?",
+            (memory_id, mysis_id)) as cur:
+            row = await cur.fetchone()
+        return _memory(row) if row else None
 
     # -- request log ---------------------------------------------------------
 
@@ -639,15 +799,16 @@ class Store:
         nudge_level: int = 0,
         outcome: str = "pending",
         tools_tokens: int = 0,
+        turn_id: int | None = None,
     ) -> int:
         """Record a composed request; returns its id for :meth:`finish_request`."""
         async with self._lock, self._db.execute(
             "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
-            " items, estimated_tokens, outcome, tools_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " RETURNING id",
+            " items, estimated_tokens, outcome, tools_tokens, turn_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (mysis_id, time.time(), composition.strategy, last_memory_id, nudge_level,
              json.dumps([i.to_dict() for i in composition.items]), composition.tokens,
-             outcome, tools_tokens),
+             outcome, tools_tokens, turn_id),
         ) as cur:
             row = await cur.fetchone()
         assert row is not None
@@ -662,13 +823,15 @@ class Store:
         completion_tokens: int | None = None,
         latency_ms: float | None = None,
         error: str | None = None,
+        cached_tokens: int | None = None,
     ) -> None:
-        """Record how a logged request ended."""
+        """Record how a logged request ended (``cached_tokens``: as the server reported)."""
         async with self._lock:
             await self._db.execute(
                 "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
-                "latency_ms = ?, error = ? WHERE id = ?",
-                (outcome, prompt_tokens, completion_tokens, latency_ms, error, request_id),
+                "latency_ms = ?, error = ?, cached_tokens = ? WHERE id = ?",
+                (outcome, prompt_tokens, completion_tokens, latency_ms, error, cached_tokens,
+                 request_id),
             )
 
     async def list_requests(self, mysis_id: int | None = None) -> list[RequestRecord]:

@@ -139,3 +139,13 @@ def ago(tick: int | None, now: int | None) -> str:
     if delta <= 0:
         return "now"
     return f"{delta} tick{'s' if delta != 1 else ''} ago"
+
+
+def next_nudge(at: float, waiting_on_game: bool, now: float | None = None) -> Text:
+    """"nudge in 25s" (or "nudge due") for a waiting Mysis; why it waits, when the game said."""
+    left = max(0, round(at - (time.time() if now is None else now)))
+    text = Text()
+    if waiting_on_game:
+        text.append("game wait · ", style=WARNING)
+    text.append(f"next nudge in {left}s" if left else "nudge due", style=MUTED)
+    return text

@@ -5,24 +5,28 @@ from __future__ import annotations
 from ..composition import ComposeSettings, History
 from ..loops import extract_latest_tool_loop, select_prompt_source
 from ..selection import Selection, keep, nudge
+from ..turns import current_turn, opening_slot
 
 
 def loop_slice(history: History, settings: ComposeSettings) -> Selection:
-    """Seed 000's loop slice.
+    """Seed 000's loop slice, in its order: system, turn start, latest tool loop.
 
-    The turn start is the most recent prompt source in the scan window
-    (commander direct message, commander broadcast or swarm broadcast); with
-    none, a synthetic nudge at the Mysis's encouragement level. Then the
-    latest tool loop: the newest tool call message and its results.
+    The turn start is the most recent prompt source of the current turn
+    (commander direct message, commander broadcast or swarm broadcast), else what
+    opened the turn: its prompt, or the exact nudge text the model received. Then
+    the latest tool loop: the newest tool call message and its results.
     """
     window = history.window
     selection = Selection(default_drop_reason="loop slice keeps only the turn start and the "
                           "latest tool loop")
-    prompt = select_prompt_source(window)
-    if prompt is not None:
-        selection.slots.append(keep(prompt, pinned=True, reason="turn start"))
-    else:
-        selection.slots.append(nudge(settings.nudge_level, "no prompt source in the window"))
+    turn = current_turn(history, settings)
+    prompt = select_prompt_source([m for m in window if m.id >= turn.first_memory_id])
+    start = (keep(prompt, pinned=True, reason=f"turn start ({prompt.source})")
+             if prompt is not None else opening_slot(history, turn))
+    if start is None and history.latest_prompt is not None:
+        start = keep(history.latest_prompt, pinned=True, reason="latest prompt")
+    selection.slots.append(start if start is not None
+                           else nudge(settings.nudge_level, "no prompt source"))
     selection.slots.extend(keep(m, reason="latest tool loop")
                            for m in extract_latest_tool_loop(window))
     return selection

@@ -13,7 +13,8 @@ from .sliding_window import sliding_window
 def snapshot_compaction(history: History, settings: ComposeSettings) -> Selection:
     """Seed 002: of repeated snapshot-tool results only the latest keeps its
     content; older ones become a one-line placeholder that keeps the call and
-    result paired (V9), so nothing is orphaned."""
+    result paired (V9), so nothing is orphaned. The placeholder does not name the
+    newer result, so it stays byte-identical while newer snapshots arrive."""
     selection = sliding_window(history, settings)
     snapshot_tools = set(settings.snapshot_tools)
     latest: dict[str, int] = {}
@@ -25,8 +26,7 @@ def snapshot_compaction(history: History, settings: ComposeSettings) -> Selectio
         memory = slot.memory
         if (slot.role == "tool" and memory is not None and slot.tool_name in snapshot_tools
                 and latest[slot.tool_name] != memory.id):
-            text = prompts.placeholder_superseded(slot.tool_name, memory.id,
-                                                  latest[slot.tool_name])
+            text = prompts.placeholder_superseded(slot.tool_name, memory.id)
             slot = replace(placeholder(memory, text, f"superseded by memory "
                                        f"#{latest[slot.tool_name]}"), pinned=slot.pinned)
         slots.append(slot)

@@ -8,6 +8,7 @@ from .. import prompts
 from ..composition import ComposeSettings, History
 from ..selection import Selection, keep
 from ..tokens import MESSAGE_OVERHEAD, count_tokens
+from ..turns import place_openings, turns_in_view
 
 
 def summarize(history: History, settings: ComposeSettings) -> Selection:
@@ -26,6 +27,12 @@ def summarize(history: History, settings: ComposeSettings) -> Selection:
                                        kind="summary"))
     memories = history.since_summary if history.since_summary is not None else history.window
     selection.slots.extend(keep(m) for m in memories)
+    if history.since_summary is not None:
+        after = history.latest_summary.id if history.latest_summary is not None else None
+    else:
+        after = history.before_window_id
+    selection.slots = place_openings(selection.slots, history,
+                                     turns_in_view(history, settings), after_id=after)
     return selection
 
 

@@ -47,8 +47,11 @@ class Context:
     results: list[ToolResult]
     #: Results of the latest round (the trailing tool messages), oldest first.
     round: list[ToolResult]
-    #: Index of the first message of the current turn.
+    #: Index of the first message of the current turn (its opening user message, or my
+    #: newest text answer when no user message follows it).
     turn_start: int
+    #: My answers with tool calls since the turn began (the rounds played this turn).
+    turn_rounds: int
     #: (name, arguments) of calls that failed in the current turn, with their error code.
     failed: dict[tuple[str, str], str]
     #: (name, arguments) of calls that succeeded in the current turn.
@@ -105,10 +108,25 @@ def commander_text(text: str) -> str | None:
     return stripped
 
 
+def split_state(messages: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, Any]], str]:
+    """The request without its closing state message, and that message's text ("" if none).
+
+    The composer sends the volatile facts (game state, latest broadcast) last, as a
+    user message that opens with :data:`prompts.STATE_HEADER`: facts, not an order.
+    """
+    if messages and messages[-1].get("role") == "user":
+        text = _content(messages[-1])
+        if text.startswith(prompts.STATE_HEADER):
+            return messages[:-1], text[len(prompts.STATE_HEADER):]
+    return messages, ""
+
+
 def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     """Read one request's messages (newest first, lazily)."""
+    messages, state = split_state(messages)
     system_text = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
-    info = read_system(system_text)
+    # The state message's sections read as the system prompt's did.
+    info = read_system(f"{system_text}\n{state}" if state else system_text)
     calls: dict[str, tuple[str, str, int]] = {}
     results: list[ToolResult] = []
     last_user = last_text = last_log = -1
@@ -136,6 +154,8 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
             name, arguments, _ = calls.get(call_id, ("", "{}", index))
             results.append(ToolResult(index, call_id, name, arguments, _content(message)))
     turn_start = max(last_user, last_text)
+    turn_rounds = sum(1 for m in messages[turn_start + 1:]
+                      if m.get("role") == "assistant" and m.get("tool_calls"))
     last = messages[-1] if messages else {}
     first = len(messages)
     while first > 0 and messages[first - 1].get("role") == "tool":
@@ -160,7 +180,7 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     return Context(
         system=info, facts=facts, order=order, mission=mission, results=results,
         round=round_results,
-        turn_start=turn_start, failed=failed, done=done, last_log=last_log,
+        turn_start=turn_start, turn_rounds=turn_rounds, failed=failed, done=done, last_log=last_log,
         searched=searched, summary_requested=summary, last_request=last_request,
         order_answered=answered,
         sees_own_turns=last_text >= 0 or assistant_calls >= 2, reader=reader,

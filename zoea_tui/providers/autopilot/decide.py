@@ -8,18 +8,35 @@ the station, dock, sell, refuel and repair when low, note the sale in the
 captain's log). When a fact it needs is missing it asks a snapshot tool or
 the search tool, as a model would. A call that already failed this turn is
 never repeated: the turn ends with a text instead.
+
+It plays in turns, as a model does. A turn pursues one goal, the one its
+situation at the turn's start calls for: the commander's order, else filling
+the hold at a belt, else selling (and refuelling, repairing) at the station,
+else the account at the very start. The goal is read back from the turn's
+own results (what it mined, sold, registered), so the answer stays a pure
+function of the messages. When the goal is reached, the turn sets course for
+where the next goal is pursued (the trip runs while the Mysis waits between
+turns) and ends with a one-line text: what the turn did, then credits, cargo
+and location. A turn also ends, with that line, when it cannot progress (a
+timing refusal, a trip under way, a call that failed, nothing left to mine)
+and after :data:`MAX_TURN_ROUNDS` rounds of calls, so that it ends before the
+orchestrator's round limit. A text is only an end when the autopilot sees its
+own turns (else the same request would come back and get the same text): it
+then plays on, as it always did.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.summarizer import extractive_summary
 from .context import ALIASES, Context, Facts, Place, read_context
+from .facts import MOVES
 from .orders import Order, normalize_name
 
 #: Leave the belt for the station below this share of the tank (percent).
@@ -32,6 +49,11 @@ LOW_HULL_PCT = 40
 REPAIR_PCT = 75
 DEFAULT_EMPIRE = "solarian"
 SEARCH_LIMIT = 5
+#: Rounds of calls after which a turn reports and ends: the orchestrator's default round
+#: limit is 10, so the tenth answer is the text that ends the turn.
+MAX_TURN_ROUNDS = 9
+#: Results that are progress toward a turn's goal.
+_PROGRESS = frozenset({"mine", "sell", "refuel", "repair", "register"})
 
 _NO_ACCOUNT_WORDS = ("no account", "no_account", "not registered", "no credentials",
                      "no_credentials", "unknown account", "account_not_found", "register")
@@ -87,6 +109,10 @@ def summary_text(messages: Sequence[dict[str, Any]], context: Context) -> str:
     return extractive_summary(body, context.last_request)
 
 
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
+
+
 def _pct(value: int | None, maximum: int | None, default_max: int = 100) -> int | None:
     if value is None:
         return None
@@ -101,37 +127,135 @@ def _place_label(facts: Facts, poi_id: str | None) -> str:
         else poi_id
 
 
+def _sentence(text: str) -> str:
+    """``text`` as a sentence: capitalised, with its full stop."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
+
+
+def location_text(f: Facts) -> str:
+    """Where the pilot is, from the facts ("docked at Sol Central (sol_central) in sol")."""
+    if f.move is not None and not f.arrived:
+        tick = f" (arrival tick {f.move[2]})" if f.move[2] is not None else ""
+        return f"in transit to {_place_label(f, f.move[1])}{tick}"
+    if f.poi is None and not f.at_belt:
+        return "location unknown"
+    where = _place_label(f, f.poi)
+    system = f" in {f.system}" if f.system else ""
+    if f.docked:
+        return f"docked at {where}{system}"
+    return f"at {where}{system}" + (", undocked" if f.docked is False else "")
+
+
+def status_line(f: Facts, *, hold: bool = False) -> str:
+    """Credits, cargo and location, each "unknown" when the context does not show it;
+    with ``hold``, the hold's contents too."""
+    credits = f"credits {f.credits}" if f.credits is not None else "credits unknown"
+    if f.cargo_used is not None:
+        cargo = f"cargo {f.cargo_used}/{f.cargo_capacity if f.cargo_capacity else '?'}"
+    else:
+        cargo = "cargo full" if f.cargo_full else "cargo unknown"
+    if hold and f.cargo is not None:
+        cargo += " (" + (", ".join(f"{k} x{v}" for k, v in sorted(f.cargo.items()))
+                         or "empty") + ")"
+    return f"{credits}, {cargo}, {location_text(f)}"
+
+
 def report(context: Context) -> str:
-    """A status report from what the context shows (unknowns said as such)."""
+    """A one-line status report from what the context shows (unknowns said as such)."""
     f = context.read_all()
     mission = context.mission
     unknown = "unknown"
-    where = _place_label(f, f.poi)
-    if f.move is not None and not f.arrived:
-        where = f"travelling to {_place_label(f, f.move[1])} (arrival tick {f.move[2]})"
-    docked = {True: "docked", False: "undocked", None: "dock state unknown"}[f.docked]
-    cargo = ", ".join(f"{k} x{v}" for k, v in sorted((f.cargo or {}).items())) or "empty"
-    if f.cargo is None:
-        cargo = "contents unknown"
 
     def pair(a: int | None, b: int | None) -> str:
         return unknown if a is None else f"{a}/{b if b is not None else '?'}"
 
-    lines = [
-        f"Status report ({f.account or 'no account yet'}):",
-        f"- Location: {where}, system {f.system or unknown}, {docked}.",
-        f"- Fuel {pair(f.fuel, f.max_fuel)}, hull {pair(f.hull, f.max_hull)}, "
-        f"cargo {pair(f.cargo_used, f.cargo_capacity)} ({cargo}), "
-        f"credits {f.credits if f.credits is not None else unknown}.",
-        f"- Standing order: {mission.kind}" + (f" {mission.target}" if mission.target else "")
-        + (f' ("{mission.text}")' if mission.index >= 0 else "") + ".",
+    order = mission.kind + (f" {mission.target}" if mission.target else "")
+    parts = [
+        f"Status report ({f.account or 'no account yet'}): {status_line(f, hold=True)}",
+        f"fuel {pair(f.fuel, f.max_fuel)}, hull {pair(f.hull, f.max_hull)}",
+        f"standing order: {order}",
     ]
     if f.prices:
-        lines.append("- Prices seen: " + ", ".join(f"{k} {v} cr" for k, v in
-                                                   sorted(f.prices.items())) + ".")
+        parts.append("prices seen: " + ", ".join(f"{k} {v} cr" for k, v in
+                                                 sorted(f.prices.items())))
     if f.tick is not None:
-        lines.append(f"- Last tick seen: {f.tick}.")
-    return "\n".join(lines)
+        parts.append(f"last tick seen {f.tick}")
+    return _sentence("; ".join(parts))
+
+
+@dataclass(slots=True)
+class TurnProgress:
+    """What the current turn achieved, read from its own results."""
+
+    mined: Counter[str] = field(default_factory=Counter)
+    #: (item, quantity, credits earned) of every sale.
+    sold: list[tuple[str, int, int]] = field(default_factory=list)
+    services: list[str] = field(default_factory=list)
+    registered: str | None = None
+    #: A trip was made after the newest progress: the course for the next goal is set.
+    moved_after: bool = False
+
+    @property
+    def made(self) -> bool:
+        return bool(self.mined or self.sold or self.services or self.registered)
+
+    def summary(self) -> str:
+        """What the turn did, as the opening of the turn's last line ("" for nothing)."""
+        parts = []
+        if self.registered:
+            parts.append(f"Registered as {self.registered}")
+        if self.mined:
+            items = ", ".join(f"{k} {v}" for k, v in
+                              sorted(self.mined.items(), key=lambda kv: (-kv[1], kv[0])))
+            parts.append(f"Mined {sum(self.mined.values())} ore ({items})")
+        if self.sold:
+            units: Counter[str] = Counter()
+            for item, quantity, _ in self.sold:
+                units[item] += quantity
+            items = ", ".join(f"{k} {v}" for k, v in
+                              sorted(units.items(), key=lambda kv: (-kv[1], kv[0])))
+            earned = sum(s[2] for s in self.sold)
+            parts.append(f"Sold {sum(units.values())} units ({items}) for {earned} cr")
+        for service in self.services:
+            parts.append({"refuel": "refuelled", "repair": "repaired"}.get(service, service))
+        return "; ".join(parts)
+
+
+def turn_progress(context: Context) -> TurnProgress:
+    """The progress made since the current turn began."""
+    progress = TurnProgress()
+    for result in context.results:
+        if result.index <= context.turn_start or result.content[:1] != "{" \
+                or result.error() is not None:
+            continue
+        name = result.name
+        if name in MOVES:
+            progress.moved_after = progress.made
+            continue
+        if name not in _PROGRESS:
+            continue
+        data = result.data() or {}
+        if name == "mine":
+            quantity = data.get("quantity")
+            progress.mined[str(data.get("resource_id") or "ore")] += \
+                quantity if isinstance(quantity, int) else 0
+        elif name == "sell":
+            quantity, earned = data.get("quantity_sold"), data.get("total_earned")
+            progress.sold.append((str(data.get("item_id") or "cargo"),
+                                  quantity if isinstance(quantity, int) else 0,
+                                  earned if isinstance(earned, int) else 0))
+        elif name == "register":
+            player = data.get("player") if isinstance(data.get("player"), dict) else {}
+            progress.registered = str(data.get("username") or player.get("username")
+                                      or "a new pilot")
+        elif name not in progress.services:
+            progress.services.append(name)
+        progress.moved_after = False
+    return progress
 
 
 class _Planner:
@@ -148,19 +272,21 @@ class _Planner:
         self.goto_station: Place | None = None
         #: Polling a wait with get_status (exempt from the repeated-snapshot guard).
         self.polling = False
+        self._progress: TurnProgress | None = None
 
     # -- entry -----------------------------------------------------------------------
     def plan(self) -> Decision:
         order = self.c.order
         if order.kind == "hold":
-            return _say(f"Holding position as ordered: {order.text!r}. No action until a new "
-                        "order arrives.", f"Standing order is hold ({order.text!r}): no tools.")
+            return self.end(f"Holding position as ordered ({order.text!r}); no action until "
+                            "a new order arrives", f"Standing order is hold ({order.text!r}): "
+                            "no tools.")
         if order.kind == "report" and not self.c.order_answered:
             return self.report()
         for step in (self.account, self.waiting, self.react, self.act):
             decision = step()
             if decision is not None:
-                return self.guard(decision)
+                return self.finish(self.guard(decision))
         return _say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
 
     def report(self) -> Decision:
@@ -174,6 +300,44 @@ class _Planner:
                          "it first.", ("get_status", {}))
         return _say(report(self.c), f"The commander asked for a report "
                     f"({self.c.order.text!r}).")
+
+    # -- the turn ------------------------------------------------------------------------
+    @property
+    def progress(self) -> TurnProgress:
+        if self._progress is None:
+            self._progress = turn_progress(self.c)
+        return self._progress
+
+    def end(self, text: str, reasoning: str) -> Decision:
+        """A text that ends the turn, on one line: what the turn did, why it stops here,
+        then credits, cargo and location."""
+        parts = (self.progress.summary(), text, status_line(self.c.read_all()))
+        line = " ".join(_sentence(" ".join(p.split())) for p in parts if p.strip())
+        return Decision(text=line, reasoning=reasoning)
+
+    def finish(self, decision: Decision) -> Decision:
+        """End the turn when its goal is reached, or it cannot progress, or it ran long."""
+        if not decision.calls:
+            return self.end(decision.text, decision.reasoning)
+        if not self.c.sees_own_turns:
+            return decision  # a text would come back to this very request: play on
+        progress = self.progress
+        next_step = _lower_first(decision.reasoning)
+        if progress.made and progress.moved_after:
+            return self.end(f"Next turn: {next_step}",
+                            "Goal reached and course set for the next one: ending the turn.")
+        # Progress, and the next step is a trip: the goal is reached (or cannot go on here).
+        reached = progress.made and any(name in MOVES for name, _ in decision.calls)
+        rounds = self.c.turn_rounds
+        if rounds >= MAX_TURN_ROUNDS:
+            return self.end(f"Next turn: {next_step}" if reached else
+                            f"Pausing after {rounds} rounds this turn; next: {next_step}",
+                            f"{rounds} rounds this turn: reporting and ending it.")
+        if reached:
+            # The trip runs while I wait for the next turn: set course, then end.
+            return Decision(decision.calls, "", decision.reasoning
+                            + " Goal reached: setting course, then ending the turn.")
+        return decision
 
     def has(self, name: str) -> bool:
         return name in self.tools
@@ -264,10 +428,10 @@ class _Planner:
         if move is not None and not self.f.arrived and move[3] > self.c.turn_start:
             tool, destination, tick, _ = move
             arrival = tick if tick is not None else "?"
-            return (f"{'Jumping' if tool == 'jump' else 'Travelling'} to "
-                    f"{_place_label(self.f, destination)}; arrival at tick {arrival}. "
-                    "Waiting until then.", f"{tool} under way (arrival tick {arrival}): "
-                    "ending the turn to wait.")
+            # The closing status line says where to and when (``location_text``).
+            return (f"{'Jump' if tool == 'jump' else 'Trip'} under way; waiting for arrival",
+                    f"{tool} to {destination} under way (arrival tick {arrival}): ending the "
+                    "turn to wait.")
         return None
 
     # -- reactions to the last round's errors ----------------------------------------
@@ -319,12 +483,13 @@ class _Planner:
                   refuel_now: bool = False) -> Decision:
         f = self.f
         here = f.pois.get(f.poi) if f.poi else None
+        kind = here.kind if here is not None else ""
         # Mining (or a refusal to mine) newer than the last known POI means a belt.
-        at_station = bool(f.docked) or (here is not None and here.has_base
-                                        and not f.no_base_here and not f.at_belt)
+        at_station = bool(f.docked) or (kind == "station" and not f.no_base_here
+                                        and not f.at_belt)
         if at_station:
             return self.at_station(prefer, refuel_now=refuel_now)
-        at_belt = f.at_belt or (here is not None and here.is_belt)
+        at_belt = f.at_belt or kind == "belt"
         wrong_belt = prefer is not None and f.poi is not None and f.poi != prefer.id
         if at_belt and not wrong_belt:
             need = self.station_need(sell_now, refuel_now)
@@ -335,7 +500,7 @@ class _Planner:
                     return self.go_station("this belt is depleted; selling what I have")
                 return self.go_belt(prefer, "this belt is depleted")
             return _call(self.mining_reason(), ("mine", {}))
-        if (here is None or not here.type) and f.system not in f.listed:
+        if not kind and f.system not in f.listed:
             return self.orient(f"I do not know what {f.poi} is: listing the system's POIs.")
         need = self.station_need(sell_now, refuel_now)
         if need:
@@ -382,15 +547,27 @@ class _Planner:
         wants_hull = hull is not None and hull < REPAIR_PCT and "repair" not in f.no_credits_for
         cargo_maybe = f.cargo_used is None or f.cargo_used > 0
         staying = self.goto_station is not None
+        # get_status also says where I am, for when only this loop is kept.
+        cargo_tool = "get_cargo" if self.c.sees_own_turns else "get_status"
         if not f.docked:
             if cargo_maybe or wants_fuel or wants_hull or staying:
-                return _call(f"At {here}: docking to sell, refuel or repair.", ("dock", {}))
+                # Docking takes the tick; what the visit needs next comes with it: the
+                # hold's listing for the sale, the system's belts for the trip back.
+                lookups = []
+                if f.cargo is None and cargo_maybe:
+                    lookups.append(cargo_tool)
+                if not staying and self.pick_belt(prefer) is None \
+                        and f.system not in f.listed:
+                    lookups = ["get_system", "get_status"]
+                lookups = [name for name in lookups if self.has(name)]
+                checking = (", and listing the system's belts" if "get_system" in lookups
+                            else ", and checking my cargo" if lookups else "")
+                return _call(f"At {here}: docking to sell, refuel or repair{checking}.",
+                             ("dock", {}), *((name, {}) for name in lookups))
             return self.go_belt(prefer, "nothing to do at the station")
         if f.cargo is None and cargo_maybe:
-            # get_status also says where I am, for when only this loop is kept.
-            tool = "get_cargo" if self.c.sees_own_turns else "get_status"
             return _call("Docked, but my cargo listing is not in my context: checking cargo.",
-                         (tool, {}))
+                         (cargo_tool, {}))
         sellable = f.sellable()
         if sellable:
             item, quantity = sellable[0]
@@ -424,11 +601,14 @@ class _Planner:
         prices = ", ".join(f"{item} {price} cr" for item, _, _, price in
                            sorted(f.sales) if price)
         belt = self.pick_belt(prefer)
-        station = _place_label(f, f.poi)
+        here = f.pois.get(f.poi) if f.poi else None
+        # Names with ids: my next turns read them back when the listing is out of view.
+        station = f"{here.name} ({here.id})" if here else str(f.poi)
         tick = f" tick {f.tick}:" if f.tick is not None else ""
+        mine_at = f"{belt.name} ({belt.id})" if belt else "the nearest belt"
         entry = (f"Log{tick} sold {units} units for {earned} cr at {station} "
-                 f"({prices or 'prices not seen'}). Objective: mine at "
-                 f"{belt.name if belt else 'the nearest belt'}, sell here, refuel when low.")
+                 f"({prices or 'prices not seen'}). Objective: mine at {mine_at}, sell at "
+                 f"{station}, refuel when low.")
         return ("captains_log_add", {"entry": entry})
 
     # -- moving ----------------------------------------------------------------------------

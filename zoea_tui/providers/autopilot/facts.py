@@ -34,6 +34,12 @@ KEEP_ITEMS = frozenset({"fuel_cell"})
 _POI_RECORD = re.compile(
     r'"id":\s*"([A-Za-z0-9_\-]+)",\s*"name":\s*"([^"]+)",\s*"type":\s*"([a-z_]+)"')
 _DESTINATION = re.compile(r'"destination":\s*"([^"]+)",\s*"destination_id":\s*"([^"]+)"')
+#: The places my own captain's log entries name: "mine at Main Belt (main_belt), sell at
+#: Sol Central (sol_central)".
+_BELT_NAMES = frozenset({"belt", "asteroid", "asteroids", "field"})
+_STATION_NAMES = frozenset({"station", "central", "hub", "base", "port", "spaceport",
+                            "starbase", "citadel", "outpost"})
+_LOG_PLACE = re.compile(r"\b(mine|sell) at ([^,;()]+?) \(([A-Za-z0-9_\-]+)\)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +58,17 @@ class Place:
     def is_belt(self) -> bool:
         """An asteroid belt (where ``mine`` works)."""
         return self.type == "asteroid_belt" or "belt" in self.type
+
+    @property
+    def kind(self) -> str:
+        """``belt``, ``station`` or ``other`` from the type; without one, a guess from the
+        name ("Main Belt", "Sol Central"), as a pilot would read it; "" when unknown."""
+        if self.type:
+            return "belt" if self.is_belt else "station" if self.has_base else "other"
+        words = set(re.sub(r"[^a-z0-9]+", " ", self.name.lower()).split())
+        if words & _BELT_NAMES:
+            return "belt"
+        return "station" if words & _STATION_NAMES else ""
 
 
 @dataclass(slots=True)
@@ -226,9 +243,11 @@ class Reader:
         f.cargo = {k: v for k, v in cargo.items() if v > 0}
 
     def place(self, place: Place) -> None:
-        """Remember a POI; a typed record (from a listing) beats a bare name."""
+        """Remember a POI; a typed record beats a bare name, a listed one (with its
+        position) beats one my log named."""
         known = self.f.pois.get(place.id)
-        if known is None or (not known.type and place.type):
+        if known is None or (not known.type and place.type) or (
+                known.x is None and place.x is not None and place.type):
             self.f.pois[place.id] = place
 
     def credits(self, value: Any) -> None:
@@ -387,6 +406,17 @@ class Reader:
                 f.account = player["username"]
         if isinstance(data.get("ship"), dict):
             self.ship(data["ship"])
+
+    def on_captains_log_add(self, data: dict[str, Any], result: ToolResult) -> None:
+        """My own log entry names the belt I mine and the station I sell at."""
+        entry = result.args().get("entry")
+        if not isinstance(entry, str):
+            return
+        for role, name, poi_id in _LOG_PLACE.findall(entry):
+            if role == "mine":
+                self.place(Place(poi_id, name.strip(), "asteroid_belt"))
+            else:
+                self.place(Place(poi_id, name.strip(), "station", has_base=True))
 
     def on_get_ship(self, data: dict[str, Any], result: ToolResult) -> None:
         if isinstance(data.get("ship"), dict):
@@ -583,11 +613,25 @@ def read_facts(
     return facts, reader
 
 
+#: Facts of the projection that my own unseen actions may have changed since it saw them.
+_VOLATILE = frozenset({"current_poi", "current_system", "docked", "cargo_used",
+                       "cargo_capacity"})
+
+
+def _stale(info: SystemInfo, key: str, newest: int | None) -> bool:
+    """The projection saw ``key`` before my newest visible result: actions came after it,
+    and some of them may be out of view (a sale, a trip), so it is not to be trusted."""
+    age = info.ages.get(key, 0)
+    tick = _int(info.state.get("game_tick", ""))
+    return (key in _VOLATILE and age > 0 and tick is not None and newest is not None
+            and tick - age < newest)
+
+
 def apply_fallback(f: Facts, info: SystemInfo) -> None:
     """Facts the messages did not carry, from the system prompt (lowest priority)."""
     if info.account is not None or f.account is None:
         f.account = info.account or f.account  # the router's assignment wins
-    state = info.state
+    state = {k: v for k, v in info.state.items() if not _stale(info, k, f.tick)}
     if not f.position_known and f.move is None and f.transit_error is None:
         poi = state.get("current_poi")
         if poi and poi.lower() not in ("null", "none"):

@@ -44,6 +44,8 @@ class SystemInfo:
     broadcast: str | None = None
     #: Fallback facts from the game-state projection and the pinned state block.
     state: dict[str, str] = field(default_factory=dict)
+    #: How many ticks ago the projection saw each fact of ``state`` (absent: not said).
+    ages: dict[str, int] = field(default_factory=dict)
     #: The pinned state block shows a session id (a login happened).
     session_hint: bool = False
     #: A stable short digest of the prompt's fixed part (for a derived username).
@@ -74,8 +76,9 @@ def _account(section: str) -> str | None:
     return first if len(section.split()) == 1 and first else None
 
 
-def _game_state(text: str) -> dict[str, str]:
-    """The projection's facts as ``current_poi``, ``fuel``, ``max_fuel``… (strings).
+def _game_state(text: str) -> tuple[dict[str, str], dict[str, int]]:
+    """The projection's facts as ``current_poi``, ``fuel``, ``max_fuel``… (strings), and
+    how many ticks ago each was seen (when the line says so).
 
     Reads the game-state cache's labels (``Location: sol / main_belt``,
     ``Fuel: 80/100``, ``Cargo: 30/50``, ``Hold: iron_ore x20``, ``Docked: no``)
@@ -83,6 +86,7 @@ def _game_state(text: str) -> dict[str, str]:
     says the hold was seen at the newest tick.
     """
     state: dict[str, str] = {}
+    ages: dict[str, int] = {}
     for key, raw in _STATE_LINE.findall(text):
         name = key.rsplit(".", 1)[-1].strip().lower().replace(" ", "_")
         if name not in _STATE_KEYS or name in state:
@@ -90,15 +94,19 @@ def _game_state(text: str) -> dict[str, str]:
         age = _AGE.search(raw)
         value = raw[: age.start()].strip() if age else raw
         pair = _PAIR.match(value)
+        keys: tuple[str, ...] = (name,)
         if name == "location":
             parts = [p.strip() for p in value.split(" / ")]
             if len(parts) == 2:
                 state.setdefault("current_system", parts[0])
             state.setdefault("current_poi", parts[-1])
+            keys = ("current_system", "current_poi")
         elif name in ("fuel", "hull") and pair:
             state[name], state[f"max_{name}"] = pair.groups()
+            keys = (name, f"max_{name}")
         elif name == "cargo" and pair:
             state["cargo_used"], state["cargo_capacity"] = pair.groups()
+            keys = ("cargo_used", "cargo_capacity")
         elif name == "docked":
             state["docked"] = "true" if value.lower() in ("yes", "true") else "false"
         elif name == "hold":
@@ -107,7 +115,10 @@ def _game_state(text: str) -> dict[str, str]:
                 state["hold_fresh"] = "true"
         else:
             state[name] = value
-    return state
+        if age:
+            for one in keys:
+                ages.setdefault(one, int(age.group(2) or 0))
+    return state, ages
 
 
 @lru_cache(maxsize=256)
@@ -122,7 +133,7 @@ def read_system(text: str) -> SystemInfo:
         found = _LOGGED_AS.search(session)
         account = found.group(1) if found else None
     hint = _NAME_IS.search(text)
-    state = _game_state(sections.get("Game State", ""))
+    state, ages = _game_state(sections.get("Game State", ""))
     where = _LOCATION.search(session)
     if where:
         place = where.group(1)
@@ -141,6 +152,7 @@ def read_system(text: str) -> SystemInfo:
         name_hint=hint.group(1) if hint else None,
         broadcast=sections.get("Swarm Broadcast") or None,
         state=state,
+        ages=ages,
         session_hint="session_id:" in session,
         digest=hashlib.blake2b(fixed.encode(), digest_size=4).hexdigest(),
     )

@@ -15,6 +15,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from ...core.cache import reuse
 from ...core.validator import validate
 from ...orchestrator.events import (
     ErrorRaised,
@@ -180,18 +181,20 @@ class FocusScreen(Screen[None]):
         if commander is None:
             return
         memories = await commander.memories(mysis_id, HISTORY)
+        turns = await commander.turns(mysis_id, after_id=memories[0].id - 1 if memories else 0)
         if mysis_id != self.mysis_id:
             return
         log = self.query_one(ConversationLog)
+        log.turns = turns
         # The newest entries first (the visible part), then older slices frame by frame.
-        log.set_memories(memories[-FIRST_SLICE:])
         older = memories[:-FIRST_SLICE]
+        log.set_memories(memories[-FIRST_SLICE:], previous_id=older[-1].id if older else None)
         while older:
             await asyncio.sleep(SLICE_PAUSE_S)
             if mysis_id != self.mysis_id:
                 return
-            log.prepend_memories(older[-SLICE:])
-            older = older[:-SLICE]
+            part, older = older[-SLICE:], older[:-SLICE]
+            log.prepend_memories(part, previous_id=older[-1].id if older else None)
 
     @work(exclusive=True, group="focus-preview", exit_on_error=False)
     async def refresh_preview(self) -> None:
@@ -209,9 +212,11 @@ class FocusScreen(Screen[None]):
         if mysis_id != self.mysis_id:
             return
         violations = tuple(validate(composition.messages))
+        last = commander.last_sent(mysis_id)
         self.query_one(ContextPreview).data = PreviewData(
             composition, self.zoea.windows.get(view.provider, 32_768), upcoming=True,
-            valid=not violations, violations=violations)
+            valid=not violations, violations=violations,
+            reuse=reuse(last, composition.messages) if last else None)
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
         mine = self.mysis_id
@@ -234,7 +239,7 @@ class FocusScreen(Screen[None]):
                 self.query_one(ContextPreview).data = PreviewData(
                     event.composition, window, upcoming=event.preview, at=event.at,
                     tick=self.zoea.status.tick, valid=event.valid,
-                    violations=event.violations)
+                    violations=event.violations, reuse=event.reuse)
             elif isinstance(event, StreamDelta) and event.mysis_id == mine:
                 text = Text()
                 text.append("AI ⋯ ", style=f"bold {fmt.ASSISTANT}")

@@ -18,6 +18,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from ...core.cache import Reuse
 from ...core.composition import Composition, Item
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
@@ -44,6 +45,8 @@ class PreviewData:
     tick: int | None = None
     valid: bool | None = None
     violations: tuple[str, ...] = ()
+    #: What this request repeats of the Mysis's previous one, as an exact prefix.
+    reuse: Reuse | None = None
 
 
 def provenance(item: Item) -> str:
@@ -53,6 +56,8 @@ def provenance(item: Item) -> str:
         return "system prompt"
     if item.kind == "nudge":
         return "nudge (synthetic)"
+    if item.kind == "state":
+        return "current state (volatile, sent last)"
     if item.kind == "summary":
         return f"summary {mid}".strip()
     if item.kind == "placeholder" or item.action == "placeholder":
@@ -105,6 +110,16 @@ def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
     else:
         text.append("sent ", style=f"italic {fmt.MUTED}")
         text.append_text(fmt.stamp(data.at, data.tick))
+    if data.reuse is not None:
+        reused = data.reuse
+        total = reused.cached_tokens + reused.uncached_tokens
+        text.append("\n")
+        text.append(f"repeats {reused.cached_tokens:,} of {total:,} tok of the last request "
+                    f"({reused.share:.0%} of it) · {reused.uncached_tokens:,} tok new",
+                    style=fmt.MUTED)
+    if comp.turn is not None:
+        text.append(f"\nturn began at memory #{comp.turn.first_memory_id} · "
+                    f"{comp.turn.describe()}", style=fmt.DIM)
     if comp.dropped:
         by_reason: dict[str, list[int]] = {}
         for dropped in comp.dropped:

@@ -22,7 +22,7 @@ from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from ...core.types import Memory
+from ...core.types import Memory, Turn
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 
@@ -205,6 +205,39 @@ class NoteEntry(Static):
         super().__init__(text, classes=f"log-entry log-note {classes}".strip())
 
 
+def turn_marker(turn: Turn) -> Text:
+    """The line that marks where a turn began and why (pure: used by tests too)."""
+    text = fmt.stamp(turn.created_at or None, turn.game_tick)
+    text.append(" TURN", style=f"bold {fmt.TEAL}")
+    text.append(f" · {turn.describe()}", style=fmt.MUTED)
+    if turn.synthetic and turn.text:
+        text.append("  (synthetic, not stored)", style=fmt.DIM)
+        text.append("\n  ")
+        text.append(clip(turn.text, 2000).text, style=fmt.WARNING)
+    return text
+
+
+def with_turn_markers(memories: list[Memory], turns: list[Turn], names: dict[str, str],
+                      expanded: bool, *, previous_id: int | None = None) -> list[Static]:
+    """Entries for ``memories`` with a marker before the first memory of each turn.
+
+    ``previous_id`` is the memory just before ``memories[0]`` (None: unknown), so a
+    turn that began between the two is marked above the first entry.
+    """
+    lower = previous_id if previous_id is not None else \
+        (memories[0].id - 1 if memories else 0)
+    starts = sorted((t for t in turns if t.first_memory_id > lower),
+                    key=lambda t: t.first_memory_id)
+    widgets: list[Static] = []
+    index = 0
+    for memory in memories:
+        while index < len(starts) and starts[index].first_memory_id <= memory.id:
+            widgets.append(NoteEntry(turn_marker(starts[index]), "-turn"))
+            index += 1
+        widgets.append(LogEntry(memory, names, expanded))
+    return widgets
+
+
 class ConversationLog(VerticalScroll, can_focus=True):
     """The memories of one Mysis; sticks to the bottom unless the user scrolled up."""
 
@@ -220,6 +253,8 @@ class ConversationLog(VerticalScroll, can_focus=True):
         self.names: dict[str, str] = {}
         self._unseen = 0
         self._stream: NoteEntry | None = None
+        #: Recorded turn starts of the Mysis shown (markers go before their first memory).
+        self.turns: list[Turn] = []
         self.border_title = "CONVERSATION LOG"
 
     def on_mount(self) -> None:
@@ -230,12 +265,19 @@ class ConversationLog(VerticalScroll, can_focus=True):
         """The memory entries, oldest first."""
         return list(self.query(LogEntry))
 
-    def set_memories(self, memories: list[Memory]) -> None:
-        """Show exactly these memories (oldest first) and stick to the bottom."""
+    def set_memories(self, memories: list[Memory], *, previous_id: int | None = None) -> None:
+        """Show exactly these memories (oldest first) and stick to the bottom.
+
+        ``previous_id``: the memory just before the first one (for its turn marker).
+        """
         self.remove_children()
         self._stream = None
         self._unseen = 0
-        widgets = [LogEntry(m, self.names, self.all_expanded) for m in memories[-MAX_ENTRIES:]]
+        shown = memories[-MAX_ENTRIES:]
+        if len(shown) < len(memories):
+            previous_id = memories[-len(shown) - 1].id
+        widgets = with_turn_markers(shown, self.turns, self.names, self.all_expanded,
+                                    previous_id=previous_id)
         if not widgets:
             widgets_or_hint: list[Static] = [Static(Text("No messages yet.", style=fmt.MUTED),
                                                     classes="log-empty")]
@@ -245,14 +287,24 @@ class ConversationLog(VerticalScroll, can_focus=True):
         self.anchor()
         self._update_subtitle()
 
-    def prepend_memories(self, memories: list[Memory]) -> None:
+    def prepend_memories(self, memories: list[Memory], *,
+                         previous_id: int | None = None) -> None:
         """Add older memories above the oldest entry shown (loading a long history in
-        slices keeps every frame short)."""
+        slices keeps every frame short). ``previous_id``: as for :meth:`set_memories`."""
         room = MAX_ENTRIES - len(self.children)
         if room <= 0 or not memories:
             return
-        widgets = [LogEntry(m, self.names, self.all_expanded) for m in memories[-room:]]
+        shown = memories[-room:]
+        if len(shown) < len(memories):
+            previous_id = memories[-len(shown) - 1].id
         first = next(iter(self.query(LogEntry)), None)
+        upper = first.memory.id if first is not None else None
+        turns = [t for t in self.turns if upper is None or t.first_memory_id <= upper]
+        marked = {t.first_memory_id for t in self.turns
+                  if upper is not None and shown and shown[-1].id < t.first_memory_id <= upper}
+        turns = [t for t in turns if t.first_memory_id not in marked]
+        widgets = with_turn_markers(shown, turns, self.names, self.all_expanded,
+                                    previous_id=previous_id)
         if first is None:
             self.mount_all(widgets)
         else:

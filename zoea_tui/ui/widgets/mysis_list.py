@@ -59,6 +59,13 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     second.append("    └ ", style=fmt.DIM)
     if view.state == "errored" and view.last_error:
         second.append("error: " + one_line(view.last_error, 600), style=fmt.ERROR)
+    elif view.state == "idle" and view.last_error:
+        second.append("idle: " + one_line(view.last_error, 600), style=fmt.WARNING)
+    elif view.next_nudge_at is not None:
+        second.append_text(fmt.next_nudge(view.next_nudge_at, view.waiting_on_game))
+        if view.last_answer:
+            second.append(" · ", style=fmt.DIM)
+            second.append(one_line(view.last_answer, 600), style=fmt.TEXT)
     elif view.last_line:
         second.append(one_line(view.last_line, 600), style=fmt.TEXT)
     else:
@@ -167,6 +174,16 @@ class MysisList(VerticalScroll, can_focus=True):
         """An empty-swarm hint, shown when there is no row."""
         yield Static(Text.assemble(("No Myses. Press ", fmt.MUTED), ("n", f"bold {fmt.TEAL}"),
                                    (" to create one.", fmt.MUTED)), id="empty-swarm")
+
+    def on_mount(self) -> None:
+        # Redraw the nudge countdowns of waiting Myses once a second (a clock, not a poll:
+        # the views themselves arrive with engine events).
+        self.set_interval(1.0, self._count_down)
+
+    def _count_down(self) -> None:
+        for row in self._rows.values():
+            if row.view is not None and row.view.next_nudge_at is not None:
+                row.refresh()
 
     @property
     def ids(self) -> list[int]:
