@@ -8,7 +8,10 @@ messages and choosing) and the whole ``AutopilotProvider.chat`` (plus
 tool-call ids, the usage estimate and stream events). Median and p95 are per
 strategy, together with the request sizes and the game's outcome
 (``World.score()``), so the cost of context a strategy drops is visible as
-extra snapshot calls and fewer ore sold in the same number of ticks.
+extra snapshot calls and fewer ore sold in the same number of ticks. The game
+is played in turns as the orchestrator plays them (a nudge opens each, a text
+ends it): rounds per turn (median, max) and the share of turns that ended
+with a text before the round limit are reported per strategy.
 
 Usage: python bench/autopilot.py [--ticks N] [--runs N] [--seed N] [--out FILE]
 """
@@ -66,6 +69,7 @@ async def measure(strategy: str, settings: ComposeSettings, seed: int, ticks: in
     sizes = [len(m) for m in requests]
     score = harness.score()
     stats = harness.stats
+    rounds = stats.turn_rounds or [0]
     return {
         "requests": len(requests),
         "messages_median": statistics.median(sizes),
@@ -76,6 +80,9 @@ async def measure(strategy: str, settings: ComposeSettings, seed: int, ticks: in
             "ticks": harness.world.current_tick,
             "turns": stats.turns,
             "rounds": stats.rounds,
+            "rounds_per_turn": {"median": statistics.median(rounds), "max": max(rounds)},
+            "turns_ended_by_text": stats.turns_ended_by_text,
+            "text_end_share": round(stats.text_end_share, 3),
             "ore_sold": score.get("ore_sold", 0),
             "credits_earned": score.get("score", 0),
             "tool_calls": sum(stats.calls.values()),
@@ -106,7 +113,10 @@ async def main() -> None:
               f"p95 {row['decide']['p95_ms']:.3f} ms; chat median "
               f"{row['chat']['median_ms']:.3f} ms; {row['requests']} requests, "
               f"median {row['messages_median']} messages; "
-              f"ore sold {row['game']['ore_sold']}")
+              f"ore sold {row['game']['ore_sold']}; rounds per turn median "
+              f"{row['game']['rounds_per_turn']['median']} max "
+              f"{row['game']['rounds_per_turn']['max']}; "
+              f"{row['game']['text_end_share']:.0%} of turns ended by a text")
     report = {
         "benchmark": "autopilot",
         "python": platform.python_version(),

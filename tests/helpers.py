@@ -70,7 +70,6 @@ def history_of(
     summary = summaries[-1] if summaries else None
     since = [m for m in memories if summary is None or m.id > summary.id]
     turn = turns[-1] if turns else None
-    by_id = {m.id: m for m in memories}
     lower = (summary.id if summary else 0) if strategy == "summarize" else \
         (window[0].id if window else 0)
     return History(
@@ -78,6 +77,10 @@ def history_of(
         latest_prompt=prompts[-1] if prompts else None, latest_summary=summary,
         since_summary=tuple(since[-2000:]) if strategy == "summarize" else None,
         before_window_id=before, game_state=game_state, latest_broadcast=latest_broadcast,
-        turn=turn, turn_prompt=by_id.get(turn.first_memory_id) if turn else None,
+        turn=turn,
+        turn_memories=tuple(m for m in memories[-(n + margin + 1):]
+                            if turn and m.id >= turn.first_memory_id),
+        turn_first=next((m for m in memories if turn and m.id >= turn.first_memory_id), None),
+        before_turn=tuple([m for m in memories if turn and m.id < turn.first_memory_id][-n:]),
         turns=tuple(t for t in turns if t.first_memory_id >= lower),
     )

@@ -81,8 +81,14 @@ class History:
     before_window_id: int | None = None
     #: The current turn (None: no turn recorded; the composer infers one).
     turn: Turn | None = None
-    #: The prompt memory that started the current turn, when a prompt did.
-    turn_prompt: Memory | None = None
+    #: The first memory of the current turn (its prompt, for a prompt-started turn).
+    turn_first: Memory | None = None
+    #: The current turn's newest memories (up to the window's size and margin), oldest
+    #: first, whatever the window's cut (``turn-aware`` sends the turn whole).
+    turn_memories: tuple[Memory, ...] = ()
+    #: The newest memories before the current turn began, oldest first (where
+    #: ``turn-aware`` finds the latest tool loop of earlier turns).
+    before_turn: tuple[Memory, ...] = ()
     #: Turns that began inside what was loaded, oldest first (their nudges are placed
     #: where the model received them by the strategies that send whole turns).
     turns: tuple[Turn, ...] = ()

@@ -43,7 +43,7 @@ def turn_prompt(history: History, turn: Turn) -> Memory | None:
     for memory in history.window:
         if memory.id == turn.first_memory_id:
             return memory
-    for memory in (history.turn_prompt, history.latest_prompt):
+    for memory in (history.turn_first, history.latest_prompt):
         if memory is not None and memory.id == turn.first_memory_id:
             return memory
     return None

@@ -10,6 +10,8 @@ from ..sim.mcp_server import in_process_server
 from .connect import Connector, http_connector, in_process_connector
 
 EMBEDDED = "embedded"
+#: The real SpaceMolt server's tick length (reference: one tick every 10 seconds).
+REMOTE_TICK_SECONDS = 10.0
 
 
 class GameBackend:
@@ -48,6 +50,13 @@ class GameBackend:
             return in_process_connector(lambda: in_process_server(host),
                                         read_timeout=self.read_timeout)
         return http_connector(self.server, read_timeout=self.read_timeout)
+
+    @property
+    def tick_seconds(self) -> float:
+        """Seconds per game tick (0 on a simulated clock: a tick costs no wall time)."""
+        if self.host is not None:
+            return float(self.host.tick_seconds)
+        return REMOTE_TICK_SECONDS
 
     @property
     def current_tick(self) -> int | None:

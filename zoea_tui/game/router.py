@@ -21,6 +21,7 @@ from ..storage import SearchHit, Store
 from .errors import GameConnectionError, GameToolError
 from .session import GameSession, ToolInfo
 from .state_cache import GameStateCache
+from .waits import ticks_to_wait
 
 REDACTED = "[password stored by Zoea Nova]"
 SEARCH_LIMIT_DEFAULT = 20
@@ -66,6 +67,8 @@ class RoutedResult:
     #: The refusal's own words, and how long the game asked to wait (timing refusals).
     error_message: str | None = None
     wait_seconds: float | None = None
+    #: A successful result that says the Mysis must wait: ticks to wait (0: unknown).
+    wait_ticks: int | None = None
 
 
 def _search_schema(what: str) -> dict[str, Any]:
@@ -255,7 +258,8 @@ class ToolRouter:
         text = outcome.text
         if call.name == "register" and data is not None and "password" in data:
             text = json.dumps({**data, "password": REDACTED}, ensure_ascii=False)
-        return RoutedResult(self.redact(text), tick=outcome.tick)
+        return RoutedResult(self.redact(text), tick=outcome.tick,
+                            wait_ticks=ticks_to_wait(data, outcome.tick))
 
     async def _login(self, args: dict[str, Any]) -> Any:
         wanted = args.get("username")

@@ -29,6 +29,7 @@ from ..core.types import Memory, Turn
 from ..core.validator import validate
 from ..game.router import RoutedResult, ToolRouter
 from ..game.session import GameSession
+from ..game.waits import WAIT_CODES
 from ..providers.base import (
     ChatRequest,
     ChatResponse,
@@ -62,8 +63,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Error codes after which a Mysis waits for the game rather than the idle interval.
-WAIT_CODES = frozenset({"action_pending", "in_transit", "cooldown", "rate_limited"})
 ACTIVITY_BY_TOOL = {"travel": "traveling", "jump": "jumping", "mine": "mining",
                     "dock": "docking", "undock": "undocking", "sell": "trading",
                     "buy": "trading", "refuel": "refueling", "repair": "repairing"}
@@ -443,6 +442,11 @@ class MysisRuntime:
             await self.swarm.saw_tick(result.tick)
         if result.error_code in WAIT_CODES:
             self.waiting_on_game, self.wait_hint = True, result.wait_seconds
+        elif result.wait_ticks is not None:
+            seconds = self.swarm.backend.tick_seconds
+            self.waiting_on_game = True
+            self.wait_hint = result.wait_ticks * seconds if result.wait_ticks and seconds \
+                else None
         await self._store(NewMemory("tool", "tool", result.content, tool_call_id=call.id,
                                     tool_name=call.name, game_tick=self.game_tick))
         await self.swarm.bus.publish(ToolCallFinished(

@@ -556,8 +556,12 @@ class Store:
             f"SELECT 's', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
             "WHERE mysis_id = :m AND id <= :u AND source = 'summary' "
             "ORDER BY id DESC LIMIT 1)",
-            f"SELECT 'q', {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m AND id = "
-            + (":tp" if turn is not None else latest_turn),
+            f"SELECT 'q', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
+            "AND id <= :u AND id >= " + (":tp" if turn is not None else latest_turn)
+            + " ORDER BY id LIMIT 1)",
+            f"SELECT 'h', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
+            "AND id <= :u AND id < " + (":tp" if turn is not None else latest_turn)
+            + " ORDER BY id DESC LIMIT :hn)",
             f"SELECT 'T', * FROM (SELECT {_TURN_AS_MEMORY} FROM turns t "
             "WHERE t.mysis_id = :m AND t.first_memory_id <= :u + 1 AND t.id <= :tid "
             "AND t.first_memory_id >= :lo ORDER BY t.id DESC LIMIT :tn)",
@@ -583,14 +587,15 @@ class Store:
             lower = ("COALESCE((SELECT MIN(id) FROM (SELECT id FROM memories "
                      "WHERE mysis_id = :m AND id <= :u ORDER BY id DESC LIMIT :n)), 0)")
         sql = " UNION ALL ".join(parts).replace(":lo", lower)
-        params = {"m": mysis_id, "u": upper, "n": limit + margin + 1,
+        params = {"m": mysis_id, "u": upper, "n": limit + margin + 1, "hn": limit,
                   "a": SUMMARIZE_SCAN_LIMIT, "after": after, "tn": TURN_SCAN_LIMIT,
                   "tp": turn.first_memory_id if turn is not None else 0,
                   "tid": turn.id if turn is not None and turn.id is not None else 2**62}
         newest: list[Memory] = []
         since: list[Memory] = []
         turns: list[Turn] = []
-        prompt = summary = turn_prompt = None
+        prompt = summary = turn_first = None
+        before_turn: list[Memory] = []
         async with self._db.execute(sql, params) as cur:
             for r in await cur.fetchall():
                 tag = r[0]
@@ -608,7 +613,9 @@ class Store:
                 elif tag == "s":
                     summary = memory
                 elif tag == "q":
-                    turn_prompt = memory
+                    turn_first = memory
+                elif tag == "h":
+                    before_turn.append(memory)
                 else:
                     since.append(memory)
         newest.reverse()
@@ -630,7 +637,10 @@ class Store:
             since_summary=tuple(since) if strategy == "summarize" else None,
             before_window_id=before,
             turn=turn,
-            turn_prompt=turn_prompt,
+            turn_first=turn_first,
+            turn_memories=tuple(m for m in newest
+                                if turn is not None and m.id >= turn.first_memory_id),
+            before_turn=tuple(reversed(before_turn)),
             turns=tuple(sorted(turns, key=lambda t: t.first_memory_id)),
         )
 

@@ -7,6 +7,7 @@ from ..composition import ComposeSettings, History
 from ..loops import extract_latest_tool_loop
 from ..selection import Selection, keep, synthetic_user
 from ..turns import current_turn, opening_slot
+from ..window import kept_count
 
 
 def turn_aware(history: History, settings: ComposeSettings) -> Selection:
@@ -15,28 +16,41 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     System prompt, then the latest tool loop of the history before the turn
     boundary, then the complete current turn, whatever started it: a prompt
     memory, or the nudge text the model received, once, where it received it.
-    Within a turn every request is the previous one plus the new messages.
+    Both are fixed for the whole turn (the loop is taken from before the turn's
+    start, not from a sliding window), so within a turn every request is the
+    previous one plus the new messages.
 
-    Turn paging: a turn longer than the scan window keeps its opening pinned in
-    front, a note stands for its early part, and the rest follows. The window is
-    cut in steps (``core/window.py``), so the note and the paged part stay
-    byte-identical until the next step.
+    Turn paging (seed 004's "turn-based pagination"): a turn grown past
+    ``max_context_messages + window_margin - 1`` memories is cut back to its newest
+    ``max_context_messages`` in one step; its opening stays pinned in front and a
+    note stands for the paged-out part. Between steps the request only appends.
     """
-    window = list(history.window)
     selection = Selection(default_drop_reason="earlier turn: only its latest tool loop is kept")
     turn = current_turn(history, settings)
-    before = [m for m in window if m.id < turn.first_memory_id]
-    current = [m for m in window if m.id >= turn.first_memory_id]
-    paged = (not before and history.before_window_id is not None
-             and history.before_window_id >= turn.first_memory_id)
+    window = list(history.window)
+    if history.turn is not None:
+        current = list(history.turn_memories)
+        before = list(history.before_turn)
+    else:  # no recorded turn: the boundary was inferred from the window
+        current = [m for m in window if m.id >= turn.first_memory_id]
+        before = [m for m in window if m.id < turn.first_memory_id]
+    size, margin = max(settings.max_context_messages, 1), max(settings.window_margin, 1)
+    first = history.turn_first
+    total = (current[-1].seq - first.seq + 1 if current and first is not None
+             and current[-1].seq > 0 and first.seq > 0 else len(current))
+    paged = total > size + margin - 1 or (
+        history.turn is None and history.before_window_id is not None and not before
+        and history.before_window_id >= turn.first_memory_id)
     opening = opening_slot(history, turn)
     if paged:
+        if total > len(current) or total > size + margin - 1:
+            current = current[-kept_count(total, size, margin):]
         selection.slots.append(opening or synthetic_user(
             prompts.nudge_text(settings.nudge_level), "nudge", "turn start not stored"))
-        first = current[0].id if current else None
         start = turn.first_memory_id + (0 if turn.synthetic else 1)
         selection.slots.append(synthetic_user(
-            prompts.gap_note(start, first), "note", "earlier part of a long turn, paged out"))
+            prompts.gap_note(start, current[0].id if current else None), "note",
+            "earlier part of a long turn, paged out"))
         while current and current[0].role == "tool":
             selection.drop(current[0], "turn paging: its call is in the paged-out part")
             current = current[1:]

@@ -143,7 +143,9 @@ def location_text(f: Facts) -> str:
         return f"in transit to {_place_label(f, f.move[1])}{tick}"
     if f.poi is None and not f.at_belt:
         return "location unknown"
-    where = _place_label(f, f.poi)
+    here = f.pois.get(f.poi) if f.poi else None
+    # Mining newer than the last known POI means a belt (see ``Facts.at_belt``).
+    where = _place_label(f, f.poi if not f.at_belt or (here and here.kind == "belt") else None)
     system = f" in {f.system}" if f.system else ""
     if f.docked:
         return f"docked at {where}{system}"
