@@ -11,6 +11,9 @@ CREATE TABLE turns (
     nudge_level     INTEGER NOT NULL DEFAULT 0,
     -- nudge and start: the exact text the model received; NULL for prompts.
     text            TEXT,
+    -- The volatile facts (game state, latest broadcast) as sent right after the turn's
+    -- opening; NULL until the turn's first request is composed.
+    state           TEXT,
     created_at      REAL NOT NULL,
     game_tick       INTEGER
 );

@@ -45,10 +45,10 @@ def test_simulate_makes_progress_with_valid_requests_then_replay_compares(tmp_pa
         ratios[strategy] = result["ratio_to_full_history"]
         assert 0 < result["prefix_reuse"]["median"] <= 1
         assert result["uncached_tokens"]["total"] > 0
-    # summarize sends everything until a summary is due (none is, in 12 turns), plus the
-    # closing state message: about the full history, never much more.
+    # summarize sends everything until a summary is due (none is, in 12 turns), plus each
+    # turn's state message (~100 tokens): about the full history, never much more.
     assert all(0 < r < 1 for s, r in ratios.items() if s != "summarize")
-    assert 0 < ratios["summarize"] < 1.05
+    assert 0 < ratios["summarize"] < 1.15
     assert ratios["turn-aware"] < ratios["summarize"]
 
 

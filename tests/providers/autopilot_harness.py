@@ -7,8 +7,8 @@ strategy, the autopilot answers, and its tool calls run directly on
 ``World.call``. Like the router, the harness fills credentials into
 ``login {}``, keeps the password of ``register`` out of the stored result,
 shows the assigned account in the system prompt, keeps the game-state cache
-whose projection closes every request, and answers the ``zoea_*`` tools
-itself. Like the orchestrator, it records every turn: a commander message or
+whose projection the composer sends with every request, and answers the
+``zoea_*`` tools itself. Like the orchestrator, it records every turn: a commander message or
 broadcast not yet sent opens a turn at that memory; otherwise the turn is a
 nudge (``prompts.nudge_text(1)``; a ``start`` turn when nothing was ever sent)
 that the composer places where it was received. A turn ends when the

@@ -330,6 +330,21 @@ async def test_game_state_projection_is_read_when_messages_lack_it(
     assert calls(await answer(chat.nudge())) == [expected]
 
 
+async def test_a_state_message_after_the_turn_opening_is_facts_not_an_order(
+    game: Game,
+) -> None:
+    """The composer may pin a turn's state right after its opening instead of last: it is
+    still read as facts ("Hold: ..." is not an order to hold) and never opens a turn."""
+    chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
+    game.fly("main_belt")
+    chat.nudge().user(prompts.state_message(
+        "- Game tick: 40\n- Location: sol / main_belt (now)\n- Docked: no (now)\n"
+        "- Credits: 150 (now)\n- Cargo: 0/50 (now)\n- Hold: empty (now)", None))
+    chat.loop("mine", game("mine"))
+    assert chat.messages[-1]["role"] == "tool"
+    assert calls(await answer(chat)) == [("mine", {})]
+
+
 async def test_travel_result_flagged_arrived_means_arrived(game: Game) -> None:
     """The embedded world's host returns a trip once it has arrived, flagged so."""
     chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
@@ -590,6 +605,22 @@ async def test_newer_order_replaces_an_older_one(game: Game) -> None:
     chat.user("Mine again.").loop("get_system", game("get_system"))
     chat.loop("get_status", game("get_status"))
     assert calls(await answer(chat)) == [("travel", {"target_poi": "main_belt"})]
+
+
+async def test_a_sell_order_with_the_hold_out_of_view_looks_before_flying(game: Game) -> None:
+    chat = Chat("Sell everything you carry.").loop("get_system", game("get_system"))
+    assert calls(await answer(chat)) == [("get_status", {})]
+
+
+async def test_a_one_shot_broadcast_of_an_earlier_turn_is_not_repeated(game: Game) -> None:
+    """Seen only in the state message, "sell now" was received (and acted on) in an
+    earlier turn: this turn mines instead of flying back to sell."""
+    chat = Chat(None, broadcast="All Myses: sell everything you carry now.")
+    chat.loop("get_system", game("get_system"))
+    trip = game.fly("main_belt")
+    trip.update(arrived=True)
+    assert calls(await answer(chat.loop("travel", trip, target_poi="main_belt").nudge())) == \
+        [("mine", {})]
 
 
 async def test_go_to_order_flies_to_the_named_belt(game: Game) -> None:

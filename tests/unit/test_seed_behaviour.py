@@ -17,6 +17,7 @@ from zoea_tui.core.loops import (
 )
 from zoea_tui.core.normalize import clean_messages
 from zoea_tui.core.selection import keep
+from zoea_tui.core.types import Turn
 from zoea_tui.core.validator import validate
 
 SETTINGS = ComposeSettings()
@@ -153,21 +154,37 @@ def test_turn_aware_pins_prompt_of_a_turn_longer_than_the_window() -> None:
     assert validate(c.messages) == []
 
 
-def test_volatile_state_closes_the_request_and_never_enters_the_system_prompt() -> None:
+def test_volatile_state_follows_the_turn_opening_and_never_enters_the_system_prompt() -> None:
     log = Log()
     log.direct("log in")
     log.loop("l", "login", '{"username": "Ore", "session_id": "s-1"}')
     log.direct("status?")
+    log.loop("s", "get_status", '{"player": {"credits": 5}}')
     state = "- Game tick: 12\n- Location: sol / main_belt (2 ticks ago)"
     for strategy in ("turn-aware", "loop-slice", "sliding-window", "snapshot-compaction"):
         c = compose(history_of(log.memories, SETTINGS, game_state=state,
                                latest_broadcast="regroup"), strategy, SETTINGS)
         system = c.messages[0]["content"]
         assert "sol / main_belt" not in system and "regroup" not in system
-        assert c.messages[-1]["role"] == "user" and c.items[-1].kind == "state"
-        assert "sol / main_belt (2 ticks ago)" in c.messages[-1]["content"]
-        assert "regroup" in c.messages[-1]["content"]
+        kinds = [i.kind for i in c.items]
+        assert kinds.count("state") == 1, (strategy, kinds)
+        at = kinds.index("state")
+        assert c.messages[at - 1]["content"] == "status?", strategy  # right after the opening
+        assert "sol / main_belt (2 ticks ago)" in c.messages[at]["content"]
+        assert "regroup" in c.messages[at]["content"]
+        assert c.state_text == c.messages[at]["content"]
         assert validate(c.messages) == []
+
+
+def test_volatile_state_closes_the_request_when_the_opening_is_not_sent() -> None:
+    log = Log()
+    for n in range(30):
+        log.loop(f"m{n}", "mine", '{"quantity": 1}')
+    settings = ComposeSettings(max_context_messages=6, window_margin=1)
+    nudge = Turn(1, 1, "nudge", 1, prompts.nudge_text(1), id=1)
+    c = compose(history_of(log.memories, settings, game_state="- Credits: 5", turns=[nudge]),
+                "sliding-window", settings)
+    assert c.items[-1].kind == "state" and c.state_text is None
 
 
 # -- seed 000: loop extraction, prompt-source priority, synthetic nudge --------

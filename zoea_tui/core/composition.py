@@ -167,6 +167,9 @@ class Composition:
     last_memory_id: int | None = None
     #: The turn the request belongs to.
     turn: Turn | None = None
+    #: The volatile facts placed after the current turn's opening (None: not placed
+    #: there); the orchestrator records them with the turn so they stay put.
+    state_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form used by ``zoea context --json`` and the request log."""

@@ -21,6 +21,7 @@ from .tokens import (
     message_tokens,
     truncate_to_tokens,
 )
+from .turns import current_turn
 from .types import ToolCall
 
 Block = list[Slot]
@@ -43,7 +44,8 @@ def finalize(
 ) -> Composition:
     """Turn a strategy's selection into a valid, bounded, explained request."""
     dropped: dict[int, str] = dict(selection.dropped)
-    slots = _drop_unsendable(selection.slots, dropped)
+    slots, state_text = _with_state(selection.slots, history, settings)
+    slots = _drop_unsendable(slots, dropped)
     blocks = _pair_tool_calls(slots, dropped)
     blocks = _fix_edges(blocks, settings, _opening_id(history))
 
@@ -51,15 +53,6 @@ def finalize(
         history.system_template, account=history.account, name=history.mysis_name)
     system_slot = Slot(role="system", content=system_text, kind="system", action="synthetic",
                        reason="rendered from the system prompt template", pinned=True)
-    broadcast = history.latest_broadcast
-    if broadcast is not None and any(s.role == "user" and s.content == broadcast
-                                     for block in blocks for s in block):
-        broadcast = None  # already in view as a message
-    state = prompts.state_message(history.game_state, broadcast)
-    if state:
-        # Volatile facts close the request: a change there costs a prompt cache nothing.
-        blocks.append([synthetic_user(state, "state", "current game state and latest "
-                                      "broadcast (volatile: sent last)")])
 
     rendered = [[_render(s, settings) for s in block] for block in blocks]
     system = _render(system_slot, settings)
@@ -87,7 +80,45 @@ def finalize(
         dropped=tuple(Dropped(i, dropped[i]) for i in sorted(dropped)),
         tokens=total,
         uses_nudge=uses_nudge or any(r.slot.kind == "nudge" for r in flat),
+        state_text=state_text,
     )
+
+
+def _with_state(slots: list[Slot], history: History,
+                settings: ComposeSettings) -> tuple[list[Slot], str | None]:
+    """Put the volatile facts (game state, latest broadcast) where a cache keeps them.
+
+    Each turn's facts stand right after its opening, as its first request had them
+    (recorded with the turn), so they do not move while the turn goes on; a turn whose
+    first request is being composed gets the current facts there. When the current
+    turn's opening is not sent, the current facts close the request instead. Returns
+    the slots and the text placed after the current turn's opening (None: not placed).
+    """
+    turn = current_turn(history, settings)
+    broadcast = history.latest_broadcast
+    if broadcast is not None and any(s.role == "user" and s.content == broadcast
+                                     for s in slots):
+        broadcast = None  # already in view as a message
+    live = prompts.state_message(history.game_state, broadcast)
+    recorded = {t.first_memory_id: t.state for t in history.turns if t.state}
+    out: list[Slot] = []
+    placed: str | None = None
+    for slot in slots:
+        out.append(slot)
+        if slot.opens is None:
+            continue
+        if slot.opens == turn.first_memory_id:
+            text = turn.state if turn.state is not None else live
+            placed = text
+        else:
+            text = recorded.get(slot.opens, "")
+        if text:
+            out.append(synthetic_user(text, "state", "the game state and latest broadcast "
+                                      "when this turn began"))
+    if placed is None and live:
+        out.append(synthetic_user(live, "state", "current game state and latest broadcast "
+                                  "(volatile: sent last)"))
+    return out, placed
 
 
 def clean_messages(slots: list[Slot], settings: ComposeSettings) -> list[dict[str, Any]]:

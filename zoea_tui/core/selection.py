@@ -24,6 +24,8 @@ class Slot:
     reason: str = ""
     #: Pinned slots survive the budget enforcement longest.
     pinned: bool = False
+    #: Set on the message that opened a turn: that turn's ``first_memory_id``.
+    opens: int | None = None
 
     @property
     def memory_id(self) -> int | None:

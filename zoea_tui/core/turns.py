@@ -11,6 +11,7 @@ seed 004 finds its boundary: the latest prompt source, else a synthetic nudge.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from . import prompts
 from .composition import ComposeSettings, History
@@ -54,9 +55,13 @@ def opening_slot(history: History, turn: Turn, *, pinned: bool = True) -> Slot |
     reason = f"turn start ({turn.describe()})"
     if turn.synthetic:
         text = turn.text or prompts.nudge_text(turn.nudge_level)
-        return synthetic_user(text, "nudge", reason, pinned=pinned)
-    prompt = turn_prompt(history, turn)
-    return keep(prompt, pinned=pinned, reason=reason) if prompt is not None else None
+        slot = synthetic_user(text, "nudge", reason, pinned=pinned)
+    else:
+        prompt = turn_prompt(history, turn)
+        if prompt is None:
+            return None
+        slot = keep(prompt, pinned=pinned, reason=reason)
+    return replace(slot, opens=turn.first_memory_id)
 
 
 def place_openings(slots: Sequence[Slot], history: History, turns: Iterable[Turn], *,
@@ -69,6 +74,9 @@ def place_openings(slots: Sequence[Slot], history: History, turns: Iterable[Turn
     """
     out = list(slots)
     lower = after_id if after_id is not None else 0
+    starts = {t.first_memory_id for t in turns if not t.synthetic}
+    out = [replace(s, opens=s.memory_id) if s.memory_id in starts and s.opens is None
+           and s.role == "user" else s for s in out]
     for turn in sorted((t for t in turns if t.synthetic and t.first_memory_id > lower),
                        key=lambda t: t.first_memory_id, reverse=True):
         at = next((i for i, s in enumerate(out)

@@ -101,6 +101,9 @@ class Turn:
     text: str | None = None
     #: None for a turn that is not stored (the preview of the next one).
     id: int | None = None
+    #: The volatile facts sent right after the opening, as the turn's first request
+    #: had them (None: not composed yet). They stay put for the whole turn.
+    state: str | None = None
     created_at: float = 0.0
     game_tick: int | None = None
 

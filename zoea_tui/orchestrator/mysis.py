@@ -345,6 +345,12 @@ class MysisRuntime:
         self.last_tokens = composition.tokens
         last_id = composition.last_memory_id
         self._sent_upto = max(self._sent_upto or 0, last_id or 0)
+        turn = self.turn
+        if turn is not None and turn.id is not None and turn.state is None \
+                and composition.state_text is not None:
+            # The facts after the opening stay as the turn's first request had them.
+            await self.swarm.store.set_turn_state(turn.id, composition.state_text)
+            self.turn = replace(turn, state=composition.state_text)
         self.last_sent = composition.messages
         response: ChatResponse | None = None
         for attempt in range(TRANSIENT_ATTEMPTS):
@@ -355,7 +361,7 @@ class MysisRuntime:
             started = time.perf_counter()
             self.activity = "thinking"
             await self.changed("thinking")
-            outcome, error = "error", None
+            outcome, error, logged = "error", None, False
             try:
                 async with self.swarm.in_flight("llm"):
                     response = await self.provider.chat(
@@ -368,6 +374,9 @@ class MysisRuntime:
                 raise
             except ProviderError as exc:
                 error = exc.message
+                # The log says how the call ended before the Mysis's state does.
+                await self._finish_request(request_id, outcome, response, started, error)
+                logged = True
                 if not exc.retryable or attempt == TRANSIENT_ATTEMPTS - 1:
                     await self._fail(f"{self.provider.label}: {exc.message}")
                     return None
@@ -375,13 +384,8 @@ class MysisRuntime:
                 await self.changed("retry")
                 await self.swarm.clock.sleep(exc.retry_after or BACKOFF_BASE_S * 2**attempt)
             finally:
-                usage = response.usage if response is not None and outcome == "ok" else None
-                await self.swarm.store.finish_request(
-                    request_id, outcome=outcome,
-                    prompt_tokens=usage.prompt_tokens if usage else None,
-                    completion_tokens=usage.completion_tokens if usage else None,
-                    latency_ms=(time.perf_counter() - started) * 1000, error=error,
-                    cached_tokens=getattr(usage, "cached_tokens", None) if usage else None)
+                if not logged:
+                    await self._finish_request(request_id, outcome, response, started, error)
             if response is not None:
                 break
         assert response is not None
@@ -403,6 +407,18 @@ class MysisRuntime:
             self.last_line = "→ " + ", ".join(c.name for c in response.tool_calls)
         await self.changed("answered")
         return response
+
+    async def _finish_request(self, request_id: int, outcome: str,
+                              response: ChatResponse | None, started: float,
+                              error: str | None) -> None:
+        """Record how a logged call ended (with the server's token counts when it answered)."""
+        usage = response.usage if response is not None and outcome == "ok" else None
+        await self.swarm.store.finish_request(
+            request_id, outcome=outcome,
+            prompt_tokens=usage.prompt_tokens if usage else None,
+            completion_tokens=usage.completion_tokens if usage else None,
+            latency_ms=(time.perf_counter() - started) * 1000, error=error,
+            cached_tokens=usage.cached_tokens if usage else None)
 
     async def compose(self, settings: ComposeSettings,
                       provider_settings: ProviderSettings) -> Composition:

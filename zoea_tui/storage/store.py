@@ -34,9 +34,10 @@ _MEMORY_COLUMNS = (
     "id, mysis_id, role, source, sender_id, content, reasoning, tool_calls, "
     "tool_call_id, tool_name, created_at, game_tick, tokens, seq"
 )
-_TURN_COLUMNS = "id, mysis_id, first_memory_id, kind, nudge_level, text, created_at, game_tick"
+_TURN_COLUMNS = ("id, mysis_id, first_memory_id, kind, nudge_level, text, created_at, "
+                 "game_tick, state")
 #: A turn row in the shape of a memory row, so it can ride in the history's one query.
-_TURN_AS_MEMORY = ("t.id, t.mysis_id, t.kind, NULL, NULL, t.text, '', NULL, NULL, NULL, "
+_TURN_AS_MEMORY = ("t.id, t.mysis_id, t.kind, NULL, NULL, t.text, t.state, NULL, NULL, NULL, "
                    "t.created_at, t.game_tick, t.nudge_level, t.first_memory_id")
 #: Most turn starts loaded with one history (turns inside the loaded memories).
 TURN_SCAN_LIMIT = 2000
@@ -170,13 +171,15 @@ def _memory(row: Sequence[Any]) -> Memory:
 
 def _turn(row: Sequence[Any]) -> Turn:
     return Turn(id=row[0], mysis_id=row[1], first_memory_id=row[2], kind=row[3],
-                nudge_level=row[4], text=row[5], created_at=row[6], game_tick=row[7])
+                nudge_level=row[4], text=row[5], created_at=row[6], game_tick=row[7],
+                state=row[8])
 
 
 def _turn_from_memory_row(row: Sequence[Any]) -> Turn:
     """A turn that rode in the history query in a memory row's shape."""
-    return Turn(id=row[0], mysis_id=row[1], kind=row[2], text=row[5], created_at=row[10],
-                game_tick=row[11], nudge_level=row[12], first_memory_id=row[13])
+    return Turn(id=row[0], mysis_id=row[1], kind=row[2], text=row[5], state=row[6],
+                created_at=row[10], game_tick=row[11], nudge_level=row[12],
+                first_memory_id=row[13])
 
 
 def _fts_query(text: str) -> str:
@@ -673,6 +676,12 @@ class Store:
             row = await cur.fetchone()
         assert row is not None
         return _turn(row)
+
+    async def set_turn_state(self, turn_id: int, state: str) -> None:
+        """Record the volatile facts the turn's first request carried after its opening."""
+        async with self._lock:
+            await self._db.execute("UPDATE turns SET state = ? WHERE id = ? AND state IS NULL",
+                                   (state, turn_id))
 
     async def get_turn(self, turn_id: int) -> Turn | None:
         """The turn with this id."""

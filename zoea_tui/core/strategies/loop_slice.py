@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..composition import ComposeSettings, History
 from ..loops import extract_latest_tool_loop, select_prompt_source
 from ..selection import Selection, keep, nudge
@@ -21,7 +23,8 @@ def loop_slice(history: History, settings: ComposeSettings) -> Selection:
                           "latest tool loop")
     turn = current_turn(history, settings)
     prompt = select_prompt_source([m for m in window if m.id >= turn.first_memory_id])
-    start = (keep(prompt, pinned=True, reason=f"turn start ({prompt.source})")
+    start = (replace(keep(prompt, pinned=True, reason=f"turn start ({prompt.source})"),
+                     opens=prompt.id if prompt.id == turn.first_memory_id else None)
              if prompt is not None else opening_slot(history, turn))
     if start is None and history.latest_prompt is not None:
         start = keep(history.latest_prompt, pinned=True, reason="latest prompt")

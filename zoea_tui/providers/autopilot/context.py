@@ -30,6 +30,7 @@ from .system import SystemInfo, read_system
 __all__ = ["ALIASES", "Context", "Facts", "Place", "commander_text", "read_context"]
 
 _NUDGES = tuple(prompts.NUDGE_TEXTS.values())
+_ONE_SHOT = frozenset({"sell", "refuel"})
 _SUMMARY_PROMPT = prompts.SUMMARY_PROMPT.strip()
 
 
@@ -109,16 +110,20 @@ def commander_text(text: str) -> str | None:
 
 
 def split_state(messages: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, Any]], str]:
-    """The request without its closing state message, and that message's text ("" if none).
+    """The request without its state messages, and the newest one's text ("" if none).
 
-    The composer sends the volatile facts (game state, latest broadcast) last, as a
-    user message that opens with :data:`prompts.STATE_HEADER`: facts, not an order.
+    The composer sends the volatile facts (game state, latest broadcast) as a user
+    message that opens with :data:`prompts.STATE_HEADER`: facts, not an order, and not
+    a turn's opening. It closes the request, or stands right after a turn's opening (as
+    that turn's first request had it); either way the newest one is the one read.
     """
-    if messages and messages[-1].get("role") == "user":
-        text = _content(messages[-1])
-        if text.startswith(prompts.STATE_HEADER):
-            return messages[:-1], text[len(prompts.STATE_HEADER):]
-    return messages, ""
+    found = [i for i, m in enumerate(messages) if m.get("role") == "user"
+             and _content(m).startswith(prompts.STATE_HEADER)]
+    if not found:
+        return messages, ""
+    state = _content(messages[found[-1]])[len(prompts.STATE_HEADER):]
+    drop = set(found)
+    return [m for i, m in enumerate(messages) if i not in drop], state
 
 
 def read_context(messages: Sequence[dict[str, Any]]) -> Context:
@@ -209,7 +214,9 @@ def _order(
                 break
     if info.broadcast and (not found or found[-1][0].kind == "report"):
         order = parse_order(info.broadcast)
-        if order is not None:
+        # A one-shot order (sell, refuel) seen only in the state message was received in
+        # an earlier turn, and acted on then: it does not send me back every turn.
+        if order is not None and order.kind not in _ONE_SHOT:
             found.append((order, last_text > 0 and order.kind == "report"))
     # A report once answered is done: the older order stands again.
     acting = next(((o, a) for o, a in found if o.kind != "report" or not a),

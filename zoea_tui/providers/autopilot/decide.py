@@ -472,6 +472,12 @@ class _Planner:
             if self.done_since_order("sell") or f.cargo_used == 0 \
                     or (f.cargo is not None and not f.sellable()):
                 return self.mine_loop()
+            if f.cargo_used is None and f.cargo is None and not f.cargo_full \
+                    and self.c.order.kind == "sell" and self.has("get_status"):
+                # A standing order to sell (say a broadcast) and a hold I cannot see: it
+                # may be empty already, so look before flying to the station.
+                return _call("Ordered to sell, but my cargo is not in my context: checking "
+                             "it first.", ("get_status", {}))
             return self.mine_loop(sell_now=True)
         return self.mine_loop()
 

@@ -615,16 +615,19 @@ def read_facts(
 
 #: Facts of the projection that my own unseen actions may have changed since it saw them.
 _VOLATILE = frozenset({"current_poi", "current_system", "docked", "cargo_used",
-                       "cargo_capacity"})
+                       "cargo_capacity", "hold"})
 
 
 def _stale(info: SystemInfo, key: str, newest: int | None) -> bool:
     """The projection saw ``key`` before my newest visible result: actions came after it,
-    and some of them may be out of view (a sale, a trip), so it is not to be trusted."""
-    age = info.ages.get(key, 0)
+    and some of them may be out of view (a sale, a trip), so it is not to be trusted.
+
+    (A projection refreshed on every request is as new as my newest result; one that
+    stands at a turn's opening ages as the turn goes on.)"""
+    age = info.ages.get(key)
     tick = _int(info.state.get("game_tick", ""))
-    return (key in _VOLATILE and age > 0 and tick is not None and newest is not None
-            and tick - age < newest)
+    return (key in _VOLATILE and age is not None and tick is not None
+            and newest is not None and tick - age < newest)
 
 
 def apply_fallback(f: Facts, info: SystemInfo) -> None:
@@ -632,6 +635,8 @@ def apply_fallback(f: Facts, info: SystemInfo) -> None:
     if info.account is not None or f.account is None:
         f.account = info.account or f.account  # the router's assignment wins
     state = {k: v for k, v in info.state.items() if not _stale(info, k, f.tick)}
+    if "hold" not in state:
+        state.pop("hold_fresh", None)
     if not f.position_known and f.move is None and f.transit_error is None:
         poi = state.get("current_poi")
         if poi and poi.lower() not in ("null", "none"):

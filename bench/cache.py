@@ -1,0 +1,169 @@
+"""Prompt-cache benchmark: what a server must re-read, request after request.
+
+A scripted OpenAI-compatible model on loopback plays a nudge-driven session of
+``zoea simulate`` on the embedded world (no commander prompt: the default swarm
+that plays by itself): every turn it makes a few game calls, then answers in one
+line. The fake server records every request body exactly as received; this script
+measures, per pair of consecutive requests:
+
+- ``prefix_reuse``: the share of the previous request's serialized messages that
+  the next one repeats as an exact prefix (what llama.cpp, vLLM, Ollama and hosted
+  APIs can serve from their caches);
+- ``uncached_tokens``: the tokens of the next request after that prefix;
+- whether the system message is byte-identical.
+
+With ``--baseline REV`` the same session is played by the program as it was at
+REV (a git worktree of this repository), in the same run, so the figures compare
+like with like. The clock is the simulated one (``zoea simulate``); the requests
+are real HTTP requests of the real program.
+
+Usage: python bench/cache.py [--turns N] [--strategy S|all] [--baseline REV] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fakes import Call, FakeOpenAIServer, Reply  # noqa: E402
+from zoea_tui.core.cache import ReuseTally  # noqa: E402
+from zoea_tui.core.tokens import message_tokens  # noqa: E402
+
+
+def script(turns: int) -> list[Reply]:
+    """Register, then per turn: status; cargo and system; a POI look; a one-line answer."""
+    replies = [Reply("", tool_calls=[Call("register", {"username": "Bench",
+                                                       "empire": "solarian"})]),
+               Reply("Registered as Bench.")]
+    for n in range(turns - 1):
+        replies += [
+            Reply("", tool_calls=[Call("get_status", {})]),
+            Reply("", tool_calls=[Call("get_cargo", {}), Call("get_system", {})]),
+            Reply("", tool_calls=[Call("get_poi", {})]),
+            Reply(f"Turn {n + 2}: looked around; credits and cargo unchanged."),
+        ]
+    return replies
+
+
+def play(source: Path, strategy: str, turns: int, workdir: Path) -> list[dict[str, Any]]:
+    """Run ``zoea simulate`` from ``source`` against the scripted server; its requests."""
+    server = FakeOpenAIServer()
+    server.script(*script(turns))
+    server.default = Reply("Nothing more to do.")
+    with server.running_in_thread():
+        config = workdir / f"{source.name}-{strategy}.toml"
+        config.write_text(
+            f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\n'
+            'model = "scripted"\ntemperature = 0\n')
+        db = workdir / f"{source.name}-{strategy}.db"
+        db.unlink(missing_ok=True)
+        env = {**os.environ, "PYTHONPATH": str(source)}
+        done = subprocess.run(
+            [sys.executable, "-m", "zoea_tui.cli", "simulate", "--myses", "1", "--turns",
+             str(turns), "--strategy", strategy, "--provider", "scripted", "--config",
+             str(config), "--db", str(db), "--json"],
+            cwd=workdir, env=env, capture_output=True, text=True, timeout=600, check=False)
+        if done.returncode != 0:
+            raise SystemExit(f"simulate failed ({source}): {done.stderr.strip()}")
+        return [r.json() for r in server.chat_requests]
+
+
+def measure(bodies: list[dict[str, Any]]) -> dict[str, Any]:
+    """Prefix reuse, uncached tokens and system-message stability of consecutive requests."""
+    tally = ReuseTally()
+    overhead: list[int] = []
+    for index, body in enumerate(bodies):
+        measured = tally.add(0, body["messages"])
+        if measured is not None:
+            # Tokens of messages the previous request did not have at all (new results,
+            # the model's own new messages): no composer can serve those from a cache.
+            seen = [json.dumps(m, sort_keys=True) for m in bodies[index - 1]["messages"]]
+            new = sum(message_tokens(m) for m in body["messages"]
+                      if json.dumps(m, sort_keys=True) not in seen)
+            overhead.append(max(measured.uncached_tokens - new, 0))
+    systems = [b["messages"][0].get("content") for b in bodies]
+    same = [a == b for a, b in itertools.pairwise(systems)]
+    report = tally.report()
+    shares = sorted(tally.shares)
+    return {
+        "requests": len(bodies),
+        **report,
+        "prefix_reuse_p10": round(shares[len(shares) // 10], 4) if shares else None,
+        "uncached_tokens_max": max(tally.uncached) if tally.uncached else 0,
+        "uncached_tokens_median": round(statistics.median(tally.uncached), 1)
+        if tally.uncached else 0,
+        "system_identical_share": round(sum(same) / len(same), 4) if same else None,
+        # Uncached tokens beyond the new messages: what the composer itself made the server
+        # re-read (a moved note, a changed system prompt, a window that slid).
+        "reread_tokens": {"total": sum(overhead),
+                          "mean": round(statistics.fmean(overhead), 1) if overhead else 0,
+                          "median": round(statistics.median(overhead), 1) if overhead else 0},
+    }
+
+
+def worktree(rev: str, into: Path) -> Path:
+    """A checkout of this repository at ``rev`` (removed with the temporary folder)."""
+    path = into / f"baseline-{rev[:12]}"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force",
+                    str(path), rev], check=True, capture_output=True)
+    return path
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=60)
+    parser.add_argument("--strategy", default="all")
+    parser.add_argument("--baseline", default="2b724b9",
+                        help="the revision to compare with ('' for none); default: the "
+                             "composer before Context v2")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "cache.json")
+    args = parser.parse_args()
+    strategies = (["turn-aware", "sliding-window", "snapshot-compaction", "loop-slice",
+                   "summarize"] if args.strategy == "all" else [args.strategy])
+    report: dict[str, Any] = {
+        "benchmark": "cache", "clock": "simulated (zoea simulate); real HTTP on loopback",
+        "session": f"1 Mysis, {args.turns} nudge-driven turns, scripted model (3 tool rounds "
+                   "and a one-line answer per turn)",
+        "current": {}, "baseline": {}, "baseline_rev": args.baseline or None,
+    }
+    with tempfile.TemporaryDirectory() as folder:
+        workdir = Path(folder)
+        old = worktree(args.baseline, workdir) if args.baseline else None
+        try:
+            for strategy in strategies:
+                now = measure(play(ROOT, strategy, args.turns, workdir))
+                report["current"][strategy] = now
+                line = (f"{strategy:>20}: reuse median {now['prefix_reuse']['median']:.1%}, "
+                        f"uncached mean {now['uncached_tokens']['mean']:,.0f} tok (re-read "
+                        f"{now['reread_tokens']['mean']:,.0f}), system "
+                        f"identical {now['system_identical_share']:.1%}")
+                if old is not None:
+                    then = measure(play(old, strategy, args.turns, workdir))
+                    report["baseline"][strategy] = then
+                    line += (f" | before: reuse {then['prefix_reuse']['median']:.1%}, "
+                             f"uncached mean {then['uncached_tokens']['mean']:,.0f} tok (re-read "
+                             f"{then['reread_tokens']['mean']:,.0f}), system "
+                             f"identical {then['system_identical_share']:.1%}")
+                print(line, flush=True)
+        finally:
+            if old is not None:
+                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
+                                str(old)], check=False, capture_output=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
