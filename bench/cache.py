@@ -112,6 +112,13 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def save(path: Path, bodies: list[dict[str, Any]]) -> None:
+    """Keep a session's request bodies (messages and tools) for ``bench/local.py``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps([{"messages": b["messages"], "tools": b.get("tools") or []}
+                                for b in bodies]))
+
+
 def worktree(rev: str, into: Path) -> Path:
     """A checkout of this repository at ``rev`` (removed with the temporary folder)."""
     path = into / f"baseline-{rev[:12]}"
@@ -128,6 +135,9 @@ def main() -> None:
                         help="the revision to compare with ('' for none); default: the "
                              "composer before Context v2")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "cache.json")
+    parser.add_argument("--save", type=Path, default=ROOT / "bench" / ".cache" / "sessions",
+                        help="where the recorded request bodies go (bench/local.py replays "
+                             "them through the in-process model)")
     args = parser.parse_args()
     strategies = (["turn-aware", "sliding-window", "snapshot-compaction", "loop-slice",
                    "summarize"] if args.strategy == "all" else [args.strategy])
@@ -142,14 +152,18 @@ def main() -> None:
         old = worktree(args.baseline, workdir) if args.baseline else None
         try:
             for strategy in strategies:
-                now = measure(play(ROOT, strategy, args.turns, workdir))
+                bodies = play(ROOT, strategy, args.turns, workdir)
+                save(args.save / f"{strategy}-current.json", bodies)
+                now = measure(bodies)
                 report["current"][strategy] = now
                 line = (f"{strategy:>20}: reuse median {now['prefix_reuse']['median']:.1%}, "
                         f"uncached mean {now['uncached_tokens']['mean']:,.0f} tok (re-read "
                         f"{now['reread_tokens']['mean']:,.0f}), system "
                         f"identical {now['system_identical_share']:.1%}")
                 if old is not None:
-                    then = measure(play(old, strategy, args.turns, workdir))
+                    bodies = play(old, strategy, args.turns, workdir)
+                    save(args.save / f"{strategy}-baseline.json", bodies)
+                    then = measure(bodies)
                     report["baseline"][strategy] = then
                     line += (f" | before: reuse {then['prefix_reuse']['median']:.1%}, "
                              f"uncached mean {then['uncached_tokens']['mean']:,.0f} tok (re-read "

@@ -11,6 +11,11 @@ Three cases, each through the whole ``LocalProvider.chat`` call:
   game and ``zoea_*`` tools), "cold" on a freshly loaded model, then "warm".
   Its prompt tokens (SmolLM2's tokenizer) are reported too.
 * ``text``: an answer without tools, ``max_tokens`` 128, for tokens per second.
+* ``long_session``: the requests of a recorded nudge-driven session
+  (``bench/cache.py`` saves them: the real composer's, and the composer's before
+  Context v2, for the same scripted play), replayed in order through one model,
+  the real 36-tool game request each time: how long each decision takes and how
+  many prompt tokens llama.cpp reused from the previous request.
 
 The machine's load average is recorded with the figures: llama.cpp's threads
 slow down sharply when other processes share the cores.
@@ -117,6 +122,40 @@ async def text(provider: LocalProvider, runs: int) -> dict[str, Any]:
             "tokens_per_s_median": round(statistics.median(rates), 1)}
 
 
+async def long_session(folder: Path, requests: int, threads: int) -> dict[str, Any]:
+    """Replay recorded sessions (current composer, then the baseline) through the model."""
+    report: dict[str, Any] = {"source": str(folder.relative_to(ROOT)) if folder.is_relative_to(
+        ROOT) else str(folder), "requests": requests, "max_tokens": 24}
+    for label in ("current", "baseline"):
+        path = folder / f"turn-aware-{label}.json"
+        if not path.exists():
+            report[label] = f"missing: run bench/cache.py first ({path.name})"
+            continue
+        bodies = json.loads(path.read_text())[:requests]
+        provider = LocalProvider("smollm2-135m", context_window=8192, n_threads=threads)
+        seconds: list[float] = []
+        prompt: list[int] = []
+        cached: list[int] = []
+        try:
+            for body in bodies:
+                took, answer = await timed(provider, ask(body["messages"], body["tools"],
+                                                         max_tokens=24))
+                seconds.append(took)
+                prompt.append(answer.usage.prompt_tokens or 0)
+                cached.append(answer.usage.cached_tokens or 0)
+        finally:
+            await provider.aclose()
+        report[label] = {
+            "decision_s": _stats(seconds),
+            "total_s": round(sum(seconds), 2),
+            "prompt_tokens_total": sum(prompt),
+            "cached_tokens_total": sum(cached),
+            "evaluated_tokens_total": sum(prompt) - sum(cached),
+            "cached_share": round(sum(cached) / sum(prompt), 4) if sum(prompt) else None,
+        }
+    return report
+
+
 def _describe(answer: ChatResponse) -> str:
     if answer.tool_calls:
         return "; ".join(f"{c.name}({c.arguments})" for c in answer.tool_calls)
@@ -128,7 +167,20 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "local.json")
+    parser.add_argument("--session", type=Path, default=ROOT / "bench" / ".cache" / "sessions",
+                        help="recorded sessions from bench/cache.py")
+    parser.add_argument("--session-requests", type=int, default=40)
+    parser.add_argument("--only-session", action="store_true",
+                        help="run the long_session case alone (merged into --out)")
     args = parser.parse_args()
+    if args.only_session:
+        report = json.loads(args.out.read_text()) if args.out.exists() else {}
+        report["long_session"] = await long_session(args.session, args.session_requests,
+                                                    args.threads)
+        report["long_session"]["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        args.out.write_text(json.dumps(report, indent=2) + "\n")
+        print(json.dumps(report["long_session"], indent=2))
+        return
     find_model_path()  # a clear error when the extra is missing
     load_before = os.getloadavg()
     provider = LocalProvider("smollm2-135m", context_window=4096, n_threads=args.threads)
@@ -157,6 +209,7 @@ async def main() -> None:
         "small_tools": small,
         "game_tools": game,
         "text": prose,
+        "long_session": await long_session(args.session, args.session_requests, args.threads),
         "max_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
