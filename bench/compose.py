@@ -25,6 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from zoea_tui.core.cache import ReuseTally  # noqa: E402
 from zoea_tui.core.compose import compose  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings  # noqa: E402
 from zoea_tui.core.strategies import STRATEGIES  # noqa: E402
@@ -202,6 +203,7 @@ async def bench_tokens(steps: int) -> dict:
                                tool_result_max_tokens=10**9, summarize_threshold=0)
         series: dict[str, list[int]] = {s: [] for s in STRATEGIES}
         series["full-history"] = []
+        tallies = {s: ReuseTally() for s in STRATEGIES}
         violations = 0
         for end in ends:
             for strategy in STRATEGIES:
@@ -212,9 +214,11 @@ async def bench_tokens(steps: int) -> dict:
                 composition = compose(history, strategy, settings)
                 violations += bool(validate(composition.messages))
                 series[strategy].append(composition.tokens)
+                tallies[strategy].add(0, composition.messages)
             history = await store.load_history(mysis.id, full, up_to_id=end)
             series["full-history"].append(compose(history, "sliding-window", full).tokens)
-        series["summarize"], summaries, bad = await live_summarize(memories, settings)
+        series["summarize"], summaries, bad = await live_summarize(memories, settings,
+                                                                   tallies["summarize"])
         violations += bad
     n = len(ends)
     report: dict = {"steps": n, "memories": len(stored), "violations": violations,
@@ -234,16 +238,19 @@ async def bench_tokens(steps: int) -> dict:
             "total_vs_full_history": round(sum(values) / sum(series["full-history"]), 4),
             "mean_steps_100_150": round(statistics.mean(early)) if early else None,
             "mean_last_50_steps": round(statistics.mean(late)) if late else None,
+            **(tallies[name].report() if name in tallies else {}),
         }
     for name, row in report["per_strategy"].items():
+        reuse = row.get("prefix_reuse", {}).get("median")
         print(f"{name:>20}: end {row['at_end']:>8,} tok ({row['end_vs_full_history']:.1%} of full)"
               f", p95 {row['p95']:>7,}, steps 100-150 mean {row['mean_steps_100_150']}, "
-              f"last 50 mean {row['mean_last_50_steps']}", flush=True)
+              f"last 50 mean {row['mean_last_50_steps']}, prefix reuse median {reuse}",
+              flush=True)
     return report
 
 
 async def live_summarize(
-    memories: list[NewMemory], settings: ComposeSettings
+    memories: list[NewMemory], settings: ComposeSettings, tally: ReuseTally
 ) -> tuple[list[int], int, int]:
     """``summarize`` played forward: summaries are written as they fall due.
 
@@ -269,6 +276,7 @@ async def live_summarize(
             composition = await next_composition(store, mysis.id, "summarize", settings)
             bad += bool(validate(composition.messages))
             tokens.append(composition.tokens)
+            tally.add(0, composition.messages)
         async with store.connection.execute(
                 "SELECT COUNT(*) FROM memories WHERE source = 'summary'") as cur:
             row = await cur.fetchone()

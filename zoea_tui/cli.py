@@ -129,13 +129,24 @@ async def _cmd_export(args: argparse.Namespace) -> int:
 
 
 async def _cmd_context(args: argparse.Namespace) -> int:
+    from .config import NudgeConfig
     from .orchestrator.context import next_composition
+    from .orchestrator.turns import next_turn
 
     settings = ComposeSettings()
     async with await _open_existing(args.db) as store:
         mysis = await _find(store, args.mysis)
         strategy = args.strategy or mysis.strategy
-        composition = await next_composition(store, mysis.id, strategy, settings)
+        # The next request of a Mysis that finished its turns: the turn it would begin
+        # (a prompt not yet answered, else the first nudge); with no turn on record (an
+        # imported conversation) the composer infers one from the history.
+        turn = None
+        if await store.latest_turn(mysis.id) is not None:
+            turn = await next_turn(store, mysis.id,
+                                   sent_upto=await store.last_sent_memory_id(mysis.id),
+                                   nudges=0, max_nudges=NudgeConfig().max_encouragements,
+                                   fresh=False, answering=True)
+        composition = await next_composition(store, mysis.id, strategy, settings, turn=turn)
     violations = validate(composition.messages)
     if args.json:
         report = {"mysis": mysis.name, **composition.to_dict(), "valid": not violations,

@@ -57,6 +57,7 @@ from .events import (
     ToolCallStarted,
 )
 from .summaries import summarizer_for
+from .turns import next_turn
 
 if TYPE_CHECKING:
     from .commander import Commander
@@ -257,20 +258,13 @@ class MysisRuntime:
         """
         if self.turn is not None:
             return self.turn
-        store = self.swarm.store
         if self._sent_upto is None:
-            self._sent_upto = await store.last_sent_memory_id(self.id)
-        fresh = self._fresh or self.state != "running"
-        if answering or self.prompt_pending or fresh:
-            prompt = await store.first_prompt_after(self.id, self._sent_upto)
-            if prompt is not None:
-                return Turn(self.id, prompt.id, prompt.source)  # type: ignore[arg-type]
-        latest = await store.latest_memory_id(self.id)
-        first = (latest or 0) + 1
-        if fresh:
-            return Turn(self.id, first, "start", 0, prompts.nudge_text(1))
-        level = min(self.nudges + 1, self.swarm.config.nudge.max_encouragements)
-        return Turn(self.id, first, "nudge", level, prompts.nudge_text(level))
+            self._sent_upto = await self.swarm.store.last_sent_memory_id(self.id)
+        return await next_turn(
+            self.swarm.store, self.id, sent_upto=self._sent_upto, nudges=self.nudges,
+            max_nudges=self.swarm.config.nudge.max_encouragements,
+            fresh=self._fresh or self.state != "running",
+            answering=answering or self.prompt_pending)
 
     async def _preflight(self) -> bool:
         """Check once that the model exists (Ollama: ``/api/tags``), before the first call."""
