@@ -157,7 +157,9 @@ async def test_the_preview_of_a_nudge_turn_is_what_the_turn_sends(tmp_path: Path
     base = Config()
     server = FakeOpenAIServer()
     await server.start()
-    server.script(Reply("First turn done."), Reply("Second turn done."))
+    server.script(Reply("First turn done.",
+                        usage_extra={"prompt_tokens_details": {"cached_tokens": 64}}),
+                  Reply("Second turn done."))
     providers = dict(base.providers)
     providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=server.url,
                                         model="m")
@@ -177,6 +179,11 @@ async def test_the_preview_of_a_nudge_turn_is_what_the_turn_sends(tmp_path: Path
         sent = server.chat_requests[1].json()["messages"]
         assert sent == list(preview.messages)
         assert prompts.nudge_text(1) in [m["content"] for m in sent]
+        # The cached tokens the server reported are kept with the request and shown.
+        logged = await commander.store.list_requests(view.id)
+        assert [r.cached_tokens for r in logged] == [64, None]
+        first_turn = await commander.store.get_turn(logged[0].turn_id)
+        assert first_turn is not None and first_turn.kind == "start"
     finally:
         await server.aclose()
         await commander.shutdown(timeout=2)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 from zoea_tui.core.composition import Composition, Dropped, Item
 from zoea_tui.core.types import Memory, ToolCall
 from zoea_tui.orchestrator.events import MysisView
@@ -131,3 +133,45 @@ def test_preview_lists_role_provenance_tokens_strategy_and_total() -> None:
     assert provenance(Item("tool", "placeholder", "placeholder", 5, memory_id=3)) == \
         "placeholder for #3"
     assert provenance(Item("user", "summary", "kept", 5, memory_id=9)) == "summary #9"
+
+
+def _waiting_view(**fields: object) -> MysisView:
+    base = {"id": 1, "name": "Ada", "provider": "autopilot", "model": "",
+            "provider_label": "autopilot (rule-based)", "strategy": "turn-aware",
+            "state": "running", "activity": "waiting"}
+    return MysisView(**(base | fields))  # type: ignore[arg-type]
+
+
+def test_a_waiting_row_shows_its_next_nudge_and_latest_answer() -> None:
+    line = fmt.next_nudge(1_025.0, False, now=1_000.0).plain
+    assert line == "next nudge in 25s"
+    view = _waiting_view(next_nudge_at=time.time() + 600, last_answer="Sold 50 ore. Credits 900.")
+    row = row_text(view, 120, 32_768, False).plain
+    assert "next nudge in" in row and "Sold 50 ore. Credits 900." in row
+    game = fmt.next_nudge(1_005.0, True, now=1_000.0).plain
+    assert game.startswith("game wait") and fmt.next_nudge(990.0, False, now=1_000.0).plain \
+        == "nudge due"
+
+
+def test_an_idle_row_says_why_it_went_idle() -> None:
+    view = _waiting_view(state="idle", last_error="Failed to respond after 3 encouragements")
+    assert "idle: Failed to respond after 3 encouragements" in row_text(view, 120, 32_768,
+                                                                          False).plain
+
+
+def test_the_focus_header_shows_the_cached_tokens_the_server_reported() -> None:
+    from zoea_tui.ui.screens.focus import header_text
+
+    view = _waiting_view(last_tokens=4_000, last_cached_tokens=3_200)
+    assert "server cached 3.2k" in header_text(view, (1, 1), 32_768).plain
+    assert "server cached" not in header_text(_waiting_view(), (1, 1), 32_768).plain
+
+
+def test_turn_markers_say_what_started_each_turn() -> None:
+    from zoea_tui.core.types import Turn
+    from zoea_tui.ui.widgets.conversation import turn_marker
+
+    nudge = Turn(1, 10, "nudge", 2, "You need to respond.", created_at=0, game_tick=7)
+    text = turn_marker(nudge).plain
+    assert "TURN" in text and "nudge, level 2" in text and "You need to respond." in text
+    assert "commander message" in turn_marker(Turn(1, 3, "direct")).plain

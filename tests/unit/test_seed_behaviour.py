@@ -297,3 +297,19 @@ def test_summarize_composes_from_the_latest_summary() -> None:
     assert ids(c) == [None, summary.id, 5, 6]
     assert c.items[1].kind == "summary"
     assert c.summary_request is None
+
+
+def test_a_second_summary_summarises_the_first() -> None:
+    """Seed 003: the earlier summary is part of the conversation being summarised."""
+    log = Log()
+    log.direct("Mine iron at the Vega belt and never sell below 12 credits.")
+    log.add("user", "summary", "Summary: the commander wants iron from Vega; floor 12 cr.")
+    for n in range(40):
+        log.loop(f"m{n}", "mine", '{"quantity": 5, "ore": "iron"}' + " pad" * 400)
+    settings = ComposeSettings(summarize_threshold=2_000)
+    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize",
+                settings)
+    assert c.summary_request is not None
+    contents = [m.get("content") or "" for m in c.summary_request.messages]
+    assert any("floor 12 cr" in text for text in contents)
+    assert contents[-1] == prompts.SUMMARY_PROMPT

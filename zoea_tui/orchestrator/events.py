@@ -53,6 +53,9 @@ class MysisView:
     next_nudge_at: float | None = None
     #: True while the game said the Mysis must wait (travel, cooldown, pending action).
     waiting_on_game: bool = False
+    #: Prompt tokens the server said it served from its cache on the last call (None:
+    #: it did not say).
+    last_cached_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -145,6 +148,8 @@ class TokenUsage(Event):
     prompt_tokens: int | None
     completion_tokens: int | None
     latency_s: float
+    #: Prompt tokens the server served from its prompt cache (None: not reported).
+    cached_tokens: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -110,6 +110,8 @@ class MysisRuntime:
         self.turns = 0
         #: The first line of the latest answer that ended a turn.
         self.last_answer = ""
+        #: Prompt tokens the server reported it served from its cache, last call.
+        self.last_cached_tokens: int | None = None
         #: Wall-clock time of the next nudge while waiting (for the dashboard).
         self.next_nudge_at: float | None = None
         #: The messages of the last request sent (what the next one is compared with).
@@ -137,6 +139,7 @@ class MysisRuntime:
             last_tokens=self.last_tokens, activity=self.activity, last_line=self.last_line,
             game_tick=self.game_tick, last_answer=self.last_answer,
             next_nudge_at=self.next_nudge_at, waiting_on_game=self.waiting_on_game,
+            last_cached_tokens=self.last_cached_tokens,
         )
 
     async def changed(self, reason: str = "") -> None:
@@ -386,7 +389,9 @@ class MysisRuntime:
         await self.swarm.bus.publish(TokenUsage(
             mysis_id=self.id, estimated=composition.tokens,
             prompt_tokens=response.usage.prompt_tokens,
-            completion_tokens=response.usage.completion_tokens, latency_s=response.latency_s))
+            completion_tokens=response.usage.completion_tokens, latency_s=response.latency_s,
+            cached_tokens=response.usage.cached_tokens))
+        self.last_cached_tokens = response.usage.cached_tokens
         if response.content.strip() or response.tool_calls:
             self.nudges = 0  # a productive answer resets the encouragements
         await self._store(NewMemory("assistant", "llm", response.content,

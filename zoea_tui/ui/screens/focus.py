@@ -72,6 +72,9 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
                 style=fmt.WARNING if view.nudges else fmt.MUTED)
     text.append("   last request ", style=fmt.MUTED)
     text.append_text(fmt.token_gauge(view.last_tokens, window))
+    if view.last_cached_tokens is not None:
+        text.append(f" · server cached {fmt.compact(view.last_cached_tokens)}",
+                    style=fmt.MUTED)
     text.append("   strategy ", style=fmt.MUTED)
     text.append(view.strategy, style=fmt.TEAL)
     if view.last_error:
