@@ -1,0 +1,68 @@
+"""The cache measure and the stepped window: properties, and checks that can fail."""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.helpers import Log
+from zoea_tui.core.cache import ReuseTally, common_prefix_chars, reuse, serialize
+from zoea_tui.core.window import kept_count, stepped_window
+
+
+@given(st.text(), st.text())
+def test_common_prefix_matches_the_standard_library(a: str, b: str) -> None:
+    assert common_prefix_chars(a, b) == len(os.path.commonprefix([a, b]))  # noqa: RUF071 (characters meant)
+
+
+def test_reuse_counts_what_repeats_and_what_is_new() -> None:
+    first = [{"role": "system", "content": "rules"}, {"role": "user", "content": "go"}]
+    second = [*first, {"role": "assistant", "content": "going"}]
+    same = reuse(first, second)
+    # The whole of the first request but its closing bracket repeats.
+    assert same.prefix_chars == len(serialize(first)) - 1
+    assert 0.95 < same.share < 1 and same.uncached_tokens > 0
+    changed = reuse(first, [{"role": "system", "content": "RULES"}, *first[1:]])
+    assert changed.share < 0.5  # a change near byte 0 loses almost everything
+    tally = ReuseTally()
+    assert tally.add(1, first) is None and tally.add(2, second) is None  # per Mysis
+    assert tally.add(1, second) is not None
+    assert tally.report()["prefix_reuse"]["median"] == round(tally.shares[0], 4)
+
+
+@given(st.integers(1, 200), st.integers(1, 40), st.integers(1, 30))
+def test_the_window_keeps_its_size_to_size_plus_margin_and_cuts_in_steps(
+        total: int, size: int, margin: int) -> None:
+    kept = kept_count(total, size, margin)
+    assert kept == total if total <= size else size <= kept <= size + margin - 1
+    if total > size:
+        nxt = kept_count(total + 1, size, margin)
+        # Either the window grew by the new memory (the cut stayed) or it was cut back.
+        assert nxt == kept + 1 or nxt == size
+
+
+def test_between_cuts_the_window_only_appends() -> None:
+    log = Log()
+    for n in range(60):
+        log.say(f"m{n}")
+    starts = []
+    for end in range(21, 61):
+        window, before = stepped_window(log.memories[:end][-(20 + 10 + 1):], 20, 10)
+        starts.append(window[0].id)
+        assert before is None or before == window[0].id - 1
+    # The first memory of the window moves 10 at a time, never one by one.
+    moves = [b - a for a, b in itertools.pairwise(starts) if b != a]
+    assert moves and all(m == 10 for m in moves)
+
+
+def test_a_one_by_one_window_would_fail_the_step_check() -> None:
+    """The step check above rejects a window that slides by one (margin 1)."""
+    log = Log()
+    for n in range(40):
+        log.say(f"m{n}")
+    starts = [stepped_window(log.memories[:end], 20, 1)[0][0].id for end in range(21, 40)]
+    moves = [b - a for a, b in itertools.pairwise(starts) if b != a]
+    assert moves and not all(m == 10 for m in moves)
