@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 from urllib.parse import urlsplit
 
+from ..core.composition import DEFAULT_CONTEXT_WINDOW
 from ..core.strategies import STRATEGIES
 from . import paths
 from .model import (
@@ -349,7 +350,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
     else:
         endpoint = None
         model = table.get("model", _check_text, LOCAL_MODEL if kind == "local" else "")
-    window_default = LOCAL_CONTEXT_WINDOW if kind == "local" else 32_768
+    window_default = LOCAL_CONTEXT_WINDOW if kind == "local" else DEFAULT_CONTEXT_WINDOW
     return ProviderConfig(
         name=name,
         type=cast(ProviderType, kind),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..core.composition import DEFAULT_WINDOW_MARGIN, ComposeSettings
+from ..core.composition import DEFAULT_CONTEXT_WINDOW, DEFAULT_WINDOW_MARGIN, ComposeSettings
 from ..core.strategies import DEFAULT_STRATEGY
 from ..providers.base import ProviderSettings
 
@@ -108,7 +108,7 @@ class ProviderConfig:
     #: Cap on the answer's tokens; None: not sent.
     max_tokens: int | None = None
     #: The model's context window in tokens: the composer's budget and Ollama's ``num_ctx``.
-    context_window: int = 32_768
+    context_window: int = DEFAULT_CONTEXT_WINDOW
     #: Seconds one whole request may take (connect, prompt processing, full answer).
     timeout: float = 600.0
     #: The environment variable holding the API key (the key itself is never stored here).

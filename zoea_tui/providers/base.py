@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ..core.composition import DEFAULT_CONTEXT_WINDOW
 from ..core.types import ToolCall
 
 Message = dict[str, Any]
@@ -38,7 +39,7 @@ class ProviderSettings:
     model: str = ""
     temperature: float | None = None
     max_tokens: int | None = None
-    context_window: int = 32768
+    context_window: int = DEFAULT_CONTEXT_WINDOW
     timeout: float = 600.0
     seed: int | None = None
 

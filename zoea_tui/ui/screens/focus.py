@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...core.cache import reuse
+from ...core.composition import DEFAULT_CONTEXT_WINDOW
 from ...core.validator import validate
 from ...orchestrator.events import (
     ErrorRaised,
@@ -156,7 +157,7 @@ class FocusScreen(Screen[None]):
         ids = sorted(self.zoea.views)
         position = (ids.index(view.id) + 1 if view.id in ids else 0, len(ids))
         header = self.query_one("#focus-header", Static)
-        header.update(header_text(view, position, self.zoea.windows.get(view.provider, 32_768)))
+        header.update(header_text(view, position, self._window(view)))
         self.sub_title = view.name
 
     def _refresh_sidebar(self) -> None:
@@ -165,6 +166,12 @@ class FocusScreen(Screen[None]):
             return
         self.query_one(GameStateSidebar).show(commander.game_state(self.mysis_id),
                                               self.zoea.status.tick)
+
+    def _window(self, view: MysisView | None) -> int:
+        """The context window of a Mysis's model (the default when unknown)."""
+        if view is None:
+            return DEFAULT_CONTEXT_WINDOW
+        return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
 
     def _load(self) -> None:
         view = self._view()
@@ -217,7 +224,7 @@ class FocusScreen(Screen[None]):
         violations = tuple(validate(composition.messages))
         last = commander.last_sent(mysis_id)
         self.query_one(ContextPreview).data = PreviewData(
-            composition, self.zoea.windows.get(view.provider, 32_768), upcoming=True,
+            composition, self._window(view), upcoming=True,
             valid=not violations, violations=violations,
             reuse=reuse(last, composition.messages) if last else None)
 
@@ -238,7 +245,7 @@ class FocusScreen(Screen[None]):
                     memory.role == "assistant" and not memory.tool_calls)
             elif isinstance(event, RequestComposed) and event.mysis_id == mine:
                 view = self._view()
-                window = self.zoea.windows.get(view.provider, 32_768) if view else 32_768
+                window = self._window(view)
                 self.query_one(ContextPreview).data = PreviewData(
                     event.composition, window, upcoming=event.preview, at=event.at,
                     tick=self.zoea.status.tick, valid=event.valid,

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.composition import Composition
+from ...core.composition import DEFAULT_CONTEXT_WINDOW, Composition
 from ...core.validator import validate
 from ...orchestrator.commander import CommandRefused
 from ...orchestrator.events import Event, MysisChanged, MysisDeleted, RequestComposed
@@ -117,7 +117,9 @@ class StrategyScreen(Screen[None]):
 
     def _window(self) -> int:
         view = self.zoea.views.get(self.mysis_id)
-        return self.zoea.windows.get(view.provider, 32_768) if view else 32_768
+        if view is None:
+            return DEFAULT_CONTEXT_WINDOW
+        return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
 
     def _refresh_header(self) -> None:
         view = self.zoea.views.get(self.mysis_id)

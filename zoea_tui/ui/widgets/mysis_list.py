@@ -14,6 +14,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 from textual.widgets import Static
 
+from ...core.composition import DEFAULT_CONTEXT_WINDOW
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
 from ..sanitize import one_line
@@ -196,7 +197,7 @@ class MysisList(VerticalScroll, can_focus=True):
 
     def window_for(self, view: MysisView) -> int:
         """The context window of the Mysis's provider."""
-        return self._windows.get(view.provider, 32_768)
+        return self._windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
 
     def set_myses(self, views: list[MysisView]) -> None:
         """Show exactly these Myses (initial fill)."""
