@@ -125,14 +125,17 @@ async def text(provider: LocalProvider, runs: int) -> dict[str, Any]:
 async def long_session(folder: Path, requests: int, threads: int) -> dict[str, Any]:
     """Replay recorded sessions (current composer, then the baseline) through the model."""
     report: dict[str, Any] = {"source": str(folder.relative_to(ROOT)) if folder.is_relative_to(
-        ROOT) else str(folder), "requests": requests, "max_tokens": 24}
+        ROOT) else str(folder), "requests": requests, "max_tokens": 24, "n_ctx": 16384}
     for label in ("current", "baseline"):
         path = folder / f"turn-aware-{label}.json"
         if not path.exists():
             report[label] = f"missing: run bench/cache.py first ({path.name})"
             continue
         bodies = json.loads(path.read_text())[:requests]
-        provider = LocalProvider("smollm2-135m", context_window=8192, n_threads=threads)
+        # The session was composed for a 32k window; SmolLM2's tokenizer makes its requests
+        # (36 tool schemas included) about 9k tokens, past its trained 8k: llama.cpp is
+        # given a 16k context so every request fits (the answers do not matter here).
+        provider = LocalProvider("smollm2-135m", context_window=16384, n_threads=threads)
         seconds: list[float] = []
         prompt: list[int] = []
         cached: list[int] = []

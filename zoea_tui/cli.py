@@ -1,4 +1,4 @@
-"""The ``zoea`` command: the TUI, and headless subcommands (DESIGN §8).
+"""The ``zoea`` command: the TUI, and headless subcommands (docs/ARCHITECTURE.md, 'Command line').
 
 Every command exits 0 on success and 2 on bad input, with a one-line error
 on standard error.

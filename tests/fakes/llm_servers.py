@@ -1,6 +1,6 @@
 """Real HTTP model servers on loopback, scripted reply by reply, for tests and benchmarks.
 
-Two servers speak the wire formats of ``shared/reference/providers.md``:
+Two servers speak the wire formats of docs/ARCHITECTURE.md, 'Providers':
 :class:`FakeOpenAIServer` (``POST …/chat/completions``, JSON or SSE) and
 :class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON, ``GET /api/tags``
 and ``GET /api/version``). Each is a tiny HTTP/1.1 server on ``127.0.0.1`` at a

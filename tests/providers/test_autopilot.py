@@ -772,7 +772,7 @@ async def test_plays_worse_when_the_strategy_drops_what_it_needs() -> None:
 
     Under ``turn-aware`` (default settings) the whole current turn is in view, so
     the system's POI listing and the hold's contents stay known between rounds.
-    Under seed 001's ``sliding-window`` cut to 4 memories, and seed 000's
+    Under ``sliding-window`` cut to 4 memories, and
     ``loop-slice`` (the latest tool loop only), they fall out after a round or
     two: the autopilot, which decides only from what it is sent, must ask again
     (get_system, get_status, get_cargo) before nearly every trip or sale, and

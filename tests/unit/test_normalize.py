@@ -14,9 +14,11 @@ import pytest
 
 from tests.helpers import Log
 from zoea_tui.core import prompts
-from zoea_tui.core.composition import ComposeSettings, Composition, History
+from zoea_tui.core.composition import ComposeSettings, Composition, History, Item
 from zoea_tui.core.normalize import clean_messages, finalize
-from zoea_tui.core.selection import Selection, keep
+from zoea_tui.core.selection import Selection, Slot, keep, synthetic_user
+from zoea_tui.core.tokens import REQUEST_OVERHEAD, count_tokens
+from zoea_tui.core.types import ToolCall
 from zoea_tui.core.validator import validate
 
 SETTINGS = ComposeSettings()
@@ -137,6 +139,17 @@ def test_a_generated_id_that_is_taken_gets_a_suffix() -> None:
     assert call_ids(body(c)[3]) == ["call_m4_0_1", "call_m4_1"]
 
 
+def test_generated_id_suffixes_count_up() -> None:
+    log = Log()
+    log.direct("go")
+    log.call(("call_m5_0", "mine"), ("call_m5_0_1", "mine"), ("x", "mine"))  # memory 2
+    log.result("call_m5_0", "mine", "1")
+    log.result("call_m5_0_1", "mine", "2")
+    log.call(("x", "sell"))  # memory 5: its id is taken, and so are the first two candidates
+    c = finalized(log)
+    assert call_ids(body(c)[5]) == ["call_m5_0_2"]
+
+
 @pytest.mark.parametrize("result_id", ["", None], ids=["empty", "null"])
 def test_call_without_id_gets_one_and_its_result_follows(result_id: str | None) -> None:
     log = Log()
@@ -150,9 +163,6 @@ def test_call_without_id_gets_one_and_its_result_follows(result_id: str | None) 
 
 
 def test_call_ids_of_a_synthetic_slot_are_anchored_at_zero() -> None:
-    from zoea_tui.core.selection import Slot
-    from zoea_tui.core.types import ToolCall
-
     log = Log()
     log.direct("go")
     history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
@@ -343,6 +353,24 @@ def test_trailing_assistant_message_gets_a_nudge(level: int) -> None:
                                   f"nudge, level {max(level, 1)}")
 
 
+def test_request_ending_on_a_note_gets_a_nudge() -> None:
+    """A note is not an order: the model must still be asked for something (V6)."""
+    log = Log()
+    log.direct("go")
+    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
+    note = synthetic_user("[older turns are not shown]", "note", "a strategy's note")
+    c = finalize(Selection([keep(log.memories[0]), note]), history, SETTINGS, "test")
+    assert [i.kind for i in c.items] == ["system", "memory", "note", "nudge"]
+
+
+def test_request_ending_on_a_user_message_gets_no_nudge() -> None:
+    log = Log()
+    log.say("Hello.")
+    log.direct("go")
+    c = finalized(log)
+    assert [i.kind for i in c.items] == ["system", "note", "memory", "memory"]
+
+
 def test_request_of_only_an_assistant_message_gets_a_note_and_a_nudge() -> None:
     log = Log()
     log.say("Hello.")
@@ -421,3 +449,203 @@ def test_clean_messages_drops_orphans_and_system_rows() -> None:
     messages = clean_messages([keep(m) for m in log.memories], SETTINGS)
     assert messages == [{"role": "user", "content": "go"},
                         {"role": "assistant", "content": "ok"}]
+
+
+# -- the system message and the request's provenance --------------------------------
+
+def test_system_message_is_rendered_with_account_and_name_and_explained() -> None:
+    log = Log()
+    log.direct("go")
+    for history, expected in [
+        (History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories), account="Ore"),
+         "Username: Ore"),
+        (History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories)),
+         "Your name is Ore_7"),
+    ]:
+        c = finalize(Selection([keep(log.memories[0])]), history, SETTINGS, "turn-aware")
+        assert expected in c.messages[0]["content"]
+        assert c.items[0] == Item(role="system", kind="system", action="synthetic",
+                                  tokens=c.items[0].tokens, memory_id=None,
+                                  reason="rendered from the system prompt template")
+        assert c.strategy == "turn-aware"
+        assert c.tokens == REQUEST_OVERHEAD + sum(i.tokens for i in c.items)
+
+
+# -- guarantee 3: the request fits the context window --------------------------------
+# Stage 1 turns older tool results into placeholders, stage 2 drops the oldest unpinned
+# blocks, stage 3 cuts the largest messages (text first, then oversized arguments).
+
+def words(n: int, stem: str = "ore") -> str:
+    """About 2n tokens of distinct words."""
+    return " ".join(f"{stem}{i}" for i in range(n))
+
+
+def fitted(log: Log, window: int, selection: Selection | None = None,
+           history: History | None = None, **knobs: Any) -> Composition:
+    """``finalize`` with a context window of ``window`` tokens (nothing reserved)."""
+    settings = ComposeSettings(context_window=window, reserve_tokens=0, **knobs)
+    history = history or History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
+    selection = selection or Selection([keep(m) for m in log.memories])
+    c = finalize(selection, history, settings, "test")
+    assert validate(c.messages) == [], c.messages
+    return c
+
+
+def unbounded(log: Log, selection: Selection | None = None,
+              history: History | None = None, **knobs: Any) -> Composition:
+    return fitted(log, 10_000_000, selection, history, **knobs)
+
+
+def two_big_loops() -> Log:
+    log = Log()
+    log.direct("go")
+    log.loop("a", "mine", words(300, "a"))  # memories 2, 3
+    log.loop("b", "sell", words(300, "b"))  # memories 4, 5
+    return log
+
+
+def test_a_request_that_fits_exactly_is_left_alone() -> None:
+    log = two_big_loops()
+    full = unbounded(log)
+    assert fitted(log, full.tokens).messages == full.messages
+
+
+@pytest.mark.parametrize("tools_tokens", [0, 300])
+def test_older_tool_results_become_placeholders_first(tools_tokens: int) -> None:
+    log = two_big_loops()
+    full = unbounded(log, tools_tokens=tools_tokens)
+    c = fitted(log, full.tokens - 1, tools_tokens=tools_tokens)
+    assert c.tokens <= full.tokens - 1
+    messages = body(c)
+    assert messages[0] == {"role": "user", "content": "go"}
+    assert messages[2] == {"role": "tool", "tool_call_id": "a", "content":
+                           prompts.placeholder_omitted("mine", 3, "to fit the context window")}
+    assert messages[4] == full.messages[5], "the newest exchange keeps its result whole"
+    item = c.items[3]
+    assert (item.kind, item.action, item.memory_id) == ("placeholder", "placeholder", 3)
+    assert item.reason == "omitted to fit the context window"
+    assert c.dropped == ()
+
+
+def test_the_newest_exchange_keeps_its_result_even_when_it_is_the_largest() -> None:
+    log = Log()
+    log.direct("go")
+    log.loop("a", "mine", words(50, "a"))
+    log.loop("b", "sell", words(600, "b"))
+    full = unbounded(log)
+    c = fitted(log, full.tokens - 20)
+    assert body(c)[2]["content"].startswith("[mine result omitted")
+    assert body(c)[4] == full.messages[5]
+
+
+def test_a_truncated_older_result_can_become_a_placeholder() -> None:
+    log = two_big_loops()
+    full = unbounded(log, tool_result_max_tokens=200)
+    assert [i.action for i in full.items[3::2]] == ["truncated", "truncated"]
+    c = fitted(log, full.tokens - 1, tool_result_max_tokens=200)
+    assert [i.action for i in c.items[3::2]] == ["placeholder", "truncated"]
+
+
+def test_the_placeholder_of_a_nameless_result_says_tool() -> None:
+    log = Log()
+    log.direct("go")
+    log.call(("a", "mine"))
+    log.add("tool", "tool", words(300), tool_call_id="a")  # no tool_name stored
+    log.loop("b", "sell", "{}")
+    full = unbounded(log)
+    c = fitted(log, full.tokens - 1)
+    assert body(c)[2]["content"] == prompts.placeholder_omitted("tool", 3,
+                                                                "to fit the context window")
+
+
+def _long_middle() -> Log:
+    log = Log()
+    log.direct("old")
+    log.say(words(300))  # memory 2: no tool result to replace, so its block must go
+    log.direct("mid")
+    log.direct("new")
+    return log
+
+
+def test_the_oldest_unpinned_blocks_are_dropped_next() -> None:
+    log = _long_middle()
+    full = unbounded(log)
+    c = fitted(log, full.tokens - full.items[2].tokens)
+    assert [m["content"] for m in body(c)] == ["mid", "new"]
+    assert reasons(c) == {1: "dropped to fit the context window",
+                          2: "dropped to fit the context window"}
+
+
+def test_pinned_blocks_are_never_dropped() -> None:
+    log = _long_middle()
+    selection = Selection([keep(log.memories[0], pinned=True),
+                           *(keep(m) for m in log.memories[1:])])
+    full = unbounded(log, selection)
+    c = fitted(log, full.tokens - full.items[2].tokens, selection)
+    assert [m["content"] for m in body(c)] == ["old", "mid", "new"]
+    assert reasons(c) == {2: "dropped to fit the context window"}
+
+
+def test_dropping_up_to_a_tool_call_opens_the_request_with_a_gap_note() -> None:
+    log = Log()
+    log.direct("old")
+    log.say(words(300))
+    log.loop("c", "mine", "{}")
+    log.direct("new")
+    full = unbounded(log)
+    c = fitted(log, full.tokens - full.items[2].tokens + 50)
+    assert [m["role"] for m in body(c)] == ["user", "assistant", "tool", "user"]
+    assert body(c)[0]["content"] == prompts.gap_note(None, None)
+    assert (c.items[1].kind, c.items[1].action) == ("note", "synthetic")
+    assert c.items[1].reason == "the request must open with a user message"
+
+
+def test_the_largest_message_is_cut_last() -> None:
+    log = Log()
+    log.direct(words(2500))
+    full = unbounded(log)
+    c = fitted(log, full.tokens - 1000)
+    assert c.tokens <= full.tokens - 1000
+    item = c.items[1]
+    assert item.action == "truncated" and item.memory_id == 1
+    assert item.reason.startswith("truncated to ")
+    assert item.reason.endswith(" tokens (to fit the context window)")
+    assert body(c)[0]["content"].startswith("ore0 ore1")
+    assert "memory #1" in body(c)[0]["content"]
+
+
+def test_the_system_prompt_is_cut_when_it_is_the_largest() -> None:
+    log = Log()
+    log.direct("go")
+    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
+                      system_template=words(2500, "rule"))
+    full = unbounded(log, history=history)
+    c = fitted(log, full.tokens - 1000, history=history)
+    assert c.tokens <= full.tokens - 1000
+    assert c.items[0].action == "truncated"
+    assert c.messages[0]["content"].startswith("rule0 rule1")
+    assert body(c) == [{"role": "user", "content": "go"}]
+
+
+def test_oversized_call_arguments_are_omitted_to_fit() -> None:
+    log = Log()
+    prompt = log.direct("go")
+    huge = '{"route": [' + ", ".join(f'"sys_{i}"' for i in range(1500)) + "]}"
+    call = log.call(("a", "travel", huge), ("b", "mine", '{"n": 1}'))
+    log.result("a", "travel", "arrived")
+    log.result("b", "mine", "{}")
+    selection = Selection([keep(prompt, pinned=True), *(keep(m) for m in log.memories[1:])])
+    full = unbounded(log, selection)
+    assert count_tokens(huge) > 2000
+    c = fitted(log, full.tokens - 1000, selection)
+    assert c.tokens <= full.tokens - 1000
+    calls = body(c)[1]["tool_calls"]
+    assert calls == [
+        {"id": "a", "type": "function",
+         "function": {"name": "travel", "arguments": prompts.omitted_arguments(call.id)}},
+        {"id": "b", "type": "function", "function": {"name": "mine", "arguments": '{"n": 1}'}},
+    ]
+    item = c.items[2]
+    assert (item.action, item.memory_id) == ("truncated", call.id)
+    assert item.reason == "oversized call arguments omitted to fit the context window"
+    assert [m.get("tool_call_id") for m in body(c)[2:]] == ["a", "b"]

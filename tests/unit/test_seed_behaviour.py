@@ -1,4 +1,4 @@
-"""The seeds' own tests, re-expressed (seeds 000, 002, 003, 004)."""
+"""The original designs' own tests, re-expressed (docs/CONTEXT.md, 'The five strategies')."""
 
 from __future__ import annotations
 
@@ -300,7 +300,7 @@ def test_summarize_composes_from_the_latest_summary() -> None:
 
 
 def test_a_second_summary_summarises_the_first() -> None:
-    """Seed 003: the earlier summary is part of the conversation being summarised."""
+    """``summarize``: the earlier summary is part of the conversation being summarised."""
     log = Log()
     log.direct("Mine iron at the Vega belt and never sell below 12 credits.")
     log.add("user", "summary", "Summary: the commander wants iron from Vega; floor 12 cr.")

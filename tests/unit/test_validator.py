@@ -1,7 +1,7 @@
 """The validator can fail: every rule it enforces, broken one at a time.
 
-Each test builds a request that breaks exactly one rule of ``context-rules.md`` §2
-(V1–V7 and the Anthropic errors quoted there) and asserts the validator reports
+Each test builds a request that breaks exactly one rule of docs/CONTEXT.md, 'API rules'
+(V1–V7 and the Anthropic checks listed there) and asserts the validator reports
 exactly that violation, by its code and text. A validator that always answered
 "valid" (or that reported the wrong rule) fails here.
 """

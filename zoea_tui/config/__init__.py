@@ -1,4 +1,5 @@
-"""Configuration: the TOML file, the environment, API keys and data paths (DESIGN §8).
+"""Configuration: the TOML file, the environment, API keys and data paths
+(docs/ARCHITECTURE.md, 'Configuration').
 
 Pure: no Textual, no Rich, no network. ``config.example.toml`` at the repository root
 lists every key with its default.

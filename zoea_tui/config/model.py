@@ -1,4 +1,5 @@
-"""The configuration as typed, frozen values, with the defaults of DESIGN §8.
+"""The configuration as typed, frozen values, with the defaults of
+docs/ARCHITECTURE.md, 'Configuration'.
 
 Nothing here reads files or the environment (see :mod:`.load`). API keys are never
 part of these values: a provider names the environment variable that holds its key
@@ -64,7 +65,8 @@ class SwarmConfig:
 class ContextConfig:
     """``[context]``: the knobs of composition and of the turn loop."""
 
-    #: The scan window of the seeds: the last N memories considered for a request.
+    #: The scan window (docs/CONTEXT.md, 'sliding-window'): the last N memories
+    #: considered for a request.
     max_context_messages: int = 20
     #: Most tool rounds in one turn.
     max_tool_iterations: int = 10

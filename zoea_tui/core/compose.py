@@ -47,7 +47,7 @@ def _with_summary_request(
     memories = history.since_summary if history.since_summary is not None else history.window
 
     def build_messages() -> tuple[dict[str, Any], ...]:
-        # The earlier summary is part of the conversation being summarised (seed 003):
+        # The earlier summary is part of the conversation being summarised (docs/CONTEXT.md):
         # without it, a second summary would lose what the first one kept.
         earlier = history.latest_summary
         slots = [keep(m) for m in memories]

@@ -28,8 +28,6 @@ DEFAULT_SNAPSHOT_TOOLS: tuple[str, ...] = (
     "zoea_swarm_status",
 )
 
-#: Tools whose results carry the session: kept whole inside the current turn.
-AUTH_TOOLS: frozenset[str] = frozenset({"login", "register"})
 
 
 @dataclass(frozen=True, slots=True)

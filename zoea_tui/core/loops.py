@@ -1,4 +1,4 @@
-"""Turns and tool loops in a list of memories (seeds 000 and 004)."""
+"""Turns and tool loops in a list of memories (docs/CONTEXT.md)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def find_last_user_prompt_index(memories: Sequence[Memory]) -> int:
 
 
 def select_prompt_source(memories: Sequence[Memory]) -> Memory | None:
-    """Seed 000's turn start: the most recent of a commander direct message, a
+    """The turn start of ``loop-slice``: the most recent of a commander direct message, a
     commander broadcast or a swarm broadcast (most recent wins)."""
     index = find_last_user_prompt_index(memories)
     return memories[index] if index >= 0 else None

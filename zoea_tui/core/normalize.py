@@ -1,7 +1,7 @@
 """The shared guarantees, applied to every strategy's selection.
 
 Every composed request passes through :func:`finalize`, which makes it valid
-under the OpenAI and Anthropic rules (V1–V7 of ``context-rules.md``), caps
+under the OpenAI and Anthropic rules (V1–V7 of docs/CONTEXT.md, 'API rules'), caps
 each tool result, keeps the whole request inside the model's context window,
 and records the provenance of every message. Strategies only choose; this
 module is the one place where requests are made correct.
@@ -122,8 +122,9 @@ def _with_state(slots: list[Slot], history: History,
 
 
 def clean_messages(slots: list[Slot], settings: ComposeSettings) -> list[dict[str, Any]]:
-    """Seed 003's history cleaning: every call answered (``Tool no response``),
-    orphans removed, results capped, and never ending on a tool message."""
+    """The history cleaning of ``summarize`` (docs/CONTEXT.md, 'summarize'): every call
+    answered (``Tool no response``), orphans removed, results capped, and never
+    ending on a tool message."""
     dropped: dict[int, str] = {}
     blocks = _pair_tool_calls(_drop_unsendable(slots, dropped), dropped)
     messages = [_render(s, settings).message for block in blocks for s in block]

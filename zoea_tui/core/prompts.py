@@ -1,7 +1,7 @@
 """Every text the composer puts in front of a model: one place, tested.
 
-The system prompt is a template rendered per request; nudges escalate as in
-seed 000; the summary prompt is seed 003's seven sections.
+The system prompt is a template rendered per request; nudges escalate and the
+summary prompt has seven sections (docs/CONTEXT.md, 'Turns and nudges', 'summarize').
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 
 SEARCH_REMINDER = "If you need past data, use zoea_search tools."
 
-#: Seed 000's escalating nudges, by encouragement level (1, 2, 3).
+#: The escalating nudges, by encouragement level (1, 2, 3).
 NUDGE_TEXTS: dict[int, str] = {
     1: "Continue your mission. Check notifications and coordinate with the swarm.",
     2: "You need to respond. Check your notifications and status.",

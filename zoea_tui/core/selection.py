@@ -65,7 +65,7 @@ def synthetic_user(text: str, kind: ItemKind, reason: str, *, pinned: bool = Tru
 
 
 def nudge(level: int, why: str) -> Slot:
-    """The synthetic nudge at an encouragement level (seed 000), with why it is there."""
+    """The synthetic nudge at an encouragement level (docs/CONTEXT.md), with why it is there."""
     return synthetic_user(prompts.nudge_text(level), "nudge",
                           f"{why}: synthetic nudge, level {max(level, 1)}")
 

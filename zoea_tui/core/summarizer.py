@@ -3,8 +3,8 @@
 The summary call goes through the small :class:`Summarizer` interface; a
 provider implements it with the Mysis's model. :class:`ExtractiveSummarizer`
 is the deterministic stand-in used by the autopilot and whenever no model is
-available: it writes seed 003's seven sections from the messages alone and
-says plainly that no language model wrote it.
+available: it writes the seven sections of the summary prompt (docs/CONTEXT.md,
+'summarize') from the messages alone and says plainly that no language model wrote it.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class ExtractiveSummarizer:
 
 
 def extractive_summary(messages: list[dict[str, Any]], last_request: str) -> str:
-    """The seven sections of seed 003, filled by extraction."""
+    """The seven sections of the summary prompt, filled by extraction."""
     requests = [m["content"] for m in messages if m["role"] == "user" and m.get("content")]
     calls: Counter[str] = Counter()
     actions: list[str] = []

@@ -5,7 +5,8 @@ turn begins at its prompt memory, a nudge- or start-opened turn after the newest
 memory of its time, with the exact text the model received. The composer puts that
 text back where it was received, once, so a turn is sent as the model lived it.
 Histories with no recorded turn (an imported conversation) get one inferred the way
-seed 004 finds its boundary: the latest prompt source, else a synthetic nudge.
+``turn-aware`` finds its boundary (docs/CONTEXT.md, 'Turns and nudges'): the latest
+prompt source, else a synthetic nudge.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from .types import Memory, Turn
 
 
 def current_turn(history: History, settings: ComposeSettings) -> Turn:
-    """The recorded current turn, or the one seed 004's boundary gives."""
+    """The recorded current turn, or the one the turn boundary gives."""
     if history.turn is not None:
         return history.turn
     window = history.window

@@ -91,7 +91,7 @@ class Turn:
     The turn holds the Mysis's memories whose id is ``>= first_memory_id``. A
     prompt-started turn (``direct``, ``broadcast``) begins at its prompt memory; a
     ``nudge`` or ``start`` turn begins after the newest memory of its time and carries
-    the exact ``text`` the model received, which is never stored as a memory (seed 000).
+    the exact ``text`` the model received, which is never stored as a memory (docs/CONTEXT.md).
     """
 
     mysis_id: int

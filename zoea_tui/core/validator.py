@@ -1,4 +1,4 @@
-"""The request rules of OpenAI and Anthropic (V1–V7 of ``context-rules.md``).
+"""The request rules of OpenAI and Anthropic (V1–V7 of docs/CONTEXT.md, 'API rules').
 
 ``validate_openai`` checks a chat-completions message list; ``to_anthropic``
 derives the Messages-API rendering and ``validate_anthropic`` checks it. The

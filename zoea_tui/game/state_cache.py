@@ -3,7 +3,7 @@
 Every successful snapshot result (``get_status``, ``get_ship``, ``get_cargo``,
 ``get_system``, ``get_poi``, …) is kept per account with the tick it was seen
 at. :meth:`GameStateCache.summary` projects a few fields of the newest ones
-into a short text for ``{{GAME_STATE_SUMMARY}}`` ("Location: Sol / Main Belt,
+into a short text for the game-state message of each turn ("Location: Sol / Main Belt,
 undocked (seen 3 ticks ago)"). The projection picks fields; it never copies a
 result, so a 190 KB ``get_map`` cannot reach the prompt, and the text is cut
 to :data:`MAX_SUMMARY_CHARS` whatever the server sends.

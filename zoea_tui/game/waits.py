@@ -1,4 +1,4 @@
-"""When a game result says the Mysis must wait (seed 000's wait states).
+"""When a game result says the Mysis must wait (docs/CONTEXT.md, 'Turns and nudges').
 
 A refusal with a timing code (``action_pending``, ``in_transit``, ``cooldown``,
 ``rate_limited``) is one; so is a successful result that announces a later tick:

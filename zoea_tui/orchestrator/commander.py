@@ -212,7 +212,7 @@ class Commander:
         return self.cache.snapshots(account) if account else {}
 
     def game_state_summary(self, mysis_id: int) -> str:
-        """The compact projection that goes into the Mysis's system prompt."""
+        """The compact projection of the Mysis's game state (shown after each turn's opening)."""
         runtime = self._get(mysis_id)
         return self.cache.summary(runtime.router.account, self.game_tick)
 

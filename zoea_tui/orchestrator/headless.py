@@ -1,4 +1,7 @@
-"""The headless commands: ``zoea simulate`` and ``zoea replay`` (DESIGN §8)."""
+"""The headless commands: ``zoea simulate`` and ``zoea replay``.
+
+See docs/ARCHITECTURE.md, 'Command line'.
+"""
 
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """One Mysis alive: its state machine, its turn loop and its nudges.
 
-States (DESIGN §5): ``idle`` waits for a message; ``running`` plays (a turn,
-then waiting for a prompt or the nudge interval); ``stopped`` was stopped by
-the commander and stays so across launches; ``errored`` failed after retries
-and keeps its error visible. Only idle and running accept messages; a message
-wakes an idle Mysis.
+States (docs/ARCHITECTURE.md, 'Mysis states'): ``idle`` waits for a message;
+``running`` plays (a turn, then waiting for a prompt or the nudge interval);
+``stopped`` was stopped by the commander and stays so across launches;
+``errored`` failed after retries and keeps its error visible. Only idle and
+running accept messages; a message wakes an idle Mysis.
 
 A turn: compose → call the model → store the assistant message → run each
 tool call in order, storing each result → compose again, up to
@@ -283,7 +283,10 @@ class MysisRuntime:
         return True
 
     def _interval(self, nudge: Any) -> float:
-        """Seed 000: the idle interval, or the wait-state one (shortened by the game's hint)."""
+        """The idle interval, or the wait-state one (shortened by the game's hint).
+
+        See docs/CONTEXT.md, 'Turns and nudges'.
+        """
         if not self.waiting_on_game:
             return nudge.idle_seconds
         if self.wait_hint is not None:

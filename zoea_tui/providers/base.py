@@ -61,7 +61,7 @@ class Usage:
     ``cached_tokens`` is the part of ``prompt_tokens`` the server reused from
     its prompt cache instead of evaluating again (None when it reported
     nothing about its cache; 0 when it reported a miss). What each server
-    reports is in ``shared/reference/prompt-cache.md``; the clients read it
+    reports is in docs/ARCHITECTURE.md, 'Providers'; the clients read it
     with :func:`zoea_tui.providers._wire.cached_tokens` (OpenAI-compatible
     servers), leave it None (Ollama reports nothing), or measure it
     (the ``local`` provider).

@@ -57,7 +57,7 @@ How a request runs:
   llama-cpp-python's own figure (the prompt of the arguments completion,
   summed over the calls), so ``cached_tokens`` never exceeds it.
 
-Wire facts: ``shared/reference/providers.md``, "The ``local`` extra".
+Wire facts: docs/ARCHITECTURE.md, 'Providers'.
 """
 
 from __future__ import annotations

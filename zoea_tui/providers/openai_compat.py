@@ -3,7 +3,7 @@
 OpenAI, vLLM, llama.cpp's ``llama-server``, ``llama-cpp-python``, LM Studio,
 OpenRouter, OpenCode Zen, Ollama's ``/v1``: the endpoint is used as given (with
 or without ``/v1``) and ``/chat/completions`` appended. Wire facts and server
-quirks are in ``shared/reference/providers.md``.
+quirks are in docs/ARCHITECTURE.md, 'Providers'.
 """
 
 from __future__ import annotations

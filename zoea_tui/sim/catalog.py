@@ -1,7 +1,7 @@
 """Static game data: items, empires, the starter ship and its modules.
 
-Ids and values follow the real game where known (`spacemolt.md` §A8); the rest are the
-simulator's own choices (§A9.4).
+Ids and values follow the real game where known; the rest are the simulator's own
+choices (docs/ARCHITECTURE.md, 'The embedded world').
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Game errors of the embedded world, with the real server's codes and texts.
 
 Texts marked *verbatim* are the ones the real SpaceMolt server answers (see
-`spacemolt-observed.md`); the others follow the same style: what happened, what was
-expected, and what to do.
+docs/ARCHITECTURE.md, 'The embedded world'); the others follow the same style:
+what happened, what was expected, and what to do.
 """
 
 from __future__ import annotations

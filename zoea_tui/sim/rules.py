@@ -1,4 +1,4 @@
-"""The numbers and formulas of the embedded world (`spacemolt.md` §A9.5).
+"""The numbers and formulas of the embedded world (docs/ARCHITECTURE.md, 'The embedded world').
 
 Everything here is pure integer arithmetic, so results never depend on float rounding.
 """

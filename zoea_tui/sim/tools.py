@@ -1,7 +1,8 @@
 """The tool catalogue: names, descriptions, argument schemas and dispatch flags.
 
-Names and arguments are the real game's flat v1 tools (`spacemolt.md` §A4). An MCP facade
-lists `TOOL_SPECS` as-is; the engine reads the flags to decide who may call what, when.
+Names and arguments are the real game's flat v1 tools
+(docs/ARCHITECTURE.md, 'The embedded world'). An MCP facade lists `TOOL_SPECS` as-is;
+the engine reads the flags to decide who may call what, when.
 """
 
 from __future__ import annotations

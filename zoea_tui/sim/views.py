@@ -1,4 +1,5 @@
-"""Result shapes: how players, ships, systems and POIs look in tool results (§A5)."""
+"""Result shapes: how players, ships, systems and POIs look in tool results
+(docs/ARCHITECTURE.md, 'The embedded world')."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``loop-slice`` (seed 000): system + the turn start + the latest tool loop."""
+"""``loop-slice`` (docs/CONTEXT.md): system + the turn start + the latest tool loop."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..turns import current_turn, opening_slot
 
 
 def loop_slice(history: History, settings: ComposeSettings) -> Selection:
-    """Seed 000's loop slice, in its order: system, turn start, latest tool loop.
+    """The loop slice, in its order: system, turn start, latest tool loop.
 
     The turn start is the most recent prompt source of the current turn
     (commander direct message, commander broadcast or swarm broadcast), else what

@@ -1,4 +1,4 @@
-"""``sliding-window`` (seed 001): the system prompt and the last N memories."""
+"""``sliding-window`` (docs/CONTEXT.md): the system prompt and the last N memories."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ..turns import place_openings, turns_in_view
 
 
 def sliding_window(history: History, settings: ComposeSettings) -> Selection:
-    """Seed 001's window, cut in steps, with its cut snapped to a loop boundary.
+    """The window, cut in steps, with its cut snapped to a loop boundary.
 
     The window is the store's stepped scan window (``core/window.py``): it grows
     past ``max_context_messages`` by a margin, then is cut back in one step, so

@@ -1,4 +1,4 @@
-"""``snapshot-compaction`` (seed 002): the window, with stale snapshots collapsed."""
+"""``snapshot-compaction`` (docs/CONTEXT.md): the window, with stale snapshots collapsed."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from .sliding_window import sliding_window
 
 
 def snapshot_compaction(history: History, settings: ComposeSettings) -> Selection:
-    """Seed 002: of repeated snapshot-tool results only the latest keeps its
+    """Of repeated snapshot-tool results only the latest keeps its
     content; older ones become a one-line placeholder that keeps the call and
-    result paired (V9), so nothing is orphaned. The placeholder does not name the
+    result paired (V1, V2), so nothing is orphaned. The placeholder does not name the
     newer result, so it stays byte-identical while newer snapshots arrive."""
     selection = sliding_window(history, settings)
     snapshot_tools = set(settings.snapshot_tools)

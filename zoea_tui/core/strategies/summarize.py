@@ -1,4 +1,4 @@
-"""``summarize`` (seed 003): past a token threshold, replace history by a summary."""
+"""``summarize`` (docs/CONTEXT.md): past a token threshold, replace history by a summary."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from ..turns import place_openings, turns_in_view
 
 
 def summarize(history: History, settings: ComposeSettings) -> Selection:
-    """Seed 003: ``[system, user: summary + last request]`` and what came after.
+    """``[system, user: summary + last request]`` and what came after.
 
     The selection holds the latest summary (if any) followed by every memory
     stored after it. Whether a new summary is due is decided by
@@ -65,7 +65,7 @@ def needs_summary(history: History, settings: ComposeSettings) -> bool:
 
 
 def summary_content(summary_text: str, last_request: str) -> str:
-    """The stored text of a summary memory (seed 003's step 4)."""
+    """The stored text of a summary memory (docs/CONTEXT.md, 'summarize')."""
     text = prompts.SUMMARY_HEADER + summary_text.strip()
     if last_request.strip():
         text += "\n\n" + prompts.LAST_REQUEST_PREFIX + last_request.strip()

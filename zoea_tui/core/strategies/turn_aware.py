@@ -1,4 +1,4 @@
-"""``turn-aware`` (seed 004, the default): compressed past, complete current turn."""
+"""``turn-aware`` (the default; docs/CONTEXT.md): compressed past, complete current turn."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from ..window import kept_count
 
 
 def turn_aware(history: History, settings: ComposeSettings) -> Selection:
-    """Seed 004 with its enhancements, shaped for prompt caches.
+    """The turn-aware design with its enhancements, shaped for prompt caches.
 
     System prompt, then the latest tool loop of the history before the turn
     boundary, then the complete current turn, whatever started it: a prompt
@@ -20,7 +20,7 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     start, not from a sliding window), so within a turn every request is the
     previous one plus the new messages.
 
-    Turn paging (seed 004's "turn-based pagination"): a turn grown past
+    Turn paging (the design's "turn-based pagination"): a turn grown past
     ``max_context_messages + window_margin - 1`` memories is cut back to its newest
     ``max_context_messages`` in one step; its opening stays pinned in front and a
     note stands for the paged-out part. Between steps the request only appends.

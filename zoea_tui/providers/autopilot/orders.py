@@ -2,7 +2,7 @@
 
 An order is read from the newest commander text that holds one (direct
 messages, broadcasts, the "Last request" line of a summary, else the
-system prompt's Swarm Broadcast section). Orders stand until a newer order
+Swarm Broadcast section of the game-state message). Orders stand until a newer order
 replaces them; a text without a recognised order replaces nothing. The
 earliest keyword in a text decides ("Mine ore and sell it" is a mining
 order; "Stop mining" is a hold).

@@ -1,9 +1,9 @@
-"""What the autopilot reads in the rendered system prompt.
+"""What the autopilot reads in the rendered system prompt and the game-state message.
 
-The prompt's sections (``## Account``, ``## Game State``, ``## Swarm
-Broadcast`` and the pinned ``## Session State`` block of ``turn-aware``) are
-split once per distinct prompt text: the prompt changes rarely between
-requests, so the parse is cached.
+The system prompt's ``## Account`` section, and the ``## Game State`` and ``## Swarm
+Broadcast`` sections of the state message that follows each turn's opening (read
+together with the system prompt, see ``context.split_state``), are split once per
+distinct text: they change rarely between requests, so the parse is cached.
 """
 
 from __future__ import annotations

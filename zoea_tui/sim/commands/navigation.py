@@ -1,7 +1,8 @@
 """Movement: travel inside a system, jump between systems, dock and undock.
 
 An action that needs the other dock state switches it automatically and costs one extra
-tick, flagged `auto_docked`/`auto_undocked` in its result, as on the real server (§A3).
+tick, flagged `auto_docked`/`auto_undocked` in its result, as on the real server
+(docs/ARCHITECTURE.md, 'The embedded world').
 """
 
 from __future__ import annotations
