@@ -8,6 +8,7 @@ seed-003 ``clean_messages`` cases live in ``test_seed_behaviour.py``.)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -244,6 +245,57 @@ def test_late_result_is_moved_next_to_its_call() -> None:
     assert c.items[3].reason == ""
 
 
+def test_result_after_a_plain_assistant_message_is_moved_next_to_its_call() -> None:
+    log = Log()
+    log.direct("go")
+    log.call(("a", "mine"))
+    log.say("Waiting for the drill.")
+    log.result("a", "mine", "1")
+    log.direct("next")
+    c = finalized(log)
+    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == [
+        "go", "", "a", "Waiting for the drill.", "next"]
+    assert c.items[3].reason == "moved next to its call"
+
+
+def test_result_right_behind_an_interruption_is_moved() -> None:
+    log = Log()
+    log.direct("go")
+    log.call(("a", "mine"))
+    log.direct("hurry")
+    log.result("a", "mine", "1")
+    c = finalized(log)
+    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == [
+        "go", "", "a", "hurry"]
+    assert c.items[3].reason == "moved next to its call"
+
+
+def test_result_behind_an_orphan_is_not_reported_moved() -> None:
+    """Only a non-tool message between call and result makes it "moved"."""
+    log = Log()
+    log.direct("go")
+    log.call(("a", "mine"))
+    orphan = log.result("z", "mine", "orphan")
+    log.result("a", "mine", "1")
+    c = finalized(log)
+    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == ["go", "", "a"]
+    assert c.items[3].reason == ""
+    assert orphan.id in reasons(c)
+
+
+def test_messages_between_a_nameless_call_and_its_result_are_not_results() -> None:
+    log = Log()
+    log.direct("go")
+    message = log.call(("", "mine"))
+    log.direct("hurry")
+    log.result("", "mine", "1")
+    c = finalized(log)
+    new_id = f"call_m{message.id}_0"
+    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == [
+        "go", "", new_id, "hurry"]
+    assert body(c)[2]["content"] == "1"
+
+
 def test_results_in_reverse_order_follow_the_call_order_without_a_reason() -> None:
     log = Log()
     log.direct("go")
@@ -298,7 +350,7 @@ def test_empty_tool_result_is_marked(content: str) -> None:
     assert body(c)[2] == {"role": "tool", "content": prompts.EMPTY_TOOL_RESULT,
                           "tool_call_id": "a"}
     assert c.items[3].reason == "the tool returned nothing"
-    assert c.items[3].memory_id == 3
+    assert (c.items[3].memory_id, c.items[3].action) == (3, "kept")
 
 
 # -- V5/V6: the request opens with a user message and ends with user or tool ---------
@@ -371,6 +423,21 @@ def test_request_ending_on_a_user_message_gets_no_nudge() -> None:
     assert [i.kind for i in c.items] == ["system", "note", "memory", "memory"]
 
 
+@pytest.mark.xfail(strict=True, reason="BUG? (since 82f70f2): _with_state runs before "
+                   "_fix_edges, so a closing state message counts as the user message V6 asks "
+                   "for and a trailing answer gets no nudge; a state message is 'information, "
+                   "not an order', like a note, which does get one")
+def test_trailing_answer_followed_by_the_state_message_still_gets_a_nudge() -> None:
+    log = Log()
+    log.direct("go")
+    log.say("Done.")
+    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
+                      game_state="- Location: sol")
+    c = finalize(Selection([keep(m) for m in log.memories]), history, SETTINGS, "test")
+    assert c.items[-1].kind == "state"
+    assert "nudge" in [i.kind for i in c.items[3:]]
+
+
 def test_request_of_only_an_assistant_message_gets_a_note_and_a_nudge() -> None:
     log = Log()
     log.say("Hello.")
@@ -434,10 +501,35 @@ def test_tool_result_over_the_cap_is_truncated_with_a_pointer() -> None:
 def test_tool_result_at_the_cap_is_kept_whole() -> None:
     log = Log()
     log.direct("go")
-    log.loop("a", "mine", "word " * 20)
-    c = finalized(log, ComposeSettings(tool_result_max_tokens=4000))
-    assert body(c)[2]["content"] == "word " * 20
+    log.loop("a", "mine", words(50))
+    cap = count_tokens(words(50))
+    c = finalized(log, ComposeSettings(tool_result_max_tokens=cap))
+    assert body(c)[2]["content"] == words(50)
     assert c.items[3].action == "kept"
+    c = finalized(log, ComposeSettings(tool_result_max_tokens=cap - 1))
+    assert c.items[3].action == "truncated"
+    assert c.items[3].reason.endswith(" tokens (longer than the per-result cap)")
+
+
+def test_a_result_without_a_stored_token_count_is_still_capped() -> None:
+    log = Log()
+    log.direct("go")
+    log.call(("a", "get_map"))
+    log.result("a", "get_map", words(400))
+    log.memories[-1] = replace(log.memories[-1], tokens=0)  # never counted
+    c = finalized(log, ComposeSettings(tool_result_max_tokens=100))
+    assert c.items[3].action == "truncated"
+
+
+def test_the_stored_token_count_is_trusted() -> None:
+    """Composing never re-counts a stored message (the store counted it once)."""
+    log = Log()
+    log.direct("go")
+    log.loop("a", "mine", "{}")
+    exact = finalized(log)
+    log.memories[2] = replace(log.memories[2], tokens=500)
+    c = finalized(log)
+    assert c.items[3].tokens == exact.items[3].tokens + 500 - count_tokens("{}")
 
 
 def test_clean_messages_drops_orphans_and_system_rows() -> None:
@@ -576,6 +668,15 @@ def test_the_oldest_unpinned_blocks_are_dropped_next() -> None:
                           2: "dropped to fit the context window"}
 
 
+def test_nothing_is_cut_once_the_drops_make_it_fit_exactly() -> None:
+    log = _long_middle()
+    full = unbounded(log)
+    window = full.tokens - full.items[1].tokens - full.items[2].tokens
+    c = fitted(log, window)
+    assert c.tokens == window
+    assert [i.action for i in c.items] == ["synthetic", "kept", "kept"]
+
+
 def test_pinned_blocks_are_never_dropped() -> None:
     log = _long_middle()
     selection = Selection([keep(log.memories[0], pinned=True),
@@ -649,3 +750,145 @@ def test_oversized_call_arguments_are_omitted_to_fit() -> None:
     assert (item.action, item.memory_id) == ("truncated", call.id)
     assert item.reason == "oversized call arguments omitted to fit the context window"
     assert [m.get("tool_call_id") for m in body(c)[2:]] == ["a", "b"]
+
+
+def test_placeholders_stop_as_soon_as_the_request_fits() -> None:
+    log = two_big_loops()
+    log.loop("c", "dock", "{}")
+    full = unbounded(log)
+    placeholder = fitted(log, full.tokens - 1).items[3].tokens
+    # Exactly what replacing the oldest result saves: the next one stays whole.
+    c = fitted(log, full.tokens - (full.items[3].tokens - placeholder))
+    assert c.tokens == full.tokens - (full.items[3].tokens - placeholder)
+    assert [i.action for i in c.items[3::2]] == ["placeholder", "kept", "kept"]
+
+
+def test_the_exchange_before_the_closing_state_message_keeps_its_result() -> None:
+    log = two_big_loops()
+    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
+                      game_state="- Location: sol")
+    full = unbounded(log, history=history)
+    assert full.items[-1].kind == "state"
+    placeholder = fitted(log, full.tokens - 1, history=history).items[3].tokens
+    c = fitted(log, full.tokens - (full.items[3].tokens - placeholder) - 10, history=history)
+    result = next(m for m in c.messages if m.get("tool_call_id") == "b")
+    assert result == full.messages[5]
+    assert c.items[-1].kind == "state"
+
+
+def test_the_last_exchange_s_result_is_cut_when_nothing_else_is_left() -> None:
+    log = Log()
+    prompt = log.direct("go")
+    log.loop("a", "get_map", words(1500))
+    selection = Selection([keep(prompt, pinned=True), *(keep(m) for m in log.memories[1:])])
+    full = unbounded(log, selection)
+    c = fitted(log, full.tokens - 1000, selection)
+    assert c.tokens <= full.tokens - 1000
+    assert c.items[3].action == "truncated"
+    assert c.items[3].reason.endswith("(to fit the context window)")
+
+
+def test_the_gap_note_s_tokens_count_against_the_window() -> None:
+    log = Log()
+    log.direct("old")
+    log.say(words(300))
+    log.loop("c", "mine", "{}")
+    full = unbounded(log)
+    window = full.tokens - full.items[2].tokens  # no room left for the note
+    c = fitted(log, window)
+    assert [i.kind for i in c.items] == ["system", "note", "memory", "memory"]
+    assert c.tokens <= window
+
+
+@pytest.mark.xfail(strict=True, reason="BUG (_fit_budget stage 1): a small tool result is "
+                   "replaced by a placeholder that is LONGER than it, so the request grows "
+                   "and stage 2 then drops whole exchanges it did not need to drop")
+def test_a_placeholder_never_replaces_a_result_shorter_than_itself() -> None:
+    log = Log()
+    log.direct("go")
+    log.loop("a", "mine", "{}")
+    log.say(words(300))
+    log.direct("next")
+    full = unbounded(log)
+    c = fitted(log, full.tokens - 1)  # one token too many: dropping "go" would do
+    assert next(m for m in c.messages if m.get("tool_call_id") == "a")["content"] == "{}"
+
+
+def test_a_cut_halves_the_largest_message() -> None:
+    log = Log()
+    log.direct(words(2500))
+    full = unbounded(log)
+    size = full.items[1].tokens
+    c = fitted(log, full.tokens - 1000)
+    assert abs(c.items[1].tokens - size // 2) <= 8
+
+
+def test_a_cut_takes_more_than_half_when_that_is_needed() -> None:
+    log = Log()
+    log.direct(words(2500))
+    full = unbounded(log)
+    window = full.tokens - 4000
+    c = fitted(log, window)
+    assert c.tokens <= window
+    assert c.items[1].tokens < full.items[1].tokens // 2
+
+
+@pytest.mark.xfail(strict=True, reason="BUG (_fit_budget stage 3): the cut aims the CONTENT "
+                   "at the tokens needed, but the message also carries its per-message "
+                   "overhead, so it misses by ~4 tokens and the next round halves it again: "
+                   "the request ends ~1,250 tokens under a 2,929-token window")
+def test_a_cut_takes_only_what_is_needed_when_that_is_more_than_half() -> None:
+    log = Log()
+    log.direct(words(2500))
+    full = unbounded(log)
+    window = full.tokens - 4000
+    c = fitted(log, window)
+    assert window - 60 <= c.tokens <= window
+
+
+def test_cuts_go_on_to_the_next_largest_message() -> None:
+    log = Log()
+    first = log.direct(words(500, "a"))
+    log.direct(words(500, "b"))
+    selection = Selection([keep(first, pinned=True), keep(log.memories[1])])
+    full = unbounded(log, selection)
+    window = full.tokens - 1500  # more than either message can give alone
+    c = fitted(log, window, selection)
+    assert c.tokens <= window
+    assert [i.action for i in c.items] == ["synthetic", "truncated", "truncated"]
+    assert c.items[0].tokens == full.items[0].tokens, "the system prompt is not cut"
+
+
+def test_a_message_that_cannot_shrink_is_skipped_for_the_next() -> None:
+    log = Log()
+    prompt = log.direct("go")
+    log.call(*[(f"c{i}", "mine", f'{{"n": {i}}}') for i in range(60)])  # many small calls
+    for i in range(60):
+        log.result(f"c{i}", "mine", "{}")
+    selection = Selection([keep(prompt, pinned=True), *(keep(m) for m in log.memories[1:])])
+    full = unbounded(log, selection)
+    assert full.items[2].tokens > full.items[0].tokens, "the calls are the largest message"
+    window = full.tokens - 150
+    c = fitted(log, window, selection)
+    assert c.tokens <= window
+    assert (c.items[2].action, c.items[0].action) == ("kept", "truncated")
+
+
+def test_a_request_of_only_the_state_message_is_cut_to_fit() -> None:
+    history = History(mysis_id=1, mysis_name="test", window=(),
+                      game_state="- Location: sol", system_template=words(1000, "rule"))
+    full = unbounded(Log(), Selection([]), history)
+    assert [i.kind for i in full.items] == ["system", "state"]
+    c = fitted(Log(), full.tokens - 500, Selection([]), history)
+    assert c.tokens <= full.tokens - 500
+    assert [i.kind for i in c.items] == ["system", "state"]
+
+
+def test_a_window_smaller_than_any_request_ends_with_the_smallest_it_can_make() -> None:
+    log = Log()
+    for n in range(8):
+        log.direct(words(50, f"w{n}"))
+    selection = Selection([keep(m, pinned=True) for m in log.memories])
+    c = fitted(log, 300, selection)  # finishes: every message is cut as far as it goes
+    assert c.tokens > 300
+    assert all(i.action == "truncated" for i in c.items)
