@@ -25,11 +25,14 @@ run: $(STAMP)
 
 test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 	bash scripts/release_check.sh
 
+# ruff, and the layer contracts of pyproject.toml ([tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python bench/compose.py

@@ -33,6 +33,7 @@ from zoea_tui.config import (
 from zoea_tui.config import paths as config_paths
 from zoea_tui.core.strategies import DEFAULT_STRATEGY, STRATEGIES
 from zoea_tui.providers.base import ProviderSettings
+from zoea_tui.providers.registry import provider_settings
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
 POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="mode bits are POSIX")
@@ -306,8 +307,8 @@ def test_temperature_zero_is_kept_as_zero(tmp_path: Path) -> None:
     provider = config.providers["q"]
     assert provider.temperature == 0.0
     assert isinstance(provider.temperature, float)
-    assert provider.provider_settings().temperature == 0.0
-    assert provider.provider_settings().temperature is not None
+    assert provider_settings(provider).temperature == 0.0
+    assert provider_settings(provider).temperature is not None
 
 
 def test_absent_temperature_is_not_sent(tmp_path: Path) -> None:
@@ -344,7 +345,7 @@ def test_default_provider_may_name_a_provider_of_the_file(tmp_path: Path) -> Non
 def test_provider_settings_carry_every_model_knob(tmp_path: Path) -> None:
     config = load_text(tmp_path, OPENAI_HEAD + "temperature = 1\nmax_tokens = 256\n"
                        "context_window = 8192\ntimeout = 30\nseed = 7\n")
-    assert config.providers["q"].provider_settings() == ProviderSettings(
+    assert provider_settings(config.providers["q"]) == ProviderSettings(
         model="m", temperature=1.0, max_tokens=256, context_window=8192, timeout=30.0, seed=7)
 
 

@@ -15,7 +15,6 @@ from typing import Literal
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW, DEFAULT_WINDOW_MARGIN, ComposeSettings
 from ..core.strategies import DEFAULT_STRATEGY
-from ..providers.base import ProviderSettings
 
 ProviderType = Literal["openai", "ollama", "autopilot", "local"]
 
@@ -123,16 +122,6 @@ class ProviderConfig:
         """True for the types that call a server over HTTP."""
         return self.type in REMOTE_TYPES
 
-    def provider_settings(self) -> ProviderSettings:
-        """The settings a provider client takes for a request to this model."""
-        return ProviderSettings(
-            model=self.model,
-            temperature=self.temperature,
-            max_tokens=self.max_tokens,
-            context_window=self.context_window,
-            timeout=self.timeout,
-            seed=self.seed,
-        )
 
 
 def builtin_providers() -> dict[str, ProviderConfig]:

@@ -26,7 +26,7 @@ from ..game.router import ToolRouter
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot
 from ..providers.base import Provider, ProviderError, ProviderSettings
-from ..providers.registry import build_provider
+from ..providers.registry import build_provider, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
 from .clock import Clock, RealClock
 from .context import next_composition
@@ -211,6 +211,11 @@ class Commander:
         account = self._get(mysis_id).router.account
         return self.cache.snapshots(account) if account else {}
 
+    def game_fields(self, mysis_id: int) -> dict[str, Any]:
+        """The merged game facts of a Mysis's account (``{key: {"value", "tick"}}``)."""
+        account = self._get(mysis_id).router.account
+        return self.cache.state(account) if account else {}
+
     def game_state_summary(self, mysis_id: int) -> str:
         """The compact projection of the Mysis's game state (shown after each turn's opening)."""
         runtime = self._get(mysis_id)
@@ -363,10 +368,10 @@ class Commander:
         except ConfigError:
             cfg = self.config.provider(self.config.swarm.default_provider)
         settings = self.config.compose_settings(cfg.name)
-        provider_settings = cfg.provider_settings()
+        chosen = provider_settings(cfg)
         if runtime.record.model and cfg.type != "autopilot":
-            provider_settings = replace(provider_settings, model=runtime.record.model)
-        return settings, provider_settings
+            chosen = replace(chosen, model=runtime.record.model)
+        return settings, chosen
 
     @contextlib.asynccontextmanager
     async def in_flight(self, kind: str) -> AsyncIterator[None]:

@@ -6,7 +6,23 @@ import os
 from collections.abc import Mapping
 
 from ..config import ProviderConfig, resolve_api_key
-from .base import Provider, ProviderError
+from .base import Provider, ProviderError, ProviderSettings
+
+
+def provider_settings(config: ProviderConfig) -> ProviderSettings:
+    """The settings a provider client takes for a request to ``config``'s model.
+
+    The translation lives here, not in ``config``: the configuration knows nothing
+    of the providers (the layers in pyproject.toml), the providers read it.
+    """
+    return ProviderSettings(
+        model=config.model,
+        temperature=config.temperature,
+        max_tokens=config.max_tokens,
+        context_window=config.context_window,
+        timeout=config.timeout,
+        seed=config.seed,
+    )
 
 
 def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.environ) -> Provider:
@@ -14,7 +30,7 @@ def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.enviro
     if config.type == "autopilot":
         from .autopilot import AutopilotProvider
 
-        return AutopilotProvider(config.provider_settings())
+        return AutopilotProvider(provider_settings(config))
     if config.type == "openai":
         from .openai_compat import OpenAIProvider
 
