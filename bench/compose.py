@@ -8,6 +8,7 @@ imports it, and recomposes the request after every step under every strategy
 (``up_to_id``, the path ``zoea replay`` uses) against sending the full history.
 
 Usage: python bench/compose.py [--sizes 1000,10000,...] [--runs N] [--out FILE]
+       python bench/compose.py --tokens-only   (part 2 only; part 1 kept from --out)
 """
 
 from __future__ import annotations
@@ -289,12 +290,18 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "compose.json")
+    parser.add_argument("--tokens-only", action="store_true",
+                        help="run part 2 only and keep part 1's figures from --out")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
+    if args.tokens_only:
+        timings = json.loads(args.out.read_text())["load_and_compose"]
+    else:
+        timings = await bench_sizes(sizes, args.runs)
     report = {
         "benchmark": "compose",
         "python": sys.version.split()[0],
-        "load_and_compose": await bench_sizes(sizes, args.runs),
+        "load_and_compose": timings,
         "game_history_tokens": await bench_tokens(args.steps),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
