@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import glob
 import json
+import os
 import random
 import statistics
 import sys
@@ -172,7 +173,8 @@ async def bench_sizes(sizes: list[int], runs: int) -> dict:
                     compose(history, strategy, settings)
                     times.append((time.perf_counter() - start) * 1000)
                 per_strategy[strategy] = {"median_ms": round(statistics.median(times), 3),
-                                          "p95_ms": round(percentile(times, 0.95), 3)}
+                                          "p95_ms": round(percentile(times, 0.95), 3),
+                                          "max_ms": round(max(times), 3)}
             results[str(size)] = per_strategy
         print(f"size {size:>9,}: " + ", ".join(
             f"{s} {v['median_ms']:.2f}/{v['p95_ms']:.2f} ms" for s, v in per_strategy.items()),
@@ -301,6 +303,8 @@ async def main() -> None:
     report = {
         "benchmark": "compose",
         "python": sys.version.split()[0],
+        "clock": "real (perf_counter); part 2 counts tokens, no clock",
+        "load_average_before": list(os.getloadavg()),
         "load_and_compose": timings,
         "game_history_tokens": await bench_tokens(args.steps),
     }
