@@ -12,7 +12,13 @@ from typing import Any
 
 import pytest
 
-from zoea_tui.core.validator import to_anthropic, validate, validate_anthropic, validate_openai
+from zoea_tui.core.validator import (
+    to_anthropic,
+    validate,
+    validate_anthropic,
+    validate_openai,
+    well_formed,
+)
 
 Message = dict[str, Any]
 
@@ -265,9 +271,6 @@ def test_content_that_is_not_a_string() -> None:
     assert "#3: content is not a string" in validate_openai(messages)
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="BUG: validate() reports content that is not a string, then "
-                          "to_anthropic crashes on it instead of returning the violation")
 def test_validate_reports_rather_than_crashes_on_list_content() -> None:
     messages = [system(), {"role": "user", "content": [{"type": "text", "text": "go"}]}]
     assert validate(messages) == ["#1: content is not a string"]
@@ -290,9 +293,6 @@ def test_malformed_tool_call_without_function() -> None:
     assert validate_openai(messages) == ["#2: malformed tool call 'a'"]
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="BUG: validate() reports non-string arguments as a malformed call, "
-                          "then to_anthropic crashes on json.loads(dict)")
 def test_validate_reports_rather_than_crashes_on_dict_arguments() -> None:
     messages = [system(), user("go"), assistant("", call("a", "mine", {"n": 1})), tool("a")]
     assert validate(messages) == ["#2: malformed tool call 'a'"]
@@ -550,3 +550,25 @@ def test_anthropic_result_for_a_call_two_turns_back() -> None:
         turn("user", text("go")), turn("assistant", use("a")), turn("user", result("a")),
         turn("assistant", text("ok")), turn("user", result("a")))) == [
         "turn 4: unexpected tool_use_id a"]
+
+
+def test_validate_reports_rather_than_crashes_on_a_result_without_id() -> None:
+    messages = [system(), user("go"), assistant("", call("a", "mine")),
+                {"role": "tool", "content": "ok"}]
+    violations = validate(messages)
+    assert violations and not any(v.startswith("anthropic") for v in violations)
+
+
+def test_well_formed_rejects_each_shape_it_cannot_render() -> None:
+    good = [system(), user("go"), assistant("", call("a", "mine")), tool("a")]
+    assert well_formed(good)
+    broken = [
+        [system(), {"role": "robot", "content": "hi"}],
+        [system(), {"role": "user", "content": [{"type": "text", "text": "go"}]}],
+        [system(), user("go"), assistant("", call("a", "mine")), {"role": "tool",
+                                                                  "content": "ok"}],
+        [system(), user("go"), assistant("", call("", "mine")), tool("")],
+        [system(), user("go"), assistant("", call("a", "", )), tool("a")],
+        [system(), user("go"), assistant("", call("a", "mine", {"n": 1})), tool("a")],
+    ]
+    assert [well_formed(b) for b in broken] == [False] * len(broken)

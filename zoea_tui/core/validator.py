@@ -174,8 +174,37 @@ def validate_anthropic(rendered: dict[str, Any]) -> list[str]:
     return violations
 
 
+def well_formed(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> bool:
+    """Whether every message has the shape ``to_anthropic`` renders.
+
+    Known roles, string (or absent) content, tool calls with an id, a name and
+    string arguments, tool results with an id. ``validate_openai`` reports each
+    departure; this only says whether there is a rendering to check.
+    """
+    for message in messages:
+        role = message.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            return False
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            return False
+        if role == "tool" and not message.get("tool_call_id"):
+            return False
+        for call in message.get("tool_calls") or ():
+            fn = call.get("function") or {}
+            if not call.get("id") or not fn.get("name") or not isinstance(
+                    fn.get("arguments"), str):
+                return False
+    return True
+
+
 def validate(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> list[str]:
-    """OpenAI rules, then the Anthropic rendering's rules."""
+    """OpenAI rules, then the Anthropic rendering's rules.
+
+    A request that is not well formed has no Anthropic rendering; its OpenAI
+    violations already say what is wrong.
+    """
     violations = validate_openai(messages)
-    violations += [f"anthropic: {v}" for v in validate_anthropic(to_anthropic(messages))]
+    if well_formed(messages):
+        violations += [f"anthropic: {v}" for v in validate_anthropic(to_anthropic(messages))]
     return violations
