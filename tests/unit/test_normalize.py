@@ -198,10 +198,6 @@ def test_second_result_for_one_call_is_dropped() -> None:
     assert again.id in reasons(c)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (explainability, G10): a second result for a "
-                   "call that IS in the request is recorded as 'its call is not in the "
-                   "request'; the 'orphaned or duplicate' pass at the end of "
-                   "_pair_tool_calls never runs because the first loop already set a reason")
 def test_second_result_for_one_call_is_dropped_as_a_duplicate() -> None:
     log = Log()
     log.direct("go")
@@ -423,10 +419,6 @@ def test_request_ending_on_a_user_message_gets_no_nudge() -> None:
     assert [i.kind for i in c.items] == ["system", "note", "memory", "memory"]
 
 
-@pytest.mark.xfail(strict=True, reason="BUG? (since 82f70f2): _with_state runs before "
-                   "_fix_edges, so a closing state message counts as the user message V6 asks "
-                   "for and a trailing answer gets no nudge; a state message is 'information, "
-                   "not an order', like a note, which does get one")
 def test_trailing_answer_followed_by_the_state_message_still_gets_a_nudge() -> None:
     log = Log()
     log.direct("go")
@@ -800,9 +792,6 @@ def test_the_gap_note_s_tokens_count_against_the_window() -> None:
     assert c.tokens <= window
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (_fit_budget stage 1): a small tool result is "
-                   "replaced by a placeholder that is LONGER than it, so the request grows "
-                   "and stage 2 then drops whole exchanges it did not need to drop")
 def test_a_placeholder_never_replaces_a_result_shorter_than_itself() -> None:
     log = Log()
     log.direct("go")
@@ -833,10 +822,6 @@ def test_a_cut_takes_more_than_half_when_that_is_needed() -> None:
     assert c.items[1].tokens < full.items[1].tokens // 2
 
 
-@pytest.mark.xfail(strict=True, reason="BUG (_fit_budget stage 3): the cut aims the CONTENT "
-                   "at the tokens needed, but the message also carries its per-message "
-                   "overhead, so it misses by ~4 tokens and the next round halves it again: "
-                   "the request ends ~1,250 tokens under a 2,929-token window")
 def test_a_cut_takes_only_what_is_needed_when_that_is_more_than_half() -> None:
     log = Log()
     log.direct(words(2500))

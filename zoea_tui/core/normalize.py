@@ -159,18 +159,22 @@ def _pair_tool_calls(slots: list[Slot], dropped: dict[int, str]) -> list[Block]:
     blocks: list[Block] = []
     consumed: set[int] = set()
     seen_ids: set[str] = set()
+    called: set[str] = set()  # the original ids of the calls met so far
     for index, slot in enumerate(slots):
         if index in consumed:
             continue
         if slot.role == "tool":
             if slot.memory is not None:
-                dropped.setdefault(slot.memory.id, "orphaned tool result: its call is not in "
-                                   "the request")
+                dropped.setdefault(slot.memory.id, (
+                    "duplicate tool result: its call is answered by an earlier one"
+                    if slot.tool_call_id in called else
+                    "orphaned tool result: its call is not in the request"))
             continue
         if not slot.tool_calls:
             blocks.append([slot])
             continue
         calls, renamed = _unique_calls(slot, seen_ids)
+        called.update(renamed)
         results: dict[str, Slot] = {}
         for later in range(index + 1, len(slots)):
             other = slots[later]
@@ -197,10 +201,6 @@ def _pair_tool_calls(slots: list[Slot], dropped: dict[int, str]) -> list[Block]:
                               reason="no result was stored for this call")
             block.append(result)
         blocks.append(block)
-    # Results that were claimed twice or never claimed.
-    for index, slot in enumerate(slots):
-        if slot.role == "tool" and index not in consumed and slot.memory is not None:
-            dropped.setdefault(slot.memory.id, "orphaned or duplicate tool result")
     return blocks
 
 
@@ -240,9 +240,14 @@ def _fix_edges(blocks: list[Block], settings: ComposeSettings,
                 else prompts.gap_note(None, first))
         note = synthetic_user(text, "note", "the request must open with a user message")
         blocks = [[note], *blocks]
-    last = blocks[-1][-1]
+    # A closing state message is information, not an order: look past it.
+    end = len(blocks)
+    while end > 1 and [s.kind for s in blocks[end - 1]] == ["state"]:
+        end -= 1
+    last = blocks[end - 1][-1]
     if last.role == "assistant" or (last.role == "user" and last.kind == "note"):
-        blocks.append([nudge(settings.nudge_level, "the request must end with a user message")])
+        blocks.insert(end, [nudge(settings.nudge_level,
+                                  "the request must end with a user message")])
     return blocks
 
 
@@ -303,10 +308,11 @@ def _fit_budget(
                 text = prompts.placeholder_omitted(r.slot.tool_name or "tool",
                                                    r.slot.memory_id or 0,
                                                    "to fit the context window")
-                block[i] = _render(r.slot.with_content(text, "placeholder",
-                                                       "omitted to fit the context window"),
-                                   settings)
-                total += block[i].tokens - r.tokens
+                placeholder = _render(r.slot.with_content(
+                    text, "placeholder", "omitted to fit the context window"), settings)
+                if placeholder.tokens < r.tokens:  # a short result stays: it costs less
+                    block[i] = placeholder
+                    total += placeholder.tokens - r.tokens
     kept: list[list[_Rendered]] = []
     for b, block in enumerate(blocks):
         if total > budget and b < last and not any(r.slot.pinned for r in block):
@@ -332,7 +338,10 @@ def _fit_budget(
             break  # nothing left to cut: the window is smaller than any request
         tokens, b, i = max(candidates)
         target = system if b == -1 else blocks[b][i]
-        cap = max(min(tokens // 2, tokens - (total - budget)), 16)
+        # The cap is on the content; the message's own overhead stays whatever is cut.
+        content = count_tokens(target.slot.content)
+        overhead = max(tokens - content, 0)
+        cap = max(min(content // 2, tokens - (total - budget) - overhead), 16)
         new = _render(_shrunk(target.slot, cap), settings)
         if new.tokens >= target.tokens:
             exhausted.add((b, i))
