@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
+from . import __version__, cli_arena
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.strategies import STRATEGIES
@@ -77,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tick-seconds", type=float, default=1.0,
                    help="length of a game tick in seconds (0: advance on demand)")
     p.add_argument("--state", type=Path, help="load the world from this file and save it there")
+    cli_arena.add_parser(sub)
     return parser
 
 
@@ -251,7 +252,8 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
 
 
 _COMMANDS = {"import": _cmd_import, "export": _cmd_export, "context": _cmd_context,
-             "simulate": _cmd_simulate, "replay": _cmd_replay, "sim": _cmd_sim}
+             "simulate": _cmd_simulate, "replay": _cmd_replay, "sim": _cmd_sim,
+             "arena": cli_arena.cmd_arena}
 
 
 def _run_tui(args: argparse.Namespace) -> int:

@@ -24,6 +24,7 @@ from ..core.prompts import SYSTEM_PROMPT_TEMPLATE
 from ..core.tokens import count_tokens
 from ..core.types import Memory, ToolCall, Turn, tool_calls_from_json, tool_calls_to_json
 from ..core.window import stepped_window
+from .arena import ArenaBatch, ArenaRunRecord
 from .migrations import migrate
 
 #: Most memories loaded after the latest summary by the ``summarize`` strategy;
@@ -866,3 +867,67 @@ class Store:
             RequestRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), *r[7:])
             for r in rows
         ]
+
+    # -- arena results (migration 007) ---------------------------------------------------
+
+    async def add_arena_batch(self, report: dict[str, Any], *, seed: int,
+                              ticks: int | None = None) -> int:
+        """Store an arena report (the ``zoea arena --json`` contract) and each of its runs;
+        returns the batch id."""
+        now = time.time()
+        async with self._transaction():
+            async with self._db.execute(
+                "INSERT INTO arena_batches (created_at, provider, runs, seed, ticks, report) "
+                "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+                (now, report["provider"], report["runs"], seed, ticks,
+                 json.dumps(report, ensure_ascii=False)),
+            ) as cur:
+                row = await cur.fetchone()
+            assert row is not None
+            batch_id = int(row[0])
+            await self._db.executemany(
+                "INSERT INTO arena_runs (batch_id, scenario, strategy, seed, score, passed, "
+                "metrics, tokens_in, tokens_out, uncached_tokens, requests, invalid_requests) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(batch_id, cell["scenario"], cell["strategy"],
+                  int(run["metrics"].get("seed", seed)), run["score"], int(run["pass"]),
+                  json.dumps(run["metrics"], ensure_ascii=False), run["tokens_in"],
+                  run["tokens_out"], run["uncached_tokens"], run["requests"],
+                  run["invalid_requests"])
+                 for cell in report["cells"] for run in cell["runs"]],
+            )
+        return batch_id
+
+    async def list_arena_batches(self, limit: int = 50) -> list[ArenaBatch]:
+        """Stored arena batches, newest first."""
+        async with self._db.execute(
+            "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
+            "ORDER BY id DESC LIMIT ?", (limit,)) as cur:
+            rows = await cur.fetchall()
+        return [ArenaBatch(*r[:6], json.loads(r[6])) for r in rows]
+
+    async def get_arena_batch(self, batch_id: int) -> ArenaBatch | None:
+        """One stored arena batch, or None."""
+        async with self._db.execute(
+            "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
+            "WHERE id = ?", (batch_id,)) as cur:
+            row = await cur.fetchone()
+        return ArenaBatch(*row[:6], json.loads(row[6])) if row else None
+
+    async def list_arena_runs(self, *, scenario: str | None = None,
+                              strategy: str | None = None,
+                              provider: str | None = None) -> list[ArenaRunRecord]:
+        """Stored runs, oldest first, optionally of one scenario id, strategy or provider."""
+        sql = ("SELECT r.batch_id, b.created_at, b.provider, r.scenario, r.strategy, r.seed, "
+               "r.score, r.passed, r.metrics, r.tokens_in, r.tokens_out, r.uncached_tokens, "
+               "r.requests, r.invalid_requests FROM arena_runs r "
+               "JOIN arena_batches b ON b.id = r.batch_id WHERE 1 = 1")
+        params: list[Any] = []
+        for column, value in (("r.scenario", scenario), ("r.strategy", strategy),
+                              ("b.provider", provider)):
+            if value is not None:
+                sql += f" AND {column} = ?"
+                params.append(value)
+        async with self._db.execute(sql + " ORDER BY r.id", params) as cur:
+            rows = await cur.fetchall()
+        return [ArenaRunRecord(*r[:7], bool(r[7]), json.loads(r[8]), *r[9:]) for r in rows]

@@ -1,0 +1,229 @@
+"""Playing the arena: one run of a scenario, and a whole arena of them.
+
+A run is a fresh seeded embedded world on the simulated clock (docs/ARCHITECTURE.md,
+'Command line': ``zoea simulate``'s machinery) with one scored Mysis, given the
+scenario's task as the commander's first message, plus autopilot companions when the
+scenario needs someone to talk to. It ends when the scenario's tick budget is spent
+(:mod:`.meter`) or when the scored Mysis stops running (idle after unanswered nudges,
+errored), and is scored from the world and the run's tool calls.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..config import Config
+from ..core.strategies import STRATEGIES
+from ..game.backend import GameBackend
+from ..orchestrator.clock import VirtualClock
+from ..orchestrator.commander import Commander
+from ..orchestrator.events import MessageStored, StateChanged, ToolCallFinished
+from ..providers.base import Provider
+from ..providers.registry import build_provider
+from ..storage import MysisRecord
+from . import scoring
+from .meter import MeteredProvider, Progress, TickMeter
+from .metrics import CallTally, run_metrics
+from .scenarios import Scenario
+
+#: Not a strategy of the composer: ``sliding-window`` with a window of every memory
+#: (still cut to the model's context window), the arena's full-history reference.
+FULL_HISTORY = "full-history"
+FULL_HISTORY_MESSAGES = 100_000
+#: The strategies ``--strategy all`` means.
+ALL_STRATEGIES: tuple[str, ...] = tuple(STRATEGIES)
+ARENA_STRATEGIES: tuple[str, ...] = (*STRATEGIES, FULL_HISTORY)
+#: Results of these tools are kept to read combat outcomes from.
+_COMBAT_TOOLS = frozenset({"attack", "fight", "engage", "combat"})
+#: The provider of companion Myses: the built-in autopilot.
+COMPANION_PROVIDER = "autopilot"
+COMPANION_TASK = ("Socialise with the pilots around you: chat in the local channel and "
+                  "answer pilots who talk to you.")
+
+
+@dataclass(slots=True)
+class RunResult:
+    """One scored run."""
+
+    scenario: str
+    strategy: str
+    seed: int
+    score: float
+    passed: bool
+    metrics: dict[str, Any]
+    tokens_in: int = 0
+    tokens_out: int = 0
+    uncached_tokens: int = 0
+    requests: int = 0
+    invalid_requests: int = 0
+    wall_s: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The run as the JSON contract has it."""
+        return {"score": self.score, "pass": self.passed, "metrics": self.metrics,
+                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
+                "uncached_tokens": self.uncached_tokens, "requests": self.requests,
+                "invalid_requests": self.invalid_requests}
+
+
+@dataclass(slots=True)
+class RunHooks:
+    """What a watcher (the CLI, the app) is told during a run."""
+
+    #: ``(ticks played, budget)``.
+    on_progress: Progress | None = None
+    #: The run's commander and the scored Mysis's id, once it exists.
+    on_start: Callable[[Commander, int], Any] | None = None
+    #: Called with each finished run.
+    on_run: Callable[[RunResult], Any] | None = None
+    #: Called before each run with (scenario, strategy, run index, runs).
+    on_begin: Callable[[Scenario, str, int, int], Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def composer_strategy(config: Config, strategy: str) -> tuple[Config, str]:
+    """The configuration and composer strategy an arena strategy plays with."""
+    if strategy == FULL_HISTORY:
+        context = replace(config.context, max_context_messages=FULL_HISTORY_MESSAGES)
+        return replace(config, context=context), "sliding-window"
+    return config, strategy
+
+
+def _provider_factory(config: Config, meter: TickMeter, scored: str) -> Callable[
+        [MysisRecord], Provider]:
+    def build(record: MysisRecord) -> Provider:
+        cfg = config.provider(record.provider)
+        if record.model and record.model != cfg.model and cfg.type != "autopilot":
+            cfg = replace(cfg, model=record.model)
+        return MeteredProvider(build_provider(cfg), meter, drives_clock=record.name == scored)
+    return build
+
+
+async def play(config: Config, scenario: Scenario, *, provider: str, strategy: str,
+               seed: int, ticks: int | None = None, hooks: RunHooks | None = None,
+               workdir: Path | None = None) -> RunResult:
+    """Play one run of ``scenario`` and score it."""
+    hooks = hooks or RunHooks()
+    budget = ticks or scenario.budget
+    config, composer = composer_strategy(config, strategy)
+    config = replace(config, game=replace(config.game, seed=seed, endpoint="embedded"),
+                     swarm=replace(config.swarm, max_myses=max(config.swarm.max_myses,
+                                                               scenario.companions + 1)))
+    backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
+    assert backend.host is not None
+    meter = TickMeter(backend.host, budget, hooks.on_progress)
+    scored = f"arena-{scenario.key}"
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        folder = workdir or Path(stack.enter_context(
+            tempfile.TemporaryDirectory(prefix="zoea-arena-")))
+        commander = await Commander.open(
+            config, db_path=folder / f"{scenario.key}-{strategy}-{seed}.db",
+            clock=VirtualClock(), backend=backend, starter_swarm=False,
+            provider_factory=_provider_factory(config, meter, scored))
+        tally, username = await _run(commander, scenario, meter, hooks, provider=provider,
+                                     strategy=composer, scored=scored)
+    assert backend.host is not None
+    metrics = run_metrics(backend.host.world, username, tally, ticks=meter.played,
+                          budget=budget)
+    metrics["level"] = scenario.level(metrics)
+    metrics["levels"] = scenario.achieved(metrics)
+    metrics["seed"] = seed
+    wall = round(time.perf_counter() - started, 3)
+    metrics["wall_s"] = wall
+    score = scoring.score_run(scenario.key, metrics)
+    result = RunResult(scenario.key, strategy, seed, score, scoring.passed(score), metrics,
+                       tokens_in=meter.tokens_in, tokens_out=meter.tokens_out,
+                       uncached_tokens=meter.uncached_tokens, requests=meter.requests,
+                       invalid_requests=meter.invalid_requests, wall_s=wall)
+    if hooks.on_run is not None:
+        hooks.on_run(result)
+    return result
+
+
+async def _run(commander: Commander, scenario: Scenario, meter: TickMeter, hooks: RunHooks,
+               *, provider: str, strategy: str, scored: str) -> tuple[CallTally, str | None]:
+    """Create the Myses, give the task, wait for the end; the tally and the account."""
+    sub = commander.bus.subscribe(maxsize=100_000)
+    tally = CallTally()
+    ended = asyncio.Event()
+    main_id: list[int] = []
+    call_names: dict[str, str] = {}
+
+    def handle(event: object) -> None:
+        if not main_id or getattr(event, "mysis_id", None) != main_id[0]:
+            return
+        if isinstance(event, ToolCallFinished):
+            tally.add(event.call.name, event.is_error)
+        elif isinstance(event, MessageStored):
+            memory = event.memory
+            for call in memory.tool_calls:
+                call_names[call.id] = call.name
+            name = call_names.get(memory.tool_call_id or "", "")
+            if memory.role == "tool" and name in _COMBAT_TOOLS:
+                tally.results.append((name, memory.content or ""))
+        elif isinstance(event, StateChanged) and event.new in ("idle", "errored", "stopped"):
+            ended.set()
+
+    async def watch() -> None:
+        async for event in sub:
+            handle(event)
+
+    watcher = asyncio.create_task(watch())
+    username: str | None = None
+    try:
+        for index in range(scenario.companions):
+            view = await commander.create_mysis(f"pilot-{index + 1}",
+                                                provider=COMPANION_PROVIDER
+                                                if COMPANION_PROVIDER in commander.config.providers
+                                                else provider, strategy=strategy, start=False)
+            await commander.send_message(view.id, COMPANION_TASK)
+        view = await commander.create_mysis(scored, provider=provider, strategy=strategy,
+                                            start=False)
+        main_id.append(view.id)
+        if hooks.on_start is not None:
+            hooks.on_start(commander, view.id)
+        await commander.send_message(view.id, scenario.task)
+        finished = asyncio.create_task(meter.finished.wait())
+        stopped = asyncio.create_task(ended.wait())
+        await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (finished, stopped):
+            task.cancel()
+        runtime = commander._myses.get(view.id)
+        username = runtime.router.account if runtime is not None else None
+        for runtime in list(commander._myses.values()):
+            await runtime.stop(timeout=1.0)
+    finally:
+        await commander.shutdown(timeout=2.0)
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        while (event := sub.get_nowait()) is not None:
+            handle(event)
+        sub.close()
+    return tally, username
+
+
+async def run_arena(config: Config, scenarios: Sequence[Scenario], *, provider: str,
+                    strategies: Sequence[str], runs: int = 1, seed: int = 0,
+                    ticks: int | None = None, hooks: RunHooks | None = None
+                    ) -> list[RunResult]:
+    """Every run of every scenario under every strategy, in that order."""
+    hooks = hooks or RunHooks()
+    results: list[RunResult] = []
+    for scenario in scenarios:
+        for strategy in strategies:
+            for index in range(runs):
+                if hooks.on_begin is not None:
+                    hooks.on_begin(scenario, strategy, index, runs)
+                results.append(await play(config, scenario, provider=provider,
+                                          strategy=strategy, seed=seed + index, ticks=ticks,
+                                          hooks=hooks))
+    return results

@@ -1,0 +1,111 @@
+"""SMBench's scoring, as pure functions (reference: SMBench's published formulas).
+
+Every run scores 0–100; a run passes at :data:`PASS_SCORE`. ``tool_accuracy`` is the
+share of tool calls that succeeded (errors included in the total), ``activity(n)`` is
+``min(calls / n, 1)``. Over runs: the mean, the population standard deviation and the
+pass rate; the composite is the mean of the scenario means.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+#: A run passes at this score or above.
+PASS_SCORE = 20.0
+
+
+def tool_accuracy(calls: int, errors: int) -> float:
+    """Successful tool calls over all tool calls (0 when there were none)."""
+    if calls <= 0:
+        return 0.0
+    return max(0, calls - errors) / calls
+
+
+def activity(calls: int, n: int) -> float:
+    """``min(calls / n, 1)``."""
+    return min(calls / n, 1.0) if n > 0 else 0.0
+
+
+def _cap(value: float) -> float:
+    return min(max(value, 0.0), 1.0)
+
+
+def score_s1(credits_earned: float, calls: int, errors: int) -> float:
+    """Bootstrap & grind: credits, accuracy, activity and credits per call."""
+    per_call = credits_earned / calls if calls else 0.0
+    return (40 * _cap(credits_earned / 5_000) + 20 * tool_accuracy(calls, errors)
+            + 20 * activity(calls, 30) + 20 * _cap(per_call / 30))
+
+
+def score_s2(systems_explored: float, calls: int, errors: int) -> float:
+    """Navigation: systems explored, accuracy and activity."""
+    return (50 * _cap(systems_explored / 10) + 25 * tool_accuracy(calls, errors)
+            + 25 * activity(calls, 20))
+
+
+def score_s3(final_credits: float, credits_earned: float, calls: int, errors: int) -> float:
+    """Trading: final credits, credits earned, accuracy and activity."""
+    return (40 * _cap(final_credits / 15_000) + 30 * _cap(credits_earned / 20_000)
+            + 15 * tool_accuracy(calls, errors) + 15 * activity(calls, 40))
+
+
+def score_s5(pirates_destroyed: float, calls: int, errors: int) -> float:
+    """Combat: pirates destroyed, accuracy and activity."""
+    return (50 * _cap(pirates_destroyed / 3) + 25 * tool_accuracy(calls, errors)
+            + 25 * activity(calls, 30))
+
+
+def score_default(calls: int, errors: int) -> float:
+    """s4, s6 and any other scenario: accuracy and activity."""
+    return 50 * tool_accuracy(calls, errors) + 50 * activity(calls, 30)
+
+
+def score_run(scenario: str, metrics: Mapping[str, float]) -> float:
+    """The score of one run of ``scenario`` (``"s1"`` … ``"s6"``) from its metrics,
+    rounded to two decimals. ``metrics`` holds ``tool_calls`` and ``tool_errors`` and
+    the scenario's own figures; a missing figure counts as 0."""
+    def m(key: str) -> float:
+        return float(metrics.get(key, 0) or 0)
+
+    calls, errors = int(m("tool_calls")), int(m("tool_errors"))
+    key = scenario.split("-", 1)[0]
+    if key == "s1":
+        value = score_s1(m("credits_earned"), calls, errors)
+    elif key == "s2":
+        value = score_s2(m("systems_explored"), calls, errors)
+    elif key == "s3":
+        value = score_s3(m("final_credits"), m("credits_earned"), calls, errors)
+    elif key == "s5":
+        value = score_s5(m("pirates_destroyed"), calls, errors)
+    else:
+        value = score_default(calls, errors)
+    return round(value, 2)
+
+
+def passed(score: float) -> bool:
+    """A run passes at :data:`PASS_SCORE` or above."""
+    return score >= PASS_SCORE
+
+
+def mean(values: Sequence[float]) -> float:
+    """The arithmetic mean (0 for no values)."""
+    return sum(values) / len(values) if values else 0.0
+
+
+def population_std(values: Sequence[float]) -> float:
+    """The population standard deviation (0 for fewer than two values)."""
+    if len(values) < 2:
+        return 0.0
+    centre = mean(values)
+    return math.sqrt(sum((v - centre) ** 2 for v in values) / len(values))
+
+
+def pass_rate(scores: Sequence[float]) -> float:
+    """The share of runs that passed."""
+    return sum(passed(s) for s in scores) / len(scores) if scores else 0.0
+
+
+def composite(scenario_means: Sequence[float]) -> float:
+    """The mean over scenarios of their mean scores."""
+    return mean(scenario_means)

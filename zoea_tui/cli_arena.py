@@ -1,0 +1,142 @@
+"""``zoea arena``: SMBench's scenarios on the embedded world, scored (issue 14).
+
+Kept beside ``cli.py`` so the command's flags and output live in one small module;
+``cli.py`` only registers it. Bad flags exit 2 with one line, like every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from .config import Config, ConfigError, db_path, load_config
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Reports a bad flag on one line (``zoea arena: …``) and exits 2."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"zoea arena: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
+        # Unknown flags are this command's to report (the top level would print usage).
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``zoea arena`` on the subcommands of ``zoea``."""
+    p = sub.add_parser("arena", help="play SMBench's scenarios on the embedded world, scored")
+    p.__class__ = _OneLineParser
+    p.add_argument("--scenario", required=True, help="s1 … s6, or all")
+    p.add_argument("--provider", help="a configured provider (autopilot included)")
+    p.add_argument("--strategy", help="a strategy, full-history, or all (default: the "
+                   "configured strategy)")
+    p.add_argument("--runs", type=int, default=1, help="runs per scenario and strategy")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first run's world "
+                   "(run i plays seed K+i)")
+    p.add_argument("--ticks", type=int, help="play this many ticks instead of each "
+                   "scenario's budget (quick checks)")
+    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    p.add_argument("--db", type=Path, help="store the results in this database (default: "
+                   "the app's)")
+    p.add_argument("--out", type=Path, help="write arena.json and leaderboard.md here")
+    p.add_argument("--json", action="store_true", help="print the JSON report")
+
+
+class BadInput(Exception):
+    """Bad input to ``zoea arena``: one line on standard error, exit code 2."""
+
+
+def _usage(message: str) -> Exception:
+    return BadInput(message)
+
+
+def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[str], str]:
+    from .arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES
+    from .arena.scenarios import resolve
+
+    try:
+        scenarios = resolve(args.scenario)
+    except ValueError as exc:
+        raise _usage(str(exc)) from None
+    if args.provider is None:
+        raise _usage("--provider is required (a configured provider, e.g. autopilot)")
+    if args.provider not in config.providers:
+        raise _usage(f"unknown provider {args.provider!r}; configured: "
+                     f"{', '.join(config.providers)}")
+    strategy = args.strategy or config.swarm.strategy
+    if strategy == "all":
+        strategies = list(ALL_STRATEGIES)
+    elif strategy in ARENA_STRATEGIES:
+        strategies = [strategy]
+    else:
+        raise _usage(f"unknown strategy {strategy!r}; expected one of: "
+                     f"{', '.join(ARENA_STRATEGIES)}, all")
+    if not 1 <= args.runs <= 100:
+        raise _usage("--runs must be between 1 and 100")
+    if args.ticks is not None and not 1 <= args.ticks <= 10_000:
+        raise _usage("--ticks must be between 1 and 10000")
+    return scenarios, strategies, args.provider
+
+
+async def cmd_arena(args: argparse.Namespace) -> int:
+    """Play, score, print; store the results and write ``--out`` files."""
+    try:
+        return await _arena(args)
+    except BadInput as exc:
+        print(f"zoea arena: {exc}", file=sys.stderr)
+        return 2
+
+
+async def _arena(args: argparse.Namespace) -> int:
+    from .arena.report import build_report, leaderboard, table, to_json
+    from .arena.runner import RunHooks, RunResult, run_arena
+    from .storage import Store
+
+    try:
+        config = load_config(args.config)
+        database = db_path(config, args.db, None)
+    except ConfigError as exc:
+        raise _usage(str(exc)) from None
+    scenarios, strategies, provider = _options(args, config)
+    quiet = args.json
+
+    def said(result: RunResult) -> None:
+        if not quiet:
+            print(f"  {result.scenario} · {result.strategy} · seed {result.seed}: score "
+                  f"{result.score:.1f} ({'pass' if result.passed else 'fail'}, "
+                  f"{result.metrics.get('level')}) in {result.wall_s:.1f} s", file=sys.stderr)
+
+    async def measure(name: str) -> dict[str, Any]:
+        results = await run_arena(config, scenarios, provider=name, strategies=strategies,
+                                  runs=args.runs, seed=args.seed, ticks=args.ticks,
+                                  hooks=RunHooks(on_run=said))
+        return build_report(name, args.runs, results)
+
+    report = await measure(provider)
+    baseline = None
+    if config.providers[provider].type != "autopilot" and "autopilot" in config.providers:
+        baseline = await measure("autopilot")
+    async with await Store.open(database) as store:
+        for one in (baseline, report):
+            if one is not None:
+                await store.add_arena_batch(one, seed=args.seed, ticks=args.ticks)
+    if args.out is not None:
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+            (args.out / "arena.json").write_text(to_json(report) + "\n", encoding="utf-8")
+            boards = [r for r in (baseline, report) if r is not None]
+            (args.out / "leaderboard.md").write_text(leaderboard(boards), encoding="utf-8")
+        except OSError as exc:
+            raise _usage(f"cannot write to {args.out}: {exc}") from None
+    if args.json:
+        print(to_json(report))
+    else:
+        print(table(report, baseline))
+    return 0
