@@ -13,7 +13,13 @@ def test_status_has_player_ship_and_modules(pilot) -> None:
     assert set(player["stats"]) >= {"ore_mined", "ore_sold", "credits_earned"}
     assert status["ship"]["cargo"] == []
     assert status["modules"] == [
-        {"id": "mining_laser_1", "name": "Mining Laser I", "type": "mining"}
+        {
+            "id": "mining_laser_1",
+            "name": "Mining Laser I",
+            "type": "mining",
+            "slot": "utility",
+            "mining_power": 5,
+        }
     ]
     assert "transit" not in status
 

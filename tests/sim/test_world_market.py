@@ -254,6 +254,7 @@ def test_station_sells_fuel_cells_everywhere(world: World) -> None:
 
 
 def test_for_sale_listing_matches_buyable_items(pilot) -> None:
+    pilot.world.players["Ada"].credits = 10_000
     for item_id in _for_sale(pilot):
         pilot("buy", item_id=item_id, quantity=1)
         pilot.world.advance()

@@ -12,6 +12,8 @@ GAME_VERSION = "sim-0.1.0"
 RELEASE_NOTES: tuple[str, ...] = (
     "Embedded offline SpaceMolt-like world for Zoea Nova.",
     "Flat v1 tools: mining, trading, travel, jumps, chat, captain's log, notifications.",
+    "Mission boards, the exchange (standing orders, market analysis), the catalogue, "
+    "shipyards, ship modules, pirates and wrecks, the forum.",
 )
 
 
@@ -37,6 +39,12 @@ ITEMS: dict[str, ItemDef] = {
         ItemDef("rare_crystal", "Rare Crystal", "ore", 80),
         ItemDef("fuel_cell", "Fuel Cell", "consumable", 30),
         ItemDef("steel_plate", "Steel Plate", "component", 30),
+        ItemDef("mining_laser_1", "Mining Laser I", "module", 50),
+        ItemDef("pulse_laser_i", "Pulse Laser I", "module", 120),
+        ItemDef("autocannon_i", "Autocannon I", "module", 220),
+        ItemDef("shield_booster_i", "Shield Booster I", "module", 150),
+        ItemDef("armor_plate_i", "Armor Plate I", "module", 130),
+        ItemDef("survey_scanner_i", "Survey Scanner I", "module", 200),
     )
 }
 
@@ -109,16 +117,56 @@ EMPIRES: dict[str, EmpireDef] = {
 
 @dataclass(frozen=True)
 class ModuleDef:
-    """A ship module."""
+    """A ship module: its slot type and what it adds (damage, shield, armor, survey)."""
 
     id: str
     name: str
     type: str
+    damage: int = 0
+    shield_bonus: int = 0
+    armor_bonus: int = 0
+    survey: bool = False
+    mining_power: int = 0
+    basic: bool = True
+
+    @property
+    def slot(self) -> str:
+        """The slot it fits: weapon, defense or utility (mining and survey)."""
+        return self.type if self.type in ("weapon", "defense") else "utility"
+
+    def to_dict(self) -> dict[str, object]:
+        """The catalogue's view of the module."""
+        stats = {
+            k: v
+            for k, v in (
+                ("damage", self.damage),
+                ("shield_bonus", self.shield_bonus),
+                ("armor_bonus", self.armor_bonus),
+                ("mining_power", self.mining_power),
+            )
+            if v
+        }
+        if self.survey:
+            stats["survey"] = True
+        return {"id": self.id, "name": self.name, "type": self.type, "slot": self.slot, **stats}
 
 
 MODULES: dict[str, ModuleDef] = {
-    "mining_laser_1": ModuleDef("mining_laser_1", "Mining Laser I", "mining"),
+    m.id: m
+    for m in (
+        ModuleDef("mining_laser_1", "Mining Laser I", "mining", mining_power=5),
+        ModuleDef("pulse_laser_i", "Pulse Laser I", "weapon", damage=12),
+        ModuleDef("autocannon_i", "Autocannon I", "weapon", damage=16, basic=False),
+        ModuleDef("shield_booster_i", "Shield Booster I", "defense", shield_bonus=30),
+        ModuleDef("armor_plate_i", "Armor Plate I", "defense", armor_bonus=6),
+        ModuleDef("survey_scanner_i", "Survey Scanner I", "utility", survey=True, basic=False),
+    )
 }
+
+
+def module_def(module_id: str) -> ModuleDef:
+    """The module with this id (an unknown id reads as a plain utility module)."""
+    return MODULES.get(module_id) or ModuleDef(module_id, module_id, "utility")
 
 
 @dataclass(frozen=True)
@@ -134,6 +182,32 @@ class ShipClass:
     max_fuel: int
     cargo_capacity: int
     modules: tuple[str, ...]
+    price: int = 0
+    weapon_slots: int = 1
+    defense_slots: int = 1
+    utility_slots: int = 2
+    shield_recharge: int = 2
+    description: str = ""
+
+    def to_dict(self) -> dict[str, object]:
+        """The catalogue's and the shipyard's view of the class."""
+        return {
+            "class_id": self.id,
+            "name": self.name,
+            "price": self.price,
+            "hull": self.max_hull,
+            "shield": self.max_shield,
+            "shield_recharge": self.shield_recharge,
+            "armor": self.armor,
+            "speed": self.speed,
+            "fuel": self.max_fuel,
+            "cargo_capacity": self.cargo_capacity,
+            "weapon_slots": self.weapon_slots,
+            "defense_slots": self.defense_slots,
+            "utility_slots": self.utility_slots,
+            "default_modules": list(self.modules),
+            "description": self.description,
+        }
 
 
 STARTER_SHIP = ShipClass(
@@ -146,4 +220,46 @@ STARTER_SHIP = ShipClass(
     max_fuel=100,
     cargo_capacity=50,
     modules=("mining_laser_1",),
+    description="The free tier-0 ship every pilot starts with: a little of everything.",
 )
+
+SHIP_CLASSES: dict[str, ShipClass] = {
+    c.id: c
+    for c in (
+        STARTER_SHIP,
+        ShipClass(
+            "prospector", "Prospector", 120, 60, 10, 3, 120, 100, ("mining_laser_1",),
+            price=1500, utility_slots=3,
+            description="A mining barge: twice the hold of the starter ship.",
+        ),
+        ShipClass(
+            "archimedes", "Archimedes", 150, 60, 12, 2, 150, 185, ("mining_laser_1",),
+            price=2200, weapon_slots=0,
+            description="A bulk hauler for traders: 185 cargo, no weapon slot.",
+        ),
+        ShipClass(
+            "skirmisher", "Skirmisher", 180, 120, 18, 4, 110, 40, ("pulse_laser_i",),
+            price=2400, weapon_slots=2, defense_slots=2, shield_recharge=4,
+            description="A light warship for pirate hunters: two weapon and two defence slots.",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class SkillDef:
+    """A skill and what trains it."""
+
+    id: str
+    name: str
+    description: str
+
+
+SKILLS: dict[str, SkillDef] = {
+    s.id: s
+    for s in (
+        SkillDef("mining_basic", "Basic Mining", "1 XP per unit mined; +5% yield per level."),
+        SkillDef("combat_basic", "Basic Combat", "1 XP per point of damage dealt to pirates."),
+        SkillDef("trading_basic", "Basic Trading", "1 XP per trade and order fill."),
+    )
+}

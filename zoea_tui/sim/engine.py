@@ -13,17 +13,19 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from zoea_tui.sim import errors, rules
+from zoea_tui.sim import errors, missions, orderbook, pirates, rules
 from zoea_tui.sim.catalog import ITEMS
 from zoea_tui.sim.commands import HANDLERS
 from zoea_tui.sim.errors import GameError
+from zoea_tui.sim.forum import forum_seed
 from zoea_tui.sim.galaxy import Galaxy
-from zoea_tui.sim.generation import generate_galaxy
+from zoea_tui.sim.generation import add_equipment, generate_galaxy
 from zoea_tui.sim.players import Player
 from zoea_tui.sim.tools import TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
 from zoea_tui.sim.views import transit_view
 
 STATE_VERSION = 1
+_COUNTERS = {"notification": 0, "chat": 0, "order": 0, "wreck": 0, "thread": 0, "post": 0}
 
 
 @dataclass
@@ -69,7 +71,11 @@ class World:
         self._sessions: dict[str, dict[str, Any]] = {}
         self._active: dict[str, str] = {}
         self._bindings: dict[str, str] = {}
-        self._counters: dict[str, int] = {"notification": 0, "chat": 0}
+        self._counters: dict[str, int] = dict(_COUNTERS)
+        self.orders: list[dict[str, Any]] = []
+        self.wrecks: list[dict[str, Any]] = []
+        self.forum: list[dict[str, Any]] = forum_seed()
+        self.pirates: dict[str, dict[str, Any]] = pirates.spawn_all(self.galaxy)
 
     @property
     def current_tick(self) -> int:
@@ -250,6 +256,8 @@ class World:
                     self._arrive(player)
             if self.tick % rules.REGEN_INTERVAL_TICKS == 0:
                 self._regenerate()
+                orderbook.npc_flow(self)
+            pirates.on_tick(self)
         return self.tick
 
     def _arrive(self, player: Player) -> None:
@@ -264,6 +272,8 @@ class World:
         if transit.kind == "jump" and system.id not in player.visited:
             player.visited.append(system.id)
             player.stats["systems_visited"] += 1
+            player.stats["systems_explored"] += 1
+        missions.on_arrival(player, poi.id, system.id)
         self.notify(
             player,
             "system",
@@ -344,6 +354,10 @@ class World:
             "active": dict(self._active),
             "bindings": dict(self._bindings),
             "counters": dict(self._counters),
+            "orders": [dict(o) for o in self.orders],
+            "wrecks": json.loads(json.dumps(self.wrecks)),
+            "forum": json.loads(json.dumps(self.forum)),
+            "pirates": json.loads(json.dumps(self.pirates)),
         }
 
     @classmethod
@@ -365,5 +379,13 @@ class World:
         world._sessions = {sid: dict(s) for sid, s in data["sessions"].items()}
         world._active = dict(data["active"])
         world._bindings = dict(data["bindings"])
-        world._counters = dict(data["counters"])
+        world._counters = {**_COUNTERS, **data["counters"]}
+        add_equipment(world.galaxy)  # worlds saved before modules existed
+        world.orders = [dict(o) for o in data.get("orders", [])]
+        world.wrecks = json.loads(json.dumps(data.get("wrecks", [])))
+        world.forum = json.loads(json.dumps(data.get("forum", forum_seed())))
+        saved = data.get("pirates")
+        world.pirates = (
+            json.loads(json.dumps(saved)) if saved is not None else pirates.spawn_all(world.galaxy)
+        )
         return world

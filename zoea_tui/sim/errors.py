@@ -166,12 +166,14 @@ def invalid_item(name: str) -> GameError:
     )
 
 
-def item_not_available(item_name: str) -> GameError:
-    """The real text's first sentence, then a hint that fits the embedded world."""
+def item_not_available(item_name: str, item_id: str) -> GameError:
+    """*Verbatim* up to the real text's cut, then a hint that fits the embedded world."""
     return GameError(
         "item_not_available",
-        f"item_not_available: No one is selling {item_name} at this station. "
-        "Use view_market to see what this station sells, or try another station.",
+        f"item_not_available: No one is selling {item_name} at this station. To place a "
+        f'standing buy order, use: {{"type": "create_buy_order", "payload": {{"item_id": '
+        f'"{item_id}", "quantity": 1, "price_each": <your_price>}}}}. Or use view_market to '
+        "see what this station sells, or analyze_market to find a station that sells it.",
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from zoea_tui.sim.catalog import ITEMS
+from zoea_tui.sim.catalog import ITEMS, MODULES
 from zoea_tui.sim.galaxy import Base, Deposit, Galaxy, MarketEntry, Poi, System
 
 
@@ -116,6 +116,20 @@ _DIRECTIONS: tuple[tuple[int, int], ...] = (
 )
 
 _SERVICES = ["market", "refuel", "repair"]
+#: The items whose station quotes are drawn from the seed; later items (modules) are
+#: added by `add_equipment` without drawing, so the galaxy of a seed never changes.
+_DRAWN_ITEMS: tuple[str, ...] = (
+    "iron_ore",
+    "copper_ore",
+    "silicon_ore",
+    "titanium_ore",
+    "gold_ore",
+    "rare_crystal",
+    "fuel_cell",
+    "steel_plate",
+)
+#: Stations with a shipyard (ship classes for sale).
+SHIPYARDS: tuple[str, ...] = ("sol_central", "war_citadel", "haven_station", "frontier_station")
 
 
 def _orbit(rng: random.Random, radius: int) -> tuple[int, int]:
@@ -153,7 +167,7 @@ def _belt_deposits(rng: random.Random, seed: _SystemSeed, fixed: list[str] | Non
 
 def _base(rng: random.Random, base_id: str, base_name: str) -> Base:
     market = {}
-    for item_id in ITEMS:
+    for item_id in _DRAWN_ITEMS:
         sells = item_id in ("fuel_cell", "steel_plate") or (
             item_id in ("iron_ore", "copper_ore") and rng.random() < 0.5
         )
@@ -265,6 +279,27 @@ def _system_pois(rng: random.Random, seed: _SystemSeed) -> list[Poi]:
     return pois
 
 
+def add_equipment(galaxy: Galaxy) -> None:
+    """Quote every later item at every station and add the later services (idempotent).
+
+    Basic modules sell everywhere; the others only where police are few (level 3 or
+    less). Stations gain storage and a mission board; `SHIPYARDS` gain a shipyard.
+    """
+    for poi in galaxy.pois.values():
+        base = poi.base
+        if base is None:
+            continue
+        police = galaxy.systems[poi.system_id].police_level
+        for item_id in ITEMS:
+            if item_id in base.market:
+                continue
+            module = MODULES.get(item_id)
+            sells = module is not None and (module.basic or police <= 3)
+            base.market[item_id] = MarketEntry(factor_pct=100, sells=sells)
+        extra = ["storage", "missions"] + (["shipyard"] if poi.id in SHIPYARDS else [])
+        base.services.extend(s for s in extra if s not in base.services)
+
+
 def generate_galaxy(rng: random.Random) -> Galaxy:
     """Build the galaxy from `rng`: 8 connected systems with their POIs and markets."""
     systems = _place_systems(rng)
@@ -274,4 +309,6 @@ def generate_galaxy(rng: random.Random) -> Galaxy:
         for poi in _system_pois(rng, seed):
             pois[poi.id] = poi
             systems[seed.id].poi_ids.append(poi.id)
-    return Galaxy(systems=systems, pois=pois)
+    galaxy = Galaxy(systems=systems, pois=pois)
+    add_equipment(galaxy)
+    return galaxy

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from zoea_tui.sim.catalog import ITEMS, STARTER_SHIP
+from zoea_tui.sim.catalog import ITEMS, STARTER_SHIP, ShipClass
+from zoea_tui.sim.stats import new_counters
 
 
 @dataclass
@@ -26,11 +27,19 @@ class Ship:
     cargo_capacity: int
     modules: list[str]
     cargo: dict[str, int] = field(default_factory=dict)
+    weapon_slots: int = 1
+    defense_slots: int = 1
+    utility_slots: int = 2
+    shield_recharge: int = 2
 
     @classmethod
     def starter(cls, ship_id: str, owner: str) -> Ship:
         """A new starter ship, full of fuel, empty hold."""
-        c = STARTER_SHIP
+        return cls.of_class(STARTER_SHIP, ship_id, owner)
+
+    @classmethod
+    def of_class(cls, c: ShipClass, ship_id: str, owner: str) -> Ship:
+        """A new ship of class `c` with its default modules, full of fuel, empty hold."""
         return cls(
             id=ship_id,
             class_id=c.id,
@@ -45,6 +54,10 @@ class Ship:
             max_fuel=c.max_fuel,
             cargo_capacity=c.cargo_capacity,
             modules=list(c.modules),
+            weapon_slots=c.weapon_slots,
+            defense_slots=c.defense_slots,
+            utility_slots=c.utility_slots,
+            shield_recharge=c.shield_recharge,
         )
 
     @property
@@ -91,17 +104,6 @@ class LogEntry:
     tick: int
 
 
-def _new_stats() -> dict[str, int]:
-    return {
-        "ore_mined": 0,
-        "ore_sold": 0,
-        "credits_earned": 0,
-        "credits_spent": 0,
-        "trades_completed": 0,
-        "systems_visited": 1,
-    }
-
-
 @dataclass
 class Player:
     """An account: credentials, wallet, position, ship, skills, log and inbox."""
@@ -117,12 +119,22 @@ class Player:
     ship: Ship
     created_tick: int
     skill_xp: dict[str, int] = field(default_factory=lambda: {"mining_basic": 0})
-    stats: dict[str, int] = field(default_factory=_new_stats)
+    stats: dict[str, int] = field(default_factory=new_counters)
     visited: list[str] = field(default_factory=list)
     busy_until: int = 0
     transit: Transit | None = None
     log: list[LogEntry] = field(default_factory=list)
     notifications: list[dict[str, Any]] = field(default_factory=list)
+    missions: list[dict[str, Any]] = field(default_factory=list)
+    storage: dict[str, dict[str, int]] = field(default_factory=dict)
+    hangar: list[dict[str, Any]] = field(default_factory=list)
+    trade_log: list[dict[str, Any]] = field(default_factory=list)
+    engaged: list[str] = field(default_factory=list)
+    chat_by_channel: dict[str, int] = field(default_factory=dict)
+    status_message: str = ""
+    clan_tag: str = ""
+    primary_color: str = "#FFFFFF"
+    secondary_color: str = "#000000"
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""
@@ -135,4 +147,5 @@ class Player:
         raw["ship"] = Ship(**raw["ship"])
         raw["transit"] = Transit(**raw["transit"]) if raw["transit"] else None
         raw["log"] = [LogEntry(**e) for e in raw["log"]]
+        raw["stats"] = {**new_counters(), **raw["stats"]}
         return cls(**raw)

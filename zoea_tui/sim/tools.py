@@ -7,59 +7,12 @@ the engine reads the flags to decide who may call what, when.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from zoea_tui.sim.tool_spec import ToolSpec, integer_arg, string_arg
+from zoea_tui.sim.tools_combat import COMBAT_SPECS
+from zoea_tui.sim.tools_community import COMMUNITY_SPECS
+from zoea_tui.sim.tools_economy import ECONOMY_SPECS
 
-SESSION_ID_PROPERTY: dict[str, str] = {
-    "type": "string",
-    "description": "Your session ID from login/register",
-}
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """One command of the world.
-
-    `mutation` commands cost a tick (one per pilot per tick); `needs_position` commands
-    are refused while in transit; `strict` commands answer a missing required argument
-    with `invalid_payload` naming any unknown arguments, as the real server does for
-    movement commands (others ignore unknown arguments, also like the real server).
-    """
-
-    name: str
-    category: str
-    description: str
-    properties: dict[str, dict[str, Any]] = field(default_factory=dict)
-    required: tuple[str, ...] = ()
-    mutation: bool = False
-    auth: bool = True
-    needs_position: bool = False
-    strict: bool = False
-    example: str = ""
-
-    def input_schema(self) -> dict[str, Any]:
-        """The JSON Schema of the arguments (authenticated tools accept `session_id`)."""
-        properties = dict(self.properties)
-        if self.auth:
-            properties["session_id"] = dict(SESSION_ID_PROPERTY)
-        return {"type": "object", "properties": properties, "required": list(self.required)}
-
-    def to_dict(self) -> dict[str, Any]:
-        """`{"name", "description", "input_schema"}` for an MCP tool listing."""
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.input_schema(),
-        }
-
-
-def _s(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "string", "description": description, **extra}
-
-
-def _i(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "integer", "description": description, **extra}
-
+__all__ = ["TOOLS_BY_NAME", "TOOL_SPECS", "ToolSpec"]
 
 _CHANNELS = ["system", "local", "faction", "private"]
 
@@ -71,11 +24,11 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "shown once) and a session_id. Empire is one of solarian, voidborn, crimson, "
         "nebula, outerrim (lowercase).",
         {
-            "username": _s("3-24 characters, unique"),
-            "empire": _s(
+            "username": string_arg("3-24 characters, unique"),
+            "empire": string_arg(
                 "Empire id", enum=["solarian", "voidborn", "crimson", "nebula", "outerrim"]
             ),
-            "registration_code": _s("Registration code (any value works in this world)"),
+            "registration_code": string_arg("Registration code (any value works in this world)"),
         },
         ("username", "empire"),
         auth=False,
@@ -84,7 +37,10 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "login",
         "auth",
         "Log in to an existing account. A login elsewhere ends this one.",
-        {"username": _s("Your username"), "password": _s("Your password (64 hex chars)")},
+        {
+            "username": string_arg("Your username"),
+            "password": string_arg("Your password (64 hex chars)"),
+        },
         ("username", "password"),
         auth=False,
     ),
@@ -100,7 +56,10 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "help",
         "status",
         "List the commands, or describe one command and its arguments.",
-        {"command": _s("A command name"), "category": _s("Only list this category")},
+        {
+            "command": string_arg("A command name"),
+            "category": string_arg("Only list this category"),
+        },
         auth=False,
     ),
     ToolSpec("get_commands", "status", "The names of all commands, by category.", auth=False),
@@ -109,7 +68,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "get_system",
         "location",
         "Your current system (or another by system_id): its POIs, jump connections and security.",
-        {"system_id": _s("A system id; defaults to yours")},
+        {"system_id": string_arg("A system id; defaults to yours")},
         needs_position=True,
     ),
     ToolSpec(
@@ -117,7 +76,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "location",
         "Your current POI (or another by poi_id): type, resources with remaining "
         "amounts, base and services.",
-        {"poi_id": _s("A POI id; defaults to yours")},
+        {"poi_id": string_arg("A POI id; defaults to yours")},
         needs_position=True,
     ),
     ToolSpec("get_nearby", "location", "Other pilots at your POI.", needs_position=True),
@@ -125,20 +84,20 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "get_map",
         "location",
         "All charted systems, their positions and jump links.",
-        {"system_id": _s("Only this system")},
+        {"system_id": string_arg("Only this system")},
     ),
     ToolSpec(
         "search_systems",
         "location",
         "Find systems whose name contains the query.",
-        {"query": _s("Part of a system name")},
+        {"query": string_arg("Part of a system name")},
         ("query",),
     ),
     ToolSpec(
         "find_route",
         "location",
         "The shortest jump route from your system to target_system, with fuel needed.",
-        {"target_system": _s("Destination system id")},
+        {"target_system": string_arg("Destination system id")},
         ("target_system",),
         strict=True,
         example="sol",
@@ -148,7 +107,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "movement",
         "Fly to a POI in your current system. Takes ticks and fuel by distance; you "
         "are in transit until arrival_tick. Undocks automatically.",
-        {"target_poi": _s("Destination POI id in this system")},
+        {"target_poi": string_arg("Destination POI id in this system")},
         ("target_poi",),
         mutation=True,
         strict=True,
@@ -159,7 +118,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "movement",
         "Jump to a connected system (2 fuel, several ticks). You arrive at its station "
         "if it has one. Undocks automatically.",
-        {"target_system": _s("A connected system id")},
+        {"target_system": string_arg("A connected system id")},
         ("target_system",),
         mutation=True,
         strict=True,
@@ -180,8 +139,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "Docked at a station: fill the tank for credits. With item_id/quantity: burn "
         "fuel cells from cargo (works anywhere).",
         {
-            "item_id": _s("fuel_cell to burn fuel cells from cargo"),
-            "quantity": _i("Fuel cells to burn", minimum=1),
+            "item_id": string_arg("fuel_cell to burn fuel cells from cargo"),
+            "quantity": integer_arg("Fuel cells to burn", minimum=1),
         },
         mutation=True,
     ),
@@ -193,14 +152,20 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "market",
         "Docked: the station's prices. best_buy is what the station pays you, "
         "best_sell what it charges.",
-        {"item_id": _s("Only this item"), "category": _s("Only this category (ore, ...)")},
+        {
+            "item_id": string_arg("Only this item"),
+            "category": string_arg("Only this category (ore, ...)"),
+        },
         needs_position=True,
     ),
     ToolSpec(
         "sell",
         "market",
         "Docked: sell cargo to the station.",
-        {"item_id": _s("Item id, e.g. iron_ore"), "quantity": _i("Units", minimum=1)},
+        {
+            "item_id": string_arg("Item id, e.g. iron_ore"),
+            "quantity": integer_arg("Units", minimum=1),
+        },
         ("item_id", "quantity"),
         mutation=True,
     ),
@@ -208,7 +173,10 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "buy",
         "market",
         "Docked: buy from the station into cargo.",
-        {"item_id": _s("Item id, e.g. fuel_cell"), "quantity": _i("Units", minimum=1)},
+        {
+            "item_id": string_arg("Item id, e.g. fuel_cell"),
+            "quantity": integer_arg("Units", minimum=1),
+        },
         ("item_id", "quantity"),
         mutation=True,
     ),
@@ -218,9 +186,9 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "Send a chat message: system (your system), local (your POI), faction, or "
         "private (target_id = player id or username).",
         {
-            "channel": _s("Channel", enum=_CHANNELS),
-            "content": _s("Message text"),
-            "target_id": _s("Recipient for private messages"),
+            "channel": string_arg("Channel", enum=_CHANNELS),
+            "content": string_arg("Message text"),
+            "target_id": string_arg("Recipient for private messages"),
         },
         ("channel", "content"),
     ),
@@ -229,10 +197,10 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "social",
         "Recent messages of a channel, newest first.",
         {
-            "channel": _s("Channel", enum=_CHANNELS),
-            "target_id": _s("The other pilot, for private"),
-            "limit": _i("At most 100 (default 20)", minimum=1, maximum=100),
-            "before": _i("Only messages with an id below this"),
+            "channel": string_arg("Channel", enum=_CHANNELS),
+            "target_id": string_arg("The other pilot, for private"),
+            "limit": integer_arg("At most 100 (default 20)", minimum=1, maximum=100),
+            "before": integer_arg("Only messages with an id below this"),
         },
         ("channel",),
     ),
@@ -241,20 +209,20 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "captains_log",
         "Add an entry to your captain's log (your lasting memory; 20 entries kept, "
         "oldest dropped).",
-        {"entry": _s("The log text")},
+        {"entry": string_arg("The log text")},
         ("entry",),
     ),
     ToolSpec(
         "captains_log_list",
         "captains_log",
         "One log entry by index (0 = newest) with paging info.",
-        {"index": _i("Entry index, 0 = newest", minimum=0)},
+        {"index": integer_arg("Entry index, 0 = newest", minimum=0)},
     ),
     ToolSpec(
         "captains_log_get",
         "captains_log",
         "One log entry by index (0 = newest).",
-        {"index": _i("Entry index, 0 = newest", minimum=0)},
+        {"index": integer_arg("Entry index, 0 = newest", minimum=0)},
         ("index",),
     ),
     ToolSpec(
@@ -263,7 +231,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         "Events since your last check (arrivals, chat, trades, mining...). Clears "
         "them unless clear is false.",
         {
-            "limit": _i("1-100 (default 50)", minimum=1, maximum=100),
+            "limit": integer_arg("1-100 (default 50)", minimum=1, maximum=100),
             "clear": {"type": "boolean", "description": "Remove returned events (default true)"},
             "types": {
                 "type": "array",
@@ -273,5 +241,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         },
     ),
 )
+
+TOOL_SPECS += COMBAT_SPECS + ECONOMY_SPECS + COMMUNITY_SPECS
 
 TOOLS_BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOL_SPECS}

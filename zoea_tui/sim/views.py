@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import rules
-from zoea_tui.sim.catalog import EMPIRES, ITEMS, MODULES
+from zoea_tui.sim.catalog import EMPIRES, ITEMS, module_def
 from zoea_tui.sim.galaxy import Base, Galaxy, Poi, System
 from zoea_tui.sim.players import LogEntry, Player, Ship, Transit
 
@@ -45,12 +45,16 @@ def ship_view(ship: Ship) -> dict[str, Any]:
         "cargo_capacity": ship.cargo_capacity,
         "modules": list(ship.modules),
         "cargo": cargo_list(ship),
+        "shield_recharge": ship.shield_recharge,
+        "weapon_slots": ship.weapon_slots,
+        "defense_slots": ship.defense_slots,
+        "utility_slots": ship.utility_slots,
     }
 
 
-def modules_view(ship: Ship) -> list[dict[str, str]]:
-    """The ship's modules as `[{id, name, type}]`."""
-    return [{"id": m, "name": MODULES[m].name, "type": MODULES[m].type} for m in ship.modules]
+def modules_view(ship: Ship) -> list[dict[str, object]]:
+    """The ship's modules as `[{id, name, type, slot, ...stats}]`."""
+    return [module_def(m).to_dict() for m in ship.modules]
 
 
 def transit_view(galaxy: Galaxy, transit: Transit, tick: int) -> dict[str, Any]:
@@ -85,6 +89,11 @@ def player_view(world: World, player: Player) -> dict[str, Any]:
         "skills": {k: rules.skill_level(v) for k, v in player.skill_xp.items()},
         "skill_xp": dict(player.skill_xp),
         "stats": dict(player.stats),
+        "status_message": player.status_message,
+        "clan_tag": player.clan_tag,
+        "primary_color": player.primary_color,
+        "secondary_color": player.secondary_color,
+        "active_missions": len(player.missions),
     }
 
 

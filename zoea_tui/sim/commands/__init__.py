@@ -5,7 +5,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from zoea_tui.sim.commands import account, info, market, navigation, resources, social
+from zoea_tui.sim.commands import (
+    account,
+    catalogue,
+    combat,
+    community,
+    exchange,
+    info,
+    market,
+    missions,
+    navigation,
+    resources,
+    social,
+)
 
 if TYPE_CHECKING:
     from zoea_tui.sim.engine import Call, World
@@ -19,4 +31,9 @@ HANDLERS: dict[str, Handler] = {
     **resources.HANDLERS,
     **market.HANDLERS,
     **social.HANDLERS,
+    **missions.HANDLERS,
+    **exchange.HANDLERS,
+    **catalogue.HANDLERS,
+    **combat.HANDLERS,
+    **community.HANDLERS,
 }

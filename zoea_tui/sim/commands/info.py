@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from zoea_tui.sim import errors, params, rules
+from zoea_tui.sim import errors, params, pirates, rules
 from zoea_tui.sim.catalog import GAME_VERSION, RELEASE_NOTES
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import System
@@ -83,7 +83,9 @@ def get_poi(world: World, call: Call) -> dict[str, Any]:
         raise GameError(
             "invalid_poi", f"Unknown POI: {query}. Use get_system to list a system's POIs."
         )
-    return poi_view(world, poi)
+    view = poi_view(world, poi)
+    view["pirates"] = [pirates.pirate_view(p) for p in pirates.pirates_at(world, poi.id)]
+    return view
 
 
 def get_nearby(world: World, call: Call) -> dict[str, Any]:
@@ -100,7 +102,15 @@ def get_nearby(world: World, call: Call) -> dict[str, Any]:
         }
         for p in world.players_at(poi.id, exclude=me)
     ]
-    return {"poi_id": poi.id, "poi_name": poi.name, "count": len(others), "players": others}
+    hostile = [pirates.pirate_view(p) for p in pirates.pirates_at(world, poi.id)]
+    return {
+        "poi_id": poi.id,
+        "poi_name": poi.name,
+        "count": len(others),
+        "players": others,
+        "pirates": hostile,
+        "wrecks": len([w for w in world.wrecks if w["poi_id"] == poi.id]),
+    }
 
 
 def _map_entry(world: World, system: System, visited: list[str]) -> dict[str, Any]:

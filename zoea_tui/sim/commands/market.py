@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from zoea_tui.sim import errors, params, rules
+from zoea_tui.sim import errors, orderbook, params, rules
 from zoea_tui.sim.catalog import ITEMS, ItemDef, find_item
 from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base
+from zoea_tui.sim.players import Player
 
 if TYPE_CHECKING:
     from zoea_tui.sim.engine import Call, World
 
 
-def _item(call: Call) -> ItemDef:
+def item_arg(call: Call) -> ItemDef:
+    """The `item_id` argument as an item; `invalid_item` if unknown."""
     raw = params.text(call.args, "item_id")
     item = find_item(raw) if raw else None
     if item is None:
@@ -26,20 +28,29 @@ def _item(call: Call) -> ItemDef:
     return item
 
 
-def _quantity(call: Call) -> int:
+def quantity_arg(call: Call) -> int:
+    """The `quantity` argument; `invalid_payload` unless a whole number above 0."""
     quantity = params.integer(call.args, "quantity")
     if quantity is None or quantity <= 0:
         raise errors.invalid_quantity()
     return quantity
 
 
-def _base_here(world: World, call: Call) -> Base:
-    base = world.galaxy.pois[call.me.poi_id].base
+def base_here(world: World, me: Player) -> Base:
+    """The base of the player's POI (callers have checked there is one)."""
+    base = world.galaxy.pois[me.poi_id].base
     assert base is not None
     return base
 
 
-def _listing(base: Base, item: ItemDef) -> dict[str, Any]:
+def _book_side(world: World, base: Base, item: ItemDef, side: str) -> list[dict[str, Any]]:
+    return [
+        {"order_id": o["order_id"], "price_each": o["price_each"], "quantity": o["quantity"]}
+        for o in orderbook.resting(world, base.id, item.id, side)
+    ]
+
+
+def _listing(world: World, base: Base, item: ItemDef) -> dict[str, Any]:
     bid = base.bid(item.id)
     sells = base.market[item.id].sells
     ask = base.ask(item.id) if sells else None
@@ -52,6 +63,8 @@ def _listing(base: Base, item: ItemDef) -> dict[str, Any]:
         "best_sell": ask,
         "best_sell_qty": rules.MARKET_LEVEL_DEPTH if sells else 0,
         "spread": ask - bid if ask is not None else None,
+        "buy_orders": _book_side(world, base, item, "buy"),
+        "sell_orders": _book_side(world, base, item, "sell"),
     }
 
 
@@ -60,7 +73,7 @@ def view_market(world: World, call: Call) -> dict[str, Any]:
     me = call.me
     if not me.docked:
         raise errors.not_docked_here()
-    base = _base_here(world, call)
+    base = base_here(world, call.me)
     raw = params.text(call.args, "item_id")
     category = params.text(call.args, "category").strip().lower()
     items = list(ITEMS.values())
@@ -75,21 +88,22 @@ def view_market(world: World, call: Call) -> dict[str, Any]:
         "action": "view_market",
         "base": base.name,
         "base_id": base.id,
-        "items": [_listing(base, i) for i in items],
+        "items": [_listing(world, base, i) for i in items],
         "note": "best_buy: what the station pays you per unit when you sell. "
         "best_sell: what it charges per unit when you buy (null: not for sale here).",
     }
 
 
-def _with_source(fills: list[dict[str, int]]) -> list[dict[str, Any]]:
-    return [{**fill, "source": "station"} for fill in fills]
+def station_fills(top_price: int, quantity: int, selling: bool) -> list[dict[str, Any]]:
+    """Fills against the station's book, marked `source: station`."""
+    return [{**f, "source": "station"} for f in rules.walk_book(top_price, quantity, selling)]
 
 
 def sell(world: World, call: Call) -> dict[str, Any]:
     """Sell cargo to the station at its bid, walking down the book."""
     me = call.me
-    item = _item(call)
-    quantity = _quantity(call)
+    item = item_arg(call)
+    quantity = quantity_arg(call)
     auto = needs_auto_dock(world, me)
     have = me.ship.cargo.get(item.id, 0)
     if have < quantity:
@@ -98,8 +112,13 @@ def sell(world: World, call: Call) -> dict[str, Any]:
             f"You have {have} {item.name} in cargo and cannot sell {quantity}. "
             "Use get_cargo to check quantities.",
         )
-    base = _base_here(world, call)
-    fills = rules.walk_book(base.bid(item.id), quantity, selling=True)
+    base = base_here(world, call.me)
+    bid = base.bid(item.id)
+    buyers = orderbook.resting(world, base.id, item.id, "buy", me.username)
+    fills = orderbook.take(world, buyers, quantity, lambda p: p > bid)
+    left = quantity - sum(f["quantity"] for f in fills)
+    if left:
+        fills += station_fills(bid, left, selling=True)
     total = sum(f["subtotal"] for f in fills)
     me.ship.remove_cargo(item.id, quantity)
     me.credits += total
@@ -125,7 +144,7 @@ def sell(world: World, call: Call) -> dict[str, Any]:
         "item_id": item.id,
         "quantity_sold": quantity,
         "total_earned": total,
-        "fills": _with_source(fills),
+        "fills": fills,
         "credits": me.credits,
         "level_up": False,
     }
@@ -137,13 +156,21 @@ def sell(world: World, call: Call) -> dict[str, Any]:
 def buy(world: World, call: Call) -> dict[str, Any]:
     """Buy from the station at its ask, walking up the book, into cargo."""
     me = call.me
-    item = _item(call)
-    quantity = _quantity(call)
+    item = item_arg(call)
+    quantity = quantity_arg(call)
     auto = needs_auto_dock(world, me)
-    base = _base_here(world, call)
-    if not base.market[item.id].sells:
-        raise errors.item_not_available(item.name)
-    fills = rules.walk_book(base.ask(item.id), quantity, selling=False)
+    base = base_here(world, call.me)
+    sells = base.market[item.id].sells
+    sellers = orderbook.resting(world, base.id, item.id, "sell", me.username)
+    if not sells and not sellers:
+        raise errors.item_not_available(item.name, item.id)
+    ask = base.ask(item.id)
+    fills = _preview(sellers, quantity, ask if sells else None)
+    left = quantity - sum(f["quantity"] for f in fills)
+    if left and sells:
+        fills += station_fills(ask, left, selling=False)
+        left = 0
+    quantity -= left
     total = sum(f["subtotal"] for f in fills)
     if me.credits < total:
         raise errors.insufficient_credits(total, me.credits, f"buy {quantity} {item.name}")
@@ -154,6 +181,8 @@ def buy(world: World, call: Call) -> dict[str, Any]:
             f"Not enough cargo space: {quantity} {item.name} need {space}, you have "
             f"{me.ship.cargo_free} free. Sell cargo first or buy less.",
         )
+    if any(f["source"] == "player" for f in fills):
+        orderbook.take(world, sellers, quantity, lambda p: sells is False or p < ask)
     me.credits -= total
     me.ship.add_cargo(item.id, quantity)
     me.stats["credits_spent"] += total
@@ -176,8 +205,8 @@ def buy(world: World, call: Call) -> dict[str, Any]:
         "item_id": item.id,
         "quantity": quantity,
         "total_cost": total,
-        "fills": _with_source(fills),
-        "unfilled": 0,
+        "fills": fills,
+        "unfilled": left,
         "delivered_to_cargo": quantity,
         "delivered_to_storage": 0,
         "credits": me.credits,
@@ -185,6 +214,21 @@ def buy(world: World, call: Call) -> dict[str, Any]:
     if auto:
         apply_auto_dock(world, me, result)
     return result
+
+
+def _preview(sellers: list[dict[str, Any]], quantity: int, ask: int | None) -> list[dict[str, Any]]:
+    """Fills a buy would take from player sell orders cheaper than the station's ask."""
+    fills: list[dict[str, Any]] = []
+    left = quantity
+    for order in sellers:
+        if left <= 0 or (ask is not None and order["price_each"] >= ask):
+            break
+        qty = min(left, order["quantity"])
+        fills.append({"price_each": order["price_each"], "quantity": qty,
+                      "subtotal": qty * order["price_each"], "source": "player",
+                      "counterparty": order["owner"]})
+        left -= qty
+    return fills
 
 
 HANDLERS = {"view_market": view_market, "sell": sell, "buy": buy}

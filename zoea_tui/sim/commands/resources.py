@@ -1,11 +1,11 @@
-"""Ship upkeep and mining: mine, refuel, repair."""
+"""Ship upkeep and mining: mine, refuel, repair, jettison, survey_system."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from zoea_tui.sim import errors, params, rules
-from zoea_tui.sim.catalog import ITEMS, find_item
+from zoea_tui.sim import errors, missions, params, rules
+from zoea_tui.sim.catalog import ITEMS, find_item, module_def
 from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Deposit
@@ -29,6 +29,12 @@ def mine(world: World, call: Call) -> dict[str, Any]:
     poi = world.galaxy.pois[me.poi_id]
     if not poi.deposits:
         raise errors.no_resources()
+    if not any(module_def(m).mining_power for m in me.ship.modules):
+        raise GameError(
+            "no_mining_laser",
+            "You have no mining laser installed. Buy mining_laser_1 at a station and "
+            "install_mod it while docked.",
+        )
     if me.ship.cargo_free <= 0:
         raise errors.cargo_full()
     available = [d for d in poi.deposits if d.remaining > 0]
@@ -47,6 +53,7 @@ def mine(world: World, call: Call) -> dict[str, Any]:
     me.ship.add_cargo(deposit.resource_id, quantity)
     me.skill_xp["mining_basic"] += quantity
     me.stats["ore_mined"] += quantity
+    missions.on_mined(me, deposit.resource_id, quantity)
     item = ITEMS[deposit.resource_id]
     result: dict[str, Any] = {
         "kind": "yield",
@@ -182,4 +189,69 @@ def repair(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-HANDLERS = {"mine": mine, "refuel": refuel, "repair": repair}
+def jettison(world: World, call: Call) -> dict[str, Any]:
+    """Dump cargo into space (it is gone)."""
+    me = call.me
+    raw = params.text(call.args, "item_id")
+    item = find_item(raw) if raw else None
+    if item is None:
+        raise errors.invalid_item(raw)
+    quantity = params.integer(call.args, "quantity")
+    if quantity is None or quantity <= 0:
+        raise errors.invalid_quantity()
+    have = me.ship.cargo.get(item.id, 0)
+    if have < quantity:
+        raise GameError(
+            "insufficient_items",
+            f"You have {have} {item.name} in cargo and cannot jettison {quantity}.",
+        )
+    me.ship.remove_cargo(item.id, quantity)
+    return {
+        "action": "jettisoned",
+        "item_id": item.id,
+        "quantity": quantity,
+        "cargo_used": me.ship.cargo_used,
+        "cargo_capacity": me.ship.cargo_capacity,
+    }
+
+
+def survey_system(world: World, call: Call) -> dict[str, Any]:
+    """With a survey scanner: every deposit of your system, with richness and amounts."""
+    me = call.me
+    if not any(module_def(m).survey for m in me.ship.modules):
+        raise GameError(
+            "no_scanner",
+            "no_scanner: No survey scanner equipped. You need a module with survey capability "
+            "(e.g. survey_scanner_i, survey_scanner_ii, or deep_core_survey_scanner) to scan "
+            "for hidden deposits.",
+        )
+    system = world.galaxy.systems[me.system_id]
+    belts = []
+    for poi_id in system.poi_ids:
+        poi = world.galaxy.pois[poi_id]
+        if poi.deposits:
+            belts.append(
+                {
+                    "poi_id": poi.id,
+                    "name": poi.name,
+                    "deposits": [
+                        {
+                            "resource_id": d.resource_id,
+                            "richness": d.richness,
+                            "remaining": d.remaining,
+                            "max_remaining": d.max_remaining,
+                        }
+                        for d in poi.deposits
+                    ],
+                }
+            )
+    return {"action": "survey", "system_id": system.id, "belts": belts}
+
+
+HANDLERS = {
+    "mine": mine,
+    "refuel": refuel,
+    "repair": repair,
+    "jettison": jettison,
+    "survey_system": survey_system,
+}

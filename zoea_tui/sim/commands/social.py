@@ -88,6 +88,9 @@ def chat(world: World, call: Call) -> dict[str, Any]:
     data = {k: message[k] for k in ("id", "channel", "sender_id", "sender", "content", "tick")}
     for recipient in recipients:
         world.notify(recipient, "chat", "chat_message", dict(data))
+        recipient.stats["messages_received"] += 1
+    me.stats["chat_messages"] += 1
+    me.chat_by_channel[channel] = me.chat_by_channel.get(channel, 0) + 1
     return {
         "channel": channel,
         "message": "Message sent",
@@ -167,6 +170,7 @@ def captains_log_add(world: World, call: Call) -> dict[str, Any]:
             f"Log entry is {size} bytes; the limit is {rules.LOG_MAX_BYTES}. Shorten it.",
         )
     me.log.insert(0, LogEntry(entry=entry, tick=world.tick))
+    me.stats["captains_log_entries"] += 1
     del me.log[rules.LOG_MAX_ENTRIES :]
     return {
         "index": 0,
