@@ -2,8 +2,9 @@
 
 A run is a fresh seeded embedded world on the simulated clock (docs/ARCHITECTURE.md,
 'Command line': ``zoea simulate``'s machinery) with one scored Mysis, given the
-scenario's task as the commander's first message, plus autopilot companions when the
-scenario needs someone to talk to. It ends when the scenario's tick budget is spent
+scenario's task, plus autopilot companions when the
+scenario needs someone to talk to; the task goes to the swarm as a commander broadcast.
+It ends when the scenario's tick budget is spent
 (:mod:`.meter`) or when the scored Mysis stops running (idle after unanswered nudges,
 errored), and is scored from the world and the run's tool calls.
 """
@@ -44,8 +45,6 @@ ARENA_STRATEGIES: tuple[str, ...] = (*STRATEGIES, FULL_HISTORY)
 _COMBAT_TOOLS = frozenset({"attack", "fight", "engage", "combat"})
 #: The provider of companion Myses: the built-in autopilot.
 COMPANION_PROVIDER = "autopilot"
-COMPANION_TASK = ("Socialise with the pilots around you: chat in the local channel and "
-                  "answer pilots who talk to you.")
 
 
 @dataclass(slots=True)
@@ -179,18 +178,19 @@ async def _run(commander: Commander, scenario: Scenario, meter: TickMeter, hooks
     watcher = asyncio.create_task(watch())
     username: str | None = None
     try:
+        companion = (COMPANION_PROVIDER if COMPANION_PROVIDER in commander.config.providers
+                     else provider)
         for index in range(scenario.companions):
-            view = await commander.create_mysis(f"pilot-{index + 1}",
-                                                provider=COMPANION_PROVIDER
-                                                if COMPANION_PROVIDER in commander.config.providers
-                                                else provider, strategy=strategy, start=False)
-            await commander.send_message(view.id, COMPANION_TASK)
+            await commander.create_mysis(f"pilot-{index + 1}", provider=companion,
+                                         strategy=strategy, start=False)
         view = await commander.create_mysis(scored, provider=provider, strategy=strategy,
                                             start=False)
         main_id.append(view.id)
         if hooks.on_start is not None:
             hooks.on_start(commander, view.id)
-        await commander.send_message(view.id, scenario.task)
+        # A commander broadcast: it starts every Mysis, and as the swarm's latest broadcast
+        # it stands in every request's state message, whatever the strategy keeps.
+        await commander.broadcast(scenario.task)
         finished = asyncio.create_task(meter.finished.wait())
         stopped = asyncio.create_task(ended.wait())
         await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)

@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.summarizer import extractive_summary
+from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
 from .facts import MOVES
 from .orders import Order, normalize_name
+from .scenario_play import SCENARIO_ORDERS
 
 #: Leave the belt for the station below this share of the tank (percent).
 LOW_FUEL_PCT = 30
@@ -457,6 +459,11 @@ class _Planner:
         if not f.position_known:
             return _call("My location is not in my context: checking status.",
                          ("get_status", {}))
+        if self.intent in SCENARIO_ORDERS:
+            decision = scenario_play.play(self)
+            if decision is not None:
+                return decision
+            return self.mine_loop()
         if self.intent == "goto":
             decision = self.goto(self.c.order)
             if decision is not None:

@@ -14,9 +14,16 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-OrderKind = Literal["mine", "sell", "refuel", "goto", "report", "hold"]
+OrderKind = Literal["mine", "sell", "refuel", "goto", "report", "hold", "explore", "social",
+                    "missions", "trade", "combat"]
 
 _PATTERNS: tuple[tuple[OrderKind, re.Pattern[str]], ...] = (
+    # The arena's scenario orders (a tie goes to the earlier pattern).
+    ("explore", re.compile(r"\b(?:explore|exploring|exploration)\b")),
+    ("social", re.compile(r"\b(?:socialise|socialize|socialising|socializing)\b")),
+    ("missions", re.compile(r"\b(?:run|take|do)\s+missions\b")),
+    ("trade", re.compile(r"\btrade\s+for\s+profit\b")),
+    ("combat", re.compile(r"\bhunt\s+pirates\b")),
     ("hold", re.compile(r"\b(?:hold|stop|halt|wait|pause|stand\s*by|stay\s+put|cease|freeze)\b")),
     ("report", re.compile(r"\b(?:report|status|where\s+are\s+you|how\s+are\s+you)\b")),
     ("goto", re.compile(
