@@ -41,6 +41,7 @@ from .events import (
     Notice,
 )
 from .mysis import MysisRuntime
+from .services import SwarmServices
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +80,14 @@ class Commander:
         self._provider_factory = provider_factory
         #: Called after every finished turn (``zoea simulate`` stops Myses with it).
         self.on_turn: Callable[[MysisRuntime], None] | None = None
+        #: All a Mysis may use of the swarm (it never holds the commander).
+        self.services = SwarmServices(
+            store=store, bus=self.bus, clock=self.clock, nudge=config.nudge,
+            max_tool_iterations=config.context.max_tool_iterations,
+            tick_seconds=backend.tick_seconds, settings_for=self.settings_for,
+            game_state=self._game_state_of, in_flight=self.in_flight,
+            saw_tick=self.saw_tick, closing=lambda: self._closed,
+            turn_finished=self._turn_finished)
 
     # -- opening and closing -----------------------------------------------------
 
@@ -125,7 +134,7 @@ class Commander:
         runtimes = list(self._myses.values())
         await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
         for runtime in runtimes:
-            await runtime._settle_task(timeout=1.0)
+            await runtime.halt(timeout=1.0)
         for runtime in runtimes:
             await runtime.session.aclose()
             with contextlib.suppress(Exception):
@@ -139,7 +148,7 @@ class Commander:
         router = ToolRouter(self.store, record.id, session, server=self.backend.server,
                             cache=self.cache, swarm=self)
         router.account = record.account
-        return MysisRuntime(self, record, provider, session, router)
+        return MysisRuntime(self.services, record, provider, session, router)
 
     def _provider(self, record: MysisRecord) -> Provider:
         if self._provider_factory is not None:
@@ -218,8 +227,10 @@ class Commander:
 
     def game_state_summary(self, mysis_id: int) -> str:
         """The compact projection of the Mysis's game state (shown after each turn's opening)."""
-        runtime = self._get(mysis_id)
-        return self.cache.summary(runtime.router.account, self.game_tick)
+        return self._game_state_of(self._get(mysis_id).router.account)
+
+    def _game_state_of(self, account: str | None) -> str:
+        return self.cache.summary(account, self.game_tick)
 
     def last_sent(self, mysis_id: int) -> tuple[dict[str, Any], ...]:
         """The messages of the Mysis's last request sent (empty before its first)."""
@@ -231,7 +242,7 @@ class Commander:
         name = strategy or runtime.record.strategy
         if name not in STRATEGIES:
             raise CommandRefused(f"unknown strategy {name!r}")
-        settings, _ = self.settings_for(runtime)
+        settings, _ = self.settings_for(runtime.record)
         turn = await runtime.upcoming_turn()
         level = turn.nudge_level if turn.kind == "nudge" else 0
         settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)
@@ -361,16 +372,16 @@ class Commander:
 
     # -- helpers for runtimes ------------------------------------------------------------
 
-    def settings_for(self, runtime: MysisRuntime) -> tuple[ComposeSettings, ProviderSettings]:
+    def settings_for(self, record: MysisRecord) -> tuple[ComposeSettings, ProviderSettings]:
         """Composition and provider settings for a Mysis's current provider."""
         try:
-            cfg = self.config.provider(runtime.record.provider)
+            cfg = self.config.provider(record.provider)
         except ConfigError:
             cfg = self.config.provider(self.config.swarm.default_provider)
         settings = self.config.compose_settings(cfg.name)
         chosen = provider_settings(cfg)
-        if runtime.record.model and cfg.type != "autopilot":
-            chosen = replace(chosen, model=runtime.record.model)
+        if record.model and cfg.type != "autopilot":
+            chosen = replace(chosen, model=record.model)
         return settings, chosen
 
     @contextlib.asynccontextmanager
@@ -389,9 +400,10 @@ class Commander:
             self._mcp += delta
         await self.bus.publish(NetworkActivity(llm=self._llm, mcp=self._mcp))
 
-    def turn_finished(self, runtime: MysisRuntime) -> None:
-        """A Mysis ended a turn (headless runs count them)."""
-        if self.on_turn is not None:
+    def _turn_finished(self, mysis_id: int, turns: int) -> None:
+        """A Mysis ended its ``turns``-th turn (headless runs count them)."""
+        runtime = self._myses.get(mysis_id)
+        if self.on_turn is not None and runtime is not None:
             self.on_turn(runtime)
 
     async def saw_tick(self, tick: int) -> None:

@@ -25,7 +25,7 @@ from ..game.backend import GameBackend
 from ..storage import Store
 from .clock import VirtualClock
 from .commander import Commander
-from .events import ErrorRaised, NudgeSent, RequestComposed, ToolCallFinished
+from .events import ErrorRaised, NudgeSent, RequestComposed, StateChanged, ToolCallFinished
 from .mysis import MysisRuntime
 
 
@@ -59,7 +59,9 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
     commander = await Commander.open(config, db_path=db_path, clock=VirtualClock(),
                                      backend=backend, starter_swarm=False)
     sub = commander.bus.subscribe(maxsize=100_000)
+    #: Set when every Mysis played its turns, or none runs any more (idle or errored).
     done = asyncio.Event()
+    created = False
     finished: set[int] = set()
     prompt_by_turn: list[tuple[int, int]] = []  # (turn number, estimated tokens)
     counters = {"requests": 0, "violations": 0, "tool_calls": 0, "tool_errors": 0,
@@ -94,6 +96,9 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
             counters["nudges"] += 1
         elif isinstance(event, ErrorRaised):
             counters["errors"] += 1
+        elif isinstance(event, StateChanged) and created \
+                and commander.running_count() == 0:
+            done.set()
 
     async def watch() -> None:
         async for event in sub:
@@ -105,15 +110,10 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
         for i in range(myses):
             await commander.create_mysis(f"sim-{i + 1:02d}", provider=provider,
                                          strategy=strategy)
-
-        async def settle() -> None:
-            while not done.is_set():
-                states = commander.state_counts()
-                if states["running"] == 0:
-                    return
-                await asyncio.sleep(0.05)
-
-        await settle()
+        created = True
+        if commander.running_count() == 0:
+            done.set()
+        await done.wait()
     finally:
         score = backend.host.world.score() if backend.host is not None else {}
         await commander.shutdown(timeout=2.0)

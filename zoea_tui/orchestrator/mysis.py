@@ -10,6 +10,9 @@ A turn: compose → call the model → store the assistant message → run each
 tool call in order, storing each result → compose again, up to
 ``max_tool_iterations`` rounds; then the turn ends gracefully. Every request
 is logged with its composition. A stop during a call never becomes an error.
+
+A runtime sees its swarm only through :class:`~.services.SwarmServices`; its
+transient failures are retried under the one policy of ``core/retry.py``.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ import contextlib
 import logging
 import time
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..core import prompts
 from ..core.cache import reuse
 from ..core.composition import ComposeSettings, Composition
+from ..core.retry import with_retries
 from ..core.tokens import tools_tokens
 from ..core.types import Memory, Turn
 from ..core.validator import validate
@@ -56,26 +60,41 @@ from .events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from .services import SwarmServices
 from .summaries import summarizer_for
 from .turns import next_turn
-
-if TYPE_CHECKING:
-    from .commander import Commander
 
 log = logging.getLogger(__name__)
 
 ACTIVITY_BY_TOOL = {"travel": "traveling", "jump": "jumping", "mine": "mining",
                     "dock": "docking", "undock": "undocking", "sell": "trading",
                     "buy": "trading", "refuel": "refueling", "repair": "repairing"}
-#: Attempts for a transient model or game failure before the Mysis becomes errored.
-TRANSIENT_ATTEMPTS = 3
-BACKOFF_BASE_S = 1.0
+
+
+class _Unreachable(Exception):
+    """A tool call's result that says the game server could not be reached."""
+
+    def __init__(self, result: RoutedResult) -> None:
+        super().__init__(result.error_message)
+        self.result = result
+
+
+def _retryable(error: Exception) -> bool:
+    return isinstance(error, ProviderError) and error.retryable
+
+
+def _retry_after(error: Exception) -> float | None:
+    return error.retry_after if isinstance(error, ProviderError) else None
+
+
+def _any_failure(error: Exception) -> bool:
+    return True
 
 
 class MysisRuntime:
     """The live part of a Mysis; the commander owns one per stored Mysis."""
 
-    def __init__(self, swarm: Commander, record: MysisRecord, provider: Provider,
+    def __init__(self, swarm: SwarmServices, record: MysisRecord, provider: Provider,
                  session: GameSession, router: ToolRouter) -> None:
         self.swarm = swarm
         self.record = record
@@ -101,7 +120,9 @@ class MysisRuntime:
         self.waiting_on_game = False
         self.wait_hint: float | None = None
         self.task: asyncio.Task[None] | None = None
-        self._in_turn = False
+        #: Set between turns, cleared while one is played (a shutdown waits for it).
+        self.between_turns = asyncio.Event()
+        self.between_turns.set()
         self._checked = False
         self._tools: list[dict[str, Any]] | None = None
         #: Estimated tokens of this Mysis's tool schemas (part of every request).
@@ -135,7 +156,7 @@ class MysisRuntime:
             model=self.record.model, provider_label=self.provider.label,
             strategy=self.record.strategy, state=self.state, last_error=self.last_error,
             account=self.router.account or self.record.account, nudges=self.nudges,
-            max_nudges=self.swarm.config.nudge.max_encouragements,
+            max_nudges=self.swarm.nudge.max_encouragements,
             last_tokens=self.last_tokens, activity=self.activity, last_line=self.last_line,
             game_tick=self.game_tick, last_answer=self.last_answer,
             next_nudge_at=self.next_nudge_at, waiting_on_game=self.waiting_on_game,
@@ -151,7 +172,7 @@ class MysisRuntime:
         """Run (from idle, stopped or errored): reset the error and the nudge counter."""
         if self.state == "running" and self.task is not None and not self.task.done():
             return
-        await self._settle_task()
+        await self.halt()
         if self.router.account is None:
             # A free account of the pool becomes this Mysis's for good (it logs in to it).
             account = await self.swarm.store.claim_account(self.id, self.router.server)
@@ -169,10 +190,11 @@ class MysisRuntime:
         """Stop: the state changes first, so a failing in-flight call cannot override it."""
         await self._set_state("stopped", None)
         self.activity = "stopped"
-        await self._settle_task(timeout)
+        await self.halt(timeout)
         await self.changed("stopped")
 
-    async def _settle_task(self, timeout: float = 5.0) -> None:
+    async def halt(self, timeout: float = 5.0) -> None:
+        """Cancel the loop and wait (bounded) for it to end; the state is left as it is."""
         task, self.task = self.task, None
         if task is None or task.done() or task is asyncio.current_task():
             return
@@ -181,10 +203,9 @@ class MysisRuntime:
             await asyncio.wait_for(task, timeout)
 
     async def wait_turn(self, timeout: float) -> None:
-        """Wait (bounded) for an in-flight turn to end, for a graceful shutdown."""
-        deadline = time.monotonic() + timeout
-        while self._in_turn and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
+        """Wait (bounded, in real time) for an in-flight turn to end: a graceful shutdown."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.between_turns.wait(), timeout)
 
     async def _set_state(self, new: MysisState, error: str | None) -> None:
         old = self.state
@@ -215,7 +236,7 @@ class MysisRuntime:
 
     async def _run(self) -> None:
         clock = self.swarm.clock
-        nudge = self.swarm.config.nudge
+        nudge = self.swarm.nudge
         try:
             if not await self._preflight():
                 return
@@ -265,7 +286,7 @@ class MysisRuntime:
             self._sent_upto = await self.swarm.store.last_sent_memory_id(self.id)
         return await next_turn(
             self.swarm.store, self.id, sent_upto=self._sent_upto, nudges=self.nudges,
-            max_nudges=self.swarm.config.nudge.max_encouragements,
+            max_nudges=self.swarm.nudge.max_encouragements,
             fresh=self._fresh or self.state != "running",
             answering=answering or self.prompt_pending)
 
@@ -299,15 +320,15 @@ class MysisRuntime:
 
     async def _turn(self, upcoming: Turn) -> None:
         """One turn: up to ``max_tool_iterations`` rounds of model and tools."""
-        self._in_turn = True
+        self.between_turns.clear()
         self.waiting_on_game, self.wait_hint = False, None
         self.turn = await self.swarm.store.begin_turn(
             self.id, upcoming.kind, upcoming.first_memory_id, nudge_level=upcoming.nudge_level,
             text=upcoming.text if upcoming.synthetic else None, game_tick=self.game_tick)
         try:
-            rounds = self.swarm.config.context.max_tool_iterations
+            rounds = self.swarm.max_tool_iterations
             for iteration in range(rounds):
-                if self.swarm.closing:
+                if self.swarm.closing():
                     return  # quitting: end the turn at this round's boundary
                 level = upcoming.nudge_level if iteration == 0 else 0
                 response = await self._ask_model(level)
@@ -324,14 +345,14 @@ class MysisRuntime:
             self.last_line = f"turn ended after {rounds} tool rounds"
             await self.changed("turn limit")
         finally:
-            self._in_turn = False
             self.turn = None
             self.turns += 1
-            self.swarm.turn_finished(self)
+            self.between_turns.set()
+            self.swarm.turn_finished(self.id, self.turns)
 
     async def _ask_model(self, nudge_level: int) -> ChatResponse | None:
         """Compose, call the model (with retries), store the answer."""
-        settings, provider_settings = self.swarm.settings_for(self)
+        settings, provider_settings = self.swarm.settings_for(self.record)
         tools = await self._tool_schemas()
         if tools is not self._tools:  # the router hands back the same list until it changes
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
@@ -352,43 +373,21 @@ class MysisRuntime:
             await self.swarm.store.set_turn_state(turn.id, composition.state_text)
             self.turn = replace(turn, state=composition.state_text)
         self.last_sent = composition.messages
-        response: ChatResponse | None = None
-        for attempt in range(TRANSIENT_ATTEMPTS):
-            request_id = await self.swarm.store.log_request(
-                self.id, composition, last_memory_id=last_id, nudge_level=nudge_level,
-                tools_tokens=settings.tools_tokens,
-                turn_id=self.turn.id if self.turn is not None else None)
-            started = time.perf_counter()
-            self.activity = "thinking"
-            await self.changed("thinking")
-            outcome, error, logged = "error", None, False
-            try:
-                async with self.swarm.in_flight("llm"):
-                    response = await self.provider.chat(
-                        ChatRequest(messages=composition.messages, tools=tools,
-                                    settings=provider_settings),
-                        on_event=self._stream_sink())
-                outcome = "ok"
-            except asyncio.CancelledError:
-                outcome, error = "cancelled", "stopped during the call"
-                raise
-            except ProviderError as exc:
-                error = exc.message
-                # The log says how the call ended before the Mysis's state does.
-                await self._finish_request(request_id, outcome, response, started, error)
-                logged = True
-                if not exc.retryable or attempt == TRANSIENT_ATTEMPTS - 1:
-                    await self._fail(f"{self.provider.label}: {exc.message}")
-                    return None
-                self.last_line = f"retrying after: {exc.message}"
-                await self.changed("retry")
-                await self.swarm.clock.sleep(exc.retry_after or BACKOFF_BASE_S * 2**attempt)
-            finally:
-                if not logged:
-                    await self._finish_request(request_id, outcome, response, started, error)
-            if response is not None:
-                break
-        assert response is not None
+        request = ChatRequest(messages=composition.messages, tools=tools,
+                              settings=provider_settings)
+        turn_id = self.turn.id if self.turn is not None else None
+
+        async def attempt() -> ChatResponse:
+            return await self._call_model(request, composition, last_id, nudge_level,
+                                          settings.tools_tokens, turn_id)
+
+        try:
+            response = await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
+                                          transient=_retryable, hint=_retry_after,
+                                          on_retry=self._retrying)
+        except ProviderError as exc:
+            await self._fail(f"{self.provider.label}: {exc.message}")
+            return None
         await self.swarm.bus.publish(TokenUsage(
             mysis_id=self.id, estimated=composition.tokens,
             prompt_tokens=response.usage.prompt_tokens,
@@ -410,6 +409,36 @@ class MysisRuntime:
         await self.changed("answered")
         return response
 
+    async def _call_model(self, request: ChatRequest, composition: Composition,
+                          last_id: int | None, nudge_level: int, tools_tokens: int,
+                          turn_id: int | None) -> ChatResponse:
+        """One try of one request: logged before, its outcome recorded after."""
+        request_id = await self.swarm.store.log_request(
+            self.id, composition, last_memory_id=last_id, nudge_level=nudge_level,
+            tools_tokens=tools_tokens, turn_id=turn_id)
+        started = time.perf_counter()
+        self.activity = "thinking"
+        await self.changed("thinking")
+        outcome, error, response = "error", None, None
+        try:
+            async with self.swarm.in_flight("llm"):
+                response = await self.provider.chat(request, on_event=self._stream_sink())
+            outcome = "ok"
+            return response
+        except asyncio.CancelledError:
+            outcome, error = "cancelled", "stopped during the call"
+            raise
+        except ProviderError as exc:
+            error = exc.message  # the log says how the call ended before the state does
+            raise
+        finally:
+            await self._finish_request(request_id, outcome, response, started, error)
+
+    async def _retrying(self, error: Exception, wait: float) -> None:
+        message = error.message if isinstance(error, ProviderError) else str(error)
+        self.last_line = f"retrying after: {message}"
+        await self.changed("retry")
+
     async def _finish_request(self, request_id: int, outcome: str,
                               response: ChatResponse | None, started: float,
                               error: str | None) -> None:
@@ -428,40 +457,46 @@ class MysisRuntime:
         return await next_composition(
             self.swarm.store, self.id, self.record.strategy, settings,
             summarizer=summarizer_for(self.provider, provider_settings),
-            game_state=self.swarm.game_state_summary(self.id), turn=self.turn)
+            game_state=self.swarm.game_state(self.router.account), turn=self.turn)
 
     async def _tool_schemas(self) -> list[dict[str, Any]]:
-        for attempt in range(TRANSIENT_ATTEMPTS):
-            try:
-                async with self.swarm.in_flight("mcp"):
-                    return await self.router.tool_schemas()
-            except Exception as exc:  # connection trouble: back off, then give up
-                if attempt == TRANSIENT_ATTEMPTS - 1:
-                    self.last_line = f"game unreachable: {exc}"
-                    return []
-                await self.swarm.clock.sleep(BACKOFF_BASE_S * 2**attempt)
-        return []
+        """The game's tool list; after the retries, none (the model is told nothing)."""
+        async def attempt() -> list[dict[str, Any]]:
+            async with self.swarm.in_flight("mcp"):
+                return await self.router.tool_schemas()
+
+        try:  # connection trouble: back off, then give up
+            return await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
+                                      transient=_any_failure)
+        except Exception as exc:
+            self.last_line = f"game unreachable: {exc}"
+            return []
 
     async def _run_tool(self, call: Any) -> None:
         await self.swarm.bus.publish(ToolCallStarted(mysis_id=self.id, call=call))
         self.activity = ACTIVITY_BY_TOOL.get(call.name, f"calling {call.name}")
         await self.changed("tool")
         started = time.perf_counter()
-        result: RoutedResult | None = None
-        for attempt in range(TRANSIENT_ATTEMPTS):
+
+        async def attempt() -> RoutedResult:
             async with self.swarm.in_flight("mcp"):
-                result = await self.router.execute(call)
-            if not result.unreachable or attempt == TRANSIENT_ATTEMPTS - 1:
-                break
-            await self.swarm.clock.sleep(BACKOFF_BASE_S * 2**attempt)
-        assert result is not None
+                routed = await self.router.execute(call)
+            if routed.unreachable:
+                raise _Unreachable(routed)
+            return routed
+
+        try:
+            result = await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
+                                        transient=lambda e: isinstance(e, _Unreachable))
+        except _Unreachable as gone:
+            result = gone.result
         if result.tick is not None:
             self.game_tick = result.tick
             await self.swarm.saw_tick(result.tick)
         if result.error_code in WAIT_CODES:
             self.waiting_on_game, self.wait_hint = True, result.wait_seconds
         elif result.wait_ticks is not None:
-            seconds = self.swarm.backend.tick_seconds
+            seconds = self.swarm.tick_seconds
             self.waiting_on_game = True
             self.wait_hint = result.wait_ticks * seconds if result.wait_ticks and seconds \
                 else None

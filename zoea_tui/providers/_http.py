@@ -1,4 +1,4 @@
-"""What the HTTP clients share: one exchange, one error mapping, one retry loop.
+"""What the HTTP clients share: one exchange, one error mapping, the retry policy.
 
 :class:`HttpProvider` is the frame of every HTTP model client: it owns (or
 borrows) the ``httpx.AsyncClient``, retries transient failures with backoff and
@@ -14,15 +14,16 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
+from ..core.retry import RetryPolicy, Sleep, with_retries
 from .base import (
     AuthenticationError,
     BadRequestError,
@@ -40,8 +41,6 @@ from .base import (
 
 logger = logging.getLogger(__name__)
 
-Sleep = Callable[[float], Awaitable[None]]
-T = TypeVar("T")
 
 #: The failures a client retries by itself; anything else escapes at once. A malformed
 #: answer is retryable for the caller but not retried here: a garbled body tends to repeat.
@@ -51,43 +50,18 @@ TRANSIENT: tuple[type[ProviderError], ...] = (
 _MAX_ERROR_TEXT = 500
 
 
-@dataclass(frozen=True, slots=True)
-class RetryPolicy:
-    """How often and how long to wait before trying a transient failure again.
-
-    ``max_retries`` counts the tries after the first. The wait doubles from
-    ``backoff_base`` up to ``max_delay``; a server's ``Retry-After`` replaces
-    it, and one longer than ``max_delay`` is not waited for here: the error
-    escapes with its ``retry_after`` so the caller can schedule the retry.
-    """
-
-    max_retries: int = 3
-    backoff_base: float = 0.5
-    max_delay: float = 60.0
-    sleep: Sleep = asyncio.sleep
-
-    def delay(self, retry: int, error: ProviderError) -> float | None:
-        """Seconds to wait before retry number ``retry`` (0-based); None to give up."""
-        if retry >= self.max_retries or not isinstance(error, TRANSIENT):
-            return None
-        if error.retry_after is not None:
-            return error.retry_after if error.retry_after <= self.max_delay else None
-        return min(self.backoff_base * 2**retry, self.max_delay)
+def is_transient(error: Exception) -> bool:
+    """True for the failures a client retries by itself (:data:`TRANSIENT`)."""
+    return isinstance(error, TRANSIENT)
 
 
-async def with_retries(attempt: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
-    """Run ``attempt`` until it succeeds or its error may not (or no longer) be retried."""
-    retry = 0
-    while True:
-        try:
-            return await attempt()
-        except ProviderError as error:
-            wait = policy.delay(retry, error)
-            if wait is None:
-                raise
-            logger.info("retrying in %.2f s after: %s", wait, error.message)
-            await policy.sleep(wait)
-            retry += 1
+def retry_after(error: Exception) -> float | None:
+    """The server's own wait (``Retry-After``) carried by a :class:`ProviderError`."""
+    return error.retry_after if isinstance(error, ProviderError) else None
+
+
+async def _log_retry(error: Exception, wait: float) -> None:
+    logger.info("retrying in %.2f s after: %s", wait, getattr(error, "message", error))
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -250,8 +224,10 @@ class HttpProvider:
         self._api_key = api_key or None
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient()
-        self._retry = RetryPolicy(max_retries=max_retries, backoff_base=backoff_base,
-                                  sleep=sleep)
+        # The one retry policy (core/retry.py); a Retry-After over a minute escapes with
+        # its ``retry_after`` so the caller can schedule the retry.
+        self._retry = RetryPolicy(attempts=max_retries + 1, backoff_base=backoff_base)
+        self._sleep = sleep
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
 
     def __repr__(self) -> str:
@@ -260,7 +236,9 @@ class HttpProvider:
     async def chat(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
         """Answer one request, retrying transient failures; latency covers the retries."""
         started = time.perf_counter()
-        response = await with_retries(lambda: self._attempt(request, on_event), self._retry)
+        response = await with_retries(
+            lambda: self._attempt(request, on_event), self._retry, sleep=self._sleep,
+            transient=is_transient, hint=retry_after, on_retry=_log_retry)
         return replace(response, latency_s=time.perf_counter() - started)
 
     async def aclose(self) -> None:

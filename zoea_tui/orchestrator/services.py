@@ -1,0 +1,58 @@
+"""What a Mysis may use of the swarm that owns it, and nothing more.
+
+A :class:`~.mysis.MysisRuntime` never holds the commander: it gets one
+:class:`SwarmServices`, built by the commander (``Commander.services``) or by
+a test, with the shared store, bus and clock, the settings it reads, the
+retry policy, and the few things only the swarm can answer (the composition
+settings of a Mysis's provider, the game-state projection of an account,
+network counting, the newest game tick, the end of a turn).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Literal
+
+from ..config import NudgeConfig
+from ..core.composition import ComposeSettings
+from ..core.retry import RetryPolicy
+from ..providers.base import ProviderSettings
+from ..storage import MysisRecord, Store
+from .clock import Clock
+from .events import EventBus
+
+#: A Mysis's transient model or game failures: three tries in all, 1 s then 2 s apart
+#: (or the server's Retry-After, up to ten minutes).
+MYSIS_RETRY = RetryPolicy(attempts=3, backoff_base=1.0, max_delay=600.0)
+
+NetworkKind = Literal["llm", "mcp"]
+
+
+@dataclass(frozen=True, slots=True)
+class SwarmServices:
+    """The narrow interface between a Mysis and its swarm.
+
+    ``settings_for`` gives the composition and provider settings of a Mysis's
+    record; ``game_state`` the compact game-state projection of an account;
+    ``in_flight`` counts a call on the network while it runs; ``saw_tick``
+    reports a game tick; ``closing`` is True once the swarm shuts down (turns
+    end at their next round); ``turn_finished`` hears the id and the count of
+    turns of a Mysis that ended one.
+    """
+
+    store: Store
+    bus: EventBus
+    clock: Clock
+    nudge: NudgeConfig
+    max_tool_iterations: int
+    #: Seconds per game tick (0 when unknown): turns a "wait N ticks" into seconds.
+    tick_seconds: float
+    settings_for: Callable[[MysisRecord], tuple[ComposeSettings, ProviderSettings]]
+    game_state: Callable[[str | None], str]
+    in_flight: Callable[[NetworkKind], AbstractAsyncContextManager[None]]
+    saw_tick: Callable[[int], Awaitable[None]]
+    closing: Callable[[], bool]
+    turn_finished: Callable[[int, int], None]
+    retry: RetryPolicy = MYSIS_RETRY
