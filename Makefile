@@ -39,6 +39,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/providers.py
 	$(BIN)/python bench/autopilot.py
 	$(BIN)/python bench/world.py
+	$(BIN)/python bench/world_catalogue.py
 	$(BIN)/python bench/swarm.py
 	$(BIN)/python bench/ui.py
 
