@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 from pathlib import Path
 
@@ -246,3 +248,21 @@ async def test_summarize_loads_reuse_what_they_read_and_stay_exact(tmp_path: Pat
             assert all(m.id <= cached.window[0].id for m in past.since_summary)
     finally:
         await live.close()
+
+
+async def test_a_write_cancelled_at_any_point_leaves_no_transaction_open(store: Store) -> None:
+    """A task cancelled while its BEGIN, statements or COMMIT are in flight must not
+    leave the shared connection inside a transaction (every later write would fail
+    with "cannot start a transaction within a transaction")."""
+    mysis = await store.create_mysis("cancelled")
+    for steps in range(12):
+        task = asyncio.create_task(store.add_memory(mysis.id, NewMemory("user", "direct",
+                                                                        f"m{steps}")))
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        stored = await store.add_memory(mysis.id, NewMemory("user", "direct", "after"))
+        assert stored.content == "after"
+    assert not store.connection.in_transaction

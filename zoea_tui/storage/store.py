@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import re
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -205,16 +206,29 @@ class Store:
     async def _transaction(self) -> AsyncIterator[None]:
         """All or nothing, and alone: BEGIN IMMEDIATE … COMMIT under the write lock."""
         async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
             try:
+                await self._db.execute("BEGIN IMMEDIATE")
                 yield
             except BaseException:
-                # SQLite may already have rolled back (a full disk does): ROLLBACK then
-                # would fail and hide the error that matters.
-                if self._db.in_transaction:
-                    await self._db.execute("ROLLBACK")
+                await self._rollback()
                 raise
-            await self._db.execute("COMMIT")
+            try:
+                await self._db.execute("COMMIT")
+            except BaseException:
+                await self._rollback()
+                raise
+
+    async def _rollback(self) -> None:
+        """End the open transaction, if any, whatever interrupted it.
+
+        The statement queues behind what the connection's thread still has to run, so a
+        BEGIN whose await was cancelled is rolled back too (a cancelled task once left a
+        transaction open and every later write failed). SQLite may already have rolled
+        back (a full disk does; a COMMIT may have gone through): that ROLLBACK's error
+        would hide the one that matters, so it is ignored.
+        """
+        with contextlib.suppress(sqlite3.Error):
+            await asyncio.shield(self._db.execute("ROLLBACK"))
 
     @classmethod
     async def open(cls, path: str | Path, *, migrate_up_to: int | None = None) -> Store:
