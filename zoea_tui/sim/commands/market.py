@@ -126,6 +126,8 @@ def sell(world: World, call: Call) -> dict[str, Any]:
     me.stats["trades_completed"] += 1
     if item.category == "ore":
         me.stats["ore_sold"] += quantity
+    orderbook.record_trade(me, {"side": "sell", "item_id": item.id, "quantity": quantity,
+                                "total": total, "base_id": base.id, "tick": world.tick})
     world.notify(
         me,
         "trade",
@@ -187,6 +189,8 @@ def buy(world: World, call: Call) -> dict[str, Any]:
     me.ship.add_cargo(item.id, quantity)
     me.stats["credits_spent"] += total
     me.stats["trades_completed"] += 1
+    orderbook.record_trade(me, {"side": "buy", "item_id": item.id, "quantity": quantity,
+                                "total": total, "base_id": base.id, "tick": world.tick})
     world.notify(
         me,
         "trade",
