@@ -42,6 +42,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/world_catalogue.py
 	$(BIN)/python bench/swarm.py
 	$(BIN)/python bench/ui.py
+	$(BIN)/python bench/arena.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

@@ -92,6 +92,7 @@ class ZoeaApp(App[None]):
         Binding("d", "delete", "Delete", show=False),
         Binding("p", "preview", "Context"),
         Binding("question_mark", "help", "Help"),
+        Binding("A", "arena", "Arena", show=False),
         Binding("q", "quit", "Quit"),
     ]
 
@@ -448,6 +449,13 @@ class ZoeaApp(App[None]):
         if view is not None:
             self.push_screen(StrategyScreen(view.id))
 
+    def action_arena(self) -> None:
+        """The arena: SMBench's scenarios for a provider and strategies."""
+        from .screens.arena import ArenaScreen
+
+        if self.commander is not None and not isinstance(self.screen, ArenaScreen):
+            self.push_screen(ArenaScreen())
+
     def action_help(self) -> None:
         """Every key."""
         self.push_screen(HelpScreen())
@@ -503,6 +511,8 @@ class ZoeaApp(App[None]):
             ("Context preview and strategies", "p · the next request under each strategy",
              self.action_preview),
             ("Help", "? · every key", self.action_help),
+            ("Arena", "A · SMBench's scenarios for a provider and strategies, scored",
+             self.action_arena),
         )
         if self.commander is not None:
             for title, help_text, callback in actions:

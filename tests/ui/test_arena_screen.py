@@ -1,0 +1,61 @@
+"""The arena screen: reached with A, runs a scenario with a progress bar and the live
+Mysis, ends on the results table, stores the batch and lists it; an SVG snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, ProgressBar
+
+from zoea_tui.config import Config
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.arena import ArenaScreen
+from zoea_tui.ui.widgets.conversation import ConversationLog
+
+from .helpers import opener, settle, wait_for
+
+
+async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
+        seeded_db: Path, still_config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ArenaScreen, "ticks", 15)
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("A")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ArenaScreen)
+        await pilot.press("ctrl+r")
+        results = screen.query_one("#arena-results", DataTable)
+        past = screen.query_one("#arena-past", DataTable)
+        await wait_for(pilot, lambda: past.row_count == 1, what="the stored batch", timeout=60)
+        assert results.row_count == 1
+        row = results.get_row_at(0)
+        assert row[0] == "s1-bootstrap-grind" and row[1] == "turn-aware" and row[4] == "100%"
+        bar = screen.query_one(ProgressBar)
+        assert bar.total == 15 and bar.progress == 15
+        assert screen.query_one(ConversationLog).entries  # the live Mysis was shown
+        assert app.commander is not None
+        (batch,) = await app.commander.store.list_arena_batches()
+        assert batch.provider == "autopilot" and batch.ticks == 15
+        # Reopening the batch shows its results again.
+        results.clear()
+        past.focus()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: results.row_count == 1, what="the reopened batch")
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, ArenaScreen)
+
+
+async def _arena(pilot) -> None:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    await pilot.press("A")
+    await settle(pilot)
+
+
+def test_arena_snapshot(snap_compare, seeded_db: Path, still_config: Config,
+                        utc_clock: None) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    assert snap_compare(app, terminal_size=(120, 36), run_before=_arena)

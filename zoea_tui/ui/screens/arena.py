@@ -1,0 +1,261 @@
+"""The arena screen: play SMBench's scenarios for a provider and strategies, watch the
+scored Mysis live, read the results, reopen past batches (issue 14).
+
+Runs are played by :mod:`zoea_tui.arena` in a worker, each on its own fresh world; the
+engine reports through callbacks that only post messages to this screen. Results are
+stored in the app's database and listed at the bottom (select one to reopen it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Label, ProgressBar, Select, Static
+
+from ...arena.report import build_report
+from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
+from ...arena.scenarios import SCENARIOS, resolve
+from ...core.types import Memory
+from ...orchestrator.events import MessageStored
+from ..sanitize import one_line
+from ..widgets.conversation import ConversationLog
+
+if TYPE_CHECKING:
+    from ...orchestrator.commander import Commander
+    from ..app import ZoeaApp
+
+
+class ArenaScreen(Screen[None]):
+    """Choose a scenario, provider and strategies; run; compare with past batches."""
+
+    DEFAULT_CSS = """
+    ArenaScreen #arena-form { height: 3; }
+    ArenaScreen #arena-form Select { width: 1fr; }
+    ArenaScreen #arena-form Button { width: 10; }
+    ArenaScreen #arena-status { height: 1; padding: 0 1; }
+    ArenaScreen #arena-progress { height: 1; padding: 0 1; }
+    ArenaScreen #arena-main { height: 1fr; }
+    ArenaScreen #arena-conversation { width: 1fr; }
+    ArenaScreen #arena-results { width: 1fr; }
+    ArenaScreen #arena-past-title { height: 1; padding: 0 1; }
+    ArenaScreen #arena-past { height: 6; }
+    """
+
+    #: Ticks per run instead of each scenario's budget (None: the budget; tests shorten it).
+    ticks: ClassVar[int | None] = None
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("ctrl+r", "run", "Run"),
+    ]
+
+    @dataclass
+    class Progress(Message):
+        """Ticks played of the budget in the current run."""
+
+        label: str
+        played: int
+        budget: int
+
+    @dataclass
+    class LiveMemory(Message):
+        """A memory of the live scored Mysis."""
+
+        memory: Memory
+
+    @dataclass
+    class NewRun(Message):
+        """A run began: the live conversation starts over."""
+
+        label: str
+
+    @dataclass
+    class Finished(Message):
+        """A batch ended with its report (None when it failed)."""
+
+        report: dict[str, Any] | None
+        error: str = ""
+
+    @property
+    def zoea(self) -> ZoeaApp:
+        """The app, typed."""
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        providers = list(self.zoea.commander.config.providers) if self.zoea.commander else []
+        scenarios = [(s.id, key) for key, s in SCENARIOS.items()]
+        strategies = [(s, s) for s in ARENA_STRATEGIES]
+        with Vertical(id="arena-body"):
+            with Horizontal(id="arena-form"):
+                yield Select([*scenarios, ("all six", "all")], value="s1", allow_blank=False,
+                             id="arena-scenario")
+                yield Select([(p, p) for p in providers], allow_blank=False,
+                             value="autopilot" if "autopilot" in providers else providers[0],
+                             id="arena-provider")
+                yield Select([("every strategy", "all"), *strategies], value="turn-aware",
+                             allow_blank=False, id="arena-strategy")
+                yield Button("Run", id="arena-run", variant="primary")
+            yield Label("Choose a scenario, a provider and strategies, then Run.",
+                        id="arena-status", markup=False)
+            yield ProgressBar(total=1, show_eta=False, id="arena-progress")
+            with Horizontal(id="arena-main"):
+                yield ConversationLog(id="arena-conversation")
+                yield DataTable(id="arena-results", cursor_type="row", zebra_stripes=True)
+            yield Static("Past runs (enter reopens one)", id="arena-past-title", markup=False)
+            yield DataTable(id="arena-past", cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        results = self.query_one("#arena-results", DataTable)
+        results.add_columns("scenario", "strategy", "score", "±", "pass", "level",
+                            "tokens in", "requests")
+        past = self.query_one("#arena-past", DataTable)
+        past.add_columns("#", "when", "provider", "scenarios", "composite")
+        self.load_past()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        """Back to where the arena was opened (a running batch goes on)."""
+        self.app.pop_screen()
+
+    @on(Button.Pressed, "#arena-run")
+    def action_run(self) -> None:
+        """Play the chosen scenarios."""
+        if self.zoea.commander is None or any(
+                w.group == "arena" and not w.is_finished for w in self.workers):
+            return
+        scenario = str(self.query_one("#arena-scenario", Select).value)
+        provider = str(self.query_one("#arena-provider", Select).value)
+        strategy = str(self.query_one("#arena-strategy", Select).value)
+        strategies = list(ALL_STRATEGIES) if strategy == "all" else [strategy]
+        self.query_one("#arena-results", DataTable).clear()
+        self.play(scenario, provider, strategies)
+
+    @work(group="arena", name="arena-play", exclusive=True, exit_on_error=False)
+    async def play(self, scenario: str, provider: str, strategies: list[str]) -> None:
+        """The batch, in a worker: every callback only posts a message."""
+        commander = self.zoea.commander
+        assert commander is not None
+        listeners: set[asyncio.Task[None]] = set()
+
+        def begin(s: Any, strategy: str, index: int, runs: int) -> None:
+            self.post_message(self.NewRun(f"{s.id} · {strategy} · run {index + 1}/{runs}"))
+            self._label = f"{s.id} · {strategy}"
+
+        def progress(played: int, budget: int) -> None:
+            self.post_message(self.Progress(self._label, played, budget))
+
+        def started(run: Commander, mysis_id: int) -> None:
+            subscription = run.bus.subscribe(maxsize=10_000)
+
+            async def listen() -> None:
+                async for event in subscription:
+                    if isinstance(event, MessageStored) and event.mysis_id == mysis_id:
+                        self.post_message(self.LiveMemory(event.memory))
+
+            task = asyncio.get_running_loop().create_task(listen())
+            listeners.add(task)
+            task.add_done_callback(listeners.discard)
+
+        def finished(result: RunResult) -> None:
+            self.call_later(self._add_result, result)
+
+        self._label = ""
+        try:
+            results = await run_arena(
+                commander.config, resolve(scenario), provider=provider, strategies=strategies,
+                ticks=self.ticks, hooks=RunHooks(on_progress=progress, on_start=started,
+                                                 on_run=finished, on_begin=begin))
+            report = build_report(provider, 1, results)
+            await commander.store.add_arena_batch(report, seed=0, ticks=self.ticks)
+        except Exception as exc:  # shown on screen; the app goes on
+            self.post_message(self.Finished(None, f"{type(exc).__name__}: {exc}"))
+            return
+        finally:
+            for task in list(listeners):
+                task.cancel()
+        self.post_message(self.Finished(report))
+
+    @work(group="arena-past", name="arena-past", exclusive=True, exit_on_error=False)
+    async def load_past(self) -> None:
+        """List the stored batches, newest first."""
+        commander = self.zoea.commander
+        if commander is None:
+            return
+        batches = await commander.store.list_arena_batches()
+        table = self.query_one("#arena-past", DataTable)
+        table.clear()
+        for batch in batches:
+            composite = ", ".join(f"{k} {v:.1f}" for k, v in batch.composite.items())
+            table.add_row(str(batch.id), time.strftime("%Y-%m-%d %H:%M",
+                                                       time.localtime(batch.created_at)),
+                          one_line(batch.provider, 24), one_line(", ".join(
+                              s.split("-", 1)[0] for s in batch.scenarios), 30),
+                          one_line(composite, 80), key=str(batch.id))
+
+    @on(DataTable.RowSelected, "#arena-past")
+    async def reopen(self, event: DataTable.RowSelected) -> None:
+        """Show a stored batch's results in the results table."""
+        commander = self.zoea.commander
+        if commander is None or event.row_key.value is None:
+            return
+        batch = await commander.store.get_arena_batch(int(event.row_key.value))
+        if batch is None:
+            return
+        self.query_one("#arena-results", DataTable).clear()
+        for cell in batch.report["cells"]:
+            self._add_cell(cell)
+        self._status(f"Batch #{batch.id} · {batch.provider} · composite "
+                      + ", ".join(f"{k} {v:.1f}" for k, v in batch.composite.items()))
+
+    # -- messages --------------------------------------------------------------------------
+
+    def on_arena_screen_new_run(self, message: NewRun) -> None:
+        log = self.query_one(ConversationLog)
+        log.set_memories([])
+        self._status(f"Playing {message.label}…")
+
+    def on_arena_screen_progress(self, message: Progress) -> None:
+        bar = self.query_one(ProgressBar)
+        bar.update(total=message.budget, progress=message.played)
+        self._status(f"{message.label}: {message.played}/{message.budget} ticks")
+
+    def on_arena_screen_live_memory(self, message: LiveMemory) -> None:
+        self.query_one(ConversationLog).add_memory(message.memory)
+
+    def on_arena_screen_finished(self, message: Finished) -> None:
+        if message.report is None:
+            self._status(f"The arena failed: {message.error}")
+            return
+        composite = ", ".join(f"{k} {v:.1f}" for k, v in message.report["composite"].items())
+        self._status(f"Done · {message.report['provider']} · composite {composite}")
+        self.load_past()
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    def _status(self, text: str) -> None:
+        self.query_one("#arena-status", Label).update(Text(text))
+
+    def _add_result(self, result: RunResult) -> None:
+        report = build_report("", 1, [result])
+        self._add_cell(report["cells"][0])
+
+    def _add_cell(self, cell: dict[str, Any]) -> None:
+        runs = cell["runs"]
+        levels = [r["metrics"].get("level", "none") for r in runs]
+        self.query_one("#arena-results", DataTable).add_row(
+            cell["scenario"], cell["strategy"], f"{cell['score_mean']:.1f}",
+            f"{cell['score_std']:.1f}", f"{round(cell['pass_rate'] * 100)}%",
+            ", ".join(dict.fromkeys(levels)), f"{sum(r['tokens_in'] for r in runs):,}",
+            str(sum(r["requests"] for r in runs)))
