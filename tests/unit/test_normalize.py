@@ -19,7 +19,7 @@ from zoea_tui.core.composition import ComposeSettings, Composition, History, Ite
 from zoea_tui.core.normalize import clean_messages, finalize
 from zoea_tui.core.selection import Selection, Slot, keep, synthetic_user
 from zoea_tui.core.tokens import REQUEST_OVERHEAD, count_tokens
-from zoea_tui.core.types import ToolCall
+from zoea_tui.core.types import ToolCall, Turn
 from zoea_tui.core.validator import validate
 
 SETTINGS = ComposeSettings()
@@ -877,3 +877,95 @@ def test_a_window_smaller_than_any_request_ends_with_the_smallest_it_can_make() 
     c = fitted(log, 300, selection)  # finishes: every message is cut as far as it goes
     assert c.tokens > 300
     assert all(i.action == "truncated" for i in c.items)
+
+
+# -- the game state: after each turn's opening, as that turn first had it -----------
+
+def _state_request(log: Log, *, turns: tuple[Turn, ...] = (), turn: Turn | None = None,
+                   game_state: str = "- Location: sol",
+                   broadcast: str | None = None) -> Composition:
+    """Keep every memory; slots that open a recorded turn are marked as openings."""
+    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
+                      game_state=game_state, latest_broadcast=broadcast, turns=turns,
+                      turn=turn)
+    starts = {t.first_memory_id for t in turns}
+    slots = [replace(keep(m), opens=m.id) if m.id in starts else keep(m)
+             for m in log.memories]
+    composition = finalize(Selection(slots), history, SETTINGS, "test")
+    assert validate(composition.messages) == [], composition.messages
+    return composition
+
+
+def _states(c: Composition) -> list[tuple[int, str, str]]:
+    """(position, text, reason) of every state message."""
+    return [(n, m["content"], c.items[n].reason) for n, m in enumerate(c.messages)
+            if c.items[n].kind == "state"]
+
+
+def test_the_current_turn_keeps_the_state_it_began_with() -> None:
+    log = Log()
+    first = log.direct("go")
+    log.loop("a", "mine", "{}")
+    began = prompts.state_message("- Location: earth", None)
+    turn = Turn(1, first.id, "direct", state=began)
+    c = _state_request(log, turns=(turn,), turn=turn, game_state="- Location: mars")
+    assert _states(c) == [(2, began, "the game state and latest broadcast when this turn "
+                                     "began")]
+    assert c.state_text == began
+
+
+def test_a_turn_composed_for_the_first_time_gets_the_live_state_after_its_opening() -> None:
+    log = Log()
+    first = log.direct("go")
+    turn = Turn(1, first.id, "direct")
+    c = _state_request(log, turns=(turn,), turn=turn)
+    live = prompts.state_message("- Location: sol", None)
+    assert [(n, text) for n, text, _ in _states(c)] == [(2, live)]
+    assert c.state_text == live
+
+
+def test_earlier_turns_keep_their_recorded_state_and_unrecorded_ones_get_none() -> None:
+    log = Log()
+    one = log.direct("first")
+    log.say("Done one.")
+    two = log.direct("second")
+    log.say("Done two.")
+    three = log.direct("third")
+    recorded = prompts.state_message("- Location: earth", None)
+    turns = (Turn(1, one.id, "direct", state=recorded), Turn(1, two.id, "direct"),
+             Turn(1, three.id, "direct", state=prompts.state_message("- Location: mars",
+                                                                     None)))
+    c = _state_request(log, turns=turns, turn=turns[-1])
+    texts = [text for _, text, _ in _states(c)]
+    assert texts == [recorded, prompts.state_message("- Location: mars", None)]
+    assert c.messages[2]["content"] == recorded, "right after the first turn's opening"
+
+
+def test_without_the_current_opening_in_view_the_live_state_closes_the_request() -> None:
+    log = Log()
+    log.say("Hello.")
+    log.direct("go")
+    turn = Turn(1, 999, "nudge", 1, "Continue.")
+    c = _state_request(log, turn=turn)
+    live = prompts.state_message("- Location: sol", None)
+    assert _states(c) == [(len(c.messages) - 1, live,
+                           "current game state and latest broadcast (volatile: sent last)")]
+    assert c.state_text is None
+
+
+def test_a_broadcast_already_sent_as_a_user_message_is_not_repeated_in_the_state() -> None:
+    log = Log()
+    log.broadcast("All Myses: sell your ore.")
+    c = _state_request(log, broadcast="All Myses: sell your ore.")
+    assert "Swarm Broadcast" not in c.messages[-1]["content"]
+    assert c.messages[-1]["content"] == prompts.state_message("- Location: sol", None)
+
+
+def test_a_broadcast_only_echoed_by_the_assistant_is_still_in_the_state() -> None:
+    log = Log()
+    log.direct("go")
+    log.say("All Myses: sell your ore.")
+    log.direct("next")
+    c = _state_request(log, broadcast="All Myses: sell your ore.")
+    assert c.messages[-1]["content"] == prompts.state_message(
+        "- Location: sol", "All Myses: sell your ore.")
