@@ -168,6 +168,9 @@ class FakeServer:
         self.default: Item = Reply("ok")
         #: How many answers the client walked away from during a delay or stall.
         self.abandoned = 0
+        #: Set when a request whose answer stalls (``stall_after``) has arrived: the
+        #: client is then waiting mid-call. Await it from the server's own loop.
+        self.stalled = asyncio.Event()
         self.port = 0
         self._script: deque[Item] = deque()
         self._server: asyncio.Server | None = None
@@ -270,6 +273,8 @@ class FakeServer:
         """Answer with one script item in the protocol ``render`` speaks."""
         if item.delay and await conn.pause(item.delay):
             return
+        if isinstance(item, Reply) and item.stall_after is not None:
+            self.stalled.set()
         if isinstance(item, HttpError):
             headers = {"Retry-After": item.retry_after} if item.retry_after else {}
             await conn.send(item.status, render.error(item.status, item.message), headers=headers)

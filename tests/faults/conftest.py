@@ -25,6 +25,18 @@ def cloud_config(url: str, *, timeout: float = 5.0) -> Config:
                    swarm=replace(base.swarm, default_provider="cloud"))
 
 
+class RecordingClock(VirtualClock):
+    """Virtual time that also records every ``sleep`` asked of it (the retry waits)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sleeps: list[float] = []
+
+    async def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        await super().sleep(seconds)
+
+
 @dataclass
 class Watch:
     """Every composed request and stored memory of a run."""
@@ -33,7 +45,13 @@ class Watch:
     stored: list[int] = field(default_factory=list)
 
     def feed(self, sub: Subscription) -> None:
+        """Read every event the subscription holds now."""
         while (event := sub.get_nowait()) is not None:
+            self.feed_events([event])
+
+    def feed_events(self, events: list[object]) -> None:
+        """Take in events already read."""
+        for event in events:
             if isinstance(event, RequestComposed):
                 self.requests.append(event)
             elif isinstance(event, MessageStored):

@@ -5,9 +5,10 @@
 | game server restarts         | sessions healed silently (reconnect + re-login); plays on |
 | game sessions expire         | re-login silently; plays on                               |
 | rate_limited answers         | waits the server's hint, retries; plays on                |
-| game server vanishes         | errored: "game server unreachable"; relaunch once back    |
+| game server vanishes         | errored: "game server unreachable at <its URL>" after the |
+|                              | retries (1 s, 2 s on the clock); relaunch once back       |
 | disk full for SQLite writes  | errored with "disk is full"; integrity ok; relaunch works |
-| SIGKILL mid-turn             | see tests/orchestrator/test_crash.py                      |
+| SIGKILL mid model/tool call  | see tests/faults/test_sigkill.py                          |
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.host import WorldHost
 from zoea_tui.sim.serve import HttpWorldServer
 
-from .conftest import Watch, nothing_lost, open_swarm, until
+from .conftest import RecordingClock, Watch, nothing_lost, open_swarm, until
 
 
 def _config() -> Config:
@@ -114,7 +115,9 @@ async def test_a_vanished_game_server_is_a_clear_error_and_relaunch_recovers(tmp
     host = WorldHost(World(8), tick_seconds=0)
     server = HttpWorldServer(host)
     await server.start()
-    commander, sub = await open_swarm(tmp_path, _config(), backend=GameBackend(server.url))
+    clock = RecordingClock()
+    commander, sub = await open_swarm(tmp_path, _config(), backend=GameBackend(server.url),
+                                      clock=clock)
     watch = Watch()
     try:
         view = await commander.create_mysis("Stranded")
@@ -122,7 +125,10 @@ async def test_a_vanished_game_server_is_a_clear_error_and_relaunch_recovers(tmp
         port = server.port
         await server.stop()
         await until(lambda: commander.mysis(view.id).state == "errored", limit=60)
-        assert "game server unreachable" in commander.mysis(view.id).last_error
+        error = commander.mysis(view.id).last_error
+        assert error.startswith(f"game server unreachable at {server.url}: ")
+        assert "unreachable" in error.removeprefix(f"game server unreachable at {server.url}")
+        assert clock.sleeps[-2:] == [1.0, 2.0]  # three tries in all, then the error
         server = HttpWorldServer(host, port=port)
         await server.start()
         await commander.relaunch_mysis(view.id)

@@ -1,66 +1,153 @@
-"""Model faults, one by one: each ends in recovery or a clear error, and nothing is lost.
+"""Model faults, one by one: each ends as the table says, and nothing is lost.
 
-| fault                         | expected outcome                                       |
-|-------------------------------|--------------------------------------------------------|
-| timeout once                  | the client retries; the Mysis plays on                 |
-| 500 once / 503 once           | the client retries; plays on                           |
-| 429 with Retry-After          | waits as told, then plays on                           |
-| stream cut mid-way            | retried; plays on                                      |
-| malformed JSON                | the orchestrator retries; plays on                     |
-| invalid JSON tool arguments   | a tool error goes back to the model; plays on          |
-| tool call without id          | a stable id is made; plays on                          |
-| empty message / reasoning only| stored, not productive: nudged; plays on               |
-| 500 every time                | errored with the server's words after the retries      |
-| 401                           | errored at once: "API key" in the error                |
+A Mysis's provider does not retry by itself: its runtime retries each call under
+the one policy (core/retry.py), logging every try and waiting on the swarm's
+clock, so each row checks the requests log and the clock's waits.
+
+| fault                         | expected outcome                                        |
+|-------------------------------|---------------------------------------------------------|
+| timeout once                  | logged as a timeout, retried after 1 s; plays on        |
+| 500 once / 503 once           | logged with the server's words, retried after 1 s       |
+| 429 with Retry-After: 7       | retried after exactly the 7 s the server asked for      |
+| stream cut mid-way            | retried; the partial text was streamed, never stored    |
+| malformed JSON                | logged as invalid JSON, retried by the orchestrator     |
+| invalid JSON tool arguments   | an invalid_json tool error goes back to the model       |
+| tool call without id          | a stable id, the same in the call, its result and the   |
+|                               | next request                                            |
+| empty message / reasoning only| stored, not productive: the next request is a nudge     |
+| 500 every time                | errored with the server's words after the retries       |
+| 401                           | errored at once: "API key" in the error                 |
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Malformed, Reply
+from zoea_tui.core.prompts import nudge_text
+from zoea_tui.core.types import Memory
+from zoea_tui.orchestrator.events import NudgeSent
+from zoea_tui.storage import RequestRecord
 
-from .conftest import Watch, cloud_config, nothing_lost, open_swarm, until
+from .conftest import RecordingClock, Watch, cloud_config, nothing_lost, open_swarm, until
 
 OK = Reply("", tool_calls=[Call("get_status", {})])
 DONE = Reply("All good.")
+LONG = "a long answer " * 20
 
-RECOVERABLE = {
-    "timeout once": [Reply("late", delay=3.0)],
-    "500 once": [HttpError(500, "internal hiccup")],
-    "503 once": [HttpError(503, "overloaded")],
-    "429 with Retry-After": [HttpError(429, "slow down", retry_after="1")],
-    "stream cut mid-way": [Reply("a long answer " * 20, cut_after=2)],
-    "malformed JSON": [Malformed()],
-    "invalid JSON tool arguments": [Reply("", tool_calls=[Call("travel", '{"target_poi": ')])],
-    "tool call without id": [Reply("", tool_calls=[Call("get_cargo", {}, without_id=True)])],
-    "empty message": [Reply("")],
-    "reasoning only": [Reply("", reasoning="I am thinking about ore prices.")],
+
+@dataclass
+class Run:
+    """What one faulty run left behind."""
+
+    server: FakeOpenAIServer
+    clock: RecordingClock
+    requests: list[RequestRecord]
+    memories: list[Memory]
+    events: list[object]
+
+
+Check = Callable[[Run], Awaitable[None] | None]
+
+
+def retried(words: str, wait: float) -> Check:
+    """The first try is logged as failed with ``words``, the second after ``wait`` s is ok."""
+
+    def check(run: Run) -> None:
+        first, second = run.requests[0], run.requests[1]
+        assert first.outcome == "error" and words in (first.error or "").lower(), first
+        assert second.outcome == "ok"
+        assert second.last_memory_id == first.last_memory_id  # the same request, again
+        assert run.clock.sleeps[0] == wait
+        assert len(run.server.chat_requests) >= 2
+
+    return check
+
+
+def cut_stream(run: Run) -> None:
+    retried("incomplete", 1.0)(run)  # the client read part of the stream ("a lo", "ng a"…)
+    assert run.server.chat_requests[0].json()["stream"] is True
+    assert not any(m.content and LONG.startswith(m.content) for m in run.memories)
+    assert not any("a lo" in m.content for m in run.memories)  # none of it was stored
+
+
+def invalid_arguments(run: Run) -> None:
+    result = next(m for m in run.memories if m.role == "tool")
+    assert json.loads(result.content)["error"]["code"] == "invalid_json"
+    sent = run.server.chat_requests[1].json()["messages"]
+    assert any(m["role"] == "tool" and "invalid_json" in m["content"] for m in sent)
+
+
+def stable_id(run: Run) -> None:
+    call = next(m for m in run.memories if m.tool_calls).tool_calls[0]
+    result = next(m for m in run.memories if m.role == "tool")
+    assert call.id and result.tool_call_id == call.id
+    sent = run.server.chat_requests[1].json()["messages"]
+    assert [m["tool_call_id"] for m in sent if m["role"] == "tool"] == [call.id]
+
+
+def nudged(*, reasoning: str | None = None) -> Check:
+    """The unproductive answer is stored; the next request is the level-1 nudge's turn."""
+
+    def check(run: Run) -> None:
+        answer = next(m for m in run.memories if m.role == "assistant")
+        assert answer.content == "" and not answer.tool_calls
+        assert (answer.reasoning or None) == reasoning
+        assert [e.level for e in run.events if isinstance(e, NudgeSent)][:1] == [1]
+        assert run.requests[1].nudge_level == 1
+        sent = run.server.chat_requests[1].json()["messages"]
+        assert any(m["role"] == "user" and m["content"] == nudge_text(1) for m in sent)
+
+    return check
+
+
+RECOVERABLE: dict[str, tuple[list[object], Check]] = {
+    "timeout once": ([Reply("late", delay=3.0)], retried("within 1 s", 1.0)),
+    "500 once": ([HttpError(500, "internal hiccup")], retried("internal hiccup", 1.0)),
+    "503 once": ([HttpError(503, "overloaded")], retried("overloaded", 1.0)),
+    "429 with Retry-After": ([HttpError(429, "slow down", retry_after="7")],
+                             retried("rate limited", 7.0)),
+    "stream cut mid-way": ([Reply(LONG, cut_after=5)], cut_stream),
+    "malformed JSON": ([Malformed()], retried("invalid json", 1.0)),
+    "invalid JSON tool arguments": ([Reply("", tool_calls=[Call("travel", '{"target_poi": ')])],
+                                    invalid_arguments),
+    "tool call without id": ([Reply("", tool_calls=[Call("get_cargo", {}, without_id=True)])],
+                             stable_id),
+    "empty message": ([Reply("")], nudged()),
+    "reasoning only": ([Reply("", reasoning="I am thinking about ore prices.")],
+                       nudged(reasoning="I am thinking about ore prices.")),
 }
 
 
 @pytest.mark.parametrize("fault", list(RECOVERABLE))
-async def test_the_mysis_recovers(fault: str, tmp_path: Path) -> None:
+async def test_each_fault_has_its_own_outcome(fault: str, tmp_path: Path) -> None:
+    script, check = RECOVERABLE[fault]
     async with FakeOpenAIServer() as server:
-        server.script(*RECOVERABLE[fault], OK, DONE)
+        server.script(*script, OK, DONE)
         server.default = DONE
-        commander, sub = await open_swarm(tmp_path, cloud_config(server.url, timeout=1.0))
+        clock = RecordingClock()
+        commander, sub = await open_swarm(tmp_path, cloud_config(server.url, timeout=1.0),
+                                          clock=clock)
         watch = Watch()
+        events: list[object] = []
         try:
             view = await commander.create_mysis("Tough")
             await until(lambda: len(server.chat_requests) >= 4)
-            watch.feed(sub)
+            while (event := sub.get_nowait()) is not None:
+                events.append(event)
+            watch.feed_events(events)
             assert commander.mysis(view.id).state == "running", commander.mysis(view.id)
             await nothing_lost(commander, watch, tmp_path / "zoea.db")
-            tool_results = [m for m in await commander.memories(view.id) if m.role == "tool"]
-            if fault == "invalid JSON tool arguments":
-                first = json.loads(tool_results[0].content)
-                assert first["error"]["code"] == "invalid_json"
-            if fault == "tool call without id":
-                assert tool_results[0].tool_call_id
+            run = Run(server, clock, await commander.store.list_requests(view.id),
+                      await commander.memories(view.id), events)
+            outcome = check(run)
+            if outcome is not None:
+                await outcome
         finally:
             await commander.shutdown(timeout=2)
 

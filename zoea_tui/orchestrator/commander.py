@@ -157,7 +157,7 @@ class Commander:
             cfg = self.config.provider(record.provider)
             if record.model and record.model != cfg.model and cfg.type != "autopilot":
                 cfg = replace(cfg, model=record.model)
-            return build_provider(cfg)
+            return build_provider(cfg, max_retries=0)  # the runtime retries (one policy)
         except (ConfigError, ProviderError) as exc:
             return _BrokenProvider(record.provider, str(exc))
 

@@ -354,6 +354,8 @@ class MysisRuntime:
         """Compose, call the model (with retries), store the answer."""
         settings, provider_settings = self.swarm.settings_for(self.record)
         tools = await self._tool_schemas()
+        if tools is None:
+            return None
         if tools is not self._tools:  # the router hands back the same list until it changes
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
@@ -459,8 +461,8 @@ class MysisRuntime:
             summarizer=summarizer_for(self.provider, provider_settings),
             game_state=self.swarm.game_state(self.router.account), turn=self.turn)
 
-    async def _tool_schemas(self) -> list[dict[str, Any]]:
-        """The game's tool list; after the retries, none (the model is told nothing)."""
+    async def _tool_schemas(self) -> list[dict[str, Any]] | None:
+        """The game's tool list; None once the retries failed (the Mysis is then errored)."""
         async def attempt() -> list[dict[str, Any]]:
             async with self.swarm.in_flight("mcp"):
                 return await self.router.tool_schemas()
@@ -469,8 +471,12 @@ class MysisRuntime:
             return await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
                                       transient=_any_failure)
         except Exception as exc:
-            self.last_line = f"game unreachable: {exc}"
-            return []
+            await self._game_unreachable(str(exc))
+            return None
+
+    async def _game_unreachable(self, detail: str) -> None:
+        """Become errored, naming the game's endpoint and what went wrong."""
+        await self._fail(f"game server unreachable at {self.router.server}: {detail}")
 
     async def _run_tool(self, call: Any) -> None:
         await self.swarm.bus.publish(ToolCallStarted(mysis_id=self.id, call=call))
@@ -506,7 +512,7 @@ class MysisRuntime:
             mysis_id=self.id, call=call, is_error=result.is_error,
             error_code=result.error_code, latency_s=time.perf_counter() - started))
         if result.unreachable:
-            await self._fail(f"game server unreachable: {result.error_message}")
+            await self._game_unreachable(result.error_message or "no answer")
 
     async def _store(self, memory: NewMemory) -> Memory:
         stored = await self.swarm.store.add_memory(self.id, memory)

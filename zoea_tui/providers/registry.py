@@ -25,8 +25,14 @@ def provider_settings(config: ProviderConfig) -> ProviderSettings:
     )
 
 
-def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.environ) -> Provider:
-    """The provider ``config`` describes; raises :class:`ProviderError` when it cannot run."""
+def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.environ,
+                   max_retries: int = 3) -> Provider:
+    """The provider ``config`` describes; raises :class:`ProviderError` when it cannot run.
+
+    ``max_retries`` bounds an HTTP client's own retries of transient failures; a
+    Mysis's provider gets 0, because its runtime retries each call itself under the
+    same policy, logging every try (so retries never multiply).
+    """
     if config.type == "autopilot":
         from .autopilot import AutopilotProvider
 
@@ -36,13 +42,13 @@ def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.enviro
 
         assert config.endpoint is not None
         return OpenAIProvider(config.endpoint, config.model,
-                              api_key=resolve_api_key(config, env=env))
+                              api_key=resolve_api_key(config, env=env), max_retries=max_retries)
     if config.type == "ollama":
         from .ollama import OllamaProvider
 
         assert config.endpoint is not None
         return OllamaProvider(config.endpoint, config.model,
-                              api_key=resolve_api_key(config, env=env))
+                              api_key=resolve_api_key(config, env=env), max_retries=max_retries)
     if config.type == "local":
         try:
             from .local import LocalProvider
