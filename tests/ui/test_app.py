@@ -20,7 +20,8 @@ from zoea_tui.ui.screens.too_small import TooSmallScreen
 from zoea_tui.ui.widgets.broadcast_log import BroadcastLog
 from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog, LogEntry
-from zoea_tui.ui.widgets.mysis_list import MysisList, MysisRow
+from zoea_tui.ui.widgets.mysis_pane import MysisPane
+from zoea_tui.ui.widgets.swarm_panes import SwarmPanes
 
 from .helpers import settle, wait_for
 
@@ -49,9 +50,9 @@ def log_text(app: ZoeaApp) -> str:
 async def test_dashboard_shows_one_row_per_mysis(app: ZoeaApp, commander: Commander) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        rows = app.screen.query(MysisRow)
+        rows = app.screen.query(MysisPane)
         assert [r.mysis_id for r in rows] == [v.id for v in commander.myses()]
-        assert app.screen.query_one(MysisList).selected_id == commander.myses()[0].id
+        assert app.screen.query_one(SwarmPanes).selected_id == commander.myses()[0].id
 
 
 async def test_direct_message_reaches_the_mysis_and_shows_in_the_log(
@@ -110,7 +111,7 @@ async def test_new_mysis_form_creates_and_starts_a_mysis(app: ZoeaApp,
         assert dora.strategy == "loop-slice" and dora.provider == "autopilot"
         await wait_for(pilot, lambda: bool(app.screen.query(f"#mysis-{dora.id}")),
                        what="Dora's row")
-        assert app.screen.query_one(MysisList).selected_id == dora.id
+        assert app.screen.query_one(SwarmPanes).selected_id == dora.id
 
 
 async def test_duplicate_name_is_refused_visibly_in_the_form(app: ZoeaApp,
@@ -151,7 +152,7 @@ async def test_stop_refuses_messages_visibly_and_relaunch_restarts(
         await pilot.press("s")
         await wait_for(pilot, lambda: commander.mysis(first.id).state == "stopped",
                        what="the stop")
-        await wait_for(pilot, lambda: app.screen.query_one(f"#mysis-{first.id}", MysisRow)
+        await wait_for(pilot, lambda: app.screen.query_one(f"#mysis-{first.id}", MysisPane)
                        .has_class("-stopped"), what="the row to show it")
         await pilot.press("m", *"are you there", "enter")
         await wait_for(pilot, lambda: any(sev == "error" and "stopped" in msg
@@ -176,7 +177,7 @@ async def test_delete_asks_first_and_removes_the_row(app: ZoeaApp,
         await wait_for(pilot, lambda: len(commander.myses()) == 2, what="the delete")
         await wait_for(pilot, lambda: not app.screen.query(f"#mysis-{first.id}"),
                        what="the row to go")
-        assert app.screen.query_one(MysisList).selected_id == commander.myses()[0].id
+        assert app.screen.query_one(SwarmPanes).selected_id == commander.myses()[0].id
 
 
 async def test_strategy_switcher_compares_totals_and_applies_one(
@@ -218,7 +219,7 @@ async def test_focus_moves_between_myses_and_back(app: ZoeaApp, commander: Comma
         assert screen.mysis_id == ids[-1]
         await pilot.press("escape")
         assert isinstance(app.screen, DashboardScreen)
-        assert app.screen.query_one(MysisList).selected_id == ids[-1]
+        assert app.screen.query_one(SwarmPanes).selected_id == ids[-1]
 
 
 async def test_preview_follows_the_requests_the_mysis_composes(app: ZoeaApp) -> None:
@@ -271,8 +272,9 @@ async def test_help_lists_every_key_binding(app: ZoeaApp) -> None:
     listed = " ".join(keys for _, group in KEY_HELP for keys, _ in group)
     names = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]",
              "escape": "esc", "pageup": "pgup", "pagedown": "pgdn", "up": "↑", "down": "↓",
+             "left": "←", "right": "→",
              "space": "enter"}
-    for owner in (ZoeaApp, DashboardScreen, FocusScreen, Strategies, MysisList, Log):
+    for owner in (ZoeaApp, DashboardScreen, FocusScreen, Strategies, SwarmPanes, Log):
         for binding in owner.__dict__.get("BINDINGS", []):
             for key in binding.key.split(","):  # type: ignore[union-attr]
                 assert names.get(key, key) in listed, f"{owner.__name__}: {key} not in help"
@@ -314,7 +316,7 @@ async def test_mouse_selects_and_double_click_focuses(app: ZoeaApp,
         await settle(pilot)
         second = commander.myses()[1]
         await pilot.click(f"#mysis-{second.id}")
-        assert app.screen.query_one(MysisList).selected_id == second.id
+        assert app.screen.query_one(SwarmPanes).selected_id == second.id
         await pilot.click(f"#mysis-{second.id}", times=2)
         await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")
         assert app.screen.mysis_id == second.id

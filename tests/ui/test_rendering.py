@@ -11,7 +11,7 @@ from zoea_tui.ui import formatting as fmt
 from zoea_tui.ui.sanitize import clean, clip, one_line
 from zoea_tui.ui.widgets.context_preview import PreviewData, preview_plain, provenance
 from zoea_tui.ui.widgets.conversation import entry_parts, is_error_result
-from zoea_tui.ui.widgets.mysis_list import row_text
+from zoea_tui.ui.widgets.mysis_pane import row_text
 from zoea_tui.ui.widgets.status_bar import SwarmStatus, status_text
 
 

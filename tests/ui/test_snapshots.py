@@ -77,6 +77,16 @@ def test_dialog(snap_compare, seeded_db: Path, still_config: Config, utc_clock: 
     assert snap_compare(app, terminal_size=(80, 24), run_before=view)
 
 
+@pytest.mark.parametrize("size", [pytest.param((120, 40), id="120x40"),
+                                  pytest.param((200, 60), id="200x60")])
+def test_swarm_panes(snap_compare, seeded_db: Path, still_config: Config, utc_clock: None,
+                     size: tuple[int, int]) -> None:
+    """The panes fill the terminal (at 200 columns the selected Mysis's next request
+    stands beside them); 80×24 is ``test_view[dashboard-80x24]``."""
+    app = ZoeaApp(opener(still_config, seeded_db))
+    assert snap_compare(app, terminal_size=size, run_before=_dashboard)
+
+
 def test_too_small_guard(snap_compare, seeded_db: Path, still_config: Config) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     assert snap_compare(app, terminal_size=(70, 20))

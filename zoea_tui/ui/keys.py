@@ -13,12 +13,14 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ("s", "stop the Mysis (it stays stopped across restarts)"),
         ("d", "delete the Mysis and its memories (asks first)"),
         ("p", "context preview and strategy switcher"),
+        ("A", "arena: play a scored scenario with chosen providers and strategies"),
         ("?", "this help"),
         ("ctrl+p", "command palette: every action by name"),
         ("q  ctrl+q", "quit (asks first while Myses run)"),
     )),
     ("Dashboard", (
-        ("↑ ↓  k j", "select a Mysis (mouse: click)"),
+        ("↑ ↓ ← →  k j h l", "select a Mysis: up, down, left, right in the grid of panes "
+                             "(mouse: click)"),
         ("home end", "first or last Mysis"),
         ("pgup pgdn", "a page up or down"),
         ("enter", "focus the selected Mysis (mouse: double click)"),

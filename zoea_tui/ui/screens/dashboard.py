@@ -1,4 +1,5 @@
-"""The dashboard: banner, broadcast history, the swarm list and the status bar."""
+"""The dashboard: banner, broadcast history, the swarm panes (with the selected Mysis's
+next request beside them on a wide terminal) and the status bar."""
 
 from __future__ import annotations
 
@@ -6,28 +7,51 @@ from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer
 
+from ...core.cache import reuse
+from ...core.composition import DEFAULT_CONTEXT_WINDOW
+from ...core.validator import validate
 from ...orchestrator.events import (
     BroadcastSent,
     Event,
     MysisChanged,
     MysisDeleted,
+    MysisView,
+    RequestComposed,
+    ToolCallFinished,
+    ToolCallStarted,
 )
+from ..activity import ActionTail, facts_from_fields, latest_answer, tail_from_memories
+from ..sanitize import one_line
 from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
-from ..widgets.mysis_list import MysisList
+from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.status_bar import StatusBar
+from ..widgets.swarm_panes import SwarmPanes
 
 if TYPE_CHECKING:
     from ..app import ZoeaApp
+
+#: From this width the selected Mysis's next request is shown beside the panes.
+PREVIEW_MIN_WIDTH = 160
+#: Below this height the broadcast history gets fewer lines.
+SHORT_HEIGHT = 30
+#: Memories read per Mysis to fill its action tail when the dashboard opens.
+TAIL_MEMORIES = 24
 
 
 class DashboardScreen(Screen[None]):
     """The whole swarm at a glance; enter focuses the selected Mysis."""
 
     AUTO_FOCUS = "#myses"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._tails: dict[int, ActionTail] = {}
 
     @property
     def zoea(self) -> ZoeaApp:
@@ -37,29 +61,51 @@ class DashboardScreen(Screen[None]):
     @property
     def current_mysis_id(self) -> int | None:
         """The selected Mysis (the target of m, c, r, s, d, p)."""
-        return self.query_one(MysisList).selected_id
+        return self.query_one(SwarmPanes).selected_id
 
     def compose(self) -> ComposeResult:
-        """Banner, broadcasts, swarm, status, keys."""
+        """Banner, broadcasts, swarm (and preview), status, keys."""
         yield Banner(id="banner")
         yield BroadcastLog(id="broadcasts")
-        yield MysisList(id="myses")
+        with Horizontal(id="dash-body"):
+            yield SwarmPanes(id="myses")
+            yield ContextPreview(id="dash-preview", title="NEXT REQUEST")
         yield StatusBar(id="status")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(MysisList).set_class(True, "-empty")
+        self.query_one(SwarmPanes).set_class(True, "-empty")
+        self._layout(self.app.size.width)
         self.zoea.ready_signal.subscribe(self, self._engine_ready)
         self.zoea.engine_events.subscribe(self, self._engine_events)
         if self.zoea.commander is not None:
             self._engine_ready(None)
 
+    def on_resize(self) -> None:
+        self._layout(self.size.width)
+
+    def _layout(self, width: int) -> None:
+        self.set_class(self.app.size.height < SHORT_HEIGHT, "-short")
+        preview = self.query_one("#dash-preview", ContextPreview)
+        wide = width >= PREVIEW_MIN_WIDTH
+        if preview.display != wide:
+            preview.display = wide
+            if wide:
+                self.refresh_preview()
+
+    @property
+    def preview_shown(self) -> bool:
+        """True when the selected Mysis's next request is on screen."""
+        return bool(self.query_one("#dash-preview", ContextPreview).display)
+
     def _engine_ready(self, _: None) -> None:
-        swarm = self.query_one(MysisList)
+        swarm = self.query_one(SwarmPanes)
         swarm.set_windows(self.zoea.windows)
         swarm.set_myses(sorted(self.zoea.views.values(), key=lambda v: v.id))
         self.query_one(StatusBar).status = self.zoea.status
         self._load_broadcasts()
+        self._load_tails(swarm.ids)
+        self.refresh_preview()
 
     @work(exclusive=True, group="dashboard-load", exit_on_error=False)
     async def _load_broadcasts(self) -> None:
@@ -76,23 +122,116 @@ class DashboardScreen(Screen[None]):
             for b in rows
         ])
 
+    @work(group="dashboard-tails", exit_on_error=False)
+    async def _load_tails(self, ids: list[int]) -> None:
+        """Fill each pane's action tail from its newest memories (once per Mysis)."""
+        commander = self.zoea.commander
+        if commander is None:
+            return
+        for mysis_id in ids:
+            if mysis_id in self._tails or mysis_id not in self.zoea.views:
+                continue
+            memories = await commander.memories(mysis_id, TAIL_MEMORIES)
+            if mysis_id not in self._tails:  # events may have started one meanwhile
+                self._tails[mysis_id] = tail_from_memories(memories)
+            self._show_facts(mysis_id, latest_answer(memories))
+
+    def _show_facts(self, mysis_id: int, answer: str | None = None) -> None:
+        commander = self.zoea.commander
+        pane = self.query_one(SwarmPanes).pane(mysis_id)
+        if commander is None or pane is None or mysis_id not in self.zoea.views:
+            return
+        pane.show_facts(facts_from_fields(commander.game_fields(mysis_id)),
+                        tuple(self._tails.get(mysis_id, ())), answer)
+
     def _engine_events(self, events: tuple[Event, ...]) -> None:
-        swarm = self.query_one(MysisList)
+        """Apply a batch: the newest view per Mysis once, tails, facts, the preview."""
+        swarm = self.query_one(SwarmPanes)
+        views: dict[int, MysisView] = {}
+        touched: set[int] = set()
+        selected = swarm.selected_id
+        composed: RequestComposed | None = None
         for event in events:
             if isinstance(event, MysisChanged):
-                swarm.upsert(event.mysis)
+                views[event.mysis.id] = event.mysis
             elif isinstance(event, MysisDeleted):
+                views.pop(event.mysis_id, None)
+                self._tails.pop(event.mysis_id, None)
                 swarm.remove_mysis(event.mysis_id)
+            elif isinstance(event, ToolCallStarted):
+                self._tails.setdefault(event.mysis_id, ActionTail()).started(
+                    event.call, self.zoea.status.tick)
+                touched.add(event.mysis_id)
+            elif isinstance(event, ToolCallFinished):
+                self._tails.setdefault(event.mysis_id, ActionTail()).finished(
+                    event.call, is_error=event.is_error, error_code=event.error_code,
+                    tick=self.zoea.status.tick)
+                touched.add(event.mysis_id)
+            elif isinstance(event, RequestComposed) and event.mysis_id == selected:
+                composed = event
             elif isinstance(event, BroadcastSent):
                 self.query_one(BroadcastLog).add(BroadcastLine(
                     at=event.at, tick=self.zoea.status.tick, sender=event.sender_name,
                     content=event.content, recipients=len(event.recipients)))
+        for view in views.values():
+            new = view.id not in swarm.ids
+            swarm.upsert(view)
+            if new:
+                self._load_tails([view.id])
+        for mysis_id in touched:
+            self._show_facts(mysis_id)
+        if composed is not None and self.preview_shown:
+            self._show_composed(composed)
         self.query_one(StatusBar).status = self.zoea.status
+
+    # -- the preview beside the panes ----------------------------------------------------
+
+    def _window(self, mysis_id: int) -> int:
+        view = self.zoea.views.get(mysis_id)
+        if view is None:
+            return DEFAULT_CONTEXT_WINDOW
+        return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
+
+    def _show_composed(self, event: RequestComposed) -> None:
+        preview = self.query_one("#dash-preview", ContextPreview)
+        preview.data = PreviewData(
+            event.composition, self._window(event.mysis_id), upcoming=event.preview,
+            at=event.at, tick=self.zoea.status.tick, valid=event.valid,
+            violations=event.violations, reuse=event.reuse)
+
+    @work(exclusive=True, group="dashboard-preview", exit_on_error=False)
+    async def refresh_preview(self) -> None:
+        """Compose the selected Mysis's next request (nothing is written or sent)."""
+        commander = self.zoea.commander
+        mysis_id = self.current_mysis_id
+        preview = self.query_one("#dash-preview", ContextPreview)
+        if commander is None or mysis_id is None or not preview.display:
+            return
+        view = self.zoea.views.get(mysis_id)
+        preview.border_title = Content(f"NEXT REQUEST · {one_line(view.name, 30)}"
+                                       if view else "NEXT REQUEST")
+        try:
+            composition = await commander.preview(mysis_id)
+        except Exception as exc:  # shown in place: the preview is advisory
+            preview.show_error(str(exc))
+            return
+        if mysis_id != self.current_mysis_id:
+            return
+        violations = tuple(validate(composition.messages))
+        last = commander.last_sent(mysis_id)
+        preview.data = PreviewData(
+            composition, self._window(mysis_id), upcoming=True, valid=not violations,
+            violations=violations, reuse=reuse(last, composition.messages) if last else None)
+
+    @on(SwarmPanes.Highlighted)
+    def _highlighted(self, message: SwarmPanes.Highlighted) -> None:
+        if self.preview_shown and message.mysis_id is not None:
+            self.refresh_preview()
 
     def select(self, mysis_id: int) -> None:
         """Move the selection to ``mysis_id``."""
-        self.query_one(MysisList).selected_id = mysis_id
+        self.query_one(SwarmPanes).selected_id = mysis_id
 
-    @on(MysisList.Opened)
-    def _open(self, message: MysisList.Opened) -> None:
+    @on(SwarmPanes.Opened)
+    def _open(self, message: SwarmPanes.Opened) -> None:
         self.zoea.open_focus(message.mysis_id)

@@ -1,0 +1,210 @@
+"""The swarm panes: layout, what a pane shows, selection, and the preview beside them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from zoea_tui.config import Config
+from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import MysisView, ToolCallFinished, ToolCallStarted
+from zoea_tui.ui.activity import (
+    ActionTail,
+    GameFacts,
+    facts_from_fields,
+    latest_answer,
+    tail_from_memories,
+)
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.dashboard import DashboardScreen
+from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.widgets.context_preview import ContextPreview
+from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text
+from zoea_tui.ui.widgets.swarm_panes import (
+    MIN_PANE_HEIGHT,
+    MIN_PANE_WIDTH,
+    SwarmPanes,
+    plan_layout,
+)
+
+from .helpers import opener, settle, wait_for
+
+
+def view(**changes: object) -> MysisView:
+    base = dict(id=1, name="Ada", provider="autopilot", model="", strategy="turn-aware",
+                provider_label="autopilot (rule-based)", state="running", account="Ada",
+                nudges=1, max_nudges=3, last_tokens=3_100, activity="mining",
+                last_answer="Sold 12 iron ore for 240 credits.")
+    base.update(changes)
+    return MysisView(**base)  # type: ignore[arg-type]
+
+
+# -- layout ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("count, width, height", [
+    (3, 78, 11), (3, 116, 27), (3, 196, 40), (16, 196, 47), (8, 116, 27), (1, 78, 11)])
+def test_every_pane_of_the_grid_fits_the_space_and_holds_a_pane(
+        count: int, width: int, height: int) -> None:
+    plan = plan_layout(count, width, height)
+    assert not plan.compact
+    assert plan.columns * plan.rows >= count
+    assert plan.columns * (plan.rows - 1) < count  # no empty row
+    assert width // plan.columns >= MIN_PANE_WIDTH
+    assert height // plan.rows >= MIN_PANE_HEIGHT
+
+
+def test_more_myses_than_fit_become_a_compact_list() -> None:
+    assert plan_layout(16, 76, 11).compact
+    assert plan_layout(100, 196, 47).compact
+
+
+# -- what a pane shows ------------------------------------------------------------------
+
+
+def test_pane_shows_state_model_nudges_meter_facts_answer_and_actions() -> None:
+    tail = ActionTail()
+    tail.started(ToolCall("c1", "travel", '{"poi": "main_belt"}'))
+    tail.finished(ToolCall("c1", "travel", "{}"), is_error=False, error_code=None)
+    tail.started(ToolCall("c2", "mine", "{}"))
+    facts = GameFacts(location="sol / main_belt", credits="1,250", cargo="12/50")
+    text = pane_text(view(next_nudge_at=1_000.0 + 25), facts, tail, 60, 12, 32_768,
+                     now=1_000.0).plain
+    for part in ("mining", "↻1/3", "nudge in 25s", "autopilot (rule-based)", "turn-aware",
+                 "3.1k/32.8k", "sol / main_belt", "1,250", "12/50",
+                 "Sold 12 iron ore", "✓ travel poi=main_belt", "⋯ mine"):
+        assert part in text, part
+
+
+def test_pane_lines_never_pass_its_width_or_height() -> None:
+    tail = ActionTail()
+    for n in range(12):
+        tail.started(ToolCall(f"c{n}", "get_status", '{"x": "' + "y" * 80 + '"}'))
+    text = pane_text(view(last_answer="word " * 100), GameFacts(), tail, 24, 9, 32_768)
+    lines = text.plain.split("\n")
+    assert len(lines) <= 9
+    assert all(len(line) <= 24 for line in lines)
+    assert "get_status" in lines[-1]  # the newest action is the last line
+
+
+def test_an_errored_pane_shows_its_error() -> None:
+    text = pane_text(view(state="errored", last_error="HTTP 503\nretry later"), GameFacts(),
+                     (), 60, 10, 4096).plain
+    assert "✖ HTTP 503 retry later" in text
+
+
+def test_tail_and_latest_answer_come_from_stored_memories() -> None:
+    memories = [
+        Memory(1, 1, "assistant", "llm", tool_calls=(ToolCall("a", "mine", "{}"),
+                                                     ToolCall("b", "sell", "{}"))),
+        Memory(2, 1, "tool", "tool", '{"mined": 3}', tool_call_id="a", tool_name="mine"),
+        Memory(3, 1, "tool", "tool", '{"error": {"code": "not_docked", "message": "x"}}',
+               tool_call_id="b", tool_name="sell"),
+        Memory(4, 1, "assistant", "llm", "Mined 3 ore.\nMore later."),
+    ]
+    actions = list(tail_from_memories(memories))
+    assert [(a.name, a.status, a.error) for a in actions] == [
+        ("mine", "ok", ""), ("sell", "error", "not_docked")]
+    assert latest_answer(memories) == "Mined 3 ore."
+
+
+def test_facts_are_projected_from_the_cache_fields() -> None:
+    facts = facts_from_fields({"system": {"value": "sol", "tick": 1},
+                               "poi": {"value": "main_belt", "tick": 1},
+                               "credits": {"value": 1250, "tick": 2},
+                               "cargo": {"value": "12/50", "tick": 2},
+                               "docked": {"value": "yes", "tick": 2}})
+    assert facts == GameFacts("sol / main_belt", "1,250", "12/50", True)
+
+
+# -- in the app ---------------------------------------------------------------------------
+
+
+async def test_arrows_move_across_the_grid_and_enter_opens_the_focus_view(
+        seeded_db: Path, still_config: Config) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        swarm = app.screen.query_one(SwarmPanes)
+        assert swarm.layout_plan.columns == 3 and not swarm.layout_plan.compact
+        ids = swarm.ids
+        await pilot.press("right", "right")
+        assert swarm.selected_id == ids[2]
+        await pilot.press("left")
+        assert swarm.selected_id == ids[1]
+        await pilot.press("enter")
+        assert isinstance(app.screen, FocusScreen) and app.screen.mysis_id == ids[1]
+        await pilot.press("escape")
+        assert isinstance(app.screen, DashboardScreen)
+        assert swarm.selected_id == ids[1]
+
+
+async def test_the_grid_reflows_when_the_terminal_changes_size(
+        seeded_db: Path, still_config: Config) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        swarm = app.screen.query_one(SwarmPanes)
+        wide = swarm.layout_plan
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert swarm.layout_plan != wide
+        pane = app.screen.query_one(MysisPane)
+        assert pane.outer_size.width >= MIN_PANE_WIDTH
+
+
+async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_panes(
+        seeded_db: Path, still_config: Config) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        preview = app.screen.query_one("#dash-preview", ContextPreview)
+        assert preview.display
+        await wait_for(pilot, lambda: preview.data is not None, what="the preview")
+        assert preview.data is not None
+        first = preview.data.composition
+        await pilot.press("right")
+        await settle(pilot)
+        assert preview.data.composition is not first
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert not preview.display
+
+
+async def test_many_myses_become_a_compact_list(tmp_path: Path, still_config: Config) -> None:
+    commander = await Commander.open(still_config, db_path=tmp_path / "z.db", autostart=False)
+    try:
+        for n in range(13):
+            await commander.create_mysis(f"M{n:02d}", start=False)
+        app = ZoeaApp(commander)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(pilot)
+            swarm = app.screen.query_one(SwarmPanes)
+            assert swarm.layout_plan.compact
+            assert all(p.compact and p.size.height == 2 for p in swarm.query(MysisPane))
+            await pilot.press("down")
+            assert swarm.selected_id == swarm.ids[1]
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+
+async def test_tool_calls_appear_in_the_panes_action_tail(
+        seeded_db: Path, still_config: Config) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        commander = app.commander
+        assert commander is not None
+        first = commander.myses()[0]
+        call = ToolCall("live-1", "scan_asteroids", '{"depth": 3}')
+        await commander.bus.publish(ToolCallStarted(mysis_id=first.id, call=call))
+        await commander.bus.publish(ToolCallFinished(mysis_id=first.id, call=call,
+                                                     is_error=False, error_code=None,
+                                                     latency_s=0.01))
+        pane = app.screen.query_one(f"#mysis-{first.id}", MysisPane)
+        await wait_for(pilot, lambda: any(a.call_id == "live-1" for a in pane.actions),
+                       what="the live action")
+        await pilot.pause()
+        assert "✓ scan_asteroids depth=3" in pane.render().plain

@@ -1,0 +1,287 @@
+"""One Mysis on the dashboard: a pane in the grid, or a two-line row in the compact list.
+
+:func:`pane_text` and :func:`row_text` are pure (tests call them); :class:`MysisPane`
+draws one or the other by its ``compact`` flag, which the swarm container sets.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from ...orchestrator.events import MysisView
+from .. import formatting as fmt
+from ..activity import Action, GameFacts
+from ..sanitize import one_line
+
+#: Cells of the context meter's bar in a pane.
+METER_CELLS = 10
+
+
+def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
+    """The two lines of a Mysis in the compact list at ``width`` cells."""
+    glyph = fmt.state_glyph(view)
+    activity = view.state if view.state != "running" else (view.activity or "running")
+    account = f"@{one_line(view.account, 40)}" if view.account else "not logged in"
+    nudges = Text(f"↻{view.nudges}/{view.max_nudges}",
+                  style=fmt.WARNING if view.nudges else fmt.MUTED)
+    gauge = fmt.token_gauge(view.last_tokens, window)
+
+    if width >= 110:
+        name_w, act_w, acct_w, gauge_w = 16, 20, 16, 13
+    else:
+        name_w, act_w, acct_w, gauge_w = 11, 12, 11, 12
+    fixed = 2 + 2 + name_w + 1 + act_w + 1 + 1 + acct_w + 1 + 6 + 1 + gauge_w
+    prov_w = max(width - fixed, 6)
+
+    line = Text(no_wrap=True, overflow="ellipsis")
+    line.append("▸ " if selected else "  ", style=f"bold {fmt.TEAL}")
+    line.append(glyph.char, style=glyph.style)
+    line.append(" ")
+    line.append_text(fmt.fit(Text(one_line(view.name, 60), style="bold"), name_w))
+    line.append(" ")
+    line.append_text(fmt.fit(Text(one_line(activity, 60), style=fmt.state_style(view.state)),
+                             act_w))
+    line.append(" ")
+    line.append_text(fmt.fit(Text(one_line(view.provider_label or view.provider, 80),
+                                  style=fmt.SYSTEM), max(prov_w, 1)))
+    line.append(" ")
+    line.append_text(fmt.fit(Text(account, style=fmt.TEXT if view.account else fmt.DIM),
+                             acct_w))
+    line.append(" ")
+    line.append_text(fmt.fit(nudges, 6))
+    line.append(" ")
+    gauge.align("right", gauge_w)
+    line.append_text(gauge)
+
+    second = Text(no_wrap=True, overflow="ellipsis")
+    second.append("    └ ", style=fmt.DIM)
+    second.append_text(_latest(view))
+    second.truncate(max(width, 1), overflow="ellipsis")
+    return Text("\n").join([line, second])
+
+
+def _latest(view: MysisView, now: float | None = None) -> Text:
+    """The newest thing worth a line: an error, why it idles, the next nudge and answer."""
+    text = Text()
+    if view.state == "errored" and view.last_error:
+        text.append("error: " + one_line(view.last_error, 600), style=fmt.ERROR)
+    elif view.state == "idle" and view.last_error:
+        text.append("idle: " + one_line(view.last_error, 600), style=fmt.WARNING)
+    elif view.next_nudge_at is not None:
+        text.append_text(fmt.next_nudge(view.next_nudge_at, view.waiting_on_game, now))
+        if view.last_answer:
+            text.append(" · ", style=fmt.DIM)
+            text.append(one_line(view.last_answer, 600), style=fmt.TEXT)
+    elif view.last_line:
+        text.append(one_line(view.last_line, 600), style=fmt.TEXT)
+    else:
+        text.append("(no activity yet)", style=fmt.DIM)
+    return text
+
+
+def meter(tokens: int, window: int, cells: int = METER_CELLS) -> Text:
+    """``▰▰▰▱▱▱▱▱▱▱ 3.1k/32.8k``: the last request against the context window."""
+    filled = 0 if window <= 0 else min(cells, round(cells * tokens / window))
+    if tokens and not filled:
+        filled = 1
+    style = fmt.gauge_style(tokens, window)
+    text = Text()
+    text.append("▰" * filled, style=style if tokens else fmt.DIM)
+    text.append("▱" * (cells - filled), style=fmt.DIM)
+    text.append(" ")
+    text.append_text(fmt.token_gauge(tokens, window))
+    return text
+
+
+def _clipped(text: Text, width: int) -> Text:
+    text.no_wrap = True
+    text.truncate(max(width, 1), overflow="ellipsis")
+    return text
+
+
+def _status_line(view: MysisView, now: float | None) -> Text:
+    glyph = fmt.state_glyph(view)
+    activity = view.state if view.state != "running" else (view.activity or "running")
+    text = Text()
+    text.append(glyph.char + " ", style=glyph.style)
+    text.append(one_line(activity, 40), style=fmt.state_style(view.state))
+    text.append(f" · ↻{view.nudges}/{view.max_nudges}",
+                style=fmt.WARNING if view.nudges else fmt.MUTED)
+    if view.next_nudge_at is not None:
+        left = max(0, round(view.next_nudge_at - (time.time() if now is None else now)))
+        text.append(" · ", style=fmt.DIM)
+        if view.waiting_on_game:
+            text.append("game wait ", style=fmt.WARNING)
+        text.append(f"nudge in {left}s" if left else "nudge due", style=fmt.MUTED)
+    return text
+
+
+def _model_line(view: MysisView) -> Text:
+    text = Text()
+    text.append(one_line(view.provider_label or view.provider, 60), style=fmt.SYSTEM)
+    if view.model and view.model not in (view.provider_label or ""):
+        text.append(f" · {one_line(view.model, 40)}", style=fmt.SYSTEM)
+    text.append(f" · {view.strategy}", style=fmt.MUTED)
+    return text
+
+
+def _facts_line(view: MysisView, facts: GameFacts) -> Text:
+    text = Text()
+    if not facts.known:
+        account = f"@{one_line(view.account, 40)}" if view.account else "not logged in"
+        text.append(account, style=fmt.TEXT if view.account else fmt.DIM)
+        text.append(" · no game state yet", style=fmt.DIM)
+        return text
+    if facts.location:
+        text.append("⌖ ", style=fmt.TEAL)
+        text.append(facts.location, style=fmt.TEXT)
+        if facts.docked:
+            text.append(" (docked)", style=fmt.MUTED)
+    if facts.credits:
+        text.append("  ¤ ", style=fmt.TOOL)
+        text.append(facts.credits, style=fmt.TEXT)
+    if facts.cargo:
+        text.append("  ▣ ", style=fmt.TOOL)
+        text.append(facts.cargo, style=fmt.TEXT)
+    return text
+
+
+def _action_line(action: Action) -> Text:
+    text = Text()
+    mark, style = {"ok": ("✓", fmt.USER), "error": ("✗", fmt.ERROR)}.get(
+        action.status, ("⋯", fmt.ASSISTANT))
+    text.append(f"{mark} ", style=style)
+    text.append(action.name, style=fmt.TEAL)
+    if action.args:
+        text.append(f" {action.args}", style=fmt.MUTED)
+    if action.error:
+        text.append(f" {one_line(action.error, 30)}", style=fmt.ERROR)
+    return text
+
+
+def pane_text(view: MysisView, facts: GameFacts, actions: Iterable[Action], width: int,
+              height: int, window: int, *, now: float | None = None,
+              answer: str = "") -> Text:
+    """The inside of a Mysis's pane, ``height`` lines of ``width`` cells at most.
+
+    In order, as far as there is room: state and activity with the nudge counter and
+    countdown; provider, model and strategy; the context meter; location, credits and
+    cargo; the latest answer (or the error; ``answer`` when the view has none yet, as
+    after a restart), wrapped over up to three lines when there is room; then the newest
+    actions, newest last.
+    """
+    lines = [_status_line(view, now), _model_line(view),
+             Text.assemble(("ctx ", fmt.MUTED), meter(view.last_tokens, window)),
+             _facts_line(view, facts)]
+    latest = Text()
+    if view.state == "errored" and view.last_error:
+        latest.append("✖ " + one_line(view.last_error, 600), style=fmt.ERROR)
+    elif view.state == "idle" and view.last_error:
+        latest.append("idle: " + one_line(view.last_error, 600), style=fmt.WARNING)
+    elif view.last_answer or answer:
+        latest.append("» ", style=f"bold {fmt.ASSISTANT}")
+        latest.append(one_line(view.last_answer or answer, 600), style=fmt.TEXT)
+    elif view.last_line:
+        latest.append("» ", style=fmt.DIM)
+        latest.append(one_line(view.last_line, 600), style=fmt.MUTED)
+    if latest.plain:
+        # Wrapped over up to three lines, leaving room for a few actions.
+        spare, step = max(1, min(3, height - len(lines) - 3)), max(width, 1)
+        cuts = [latest[i * step:(i + 1) * step] for i in range(spare - 1)]
+        lines.extend(c for c in [*cuts, latest[(spare - 1) * step:]] if c.plain)
+    room = height - len(lines)
+    tail = list(actions)
+    if room > 0 and tail:
+        lines.extend(_action_line(a) for a in tail[-room:])
+    elif room > 0 and not tail:
+        lines.append(Text("(no actions yet)", style=fmt.DIM))
+    return Text("\n").join(_clipped(line, width) for line in lines[:max(height, 1)])
+
+
+class MysisPane(Widget):
+    """One Mysis on the dashboard (its id is ``mysis-<id>``); clicks select and open."""
+
+    view: reactive[MysisView | None] = reactive(None, layout=False)
+    selected: reactive[bool] = reactive(False)
+    compact: reactive[bool] = reactive(False)
+
+    @dataclass
+    class Clicked(Message):
+        """The pane was clicked (``chain`` 2 for a double click)."""
+
+        pane: MysisPane
+        chain: int
+
+        @property
+        def control(self) -> MysisPane:
+            """The pane clicked."""
+            return self.pane
+
+    def __init__(self, view: MysisView, window: int, *, compact: bool = False) -> None:
+        super().__init__(id=f"mysis-{view.id}", classes="mysis-pane")
+        self.mysis_id = view.id
+        self.window = window
+        self.facts = GameFacts()
+        self.actions: Iterable[Action] = ()
+        #: The newest answer read from the memories (until the view carries one).
+        self.answer = ""
+        self.set_reactive(MysisPane.view, view)
+        self.set_reactive(MysisPane.compact, compact)
+        self._update_classes(view)
+        self.set_class(compact, "-compact")
+        self._title(view)
+
+    def render(self) -> Text:
+        """The pane's lines, or the two lines of a compact row."""
+        assert self.view is not None
+        size = self.content_size
+        if self.compact:
+            return row_text(self.view, size.width, self.window, self.selected)
+        return pane_text(self.view, self.facts, self.actions, size.width, size.height,
+                         self.window, answer=self.answer)
+
+    def show_facts(self, facts: GameFacts, actions: Iterable[Action],
+                   answer: str | None = None) -> None:
+        """New game facts or actions (redrawn with the next frame)."""
+        self.facts, self.actions = facts, actions
+        if answer is not None:
+            self.answer = answer
+        self.refresh()
+
+    def watch_view(self, view: MysisView | None) -> None:
+        if view is not None:
+            self._update_classes(view)
+            self._title(view)
+
+    def watch_selected(self, selected: bool) -> None:
+        self.set_class(selected, "-selected")
+
+    def watch_compact(self, compact: bool) -> None:
+        self.set_class(compact, "-compact")
+
+    def _title(self, view: MysisView) -> None:
+        glyph = fmt.state_glyph(view)
+        self.border_title = Text.assemble((glyph.char + " ", glyph.style),
+                                          (one_line(view.name, 40), "bold"))
+        account = f"@{one_line(view.account, 30)}" if view.account else ""
+        self.border_subtitle = account
+
+    def _update_classes(self, view: MysisView) -> None:
+        self.update_classes({
+            "-running": view.state == "running",
+            "-idle": view.state == "idle",
+            "-stopped": view.state == "stopped",
+            "-errored": view.state == "errored",
+        })
+
+    def on_click(self, event: events.Click) -> None:
+        """Report the click to the swarm."""
+        self.post_message(self.Clicked(self, event.chain))

@@ -1,0 +1,277 @@
+"""The swarm on the dashboard: one pane per Mysis in a grid that fills the space it has,
+or a compact two-line list when more Myses than fit.
+
+Arrows move the selection (left and right in the grid too), enter opens it; a click
+selects, a double click opens. :func:`plan_layout` decides the grid (pure, tested).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.containers import ScrollableContainer
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+from ...core.composition import DEFAULT_CONTEXT_WINDOW
+from ...orchestrator.events import MysisView
+from .. import formatting as fmt
+from .mysis_pane import MysisPane
+
+#: The smallest pane, borders included (a narrower or lower one turns the list compact).
+MIN_PANE_WIDTH = 26
+MIN_PANE_HEIGHT = 8
+#: The pane shape aimed for: width in cells over twice the height (cells are tall).
+ASPECT = 1.6
+#: What an empty cell of the grid costs against a less pleasing shape.
+EMPTY_CELL_COST = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How the swarm is laid out: a grid of ``columns`` × ``rows``, or a compact list."""
+
+    columns: int
+    rows: int
+    compact: bool
+
+
+def plan_layout(count: int, width: int, height: int) -> Layout:
+    """The grid that fits ``count`` panes in ``width`` × ``height`` cells best.
+
+    Every pane must be at least :data:`MIN_PANE_WIDTH` × :data:`MIN_PANE_HEIGHT`;
+    among the grids that allow it, the one whose panes are nearest :data:`ASPECT`
+    with the fewest empty cells wins. When none fits, the list is compact.
+    """
+    if count <= 0:
+        return Layout(1, 1, False)
+    best: tuple[float, Layout] | None = None
+    for columns in range(1, count + 1):
+        rows = math.ceil(count / columns)
+        pane_w, pane_h = width // columns, height // rows
+        if pane_w < MIN_PANE_WIDTH or pane_h < MIN_PANE_HEIGHT:
+            continue
+        cost = abs(math.log(pane_w / (2 * pane_h) / ASPECT)) \
+            + EMPTY_CELL_COST * (columns * rows - count)
+        if best is None or cost < best[0]:
+            best = (cost, Layout(columns, rows, False))
+    return best[1] if best is not None else Layout(1, count, True)
+
+
+class SwarmPanes(ScrollableContainer, can_focus=True):
+    """Every Mysis as a pane; arrows (or h j k l) move the selection, enter opens it."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up,k", "move_rows(-1)", "Up", show=False),
+        Binding("down,j", "move_rows(1)", "Down", show=False),
+        Binding("left,h", "move(-1)", "Left", show=False),
+        Binding("right,l", "move(1)", "Right", show=False),
+        Binding("home", "edge(0)", "First", show=False),
+        Binding("end", "edge(-1)", "Last", show=False),
+        Binding("pageup", "move(-8)", "Page up", show=False),
+        Binding("pagedown", "move(8)", "Page down", show=False),
+        Binding("enter", "open", "Focus", show=True),
+    ]
+
+    selected_id: reactive[int | None] = reactive(None, init=False)
+
+    @dataclass
+    class Highlighted(Message):
+        """The selection moved to ``mysis_id`` (None: the swarm is empty)."""
+
+        swarm: SwarmPanes
+        mysis_id: int | None
+
+        @property
+        def control(self) -> SwarmPanes:
+            """The swarm."""
+            return self.swarm
+
+    @dataclass
+    class Opened(Message):
+        """The user asked to open ``mysis_id`` (enter or double click)."""
+
+        swarm: SwarmPanes
+        mysis_id: int
+
+        @property
+        def control(self) -> SwarmPanes:
+            """The swarm."""
+            return self.swarm
+
+    def __init__(self, *, windows: dict[str, int] | None = None, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._panes: dict[int, MysisPane] = {}
+        self._windows = windows or {}
+        self.layout_plan = Layout(1, 1, False)
+        self.border_title = "MYSIS SWARM"
+
+    def compose(self):  # type: ignore[no-untyped-def]
+        """An empty-swarm hint, shown when there is no pane."""
+        yield Static(Text.assemble(("No Myses. Press ", fmt.MUTED), ("n", f"bold {fmt.TEAL}"),
+                                   (" to create one.", fmt.MUTED)), id="empty-swarm")
+
+    def on_mount(self) -> None:
+        # Redraw the nudge countdowns once a second (a clock, not a poll: the views
+        # themselves arrive with engine events).
+        self.set_interval(1.0, self._count_down)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._reflow()
+
+    def _count_down(self) -> None:
+        for pane in self._panes.values():
+            if pane.view is not None and pane.view.next_nudge_at is not None:
+                pane.refresh()
+
+    # -- contents ---------------------------------------------------------------------
+
+    @property
+    def ids(self) -> list[int]:
+        """Mysis ids in display order."""
+        return list(self._panes)
+
+    def pane(self, mysis_id: int) -> MysisPane | None:
+        """The pane of a Mysis."""
+        return self._panes.get(mysis_id)
+
+    def set_windows(self, windows: dict[str, int]) -> None:
+        """Context windows by provider name (for the context meters)."""
+        self._windows = dict(windows)
+
+    def window_for(self, view: MysisView) -> int:
+        """The context window of the Mysis's provider."""
+        return self._windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
+
+    def set_myses(self, views: list[MysisView]) -> None:
+        """Show exactly these Myses (initial fill), mounting the new panes in one go."""
+        keep = {v.id for v in views}
+        for mysis_id in [i for i in self._panes if i not in keep]:
+            self.remove_mysis(mysis_id)
+        new: list[MysisPane] = []
+        for view in views:
+            pane = self._panes.get(view.id)
+            if pane is not None:
+                pane.window = self.window_for(view)
+                pane.view = view
+            else:
+                pane = MysisPane(view, self.window_for(view), compact=self.layout_plan.compact)
+                self._panes[view.id] = pane
+                new.append(pane)
+        self._panes = dict(sorted(self._panes.items()))
+        if new:
+            self.mount_all(new)
+            self._order()
+        self._changed_count()
+
+    def upsert(self, view: MysisView) -> None:
+        """Add a pane for a new Mysis or refresh an existing one."""
+        pane = self._panes.get(view.id)
+        if pane is not None:
+            pane.window = self.window_for(view)
+            pane.view = view
+            return
+        pane = MysisPane(view, self.window_for(view), compact=self.layout_plan.compact)
+        self._panes[view.id] = pane
+        self._panes = dict(sorted(self._panes.items()))
+        self.mount(pane)
+        self._order()
+        self._changed_count()
+
+    def remove_mysis(self, mysis_id: int) -> None:
+        """Remove a deleted Mysis's pane (the selection moves to a neighbour)."""
+        pane = self._panes.pop(mysis_id, None)
+        if pane is None:
+            return
+        if self.selected_id == mysis_id:
+            remaining = list(self._panes)
+            later = [i for i in remaining if i > mysis_id]
+            self.selected_id = later[0] if later else (remaining[-1] if remaining else None)
+        pane.remove()
+        self._changed_count()
+
+    def _order(self) -> None:
+        """Keep the panes ordered by id (a new one may have been mounted last)."""
+        panes = list(self._panes.values())
+        mounted = [c for c in self.children if isinstance(c, MysisPane)]
+        if mounted != panes:
+            for before, pane in pairwise(panes):
+                self.move_child(pane, after=before)
+
+    def _changed_count(self) -> None:
+        self.set_class(not self._panes, "-empty")
+        if self.selected_id is None and self._panes:
+            self.selected_id = next(iter(self._panes))
+        self._reflow()
+
+    def _reflow(self) -> None:
+        """Lay the panes out for the current size and count."""
+        size = self.content_size
+        if not size.width or not size.height:
+            return
+        plan = plan_layout(len(self._panes), size.width, size.height)
+        if plan == self.layout_plan and all(p.compact == plan.compact
+                                            for p in self._panes.values()):
+            return
+        self.layout_plan = plan
+        self.set_class(plan.compact, "-compact")
+        self.set_class(not plan.compact, "-grid")
+        self.styles.grid_size_columns = plan.columns
+        self.styles.grid_size_rows = plan.rows
+        for pane in self._panes.values():
+            pane.compact = plan.compact
+        if self.selected_id in self._panes:
+            self.call_after_refresh(self._scroll_to_selected)
+
+    def _scroll_to_selected(self) -> None:
+        pane = self._panes.get(self.selected_id) if self.selected_id is not None else None
+        if pane is not None and pane.is_mounted:
+            self.scroll_to_widget(pane, animate=False, immediate=True)
+
+    # -- selection ----------------------------------------------------------------------
+
+    def watch_selected_id(self, old: int | None, new: int | None) -> None:
+        if old in self._panes:
+            self._panes[old].selected = False
+        if new in self._panes:
+            self._panes[new].selected = True
+            self._scroll_to_selected()
+        self.post_message(self.Highlighted(self, new))
+
+    def action_move(self, delta: int) -> None:
+        """Move the selection by ``delta`` panes."""
+        ids = self.ids
+        if not ids:
+            return
+        index = ids.index(self.selected_id) if self.selected_id in ids else 0
+        self.selected_id = ids[max(0, min(len(ids) - 1, index + delta))]
+
+    def action_move_rows(self, delta: int) -> None:
+        """Move the selection ``delta`` rows up or down (a column in the grid)."""
+        plan = self.layout_plan
+        self.action_move(delta if plan.compact else delta * plan.columns)
+
+    def action_edge(self, index: int) -> None:
+        """Select the first (0) or last (-1) pane."""
+        if self._panes:
+            self.selected_id = self.ids[index]
+
+    def action_open(self) -> None:
+        """Open the selected Mysis."""
+        if self.selected_id is not None:
+            self.post_message(self.Opened(self, self.selected_id))
+
+    def on_mysis_pane_clicked(self, message: MysisPane.Clicked) -> None:
+        """A click selects; a double click opens."""
+        message.stop()
+        self.focus()
+        self.selected_id = message.pane.mysis_id
+        if message.chain >= 2:
+            self.post_message(self.Opened(self, message.pane.mysis_id))
