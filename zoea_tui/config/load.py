@@ -271,7 +271,7 @@ class _Table:
         """Like :meth:`get`, for a key that must be present."""
         if name not in self.data:
             self.fail(name, f"missing {why}; expected {expected}")
-        return self.get(name, check, _MISSING)
+        return self.get(name, check, cast(T, _MISSING))
 
 
 def _int(lo: int | None = None, hi: int | None = None) -> Callable[[Any], int]:
@@ -328,10 +328,10 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
     builtin = builtin_providers().get(name)
     types = _quoted(PROVIDER_TYPES)
 
-    def check_type(value: Any) -> str:
+    def check_type(value: Any) -> ProviderType:
         if value not in PROVIDER_TYPES:
             raise _Invalid(f"one of {types}")
-        return str(value)
+        return cast(ProviderType, value)
 
     if builtin is not None and "type" not in table.data:
         kind = builtin.type
@@ -353,7 +353,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
     window_default = LOCAL_CONTEXT_WINDOW if kind == "local" else DEFAULT_CONTEXT_WINDOW
     return ProviderConfig(
         name=name,
-        type=cast(ProviderType, kind),
+        type=kind,
         endpoint=endpoint,
         model=model,
         temperature=table.get("temperature", _number_checker(0, 2), None),

@@ -38,7 +38,7 @@ class RetryPolicy:
             return None
         if hint is not None:
             return max(0.0, hint) if hint <= self.max_delay else None
-        return min(self.backoff_base * 2 ** (failures - 1), self.max_delay)
+        return min(self.backoff_base * 2.0 ** (failures - 1), self.max_delay)
 
 
 def _no_hint(_: Exception) -> float | None:

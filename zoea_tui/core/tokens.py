@@ -15,6 +15,7 @@ OpenAI's own cookbook counts chat tokens.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -29,7 +30,7 @@ _SAMPLE = 16_000
 
 
 class _Encoder(Protocol):
-    def encode(self, text: str, **kwargs: Any) -> list[int]: ...
+    def encode(self, text: str, *, disallowed_special: Collection[str] = ...) -> list[int]: ...
     def decode(self, tokens: list[int]) -> str: ...
 
 
@@ -38,7 +39,7 @@ class _ByteEncoder:
 
     name = "bytes/4"
 
-    def encode(self, text: str, **kwargs: Any) -> list[int]:
+    def encode(self, text: str, *, disallowed_special: Collection[str] = ()) -> list[int]:
         size = len(text.encode("utf-8"))
         return list(range((size + 3) // 4))
 

@@ -45,9 +45,9 @@ def turn_prompt(history: History, turn: Turn) -> Memory | None:
     for memory in history.window:
         if memory.id == turn.first_memory_id:
             return memory
-    for memory in (history.turn_first, history.latest_prompt):
-        if memory is not None and memory.id == turn.first_memory_id:
-            return memory
+    for candidate in (history.turn_first, history.latest_prompt):
+        if candidate is not None and candidate.id == turn.first_memory_id:
+            return candidate
     return None
 
 

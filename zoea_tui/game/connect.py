@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import httpx2
 from mcp import Client
+from mcp.client.session import MessageHandlerFnT
 from mcp.client.streamable_http import streamable_http_client
 
 #: Travel and jump block until arrival on the real server: reads may take minutes.
@@ -20,7 +21,7 @@ MAX_EVENT_BYTES = 16 * 1024 * 1024
 
 #: Builds one client connection; ``message_handler`` receives the server's notifications.
 Connector = Callable[..., AbstractAsyncContextManager[Client]]
-MessageHandler = Callable[[Any], Awaitable[None]]
+MessageHandler = MessageHandlerFnT
 
 
 def http_connector(url: str, *, read_timeout: float = READ_TIMEOUT_S,

@@ -113,7 +113,8 @@ class GameSession:
         reconnects = 0
         while True:
             try:
-                return await self._submit("call", tool, args)
+                outcome: ToolOutcome = await self._submit("call", tool, args)
+                return outcome
             except GameToolError as error:
                 if error.is_timing and timing_tries < self.policy.timing_attempts:
                     timing_tries += 1
@@ -202,6 +203,7 @@ class GameSession:
                     self._current = await self._queue.get()
                 first = False
                 current = self._current
+                assert current is not None  # set before the loop, then from the queue
                 if current.future.done():  # the caller went away
                     continue
                 try:

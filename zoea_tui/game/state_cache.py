@@ -140,8 +140,8 @@ def _num(value: Any) -> int | float | None:
 def _extract(data: dict[str, Any]) -> dict[str, Any]:
     """The fields of one result the projection knows, wherever they sit in it."""
     out: dict[str, Any] = {}
-    player = data.get("player") if isinstance(data.get("player"), dict) else {}
-    ship = data.get("ship") if isinstance(data.get("ship"), dict) else {}
+    player: dict[str, Any] = data["player"] if isinstance(data.get("player"), dict) else {}
+    ship: dict[str, Any] = data["ship"] if isinstance(data.get("ship"), dict) else {}
     if (credits := _num(player.get("credits", data.get("credits")))) is not None:
         out["credits"] = credits
     if system := player.get("current_system") or _name(data.get("system")):

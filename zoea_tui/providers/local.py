@@ -487,7 +487,11 @@ def _report_whole(response: ChatResponse, on_event: EventSink) -> None:
 def _threadsafe(on_event: EventSink) -> Callable[[str], None]:
     """A text sink callable from the worker thread that reports on the event loop."""
     loop = asyncio.get_running_loop()
-    return lambda text: loop.call_soon_threadsafe(on_event, TextDelta(text))
+
+    def sink(text: str) -> None:
+        loop.call_soon_threadsafe(on_event, TextDelta(text))
+
+    return sink
 
 
 def _retrieve(worker: asyncio.Future[Any]) -> None:

@@ -14,7 +14,8 @@ from typing import Any
 
 import httpx
 
-from ._http import HttpProvider, Sleep, load_json, ndjson_lines, stream_error
+from ..core.retry import Sleep
+from ._http import HttpProvider, load_json, ndjson_lines, stream_error
 from ._wire import (
     arguments_object,
     as_dict,

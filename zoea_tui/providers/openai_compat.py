@@ -15,7 +15,8 @@ from typing import Any
 
 import httpx
 
-from ._http import HttpProvider, Sleep, load_json, sse_data, stream_error
+from ..core.retry import Sleep
+from ._http import HttpProvider, load_json, sse_data, stream_error
 from ._wire import (
     arguments_text,
     as_dict,

@@ -91,7 +91,7 @@ def parse_conversation(lines: Iterable[str]) -> Conversation:
             continue
         try:
             data = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise ImportFormatError(number, f"not valid JSON ({exc.msg})") from None
         if not isinstance(data, dict):
             raise ImportFormatError(number, "each line must be a JSON object")
