@@ -1,0 +1,103 @@
+"""The summarize strategy's summary, written by the Mysis's own model over loopback HTTP.
+
+A real commander on the manual clock composes through the real path
+(``MysisRuntime.compose`` → ``next_composition`` → ``ModelSummarizer``) against
+a scripted OpenAI-compatible server. With a threshold of one token the
+summary falls due on the turn's second round: the server gets the summary
+request (not streamed, no tools), the answer is stored as a ``summary``
+memory, and the next request carries it. When the model fails or answers
+nothing, the extractive summary stands in and the Mysis plays on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Reply
+from zoea_tui.config import Config, ProviderConfig
+from zoea_tui.core import prompts
+from zoea_tui.core.summarizer import EXTRACTIVE_LABEL
+from zoea_tui.core.validator import validate
+from zoea_tui.game.backend import GameBackend
+from zoea_tui.orchestrator.clock import ManualClock
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import RequestComposed
+
+from .conftest import drain, until
+
+MODEL_SUMMARY = "The pilot checked its status at Sol and is ready to mine."
+
+
+def _config(url: str) -> Config:
+    base = Config()
+    providers = dict(base.providers)
+    providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=url,
+                                        model="fake-gpt", timeout=5.0)
+    return replace(base, providers=providers,
+                   swarm=replace(base.swarm, default_provider="cloud", strategy="summarize"),
+                   context=replace(base.context, summarize_threshold=1),
+                   game=replace(base.game, tick_seconds=0))
+
+
+async def _play(tmp_path: Path, summary_answer: Reply | HttpError):
+    """Run one turn of two rounds; return the server, the memories and the events."""
+    async with FakeOpenAIServer() as server:
+        server.script(Reply("", tool_calls=[Call("get_status", {})]), summary_answer,
+                      Reply("Done."))
+        config = _config(server.url)
+        backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
+        commander = await Commander.open(config, db_path=tmp_path / "zoea.db",
+                                         backend=backend, clock=ManualClock(),
+                                         starter_swarm=False)
+        sub = commander.bus.subscribe()
+        try:
+            view = await commander.create_mysis("Brief")
+            await until(lambda: commander.mysis(view.id).last_answer == "Done.")
+            assert commander.mysis(view.id).state == "running"
+            memories = await commander.memories(view.id)
+            events = drain(sub)
+            preview = await commander.preview(view.id)
+        finally:
+            await commander.shutdown(timeout=2)
+    assert not validate(preview.messages)
+    composed = [e for e in events if isinstance(e, RequestComposed) and not e.preview]
+    assert len(composed) == 2 and all(e.valid for e in composed)
+    return server, memories
+
+
+def _summary_request(server: FakeOpenAIServer) -> dict:
+    body = server.chat_requests[1].json()
+    assert body["stream"] is False and not body.get("tools")
+    assert prompts.SUMMARY_PROMPT.strip()[:60] in body["messages"][-1]["content"]
+    return body
+
+
+async def test_the_mysis_model_writes_the_summary_the_next_request_carries(
+        tmp_path: Path) -> None:
+    server, memories = await _play(tmp_path, Reply(MODEL_SUMMARY))
+    _summary_request(server)
+    (summary,) = [m for m in memories if m.source == "summary"]
+    assert summary.content.startswith(prompts.SUMMARY_HEADER + MODEL_SUMMARY)
+    assert EXTRACTIVE_LABEL not in summary.content
+    after = server.chat_requests[2].json()
+    assert after["stream"] is True and after["tools"]  # the Mysis's own request again
+    assert [m["content"] for m in after["messages"] if m["role"] == "user"
+            and m["content"].startswith(prompts.SUMMARY_HEADER)] == [summary.content]
+    assert len(server.chat_requests) == 3
+
+
+@pytest.mark.parametrize("failure", [HttpError(500, "summaries are off today"), Reply("  ")],
+                         ids=["model error", "empty answer"])
+async def test_the_extractive_summary_stands_in_when_the_model_fails(
+        failure, tmp_path: Path) -> None:
+    server, memories = await _play(tmp_path, failure)
+    _summary_request(server)
+    (summary,) = [m for m in memories if m.source == "summary"]
+    assert summary.content.startswith(prompts.SUMMARY_HEADER + EXTRACTIVE_LABEL)
+    assert "get_status x1" in summary.content  # extracted from the history itself
+    assert "summaries are off" not in summary.content
+    after = server.chat_requests[2].json()
+    assert any(m["content"] == summary.content for m in after["messages"])
