@@ -1,0 +1,122 @@
+"""The story queries: pages by id, turns, search with highlights, the request log; and
+their query plans, which must walk indexes whatever the history's length."""
+
+from __future__ import annotations
+
+import re
+
+from zoea_tui.core.composition import Composition, Item
+from zoea_tui.storage import NewMemory, Store, story
+
+
+async def _mysis_with(store: Store, name: str, n: int) -> int:
+    mysis = await store.create_mysis(name)
+    await store.add_memories(mysis.id, [
+        NewMemory("user" if i % 3 == 0 else "assistant", "direct" if i % 3 == 0 else "llm",
+                  f"memory {i} of {name}" + (" iron ore at the belt" if i % 7 == 0 else ""))
+        for i in range(1, n + 1)])
+    return mysis.id
+
+
+def _composition(n: int) -> Composition:
+    items = tuple(Item("user", "memory", "kept", 5, memory_id=i) for i in range(n))
+    return Composition("turn-aware", tuple({"role": "user", "content": "x"} for _ in items),
+                       items, (), 5 * n)
+
+
+async def test_pages_walk_back_to_the_first_memory(store: Store) -> None:
+    ada = await _mysis_with(store, "Ada", 120)
+    await _mysis_with(store, "Brin", 30)
+    newest = await story.memory_page(store, ada, limit=50)
+    assert [m.seq for m in newest] == list(range(71, 121))
+    older = await story.memory_page(store, ada, before_id=newest[0].id, limit=50)
+    assert [m.seq for m in older] == list(range(21, 71))
+    first = await story.memory_page(store, ada, after_id=0, limit=50)
+    assert first[0].seq == 1 and first[-1].seq == 50
+    bounds = await story.story_bounds(store, ada)
+    assert (bounds.first_id, bounds.last_id, bounds.count) == (first[0].id, newest[-1].id, 120)
+
+
+async def test_page_around_a_memory_holds_it_in_the_middle(store: Store) -> None:
+    ada = await _mysis_with(store, "Ada", 100)
+    page = await story.memories_around(store, ada, 50, before=5, after=5)
+    assert [m.id for m in page] == list(range(45, 56))
+
+
+async def test_turns_between_includes_a_nudge_one_past_the_page(store: Store) -> None:
+    ada = await _mysis_with(store, "Ada", 10)
+    await store.begin_turn(ada, "nudge", 11, nudge_level=2, text="You need to respond.")
+    await store.begin_turn(ada, "direct", 4)
+    turns = await story.turns_between(store, ada, 0, 10)
+    assert [(t.kind, t.first_memory_id) for t in turns] == [("direct", 4), ("nudge", 11)]
+    assert await story.turns_between(store, ada, 4, 9) == []
+
+
+async def test_search_ranks_memories_and_broadcasts_with_marked_hits(store: Store) -> None:
+    ada = await _mysis_with(store, "Ada", 30)
+    await _mysis_with(store, "Brin", 30)
+    await store.add_broadcast("All pilots: iron ore sells high [b]now[/b]")
+    hits = await story.search_story(store, ada, "iron")
+    kinds = {h.kind for h in hits}
+    assert kinds == {"memory", "broadcast"}
+    assert all("Brin" not in h.snippet for h in hits)
+    assert all(f"{story.HIT_OPEN}iron{story.HIT_CLOSE}" in h.snippet for h in hits)
+    assert [h.rank for h in hits] == sorted(h.rank for h in hits)
+    assert await story.search_story(store, ada, "  ()[]  ") == []
+
+
+async def test_requests_newest_first_with_answer_and_previous(store: Store) -> None:
+    ada = await _mysis_with(store, "Ada", 6)
+    first = await store.log_request(ada, _composition(3), last_memory_id=3)
+    await store.finish_request(first, outcome="ok", prompt_tokens=10, latency_ms=5.0,
+                               cached_tokens=4)
+    second = await store.log_request(ada, _composition(5), last_memory_id=5)
+    await store.finish_request(second, outcome="error", error="HTTP 503")
+    page = await story.request_page(store, ada)
+    assert [r.id for r in page] == [second, first]
+    assert (page[1].messages, page[1].cached_tokens, page[1].outcome) == (3, 4, "ok")
+    record = await story.get_request(store, second)
+    assert record is not None
+    previous = await story.previous_request(store, record)
+    assert previous is not None and previous.id == first
+    answer = await story.answer_of(store, previous)
+    assert answer is not None and answer.role == "assistant" and answer.id > 3
+    assert await story.answer_of(store, record) is None
+
+
+_FULL_SCAN = re.compile(r"SCAN (memories|requests|turns|broadcasts)\b(?! USING)")
+
+
+async def test_story_queries_use_indexes(store: Store) -> None:
+    """Every statement the story runs is planned on an index: no full scan of memories,
+    requests, turns or broadcasts, and no sort except of the ranked search hits."""
+    ada = await _mysis_with(store, "Ada", 200)
+    await store.begin_turn(ada, "direct", 4)
+    await store.add_broadcast("iron for everyone")
+    request = await store.log_request(ada, _composition(2), last_memory_id=50)
+    await store.finish_request(request, outcome="ok")
+    statements: list[str] = []
+    await store.connection.set_trace_callback(statements.append)
+    await story.memory_page(store, ada)
+    await story.memory_page(store, ada, before_id=100)
+    await story.memory_page(store, ada, after_id=0)
+    await story.memories_around(store, ada, 120)
+    await story.story_bounds(store, ada)
+    await story.turns_between(store, ada, 0, 200)
+    await story.search_story(store, ada, "iron ore")
+    await story.request_page(store, ada)
+    record = await story.get_request(store, request)
+    assert record is not None
+    await story.previous_request(store, record)
+    await story.answer_of(store, record)
+    await store.connection.set_trace_callback(None)
+    assert len(statements) >= 12
+    for sql in statements:
+        if not sql.lstrip().upper().startswith("SELECT"):
+            continue
+        async with store.connection.execute(f"EXPLAIN QUERY PLAN {sql}") as cur:
+            plan = [row[3] for row in await cur.fetchall()]
+        text = "\n".join(plan)
+        assert not _FULL_SCAN.search(text), f"{sql}\n{text}"
+        if "_fts" not in sql:
+            assert "TEMP B-TREE" not in text or "UNION" in sql, f"{sql}\n{text}"

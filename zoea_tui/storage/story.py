@@ -1,0 +1,239 @@
+"""The whole story of a Mysis, read in pages: what the focus view, its search and the
+request inspector show.
+
+Every query here walks an index (``idx_memories_mysis``, ``idx_turns_mysis``,
+``idx_requests_mysis``, the FTS5 tables) and reads at most one page, so it costs the
+same on a Mysis with a thousand memories and on one with a million
+(``tests/storage/test_story.py`` checks the query plans).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..core.types import Memory, Turn
+from .store import (
+    _MEMORY_COLUMNS,
+    _TURN_COLUMNS,
+    RequestRecord,
+    Store,
+    _fts_query,
+    _memory,
+    _turn,
+)
+
+#: Memories in one page of the conversation.
+PAGE = 50
+#: Marks around each matched word in a search snippet (control characters, which
+#: ``ui/sanitize.clean`` removes from the text itself, so they cannot be forged).
+HIT_OPEN = "\x02"
+HIT_CLOSE = "\x03"
+#: Words of context in a search snippet.
+SNIPPET_TOKENS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class StoryBounds:
+    """The first and newest memory of a Mysis and how many it has (0: none yet)."""
+
+    first_id: int | None
+    last_id: int | None
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoryHit:
+    """One search result: a memory of the Mysis or a broadcast.
+
+    ``snippet`` is the matched text with each hit between :data:`HIT_OPEN` and
+    :data:`HIT_CLOSE` (untrusted: show it as plain text).
+    """
+
+    kind: str  # "memory" or "broadcast"
+    id: int
+    role: str
+    source: str
+    tool_name: str | None
+    snippet: str
+    created_at: float
+    game_tick: int | None
+    sender_id: str | None = None
+    rank: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RequestSummary:
+    """A logged request as the inspector lists it (without its item list)."""
+
+    id: int
+    mysis_id: int
+    created_at: float
+    strategy: str
+    messages: int
+    estimated_tokens: int
+    prompt_tokens: int | None
+    cached_tokens: int | None
+    latency_ms: float | None
+    outcome: str
+    error: str | None
+    turn_id: int | None
+    last_memory_id: int | None
+
+
+def _rows(rows: Sequence[Sequence[Any]]) -> list[Memory]:
+    return [_memory(r) for r in rows]
+
+
+async def memory_page(store: Store, mysis_id: int, *, before_id: int | None = None,
+                      after_id: int | None = None, limit: int = PAGE) -> list[Memory]:
+    """Up to ``limit`` memories, oldest first: the newest ones older than ``before_id``,
+    else the oldest ones newer than ``after_id`` (``after_id=0``: from memory #1), else
+    the newest of all."""
+    db = store.connection
+    if after_id is not None and before_id is None:
+        async with db.execute(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
+            "ORDER BY id LIMIT ?", (mysis_id, after_id, limit)) as cur:
+            return _rows(await cur.fetchall())
+    async with db.execute(
+        f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
+        "ORDER BY id DESC LIMIT ?",
+        (mysis_id, before_id if before_id is not None else 2**62, limit)) as cur:
+        rows = await cur.fetchall()
+    return _rows(list(reversed(rows)))
+
+
+async def memories_around(store: Store, mysis_id: int, memory_id: int, *,
+                          before: int = PAGE // 2, after: int = PAGE // 2) -> list[Memory]:
+    """The memory ``memory_id`` with up to ``before`` older and ``after`` newer ones,
+    oldest first (one query, two index walks)."""
+    async with store.connection.execute(
+        f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
+        "AND id <= :id ORDER BY id DESC LIMIT :b) UNION ALL "
+        f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
+        "AND id > :id ORDER BY id LIMIT :a)",
+        {"m": mysis_id, "id": memory_id, "b": before + 1, "a": after}) as cur:
+        rows = await cur.fetchall()
+    return sorted(_rows(rows), key=lambda m: m.id)
+
+
+async def story_bounds(store: Store, mysis_id: int) -> StoryBounds:
+    """The first and newest memory ids and the count (the newest memory's ``seq``)."""
+    async with store.connection.execute(
+        "SELECT (SELECT id FROM memories WHERE mysis_id = :m ORDER BY id LIMIT 1), "
+        "(SELECT id FROM memories WHERE mysis_id = :m ORDER BY id DESC LIMIT 1), "
+        "(SELECT seq FROM memories WHERE mysis_id = :m ORDER BY id DESC LIMIT 1)",
+        {"m": mysis_id}) as cur:
+        row = await cur.fetchone()
+    assert row is not None
+    return StoryBounds(row[0], row[1], int(row[2] or 0))
+
+
+async def turns_between(store: Store, mysis_id: int, after_id: int, up_to_id: int,
+                        limit: int = 1000) -> list[Turn]:
+    """Recorded turns that began in memories ``after_id < first <= up_to_id + 1``,
+    oldest first (a nudge turn begins one past the newest memory of its time)."""
+    async with store.connection.execute(
+        f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
+        "AND first_memory_id <= ? ORDER BY first_memory_id, id LIMIT ?",
+        (mysis_id, after_id, up_to_id + 1, limit)) as cur:
+        return [_turn(r) for r in await cur.fetchall()]
+
+
+async def search_story(store: Store, mysis_id: int, query: str, *,
+                       limit: int = 50) -> list[StoryHit]:
+    """The Mysis's memories (content and reasoning) and the broadcasts that match every
+    word of ``query`` (prefixes allowed), best first by FTS5's bm25 rank, each with a
+    highlighted snippet."""
+    match = _fts_query(query)
+    if not match:
+        return []
+    limit = min(max(limit, 1), 200)
+    db = store.connection
+    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
+    async with db.execute(
+        "SELECT m.id, m.role, m.source, m.tool_name, "
+        f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
+        "bm25(memories_fts) AS r "
+        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        "WHERE memories_fts MATCH ? AND m.mysis_id = ? ORDER BY r LIMIT ?",
+        (match, mysis_id, limit)) as cur:
+        hits = [StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
+                for r in await cur.fetchall()]
+    async with db.execute(
+        f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
+        "b.sender_id, bm25(broadcasts_fts) AS r "
+        "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
+        "WHERE broadcasts_fts MATCH ? ORDER BY r LIMIT ?", (match, limit)) as cur:
+        hits += [StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3],
+                          r[4], r[5]) for r in await cur.fetchall()]
+    hits.sort(key=lambda h: h.rank)
+    return hits[:limit]
+
+
+async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> int | None:
+    """The memory that delivered broadcast ``broadcast_id`` to the Mysis (None: it never
+    reached this Mysis)."""
+    async with store.connection.execute(
+        "SELECT m.id FROM broadcasts b JOIN memories m ON m.mysis_id = ? "
+        "AND m.role = 'user' AND m.source = 'broadcast' AND m.content = b.content "
+        "AND m.created_at >= b.created_at - 1 WHERE b.id = ? ORDER BY m.id LIMIT 1",
+        (mysis_id, broadcast_id)) as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else None
+
+
+# -- the request log ---------------------------------------------------------------------
+
+_SUMMARY_COLUMNS = ("id, mysis_id, created_at, strategy, json_array_length(items), "
+                    "estimated_tokens, prompt_tokens, cached_tokens, latency_ms, outcome, "
+                    "error, turn_id, last_memory_id")
+
+
+async def request_page(store: Store, mysis_id: int, *, before_id: int | None = None,
+                       limit: int = PAGE) -> list[RequestSummary]:
+    """The Mysis's logged requests, newest first (older than ``before_id``)."""
+    async with store.connection.execute(
+        f"SELECT {_SUMMARY_COLUMNS} FROM requests WHERE mysis_id = ? AND id < ? "
+        "ORDER BY id DESC LIMIT ?",
+        (mysis_id, before_id if before_id is not None else 2**62, limit)) as cur:
+        return [RequestSummary(*r) for r in await cur.fetchall()]
+
+
+def _request(row: Sequence[Any]) -> RequestRecord:
+    return RequestRecord(*row[:6], json.loads(row[6]), *row[7:])
+
+
+async def get_request(store: Store, request_id: int) -> RequestRecord | None:
+    """One logged request, whole."""
+    async with store.connection.execute("SELECT * FROM requests WHERE id = ?",
+                                        (request_id,)) as cur:
+        row = await cur.fetchone()
+    return _request(row) if row else None
+
+
+async def previous_request(store: Store, request: RequestRecord) -> RequestRecord | None:
+    """The request the same Mysis logged just before ``request``."""
+    async with store.connection.execute(
+        "SELECT * FROM requests WHERE mysis_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
+        (request.mysis_id, request.id)) as cur:
+        row = await cur.fetchone()
+    return _request(row) if row else None
+
+
+async def answer_of(store: Store, request: RequestRecord) -> Memory | None:
+    """The assistant memory a request produced (None: it failed, or nothing was stored).
+
+    A request's answer is the first assistant memory after the newest memory it saw.
+    """
+    if request.outcome != "ok" or request.last_memory_id is None:
+        return None
+    async with store.connection.execute(
+        f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
+        "AND role = 'assistant' ORDER BY id LIMIT 1",
+        (request.mysis_id, request.last_memory_id)) as cur:
+        row = await cur.fetchone()
+    return _memory(row) if row else None
