@@ -168,6 +168,12 @@ class Composition:
     #: The volatile facts placed after the current turn's opening (None: not placed
     #: there); the orchestrator records them with the turn so they stay put.
     state_text: str | None = None
+    #: The inputs the composition saw that the memories do not keep (the game-state
+    #: projection, the latest broadcast, the account named in the system prompt): the
+    #: request log keeps them, so a recomposition is byte-identical.
+    game_state: str = ""
+    latest_broadcast: str | None = None
+    account: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form used by ``zoea context --json`` and the request log."""

@@ -6,8 +6,10 @@ The orchestrator, the live preview and ``zoea context`` call
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..core.compose import compose
-from ..core.composition import ComposeSettings, Composition
+from ..core.composition import ComposeSettings, Composition, History
 from ..core.strategies.summarize import summary_content
 from ..core.summarizer import ExtractiveSummarizer, Summarizer
 from ..core.types import Turn
@@ -36,7 +38,7 @@ async def next_composition(
     """
     history = await store.load_history(mysis_id, settings, strategy=strategy,
                                        game_state=game_state, turn=turn)
-    composition = compose(history, strategy, settings)
+    composition = _with_inputs(compose(history, strategy, settings), history)
     request = composition.summary_request
     if request is None or not write_summary:
         return composition
@@ -45,4 +47,10 @@ async def next_composition(
         "user", "summary", summary_content(text, request.last_request)))
     history = await store.load_history(mysis_id, settings, strategy=strategy,
                                        game_state=game_state, turn=turn)
-    return compose(history, strategy, settings)
+    return _with_inputs(compose(history, strategy, settings), history)
+
+
+def _with_inputs(composition: Composition, history: History) -> Composition:
+    """The composition with the volatile inputs it saw (kept with the logged request)."""
+    return replace(composition, game_state=history.game_state,
+                   latest_broadcast=history.latest_broadcast, account=history.account)

@@ -16,7 +16,6 @@ from typing import Any
 
 from ..config import Config
 from ..core.cache import ReuseTally
-from ..core.compose import compose
 from ..core.strategies import STRATEGIES
 from ..core.tokens import REQUEST_OVERHEAD, message_tokens
 from ..core.types import tool_calls_from_json
@@ -27,6 +26,7 @@ from .clock import VirtualClock
 from .commander import Commander
 from .events import ErrorRaised, NudgeSent, RequestComposed, StateChanged, ToolCallFinished
 from .mysis import MysisRuntime
+from .requests import recompose
 
 
 def token_figures(values: list[int]) -> dict[str, float | int]:
@@ -176,14 +176,7 @@ async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
         for request in await store.list_requests(mysis.id):
             if request.last_memory_id is None:
                 continue
-            level_settings = replace(settings, nudge_level=request.nudge_level,
-                                     tools_tokens=request.tools_tokens)
-            # The request's own turn: its nudge is recomposed as the model received it.
-            turn = (await store.get_turn(request.turn_id)
-                    if request.turn_id is not None else None)
-            history = await store.load_history(mysis.id, level_settings, strategy=strategy,
-                                               up_to_id=request.last_memory_id, turn=turn)
-            composition = compose(history, strategy, level_settings)
+            composition = await recompose(store, request, settings, strategy=strategy)
             tokens.append(composition.tokens)
             tally.add(mysis.id, composition.messages)
             violations += len(validate(composition.messages))

@@ -381,7 +381,7 @@ class MysisRuntime:
 
         async def attempt() -> ChatResponse:
             return await self._call_model(request, composition, last_id, nudge_level,
-                                          settings.tools_tokens, turn_id)
+                                          settings, turn_id)
 
         try:
             response = await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
@@ -412,12 +412,12 @@ class MysisRuntime:
         return response
 
     async def _call_model(self, request: ChatRequest, composition: Composition,
-                          last_id: int | None, nudge_level: int, tools_tokens: int,
-                          turn_id: int | None) -> ChatResponse:
+                          last_id: int | None, nudge_level: int,
+                          settings: ComposeSettings, turn_id: int | None) -> ChatResponse:
         """One try of one request: logged before, its outcome recorded after."""
         request_id = await self.swarm.store.log_request(
             self.id, composition, last_memory_id=last_id, nudge_level=nudge_level,
-            tools_tokens=tools_tokens, turn_id=turn_id)
+            tools_tokens=settings.tools_tokens, turn_id=turn_id, settings=settings)
         started = time.perf_counter()
         self.activity = "thinking"
         await self.changed("thinking")

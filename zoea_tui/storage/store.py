@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import re
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from ..core.cache import serialize
 from ..core.composition import ComposeSettings, Composition, History
 from ..core.prompts import SYSTEM_PROMPT_TEMPLATE
 from ..core.tokens import count_tokens
@@ -160,6 +162,31 @@ class RequestRecord:
     turn_id: int | None = None
     #: Prompt tokens the server said it served from its prompt cache.
     cached_tokens: int | None = None
+    #: JSON: the settings, game state and latest broadcast the composition saw
+    #: (migration 008; None in older logs).
+    inputs: str | None = None
+    #: SHA-256 of the messages as sent (``core.cache.serialize``); None in older logs.
+    digest: str | None = None
+
+    def recorded_inputs(self) -> dict[str, Any]:
+        """The recorded composition inputs (empty for requests logged before them)."""
+        return json.loads(self.inputs) if self.inputs else {}
+
+
+def messages_digest(messages: Sequence[dict[str, Any]]) -> str:
+    """SHA-256 of messages in their canonical serialization (what the log checks)."""
+    return hashlib.sha256(serialize(messages).encode("utf-8")).hexdigest()
+
+
+def request_inputs(composition: Composition, settings: ComposeSettings) -> str:
+    """JSON of what recomposing a request needs beyond the stored history."""
+    knobs = asdict(settings)
+    knobs.pop("nudge_level", None)  # both have their own columns
+    knobs.pop("tools_tokens", None)
+    return json.dumps({"settings": knobs, "game_state": composition.game_state,
+                       "latest_broadcast": composition.latest_broadcast,
+                       "account": composition.account},
+                      ensure_ascii=False)
 
 
 def _memory(row: Sequence[Any]) -> Memory:
@@ -834,15 +861,21 @@ class Store:
         outcome: str = "pending",
         tools_tokens: int = 0,
         turn_id: int | None = None,
+        settings: ComposeSettings | None = None,
     ) -> int:
-        """Record a composed request; returns its id for :meth:`finish_request`."""
+        """Record a composed request; returns its id for :meth:`finish_request`.
+
+        With ``settings``, what a recomposition needs beyond the history is kept too
+        (``request_inputs``) with the digest of the messages.
+        """
+        inputs = request_inputs(composition, settings) if settings is not None else None
         async with self._lock, self._db.execute(
             "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
-            " items, estimated_tokens, outcome, tools_tokens, turn_id) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            " items, estimated_tokens, outcome, tools_tokens, turn_id, inputs, digest) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             (mysis_id, time.time(), composition.strategy, last_memory_id, nudge_level,
              json.dumps([i.to_dict() for i in composition.items]), composition.tokens,
-             outcome, tools_tokens, turn_id),
+             outcome, tools_tokens, turn_id, inputs, messages_digest(composition.messages)),
         ) as cur:
             row = await cur.fetchone()
         assert row is not None

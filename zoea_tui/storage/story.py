@@ -229,11 +229,11 @@ async def answer_of(store: Store, request: RequestRecord) -> Memory | None:
 
     A request's answer is the first assistant memory after the newest memory it saw.
     """
-    if request.outcome != "ok" or request.last_memory_id is None:
+    if request.outcome != "ok":
         return None
     async with store.connection.execute(
         f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
         "AND role = 'assistant' ORDER BY id LIMIT 1",
-        (request.mysis_id, request.last_memory_id)) as cur:
+        (request.mysis_id, request.last_memory_id or 0)) as cur:
         row = await cur.fetchone()
     return _memory(row) if row else None
