@@ -273,7 +273,7 @@ async def test_help_lists_every_key_binding(app: ZoeaApp) -> None:
     names = {"question_mark": "?", "left_square_bracket": "[", "right_square_bracket": "]",
              "escape": "esc", "pageup": "pgup", "pagedown": "pgdn", "up": "↑", "down": "↓",
              "left": "←", "right": "→",
-             "space": "enter"}
+             "space": "enter", "slash": "/"}
     for owner in (ZoeaApp, DashboardScreen, FocusScreen, Strategies, SwarmPanes, Log):
         for binding in owner.__dict__.get("BINDINGS", []):
             for key in binding.key.split(","):  # type: ignore[union-attr]

@@ -43,6 +43,7 @@ from .events import (
 )
 from .mysis import MysisRuntime
 from .services import SwarmServices
+from .story import StoryPort
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +90,8 @@ class Commander:
             game_state=self._game_state_of, in_flight=self.in_flight,
             saw_tick=self.saw_tick, closing=lambda: self._closed,
             turn_finished=self._turn_finished)
+        #: What the UI reads of the Myses' past: pages, search, the request log.
+        self.story = StoryPort(store, self.settings_for)
 
     # -- opening and closing -----------------------------------------------------
 

@@ -40,6 +40,7 @@ from ..orchestrator.events import (
     Subscription,
 )
 from ..resources import data_dir
+from ..storage.story import StoryHit
 from . import formatting as fmt
 from .messages import EngineBatch
 from .sanitize import clean, one_line
@@ -72,7 +73,7 @@ _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
 #: Actions that act on the engine (disabled under dialogs and before the engine is open).
 ENGINE_ACTIONS = frozenset({"message", "broadcast", "new_mysis", "configure", "relaunch",
-                            "stop", "delete", "preview"})
+                            "stop", "delete", "preview", "search", "requests"})
 
 
 class ZoeaApp(App[None]):
@@ -91,6 +92,8 @@ class ZoeaApp(App[None]):
         Binding("s", "stop", "Stop", show=False),
         Binding("d", "delete", "Delete", show=False),
         Binding("p", "preview", "Context"),
+        Binding("slash", "search", "Search", show=False),
+        Binding("x", "requests", "Requests", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("A", "arena", "Arena", show=False),
         Binding("q", "quit", "Quit"),
@@ -456,6 +459,29 @@ class ZoeaApp(App[None]):
         if self.commander is not None and not isinstance(self.screen, ArenaScreen):
             self.push_screen(ArenaScreen())
 
+    def action_search(self) -> None:
+        """Search the Mysis's memories and the broadcasts; a hit opens the conversation."""
+        from .screens.search import SearchScreen
+
+        view = self._target()
+        if view is None:
+            return
+        mysis_id = view.id
+
+        def chosen(hit: StoryHit | None) -> None:
+            if hit is not None:
+                self.open_focus(mysis_id, at=hit.id)
+
+        self.push_screen(SearchScreen(mysis_id, view.name), chosen)
+
+    def action_requests(self) -> None:
+        """The request inspector: the requests the Mysis sent, each as sent and answered."""
+        from .screens.inspector import InspectorScreen
+
+        view = self._target()
+        if view is not None and not isinstance(self.screen, InspectorScreen):
+            self.push_screen(InspectorScreen(view.id, view.name))
+
     def action_help(self) -> None:
         """Every key."""
         self.push_screen(HelpScreen())
@@ -486,10 +512,13 @@ class ZoeaApp(App[None]):
 
     # -- navigation -----------------------------------------------------------------------
 
-    def open_focus(self, mysis_id: int) -> None:
-        """Show the focus view of a Mysis."""
-        if mysis_id in self.views:
-            self.push_screen(FocusScreen(mysis_id))
+    def open_focus(self, mysis_id: int, *, at: int | None = None) -> None:
+        """Show the focus view of a Mysis (its conversation at memory ``at``, if given)."""
+        screen = self.screen
+        if at is not None and isinstance(screen, FocusScreen) and screen.mysis_id == mysis_id:
+            screen.open_at(at)
+        elif mysis_id in self.views:
+            self.push_screen(FocusScreen(mysis_id, at=at))
 
     def select_on_dashboard(self, mysis_id: int) -> None:
         """Select a Mysis on the dashboard (for when the user returns to it)."""

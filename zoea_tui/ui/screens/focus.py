@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -17,6 +16,7 @@ from textual.widgets import Footer, Static
 
 from ...core.cache import reuse
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
+from ...core.types import Memory
 from ...core.validator import validate
 from ...orchestrator.events import (
     ErrorRaised,
@@ -33,19 +33,15 @@ from ...orchestrator.events import (
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from ..widgets.context_preview import ContextPreview, PreviewData
-from ..widgets.conversation import ConversationLog
+from ..widgets.conversation import ConversationLog, Page
 from ..widgets.game_state import GameStateSidebar
 from ..widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from ..app import ZoeaApp
 
-#: Memories loaded when a Mysis is opened: the newest FIRST_SLICE at once, then older
-#: ones SLICE at a time, SLICE_PAUSE_S apart (each frame stays short).
-HISTORY = 150
-FIRST_SLICE = 25
-SLICE = 25
-SLICE_PAUSE_S = 0.03
+#: Memories in one page of the conversation (pages load by id as the log scrolls).
+PAGE = 50
 #: Below this width the game-state sidebar is hidden unless asked for (i).
 SIDEBAR_MIN_WIDTH = 140
 
@@ -95,15 +91,21 @@ class FocusScreen(Screen[None]):
         Binding("v", "expand_all", "Expand all", show=False),
         Binding("e", "expand_preview", "Whole msgs", show=False),
         Binding("i", "toggle_sidebar", "Game state", show=False),
+        Binding("slash", "app.search", "Search"),
+        Binding("x", "app.requests", "Requests"),
     ]
 
     mysis_id: reactive[int] = reactive(0, init=False)
     #: None: shown when the terminal is wide enough; True/False: the user's choice.
     sidebar_wanted: reactive[bool | None] = reactive(None, init=False)
 
-    def __init__(self, mysis_id: int) -> None:
+    def __init__(self, mysis_id: int, *, at: int | None = None) -> None:
         super().__init__()
         self.set_reactive(FocusScreen.mysis_id, mysis_id)
+        #: The memory to open the conversation at (a search hit), else the newest page.
+        self._at = at
+        #: Which part of the story is on screen, for benchmarks (``bench/ui.py``).
+        self.bench_state = ""
 
     @property
     def zoea(self) -> ZoeaApp:
@@ -182,29 +184,97 @@ class FocusScreen(Screen[None]):
         self._refresh_header()
         self._refresh_sidebar()
         self.query_one(ContextPreview).data = None
-        self._load_memories(self.mysis_id)
+        self._load_memories(self.mysis_id, self._at)
+        self._at = None
         self.refresh_preview()
 
     @work(exclusive=True, group="focus-memories", exit_on_error=False)
-    async def _load_memories(self, mysis_id: int) -> None:
+    async def _load_memories(self, mysis_id: int, at: int | None = None) -> None:
+        """Show the newest page of the Mysis's story (or the page around memory ``at``)."""
         commander = self.zoea.commander
         if commander is None:
             return
-        memories = await commander.memories(mysis_id, HISTORY)
-        turns = await commander.turns(mysis_id, after_id=memories[0].id - 1 if memories else 0)
+        story = commander.story
+        bounds = await story.bounds(mysis_id)
+        if at is not None:
+            memories = await story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
+        else:
+            memories = await story.page(mysis_id, limit=PAGE)
+        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id,
+                                bounds.count)
         if mysis_id != self.mysis_id:
             return
+        await self.query_one(ConversationLog).show_page(page, focus_id=at)
+        self._note_page()
+
+    async def _page(self, mysis_id: int, memories: list[Memory], first_id: int | None,
+                    last_id: int | None, count: int) -> Page:
+        """A page with the turns that began among its memories."""
+        commander = self.zoea.commander
+        assert commander is not None
+        at_start = not memories or memories[0].id == first_id
+        at_end = not memories or memories[-1].id == last_id
+        if memories:
+            lower = 0 if at_start else await self._previous_id(mysis_id, memories[0].id)
+            upper = 2**62 if at_end else memories[-1].id
+            turns = await commander.story.turns(mysis_id, lower, upper)
+        else:
+            turns = await commander.story.turns(mysis_id, 0, 2**62)
+        return Page(memories, turns, at_start, at_end, count)
+
+    async def _previous_id(self, mysis_id: int, memory_id: int) -> int:
+        """The id of the Mysis's memory just before ``memory_id`` (0: none)."""
+        commander = self.zoea.commander
+        assert commander is not None
+        before = await commander.story.page(mysis_id, before_id=memory_id, limit=1)
+        return before[0].id if before else 0
+
+    @on(ConversationLog.PageWanted)
+    def _page_wanted(self, event: ConversationLog.PageWanted) -> None:
+        self._load_page(self.mysis_id, event.direction)
+
+    @work(exclusive=True, group="focus-page", exit_on_error=False)
+    async def _load_page(self, mysis_id: int, direction: str) -> None:
+        """Fetch the page the log asked for (by id, in this worker) and show it."""
+        commander = self.zoea.commander
+        if commander is None:
+            return
         log = self.query_one(ConversationLog)
-        log.turns = turns
-        # The newest entries first (the visible part), then older slices frame by frame.
-        older = memories[:-FIRST_SLICE]
-        log.set_memories(memories[-FIRST_SLICE:], previous_id=older[-1].id if older else None)
-        while older:
-            await asyncio.sleep(SLICE_PAUSE_S)
-            if mysis_id != self.mysis_id:
-                return
-            part, older = older[-SLICE:], older[:-SLICE]
-            log.prepend_memories(part, previous_id=older[-1].id if older else None)
+        story = commander.story
+        entries = log.entries
+        bounds = await story.bounds(mysis_id)
+        if direction == "older" and entries:
+            memories = await story.page(mysis_id, before_id=entries[0].memory.id, limit=PAGE)
+        elif direction == "newer" and entries:
+            memories = await story.page(mysis_id, after_id=entries[-1].memory.id, limit=PAGE)
+        elif direction == "first":
+            memories = await story.page(mysis_id, after_id=0, limit=PAGE)
+        else:
+            memories = await story.page(mysis_id, limit=PAGE)
+        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id,
+                                bounds.count)
+        if mysis_id != self.mysis_id:
+            return
+        if direction == "older" and entries:
+            log.prepend_page(page)
+        elif direction == "newer" and entries:
+            log.append_page(page)
+        else:
+            await log.show_page(page, top=direction == "first")
+        self._note_page()
+
+    def open_at(self, memory_id: int) -> None:
+        """Show the conversation at memory ``memory_id`` (a search hit), loading its page."""
+        self._load_memories(self.mysis_id, memory_id)
+
+    def _note_page(self) -> None:
+        """Say which part of the story is on screen (benchmarks read ``bench_state``)."""
+        span = self.query_one(ConversationLog).span
+        self.bench_state = f"page {span[0]}-{span[1]}" if span else "page empty"
+
+    @on(ConversationLog.PageShown)
+    def _page_shown(self) -> None:
+        self._note_page()
 
     @work(exclusive=True, group="focus-preview", exit_on_error=False)
     async def refresh_preview(self) -> None:

@@ -19,7 +19,9 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.reactive import reactive
+from textual.widget import AwaitMount
 from textual.widgets import Static
 
 from ...core.types import Memory, Turn
@@ -31,8 +33,10 @@ COLLAPSED_CHARS = 600
 COLLAPSED_LINES = 8
 #: An expanded payload shows at most this much (the store keeps everything).
 EXPANDED_CHARS = 40_000
-#: Entries kept in the log (older ones leave the top).
+#: Entries mounted at once (those far from the view leave; scrolling brings them back).
 MAX_ENTRIES = 200
+#: Within this many lines of an edge, the page beyond it is asked for.
+EDGE_LINES = 3
 
 
 def is_error_result(memory: Memory) -> bool:
@@ -218,11 +222,13 @@ def turn_marker(turn: Turn) -> Text:
 
 
 def with_turn_markers(memories: list[Memory], turns: list[Turn], names: dict[str, str],
-                      expanded: bool, *, previous_id: int | None = None) -> list[Static]:
+                      expanded: bool, *, previous_id: int | None = None,
+                      trailing: bool = False) -> list[Static]:
     """Entries for ``memories`` with a marker before the first memory of each turn.
 
     ``previous_id`` is the memory just before ``memories[0]`` (None: unknown), so a
-    turn that began between the two is marked above the first entry.
+    turn that began between the two is marked above the first entry. ``trailing``:
+    turns that began after the last memory are marked at the end (the newest page).
     """
     lower = previous_id if previous_id is not None else \
         (memories[0].id - 1 if memories else 0)
@@ -235,11 +241,34 @@ def with_turn_markers(memories: list[Memory], turns: list[Turn], names: dict[str
             widgets.append(NoteEntry(turn_marker(starts[index]), "-turn"))
             index += 1
         widgets.append(LogEntry(memory, names, expanded))
+    if trailing:
+        widgets.extend(NoteEntry(turn_marker(t), "-turn") for t in starts[index:])
     return widgets
 
 
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A page of memories to show, with the turns that began among them.
+
+    ``turns`` are the turns that began after the memory before ``memories[0]`` (and, for
+    the newest page, after the last memory too); ``at_start``: the page holds the
+    Mysis's first memory; ``at_end``: its newest one. ``count`` is how many memories the
+    Mysis has (the subtitle says where the page lies in them).
+    """
+
+    memories: list[Memory]
+    turns: list[Turn]
+    at_start: bool
+    at_end: bool
+    count: int = 0
+
+
 class ConversationLog(VerticalScroll, can_focus=True):
-    """The memories of one Mysis; sticks to the bottom unless the user scrolled up."""
+    """The story of one Mysis, a page at a time: scrolling to the top asks for the page
+    before, to the bottom for the page after; at most :data:`MAX_ENTRIES` entries are
+    mounted at once (those far from the view leave). It sticks to the bottom while the
+    newest page is shown and the user has not scrolled up.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("end,G", "to_bottom", "Bottom", show=False),
@@ -248,6 +277,31 @@ class ConversationLog(VerticalScroll, can_focus=True):
 
     all_expanded: reactive[bool] = reactive(False, init=False)
 
+    @dataclass
+    class PageWanted(Message):
+        """The log needs a page: ``"older"``, ``"newer"``, ``"first"`` or ``"newest"``."""
+
+        log: ConversationLog
+        direction: str
+
+        @property
+        def control(self) -> ConversationLog:
+            """The log that asked."""
+            return self.log
+
+    @dataclass
+    class PageShown(Message):
+        """A page is on screen (``first_id``..``last_id``; benchmarks wait for it)."""
+
+        log: ConversationLog
+        first_id: int | None
+        last_id: int | None
+
+        @property
+        def control(self) -> ConversationLog:
+            """The log that shows it."""
+            return self.log
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.names: dict[str, str] = {}
@@ -255,6 +309,15 @@ class ConversationLog(VerticalScroll, can_focus=True):
         self._stream: NoteEntry | None = None
         #: Recorded turn starts of the Mysis shown (markers go before their first memory).
         self.turns: list[Turn] = []
+        #: The loaded pages hold the Mysis's first / newest memory.
+        self.at_start = True
+        self.at_end = True
+        #: A page has been asked for and has not arrived yet.
+        self.waiting = False
+        #: How many memories the Mysis has (0: unknown).
+        self.count = 0
+        #: The memory a search hit opened (highlighted), if any.
+        self.hit_id: int | None = None
         self.border_title = "CONVERSATION LOG"
 
     def on_mount(self) -> None:
@@ -265,63 +328,148 @@ class ConversationLog(VerticalScroll, can_focus=True):
         """The memory entries, oldest first."""
         return list(self.query(LogEntry))
 
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """The ``seq`` (1 = the Mysis's first memory) of the first and last entry shown."""
+        entries = self.entries
+        if not entries:
+            return None
+        return entries[0].memory.seq, entries[-1].memory.seq
+
+    # -- whole pages --------------------------------------------------------------------
+
     def set_memories(self, memories: list[Memory], *, previous_id: int | None = None) -> None:
         """Show exactly these memories (oldest first) and stick to the bottom.
 
         ``previous_id``: the memory just before the first one (for its turn marker).
         """
+        turns = [t for t in self.turns if previous_id is None or t.first_memory_id > previous_id]
+        self.show_page(Page(memories[-MAX_ENTRIES:], turns, at_start=previous_id is None,
+                            at_end=True))
+
+    def show_page(self, page: Page, *, focus_id: int | None = None,
+                  top: bool = False) -> AwaitMount:
+        """Replace what is shown by ``page``; then stick to the bottom, or show the top
+        (``top``), or centre the memory ``focus_id`` and highlight it."""
         self.remove_children()
         self._stream = None
         self._unseen = 0
-        shown = memories[-MAX_ENTRIES:]
-        if len(shown) < len(memories):
-            previous_id = memories[-len(shown) - 1].id
-        widgets = with_turn_markers(shown, self.turns, self.names, self.all_expanded,
-                                    previous_id=previous_id)
+        self.waiting = False
+        self.at_start, self.at_end, self.count = page.at_start, page.at_end, page.count
+        self.hit_id = focus_id
+        widgets = with_turn_markers(page.memories, page.turns, self.names, self.all_expanded,
+                                    previous_id=0, trailing=page.at_end)
         if not widgets:
-            widgets_or_hint: list[Static] = [Static(Text("No messages yet.", style=fmt.MUTED),
-                                                    classes="log-empty")]
+            widgets = [Static(Text("No messages yet.", style=fmt.MUTED), classes="log-empty")]
+        mounted = self.mount_all(widgets)
+        if focus_id is None and not top:
+            self.anchor()
         else:
-            widgets_or_hint = list(widgets)
-        self.mount_all(widgets_or_hint)
-        self.anchor()
-        self._update_subtitle()
+            self.release_anchor()
 
-    def prepend_memories(self, memories: list[Memory], *,
-                         previous_id: int | None = None) -> None:
-        """Add older memories above the oldest entry shown (loading a long history in
-        slices keeps every frame short). ``previous_id``: as for :meth:`set_memories`."""
-        room = MAX_ENTRIES - len(self.children)
-        if room <= 0 or not memories:
-            return
-        shown = memories[-room:]
-        if len(shown) < len(memories):
-            previous_id = memories[-len(shown) - 1].id
+        def place() -> None:
+            if top:
+                self.scroll_home(animate=False, immediate=True)
+            elif focus_id is not None:
+                for entry in self.query(LogEntry):
+                    if entry.memory.id == focus_id:
+                        entry.add_class("-hit")
+                        self.scroll_to_center(entry, animate=False, immediate=True)
+                        break
+            self._shown()
+
+        self.call_after_refresh(place)
+        self._update_subtitle()
+        return mounted
+
+    def prepend_page(self, page: Page) -> None:
+        """Add an older page above the first entry, keeping the view where it is; entries
+        far below leave (the newest page is then no longer loaded)."""
+        self.waiting = False
         first = next(iter(self.query(LogEntry)), None)
-        upper = first.memory.id if first is not None else None
-        turns = [t for t in self.turns if upper is None or t.first_memory_id <= upper]
-        marked = {t.first_memory_id for t in self.turns
-                  if upper is not None and shown and shown[-1].id < t.first_memory_id <= upper}
-        turns = [t for t in turns if t.first_memory_id not in marked]
-        widgets = with_turn_markers(shown, turns, self.names, self.all_expanded,
-                                    previous_id=previous_id)
-        if first is None:
-            self.mount_all(widgets)
+        if first is None or not page.memories:
+            self.at_start = self.at_start or page.at_start
+            return
+        self.at_start = page.at_start
+        # A marker at the top already stands for the turn that begins at ``first``.
+        turns = [t for t in page.turns if t.first_memory_id <= page.memories[-1].id]
+        widgets = with_turn_markers(page.memories, turns, self.names, self.all_expanded,
+                                    previous_id=0)
+        top = self.children[0]
+        before_y = top.virtual_region.y
+        self.release_anchor()
+        self.mount_all(widgets, before=top)
+
+        def keep_place() -> None:
+            self.scroll_to(y=self.scroll_y + top.virtual_region.y - before_y,
+                           animate=False, immediate=True)
+            self._trim(from_top=False)
+            self._shown()
+
+        self.call_after_refresh(keep_place)
+
+    def append_page(self, page: Page) -> None:
+        """Add a newer page below the last entry, keeping the view where it is; entries
+        far above leave."""
+        self.waiting = False
+        last = self.entries[-1] if self.entries else None
+        self.at_end = page.at_end
+        if last is None or not page.memories:
+            return
+        turns = [t for t in page.turns if t.first_memory_id > last.memory.id]
+        widgets = with_turn_markers(page.memories, turns, self.names, self.all_expanded,
+                                    previous_id=last.memory.id, trailing=page.at_end)
+        if self._stream is not None:
+            self.mount_all(widgets, before=self._stream)
         else:
-            self.mount_all(widgets, before=first)
+            self.mount_all(widgets)
+        self.call_after_refresh(lambda: (self._trim(from_top=True), self._shown()))
+
+    def _trim(self, *, from_top: bool) -> None:
+        """Unmount entries beyond :data:`MAX_ENTRIES` at one end, keeping the view."""
+        children = list(self.children)
+        excess = len(children) - MAX_ENTRIES
+        if excess <= 0:
+            return
+        if from_top:
+            gone, kept = children[:excess], children[excess]
+            shift = kept.virtual_region.y - children[0].virtual_region.y
+            for widget in gone:
+                widget.remove()
+            self.at_start = False
+            self.scroll_to(y=max(self.scroll_y - shift, 0), animate=False, immediate=True)
+        else:
+            for widget in children[-excess:]:
+                if widget is not self._stream:
+                    widget.remove()
+            self.at_end = False
+
+    def _shown(self) -> None:
+        self._update_subtitle()
+        entries = self.entries
+        self.post_message(self.PageShown(self, entries[0].memory.id if entries else None,
+                                         entries[-1].memory.id if entries else None))
+
+    # -- live entries -------------------------------------------------------------------
 
     def add_memory(self, memory: Memory) -> None:
-        """Append a stored memory."""
+        """Append a stored memory (counted as unseen when the newest page is not shown)."""
+        self.count = max(self.count, memory.seq)
+        if not self.at_end:
+            self._unseen += 1
+            self._update_subtitle()
+            return
         self._drop_stream()
         self._append(LogEntry(memory, self.names, self.all_expanded))
 
     def add_note(self, text: Text, classes: str = "") -> None:
         """Append a line that is not a memory (an error, a nudge)."""
-        self._append(NoteEntry(text, classes))
+        if self.at_end:
+            self._append(NoteEntry(text, classes))
 
     def show_stream(self, text: Text | None) -> None:
         """Show (or clear, with None) what the model is streaming right now."""
-        if text is None:
+        if text is None or not self.at_end:
             self._drop_stream()
             return
         if self._stream is None:
@@ -348,31 +496,55 @@ class ConversationLog(VerticalScroll, can_focus=True):
         if excess > 0:
             for old in list(self.children)[:excess]:
                 old.remove()
+            self.at_start = False
         if not at_bottom:
             self._unseen += 1
         self._update_subtitle()
 
+    # -- scrolling ----------------------------------------------------------------------
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._unseen and new_value >= self.max_scroll_y:
+        if self._unseen and self.at_end and new_value >= self.max_scroll_y:
             self._unseen = 0
             self._update_subtitle()
+        if new_value < old_value and new_value <= EDGE_LINES and not self.at_start:
+            self._want("older")
+        elif new_value > old_value and self.max_scroll_y - new_value <= EDGE_LINES \
+                and not self.at_end:
+            self._want("newer")
+
+    def _want(self, direction: str) -> None:
+        if not self.waiting:
+            self.waiting = True
+            self.post_message(self.PageWanted(self, direction))
 
     def _update_subtitle(self) -> None:
+        parts = []
+        span = self.span
+        if span is not None and self.count and not (self.at_start and self.at_end):
+            parts.append(f"#{span[0]:,}–{span[1]:,} of {self.count:,}")
         if self._unseen:
-            self.border_subtitle = f"↓ {self._unseen} new · end to jump"
-        else:
-            self.border_subtitle = ""
+            parts.append(f"↓ {self._unseen} new · end to jump")
+        self.border_subtitle = " · ".join(parts)
 
     def action_to_bottom(self) -> None:
-        """Jump to the newest entry and stick there."""
+        """Jump to the newest entry and stick there (loading the newest page if needed)."""
+        if not self.at_end:
+            self.waiting = True
+            self.post_message(self.PageWanted(self, "newest"))
+            return
         self._unseen = 0
         self.anchor()
         self._update_subtitle()
 
     def action_to_top(self) -> None:
-        """Jump to the oldest entry."""
+        """Jump to the Mysis's first memory (loading the first page if needed)."""
         self.release_anchor()
+        if not self.at_start:
+            self.waiting = True
+            self.post_message(self.PageWanted(self, "first"))
+            return
         self.scroll_home(animate=False)
 
     def action_toggle_all(self) -> None:

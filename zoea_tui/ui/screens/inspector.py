@@ -1,0 +1,243 @@
+"""The request inspector (``l``): the requests a Mysis sent, newest first, and one of them
+opened: exactly what was sent (recomposed from the log and checked against the digest
+logged with it), what came back, and how it differs from the request before it.
+
+The list and each request load in workers (``Commander.story``); the UI only shows.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...core.request_diff import RequestDiff
+from ...orchestrator.requests import RequestInspection
+from ...storage.story import PAGE, RequestSummary
+from .. import formatting as fmt
+from ..sanitize import clip, one_line
+from ..widgets.conversation import entry_parts
+
+if TYPE_CHECKING:
+    from ..app import ZoeaApp
+
+#: Characters of each sent message shown (the store keeps everything).
+MESSAGE_CHARS = 1500
+_OUTCOME_STYLE = {"ok": fmt.TEAL, "pending": fmt.WARNING}
+
+
+def request_row(r: RequestSummary) -> Text:
+    """One line of the list: time, strategy, messages, tokens, cached, latency, outcome."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"#{r.id:<6}", style=fmt.DIM)
+    text.append(fmt.clock(r.created_at), style=fmt.MUTED)
+    text.append(f" {r.strategy:<19}", style=fmt.TEAL)
+    text.append(f"{r.messages:>3} msgs ", style=fmt.TEXT)
+    tokens = r.prompt_tokens if r.prompt_tokens is not None else r.estimated_tokens
+    text.append(f"{fmt.compact(tokens):>6} tok", style=fmt.TEXT)
+    text.append(f" {fmt.compact(r.cached_tokens) if r.cached_tokens is not None else '-':>6}"
+                " cached", style=fmt.MUTED)
+    text.append(f" {r.latency_ms / 1000:>6.2f}s" if r.latency_ms is not None else "      - ",
+                style=fmt.MUTED)
+    text.append(f" {r.outcome}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))
+    return text
+
+
+def sent_messages(seen: RequestInspection) -> Text:
+    """The messages as sent, each with its provenance and tokens."""
+    text = Text()
+    for n, (message, item) in enumerate(zip(seen.composition.messages, seen.composition.items,
+                                            strict=False), start=1):
+        where = f"memory #{item.memory_id}" if item.memory_id is not None else item.kind
+        text.append(f"{n:>3} {message['role'].upper()}", style=f"bold {fmt.ASSISTANT}")
+        text.append(f"  {where} · {item.action} · {item.tokens} tok", style=fmt.MUTED)
+        if message.get("tool_call_id"):
+            text.append(f" · answers {one_line(str(message['tool_call_id']), 40)}",
+                        style=fmt.DIM)
+        text.append("\n")
+        content = message.get("content") or ""
+        if content:
+            piece = clip(str(content), MESSAGE_CHARS)
+            text.append(piece.text, style=fmt.TEXT)
+            if piece.truncated:
+                text.append(f" … {piece.hidden_chars:,} more characters", style=fmt.MUTED)
+            text.append("\n")
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", {})
+            text.append("⚙ ", style=fmt.TEAL)
+            text.append(one_line(str(function.get("name", "?")), 60), style=f"bold {fmt.TEAL}")
+            text.append(f"({one_line(str(function.get('arguments', '')), 300)})\n",
+                        style=fmt.TEXT)
+        text.append("\n")
+    return text
+
+
+def diff_text(diff: RequestDiff | None, previous_id: int | None) -> Text:
+    """What the request appended to the one before, what left, and why."""
+    text = Text()
+    if diff is None:
+        text.append("The Mysis's first request: nothing to compare with.", style=fmt.MUTED)
+        return text
+    text.append(f"Against request #{previous_id}: ", style=fmt.MUTED)
+    text.append(f"{diff.kept} messages repeated ({fmt.compact(diff.kept_tokens)} tok), "
+                f"{diff.count('appended')} appended, {diff.count('left')} left, "
+                f"{diff.count('changed')} changed\n", style=fmt.TEXT)
+    if diff.reasons:
+        text.append("why: " + "; ".join(diff.reasons) + "\n", style=fmt.WARNING)
+    else:
+        text.append("the previous request plus new messages: a prompt cache reuses all of "
+                    "it\n", style=fmt.TEAL)
+    marks = {"appended": ("+", fmt.TEAL), "left": ("-", fmt.ERROR),
+             "changed": ("~", fmt.WARNING), "kept": ("=", fmt.MUTED)}
+    for line in diff.lines:
+        mark, style = marks[line.status]
+        where = f"#{line.memory_id}" if line.memory_id is not None else line.kind
+        text.append(f"{mark} {line.role:<9} {where:<12} {line.tokens:>5} tok  ", style=style)
+        text.append(one_line(line.text, 80), style=fmt.TEXT)
+        if line.reason and line.status != "appended":
+            text.append(f"  ({one_line(line.reason, 80)})", style=fmt.MUTED)
+        text.append("\n")
+    return text
+
+
+def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
+    """The whole detail of one request."""
+    r = seen.record
+    text = Text()
+    text.append(f"REQUEST #{r.id}", style=f"bold {fmt.BRAND}")
+    text.append(f"  {fmt.clock(r.created_at)} · {r.strategy} · turn {r.turn_id or '-'}"
+                f" · nudge level {r.nudge_level} · tools {r.tools_tokens} tok\n", style=fmt.MUTED)
+    text.append(f"{r.estimated_tokens} tok estimated", style=fmt.TEXT)
+    if r.prompt_tokens is not None:
+        text.append(f" · {r.prompt_tokens} prompt tok reported", style=fmt.TEXT)
+    if r.cached_tokens is not None:
+        text.append(f" · {r.cached_tokens} served from the server's cache", style=fmt.TEXT)
+    if r.latency_ms is not None:
+        text.append(f" · {r.latency_ms / 1000:.2f} s", style=fmt.TEXT)
+    text.append(f" · {r.outcome}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))
+    if r.error:
+        text.append(f"\n✖ {one_line(r.error, 300)}", style=fmt.ERROR)
+    text.append("\n")
+    if seen.identical is True:
+        text.append("✓ recomposed from the log: byte-identical to what was sent (sha256 "
+                    f"{(r.digest or '')[:12]}…)\n", style=fmt.TEAL)
+    elif seen.identical is False:
+        text.append("✗ recomposed from the log, but it differs from what was sent (the "
+                    "Mysis's system prompt or account changed since)\n", style=fmt.ERROR)
+    else:
+        text.append("? recomposed from the log (logged before digests were kept: cannot "
+                    "be checked)\n", style=fmt.WARNING)
+    text.append("\nDIFF\n", style=f"bold {fmt.ASSISTANT}")
+    text.append_text(diff_text(seen.diff, seen.previous.id if seen.previous else None))
+    text.append(f"\nSENT · {len(seen.composition.messages)} messages\n",
+                style=f"bold {fmt.ASSISTANT}")
+    text.append_text(sent_messages(seen))
+    text.append("CAME BACK\n", style=f"bold {fmt.ASSISTANT}")
+    if seen.answer is None:
+        text.append("nothing stored (the call failed or was stopped)\n", style=fmt.MUTED)
+    else:
+        parts = entry_parts(seen.answer, expanded=True, names=names)
+        text.append_text(parts.header)
+        text.append("\n")
+        text.append_text(parts.body)
+    return text
+
+
+class InspectorScreen(Screen[None]):
+    """The requests of one Mysis, newest first; the highlighted one opened beside them."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+    ]
+
+    def __init__(self, mysis_id: int, name: str) -> None:
+        super().__init__()
+        self.mysis_id = mysis_id
+        self.mysis_name = name
+        self.requests: list[RequestSummary] = []
+        self._more = True
+        #: What the screen shows now, for benchmarks (``bench/ui.py``).
+        self.bench_state = ""
+
+    @property
+    def zoea(self) -> ZoeaApp:
+        """The app, typed."""
+        return cast("ZoeaApp", self.app)
+
+    @property
+    def current_mysis_id(self) -> int:
+        """The Mysis inspected."""
+        return self.mysis_id
+
+    def compose(self) -> ComposeResult:
+        """The list beside the opened request."""
+        with Horizontal(id="inspector-body"):
+            listing = OptionList(id="inspector-list")
+            listing.border_title = f"REQUESTS · {one_line(self.mysis_name, 30)} · newest first"
+            yield listing
+            with VerticalScroll(id="inspector-detail") as detail:
+                detail.border_title = "SENT AND RECEIVED"
+                yield Static(Text("Loading…", style=fmt.MUTED), id="inspector-text")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+        self.load_requests()
+
+    @work(exclusive=True, group="inspector-list", exit_on_error=False)
+    async def load_requests(self) -> None:
+        """The next page of older requests."""
+        commander = self.zoea.commander
+        if commander is None:
+            return
+        before = self.requests[-1].id if self.requests else None
+        page = await commander.story.requests(self.mysis_id, before_id=before, limit=PAGE)
+        self._more = len(page) == PAGE
+        first = not self.requests
+        self.requests.extend(page)
+        listing = self.query_one(OptionList)
+        listing.add_options([Option(request_row(r), id=f"r{r.id}") for r in page])
+        if first:
+            if page:
+                listing.highlighted = 0
+            else:
+                self.query_one("#inspector-text", Static).update(
+                    Text(f"{one_line(self.mysis_name, 30)} has sent no request yet.",
+                         style=fmt.MUTED))
+                self.bench_state = "requests 0"
+
+    @on(OptionList.OptionHighlighted, "#inspector-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        index = event.option_index
+        if 0 <= index < len(self.requests):
+            self.open_request(self.requests[index].id)
+        if self._more and index >= len(self.requests) - 5:
+            self._more = False
+            self.load_requests()
+
+    @work(exclusive=True, group="inspector-open", exit_on_error=False)
+    async def open_request(self, request_id: int) -> None:
+        """Recompose one request and show it (the newest highlighted one wins)."""
+        commander = self.zoea.commander
+        if commander is None:
+            return
+        seen = await commander.story.inspect(self.mysis_id, request_id)
+        body = self.query_one("#inspector-text", Static)
+        if seen is None:
+            body.update(Text(f"Request #{request_id} is no longer in the log.",
+                             style=fmt.MUTED))
+            return
+        body.update(inspection_text(seen, self.zoea.names))
+        self.query_one("#inspector-detail", VerticalScroll).scroll_home(animate=False)
+        self.bench_state = f"request {request_id}"
+
+    def action_back(self) -> None:
+        """Back to where the inspector was opened."""
+        self.dismiss()

@@ -1,0 +1,182 @@
+"""Search (``/``): one Mysis's memories and the broadcasts, ranked, with highlighted hits.
+
+Typing searches (FTS5 in the store, in a worker: the newest query wins); ``enter`` or a
+click on a hit opens the conversation at it. Hit text is untrusted: it is cleaned and
+shown as plain text, the highlight comes from marks the store put around each match.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ...storage.story import HIT_CLOSE, HIT_OPEN, StoryHit
+from .. import formatting as fmt
+from ..sanitize import one_line
+
+if TYPE_CHECKING:
+    from ..app import ZoeaApp
+
+#: Hits shown for one query.
+HIT_LIMIT = 50
+
+
+def highlighted(snippet: str, limit: int = 300) -> Text:
+    """A snippet as one plain line, the words between the store's marks highlighted."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    inside = False
+    for piece in snippet.replace(HIT_CLOSE, HIT_OPEN).split(HIT_OPEN):
+        if piece:
+            # one_line cleans the text (escapes, controls) and flattens newlines.
+            flat = one_line(piece, limit)
+            if piece[:1].isspace():
+                flat = " " + flat
+            if piece[-1:].isspace():
+                flat += " "
+            text.append(flat, style=f"bold reverse {fmt.WARNING}" if inside else fmt.TEXT)
+        inside = not inside
+    return text
+
+
+def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
+    """Two lines for one hit: what and when, then the snippet."""
+    head = fmt.stamp(hit.created_at, hit.game_tick)
+    if hit.kind == "broadcast":
+        sender = "you" if hit.sender_id is None else one_line(
+            names.get(str(hit.sender_id), f"#{hit.sender_id}"), 30)
+        head.append(f" BROADCAST from {sender}", style=f"bold {fmt.ASSISTANT}")
+    else:
+        label = {"user": "YOU" if hit.source == "direct" else hit.source.upper(),
+                 "assistant": "AI", "tool": f"TOOL {one_line(hit.tool_name or '', 30)}"}
+        head.append(" " + label.get(hit.role, hit.role.upper()), style=f"bold {fmt.TEAL}")
+        head.append(f"  #{hit.id}", style=fmt.DIM)
+    head.append("\n  ")
+    head.append_text(highlighted(hit.snippet))
+    return head
+
+
+class SearchScreen(ModalScreen[StoryHit | None]):
+    """Search one Mysis's story; dismisses with the chosen hit (None: closed)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("down", "to_hits", "Hits", show=False),
+    ]
+
+    def __init__(self, mysis_id: int, name: str) -> None:
+        super().__init__()
+        self.mysis_id = mysis_id
+        self.mysis_name = name
+        self.hits: list[StoryHit] = []
+        #: What the screen shows now, for benchmarks (``bench/ui.py``).
+        self.bench_state = ""
+        self._query = ""
+
+    @property
+    def zoea(self) -> ZoeaApp:
+        """The app, typed."""
+        return cast("ZoeaApp", self.app)
+
+    @property
+    def current_mysis_id(self) -> int:
+        """The Mysis searched."""
+        return self.mysis_id
+
+    def compose(self) -> ComposeResult:
+        """The query, a status line, the hits."""
+        with Vertical(id="search-box") as box:
+            box.border_title = f"SEARCH · {one_line(self.mysis_name, 30)} and the broadcasts"
+            yield Input(placeholder="words to find (every word must match; prefixes too)",
+                        id="search-input")
+            yield Static(Text("Type to search; enter opens a hit; esc closes.",
+                              style=fmt.MUTED), id="search-status")
+            yield OptionList(id="search-hits")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Changed, "#search-input")
+    def _changed(self, event: Input.Changed) -> None:
+        self._query = event.value
+        self.run_search(event.value)
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self) -> None:
+        if self.hits:
+            self._choose(self.hits[0])
+
+    @work(exclusive=True, group="search", exit_on_error=False)
+    async def run_search(self, query: str) -> None:
+        """Search in the store (the newest query wins) and show the hits."""
+        commander = self.zoea.commander
+        if commander is None:
+            return
+        hits = await commander.story.search(self.mysis_id, query, limit=HIT_LIMIT) \
+            if query.strip() else []
+        if query != self._query:
+            return
+        self.show_hits(query, hits)
+
+    def show_hits(self, query: str, hits: list[StoryHit]) -> None:
+        """Show ``hits`` for ``query``."""
+        self.hits = hits
+        names = self.zoea.names
+        options = self.query_one(OptionList)
+        options.clear_options()
+        options.add_options([Option(hit_prompt(h, names), id=f"{h.kind}-{h.id}")
+                             for h in hits])
+        status = self.query_one("#search-status", Static)
+        if not query.strip():
+            status.update(Text("Type to search; enter opens a hit; esc closes.",
+                               style=fmt.MUTED))
+        elif not hits:
+            status.update(Text(f"Nothing matches {one_line(query, 60)!r}.", style=fmt.MUTED))
+        else:
+            more = " (the best ones)" if len(hits) >= HIT_LIMIT else ""
+            status.update(Text(f"{len(hits)} hits{more}, best first · ↓ to choose, "
+                               "enter to open", style=fmt.MUTED))
+        self.bench_state = f"search {len(hits)}"
+
+    @on(OptionList.OptionSelected, "#search-hits")
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        self._choose(self.hits[event.option_index])
+
+    def _choose(self, hit: StoryHit) -> None:
+        if hit.kind == "memory":
+            self.dismiss(hit)
+            return
+        self._open_broadcast(hit)
+
+    @work(exclusive=True, group="search-open", exit_on_error=False)
+    async def _open_broadcast(self, hit: StoryHit) -> None:
+        """A broadcast hit opens the memory that delivered it to this Mysis."""
+        commander = self.zoea.commander
+        if commander is None:
+            return
+        memory_id = await commander.story.broadcast_memory(self.mysis_id, hit.id)
+        if memory_id is None:
+            self.notify(f"That broadcast never reached {one_line(self.mysis_name, 30)}.",
+                        severity="warning")
+            return
+        self.dismiss(StoryHit("memory", memory_id, "user", "broadcast", None, hit.snippet,
+                              hit.created_at, hit.game_tick, hit.sender_id))
+
+    def action_to_hits(self) -> None:
+        """Move from the query to the hits."""
+        options = self.query_one(OptionList)
+        if options.option_count:
+            options.focus()
+            if options.highlighted is None:
+                options.highlighted = 0
+
+    def action_close(self) -> None:
+        """Close without opening anything."""
+        self.dismiss(None)
