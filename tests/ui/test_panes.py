@@ -208,3 +208,24 @@ async def test_tool_calls_appear_in_the_panes_action_tail(
                        what="the live action")
         await pilot.pause()
         assert "✓ scan_asteroids depth=3" in pane.render().plain
+
+
+async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
+        seeded_db: Path, still_config: Config, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    marks = tmp_path / "marks"
+    monkeypatch.setenv("ZOEA_FRAME_MARKS", str(marks))
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        await pilot.press("right")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await wait_for(pilot, lambda: "\tFocusScreen\t2" in marks.read_text(),
+                       what="the focus view's mark")
+    lines = [line.split("\t") for line in marks.read_text().splitlines()]
+    assert lines[0][0] == "first"
+    kinds = [(f[0], f[2], f[3]) for f in lines if f[0] == "mark"]
+    assert ("mark", "DashboardScreen", "2") in kinds
+    assert kinds[-1] == ("mark", "FocusScreen", "2")

@@ -42,6 +42,7 @@ from ..orchestrator.events import (
 from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
+from .frame_marks import FrameMarks
 from .messages import EngineBatch
 from .sanitize import clean, one_line
 from .screens.confirm import ConfirmScreen
@@ -121,6 +122,8 @@ class ZoeaApp(App[None]):
         self._tick: int | None = None
         self._recent_notices: dict[str, float] = {}
         self._engine_closing: asyncio.Task[None] | None = None
+        #: Benchmark marks (``ZOEA_FRAME_MARKS``), None in normal use.
+        self.frame_marks: FrameMarks | None = None
 
     # -- lifecycle --------------------------------------------------------------------
 
@@ -132,7 +135,16 @@ class ZoeaApp(App[None]):
         self.register_theme(ZOEA_THEME)
         self.theme = ZOEA_THEME.name
         self._guard_size(self.size.width, self.size.height)
+        self.frame_marks = FrameMarks.from_env(self)
+        if self.frame_marks is not None:
+            self.frame_marks.start()
         self.open_engine()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Every event; a key also asks for a benchmark mark when marks are on."""
+        if self.frame_marks is not None and isinstance(event, events.Key):
+            self.frame_marks.poke()
+        await super().on_event(event)
 
     @work(group="engine", name="open-engine", exit_on_error=False)
     async def open_engine(self) -> None:
@@ -201,6 +213,8 @@ class ZoeaApp(App[None]):
 
     async def on_unmount(self) -> None:
         await self.close_engine()
+        if self.frame_marks is not None:
+            self.frame_marks.close()
 
     # -- the size guard ------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import Footer
 
 from ...core.cache import reuse
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
 
 #: From this width the selected Mysis's next request is shown beside the panes.
 PREVIEW_MIN_WIDTH = 160
+#: Engine changes reach the panes at most this often (seconds).
+FLUSH_S = 0.1
 #: Below this height the broadcast history gets fewer lines.
 SHORT_HEIGHT = 30
 #: Memories read per Mysis to fill its action tail when the dashboard opens.
@@ -52,6 +55,11 @@ class DashboardScreen(Screen[None]):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._tails: dict[int, ActionTail] = {}
+        # Engine changes wait here for the next flush (the panes redraw FLUSH_S apart).
+        self._views: dict[int, MysisView] = {}
+        self._touched: set[int] = set()
+        self._composed: RequestComposed | None = None
+        self._flush_timer: Timer | None = None
 
     @property
     def zoea(self) -> ZoeaApp:
@@ -69,7 +77,7 @@ class DashboardScreen(Screen[None]):
         yield BroadcastLog(id="broadcasts")
         with Horizontal(id="dash-body"):
             yield SwarmPanes(id="myses")
-            yield ContextPreview(id="dash-preview", title="NEXT REQUEST")
+            yield ContextPreview(id="dash-preview", title="NEXT REQUEST", one_line_each=True)
         yield StatusBar(id="status")
         yield Footer()
 
@@ -145,42 +153,53 @@ class DashboardScreen(Screen[None]):
                         tuple(self._tails.get(mysis_id, ())), answer)
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
-        """Apply a batch: the newest view per Mysis once, tails, facts, the preview."""
+        """Take a batch in: the newest view per Mysis, tails, facts and the selected
+        Mysis's newest request wait for the next flush; a new or deleted Mysis and a
+        broadcast show at once."""
         swarm = self.query_one(SwarmPanes)
-        views: dict[int, MysisView] = {}
-        touched: set[int] = set()
         selected = swarm.selected_id
-        composed: RequestComposed | None = None
         for event in events:
             if isinstance(event, MysisChanged):
-                views[event.mysis.id] = event.mysis
+                if event.mysis.id in swarm.ids:
+                    self._views[event.mysis.id] = event.mysis
+                else:
+                    swarm.upsert(event.mysis)
+                    self._load_tails([event.mysis.id])
             elif isinstance(event, MysisDeleted):
-                views.pop(event.mysis_id, None)
+                self._views.pop(event.mysis_id, None)
                 self._tails.pop(event.mysis_id, None)
                 swarm.remove_mysis(event.mysis_id)
             elif isinstance(event, ToolCallStarted):
                 self._tails.setdefault(event.mysis_id, ActionTail()).started(
                     event.call, self.zoea.status.tick)
-                touched.add(event.mysis_id)
+                self._touched.add(event.mysis_id)
             elif isinstance(event, ToolCallFinished):
                 self._tails.setdefault(event.mysis_id, ActionTail()).finished(
                     event.call, is_error=event.is_error, error_code=event.error_code,
                     tick=self.zoea.status.tick)
-                touched.add(event.mysis_id)
+                self._touched.add(event.mysis_id)
             elif isinstance(event, RequestComposed) and event.mysis_id == selected:
-                composed = event
+                self._composed = event
             elif isinstance(event, BroadcastSent):
                 self.query_one(BroadcastLog).add(BroadcastLine(
                     at=event.at, tick=self.zoea.status.tick, sender=event.sender_name,
                     content=event.content, recipients=len(event.recipients)))
+        if self._flush_timer is None and (self._views or self._touched or self._composed):
+            self._flush_timer = self.set_timer(FLUSH_S, self._flush)
+
+    def _flush(self) -> None:
+        """Show what changed since the last flush, once per Mysis."""
+        self._flush_timer = None
+        swarm = self.query_one(SwarmPanes)
+        views, self._views = self._views, {}
+        touched, self._touched = self._touched, set()
+        composed, self._composed = self._composed, None
         for view in views.values():
-            new = view.id not in swarm.ids
             swarm.upsert(view)
-            if new:
-                self._load_tails([view.id])
         for mysis_id in touched:
             self._show_facts(mysis_id)
-        if composed is not None and self.preview_shown:
+        if composed is not None and composed.mysis_id == swarm.selected_id \
+                and self.preview_shown:
             self._show_composed(composed)
         self.query_one(StatusBar).status = self.zoea.status
 

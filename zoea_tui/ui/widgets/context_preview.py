@@ -25,6 +25,7 @@ from ..sanitize import clip, one_line
 
 ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT,
                "tool": fmt.TOOL}
+SHORT_ROLES = {"system": "sys", "user": "user", "assistant": "ai", "tool": "tool"}
 #: Characters of each message shown when compact, and when expanded.
 COMPACT_CHARS = 240
 COMPACT_LINES = 3
@@ -95,6 +96,52 @@ def _message_body(message: dict, limit: int, lines: int | None) -> list[tuple[st
 def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
     """The whole preview as text (pure: used by tests too)."""
     comp = data.composition
+    parts: list[RenderableType] = [_header(data)]
+    limit, lines = (FULL_CHARS, None) if expanded else (COMPACT_CHARS, COMPACT_LINES)
+    for index, (message, item) in enumerate(zip(comp.messages, comp.items, strict=False)):
+        role = str(message.get("role", item.role))
+        head = Text(no_wrap=False)
+        head.append(f"\n{index + 1:>2} ", style=fmt.DIM)
+        head.append(f"{role:<10}", style=f"bold {ROLE_STYLES.get(role, fmt.TEXT)}")
+        head.append(provenance(item), style=fmt.TEXT)
+        head.append(f"  {item.tokens:,} tok", style=fmt.MUTED)
+        body = Text(overflow="fold")
+        if item.reason:
+            body.append(one_line(item.reason, 120), style=f"italic {fmt.DIM}")
+        for piece, style in _message_body(message, limit, lines):
+            if body.plain:
+                body.append("\n")
+            body.append(piece, style=style)
+        parts.append(head)
+        if body.plain:
+            parts.append(Padding(body, (0, 0, 0, 3)))
+    return Group(*parts)
+
+
+def preview_lines(data: PreviewData) -> Text:
+    """The preview in one line per message (role, provenance, tokens, the start of its
+    text): cheap to lay out however long the request, for the dashboard."""
+    text = _header(data)
+    for index, (message, item) in enumerate(zip(data.composition.messages,
+                                                 data.composition.items, strict=False)):
+        role = str(message.get("role", item.role))
+        text.append(f"\n{index + 1:>2} ", style=fmt.DIM)
+        text.append(f"{SHORT_ROLES.get(role, role[:4]):<5}",
+                    style=f"bold {ROLE_STYLES.get(role, fmt.TEXT)}")
+        text.append(f"{item.tokens:>5,} ", style=fmt.MUTED)
+        text.append(provenance(item), style=fmt.TEXT)
+        pieces = _message_body(message, 120, 1)
+        if pieces:
+            text.append(" │ ", style=fmt.DIM)
+            text.append(one_line(pieces[0][0], 120), style=pieces[0][1])
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+def _header(data: PreviewData) -> Text:
+    """Strategy, size against the window, validity, what it repeats, what was left out."""
+    comp = data.composition
     text = Text()
     text.append(comp.strategy, style=f"bold {fmt.TEAL}")
     text.append(f" · {len(comp.messages)} msg · ", style=fmt.MUTED)
@@ -136,27 +183,7 @@ def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
         text.append("\na summary is due before this request is sent", style=fmt.WARNING)
     for violation in data.violations:
         text.append("\n✗ " + one_line(violation, 200), style=fmt.ERROR)
-
-    parts: list[RenderableType] = [text]
-    limit, lines = (FULL_CHARS, None) if expanded else (COMPACT_CHARS, COMPACT_LINES)
-    for index, (message, item) in enumerate(zip(comp.messages, comp.items, strict=False)):
-        role = str(message.get("role", item.role))
-        head = Text(no_wrap=False)
-        head.append(f"\n{index + 1:>2} ", style=fmt.DIM)
-        head.append(f"{role:<10}", style=f"bold {ROLE_STYLES.get(role, fmt.TEXT)}")
-        head.append(provenance(item), style=fmt.TEXT)
-        head.append(f"  {item.tokens:,} tok", style=fmt.MUTED)
-        body = Text(overflow="fold")
-        if item.reason:
-            body.append(one_line(item.reason, 120), style=f"italic {fmt.DIM}")
-        for piece, style in _message_body(message, limit, lines):
-            if body.plain:
-                body.append("\n")
-            body.append(piece, style=style)
-        parts.append(head)
-        if body.plain:
-            parts.append(Padding(body, (0, 0, 0, 3)))
-    return Group(*parts)
+    return text
 
 
 def preview_plain(data: PreviewData, *, expanded: bool = False) -> str:
@@ -172,10 +199,13 @@ class ContextPreview(VerticalScroll):
     data: reactive[PreviewData | None] = reactive(None, always_update=True, init=False)
     expanded: reactive[bool] = reactive(False, init=False)
 
-    def __init__(self, *, id: str | None = None, title: str = "CONTEXT PREVIEW") -> None:
+    def __init__(self, *, id: str | None = None, title: str = "CONTEXT PREVIEW",
+                 one_line_each: bool = False) -> None:
         super().__init__(id=id)
         self.border_title = title
         self.can_focus = True
+        #: One line per message (:func:`preview_lines`) instead of the messages' text.
+        self.one_line_each = one_line_each
 
     def compose(self):  # type: ignore[no-untyped-def]
         """One static with the whole request."""
@@ -193,7 +223,8 @@ class ContextPreview(VerticalScroll):
             static.update(Text("composing…", style=fmt.MUTED))
             self.border_subtitle = ""
             return
-        static.update(preview_text(self.data, expanded=self.expanded))
+        static.update(preview_lines(self.data) if self.one_line_each
+                      else preview_text(self.data, expanded=self.expanded))
         comp = self.data.composition
         self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
 

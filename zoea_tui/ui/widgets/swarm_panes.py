@@ -66,13 +66,13 @@ def plan_layout(count: int, width: int, height: int) -> Layout:
 
 
 class SwarmPanes(ScrollableContainer, can_focus=True):
-    """Every Mysis as a pane; arrows (or h j k l) move the selection, enter opens it."""
+    """Every Mysis as a pane; arrows (or j k) move the selection, enter opens it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move_rows(-1)", "Up", show=False),
         Binding("down,j", "move_rows(1)", "Down", show=False),
-        Binding("left,h", "move(-1)", "Left", show=False),
-        Binding("right,l", "move(1)", "Right", show=False),
+        Binding("left", "move(-1)", "Left", show=False),
+        Binding("right", "move(1)", "Right", show=False),
         Binding("home", "edge(0)", "First", show=False),
         Binding("end", "edge(-1)", "Last", show=False),
         Binding("pageup", "move(-8)", "Page up", show=False),

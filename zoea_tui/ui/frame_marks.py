@@ -1,0 +1,118 @@
+"""Marks for benchmarks: when a key's whole effect is on screen, and how late the loop runs.
+
+Off unless ``ZOEA_FRAME_MARKS`` names a file or FIFO (``bench/ui.py`` makes one and runs
+the real app in tmux). Then the app writes tab-separated lines to it:
+
+- ``first <t>``: the first frame was painted;
+- ``mark <t> <screen> <mysis> <state>``: after a key, once no finite worker is left
+  (compositions, database pages, searches), no widget of the screen has a message left
+  to handle, and the frame that follows is painted: the key's whole effect is on screen.
+  ``state`` is the screen's ``bench_state`` when it has one (a screen may say which page
+  or how many search hits it shows);
+- ``lag <t> <samples> <ms> <ms> …``: once a second, how many 5 ms probes ran and the
+  lateness of each that woke more than 5 ms late.
+
+Times are ``time.monotonic()``, the clock the benchmark reads too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.screen import Screen
+
+ENV = "ZOEA_FRAME_MARKS"
+#: Worker groups that never finish (they are not part of any key's effect).
+LONG_RUNNING = frozenset({"engine", "engine-events"})
+#: How often a pending mark looks again while workers run.
+RECHECK_S = 0.002
+PROBE_S = 0.005
+#: A probe waking later than this is reported.
+LATE_S = 0.005
+
+
+class FrameMarks:
+    """Writes the marks of one app run to a file descriptor (never blocks the app)."""
+
+    def __init__(self, app: App[Any], fd: int) -> None:
+        self.app = app
+        self._fd = fd
+        self._pending = False
+        self._probe: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_env(cls, app: App[Any]) -> FrameMarks | None:
+        """Marks to the file named by ``ZOEA_FRAME_MARKS``, or None when it is not set."""
+        path = os.environ.get(ENV)
+        if not path:
+            return None
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK)
+        return cls(app, fd)
+
+    def start(self) -> None:
+        """Mark the first frame and start the loop probe."""
+        self.app.call_after_refresh(self._write, "first", f"{time.monotonic():.6f}")
+        self._probe = asyncio.create_task(self._lag_probe(), name="frame-marks-probe")
+
+    def close(self) -> None:
+        """Stop probing and close the file."""
+        if self._probe is not None:
+            self._probe.cancel()
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
+
+    def poke(self) -> None:
+        """A key arrived: mark when its effect is complete and painted."""
+        if not self._pending:
+            self._pending = True
+            self._schedule()
+
+    def _schedule(self) -> None:
+        screen = self.app.screen
+        screen.call_after_refresh(self._check, screen)
+
+    def _busy(self, screen: Screen[Any]) -> bool:
+        """Workers still running, or messages the screen's widgets have not handled yet
+        (a key's effect may still be on its way, e.g. a selection message to the screen)."""
+        if any(not w.is_finished and w.group not in LONG_RUNNING for w in self.app.workers):
+            return True
+        return screen.message_queue_size > 0 or any(
+            node.message_queue_size > 0 for node in screen.walk_children())
+
+    def _check(self, screen: Screen[Any]) -> None:
+        if screen is not self.app.screen:
+            self._schedule()  # the key changed the screen: wait for the new one's frame
+            return
+        if self._busy(screen):
+            self.app.set_timer(RECHECK_S, self._schedule)
+            return
+        self._pending = False
+        mysis = getattr(screen, "current_mysis_id", None)
+        state = str(getattr(screen, "bench_state", "") or "")
+        self._write("mark", f"{time.monotonic():.6f}", type(screen).__name__,
+                    "" if mysis is None else str(mysis), state.replace("\t", " "))
+
+    async def _lag_probe(self) -> None:
+        next_report = time.monotonic() + 1.0
+        samples, late = 0, []
+        while True:
+            start = time.monotonic()
+            await asyncio.sleep(PROBE_S)
+            lag = time.monotonic() - start - PROBE_S
+            samples += 1
+            if lag > LATE_S:
+                late.append(f"{lag * 1000:.1f}")
+            if time.monotonic() >= next_report:
+                self._write("lag", f"{time.monotonic():.6f}", str(samples), *late)
+                samples, late = 0, []
+                next_report += 1.0
+
+    def _write(self, *fields: str) -> None:
+        with contextlib.suppress(OSError):  # a full or closed pipe loses a mark, never a frame
+            os.write(self._fd, ("\t".join(fields) + "\n").encode())
