@@ -96,7 +96,7 @@ def diff_requests(previous: Composition, current: Composition, *,
             return "a new turn began"
         if item.kind in ("note", "state", "nudge"):
             return f"its {item.kind} no longer applies"
-        return "left out to fit the budget" if item.memory_id is not None else "no longer sent"
+        return "no longer chosen by the strategy"
 
     for item, message in old:
         if _key(item, message) in new_keys:

@@ -87,8 +87,12 @@ async def inspect_request(store: Store, request_id: int,
     diff = None
     if previous is not None:
         before = await recompose(store, previous, settings, as_sent=True)
-        diff = diff_requests(before, composition,
-                             new_turn=previous.turn_id != record.turn_id)
+        diff = diff_requests(before, composition, new_turn=_turn_start(before)
+                             != _turn_start(composition))
     return RequestInspection(record, composition, identical, await answer_of(store, record),
                              previous, diff)
 
+
+def _turn_start(composition: Composition) -> int | None:
+    """Where the composition's turn began (the same for every request of one turn)."""
+    return composition.turn.first_memory_id if composition.turn is not None else None

@@ -34,19 +34,20 @@ _OUTCOME_STYLE = {"ok": fmt.TEAL, "pending": fmt.WARNING}
 
 
 def request_row(r: RequestSummary) -> Text:
-    """One line of the list: time, strategy, messages, tokens, cached, latency, outcome."""
+    """Two lines of the list: id, time, outcome and latency; strategy, messages, tokens
+    (as the server counted them, else estimated) and cached tokens."""
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"#{r.id:<6}", style=fmt.DIM)
+    text.append(f"#{r.id} ", style=fmt.DIM)
     text.append(fmt.clock(r.created_at), style=fmt.MUTED)
-    text.append(f" {r.strategy:<19}", style=fmt.TEAL)
-    text.append(f"{r.messages:>3} msgs ", style=fmt.TEXT)
-    tokens = r.prompt_tokens if r.prompt_tokens is not None else r.estimated_tokens
-    text.append(f"{fmt.compact(tokens):>6} tok", style=fmt.TEXT)
-    text.append(f" {fmt.compact(r.cached_tokens) if r.cached_tokens is not None else '-':>6}"
-                " cached", style=fmt.MUTED)
-    text.append(f" {r.latency_ms / 1000:>6.2f}s" if r.latency_ms is not None else "      - ",
-                style=fmt.MUTED)
     text.append(f" {r.outcome}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))
+    if r.latency_ms is not None:
+        text.append(f" · {r.latency_ms / 1000:.2f} s", style=fmt.MUTED)
+    text.append("\n  ")
+    text.append(r.strategy, style=fmt.TEAL)
+    tokens = r.prompt_tokens if r.prompt_tokens is not None else r.estimated_tokens
+    text.append(f" · {r.messages} msgs · {fmt.compact(tokens)} tok", style=fmt.TEXT)
+    if r.cached_tokens is not None:
+        text.append(f" · {fmt.compact(r.cached_tokens)} cached", style=fmt.MUTED)
     return text
 
 

@@ -1,0 +1,162 @@
+"""Pilot tests of the whole story: the paged conversation, search and the request
+inspector, on the real Commander over prepared databases (nothing moves)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList, Static
+
+from zoea_tui.config import Config
+from zoea_tui.storage import NewMemory, Store
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.screens.inspector import InspectorScreen
+from zoea_tui.ui.screens.search import SearchScreen
+from zoea_tui.ui.widgets.conversation import MAX_ENTRIES, ConversationLog
+
+from .helpers import opener, settle, wait_for
+from .story_helpers import seed_long, seed_requests
+
+SIZE = (120, 40)
+
+
+async def _focus(pilot) -> ConversationLog:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, FocusScreen)
+    return pilot.app.screen.query_one(ConversationLog)
+
+
+async def test_home_reaches_memory_one_and_end_the_newest(tmp_path: Path,
+                                                          still_config: Config) -> None:
+    db = tmp_path / "long.db"
+    await seed_long(db, 3000)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        log = await _focus(pilot)
+        assert log.span == (2960, 3009) and log.at_end and not log.at_start
+        assert "of 3,009" in str(log.border_subtitle)
+        await pilot.press("home")
+        await settle(pilot)
+        await wait_for(pilot, lambda: log.span is not None and log.span[0] == 1,
+                       what="memory #1")
+        assert log.at_start and log.scroll_y == 0
+        assert log.entries[0].memory.content.startswith("Mine ore")
+        assert app.screen.bench_state == "page 1-50"
+        await pilot.press("end")
+        await settle(pilot)
+        await wait_for(pilot, lambda: log.at_end, what="the newest page")
+        assert log.span == (2960, 3009)
+        # The nudge turn begun after the newest memory is marked at the end.
+        assert "nudge, level 2" in str(log.children[-1].render())
+
+
+async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
+        tmp_path: Path, still_config: Config) -> None:
+    db = tmp_path / "long.db"
+    await seed_long(db, 1000)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        log = await _focus(pilot)
+        for _ in range(40):
+            await pilot.press("pageup")
+            await settle(pilot)
+        span = log.span
+        assert span is not None and span[0] < 900  # older pages arrived
+        assert len(log.children) <= MAX_ENTRIES
+        assert not log.at_end
+        # The entry at the top of the view stays the same while a page arrives above it.
+        log.scroll_to(y=0, animate=False, immediate=True)
+        await settle(pilot)
+        await pilot.pause(0.05)
+        assert log.scroll_y > 0  # the older page went above; the view kept its place
+        # A memory stored now is counted, not shown, while the newest page is away.
+        before = len(log.entries)
+        log.add_memory(log.entries[-1].memory)  # what MessageStored does
+        assert len(log.entries) == before and "1 new" in str(log.border_subtitle)
+
+
+async def test_search_opens_the_conversation_at_the_hit(tmp_path: Path,
+                                                        still_config: Config) -> None:
+    db = tmp_path / "long.db"
+    ada = await seed_long(db, 2000)
+    store = await Store.open(db)
+    try:
+        [needle] = await store.add_memories(ada, [NewMemory(
+            "tool", "tool", 'Found a derelict [b]beacon[/b] \x1b[31m zorblax\x1b[0m signal',
+            tool_name="scan")])
+        await store.add_memories(ada, [NewMemory("assistant", "llm", f"later {i}")
+                                       for i in range(200)])
+    finally:
+        await store.close()
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await pilot.press(*"zorbl")
+        await settle(pilot)
+        assert screen.bench_state == "search 1"
+        prompt = screen.query_one(OptionList).get_option_at_index(0).prompt
+        plain = getattr(prompt, "plain", str(prompt))
+        assert "[b]beacon[/b]" in plain and "\x1b" not in plain  # shown as text, cleaned
+        assert "zorblax" in plain
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, FocusScreen)
+        log = app.screen.query_one(ConversationLog)
+        await wait_for(pilot, lambda: log.hit_id == needle.id and log.entries,
+                       what="the page around the hit")
+        ids = [e.memory.id for e in log.entries]
+        assert needle.id in ids and ids[0] < needle.id < ids[-1]
+        hit = next(e for e in log.entries if e.memory.id == needle.id)
+        assert hit.has_class("-hit")
+        assert not log.at_start and not log.at_end
+
+
+async def test_search_finds_broadcasts_and_says_when_nothing_matches(
+        seeded_db: Path, still_config: Config) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"iron")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        assert {h.kind for h in screen.hits} == {"memory", "broadcast"}
+        await pilot.press("ctrl+a", *" qqqqzz")
+        await settle(pilot)
+        status = screen.query_one("#search-status", Static)
+        assert "Nothing matches" in str(status.render())
+        await pilot.press("escape")
+        assert not isinstance(app.screen, SearchScreen)
+
+
+async def test_inspector_opens_requests_as_sent_with_answer_and_diff(
+        tmp_path: Path, still_config: Config) -> None:
+    db = tmp_path / "requests.db"
+    await seed_requests(db)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("x")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        assert [r.id for r in screen.requests] == [2, 1]
+        assert screen.bench_state == "request 2"
+        text = str(screen.query_one("#inspector-text", Static).render())
+        assert "byte-identical" in text
+        assert "Sell it at Sol Station." in text and "sell(" in text  # sent, and came back
+        assert "Against request #1" in text and "appended" in text
+        await pilot.press("down")
+        await settle(pilot)
+        assert screen.bench_state == "request 1"
+        text = str(screen.query_one("#inspector-text", Static).render())
+        assert "first request" in text and "Cargo: 12 iron ore." in text
+        await pilot.press("escape")
+        assert not isinstance(app.screen, InspectorScreen)
