@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCAL_STAMP := $(VENV)/.installed-local
 
-.PHONY: run test lint bench bench-local soak screenshots release-check mutation clean
+.PHONY: run test test-fast lint bench bench-local soak screenshots release-check mutation clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 	bash scripts/release_check.sh
+
+# The inner loop: everything but the tests marked local (the in-process model) and tmux
+# (the real app in tmux); `make test` runs all of it.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not local and not tmux"
 
 # ruff, and the layer contracts of pyproject.toml ([tool.importlinter]).
 lint: $(STAMP)
@@ -57,7 +62,7 @@ release-check: $(STAMP)
 	bash scripts/release_check.sh
 
 # Mutation testing (not part of `make test`; ~15 min on 2 cores): mutmut mutates
-# core/validator.py and core/normalize.py and runs tests/unit against each mutant (config:
+# core/validator.py and core/normalize.py and runs tests/core against each mutant (config:
 # [tool.mutmut] in pyproject.toml). mutants/ is rebuilt each time, so the copy never goes
 # stale. Narrow it with e.g. MUTANTS='zoea_tui.core.validator*'. See a mutant's diff with
 # `.venv/bin/mutmut show NAME`.

@@ -38,6 +38,8 @@ from zoea_tui.providers.base import (
 )
 from zoea_tui.providers.openai_compat import OpenAIProvider
 
+pytestmark = pytest.mark.local
+
 STARTUP_TIMEOUT = 60.0
 STATUS_ORDER = [{"role": "system", "content": SYSTEM},
                 {"role": "user", "content": "Check your status"}]

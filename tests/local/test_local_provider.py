@@ -33,6 +33,8 @@ from zoea_tui.providers.local import (
     template_messages,
 )
 
+pytestmark = pytest.mark.local
+
 STATUS_ORDER = [{"role": "system", "content": SYSTEM},
                 {"role": "user", "content": "Check your status"}]
 LONG_STORY = [{"role": "user", "content": "Write a very long story about a space pilot."}]

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.tmux
+
 ZOEA = Path(sys.executable).parent / "zoea"
 
 
