@@ -361,7 +361,9 @@ class MysisRuntime:
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
         violations = tuple(validate(composition.messages))
-        measured = reuse(self.last_sent, composition.messages) if self.last_sent else None
+        # Tokenizing the whole request takes tens of ms: off the loop.
+        measured = await asyncio.to_thread(reuse, self.last_sent, composition.messages) \
+            if self.last_sent else None
         await self.swarm.bus.publish(RequestComposed(
             mysis_id=self.id, composition=composition, valid=not violations,
             violations=violations, tools=len(tools), reuse=measured))

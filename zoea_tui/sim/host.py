@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import os
+import pickle
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ class WorldHost:
         self.calls = 0
         self._ticked = asyncio.Event()
         self._ticker: asyncio.Task[None] | None = None
+        self._saving = asyncio.Lock()
 
     @classmethod
     def open(
@@ -110,7 +112,7 @@ class WorldHost:
             next_at += self.tick_seconds
             self.advance(1)
             if self.state_path is not None and self.world.current_tick % SAVE_EVERY_TICKS == 0:
-                self.save()  # a crash loses at most a few ticks of play
+                await self.save_in_background()  # a crash loses at most a few ticks of play
 
     def advance(self, ticks: int = 1) -> int:
         """Move the clock forward and wake everyone waiting for a tick."""
@@ -147,7 +149,8 @@ class WorldHost:
             await self.wait_for_tick(wait_tick)
             result = self._call_now(key, tool, args)
         if tool == "register" and self.state_path is not None:
-            self.save()  # accounts must survive a crash: their passwords are in the pool
+            # Accounts must survive a crash: their passwords are in the pool.
+            await self.save_in_background()
         arrival = result.get("arrival_tick")
         if tool in BLOCKING_TOOLS and isinstance(arrival, int):
             await self.wait_for_tick(arrival)
@@ -170,22 +173,38 @@ class WorldHost:
 
     # -- state ----------------------------------------------------------------
 
+    async def save_in_background(self) -> None:
+        """Save without holding the event loop: the world is copied at once (pickle, a
+        few ms), then turned into JSON and written in a thread (that took 100 ms and
+        more on the loop as the world grew). Saves are written one at a time, in order."""
+        target = self.state_path
+        if target is None:
+            return
+        snapshot = pickle.dumps(self.world, protocol=pickle.HIGHEST_PROTOCOL)
+        async with self._saving:
+            await asyncio.to_thread(lambda: _write_world(pickle.loads(snapshot), target))
+
     def save(self, path: Path | None = None) -> Path | None:
         """Write the world atomically to ``path`` (default: ``state_path``)."""
         target = path or self.state_path
         if target is None:
             return None
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".world-", suffix=".json", dir=target.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self.world.to_dict(), handle)
-            os.replace(tmp, target)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        _write_world(self.world, target)
         return target
+
+
+def _write_world(world: World, target: Path) -> None:
+    """Write ``world`` as JSON to ``target`` atomically (a temporary file, then a rename)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".world-", suffix=".json", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(world.to_dict(), handle)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _ready_tick(error: GameError) -> int | None:

@@ -13,7 +13,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 
-from ...core.cache import reuse
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
 from ...core.validator import validate
 from ...orchestrator.events import (
@@ -41,6 +40,8 @@ if TYPE_CHECKING:
 PREVIEW_MIN_WIDTH = 160
 #: Engine changes reach the panes at most this often (seconds).
 FLUSH_S = 0.1
+#: The request beside the panes follows the selected Mysis's requests this often at most.
+PREVIEW_S = 0.5
 #: Below this height the broadcast history gets fewer lines.
 SHORT_HEIGHT = 30
 #: Memories read per Mysis to fill its action tail when the dashboard opens.
@@ -60,6 +61,8 @@ class DashboardScreen(Screen[None]):
         self._touched: set[int] = set()
         self._composed: RequestComposed | None = None
         self._flush_timer: Timer | None = None
+        self._preview_timer: Timer | None = None
+        self._composed_next: RequestComposed | None = None
 
     @property
     def zoea(self) -> ZoeaApp:
@@ -200,8 +203,19 @@ class DashboardScreen(Screen[None]):
             self._show_facts(mysis_id)
         if composed is not None and composed.mysis_id == swarm.selected_id \
                 and self.preview_shown:
-            self._show_composed(composed)
+            # Laying a new request out reflows the screen: at most every PREVIEW_S.
+            if self._preview_timer is None:
+                self._show_composed(composed)
+                self._preview_timer = self.set_timer(PREVIEW_S, self._preview_due)
+            else:
+                self._composed_next = composed
         self.query_one(StatusBar).status = self.zoea.status
+
+    def _preview_due(self) -> None:
+        self._preview_timer = None
+        composed, self._composed_next = self._composed_next, None
+        if composed is not None and composed.mysis_id == self.current_mysis_id:
+            self._show_composed(composed)
 
     # -- the preview beside the panes ----------------------------------------------------
 
@@ -237,10 +251,9 @@ class DashboardScreen(Screen[None]):
         if mysis_id != self.current_mysis_id:
             return
         violations = tuple(validate(composition.messages))
-        last = commander.last_sent(mysis_id)
-        preview.data = PreviewData(
-            composition, self._window(mysis_id), upcoming=True, valid=not violations,
-            violations=violations, reuse=reuse(last, composition.messages) if last else None)
+        # No prefix measure here: it tokenizes the whole request (the focus view has it).
+        preview.data = PreviewData(composition, self._window(mysis_id), upcoming=True,
+                                   valid=not violations, violations=violations)
 
     @on(SwarmPanes.Highlighted)
     def _highlighted(self, message: SwarmPanes.Highlighted) -> None:
