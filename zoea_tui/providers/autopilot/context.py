@@ -24,6 +24,7 @@ from .facts import (
     apply_fallback,
     read_facts,
 )
+from .notes import Notes, read_notes
 from .orders import DEFAULT_ORDER, Order, parse_order
 from .system import SystemInfo, read_system
 
@@ -71,6 +72,8 @@ class Context:
     #: a text answer now will be seen next time, so ending the turn to wait is safe.
     sees_own_turns: bool
     reader: Reader | None = None
+    #: My newest notes line (see :mod:`.notes`).
+    notes: Notes | None = None
 
     def read_all(self) -> Facts:
         """Finish reading older results: the hold's listing, hull, credits and the sales
@@ -182,14 +185,40 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     order, mission, answered, last_request = _order(messages, info, last_text)
     summary = last.get("role") == "user" and _content(last).strip() == _SUMMARY_PROMPT
     facts, reader = read_facts(results, info, last_log)
+    notes = read_notes(messages)
+    _apply_notes(facts, notes)
     return Context(
         system=info, facts=facts, order=order, mission=mission, results=results,
         round=round_results,
         turn_start=turn_start, turn_rounds=turn_rounds, failed=failed, done=done, last_log=last_log,
         searched=searched, summary_requested=summary, last_request=last_request,
         order_answered=answered,
-        sees_own_turns=last_text >= 0 or assistant_calls >= 2, reader=reader,
+        sees_own_turns=last_text >= 0 or assistant_calls >= 2, reader=reader, notes=notes,
     )
+
+
+def _apply_notes(facts: Facts, notes: Notes) -> None:
+    """My notes, where the tool results in view say nothing (lowest priority)."""
+    if facts.ship_lost:
+        return
+    for place in notes.places:
+        known = facts.pois.get(place.id)
+        if known is None or not known.type:
+            facts.pois[place.id] = place
+    system = notes.where[0] if notes.where is not None else notes.system
+    if facts.system is None and system is not None and facts.transit_error is None \
+            and (facts.move is None or facts.move[0] == "travel"):
+        facts.system = system  # a trip inside the system does not change it
+    if facts.move is not None or facts.transit_error is not None:
+        return
+    if notes.where is not None and facts.poi is None:
+        _, poi, docked = notes.where
+        known = facts.pois.get(poi)
+        # Mining newer than my notes says I am at a belt: the noted one, if it is a belt.
+        if not facts.at_belt or (known is not None and known.kind == "belt"):
+            facts.poi = poi
+        if facts.docked is None:
+            facts.docked = docked
 
 
 def _order(

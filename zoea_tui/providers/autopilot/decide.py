@@ -38,6 +38,7 @@ from ...core.summarizer import extractive_summary
 from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
 from .facts import MOVES
+from .notes import write_notes
 from .orders import Order, normalize_name
 from .scenario_play import SCENARIO_ORDERS
 
@@ -49,6 +50,9 @@ REFUEL_PCT = 70
 LOW_HULL_PCT = 40
 #: Repair while docked below this share of the hull.
 REPAIR_PCT = 75
+#: What a pilot expects to pay per hull point, and at least per unit of fuel.
+REPAIR_PRICE_GUESS = 5
+FUEL_PRICE_GUESS = 1
 DEFAULT_EMPIRE = "solarian"
 SEARCH_LIMIT = 5
 #: Rounds of calls after which a turn reports and ends: the orchestrator's default round
@@ -276,6 +280,10 @@ class _Planner:
         self.goto_station: Place | None = None
         #: Polling a wait with get_status (exempt from the repeated-snapshot guard).
         self.polling = False
+        #: Cargo a scenario play holds back from sale (a mission's delivery).
+        self.keep: dict[str, int] = {}
+        #: A scenario play's own way to sell one item at the station (standing orders).
+        self.sell_hook: Any = None
         self._progress: TurnProgress | None = None
 
     # -- entry -----------------------------------------------------------------------
@@ -290,7 +298,11 @@ class _Planner:
         for step in (self.account, self.waiting, self.react, self.act):
             decision = step()
             if decision is not None:
-                return self.finish(self.guard(decision))
+                decision = self.finish(self.guard(decision))
+                if decision.calls and not decision.text:
+                    text = write_notes(self, decision)
+                    decision = Decision(decision.calls, text, decision.reasoning)
+                return decision
         return _say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
 
     def report(self) -> Decision:
@@ -477,7 +489,7 @@ class _Planner:
             return self.mine_loop(refuel_now=True)
         if self.intent == "sell":
             if self.done_since_order("sell") or f.cargo_used == 0 \
-                    or (f.cargo is not None and not f.sellable()):
+                    or (f.cargo is not None and not f.sellable(self.keep)):
                 return self.mine_loop()
             if f.cargo_used is None and f.cargo is None and not f.cargo_full \
                     and self.c.order.kind == "sell" and self.has("get_status"):
@@ -547,9 +559,16 @@ class _Planner:
         if fuel is not None and fuel < LOW_FUEL_PCT:
             return f"fuel low ({f.fuel})"
         hull = _pct(f.hull, f.max_hull)
-        if hull is not None and hull < LOW_HULL_PCT:
+        if hull is not None and hull < LOW_HULL_PCT and self.affords_repair():
             return f"hull low ({f.hull})"
         return ""
+
+    def affords_repair(self) -> bool:
+        """The credits in view pay a full repair (or the credits are not in view)."""
+        f = self.f
+        if f.credits is None or f.hull is None:
+            return True
+        return f.credits >= REPAIR_PRICE_GUESS * ((f.max_hull or 100) - f.hull)
 
     # -- at the station -----------------------------------------------------------------
     def at_station(self, prefer: Place | None, *, refuel_now: bool = False) -> Decision:
@@ -558,8 +577,11 @@ class _Planner:
         fuel = _pct(f.fuel, f.max_fuel)
         hull = _pct(f.hull, f.max_hull)
         wants_fuel = refuel_now or f.fuel_short or (fuel is not None and fuel < REFUEL_PCT)
-        wants_fuel = wants_fuel and "refuel" not in f.no_credits_for
-        wants_hull = hull is not None and hull < REPAIR_PCT and "repair" not in f.no_credits_for
+        wants_fuel = wants_fuel and "refuel" not in f.no_credits_for and (
+            f.credits is None or f.fuel is None
+            or f.credits >= FUEL_PRICE_GUESS * ((f.max_fuel or 100) - f.fuel))
+        wants_hull = hull is not None and hull < REPAIR_PCT and "repair" not in f.no_credits_for \
+            and self.affords_repair()
         cargo_maybe = f.cargo_used is None or f.cargo_used > 0
         staying = self.goto_station is not None
         # get_status also says where I am, for when only this loop is kept.
@@ -583,9 +605,13 @@ class _Planner:
         if f.cargo is None and cargo_maybe:
             return _call("Docked, but my cargo listing is not in my context: checking cargo.",
                          (cargo_tool, {}))
-        sellable = f.sellable()
+        sellable = f.sellable(self.keep)
         if sellable:
             item, quantity = sellable[0]
+            if self.sell_hook is not None:
+                hooked = self.sell_hook(item, quantity)
+                if hooked is not None:
+                    return hooked
             return _call(f"Docked at {here}: selling {quantity} {item}.",
                          ("sell", {"item_id": item, "quantity": quantity}))
         if wants_fuel:

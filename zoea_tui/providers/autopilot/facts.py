@@ -30,7 +30,8 @@ ALIASES = {"action_queued": "action_pending", "rate_limited": "action_pending",
            "invalid_credentials": "auth_failed", "deposit_too_sparse": "no_resources"}
 MOVES = frozenset({"travel", "jump"})
 #: Items never sold by the mining loop.
-KEEP_ITEMS = frozenset({"fuel_cell"})
+KEEP_ITEMS = frozenset({"fuel_cell", "pulse_laser_i", "autocannon_i", "shield_booster_i",
+                        "armor_plate_i", "mining_laser_1", "survey_scanner_i"})
 _POI_RECORD = re.compile(
     r'"id":\s*"([A-Za-z0-9_\-]+)",\s*"name":\s*"([^"]+)",\s*"type":\s*"([a-z_]+)"')
 _DESTINATION = re.compile(r'"destination":\s*"([^"]+)",\s*"destination_id":\s*"([^"]+)"')
@@ -160,15 +161,20 @@ class Facts:
     #: Sales since the newest captain's log entry: (item, quantity, total, price).
     sales: list[tuple[str, int, int, int]] = field(default_factory=list)
     prices: dict[str, int] = field(default_factory=dict)
+    #: My ship was destroyed after the newest position fact (I respawned elsewhere).
+    ship_lost: bool = False
 
     @property
     def position_known(self) -> bool:
         """Whether the autopilot knows enough of where it is to act."""
         return self.poi is not None or self.at_belt or self.docked is True
 
-    def sellable(self) -> list[tuple[str, int]]:
-        """Cargo to sell, largest first (ties by item id, for determinism)."""
-        items = [(k, v) for k, v in (self.cargo or {}).items() if v > 0 and k not in KEEP_ITEMS]
+    def sellable(self, keep: dict[str, int] | None = None) -> list[tuple[str, int]]:
+        """Cargo to sell, largest first (ties by item id, for determinism); ``keep`` holds
+        back units (say, a mission's delivery)."""
+        keep = keep or {}
+        items = [(k, v - keep.get(k, 0)) for k, v in (self.cargo or {}).items()
+                 if v - keep.get(k, 0) > 0 and k not in KEEP_ITEMS]
         return sorted(items, key=lambda kv: (-kv[1], kv[0]))
 
 
@@ -554,6 +560,33 @@ class Reader:
         if f.cargo is None:
             self.items_delta[item] += quantity
         self.credits(data.get("credits"))
+
+    def on_attack(self, data: dict[str, Any], result: ToolResult) -> None:
+        shot = data.get("return_fire")
+        if isinstance(shot, dict) and shot.get("destroyed"):
+            if not self.f.position_known:
+                self.f.ship_lost = True  # I woke up elsewhere: where, get_status says
+            return
+        if isinstance(shot, dict) and self.f.hull is None:
+            self.f.hull = _int(shot.get("your_hull"))
+        self.position(docked=False)
+        self.credits(data.get("credits"))
+
+    def on_loot_wreck(self, data: dict[str, Any], result: ToolResult) -> None:
+        taken = data.get("taken") if isinstance(data.get("taken"), dict) else {}
+        for item, quantity in taken.items():
+            if self.f.cargo is None:
+                self.items_delta[str(item)] += _int(quantity) or 0
+            if self.f.cargo_used is None:
+                self.used_delta += _int(quantity) or 0
+
+    def on_install_mod(self, data: dict[str, Any], result: ToolResult) -> None:
+        module = (data.get("module") or {}).get("id")
+        self.position(docked=True)
+        if isinstance(module, str) and self.f.cargo is None:
+            self.items_delta[module] -= 1
+        if isinstance(module, str) and self.f.cargo_used is None:
+            self.used_delta -= 1
 
     def on_refuel(self, data: dict[str, Any], result: ToolResult) -> None:
         f = self.f

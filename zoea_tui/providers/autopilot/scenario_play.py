@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .decide import Decision, _Planner
+    from .facts import ToolResult
 
 #: Orders this module plays.
 SCENARIO_ORDERS = frozenset({"explore", "social", "missions", "trade", "combat"})
@@ -45,6 +46,9 @@ def play(p: _Planner) -> Decision | None:
         return explore(p)
     if kind == "social":
         return social(p)
+    if kind == "combat":
+        from .combat import combat
+        return combat(p)
     if kind == "missions":
         taken = _ok(p, "accept_mission")
         if not taken and p.f.docked and p.has("get_missions") and not _failed(p, "get_missions"):
@@ -134,3 +138,23 @@ def social(p: _Planner) -> Decision | None:
         return _call("Checking who has spoken to me.", ("get_notifications", {}))
     return _say("Socialised: status, colours, chats, log and forum done; listening for "
                 "answers.", "Every social step is done this turn.")
+
+
+def newest(p: _Planner, *names: str) -> ToolResult | None:
+    """The newest successful result of one of these tools in the context."""
+    for result in reversed(p.c.results):
+        if result.name in names and result.error() is None and result.data():
+            return result
+    return None
+
+
+def since_move(p: _Planner) -> list[ToolResult]:
+    """The results since my newest trip (travel or jump), oldest first: what they say
+    holds where I am now."""
+    results = p.c.results
+    start = 0
+    for index in range(len(results) - 1, -1, -1):
+        if results[index].name in ("travel", "jump") and results[index].error() is None:
+            start = index + 1
+            break
+    return results[start:]

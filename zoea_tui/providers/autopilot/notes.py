@@ -1,0 +1,97 @@
+"""The autopilot's running notes: one line of text beside its tool calls.
+
+A model says what it is doing while it calls tools ("Heading to Sol Central to sell; I
+mine at Main Belt"), and that text stays with the calls in its history. The autopilot
+does the same: an answer that sets out on a trip, or any answer under a scenario order,
+carries a ``Notes:`` line with the durable facts a later turn needs (where it mines and
+sells, where it is, its modules, its hunting ground). A strategy that keeps only the
+latest tool loop of earlier turns (``turn-aware``, ``loop-slice``) keeps this line with
+it, so the next turn need not ask the game again. Notes are read with the lowest
+priority: any tool result in view beats them.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .facts import Place
+
+if TYPE_CHECKING:
+    from .decide import Decision, _Planner
+
+PREFIX = "Notes:"
+_PLACE = re.compile(r"\b(mine|sell) at ([^,;()]+?) \(([A-Za-z0-9_\-]+)\)")
+_WHERE = re.compile(r"\bat ([A-Za-z0-9_\-]+) in ([A-Za-z0-9_\-]+) \((docked|undocked)\)")
+_MODULES = re.compile(r"\bmodules ([a-z0-9_, ]+?)(?:;|\.$)")
+_SYSTEM = re.compile(r"\bsystem ([A-Za-z0-9_\-]+)")
+_GROUND = re.compile(r"\bhunting ground ([A-Za-z0-9_\-]+)")
+_CREDITS = re.compile(r"\bcredits (\d+)")
+
+
+@dataclass(slots=True)
+class Notes:
+    """What the newest notes line in view says."""
+
+    places: list[Place] = field(default_factory=list)
+    where: tuple[str, str, bool] | None = None
+    modules: list[str] | None = None
+    ground: str | None = None
+    system: str | None = None
+    #: Index of the message that carried the notes (-1: none).
+    index: int = -1
+
+
+def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
+    """The newest ``Notes:`` line of my answers with tool calls."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        content = message.get("content")
+        if message.get("role") != "assistant" or not message.get("tool_calls") \
+                or not isinstance(content, str) or not content.startswith(PREFIX):
+            continue
+        notes = Notes(index=index)
+        for role, name, poi_id in _PLACE.findall(content):
+            notes.places.append(Place(poi_id, name.strip(), "asteroid_belt") if role == "mine"
+                                else Place(poi_id, name.strip(), "station", has_base=True))
+        if where := _WHERE.search(content):
+            notes.where = (where.group(2), where.group(1), where.group(3) == "docked")
+        if found := _MODULES.search(content):
+            notes.modules = [m.strip() for m in found.group(1).split(",") if m.strip()]
+        if system := _SYSTEM.search(content):
+            notes.system = system.group(1)
+        if ground := _GROUND.search(content):
+            notes.ground = ground.group(1)
+        return notes
+    return Notes()
+
+
+def write_notes(p: _Planner, decision: Decision) -> str:
+    """The notes line for an answer with calls ("" when there is nothing worth noting)."""
+    from .combat import hunting_ground, modules
+
+    f = p.f
+    scenario = p.intent in ("combat", "missions", "trade")
+    trip = any(name in ("travel", "jump") for name, _ in decision.calls)
+    if not (scenario or trip):
+        return ""
+    parts: list[str] = []
+    if f.poi and f.system and f.docked is not None and not trip:
+        parts.append(f"at {f.poi} in {f.system} ({'docked' if f.docked else 'undocked'})")
+    elif f.system and not any(name == "jump" for name, _ in decision.calls):
+        parts.append(f"system {f.system}")
+    if p.intent == "combat":
+        fitted = modules(p)
+        if fitted is not None:
+            parts.append("modules " + ", ".join(fitted))
+        ground = hunting_ground(p)
+        if ground:
+            parts.append(f"hunting ground {ground}")
+    belt = p.pick_belt(None)
+    stations = p.stations()
+    if belt is not None and stations:
+        station = p.nearest(stations, belt)
+        parts.append(f"mine at {belt.name} ({belt.id}), sell at {station.name} ({station.id})")
+    return f"{PREFIX} " + "; ".join(parts) + "." if parts else ""
