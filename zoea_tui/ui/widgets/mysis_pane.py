@@ -141,7 +141,7 @@ def _facts_line(view: MysisView, facts: GameFacts) -> Text:
         text.append(" · no game state yet", style=fmt.DIM)
         return text
     if facts.location:
-        text.append("⌖ ", style=fmt.TEAL)
+        text.append("◎ ", style=fmt.TEAL)
         text.append(facts.location, style=fmt.TEXT)
         if facts.docked:
             text.append(" (docked)", style=fmt.MUTED)
