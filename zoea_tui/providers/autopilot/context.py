@@ -24,7 +24,7 @@ from .facts import (
     apply_fallback,
     read_facts,
 )
-from .notes import Notes, read_notes
+from .notes import Notes, hold_after, read_notes
 from .orders import DEFAULT_ORDER, Order, parse_order
 from .system import SystemInfo, read_system
 
@@ -187,6 +187,8 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     facts, reader = read_facts(results, info, last_log)
     notes = read_notes(messages)
     _apply_notes(facts, notes)
+    if facts.cargo is None and reader is None:
+        facts.cargo = hold_after(notes, results)
     return Context(
         system=info, facts=facts, order=order, mission=mission, results=results,
         round=round_results,

@@ -28,7 +28,7 @@ _WHERE = re.compile(r"\bat ([A-Za-z0-9_\-]+) in ([A-Za-z0-9_\-]+) \((docked|undo
 _MODULES = re.compile(r"\bmodules ([a-z0-9_, ]+?)(?:;|\.$)")
 _SYSTEM = re.compile(r"\bsystem ([A-Za-z0-9_\-]+)")
 _GROUND = re.compile(r"\bhunting ground ([A-Za-z0-9_\-]+)")
-_CREDITS = re.compile(r"\bcredits (\d+)")
+_HOLD = re.compile(r"\bhold (empty|[a-z0-9_]+ \d+(?:, [a-z0-9_]+ \d+)*)")
 
 
 @dataclass(slots=True)
@@ -40,6 +40,8 @@ class Notes:
     modules: list[str] | None = None
     ground: str | None = None
     system: str | None = None
+    #: The hold when the notes were written (before that answer's calls ran).
+    hold: dict[str, int] | None = None
     #: Index of the message that carried the notes (-1: none).
     index: int = -1
 
@@ -62,10 +64,41 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
             notes.modules = [m.strip() for m in found.group(1).split(",") if m.strip()]
         if system := _SYSTEM.search(content):
             notes.system = system.group(1)
+        if hold := _HOLD.search(content):
+            text = hold.group(1)
+            notes.hold = {} if text == "empty" else {
+                item: int(n) for item, n in (pair.rsplit(" ", 1) for pair in text.split(", "))}
         if ground := _GROUND.search(content):
             notes.ground = ground.group(1)
         return notes
     return Notes()
+
+
+#: How each tool's result changes the hold: (item key, quantity key, sign).
+_HOLD_CHANGES = {"mine": ("resource_id", "quantity", 1), "sell": ("item_id", "quantity_sold", -1),
+                 "buy": ("item_id", "delivered_to_cargo", 1)}
+
+
+def hold_after(notes: Notes, results: Sequence[Any]) -> dict[str, int] | None:
+    """The hold my notes saw, brought up to date by the results after them (None when
+    a result changed it in a way they cannot follow)."""
+    if notes.hold is None:
+        return None
+    hold = dict(notes.hold)
+    for result in results:
+        if result.index <= notes.index or result.error() is not None:
+            continue
+        if result.name in ("loot_wreck", "install_mod", "complete_mission", "jettison",
+                           "create_sell_order", "withdraw_items", "deposit_items"):
+            return None
+        change = _HOLD_CHANGES.get(result.name)
+        data = result.data() or {}
+        if change is None or not data:
+            continue
+        item, quantity = data.get(change[0]), data.get(change[1])
+        if isinstance(item, str) and isinstance(quantity, int):
+            hold[item] = hold.get(item, 0) + change[2] * quantity
+    return {k: v for k, v in hold.items() if v > 0}
 
 
 def write_notes(p: _Planner, decision: Decision) -> str:
@@ -82,6 +115,9 @@ def write_notes(p: _Planner, decision: Decision) -> str:
         parts.append(f"at {f.poi} in {f.system} ({'docked' if f.docked else 'undocked'})")
     elif f.system and not any(name == "jump" for name, _ in decision.calls):
         parts.append(f"system {f.system}")
+    if f.cargo is not None:
+        parts.append("hold " + (", ".join(f"{k} {v}" for k, v in sorted(f.cargo.items()))
+                                or "empty"))
     if p.intent == "combat":
         fitted = modules(p)
         if fitted is not None:

@@ -39,7 +39,6 @@ def _failed(p: _Planner, name: str) -> bool:
 
 def play(p: _Planner) -> Decision | None:
     """The next step of a scenario order, or None to carry on with the mining loop."""
-    from .decide import _call
 
     kind = p.intent
     if kind == "explore":
@@ -50,17 +49,8 @@ def play(p: _Planner) -> Decision | None:
         from .combat import combat
         return combat(p)
     if kind == "missions":
-        taken = _ok(p, "accept_mission")
-        if not taken and p.f.docked and p.has("get_missions") and not _failed(p, "get_missions"):
-            board = next((r for r in reversed(p.c.results) if r.name == "get_missions"
-                          and r.error() is None and r.data()), None)
-            if board is None:
-                return _call("Docked: reading the mission board.", ("get_missions", {}))
-            missions = (board.data() or {}).get("missions") or []
-            if missions and not _failed(p, "accept_mission"):
-                mission = missions[0]
-                return _call(f"Taking the mission {mission.get('title', '')!r}.",
-                             ("accept_mission", {"mission_id": mission.get("mission_id")}))
+        from .mission_play import missions
+        return missions(p)
     return None
 
 
