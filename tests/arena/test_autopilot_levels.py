@@ -1,0 +1,25 @@
+"""Short arena runs: the autopilot reaches the combat and mission levels under turn-aware."""
+
+from __future__ import annotations
+
+from zoea_tui.arena.runner import play
+from zoea_tui.arena.scenarios import SCENARIOS
+from zoea_tui.config import Config
+
+
+async def test_s5_the_autopilot_arms_and_destroys_a_pirate() -> None:
+    result = await play(Config(), SCENARIOS["s5"], provider="autopilot",
+                        strategy="turn-aware", seed=0, ticks=120)
+    metrics = result.metrics
+    assert metrics["weapons_installed"] >= 1
+    assert metrics["pirates_destroyed"] >= 1 and metrics["destroyed"] == 0
+    assert metrics["level"] == "excellent"
+    assert metrics["tool_errors"] == 0
+
+
+async def test_s6_the_autopilot_completes_missions() -> None:
+    result = await play(Config(), SCENARIOS["s6"], provider="autopilot",
+                        strategy="turn-aware", seed=0, ticks=120)
+    assert result.metrics["missions_completed"] >= 3
+    assert result.metrics["level"] == "excellent"
+    assert result.metrics["tool_errors"] == 0
