@@ -36,6 +36,8 @@ LOOK_EVERY = 4
 ENGAGE_HULL_PCT = 60
 #: Pick fights that can be won: pirates with at most this much hull and shield together.
 MAX_TARGET_STRENGTH = 120
+#: Below this many credits with half a tank, mine before roaming to another system.
+POOR_CREDITS = 100
 
 
 def modules(p: _Planner) -> list[str] | None:
@@ -110,8 +112,8 @@ def hunting_ground(p: _Planner, avoid: frozenset[str] = frozenset()) -> str | No
     if start is None:
         return None
     noted = p.c.notes.ground if p.c.notes is not None else None
-    if not avoid and noted and (len(levels) <= 1 or levels.get(noted, 99) <= PIRATE_POLICE):
-        return noted  # my notes name the place (the map may be out of view)
+    if not avoid and noted and not levels:
+        return noted  # my notes name the place (the map is out of view)
     seen, queue = {start}, deque([start])
     while queue:
         here = queue.popleft()
@@ -233,6 +235,15 @@ def hunt(p: _Planner) -> Decision | None:
             p.polling = True  # a new look, not a repeated snapshot
             return _call("At the belt: looking for pirates.", ("get_nearby", {}))
         return None
+    if not winnable:
+        other_belt = _unvisited_belt(p)
+        if other_belt is not None:
+            return _call(f"No pirate I can beat here: trying {other_belt.name} "
+                         f"({other_belt.id}).", ("travel", {"target_poi": other_belt.id}))
+    fuel = _pct(f.fuel, f.max_fuel)
+    if not winnable and f.credits is not None and f.credits < POOR_CREDITS \
+            and fuel is not None and fuel < 60:
+        return None  # mine for fuel money before roaming
     if not winnable and _pct(f.hull, f.max_hull) is not None \
             and (_pct(f.hull, f.max_hull) or 0) >= ENGAGE_HULL_PCT and f.system is not None:
         other = hunting_ground(p, frozenset({f.system}))
@@ -261,6 +272,20 @@ def hunt(p: _Planner) -> Decision | None:
     return _call(f"Attacking {target.get('name', target_id)} ({target_id}): hull "
                  f"{target.get('hull')}, shield {target.get('shield')}; my hull {f.hull}.",
                  ("attack", {"target_id": target_id}))
+
+
+def _unvisited_belt(p: _Planner) -> Any:
+    """A belt of this system I have not looked at since I arrived in it."""
+    f = p.f
+    looked = set()
+    for result in reversed(p.c.results):
+        if result.name == "jump" and result.error() is None:
+            break
+        if result.name == "get_nearby" and result.error() is None:
+            looked.add((result.data() or {}).get("poi_id"))
+    belts = sorted(x.id for x in f.pois.values() if x.is_belt and x.system in (f.system, None)
+                   and x.id not in looked and x.id != f.poi)
+    return f.pois[belts[0]] if belts else None
 
 
 def _strength(pirate: dict[str, Any]) -> int:
