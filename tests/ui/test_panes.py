@@ -20,7 +20,7 @@ from zoea_tui.ui.activity import (
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
-from zoea_tui.ui.widgets.context_preview import ContextPreview
+from zoea_tui.ui.widgets.context_preview import PreviewLines
 from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text
 from zoea_tui.ui.widgets.swarm_panes import (
     MIN_PANE_HEIGHT,
@@ -160,7 +160,7 @@ async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
-        preview = app.screen.query_one("#dash-preview", ContextPreview)
+        preview = app.screen.query_one("#dash-preview", PreviewLines)
         assert preview.display
         await wait_for(pilot, lambda: preview.data is not None, what="the preview")
         assert preview.data is not None

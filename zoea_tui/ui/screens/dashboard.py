@@ -29,7 +29,7 @@ from ..activity import ActionTail, facts_from_fields, latest_answer, tail_from_m
 from ..sanitize import one_line
 from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
-from ..widgets.context_preview import ContextPreview, PreviewData
+from ..widgets.context_preview import PreviewData, PreviewLines
 from ..widgets.status_bar import StatusBar
 from ..widgets.swarm_panes import SwarmPanes
 
@@ -80,7 +80,7 @@ class DashboardScreen(Screen[None]):
         yield BroadcastLog(id="broadcasts")
         with Horizontal(id="dash-body"):
             yield SwarmPanes(id="myses")
-            yield ContextPreview(id="dash-preview", title="NEXT REQUEST", one_line_each=True)
+            yield PreviewLines(id="dash-preview")
         yield StatusBar(id="status")
         yield Footer()
 
@@ -97,7 +97,7 @@ class DashboardScreen(Screen[None]):
 
     def _layout(self, width: int) -> None:
         self.set_class(self.app.size.height < SHORT_HEIGHT, "-short")
-        preview = self.query_one("#dash-preview", ContextPreview)
+        preview = self.query_one("#dash-preview", PreviewLines)
         wide = width >= PREVIEW_MIN_WIDTH
         if preview.display != wide:
             preview.display = wide
@@ -107,7 +107,7 @@ class DashboardScreen(Screen[None]):
     @property
     def preview_shown(self) -> bool:
         """True when the selected Mysis's next request is on screen."""
-        return bool(self.query_one("#dash-preview", ContextPreview).display)
+        return bool(self.query_one("#dash-preview", PreviewLines).display)
 
     def _engine_ready(self, _: None) -> None:
         swarm = self.query_one(SwarmPanes)
@@ -226,7 +226,7 @@ class DashboardScreen(Screen[None]):
         return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
 
     def _show_composed(self, event: RequestComposed) -> None:
-        preview = self.query_one("#dash-preview", ContextPreview)
+        preview = self.query_one("#dash-preview", PreviewLines)
         preview.data = PreviewData(
             event.composition, self._window(event.mysis_id), upcoming=event.preview,
             at=event.at, tick=self.zoea.status.tick, valid=event.valid,
@@ -237,7 +237,7 @@ class DashboardScreen(Screen[None]):
         """Compose the selected Mysis's next request (nothing is written or sent)."""
         commander = self.zoea.commander
         mysis_id = self.current_mysis_id
-        preview = self.query_one("#dash-preview", ContextPreview)
+        preview = self.query_one("#dash-preview", PreviewLines)
         if commander is None or mysis_id is None or not preview.display:
             return
         view = self.zoea.views.get(mysis_id)

@@ -16,6 +16,7 @@ from rich.padding import Padding
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Static
 
 from ...core.cache import Reuse
@@ -199,13 +200,10 @@ class ContextPreview(VerticalScroll):
     data: reactive[PreviewData | None] = reactive(None, always_update=True, init=False)
     expanded: reactive[bool] = reactive(False, init=False)
 
-    def __init__(self, *, id: str | None = None, title: str = "CONTEXT PREVIEW",
-                 one_line_each: bool = False) -> None:
+    def __init__(self, *, id: str | None = None, title: str = "CONTEXT PREVIEW") -> None:
         super().__init__(id=id)
         self.border_title = title
         self.can_focus = True
-        #: One line per message (:func:`preview_lines`) instead of the messages' text.
-        self.one_line_each = one_line_each
 
     def compose(self):  # type: ignore[no-untyped-def]
         """One static with the whole request."""
@@ -223,8 +221,7 @@ class ContextPreview(VerticalScroll):
             static.update(Text("composing…", style=fmt.MUTED))
             self.border_subtitle = ""
             return
-        static.update(preview_lines(self.data) if self.one_line_each
-                      else preview_text(self.data, expanded=self.expanded))
+        static.update(preview_text(self.data, expanded=self.expanded))
         comp = self.data.composition
         self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
 
@@ -232,3 +229,49 @@ class ContextPreview(VerticalScroll):
         """Say that the preview could not be composed."""
         self.query_one("#preview-text", Static).update(
             Text("could not compose: " + one_line(message, 400), style=fmt.ERROR))
+
+
+class PreviewLines(Widget):
+    """The next request in one line per message, cut to the widget's height.
+
+    A new request repaints this widget only (no layout of the screen), so it can follow
+    a busy Mysis beside the dashboard's panes.
+    """
+
+    data: reactive[PreviewData | None] = reactive(None, always_update=True, init=False,
+                                                  layout=False)
+
+    def __init__(self, *, id: str | None = None, title: str = "NEXT REQUEST") -> None:
+        super().__init__(id=id)
+        self.border_title = title
+        self._error: str | None = None
+
+    def render(self) -> Text:
+        """The header and one line per message, as many as fit."""
+        if self._error is not None:
+            return Text("could not compose: " + one_line(self._error, 400), style=fmt.ERROR)
+        if self.data is None:
+            return Text("composing…", style=fmt.MUTED)
+        text = preview_lines(self.data)
+        height = self.content_size.height
+        lines = text.split("\n")
+        if height and len(lines) > height:
+            hidden = len(lines) - height + 1
+            lines = [*lines[:height - 1],
+                     Text(f"… {hidden} more messages (enter: the whole request)",
+                          style=f"italic {fmt.MUTED}")]
+            text = Text("\n").join(lines)
+        text.no_wrap = True
+        text.overflow = "ellipsis"
+        return text
+
+    def watch_data(self, data: PreviewData | None) -> None:
+        self._error = None
+        if data is not None:
+            comp = data.composition
+            self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
+
+    def show_error(self, message: str) -> None:
+        """Say that the preview could not be composed."""
+        self._error = message
+        self.refresh()
