@@ -42,10 +42,11 @@ def to_json(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
-def _grid(report: dict[str, Any]) -> tuple[list[str], list[str], dict[tuple[str, str], dict]]:
+def _grid(report: dict[str, Any]) -> tuple[
+        list[str], list[str], dict[tuple[str, str], dict[str, Any]]]:
     scenarios: list[str] = []
     strategies: list[str] = []
-    grid: dict[tuple[str, str], dict] = {}
+    grid: dict[tuple[str, str], dict[str, Any]] = {}
     for cell in report["cells"]:
         if cell["scenario"] not in scenarios:
             scenarios.append(cell["scenario"])

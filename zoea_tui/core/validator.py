@@ -8,10 +8,14 @@ composer's output must pass both for every strategy and every history.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
+#: A chat-completions message list (a list or a composition's tuple).
+Messages = Sequence[dict[str, Any]]
 
-def validate_openai(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> list[str]:
+
+def validate_openai(messages: Messages) -> list[str]:
     """Every rule the request breaks, as readable strings (empty when valid)."""
     violations: list[str] = []
     systems = [i for i, m in enumerate(messages) if m.get("role") == "system"]
@@ -76,7 +80,7 @@ def validate_openai(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...])
 
 
 def to_anthropic(
-    messages: list[dict[str, Any]] | tuple[dict[str, Any], ...],
+    messages: Messages,
 ) -> dict[str, Any]:
     """The Anthropic Messages rendering: ``{"system": str, "messages": [...]}``.
 
@@ -174,7 +178,7 @@ def validate_anthropic(rendered: dict[str, Any]) -> list[str]:
     return violations
 
 
-def well_formed(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> bool:
+def well_formed(messages: Messages) -> bool:
     """Whether every message has the shape ``to_anthropic`` renders.
 
     Known roles, string (or absent) content, tool calls with an id, a name and
@@ -198,7 +202,7 @@ def well_formed(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> 
     return True
 
 
-def validate(messages: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> list[str]:
+def validate(messages: Messages) -> list[str]:
     """OpenAI rules, then the Anthropic rendering's rules.
 
     A request that is not well formed has no Anthropic rendering; its OpenAI

@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..config import Config, ConfigError
 from ..core.composition import ComposeSettings, Composition
@@ -426,7 +426,7 @@ class Commander:
             raise CommandRefused(f"no Mysis with id {mysis_id}")
         return runtime
 
-    async def _refuse(self, message: str, *, mysis_id: int | None = None) -> Any:
+    async def _refuse(self, message: str, *, mysis_id: int | None = None) -> NoReturn:
         await self.bus.publish(Notice(level="error", message=message, mysis_id=mysis_id))
         raise CommandRefused(message)
 

@@ -10,6 +10,7 @@ import bisect
 import json
 import math
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -195,7 +196,8 @@ async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
     }
 
 
-async def _full_history_prefix(store: Store, mysis_id: int, system: str):
+async def _full_history_prefix(store: Store, mysis_id: int,
+                               system: str) -> Callable[[int], int]:
     """Tokens of sending everything up to a memory id (system prompt included)."""
     ids: list[int] = []
     cumulative: list[int] = []

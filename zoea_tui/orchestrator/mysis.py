@@ -24,6 +24,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from ..config import NudgeConfig
 from ..core import prompts
 from ..core.cache import reuse
 from ..core.composition import ComposeSettings, Composition
@@ -303,7 +304,7 @@ class MysisRuntime:
         self._checked = True
         return True
 
-    def _interval(self, nudge: Any) -> float:
+    def _interval(self, nudge: NudgeConfig) -> float:
         """The idle interval, or the wait-state one (shortened by the game's hint).
 
         See docs/CONTEXT.md, 'Turns and nudges'.

@@ -217,6 +217,13 @@ def _fts_query(text: str) -> str:
     return " ".join(f'"{w}"*' for w in words)
 
 
+def request_from_row(row: Sequence[Any]) -> RequestRecord:
+    """A ``requests`` row (``SELECT *``, in table order) as its record."""
+    fields = list(row)
+    fields[6] = json.loads(fields[6])
+    return RequestRecord(*fields)
+
+
 class Store:
     """Async repository over one SQLite file."""
 
@@ -520,7 +527,7 @@ class Store:
                 "ORDER BY id LIMIT ?",
                 (mysis_id, after, batch),
             ) as cur:
-                rows = await cur.fetchall()
+                rows = list(await cur.fetchall())
             if not rows:
                 return
             for row in rows:
@@ -543,7 +550,7 @@ class Store:
             "ORDER BY id DESC LIMIT ?",
             (mysis_id, before_id if before_id is not None else 2**62, limit),
         ) as cur:
-            rows = await cur.fetchall()
+            rows = list(await cur.fetchall())
         return [_memory(row) for row in reversed(rows)]
 
     async def latest_memory_id(self, mysis_id: int) -> int | None:
@@ -788,7 +795,7 @@ class Store:
             "ORDER BY id DESC LIMIT ?",
             (limit,),
         ) as cur:
-            rows = await cur.fetchall()
+            rows = list(await cur.fetchall())
         return [Broadcast(*row) for row in reversed(rows)]
 
     # -- search --------------------------------------------------------------
@@ -819,7 +826,8 @@ class Store:
         target = f"{field} : ({match})"
         params = (max(text_limit, 0), target, mysis_id, min(max(limit, 1), 100))
         async with self._db.execute(sql, params) as cur:
-            return [SearchHit(*row[:6], text=row[6], text_chars=row[7], game_tick=row[8])
+            return [SearchHit(row[0], row[1], row[2], row[3], row[4], row[5], text=row[6],
+                              text_chars=row[7], game_tick=row[8])
                     for row in await cur.fetchall()]
 
     async def search_broadcasts(self, query: str, *, limit: int = 20,
@@ -838,8 +846,9 @@ class Store:
         params = (max(text_limit, 0), match, min(max(limit, 1), 100))
         async with self._db.execute(sql, params) as cur:
             rows = await cur.fetchall()
-        return [SearchHit(*row[:6], extra={"sender_id": row[6]}, text=row[7],
-                          text_chars=row[8], game_tick=row[9]) for row in rows]
+        return [SearchHit(row[0], row[1], row[2], row[3], row[4], row[5],
+                          extra={"sender_id": row[6]}, text=row[7], text_chars=row[8],
+                          game_tick=row[9]) for row in rows]
 
     async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
         """One memory of this Mysis, whole (None: no such memory, or another's)."""
@@ -910,10 +919,7 @@ class Store:
             params = (mysis_id,)
         async with self._db.execute(sql + " ORDER BY id", params) as cur:
             rows = await cur.fetchall()
-        return [
-            RequestRecord(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6]), *r[7:])
-            for r in rows
-        ]
+        return [request_from_row(r) for r in rows]
 
     # -- arena results (migration 007) ---------------------------------------------------
 
@@ -951,7 +957,7 @@ class Store:
             "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
             "ORDER BY id DESC LIMIT ?", (limit,)) as cur:
             rows = await cur.fetchall()
-        return [ArenaBatch(*r[:6], json.loads(r[6])) for r in rows]
+        return [ArenaBatch(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6])) for r in rows]
 
     async def get_arena_batch(self, batch_id: int) -> ArenaBatch | None:
         """One stored arena batch, or None."""
@@ -959,7 +965,8 @@ class Store:
             "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
             "WHERE id = ?", (batch_id,)) as cur:
             row = await cur.fetchone()
-        return ArenaBatch(*row[:6], json.loads(row[6])) if row else None
+        return ArenaBatch(row[0], row[1], row[2], row[3], row[4], row[5],
+                          json.loads(row[6])) if row else None
 
     async def list_arena_runs(self, *, scenario: str | None = None,
                               strategy: str | None = None,
@@ -977,4 +984,6 @@ class Store:
                 params.append(value)
         async with self._db.execute(sql + " ORDER BY r.id", params) as cur:
             rows = await cur.fetchall()
-        return [ArenaRunRecord(*r[:7], bool(r[7]), json.loads(r[8]), *r[9:]) for r in rows]
+        return [ArenaRunRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]),
+                               json.loads(r[8]), r[9], r[10], r[11], r[12], r[13])
+                for r in rows]

@@ -9,7 +9,6 @@ same on a Mysis with a thousand memories and on one with a million
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +22,7 @@ from .store import (
     _fts_query,
     _memory,
     _turn,
+    request_from_row,
 )
 
 #: Memories in one page of the conversation.
@@ -97,13 +97,13 @@ async def memory_page(store: Store, mysis_id: int, *, before_id: int | None = No
         async with db.execute(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
             "ORDER BY id LIMIT ?", (mysis_id, after_id, limit)) as cur:
-            return _rows(await cur.fetchall())
+            return _rows(list(await cur.fetchall()))
     async with db.execute(
         f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
         "ORDER BY id DESC LIMIT ?",
         (mysis_id, before_id if before_id is not None else 2**62, limit)) as cur:
-        rows = await cur.fetchall()
-    return _rows(list(reversed(rows)))
+        rows = list(await cur.fetchall())
+    return _rows(rows[::-1])
 
 
 async def memories_around(store: Store, mysis_id: int, memory_id: int, *,
@@ -116,7 +116,7 @@ async def memories_around(store: Store, mysis_id: int, memory_id: int, *,
         f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
         "AND id > :id ORDER BY id LIMIT :a)",
         {"m": mysis_id, "id": memory_id, "b": before + 1, "a": after}) as cur:
-        rows = await cur.fetchall()
+        rows = list(await cur.fetchall())
     return sorted(_rows(rows), key=lambda m: m.id)
 
 
@@ -208,8 +208,6 @@ async def request_page(store: Store, mysis_id: int, *, before_id: int | None = N
         return [RequestSummary(*r) for r in await cur.fetchall()]
 
 
-def _request(row: Sequence[Any]) -> RequestRecord:
-    return RequestRecord(*row[:6], json.loads(row[6]), *row[7:])
 
 
 async def get_request(store: Store, request_id: int) -> RequestRecord | None:
@@ -217,7 +215,7 @@ async def get_request(store: Store, request_id: int) -> RequestRecord | None:
     async with store.connection.execute("SELECT * FROM requests WHERE id = ?",
                                         (request_id,)) as cur:
         row = await cur.fetchone()
-    return _request(row) if row else None
+    return request_from_row(row) if row else None
 
 
 async def previous_request(store: Store, request: RequestRecord) -> RequestRecord | None:
@@ -226,7 +224,7 @@ async def previous_request(store: Store, request: RequestRecord) -> RequestRecor
         "SELECT * FROM requests WHERE mysis_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
         (request.mysis_id, request.id)) as cur:
         row = await cur.fetchone()
-    return _request(row) if row else None
+    return request_from_row(row) if row else None
 
 
 async def answer_of(store: Store, request: RequestRecord) -> Memory | None:

@@ -167,7 +167,8 @@ def entry_parts(memory: Memory, *, expanded: bool, names: dict[str, str]) -> Ent
 class LogEntry(Static, can_focus=True):
     """One memory; click or enter toggles its long parts."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("enter,space", "toggle", "Expand", show=False)]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,space", "toggle_entry", "Expand", show=False)]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -191,7 +192,7 @@ class LogEntry(Static, can_focus=True):
     def watch_expanded(self) -> None:
         self._render_entry()
 
-    def action_toggle(self) -> None:
+    def action_toggle_entry(self) -> None:
         """Expand or collapse this entry."""
         if self.expandable or self.expanded:
             self.expanded = not self.expanded
@@ -199,7 +200,7 @@ class LogEntry(Static, can_focus=True):
     def on_click(self, event: events.Click) -> None:
         """A click toggles the entry."""
         event.stop()
-        self.action_toggle()
+        self.action_toggle_entry()
 
 
 class NoteEntry(Static):
@@ -423,7 +424,7 @@ class ConversationLog(VerticalScroll, can_focus=True):
             self.mount_all(widgets, before=self._stream)
         else:
             self.mount_all(widgets)
-        self.call_after_refresh(lambda: (self._trim(from_top=True), self._shown()))
+        self.call_after_refresh(self._trimmed_and_shown, from_top=True)
 
     def _trim(self, *, from_top: bool) -> None:
         """Unmount entries beyond :data:`MAX_ENTRIES` at one end, keeping the view."""
@@ -443,6 +444,10 @@ class ConversationLog(VerticalScroll, can_focus=True):
                 if widget is not self._stream:
                     widget.remove()
             self.at_end = False
+
+    def _trimmed_and_shown(self, *, from_top: bool) -> None:
+        self._trim(from_top=from_top)
+        self._shown()
 
     def _shown(self) -> None:
         self._update_subtitle()
