@@ -15,7 +15,7 @@ import gc
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -82,7 +82,7 @@ class ZoeaApp(App[None]):
 
     TITLE = "Zoea Nova"
     SUB_TITLE = "command center"
-    CSS_PATH: ClassVar[list[str | Path]] = [data_dir("styles") / "zoea.tcss"]
+    CSS_PATH: ClassVar[list[str | PurePath]] = [data_dir("styles") / "zoea.tcss"]
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("m", "message", "Message"),
