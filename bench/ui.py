@@ -261,9 +261,14 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
                   expect: str) -> None:
             marks.drain()
             start = session.keys(*keys)
-            mark = marks.wait(lambda m: m.kind == "mark" and m.at >= start
-                              and m.fields[0] == screen
-                              and (mysis is None or m.fields[1] == str(mysis)))
+            try:
+                mark = marks.wait(lambda m: m.kind == "mark" and m.at >= start
+                                  and m.fields[0] == screen
+                                  and (mysis is None or m.fields[1] == str(mysis)))
+            except TimeoutError:
+                seen = [m for m in marks.all if m.kind == "mark"][-5:]
+                raise TimeoutError(f"{kind} {keys}: no mark of {screen} {mysis}; last marks "
+                                   f"{seen}\n{session.text()}") from None
             kinds[kind].append((mark.at - start) * 1000)
             checks[kind].append(expect in session.text())
             time.sleep(0.25)  # a commander reads the screen between keys

@@ -21,6 +21,7 @@ import asyncio
 import contextlib
 import os
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,6 +33,8 @@ ENV = "ZOEA_FRAME_MARKS"
 LONG_RUNNING = frozenset({"engine", "engine-events"})
 #: How often a pending mark looks again while workers run.
 RECHECK_S = 0.002
+#: How often an unmarked key is looked at again in any case.
+RESCUE_S = 0.1
 PROBE_S = 0.005
 #: A probe waking later than this is reported.
 LATE_S = 0.005
@@ -43,7 +46,9 @@ class FrameMarks:
     def __init__(self, app: App[Any], fd: int) -> None:
         self.app = app
         self._fd = fd
-        self._pending = False
+        #: The newest key, and the newest key marked.
+        self._key = 0
+        self._marked = 0
         self._probe: asyncio.Task[None] | None = None
 
     @classmethod
@@ -69,13 +74,21 @@ class FrameMarks:
 
     def poke(self) -> None:
         """A key arrived: mark when its effect is complete and painted."""
-        if not self._pending:
-            self._pending = True
-            self._schedule()
+        self._key += 1
+        self._schedule(self._key)
+        self.app.set_timer(RESCUE_S, partial(self._rescue, self._key))
 
-    def _schedule(self) -> None:
-        screen = self.app.screen
-        screen.call_after_refresh(self._check, screen)
+    def _schedule(self, key: int) -> None:
+        if key == self._key and self._marked < key:
+            screen = self.app.screen
+            screen.call_after_refresh(self._check, screen, key)
+
+    def _rescue(self, key: int) -> None:
+        """Look again while the key is unmarked: a screen popped before it repainted
+        drops the callbacks it was holding."""
+        if key == self._key and self._marked < key:
+            self._schedule(key)
+            self.app.set_timer(RESCUE_S, partial(self._rescue, key))
 
     def _busy(self, screen: Screen[Any]) -> bool:
         """Workers still running, or messages the screen's widgets have not handled yet
@@ -85,14 +98,16 @@ class FrameMarks:
         return screen.message_queue_size > 0 or any(
             node.message_queue_size > 0 for node in screen.walk_children())
 
-    def _check(self, screen: Screen[Any]) -> None:
+    def _check(self, screen: Screen[Any], key: int) -> None:
+        if key != self._key or self._marked >= key:
+            return  # a newer key, or already marked
         if screen is not self.app.screen:
-            self._schedule()  # the key changed the screen: wait for the new one's frame
+            self._schedule(key)  # the key changed the screen: wait for the new one's frame
             return
         if self._busy(screen):
-            self.app.set_timer(RECHECK_S, self._schedule)
+            self.app.set_timer(RECHECK_S, partial(self._schedule, key))
             return
-        self._pending = False
+        self._marked = key
         mysis = getattr(screen, "current_mysis_id", None)
         state = str(getattr(screen, "bench_state", "") or "")
         self._write("mark", f"{time.monotonic():.6f}", type(screen).__name__,
