@@ -187,6 +187,9 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     facts, reader = read_facts(results, info, last_log)
     notes = read_notes(messages)
     _apply_notes(facts, notes)
+    if order is DEFAULT_ORDER and notes.order:
+        # The commander's message left my context: my notes carry the standing order.
+        order = mission = parse_order(notes.order) or DEFAULT_ORDER
     if facts.cargo is None and reader is None:
         facts.cargo = hold_after(notes, results)
     return Context(

@@ -28,6 +28,8 @@ _WHERE = re.compile(r"\bat ([A-Za-z0-9_\-]+) in ([A-Za-z0-9_\-]+) \((docked|undo
 _MODULES = re.compile(r"\bmodules ([a-z0-9_, ]+?)(?:;|\.$)")
 _SYSTEM = re.compile(r"\bsystem ([A-Za-z0-9_\-]+)")
 _GROUND = re.compile(r"\bhunting ground ([A-Za-z0-9_\-]+)")
+_QUOTES = re.compile(r"\bquotes bid/ask ([a-z0-9_]+ \d+/\d+(?:, [a-z0-9_]+ \d+/\d+)*)")
+_ORDER = re.compile(r"\border trade for profit \((\d+) ticks\)")
 _HOLD = re.compile(r"\bhold (empty|[a-z0-9_]+ \d+(?:, [a-z0-9_]+ \d+)*)")
 
 
@@ -42,6 +44,10 @@ class Notes:
     system: str | None = None
     #: The hold when the notes were written (before that answer's calls ran).
     hold: dict[str, int] | None = None
+    #: My standing scenario order as I noted it ("order trade for profit (300 ticks)").
+    order: str | None = None
+    #: The trading station's quotes, ``{item: (bid, ask)}``.
+    quotes: dict[str, tuple[int, int]] | None = None
     #: Index of the message that carried the notes (-1: none).
     index: int = -1
 
@@ -68,6 +74,14 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
             text = hold.group(1)
             notes.hold = {} if text == "empty" else {
                 item: int(n) for item, n in (pair.rsplit(" ", 1) for pair in text.split(", "))}
+        if order := _ORDER.search(content):
+            notes.order = order.group(0)
+        if quotes := _QUOTES.search(content):
+            notes.quotes = {}
+            for pair in quotes.group(1).split(", "):
+                item, prices = pair.split(" ")
+                bid, ask = prices.split("/")
+                notes.quotes[item] = (int(bid), int(ask))
         if ground := _GROUND.search(content):
             notes.ground = ground.group(1)
         return notes
@@ -125,6 +139,11 @@ def write_notes(p: _Planner, decision: Decision) -> str:
         ground = hunting_ground(p)
         if ground:
             parts.append(f"hunting ground {ground}")
+    if p.intent == "trade":
+        from .trade import notes_part
+        part = notes_part(p)
+        if part:
+            parts.append(part)
     belt = p.pick_belt(None)
     stations = p.stations()
     if belt is not None and stations:

@@ -51,6 +51,9 @@ def play(p: _Planner) -> Decision | None:
     if kind == "missions":
         from .mission_play import missions
         return missions(p)
+    if kind == "trade":
+        from .trade import trade
+        return trade(p)
     return None
 
 
