@@ -23,3 +23,13 @@ async def test_s6_the_autopilot_completes_missions() -> None:
     assert result.metrics["missions_completed"] >= 3
     assert result.metrics["level"] == "excellent"
     assert result.metrics["tool_errors"] == 0
+
+
+async def test_s3_the_autopilot_trades_to_excellent() -> None:
+    result = await play(Config(), SCENARIOS["s3"], provider="autopilot",
+                        strategy="turn-aware", seed=0)
+    metrics = result.metrics
+    assert metrics["orders_created"] >= 20 and metrics["orders_filled"] >= 20
+    assert metrics["final_credits"] >= 15_000
+    assert metrics["level"] == "excellent"
+    assert metrics["tool_errors"] == 0

@@ -40,12 +40,14 @@ STOP_BIDDING = 30
 LIQUIDATE = 8
 #: Items whose quotes my notes keep (the widest spreads).
 NOTED = 8
+#: Waiting on my orders, refresh my credits with the status every this many looks.
+STATUS_EVERY = 4
 #: Ticks the scenario runs when its order does not say.
 DEFAULT_BUDGET = 300
 _BUDGET = re.compile(r"\((\d+)\s+ticks\)")
 _TRADE_MUTATIONS = frozenset({"create_buy_order", "create_sell_order", "withdraw_items",
                               "cancel_order", "sell", "deposit_items"})
-_LOOK = (("view_orders", {}), ("view_storage", {}), ("get_cargo", {}))
+_LOOK = (("view_orders", {}), ("view_storage", {}))
 
 
 def _newest(p: _Planner, name: str, args: dict[str, Any] | None = None) -> ToolResult | None:
@@ -99,32 +101,66 @@ def credits(p: _Planner) -> int | None:
     return None
 
 
+def hold(p: _Planner) -> tuple[dict[str, int], int] | None:
+    """My hold and its free space: the newest ``get_cargo`` in view, brought up to date
+    by my trading actions after it (None: no listing in view)."""
+    listing = _newest(p, "get_cargo")
+    if listing is None:
+        return None
+    data = listing.data() or {}
+    cargo: dict[str, int] = {}
+    for entry in data.get("cargo") or ():
+        if isinstance(entry, dict) and isinstance(entry.get("item_id"), str):
+            cargo[entry["item_id"]] = cargo.get(entry["item_id"], 0) + int(
+                entry.get("quantity") or 0)
+    capacity = int(data.get("capacity") or 0)
+    for result in p.c.results:
+        if result.index <= listing.index or result.error() is not None:
+            continue
+        change = result.data() or {}
+        item = str(change.get("item_id") or result.args().get("item_id") or "")
+        if result.name == "withdraw_items":
+            delta = int(change.get("quantity") or 0)
+        elif result.name == "deposit_items" or result.name == "create_sell_order":
+            delta = -int(change.get("quantity") or 0)
+        elif result.name == "sell":
+            delta = -int(change.get("quantity_sold") or 0)
+        elif result.name in ("create_buy_order", "buy"):
+            delta = int(change.get("delivered_to_cargo") or 0)
+        elif result.name == "mine":
+            delta = int(change.get("quantity") or 0)
+            item = str(change.get("resource_id") or "")
+        else:
+            continue
+        cargo[item] = cargo.get(item, 0) + delta
+    cargo = {k: v for k, v in cargo.items() if v > 0 and k}
+    return cargo, capacity - sum(cargo.values())
+
+
 def _state(p: _Planner) -> dict[str, Any] | None:
     """Hold, credits, storage and my orders from the newest looks, when they are newer
     than my newest trading action (None: look first)."""
     looks = [_newest(p, name) for name, _ in _LOOK]
     money = credits(p)
-    if any(r is None for r in looks) or money is None:
+    held = hold(p)
+    if any(r is None for r in looks) or money is None or held is None:
         return None
     last_action = max((r.index for r in p.c.results if r.name in _TRADE_MUTATIONS),
                       default=-1)
     if min(r.index for r in looks if r is not None) < last_action:
         return None
-    orders_r, storage_r, cargo_r = looks
-    assert orders_r is not None and storage_r is not None and cargo_r is not None
-    hold = cargo_r.data() or {}
-    cargo = {str(i.get("item_id")): int(i.get("quantity") or 0)
-             for i in hold.get("cargo") or () if isinstance(i, dict)}
+    orders_r, storage_r = looks
+    assert orders_r is not None and storage_r is not None
     storage = {str(i.get("item_id")): int(i.get("quantity") or 0)
                for i in (storage_r.data() or {}).get("items") or () if isinstance(i, dict)}
     return {
         "credits": money,
-        "cargo": {k: v for k, v in cargo.items() if v > 0},
-        "free": int(hold.get("capacity") or 0) - int(hold.get("used") or 0),
+        "cargo": held[0],
+        "free": held[1],
         "storage": {k: v for k, v in storage.items() if v > 0},
         "orders": [o for o in (orders_r.data() or {}).get("orders") or ()
                    if isinstance(o, dict)],
-        "tick": hold.get("current_tick"),
+        "tick": (orders_r.data() or {}).get("current_tick"),
     }
 
 
@@ -167,6 +203,13 @@ def still_docked(p: _Planner) -> bool:
     return False
 
 
+def _status_due(p: _Planner) -> bool:
+    """My credits are stale: no status since my last :data:`STATUS_EVERY` answers."""
+    recent = [r for r in p.c.results if r.name in ("view_orders",)][-STATUS_EVERY:]
+    first = recent[0].index if len(recent) == STATUS_EVERY else -1
+    return not any(r.name == "get_status" and r.index >= first for r in p.c.results)
+
+
 def trade(p: _Planner) -> Decision | None:
     """The next step of the trade, or None to carry on with the mining loop."""
     from .decide import _call
@@ -182,6 +225,7 @@ def trade(p: _Planner) -> Decision | None:
     state = _state(p)
     if prices is None or state is None:
         looks = ([("view_market", {})] if prices is None else []) + list(_LOOK)
+        looks += [("get_cargo", {})] if hold(p) is None else []
         looks += [("get_status", {})] if credits(p) is None else []
         p.polling = True
         return _call("Trading at this station: reading its market, my orders, storage and "
@@ -191,7 +235,7 @@ def trade(p: _Planner) -> Decision | None:
         p.polling = True
         # Waiting on the NPC traders: the status brings my credits up to date.
         return _call("Trading: my orders are working; checking them and my credits.",
-                     *_LOOK, ("get_status", {}))
+                     *_LOOK, *([("get_status", {})] if _status_due(p) else []))
     name, args, why = decision
     return _call(f"Trading: {why}.", (name, args), *_LOOK)
 
