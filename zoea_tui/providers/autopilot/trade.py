@@ -225,8 +225,10 @@ def trade(p: _Planner) -> Decision | None:
     state = _state(p)
     if prices is None or state is None:
         looks = ([("view_market", {})] if prices is None else []) + list(_LOOK)
-        looks += [("get_cargo", {})] if hold(p) is None else []
-        looks += [("get_status", {})] if credits(p) is None else []
+        # Only my latest loop in view (loop-slice): every fact must come in this one.
+        alone = not p.c.sees_own_turns
+        looks += [("get_cargo", {})] if hold(p) is None or alone else []
+        looks += [("get_status", {})] if credits(p) is None or alone else []
         p.polling = True
         return _call("Trading at this station: reading its market, my orders, storage and "
                      "hold.", *looks)
@@ -235,9 +237,13 @@ def trade(p: _Planner) -> Decision | None:
         p.polling = True
         # Waiting on the NPC traders: the status brings my credits up to date.
         return _call("Trading: my orders are working; checking them and my credits.",
-                     *_LOOK, *([("get_status", {})] if _status_due(p) else []))
+                     *_LOOK, *([] if p.c.sees_own_turns else [("get_cargo", {})]),
+                     *([("get_status", {})] if _status_due(p) or not p.c.sees_own_turns
+                       else []))
     name, args, why = decision
-    return _call(f"Trading: {why}.", (name, args), *_LOOK)
+    # Only my latest loop in view (loop-slice): the hold's listing must come with it.
+    hold_look = [] if p.c.sees_own_turns else [("get_cargo", {}), ("get_status", {})]
+    return _call(f"Trading: {why}.", (name, args), *_LOOK, *hold_look)
 
 
 def step(p: _Planner, prices: dict[str, tuple[int, int]],
