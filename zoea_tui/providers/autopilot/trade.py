@@ -212,7 +212,7 @@ def _status_due(p: _Planner) -> bool:
 
 def trade(p: _Planner) -> Decision | None:
     """The next step of the trade, or None to carry on with the mining loop."""
-    from .decide import _call
+    from .decide import _call, _say
 
     f = p.f
     docked = f.docked if f.docked is not None else still_docked(p)
@@ -234,6 +234,11 @@ def trade(p: _Planner) -> Decision | None:
                      "hold.", *looks)
     decision = step(p, prices, state)
     if decision is None:
+        seen = _newest(p, "view_orders")
+        if p.c.sees_own_turns and seen is not None and seen.index > p.c.turn_start:
+            # Looked this turn and nothing to do: let the NPC traders work till next turn.
+            return _say("Trading: my orders are working; waiting for the NPC traders.",
+                        "Nothing to do until my orders fill: ending the turn.")
         p.polling = True
         # Waiting on the NPC traders: the status brings my credits up to date.
         return _call("Trading: my orders are working; checking them and my credits.",
