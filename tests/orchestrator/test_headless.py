@@ -20,6 +20,8 @@ def test_simulate_makes_progress_with_valid_requests_then_replay_compares(tmp_pa
     done = zoea("simulate", "--myses", "3", "--turns", "12", "--seed", "3", "--db", str(db),
                 "--json")
     assert done.returncode == 0, done.stderr
+    # Each Mysis that played its turns stops in a task of its own; none may outlive the store.
+    assert "Traceback" not in done.stderr, done.stderr
     report = json.loads(done.stdout)
     for key in ("strategy", "provider", "myses", "turns", "requests", "prompt_tokens",
                 "violations", "tool_calls", "tool_errors", "nudges", "errors", "score",

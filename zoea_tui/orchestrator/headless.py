@@ -117,6 +117,9 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
         await done.wait()
     finally:
         score = backend.host.world.score() if backend.host is not None else {}
+        # A Mysis that finished its turns is stopping in its own task; let that task
+        # write its state before the store closes under it.
+        await asyncio.gather(*stopping, return_exceptions=True)
         await commander.shutdown(timeout=2.0)
         watcher.cancel()
         while (event := sub.get_nowait()) is not None:  # what the watcher had not read yet
