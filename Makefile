@@ -25,6 +25,7 @@ run: $(STAMP)
 
 test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
 	bash scripts/release_check.sh
@@ -34,9 +35,10 @@ test: $(STAMP) $(LOCAL_STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not local and not tmux"
 
-# ruff, and the layer contracts of pyproject.toml ([tool.importlinter]).
+# ruff, mypy --strict ([tool.mypy]) and the layer contracts ([tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 bench: $(STAMP)

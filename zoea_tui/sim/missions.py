@@ -138,13 +138,13 @@ def accepted(template: dict[str, Any], mission_id: str, tick: int) -> dict[str, 
 def progress(player: Player, mission: dict[str, Any]) -> int:
     """How far along a mission is (deliveries count the items in cargo)."""
     if mission["type"] == "delivery":
-        return min(mission["required"], player.ship.cargo.get(mission["item_id"], 0))
+        return min(int(mission["required"]), player.ship.cargo.get(mission["item_id"], 0))
     return int(mission["progress"])
 
 
 def is_done(player: Player, mission: dict[str, Any]) -> bool:
     """Whether the objective is met (it still has to be turned in)."""
-    return progress(player, mission) >= mission["required"]
+    return progress(player, mission) >= int(mission["required"])
 
 
 def on_mined(player: Player, item_id: str, quantity: int) -> None:

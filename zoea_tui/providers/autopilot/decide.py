@@ -30,11 +30,12 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ...core.summarizer import extractive_summary
+from .._wire import as_dict
 from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
 from .facts import MOVES
@@ -70,17 +71,20 @@ _SNAPSHOTS = frozenset({"get_status", "get_ship", "get_cargo", "get_system", "ge
                         "zoea_search_reasoning", "zoea_search_broadcasts",
                         "zoea_swarm_status"})
 
+#: One tool call the autopilot makes: the tool's name and its arguments.
+Call = tuple[str, dict[str, Any]]
+
 
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What the autopilot answers: tool calls, or a text that ends the turn."""
 
-    calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    calls: tuple[Call, ...] = ()
     text: str = ""
     reasoning: str = ""
 
 
-def _call(reasoning: str, *calls: tuple[str, dict[str, Any]]) -> Decision:
+def _call(reasoning: str, *calls: Call) -> Decision:
     return Decision(calls=tuple(calls), reasoning=reasoning)
 
 
@@ -92,7 +96,7 @@ def tool_names(tools: Sequence[dict[str, Any]]) -> frozenset[str]:
     """Names of the offered tools (OpenAI function schemas, or bare ``{name}`` dicts)."""
     names = set()
     for tool in tools:
-        fn = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        fn = as_dict(tool.get("function")) or as_dict(tool)
         if isinstance(fn.get("name"), str):
             names.add(fn["name"])
     return frozenset(names)
@@ -257,7 +261,7 @@ def turn_progress(context: Context) -> TurnProgress:
                                   quantity if isinstance(quantity, int) else 0,
                                   earned if isinstance(earned, int) else 0))
         elif name == "register":
-            player = data.get("player") if isinstance(data.get("player"), dict) else {}
+            player = as_dict(data.get("player"))
             progress.registered = str(data.get("username") or player.get("username")
                                       or "a new pilot")
         elif name not in progress.services:
@@ -283,7 +287,7 @@ class _Planner:
         #: Cargo a scenario play holds back from sale (a mission's delivery).
         self.keep: dict[str, int] = {}
         #: A scenario play's own way to sell one item at the station (standing orders).
-        self.sell_hook: Any = None
+        self.sell_hook: Callable[[str, int], Decision | None] | None = None
         self._progress: TurnProgress | None = None
 
     # -- entry -----------------------------------------------------------------------
@@ -633,7 +637,7 @@ class _Planner:
             return _call(decision.reasoning + " Noting the sale in the captain's log.", log)
         return decision
 
-    def log_entry(self, prefer: Place | None) -> tuple[str, dict[str, Any]] | None:
+    def log_entry(self, prefer: Place | None) -> Call | None:
         f = self.f
         if not f.sales or not self.has("captains_log_add"):
             return None

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._wire import as_dict
 from .system import SystemInfo
 
 AUTH_FREE = frozenset({"register", "login", "help", "get_commands", "get_version"})
@@ -81,7 +82,7 @@ class ToolResult:
     name: str
     arguments: str
     content: str
-    _data: Any = None
+    _data: dict[str, Any] | None = None
     _parsed: bool = False
 
     def data(self) -> dict[str, Any] | None:
@@ -573,7 +574,7 @@ class Reader:
         self.credits(data.get("credits"))
 
     def on_loot_wreck(self, data: dict[str, Any], result: ToolResult) -> None:
-        taken = data.get("taken") if isinstance(data.get("taken"), dict) else {}
+        taken = as_dict(data.get("taken"))
         for item, quantity in taken.items():
             if self.f.cargo is None:
                 self.items_delta[str(item)] += _int(quantity) or 0

@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .decide import Decision, _Planner
+    from .decide import Call, Decision, _Planner
     from .facts import ToolResult
 
 #: Orders this module plays.
@@ -80,7 +80,7 @@ def explore(p: _Planner) -> Decision | None:
         salt = f"{f.system}:{f.tick}".encode()
         target = min(links, key=lambda s: hashlib.blake2b(salt + s.encode(),
                                                           digest_size=4).digest())
-    lookups = [("get_system", {})] if p.has("get_system") else []
+    lookups: list[Call] = [("get_system", {})] if p.has("get_system") else []
     return _call(f"Exploring: jumping to {target}, then listing it.",
                  ("jump", {"target_system": target}), *lookups)
 

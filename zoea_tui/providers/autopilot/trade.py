@@ -23,7 +23,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .decide import Decision, _Planner
+    from .decide import Call, Decision, _Planner
     from .facts import ToolResult
 
 #: Start trading, docked, with this many credits (mine and sell until then).
@@ -47,7 +47,7 @@ DEFAULT_BUDGET = 300
 _BUDGET = re.compile(r"\((\d+)\s+ticks\)")
 _TRADE_MUTATIONS = frozenset({"create_buy_order", "create_sell_order", "withdraw_items",
                               "cancel_order", "sell", "deposit_items"})
-_LOOK = (("view_orders", {}), ("view_storage", {}))
+_LOOK: tuple[Call, ...] = (("view_orders", {}), ("view_storage", {}))
 
 
 def _newest(p: _Planner, name: str, args: dict[str, Any] | None = None) -> ToolResult | None:
@@ -224,7 +224,7 @@ def trade(p: _Planner) -> Decision | None:
     prices = quotes(p)
     state = _state(p)
     if prices is None or state is None:
-        looks = ([("view_market", {})] if prices is None else []) + list(_LOOK)
+        looks: list[Call] = ([("view_market", {})] if prices is None else []) + list(_LOOK)
         # Only my latest loop in view (loop-slice): every fact must come in this one.
         alone = not p.c.sees_own_turns
         looks += [("get_cargo", {})] if hold(p) is None or alone else []
@@ -247,7 +247,7 @@ def trade(p: _Planner) -> Decision | None:
                        else []))
     name, args, why = decision
     # Only my latest loop in view (loop-slice): the hold's listing must come with it.
-    hold_look = [] if p.c.sees_own_turns else [("get_cargo", {}), ("get_status", {})]
+    hold_look: list[Call] = [] if p.c.sees_own_turns else [("get_cargo", {}), ("get_status", {})]
     return _call(f"Trading: {why}.", (name, args), *_LOOK, *hold_look)
 
 

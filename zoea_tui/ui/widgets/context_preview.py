@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
@@ -71,7 +72,7 @@ def provenance(item: Item) -> str:
     return f"memory {mid}".strip()
 
 
-def _message_body(message: dict, limit: int, lines: int | None) -> list[tuple[str, str]]:
+def _message_body(message: dict[str, Any], limit: int, lines: int | None) -> list[tuple[str, str]]:
     """(text, style) pieces of a message's content and tool calls."""
     pieces: list[tuple[str, str]] = []
     content = message.get("content") or ""
@@ -254,13 +255,12 @@ class PreviewLines(Widget):
             return Text("composing…", style=fmt.MUTED)
         text = preview_lines(self.data)
         height = self.content_size.height
-        lines = text.split("\n")
+        lines = list(text.split("\n"))
         if height and len(lines) > height:
             hidden = len(lines) - height + 1
-            lines = [*lines[:height - 1],
-                     Text(f"… {hidden} more messages (enter: the whole request)",
-                          style=f"italic {fmt.MUTED}")]
-            text = Text("\n").join(lines)
+            more = Text(f"… {hidden} more messages (enter: the whole request)",
+                        style=f"italic {fmt.MUTED}")
+            text = Text("\n").join([*lines[:height - 1], more])
         text.no_wrap = True
         text.overflow = "ellipsis"
         return text
