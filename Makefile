@@ -25,6 +25,7 @@ run: $(STAMP)
 
 test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
@@ -35,9 +36,10 @@ test: $(STAMP) $(LOCAL_STAMP)
 test-fast: $(STAMP)
 	$(BIN)/python -m pytest -m "not local and not tmux"
 
-# ruff, mypy --strict ([tool.mypy]) and the layer contracts ([tool.importlinter]).
+# ruff (lint and format), mypy --strict ([tool.mypy]) and the layer contracts ([tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 

@@ -38,20 +38,31 @@ async def bench(runs: int, seed: int) -> dict[str, object]:
         times, scores = [], []
         for index in range(runs):
             started = time.perf_counter()
-            result = await play(Config(), scenario, provider="autopilot",
-                                strategy="turn-aware", seed=seed + index)
+            result = await play(
+                Config(), scenario, provider="autopilot", strategy="turn-aware", seed=seed + index
+            )
             times.append(time.perf_counter() - started)
             scores.append(result.score)
         walls += times
-        per[scenario.id] = {"median_s": round(statistics.median(times), 3),
-                            "max_s": round(max(times), 3), "scores": scores,
-                            "ticks": scenario.budget}
-    return {"benchmark": "arena", "provider": "autopilot", "strategy": "turn-aware",
-            "clock": "simulated (VirtualClock; world ticks advance on demand, no sleeping)",
-            "runs_per_scenario": runs, "median_s": round(statistics.median(walls), 3),
-            "max_s": round(max(walls), 3), "target_s": 10.0,
-            "meets_target": max(walls) <= 10.0, "scenarios": per,
-            "machine": {"python": platform.python_version(), "cpus": os.cpu_count()}}
+        per[scenario.id] = {
+            "median_s": round(statistics.median(times), 3),
+            "max_s": round(max(times), 3),
+            "scores": scores,
+            "ticks": scenario.budget,
+        }
+    return {
+        "benchmark": "arena",
+        "provider": "autopilot",
+        "strategy": "turn-aware",
+        "clock": "simulated (VirtualClock; world ticks advance on demand, no sleeping)",
+        "runs_per_scenario": runs,
+        "median_s": round(statistics.median(walls), 3),
+        "max_s": round(max(walls), 3),
+        "target_s": 10.0,
+        "meets_target": max(walls) <= 10.0,
+        "scenarios": per,
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+    }
 
 
 def main() -> None:

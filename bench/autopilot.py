@@ -47,8 +47,9 @@ def _stats(samples: list[float]) -> dict[str, float]:
     }
 
 
-async def measure(strategy: str, settings: ComposeSettings, seed: int, ticks: int,
-                  runs: int) -> dict[str, Any]:
+async def measure(
+    strategy: str, settings: ComposeSettings, seed: int, ticks: int, runs: int
+) -> dict[str, Any]:
     """Play one game, then time the autopilot on every request it was sent."""
     harness = Harness(seed=seed, strategy=strategy, settings=settings)
     await harness.play_ticks(ticks)
@@ -98,25 +99,29 @@ async def main() -> None:
     parser.add_argument("--ticks", type=int, default=300)
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--out", type=Path,
-                        default=ROOT / "bench" / "results" / "autopilot.json")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "autopilot.json")
     args = parser.parse_args()
     cases: dict[str, tuple[str, ComposeSettings]] = {
-        name: (name, ComposeSettings()) for name in STRATEGIES}
-    cases["sliding-window (4 messages)"] = ("sliding-window",
-                                           ComposeSettings(max_context_messages=4))
+        name: (name, ComposeSettings()) for name in STRATEGIES
+    }
+    cases["sliding-window (4 messages)"] = (
+        "sliding-window",
+        ComposeSettings(max_context_messages=4),
+    )
     results: dict[str, dict[str, Any]] = {}
     for label, (strategy, settings) in cases.items():
         results[label] = await measure(strategy, settings, args.seed, args.ticks, args.runs)
         row = results[label]
-        print(f"{label:28} decide median {row['decide']['median_ms']:.3f} ms "
-              f"p95 {row['decide']['p95_ms']:.3f} ms; chat median "
-              f"{row['chat']['median_ms']:.3f} ms; {row['requests']} requests, "
-              f"median {row['messages_median']} messages; "
-              f"ore sold {row['game']['ore_sold']}; rounds per turn median "
-              f"{row['game']['rounds_per_turn']['median']} max "
-              f"{row['game']['rounds_per_turn']['max']}; "
-              f"{row['game']['text_end_share']:.0%} of turns ended by a text")
+        print(
+            f"{label:28} decide median {row['decide']['median_ms']:.3f} ms "
+            f"p95 {row['decide']['p95_ms']:.3f} ms; chat median "
+            f"{row['chat']['median_ms']:.3f} ms; {row['requests']} requests, "
+            f"median {row['messages_median']} messages; "
+            f"ore sold {row['game']['ore_sold']}; rounds per turn median "
+            f"{row['game']['rounds_per_turn']['median']} max "
+            f"{row['game']['rounds_per_turn']['max']}; "
+            f"{row['game']['text_end_share']:.0%} of turns ended by a text"
+        )
     report = {
         "benchmark": "autopilot",
         "python": platform.python_version(),
@@ -124,9 +129,9 @@ async def main() -> None:
         "ticks": args.ticks,
         "runs": args.runs,
         "method": "a seeded game played by the autopilot through the real composer per "
-                  "strategy; every composed request answered again `runs` times; 'decide' "
-                  "times reading + choosing, 'chat' the whole provider call (ids, usage, "
-                  "events); figures in ms",
+        "strategy; every composed request answered again `runs` times; 'decide' "
+        "times reading + choosing, 'chat' the whole provider call (ids, usage, "
+        "events); figures in ms",
         "target": "decide median <= 1 ms on a typical (~20 message) request",
         "strategies": results,
     }

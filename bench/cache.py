@@ -43,9 +43,10 @@ from zoea_tui.core.tokens import message_tokens  # noqa: E402
 
 def script(turns: int) -> list[Reply]:
     """Register, then per turn: status; cargo and system; a POI look; a one-line answer."""
-    replies = [Reply("", tool_calls=[Call("register", {"username": "Bench",
-                                                       "empire": "solarian"})]),
-               Reply("Registered as Bench.")]
+    replies = [
+        Reply("", tool_calls=[Call("register", {"username": "Bench", "empire": "solarian"})]),
+        Reply("Registered as Bench."),
+    ]
     for n in range(turns - 1):
         replies += [
             Reply("", tool_calls=[Call("get_status", {})]),
@@ -65,15 +66,38 @@ def play(source: Path, strategy: str, turns: int, workdir: Path) -> list[dict[st
         config = workdir / f"{source.name}-{strategy}.toml"
         config.write_text(
             f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\n'
-            'model = "scripted"\ntemperature = 0\n')
+            'model = "scripted"\ntemperature = 0\n'
+        )
         db = workdir / f"{source.name}-{strategy}.db"
         db.unlink(missing_ok=True)
         env = {**os.environ, "PYTHONPATH": str(source)}
         done = subprocess.run(
-            [sys.executable, "-m", "zoea_tui.cli", "simulate", "--myses", "1", "--turns",
-             str(turns), "--strategy", strategy, "--provider", "scripted", "--config",
-             str(config), "--db", str(db), "--json"],
-            cwd=workdir, env=env, capture_output=True, text=True, timeout=600, check=False)
+            [
+                sys.executable,
+                "-m",
+                "zoea_tui.cli",
+                "simulate",
+                "--myses",
+                "1",
+                "--turns",
+                str(turns),
+                "--strategy",
+                strategy,
+                "--provider",
+                "scripted",
+                "--config",
+                str(config),
+                "--db",
+                str(db),
+                "--json",
+            ],
+            cwd=workdir,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
         if done.returncode != 0:
             raise SystemExit(f"simulate failed ({source}): {done.stderr.strip()}")
         return [r.json() for r in server.chat_requests]
@@ -89,8 +113,11 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, Any]:
             # Tokens of messages the previous request did not have at all (new results,
             # the model's own new messages): no composer can serve those from a cache.
             seen = [json.dumps(m, sort_keys=True) for m in bodies[index - 1]["messages"]]
-            new = sum(message_tokens(m) for m in body["messages"]
-                      if json.dumps(m, sort_keys=True) not in seen)
+            new = sum(
+                message_tokens(m)
+                for m in body["messages"]
+                if json.dumps(m, sort_keys=True) not in seen
+            )
             overhead.append(max(measured.uncached_tokens - new, 0))
     systems = [b["messages"][0].get("content") for b in bodies]
     same = [a == b for a, b in itertools.pairwise(systems)]
@@ -102,28 +129,35 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, Any]:
         "prefix_reuse_p10": round(shares[len(shares) // 10], 4) if shares else None,
         "uncached_tokens_max": max(tally.uncached) if tally.uncached else 0,
         "uncached_tokens_median": round(statistics.median(tally.uncached), 1)
-        if tally.uncached else 0,
+        if tally.uncached
+        else 0,
         "system_identical_share": round(sum(same) / len(same), 4) if same else None,
         # Uncached tokens beyond the new messages: what the composer itself made the server
         # re-read (a moved note, a changed system prompt, a window that slid).
-        "reread_tokens": {"total": sum(overhead),
-                          "mean": round(statistics.fmean(overhead), 1) if overhead else 0,
-                          "median": round(statistics.median(overhead), 1) if overhead else 0},
+        "reread_tokens": {
+            "total": sum(overhead),
+            "mean": round(statistics.fmean(overhead), 1) if overhead else 0,
+            "median": round(statistics.median(overhead), 1) if overhead else 0,
+        },
     }
 
 
 def save(path: Path, bodies: list[dict[str, Any]]) -> None:
     """Keep a session's request bodies (messages and tools) for ``bench/local.py``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps([{"messages": b["messages"], "tools": b.get("tools") or []}
-                                for b in bodies]))
+    path.write_text(
+        json.dumps([{"messages": b["messages"], "tools": b.get("tools") or []} for b in bodies])
+    )
 
 
 def worktree(rev: str, into: Path) -> Path:
     """A checkout of this repository at ``rev`` (removed with the temporary folder)."""
     path = into / f"baseline-{rev[:12]}"
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force",
-                    str(path), rev], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force", str(path), rev],
+        check=True,
+        capture_output=True,
+    )
     return path
 
 
@@ -131,21 +165,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--strategy", default="all")
-    parser.add_argument("--baseline", default="2b724b9",
-                        help="the revision to compare with ('' for none); default: the "
-                             "composer before Context v2")
+    parser.add_argument(
+        "--baseline",
+        default="2b724b9",
+        help="the revision to compare with ('' for none); default: the composer before Context v2",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "cache.json")
-    parser.add_argument("--save", type=Path, default=ROOT / "bench" / ".cache" / "sessions",
-                        help="where the recorded request bodies go (bench/local.py replays "
-                             "them through the in-process model)")
+    parser.add_argument(
+        "--save",
+        type=Path,
+        default=ROOT / "bench" / ".cache" / "sessions",
+        help="where the recorded request bodies go (bench/local.py replays "
+        "them through the in-process model)",
+    )
     args = parser.parse_args()
-    strategies = (["turn-aware", "sliding-window", "snapshot-compaction", "loop-slice",
-                   "summarize"] if args.strategy == "all" else [args.strategy])
+    strategies = (
+        ["turn-aware", "sliding-window", "snapshot-compaction", "loop-slice", "summarize"]
+        if args.strategy == "all"
+        else [args.strategy]
+    )
     report: dict[str, Any] = {
-        "benchmark": "cache", "clock": "simulated (zoea simulate); real HTTP on loopback",
+        "benchmark": "cache",
+        "clock": "simulated (zoea simulate); real HTTP on loopback",
         "session": f"1 Mysis, {args.turns} nudge-driven turns, scripted model (3 tool rounds "
-                   "and a one-line answer per turn)",
-        "current": {}, "baseline": {}, "baseline_rev": args.baseline or None,
+        "and a one-line answer per turn)",
+        "current": {},
+        "baseline": {},
+        "baseline_rev": args.baseline or None,
     }
     with tempfile.TemporaryDirectory() as folder:
         workdir = Path(folder)
@@ -156,24 +202,31 @@ def main() -> None:
                 save(args.save / f"{strategy}-current.json", bodies)
                 now = measure(bodies)
                 report["current"][strategy] = now
-                line = (f"{strategy:>20}: reuse median {now['prefix_reuse']['median']:.1%}, "
-                        f"uncached mean {now['uncached_tokens']['mean']:,.0f} tok (re-read "
-                        f"{now['reread_tokens']['mean']:,.0f}), system "
-                        f"identical {now['system_identical_share']:.1%}")
+                line = (
+                    f"{strategy:>20}: reuse median {now['prefix_reuse']['median']:.1%}, "
+                    f"uncached mean {now['uncached_tokens']['mean']:,.0f} tok (re-read "
+                    f"{now['reread_tokens']['mean']:,.0f}), system "
+                    f"identical {now['system_identical_share']:.1%}"
+                )
                 if old is not None:
                     bodies = play(old, strategy, args.turns, workdir)
                     save(args.save / f"{strategy}-baseline.json", bodies)
                     then = measure(bodies)
                     report["baseline"][strategy] = then
-                    line += (f" | before: reuse {then['prefix_reuse']['median']:.1%}, "
-                             f"uncached mean {then['uncached_tokens']['mean']:,.0f} tok (re-read "
-                             f"{then['reread_tokens']['mean']:,.0f}), system "
-                             f"identical {then['system_identical_share']:.1%}")
+                    line += (
+                        f" | before: reuse {then['prefix_reuse']['median']:.1%}, "
+                        f"uncached mean {then['uncached_tokens']['mean']:,.0f} tok (re-read "
+                        f"{then['reread_tokens']['mean']:,.0f}), system "
+                        f"identical {then['system_identical_share']:.1%}"
+                    )
                 print(line, flush=True)
         finally:
             if old is not None:
-                subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
-                                str(old)], check=False, capture_output=True)
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(old)],
+                    check=False,
+                    capture_output=True,
+                )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")

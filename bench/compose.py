@@ -44,9 +44,32 @@ from zoea_tui.storage import NewMemory, Store  # noqa: E402
 
 CACHE = ROOT / "bench" / ".cache"
 DATA = ROOT.parent / "shared" / "data" / "smbench-run2"
-WORDS = ("iron_ore", "copper_ore", "credits", "fuel", "hull", "sol", "main_belt", "station",
-         "cargo", "quantity", "price_each", "remaining", "system", "poi", "player", "ship",
-         "shield", "speed", "market", "nickel_ore", "titanium", "jump", "travel", "tick")
+WORDS = (
+    "iron_ore",
+    "copper_ore",
+    "credits",
+    "fuel",
+    "hull",
+    "sol",
+    "main_belt",
+    "station",
+    "cargo",
+    "quantity",
+    "price_each",
+    "remaining",
+    "system",
+    "poi",
+    "player",
+    "ship",
+    "shield",
+    "speed",
+    "market",
+    "nickel_ore",
+    "titanium",
+    "jump",
+    "travel",
+    "tick",
+)
 
 
 def filler(size: int, seed: int) -> str:
@@ -80,22 +103,29 @@ def game_steps() -> list[dict]:
 def game_history(steps: int) -> list[NewMemory]:
     """A ``steps``-step conversation: commander orders every 25 steps, real calls."""
     memories: list[NewMemory] = []
-    orders = ["Mine ore at the nearest belt and sell it.", "Report your status and cargo.",
-              "All Myses: refuel, then head for the richest belt.", "Keep a captain's log."]
+    orders = [
+        "Mine ore at the nearest belt and sell it.",
+        "Report your status and cargo.",
+        "All Myses: refuel, then head for the richest belt.",
+        "Keep a captain's log.",
+    ]
     for index, step in enumerate(game_steps()[:steps]):
         if index % 25 == 0:
             source = "broadcast" if index % 50 else "direct"
             memories.append(NewMemory("user", source, orders[(index // 25) % len(orders)]))
-        calls = tuple(ToolCall(f"call_{index}_{n}", e["command"], json.dumps(e.get("args", {})))
-                      for n, e in enumerate(step["calls"]))
+        calls = tuple(
+            ToolCall(f"call_{index}_{n}", e["command"], json.dumps(e.get("args", {})))
+            for n, e in enumerate(step["calls"])
+        )
         memories.append(NewMemory("assistant", "llm", "", tool_calls=calls))
         for call, event in zip(calls, step["calls"], strict=True):
             if event["event"] == "tool_error":
                 content = event["error"]
             else:
                 content = filler(int(event.get("result_chars") or 20), hash(call.id) & 0xFFFF)
-            memories.append(NewMemory("tool", "tool", content, tool_call_id=call.id,
-                                      tool_name=call.name))
+            memories.append(
+                NewMemory("tool", "tool", content, tool_call_id=call.id, tool_name=call.name)
+            )
     return memories
 
 
@@ -108,13 +138,22 @@ def summary_every(memories: list[NewMemory], settings: ComposeSettings) -> int:
     measured loads see half a cycle since the latest one.
     """
     per_memory = statistics.mean(
-        MESSAGE_OVERHEAD + count_tokens(m.content)
+        MESSAGE_OVERHEAD
+        + count_tokens(m.content)
         + sum(count_tokens(c.arguments) + TOOL_CALL_OVERHEAD for c in m.tool_calls)
-        for m in memories)
+        for m in memories
+    )
     trigger = min(settings.summarize_threshold, settings.budget)
     return max(10, int(trigger / per_memory))
-SUMMARY = NewMemory("user", "summary", "Summary of your earlier conversation:\n\n"
-                    + filler(2400, 7) + "\n\nLast request from user was: Mine and sell.")
+
+
+SUMMARY = NewMemory(
+    "user",
+    "summary",
+    "Summary of your earlier conversation:\n\n"
+    + filler(2400, 7)
+    + "\n\nLast request from user was: Mine and sell.",
+)
 
 
 async def sized_store(size: int) -> tuple[Store, int]:
@@ -164,26 +203,36 @@ async def bench_sizes(sizes: list[int], runs: int) -> dict:
             per_strategy = {}
             for strategy in STRATEGIES:
                 for _ in range(5):  # warm the page cache and token caches
-                    compose(await store.load_history(mysis_id, settings, strategy=strategy),
-                            strategy, settings)
+                    compose(
+                        await store.load_history(mysis_id, settings, strategy=strategy),
+                        strategy,
+                        settings,
+                    )
                 times = []
                 for _ in range(runs):
                     start = time.perf_counter()
                     history = await store.load_history(mysis_id, settings, strategy=strategy)
                     compose(history, strategy, settings)
                     times.append((time.perf_counter() - start) * 1000)
-                per_strategy[strategy] = {"median_ms": round(statistics.median(times), 3),
-                                          "p95_ms": round(percentile(times, 0.95), 3),
-                                          "max_ms": round(max(times), 3)}
+                per_strategy[strategy] = {
+                    "median_ms": round(statistics.median(times), 3),
+                    "p95_ms": round(percentile(times, 0.95), 3),
+                    "max_ms": round(max(times), 3),
+                }
             results[str(size)] = per_strategy
-        print(f"size {size:>9,}: " + ", ".join(
-            f"{s} {v['median_ms']:.2f}/{v['p95_ms']:.2f} ms" for s, v in per_strategy.items()),
-            flush=True)
+        print(
+            f"size {size:>9,}: "
+            + ", ".join(
+                f"{s} {v['median_ms']:.2f}/{v['p95_ms']:.2f} ms" for s, v in per_strategy.items()
+            ),
+            flush=True,
+        )
     if len(sizes) > 1:
         small, large = str(sizes[0]), str(sizes[-1])
         results["ratio_largest_to_smallest"] = {
             s: round(results[large][s]["median_ms"] / results[small][s]["median_ms"], 3)
-            for s in STRATEGIES}
+            for s in STRATEGIES
+        }
     return results
 
 
@@ -199,11 +248,18 @@ async def bench_tokens(steps: int) -> dict:
         mysis, _ = await store.import_conversation("game", memories)
         stored = [m async for m in store.iter_memories(mysis.id)]
         # A request is composed after every step (after the step's last result).
-        ends = [m.id for i, m in enumerate(stored)
-                if m.role == "tool" and (i + 1 == len(stored) or stored[i + 1].role != "tool")]
+        ends = [
+            m.id
+            for i, m in enumerate(stored)
+            if m.role == "tool" and (i + 1 == len(stored) or stored[i + 1].role != "tool")
+        ]
         settings = ComposeSettings(context_window=200_000, reserve_tokens=4096)
-        full = ComposeSettings(max_context_messages=10**6, context_window=10**9,
-                               tool_result_max_tokens=10**9, summarize_threshold=0)
+        full = ComposeSettings(
+            max_context_messages=10**6,
+            context_window=10**9,
+            tool_result_max_tokens=10**9,
+            summarize_threshold=0,
+        )
         series: dict[str, list[int]] = {s: [] for s in STRATEGIES}
         series["full-history"] = []
         tallies = {s: ReuseTally() for s in STRATEGIES}
@@ -212,25 +268,32 @@ async def bench_tokens(steps: int) -> dict:
             for strategy in STRATEGIES:
                 if strategy == "summarize":
                     continue
-                history = await store.load_history(mysis.id, settings, strategy=strategy,
-                                                   up_to_id=end)
+                history = await store.load_history(
+                    mysis.id, settings, strategy=strategy, up_to_id=end
+                )
                 composition = compose(history, strategy, settings)
                 violations += bool(validate(composition.messages))
                 series[strategy].append(composition.tokens)
                 tallies[strategy].add(0, composition.messages)
             history = await store.load_history(mysis.id, full, up_to_id=end)
             series["full-history"].append(compose(history, "sliding-window", full).tokens)
-        series["summarize"], summaries, bad = await live_summarize(memories, settings,
-                                                                   tallies["summarize"])
+        series["summarize"], summaries, bad = await live_summarize(
+            memories, settings, tallies["summarize"]
+        )
         violations += bad
     n = len(ends)
-    report: dict = {"steps": n, "memories": len(stored), "violations": violations,
-                    "summaries_written": summaries,
-                    "encoding": encoding_name(), "per_strategy": {}}
+    report: dict = {
+        "steps": n,
+        "memories": len(stored),
+        "violations": violations,
+        "summaries_written": summaries,
+        "encoding": encoding_name(),
+        "per_strategy": {},
+    }
     final_full = series["full-history"][-1]
     for name, values in series.items():
-        early = values[min(99, n - 1): min(150, n)]
-        late = values[max(n - 50, 0):]
+        early = values[min(99, n - 1) : min(150, n)]
+        late = values[max(n - 50, 0) :]
         report["per_strategy"][name] = {
             "mean": round(statistics.mean(values)),
             "p50": round(statistics.median(values)),
@@ -245,10 +308,12 @@ async def bench_tokens(steps: int) -> dict:
         }
     for name, row in report["per_strategy"].items():
         reuse = row.get("prefix_reuse", {}).get("median")
-        print(f"{name:>20}: end {row['at_end']:>8,} tok ({row['end_vs_full_history']:.1%} of full)"
-              f", p95 {row['p95']:>7,}, steps 100-150 mean {row['mean_steps_100_150']}, "
-              f"last 50 mean {row['mean_last_50_steps']}, prefix reuse median {reuse}",
-              flush=True)
+        print(
+            f"{name:>20}: end {row['at_end']:>8,} tok ({row['end_vs_full_history']:.1%} of full)"
+            f", p95 {row['p95']:>7,}, steps 100-150 mean {row['mean_steps_100_150']}, "
+            f"last 50 mean {row['mean_last_50_steps']}, prefix reuse median {reuse}",
+            flush=True,
+        )
     return report
 
 
@@ -281,7 +346,8 @@ async def live_summarize(
             tokens.append(composition.tokens)
             tally.add(0, composition.messages)
         async with store.connection.execute(
-                "SELECT COUNT(*) FROM memories WHERE source = 'summary'") as cur:
+            "SELECT COUNT(*) FROM memories WHERE source = 'summary'"
+        ) as cur:
             row = await cur.fetchone()
     return tokens, int(row[0]) if row else 0, bad
 
@@ -292,8 +358,11 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=300)
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "compose.json")
-    parser.add_argument("--tokens-only", action="store_true",
-                        help="run part 2 only and keep part 1's figures from --out")
+    parser.add_argument(
+        "--tokens-only",
+        action="store_true",
+        help="run part 2 only and keep part 1's figures from --out",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if args.tokens_only:

@@ -47,8 +47,14 @@ from zoea_tui.core.composition import ComposeSettings  # noqa: E402
 from zoea_tui.providers.base import ChatRequest, ChatResponse, ProviderSettings  # noqa: E402
 from zoea_tui.providers.local import LocalProvider, find_model_path  # noqa: E402
 
-ORDERS = ["Check your status", "Mine some ore", "What is in your cargo?",
-          "Report your location", "Start mining at the belt", "Check your ship"]
+ORDERS = [
+    "Check your status",
+    "Mine some ore",
+    "What is in your cargo?",
+    "Report your location",
+    "Start mining at the belt",
+    "Check your ship",
+]
 
 
 def _stats(samples: list[float]) -> dict[str, float]:
@@ -63,8 +69,9 @@ def _stats(samples: list[float]) -> dict[str, float]:
 
 def ask(messages: list[dict[str, Any]], tools: Any, **settings: Any) -> ChatRequest:
     settings = {"temperature": 0.0, "seed": 0, "timeout": 300.0} | settings
-    return ChatRequest(messages=messages, tools=tools, settings=ProviderSettings(**settings),
-                       stream=False)
+    return ChatRequest(
+        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=False
+    )
 
 
 async def timed(provider: LocalProvider, request: ChatRequest) -> tuple[float, ChatResponse]:
@@ -83,14 +90,19 @@ async def small_tools(provider: LocalProvider, runs: int) -> dict[str, Any]:
     for n in range(runs):
         seconds, answer = await timed(provider, ask(same, TOOLS))
         repeat.append(seconds)
-        order = [{"role": "system", "content": SYSTEM},
-                 {"role": "user", "content": f"{ORDERS[n % len(ORDERS)]} (turn {n})."}]
+        order = [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"{ORDERS[n % len(ORDERS)]} (turn {n})."},
+        ]
         seconds, answer = await timed(provider, ask(order, TOOLS))
         varied.append(seconds)
         calls += bool(answer.tool_calls)
-    return {"repeat": _stats(repeat), "varied": _stats(varied),
-            "varied_answers_with_a_tool_call": f"{calls}/{runs}",
-            "prompt_tokens": answer.usage.prompt_tokens}
+    return {
+        "repeat": _stats(repeat),
+        "varied": _stats(varied),
+        "varied_answers_with_a_tool_call": f"{calls}/{runs}",
+        "prompt_tokens": answer.usage.prompt_tokens,
+    }
 
 
 async def game_tools(gguf_model: str, runs: int, threads: int) -> dict[str, Any]:
@@ -104,9 +116,14 @@ async def game_tools(gguf_model: str, runs: int, threads: int) -> dict[str, Any]
         warm = [(await timed(provider, ask(messages, GAME_TOOLS)))[0] for _ in range(runs)]
     finally:
         await provider.aclose()
-    return {"tools": len(GAME_TOOLS), "messages": len(messages),
-            "prompt_tokens": answer.usage.prompt_tokens, "cold_s": round(cold, 3),
-            "warm": _stats(warm), "answer": _describe(answer)}
+    return {
+        "tools": len(GAME_TOOLS),
+        "messages": len(messages),
+        "prompt_tokens": answer.usage.prompt_tokens,
+        "cold_s": round(cold, 3),
+        "warm": _stats(warm),
+        "answer": _describe(answer),
+    }
 
 
 async def text(provider: LocalProvider, runs: int) -> dict[str, Any]:
@@ -118,14 +135,21 @@ async def text(provider: LocalProvider, runs: int) -> dict[str, Any]:
         seconds, answer = await timed(provider, ask(messages, (), max_tokens=128))
         times.append(seconds)
         rates.append((answer.usage.completion_tokens or 0) / seconds)
-    return {"max_tokens": 128, "latency": _stats(times),
-            "tokens_per_s_median": round(statistics.median(rates), 1)}
+    return {
+        "max_tokens": 128,
+        "latency": _stats(times),
+        "tokens_per_s_median": round(statistics.median(rates), 1),
+    }
 
 
 async def long_session(folder: Path, requests: int, threads: int) -> dict[str, Any]:
     """Replay recorded sessions (current composer, then the baseline) through the model."""
-    report: dict[str, Any] = {"source": str(folder.relative_to(ROOT)) if folder.is_relative_to(
-        ROOT) else str(folder), "requests": requests, "max_tokens": 24, "n_ctx": 16384}
+    report: dict[str, Any] = {
+        "source": str(folder.relative_to(ROOT)) if folder.is_relative_to(ROOT) else str(folder),
+        "requests": requests,
+        "max_tokens": 24,
+        "n_ctx": 16384,
+    }
     for label in ("current", "baseline"):
         path = folder / f"turn-aware-{label}.json"
         if not path.exists():
@@ -141,8 +165,9 @@ async def long_session(folder: Path, requests: int, threads: int) -> dict[str, A
         cached: list[int] = []
         try:
             for body in bodies:
-                took, answer = await timed(provider, ask(body["messages"], body["tools"],
-                                                         max_tokens=24))
+                took, answer = await timed(
+                    provider, ask(body["messages"], body["tools"], max_tokens=24)
+                )
                 seconds.append(took)
                 prompt.append(answer.usage.prompt_tokens or 0)
                 cached.append(answer.usage.cached_tokens or 0)
@@ -170,16 +195,24 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "local.json")
-    parser.add_argument("--session", type=Path, default=ROOT / "bench" / ".cache" / "sessions",
-                        help="recorded sessions from bench/cache.py")
+    parser.add_argument(
+        "--session",
+        type=Path,
+        default=ROOT / "bench" / ".cache" / "sessions",
+        help="recorded sessions from bench/cache.py",
+    )
     parser.add_argument("--session-requests", type=int, default=40)
-    parser.add_argument("--only-session", action="store_true",
-                        help="run the long_session case alone (merged into --out)")
+    parser.add_argument(
+        "--only-session",
+        action="store_true",
+        help="run the long_session case alone (merged into --out)",
+    )
     args = parser.parse_args()
     if args.only_session:
         report = json.loads(args.out.read_text()) if args.out.exists() else {}
-        report["long_session"] = await long_session(args.session, args.session_requests,
-                                                    args.threads)
+        report["long_session"] = await long_session(
+            args.session, args.session_requests, args.threads
+        )
         report["long_session"]["load_average"] = [round(x, 2) for x in os.getloadavg()]
         args.out.write_text(json.dumps(report, indent=2) + "\n")
         print(json.dumps(report["long_session"], indent=2))
@@ -207,7 +240,7 @@ async def main() -> None:
         "load_average_before": [round(x, 2) for x in load_before],
         "load_average_after": [round(x, 2) for x in os.getloadavg()],
         "method": "whole LocalProvider.chat calls, temperature 0, seed 0, not streamed; "
-                  "figures in seconds",
+        "figures in seconds",
         "first_call_s (model load + a 1-token answer)": round(load_s, 3),
         "small_tools": small,
         "game_tools": game,

@@ -49,25 +49,43 @@ def request(stream: bool) -> ChatRequest:
     """A request the size of a real turn: 20 messages and 10 tools."""
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a pilot. " * 40}]
     for n in range(6):
-        call = {"id": f"c{n}", "type": "function",
-                "function": {"name": "mine", "arguments": '{"target": "iron_ore"}'}}
-        messages += [{"role": "user", "content": f"Order {n}: keep mining."},
-                     {"role": "assistant", "content": "", "tool_calls": [call]},
-                     {"role": "tool", "tool_call_id": f"c{n}", "content": '{"mined": 3} ' * 20}]
+        call = {
+            "id": f"c{n}",
+            "type": "function",
+            "function": {"name": "mine", "arguments": '{"target": "iron_ore"}'},
+        }
+        messages += [
+            {"role": "user", "content": f"Order {n}: keep mining."},
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": '{"mined": 3} ' * 20},
+        ]
     messages.append({"role": "user", "content": "Continue."})
-    tools = [{"type": "function", "function": {
-        "name": f"tool_{n}", "description": "Does a thing in the game. " * 3,
-        "parameters": {"type": "object", "properties": {"target": {"type": "string"}}}}}
-        for n in range(10)]
-    return ChatRequest(messages=messages, tools=tools, stream=stream,
-                       settings=ProviderSettings(model=MODEL, temperature=0.0))
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": f"tool_{n}",
+                "description": "Does a thing in the game. " * 3,
+                "parameters": {"type": "object", "properties": {"target": {"type": "string"}}},
+            },
+        }
+        for n in range(10)
+    ]
+    return ChatRequest(
+        messages=messages,
+        tools=tools,
+        stream=stream,
+        settings=ProviderSettings(model=MODEL, temperature=0.0),
+    )
 
 
 def stats(samples_ns: list[int]) -> dict[str, float]:
     """Median and 95th percentile in milliseconds."""
     ordered = sorted(samples_ns)
-    return {"median_ms": round(statistics.median(ordered) / 1e6, 3),
-            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] / 1e6, 3)}
+    return {
+        "median_ms": round(statistics.median(ordered) / 1e6, 3),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] / 1e6, 3),
+    }
 
 
 async def timed(call: Callable[[], Awaitable[Any]]) -> int:
@@ -77,8 +95,12 @@ async def timed(call: Callable[[], Awaitable[Any]]) -> int:
 
 
 async def measure(
-    provider: Provider, http: httpx.AsyncClient, url: str, body: dict[str, Any],
-    chat: ChatRequest, runs: int,
+    provider: Provider,
+    http: httpx.AsyncClient,
+    url: str,
+    body: dict[str, Any],
+    chat: ChatRequest,
+    runs: int,
 ) -> dict[str, Any]:
     """Interleaved timings of the client call and of the bare request."""
     headers = {"Authorization": f"Bearer {KEY}"}
@@ -111,28 +133,38 @@ async def measure(
 
 async def run(runs: int) -> dict[str, Any]:
     cases: dict[str, Any] = {}
-    async with FakeOpenAIServer() as oai, FakeOllamaServer(models=[MODEL]) as oll, \
-            httpx.AsyncClient() as http:
+    async with (
+        FakeOpenAIServer() as oai,
+        FakeOllamaServer(models=[MODEL]) as oll,
+        httpx.AsyncClient() as http,
+    ):
         oai.default = oll.default = REPLY
         clients = {
-            "openai": (openai_compat.OpenAIProvider(oai.url, MODEL, api_key=KEY),
-                       f"{oai.url}/chat/completions", openai_compat.request_body),
-            "ollama": (ollama.OllamaProvider(oll.url, MODEL, api_key=KEY),
-                       f"{oll.url}/api/chat", ollama.request_body),
+            "openai": (
+                openai_compat.OpenAIProvider(oai.url, MODEL, api_key=KEY),
+                f"{oai.url}/chat/completions",
+                openai_compat.request_body,
+            ),
+            "ollama": (
+                ollama.OllamaProvider(oll.url, MODEL, api_key=KEY),
+                f"{oll.url}/api/chat",
+                ollama.request_body,
+            ),
         }
         for name, (provider, url, body_of) in clients.items():
             for stream in (False, True):
                 chat = request(stream)
                 case = f"{name}_{'stream' if stream else 'whole'}"
-                cases[case] = await measure(provider, http, url, body_of(chat, MODEL), chat,
-                                            runs)
+                cases[case] = await measure(provider, http, url, body_of(chat, MODEL), chat, runs)
                 figures = cases[case]
-                print(f"{case:>14}: client {figures['client']['median_ms']:.3f} ms"
-                      f" (p95 {figures['client']['p95_ms']:.3f}), raw httpx"
-                      f" {figures['raw_httpx']['median_ms']:.3f} ms"
-                      f" (p95 {figures['raw_httpx']['p95_ms']:.3f}) -> overhead"
-                      f" {figures['overhead']['median_ms']:.3f} ms"
-                      f" (p95 {figures['overhead']['p95_ms']:.3f})")
+                print(
+                    f"{case:>14}: client {figures['client']['median_ms']:.3f} ms"
+                    f" (p95 {figures['client']['p95_ms']:.3f}), raw httpx"
+                    f" {figures['raw_httpx']['median_ms']:.3f} ms"
+                    f" (p95 {figures['raw_httpx']['p95_ms']:.3f}) -> overhead"
+                    f" {figures['overhead']['median_ms']:.3f} ms"
+                    f" (p95 {figures['overhead']['p95_ms']:.3f})"
+                )
             await provider.aclose()
     worst = max(c["overhead"]["median_ms"] for c in cases.values())
     return {
@@ -141,7 +173,7 @@ async def run(runs: int) -> dict[str, Any]:
         "httpx": httpx.__version__,
         "runs": runs,
         "method": "client call minus one raw httpx request (same body, same loopback server"
-                  " answering at once), interleaved; figures in ms",
+        " answering at once), interleaved; figures in ms",
         "cases": cases,
         "target_overhead_median_ms": TARGET_MS,
         "worst_overhead_median_ms": worst,
@@ -155,8 +187,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "providers.json")
     args = parser.parse_args()
     report = asyncio.run(run(args.runs))
-    print(f"worst median overhead {report['worst_overhead_median_ms']:.3f} ms"
-          f" (target <= {TARGET_MS} ms): {'met' if report['meets_target'] else 'MISSED'}")
+    print(
+        f"worst median overhead {report['worst_overhead_median_ms']:.3f} ms"
+        f" (target <= {TARGET_MS} ms): {'met' if report['meets_target'] else 'MISSED'}"
+    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(f"wrote {args.out}")

@@ -66,15 +66,18 @@ async def soak(minutes: float, myses: int) -> dict:
             window = sorted(lags)
             lags.clear()
             size = sum(p.stat().st_size for p in Path(tmp).glob("soak.db*"))
-            samples.append({
-                "minute": round((time.monotonic() - started) / 60, 1),
-                "rss_mb": round(rss_mb(), 1),
-                "db_mb": round(size / 1e6, 2),
-                "requests_per_min": counts["requests"] - last_requests,
-                "loop_lag_p99_ms": round(window[int(len(window) * 0.99)] * 1e3, 2)
-                if window else None,
-                "states": commander.state_counts(),
-            })
+            samples.append(
+                {
+                    "minute": round((time.monotonic() - started) / 60, 1),
+                    "rss_mb": round(rss_mb(), 1),
+                    "db_mb": round(size / 1e6, 2),
+                    "requests_per_min": counts["requests"] - last_requests,
+                    "loop_lag_p99_ms": round(window[int(len(window) * 0.99)] * 1e3, 2)
+                    if window
+                    else None,
+                    "states": commander.state_counts(),
+                }
+            )
             last_requests = counts["requests"]
             print(json.dumps(samples[-1]), flush=True)
         score = commander.backend.host.world.score()["total"]
@@ -84,10 +87,12 @@ async def soak(minutes: float, myses: int) -> dict:
     hours = max(samples[-1]["minute"] / 60, 1e-9)
     warm = samples[min(2, len(samples) - 1)]
     return {
-        "minutes": minutes, "myses": myses, "samples": samples,
-        "requests": counts["requests"], "invalid_requests": counts["invalid"],
-        "requests_per_min_mean": round(statistics.mean(s["requests_per_min"]
-                                                       for s in samples), 1),
+        "minutes": minutes,
+        "myses": myses,
+        "samples": samples,
+        "requests": counts["requests"],
+        "invalid_requests": counts["invalid"],
+        "requests_per_min_mean": round(statistics.mean(s["requests_per_min"] for s in samples), 1),
         "rss_growth_mb_after_warmup": round(samples[-1]["rss_mb"] - warm["rss_mb"], 1),
         "db_mb_per_hour": round(samples[-1]["db_mb"] / hours, 2),
         "loop_lag_p99_ms_max": max((s["loop_lag_p99_ms"] or 0) for s in samples),
@@ -101,14 +106,19 @@ def main() -> None:
     parser.add_argument("--myses", type=int, default=16)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "soak.json")
     args = parser.parse_args()
-    report = {"benchmark": "soak", "python": platform.python_version(),
-              **asyncio.run(soak(args.minutes, args.myses))}
+    report = {
+        "benchmark": "soak",
+        "python": platform.python_version(),
+        **asyncio.run(soak(args.minutes, args.myses)),
+    }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    print(f"{args.myses} Myses for {args.minutes} min: {report['requests']} requests "
-          f"({report['invalid_requests']} invalid), {report['requests_per_min_mean']}/min; "
-          f"RSS growth {report['rss_growth_mb_after_warmup']} MB; DB "
-          f"{report['db_mb_per_hour']} MB/h; loop lag p99 ≤ {report['loop_lag_p99_ms_max']} ms")
+    print(
+        f"{args.myses} Myses for {args.minutes} min: {report['requests']} requests "
+        f"({report['invalid_requests']} invalid), {report['requests_per_min_mean']}/min; "
+        f"RSS growth {report['rss_growth_mb_after_warmup']} MB; DB "
+        f"{report['db_mb_per_hour']} MB/h; loop lag p99 ≤ {report['loop_lag_p99_ms_max']} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -56,8 +56,11 @@ MYSES = 16
 DEEP_MEMORIES = 1_000_000
 #: The app's command; ``ZOEA_WRAP`` names a script to run instead (a profiler that ends by
 #: calling ``zoea_tui.cli.main``).
-ZOEA = [sys.executable, os.environ["ZOEA_WRAP"]] if os.environ.get("ZOEA_WRAP") \
+ZOEA = (
+    [sys.executable, os.environ["ZOEA_WRAP"]]
+    if os.environ.get("ZOEA_WRAP")
     else [sys.executable, "-m", "zoea_tui.cli"]
+)
 #: Keys of later features: (kind, screen it is typed on, tmux keys, predicate on the
 #: mark's ``bench_state``). Empty until the focus view says what page or hits it shows.
 EXTRA_KINDS: list[tuple[str, str, list[str], Callable[[str], bool]]] = []
@@ -76,18 +79,50 @@ def _deep_rows(mysis_id: int, count: int, t0: float):  # type: ignore[no-untyped
         call_id = f"call_{seq}"
         args = json.dumps({"poi": rng.choice(("main_belt", "sol_station", "outer_ring"))})
         seq += 1
-        yield (mysis_id, "assistant", "llm", None, "", "", json.dumps(
-            [{"id": call_id, "name": tool, "arguments": args}]), None, None,
-            t0 + seq, seq // 3, 12, seq)
+        yield (
+            mysis_id,
+            "assistant",
+            "llm",
+            None,
+            "",
+            "",
+            json.dumps([{"id": call_id, "name": tool, "arguments": args}]),
+            None,
+            None,
+            t0 + seq,
+            seq // 3,
+            12,
+            seq,
+        )
         if seq >= count:
             break
         seq += 1
-        content = json.dumps({"result": {"tool": tool, "credits": rng.randint(0, 99999),
-                                         "cargo": rng.randint(0, 50), "tick": seq // 3,
-                                         "note": rng.choice(("iron ore", "copper ore",
-                                                             "fuel low", "docked"))}})
-        yield (mysis_id, "tool", "tool", None, content, "", None, call_id, tool,
-               t0 + seq, seq // 3, len(content) // 4, seq)
+        content = json.dumps(
+            {
+                "result": {
+                    "tool": tool,
+                    "credits": rng.randint(0, 99999),
+                    "cargo": rng.randint(0, 50),
+                    "tick": seq // 3,
+                    "note": rng.choice(("iron ore", "copper ore", "fuel low", "docked")),
+                }
+            }
+        )
+        yield (
+            mysis_id,
+            "tool",
+            "tool",
+            None,
+            content,
+            "",
+            None,
+            call_id,
+            tool,
+            t0 + seq,
+            seq // 3,
+            len(content) // 4,
+            seq,
+        )
 
 
 def seeded_db() -> Path:
@@ -104,9 +139,11 @@ def seeded_db() -> Path:
         try:
             ids = []
             for n in range(MYSES):
-                record = await store.create_mysis("Deep" if n == 0 else f"Bench{n:02d}",
-                                                  provider="autopilot",
-                                                  strategy="turn-aware")
+                record = await store.create_mysis(
+                    "Deep" if n == 0 else f"Bench{n:02d}",
+                    provider="autopilot",
+                    strategy="turn-aware",
+                )
                 await store.update_mysis(record.id, state="running")
                 ids.append(record.id)
             return ids
@@ -120,7 +157,8 @@ def seeded_db() -> Path:
             "INSERT INTO memories (mysis_id, role, source, sender_id, content, reasoning, "
             "tool_calls, tool_call_id, tool_name, created_at, game_tick, tokens, seq) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            _deep_rows(ids[0], DEEP_MEMORIES, time.time() - DEEP_MEMORIES))
+            _deep_rows(ids[0], DEEP_MEMORIES, time.time() - DEEP_MEMORIES),
+        )
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
     for suffix in ("-wal", "-shm"):
@@ -195,15 +233,31 @@ class Session:
 
     def __init__(self, name: str, width: int, height: int, workdir: Path, fifo: Path) -> None:
         self.name = name
-        env = (f"env ZOEA_FRAME_MARKS={fifo} ZOEA_CONFIG=/nonexistent-zoea-config "
-               f"TERM=xterm-256color")
+        env = (
+            f"env ZOEA_FRAME_MARKS={fifo} ZOEA_CONFIG=/nonexistent-zoea-config TERM=xterm-256color"
+        )
         command = f"{env} {' '.join(ZOEA)} --db {workdir / 'zoea.db'} --data-dir {workdir}"
         config = workdir / "config.toml"
         config.write_text("")  # the defaults, whatever the machine's own config says
         command = command.replace("/nonexistent-zoea-config", str(config))
         self.launched = time.monotonic()
-        subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", str(width),
-                        "-y", str(height), "-c", str(ROOT), command], check=True)
+        subprocess.run(
+            [
+                "tmux",
+                "new-session",
+                "-d",
+                "-s",
+                name,
+                "-x",
+                str(width),
+                "-y",
+                str(height),
+                "-c",
+                str(ROOT),
+                command,
+            ],
+            check=True,
+        )
         self.client_ms: list[float] = []
 
     def keys(self, *keys: str) -> float:
@@ -215,21 +269,27 @@ class Session:
 
     def text(self) -> str:
         """The pane's text now."""
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], check=True,
-                              capture_output=True, text=True).stdout
+        return subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", self.name],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
 
     def close(self) -> None:
         """End the session (the app is killed with it)."""
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False,
-                       capture_output=True)
+        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False, capture_output=True)
 
 
 def stats(values: list[float]) -> dict:
     """Median, p95 and max in ms."""
     ordered = sorted(values)
-    return {"n": len(ordered), "median": round(statistics.median(ordered), 1),
-            "p95": round(ordered[max(0, int(len(ordered) * 0.95 + 0.5) - 1)], 1),
-            "max": round(ordered[-1], 1)}
+    return {
+        "n": len(ordered),
+        "median": round(statistics.median(ordered), 1),
+        "p95": round(ordered[max(0, int(len(ordered) * 0.95 + 0.5) - 1)], 1),
+        "max": round(ordered[-1], 1),
+    }
 
 
 def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
@@ -253,22 +313,32 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
         time.sleep(warmup)  # the swarm plays
         marks.drain()
         t_measure = time.monotonic()
-        kinds: dict[str, list[float]] = {"pane-move": [], "open-focus": [], "focus-step": [],
-                                         "close-focus": []}
+        kinds: dict[str, list[float]] = {
+            "pane-move": [],
+            "open-focus": [],
+            "focus-step": [],
+            "close-focus": [],
+        }
         checks: dict[str, list[bool]] = {k: [] for k in kinds}
 
-        def timed(kind: str, keys: list[str], screen: str, mysis: int | None,
-                  expect: str) -> None:
+        def timed(kind: str, keys: list[str], screen: str, mysis: int | None, expect: str) -> None:
             marks.drain()
             start = session.keys(*keys)
             try:
-                mark = marks.wait(lambda m: m.kind == "mark" and m.at >= start
-                                  and m.fields[0] == screen
-                                  and (mysis is None or m.fields[1] == str(mysis)))
+                mark = marks.wait(
+                    lambda m: (
+                        m.kind == "mark"
+                        and m.at >= start
+                        and m.fields[0] == screen
+                        and (mysis is None or m.fields[1] == str(mysis))
+                    )
+                )
             except TimeoutError:
                 seen = [m for m in marks.all if m.kind == "mark"][-5:]
-                raise TimeoutError(f"{kind} {keys}: no mark of {screen} {mysis}; last marks "
-                                   f"{seen}\n{session.text()}") from None
+                raise TimeoutError(
+                    f"{kind} {keys}: no mark of {screen} {mysis}; last marks "
+                    f"{seen}\n{session.text()}"
+                ) from None
             kinds[kind].append((mark.at - start) * 1000)
             checks[kind].append(expect in session.text())
             time.sleep(0.25)  # a commander reads the screen between keys
@@ -289,8 +359,11 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
         for kind, screen, keys, predicate in EXTRA_KINDS:  # hooks for later features
             marks.drain()
             start = session.keys(*keys)
-            mark = marks.wait(lambda m, s=screen, p=predicate, t=start: m.kind == "mark"
-                              and m.at >= t and m.fields[0] == s and p(m.fields[-1]))
+            mark = marks.wait(
+                lambda m, s=screen, p=predicate, t=start: (
+                    m.kind == "mark" and m.at >= t and m.fields[0] == s and p(m.fields[-1])
+                )
+            )
             kinds.setdefault(kind, []).append((mark.at - start) * 1000)
         measured = time.monotonic() - t_measure
         marks._read(1.2)  # the last second's probe report
@@ -304,18 +377,23 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
         every = [x for values in kinds.values() for x in values]
         return {
             "terminal": f"{width}x{height} (tmux)",
-            "myses": MYSES, "deep_memories": DEEP_MEMORIES,
+            "myses": MYSES,
+            "deep_memories": DEEP_MEMORIES,
             "first_paint_s": round(first.at - session.launched, 3),
             "swarm_visible_s": round(swarm_visible - session.launched, 3),
-            "keypress_to_complete_frame_ms": {"all": stats(every),
-                                              **{k: stats(v) for k, v in kinds.items() if v}},
+            "keypress_to_complete_frame_ms": {
+                "all": stats(every),
+                **{k: stats(v) for k, v in kinds.items() if v},
+            },
             "screen_checks_passed": {k: f"{sum(v)}/{len(v)}" for k, v in checks.items()},
             "tmux_send_keys_ms": stats(session.client_ms),
-            "loop": {"probe_samples": samples,
-                     "longest_stall_ms": round(max(lags, default=0.0), 1),
-                     "stalls_over_50ms": sum(1 for x in lags if x > 50),
-                     "stalls_over_20ms": sum(1 for x in lags if x > 20),
-                     "longest": sorted(lags, reverse=True)[:5]},
+            "loop": {
+                "probe_samples": samples,
+                "longest_stall_ms": round(max(lags, default=0.0), 1),
+                "stalls_over_50ms": sum(1 for x in lags if x > 50),
+                "stalls_over_20ms": sum(1 for x in lags if x > 20),
+                "longest": sorted(lags, reverse=True)[:5],
+            },
             "measured_s": round(measured, 1),
         }
     finally:
@@ -340,9 +418,9 @@ def main() -> int:
         "bench": "ui",
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores "
-                   f"(load average {os.getloadavg()[0]:.1f} at the end)",
+        f"(load average {os.getloadavg()[0]:.1f} at the end)",
         "clock": "time.monotonic() in both processes; from before tmux send-keys to the "
-                 "app's mark after the complete frame",
+        "app's mark after the complete frame",
         **result,
         "targets": {
             "keypress_p95_le_50ms": all(v["p95"] <= 50 for v in keys.values()),

@@ -64,8 +64,9 @@ async def _drive(sessions: list[GameSession], calls: int) -> dict:
 
 async def in_process(n: int, calls: int) -> dict:
     host = WorldHost.open(seed=1, tick_seconds=0)
-    sessions = [GameSession(in_process_connector(lambda: in_process_server(host)))
-                for _ in range(n)]
+    sessions = [
+        GameSession(in_process_connector(lambda: in_process_server(host))) for _ in range(n)
+    ]
     try:
         return await _drive(sessions, calls)
     finally:
@@ -101,8 +102,10 @@ def main() -> None:
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     for name in ("in_process", "http"):
         r = report[name]
-        print(f"{name:10} {r['sessions']} sessions: {r['calls_per_s']:8.1f} calls/s "
-              f"(p50 {r['latency_ms']['p50']} ms, p95 {r['latency_ms']['p95']} ms)")
+        print(
+            f"{name:10} {r['sessions']} sessions: {r['calls_per_s']:8.1f} calls/s "
+            f"(p50 {r['latency_ms']['p50']} ms, p95 {r['latency_ms']['p95']} ms)"
+        )
 
 
 if __name__ == "__main__":

@@ -55,9 +55,7 @@ def measure(calls: list[tuple[str, dict]]) -> dict:
     named = {n: c for n, c in names.items() if n not in malformed}
     known = sum(c for n, c in named.items() if n in schemas)
     missing = {n: c for n, c in sorted(named.items(), key=lambda x: -x[1]) if n not in schemas}
-    args_known = [
-        set(args) <= set(schemas[name]) for name, args in calls if name in schemas
-    ]
+    args_known = [set(args) <= set(schemas[name]) for name, args in calls if name in schemas]
     total_named = sum(named.values())
     return {
         "calls": len(calls),

@@ -34,8 +34,9 @@ def to_png(svg_path: Path) -> Path | None:
     except ImportError:
         return None
     svg = svg_path.read_text(encoding="utf-8")
-    svg = svg.replace("font-family: Fira Code, monospace",
-                      "font-family: DejaVu Sans Mono, monospace")
+    svg = svg.replace(
+        "font-family: Fira Code, monospace", "font-family: DejaVu Sans Mono, monospace"
+    )
     cell = re.search(r'textLength="([\d.]+)"[^>]*>[^<]</text>', svg)
     if cell is not None:
         size = float(cell.group(1)) / DEJAVU_ADVANCE
@@ -66,8 +67,11 @@ async def capture(out: Path, size: tuple[int, int]) -> list[Path]:
             while app.commander is None:
                 await wait(0.05)
             await wait(3.0)
-            await pilot.press("b", *"All pilots: mine iron ore, sell it at Sol Station, "
-                              "then report your credits.", "enter")
+            await pilot.press(
+                "b",
+                *"All pilots: mine iron ore, sell it at Sol Station, then report your credits.",
+                "enter",
+            )
             await wait(3.0)
             shot("dashboard")
             await pilot.press("enter")
@@ -101,8 +105,11 @@ def main(argv: list[str] | None = None) -> int:
         missing_png = missing_png or png is None
         print(f"{svg}" + (f"  {png}" if png else ""))
     if missing_png:
-        print("CairoSVG is not installed: only SVG files were written "
-              "(pip install cairosvg makes the PNGs)", file=sys.stderr)
+        print(
+            "CairoSVG is not installed: only SVG files were written "
+            "(pip install cairosvg makes the PNGs)",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

@@ -20,9 +20,16 @@ class Log:
         self._ids = itertools.count(1)
 
     def add(self, role: str, source: str, content: str = "", **kw: object) -> Memory:
-        memory = Memory(id=next(self._ids), mysis_id=self.mysis_id, role=role, source=source,
-                        content=content, tokens=count_tokens(content),
-                        seq=len(self.memories) + 1, **kw)  # type: ignore[arg-type]
+        memory = Memory(
+            id=next(self._ids),
+            mysis_id=self.mysis_id,
+            role=role,
+            source=source,
+            content=content,
+            tokens=count_tokens(content),
+            seq=len(self.memories) + 1,
+            **kw,
+        )  # type: ignore[arg-type]
         self.memories.append(memory)
         return memory
 
@@ -36,8 +43,10 @@ class Log:
         return self.add("assistant", "llm", text)
 
     def call(self, *calls: tuple[str, str] | tuple[str, str, str]) -> Memory:
-        tool_calls = tuple(ToolCall(c[0], c[1], c[2] if len(c) > 2 else "{}")  # type: ignore[misc]
-                           for c in calls)
+        tool_calls = tuple(
+            ToolCall(c[0], c[1], c[2] if len(c) > 2 else "{}")  # type: ignore[misc]
+            for c in calls
+        )
         return self.add("assistant", "llm", "", tool_calls=tool_calls)
 
     def result(self, call_id: str, name: str, content: str) -> Memory:
@@ -64,22 +73,31 @@ def history_of(
     settings = settings or ComposeSettings()
     n = max(settings.max_context_messages, 1)
     margin = max(settings.window_margin, 1)
-    window, before = stepped_window(list(memories[-(n + margin + 1):]), n, margin)
+    window, before = stepped_window(list(memories[-(n + margin + 1) :]), n, margin)
     prompts = [m for m in memories if m.is_prompt]
     summaries = [m for m in memories if m.source == "summary"]
     summary = summaries[-1] if summaries else None
     since = [m for m in memories if summary is None or m.id > summary.id]
     turn = turns[-1] if turns else None
-    lower = (summary.id if summary else 0) if strategy == "summarize" else \
-        (window[0].id if window else 0)
+    lower = (
+        (summary.id if summary else 0)
+        if strategy == "summarize"
+        else (window[0].id if window else 0)
+    )
     return History(
-        mysis_id=1, mysis_name="test", window=tuple(window),
-        latest_prompt=prompts[-1] if prompts else None, latest_summary=summary,
+        mysis_id=1,
+        mysis_name="test",
+        window=tuple(window),
+        latest_prompt=prompts[-1] if prompts else None,
+        latest_summary=summary,
         since_summary=tuple(since[-2000:]) if strategy == "summarize" else None,
-        before_window_id=before, game_state=game_state, latest_broadcast=latest_broadcast,
+        before_window_id=before,
+        game_state=game_state,
+        latest_broadcast=latest_broadcast,
         turn=turn,
-        turn_memories=tuple(m for m in memories[-(n + margin + 1):]
-                            if turn and m.id >= turn.first_memory_id),
+        turn_memories=tuple(
+            m for m in memories[-(n + margin + 1) :] if turn and m.id >= turn.first_memory_id
+        ),
         turn_first=next((m for m in memories if turn and m.id >= turn.first_memory_id), None),
         before_turn=tuple([m for m in memories if turn and m.id < turn.first_memory_id][-n:]),
         turns=tuple(t for t in turns if t.first_memory_id >= lower),

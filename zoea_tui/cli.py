@@ -70,12 +70,17 @@ def _parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sim", help="the embedded SpaceMolt world")
     sim = p.add_subparsers(dest="sim_command", required=True)
     p = sim.add_parser("serve", help="serve the embedded world over Streamable HTTP (MCP)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to bind (default 127.0.0.1: loopback only)")
+    p.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: loopback only)"
+    )
     p.add_argument("--port", type=int, default=8765, help="port (0 picks a free one)")
     p.add_argument("--seed", type=int, default=0, help="world seed")
-    p.add_argument("--tick-seconds", type=float, default=1.0,
-                   help="length of a game tick in seconds (0: advance on demand)")
+    p.add_argument(
+        "--tick-seconds",
+        type=float,
+        default=1.0,
+        help="length of a game tick in seconds (0: advance on demand)",
+    )
     p.add_argument("--state", type=Path, help="load the world from this file and save it there")
     cli_arena.add_parser(sub)
     return parser
@@ -105,7 +110,8 @@ async def _cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot open database {args.db}: {exc}") from None
     async with store:
         mysis, count = await store.import_conversation(
-            args.mysis, conversation.memories, system_prompt=conversation.system_prompt)
+            args.mysis, conversation.memories, system_prompt=conversation.system_prompt
+        )
     print(f"imported {count} memories into Mysis {mysis.name!r}", file=sys.stderr)
     return 0
 
@@ -122,8 +128,10 @@ async def _cmd_export(args: argparse.Namespace) -> int:
         mysis = await _find(store, args.mysis)
         out = sys.stdout
         if mysis.system_prompt is not None:
-            out.write(json.dumps({"role": "system", "content": mysis.system_prompt},
-                                 ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps({"role": "system", "content": mysis.system_prompt}, ensure_ascii=False)
+                + "\n"
+            )
         async for memory in store.iter_memories(mysis.id):
             out.write(json.dumps(memory_to_json(memory), ensure_ascii=False) + "\n")
     return 0
@@ -143,20 +151,31 @@ async def _cmd_context(args: argparse.Namespace) -> int:
         # imported conversation) the composer infers one from the history.
         turn = None
         if await store.latest_turn(mysis.id) is not None:
-            turn = await next_turn(store, mysis.id,
-                                   sent_upto=await store.last_sent_memory_id(mysis.id),
-                                   nudges=0, max_nudges=NudgeConfig().max_encouragements,
-                                   fresh=False, answering=True)
+            turn = await next_turn(
+                store,
+                mysis.id,
+                sent_upto=await store.last_sent_memory_id(mysis.id),
+                nudges=0,
+                max_nudges=NudgeConfig().max_encouragements,
+                fresh=False,
+                answering=True,
+            )
         composition = await next_composition(store, mysis.id, strategy, settings, turn=turn)
     violations = validate(composition.messages)
     if args.json:
-        report = {"mysis": mysis.name, **composition.to_dict(), "valid": not violations,
-                  "violations": violations}
+        report = {
+            "mysis": mysis.name,
+            **composition.to_dict(),
+            "valid": not violations,
+            "violations": violations,
+        }
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(f"Mysis {mysis.name} · strategy {strategy} · {len(composition.messages)} messages · "
-          f"~{composition.tokens:,} tokens · {'valid' if not violations else 'INVALID'}")
+    print(
+        f"Mysis {mysis.name} · strategy {strategy} · {len(composition.messages)} messages · "
+        f"~{composition.tokens:,} tokens · {'valid' if not violations else 'INVALID'}"
+    )
     for message, item in zip(composition.messages, composition.items, strict=True):
         origin = f"#{item.memory_id}" if item.memory_id is not None else item.kind
         note = f" ({item.reason})" if item.reason else ""
@@ -189,24 +208,34 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
         raise UsageError("--turns must be at least 1")
     provider = args.provider or config.swarm.default_provider
     if provider not in config.providers:
-        raise UsageError(f"unknown provider {provider!r}; configured: "
-                         f"{', '.join(config.providers)}")
+        raise UsageError(
+            f"unknown provider {provider!r}; configured: {', '.join(config.providers)}"
+        )
     strategy = args.strategy or config.swarm.strategy
     with tempfile.TemporaryDirectory(prefix="zoea-simulate-") as tmp:
         db = args.db or Path(tmp) / "simulate.db"
-        report = await simulate(config, myses=args.myses, turns=args.turns, strategy=strategy,
-                                provider=provider, seed=args.seed, db_path=db)
+        report = await simulate(
+            config,
+            myses=args.myses,
+            turns=args.turns,
+            strategy=strategy,
+            provider=provider,
+            seed=args.seed,
+            db_path=db,
+        )
     if args.json:
         print(to_json(report))
         return 0
     tokens = report["prompt_tokens"]
     score = report["score"].get("total", {})
-    print(f"{report['myses']} Myses × {report['turns']} turns · {strategy} · {provider}: "
-          f"{report['requests']} requests, prompt tokens mean {tokens['mean']:,} "
-          f"p95 {tokens['p95']:,} max {tokens['max']:,}; {report['violations']} violations; "
-          f"{report['tool_calls']} tool calls ({report['tool_errors']} errors); "
-          f"{report['nudges']} nudges; score {score.get('score', 0)} "
-          f"(ore sold {score.get('ore_sold', 0)}); {report['wall_s']} s")
+    print(
+        f"{report['myses']} Myses × {report['turns']} turns · {strategy} · {provider}: "
+        f"{report['requests']} requests, prompt tokens mean {tokens['mean']:,} "
+        f"p95 {tokens['p95']:,} max {tokens['max']:,}; {report['violations']} violations; "
+        f"{report['tool_calls']} tool calls ({report['tool_errors']} errors); "
+        f"{report['nudges']} nudges; score {score.get('score', 0)} "
+        f"(ore sold {score.get('ore_sold', 0)}); {report['wall_s']} s"
+    )
     return 0
 
 
@@ -216,18 +245,21 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
     config = _config(args)
     async with await _open_existing(args.db) as store:
         try:
-            report = await replay(store, strategy=args.strategy, mysis_name=args.mysis,
-                                  config=config)
+            report = await replay(
+                store, strategy=args.strategy, mysis_name=args.mysis, config=config
+            )
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     if args.json:
         print(to_json(report))
         return 0
     tokens = report["prompt_tokens"]
-    print(f"{report['requests']} requests under {args.strategy}: prompt tokens mean "
-          f"{tokens['mean']:,} p95 {tokens['p95']:,} max {tokens['max']:,}; "
-          f"{report['violations']} violations; {report['ratio_to_full_history']} of the full "
-          "history")
+    print(
+        f"{report['requests']} requests under {args.strategy}: prompt tokens mean "
+        f"{tokens['mean']:,} p95 {tokens['p95']:,} max {tokens['max']:,}; "
+        f"{report['violations']} violations; {report['ratio_to_full_history']} of the full "
+        "history"
+    )
     return 0
 
 
@@ -240,8 +272,7 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be between 0 and 65535")
     try:
-        host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds,
-                              state_path=args.state)
+        host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds, state_path=args.state)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
     try:
@@ -251,9 +282,15 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"import": _cmd_import, "export": _cmd_export, "context": _cmd_context,
-             "simulate": _cmd_simulate, "replay": _cmd_replay, "sim": _cmd_sim,
-             "arena": cli_arena.cmd_arena}
+_COMMANDS = {
+    "import": _cmd_import,
+    "export": _cmd_export,
+    "context": _cmd_context,
+    "simulate": _cmd_simulate,
+    "replay": _cmd_replay,
+    "sim": _cmd_sim,
+    "arena": cli_arena.cmd_arena,
+}
 
 
 def _run_tui(args: argparse.Namespace) -> int:

@@ -35,16 +35,22 @@ def add_parser(sub: Any) -> None:
     p.__class__ = _OneLineParser
     p.add_argument("--scenario", required=True, help="s1 … s6, or all")
     p.add_argument("--provider", help="a configured provider (autopilot included)")
-    p.add_argument("--strategy", help="a strategy, full-history, or all (default: the "
-                   "configured strategy)")
+    p.add_argument(
+        "--strategy", help="a strategy, full-history, or all (default: the configured strategy)"
+    )
     p.add_argument("--runs", type=int, default=1, help="runs per scenario and strategy")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first run's world "
-                   "(run i plays seed K+i)")
-    p.add_argument("--ticks", type=int, help="play this many ticks instead of each "
-                   "scenario's budget (quick checks)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the first run's world (run i plays seed K+i)"
+    )
+    p.add_argument(
+        "--ticks",
+        type=int,
+        help="play this many ticks instead of each scenario's budget (quick checks)",
+    )
     p.add_argument("--config", type=Path, help="configuration file (TOML)")
-    p.add_argument("--db", type=Path, help="store the results in this database (default: "
-                   "the app's)")
+    p.add_argument(
+        "--db", type=Path, help="store the results in this database (default: the app's)"
+    )
     p.add_argument("--out", type=Path, help="write arena.json and leaderboard.md here")
     p.add_argument("--json", action="store_true", help="print the JSON report")
 
@@ -68,16 +74,18 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
     if args.provider is None:
         raise _usage("--provider is required (a configured provider, e.g. autopilot)")
     if args.provider not in config.providers:
-        raise _usage(f"unknown provider {args.provider!r}; configured: "
-                     f"{', '.join(config.providers)}")
+        raise _usage(
+            f"unknown provider {args.provider!r}; configured: {', '.join(config.providers)}"
+        )
     strategy = args.strategy or config.swarm.strategy
     if strategy == "all":
         strategies = list(ALL_STRATEGIES)
     elif strategy in ARENA_STRATEGIES:
         strategies = [strategy]
     else:
-        raise _usage(f"unknown strategy {strategy!r}; expected one of: "
-                     f"{', '.join(ARENA_STRATEGIES)}, all")
+        raise _usage(
+            f"unknown strategy {strategy!r}; expected one of: {', '.join(ARENA_STRATEGIES)}, all"
+        )
     if not 1 <= args.runs <= 100:
         raise _usage("--runs must be between 1 and 100")
     if args.ticks is not None and not 1 <= args.ticks <= 10_000:
@@ -109,14 +117,24 @@ async def _arena(args: argparse.Namespace) -> int:
 
     def said(result: RunResult) -> None:
         if not quiet:
-            print(f"  {result.scenario} · {result.strategy} · seed {result.seed}: score "
-                  f"{result.score:.1f} ({'pass' if result.passed else 'fail'}, "
-                  f"{result.metrics.get('level')}) in {result.wall_s:.1f} s", file=sys.stderr)
+            print(
+                f"  {result.scenario} · {result.strategy} · seed {result.seed}: score "
+                f"{result.score:.1f} ({'pass' if result.passed else 'fail'}, "
+                f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
+                file=sys.stderr,
+            )
 
     async def measure(name: str) -> dict[str, Any]:
-        results = await run_arena(config, scenarios, provider=name, strategies=strategies,
-                                  runs=args.runs, seed=args.seed, ticks=args.ticks,
-                                  hooks=RunHooks(on_run=said))
+        results = await run_arena(
+            config,
+            scenarios,
+            provider=name,
+            strategies=strategies,
+            runs=args.runs,
+            seed=args.seed,
+            ticks=args.ticks,
+            hooks=RunHooks(on_run=said),
+        )
         return build_report(name, args.runs, results)
 
     report = await measure(provider)

@@ -19,17 +19,25 @@ def setup_logging(folder: Path, *, debug: bool = False) -> Path:
     """
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOG_NAME
-    handler = logging.handlers.RotatingFileHandler(path, maxBytes=MAX_BYTES,
-                                                   backupCount=BACKUPS, encoding="utf-8")
-    handler.setFormatter(logging.Formatter(
-        "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler = logging.handlers.RotatingFileHandler(
+        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
+    )
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     for old in list(root.handlers):
         root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(logging.DEBUG if debug else logging.INFO)
-    for name in ("uvicorn", "uvicorn.error", "uvicorn.access", "mcp", "httpx", "httpcore",
-                 "httpx2", "httpcore2"):
+    for name in (
+        "uvicorn",
+        "uvicorn.error",
+        "uvicorn.access",
+        "mcp",
+        "httpx",
+        "httpcore",
+        "httpx2",
+        "httpcore2",
+    ):
         logger = logging.getLogger(name)
         for old in list(logger.handlers):
             logger.removeHandler(old)

@@ -13,27 +13,52 @@ from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
 from zoea_tui.cli import main
 from zoea_tui.storage import Store
 
-RUN_KEYS = {"score", "pass", "metrics", "tokens_in", "tokens_out", "uncached_tokens",
-            "requests", "invalid_requests"}
+RUN_KEYS = {
+    "score",
+    "pass",
+    "metrics",
+    "tokens_in",
+    "tokens_out",
+    "uncached_tokens",
+    "requests",
+    "invalid_requests",
+}
 
 
 def zoea(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "zoea_tui.cli", *args], capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "zoea_tui.cli", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Path) -> None:
     db, out = tmp_path / "arena.db", tmp_path / "out"
-    done = zoea("arena", "--scenario", "s1", "--provider", "autopilot", "--strategy",
-                "turn-aware", "--ticks", "40", "--runs", "2", "--seed", "3", "--db", str(db),
-                "--out", str(out), "--json")
+    done = zoea(
+        "arena",
+        "--scenario",
+        "s1",
+        "--provider",
+        "autopilot",
+        "--strategy",
+        "turn-aware",
+        "--ticks",
+        "40",
+        "--runs",
+        "2",
+        "--seed",
+        "3",
+        "--db",
+        str(db),
+        "--out",
+        str(out),
+        "--json",
+    )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report) == {"provider", "runs", "cells", "composite"}
     assert report["provider"] == "autopilot" and report["runs"] == 2
     (cell,) = report["cells"]
-    assert set(cell) == {"scenario", "strategy", "score_mean", "score_std", "pass_rate",
-                         "runs"}
+    assert set(cell) == {"scenario", "strategy", "score_mean", "score_std", "pass_rate", "runs"}
     assert cell["scenario"] == "s1-bootstrap-grind" and cell["strategy"] == "turn-aware"
     assert len(cell["runs"]) == 2
     for run in cell["runs"]:
@@ -59,19 +84,25 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     asyncio.run(stored())
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--scenario", "s9", "--provider", "autopilot"], "unknown scenario"),
-    (["--scenario", "s1", "--provider", "gpt-17"], "unknown provider"),
-    (["--scenario", "s1"], "--provider is required"),
-    (["--scenario", "s1", "--provider", "autopilot", "--strategy", "psychic"],
-     "unknown strategy"),
-    (["--scenario", "s1", "--provider", "autopilot", "--runs", "0"], "--runs"),
-    (["--scenario", "s1", "--provider", "autopilot", "--runs", "two"], "invalid int"),
-    (["--scenario", "s1", "--provider", "autopilot", "--bogus"], "unrecognized"),
-    (["--provider", "autopilot"], "--scenario"),
-])
-def test_arena_refuses_bad_flags_with_one_line(args: list[str], words: str,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--scenario", "s9", "--provider", "autopilot"], "unknown scenario"),
+        (["--scenario", "s1", "--provider", "gpt-17"], "unknown provider"),
+        (["--scenario", "s1"], "--provider is required"),
+        (
+            ["--scenario", "s1", "--provider", "autopilot", "--strategy", "psychic"],
+            "unknown strategy",
+        ),
+        (["--scenario", "s1", "--provider", "autopilot", "--runs", "0"], "--runs"),
+        (["--scenario", "s1", "--provider", "autopilot", "--runs", "two"], "invalid int"),
+        (["--scenario", "s1", "--provider", "autopilot", "--bogus"], "unrecognized"),
+        (["--provider", "autopilot"], "--scenario"),
+    ],
+)
+def test_arena_refuses_bad_flags_with_one_line(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     try:
         code = main(["arena", *args])
     except SystemExit as exit_:
@@ -84,24 +115,42 @@ def test_arena_refuses_bad_flags_with_one_line(args: list[str], words: str,
 def _script() -> list[Reply]:
     """Registers, mines at the start (an error: the ship is docked), undocks, looks
     around, then answers in text."""
-    return [Reply("", tool_calls=[Call("register", {"username": "Vega",
-                                                    "empire": "solarian"})]),
-            Reply("", tool_calls=[Call("mine", {})]),
-            Reply("", tool_calls=[Call("undock", {}), Call("get_system", {})]),
-            Reply("Looked around.")]
+    return [
+        Reply("", tool_calls=[Call("register", {"username": "Vega", "empire": "solarian"})]),
+        Reply("", tool_calls=[Call("mine", {})]),
+        Reply("", tool_calls=[Call("undock", {}), Call("get_system", {})]),
+        Reply("Looked around."),
+    ]
 
 
 def test_arena_plays_a_scripted_model_over_loopback_http(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     server = FakeOpenAIServer()
     server.script(*_script())
     server.default = Reply("Holding here.")
     with server.running_in_thread():
         config = tmp_path / "config.toml"
-        config.write_text(f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\n'
-                          'model = "m"\n', encoding="utf-8")
-        code = main(["arena", "--scenario", "s2", "--provider", "scripted", "--ticks", "6",
-                     "--config", str(config), "--db", str(tmp_path / "a.db"), "--json"])
+        config.write_text(
+            f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
+            encoding="utf-8",
+        )
+        code = main(
+            [
+                "arena",
+                "--scenario",
+                "s2",
+                "--provider",
+                "scripted",
+                "--ticks",
+                "6",
+                "--config",
+                str(config),
+                "--db",
+                str(tmp_path / "a.db"),
+                "--json",
+            ]
+        )
         bodies = [r.json() for r in server.chat_requests]
     out = capsys.readouterr().out
     assert code == 0
@@ -110,8 +159,11 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
     (run,) = cell["runs"]
     assert report["provider"] == "scripted" and cell["scenario"] == "s2-navigation"
     # The task reached the model as the commander's message.
-    assert any("Arena scenario s2" in (m.get("content") or "")
-               for m in bodies[0]["messages"] if m["role"] == "user")
+    assert any(
+        "Arena scenario s2" in (m.get("content") or "")
+        for m in bodies[0]["messages"]
+        if m["role"] == "user"
+    )
     assert run["requests"] == len(bodies) and run["requests"] <= 6
     assert run["metrics"]["tool_calls"] == 4 and run["metrics"]["tool_errors"] == 1
     assert run["tokens_in"] == 12 * run["requests"] and run["tokens_out"] == 7 * run["requests"]

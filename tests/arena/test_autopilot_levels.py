@@ -8,8 +8,9 @@ from zoea_tui.config import Config
 
 
 async def test_s5_the_autopilot_arms_and_destroys_a_pirate() -> None:
-    result = await play(Config(), SCENARIOS["s5"], provider="autopilot",
-                        strategy="turn-aware", seed=0, ticks=120)
+    result = await play(
+        Config(), SCENARIOS["s5"], provider="autopilot", strategy="turn-aware", seed=0, ticks=120
+    )
     metrics = result.metrics
     assert metrics["weapons_installed"] >= 1
     assert metrics["pirates_destroyed"] >= 1 and metrics["destroyed"] == 0
@@ -18,16 +19,18 @@ async def test_s5_the_autopilot_arms_and_destroys_a_pirate() -> None:
 
 
 async def test_s6_the_autopilot_completes_missions() -> None:
-    result = await play(Config(), SCENARIOS["s6"], provider="autopilot",
-                        strategy="turn-aware", seed=0, ticks=120)
+    result = await play(
+        Config(), SCENARIOS["s6"], provider="autopilot", strategy="turn-aware", seed=0, ticks=120
+    )
     assert result.metrics["missions_completed"] >= 3
     assert result.metrics["level"] == "excellent"
     assert result.metrics["tool_errors"] == 0
 
 
 async def test_s3_the_autopilot_trades_to_excellent() -> None:
-    result = await play(Config(), SCENARIOS["s3"], provider="autopilot",
-                        strategy="turn-aware", seed=0)
+    result = await play(
+        Config(), SCENARIOS["s3"], provider="autopilot", strategy="turn-aware", seed=0
+    )
     metrics = result.metrics
     assert metrics["orders_created"] >= 20 and metrics["orders_filled"] >= 20
     assert metrics["final_credits"] >= 15_000

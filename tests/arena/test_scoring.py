@@ -24,8 +24,7 @@ def test_s2_hand_computed_run() -> None:
 
 def test_s3_hand_computed_run() -> None:
     # 40·(3000/15000) + 30·(5000/20000) + 15·(18/20) + 15·(20/40)
-    metrics = {"final_credits": 3000, "credits_earned": 5000, "tool_calls": 20,
-               "tool_errors": 2}
+    metrics = {"final_credits": 3000, "credits_earned": 5000, "tool_calls": 20, "tool_errors": 2}
     assert scoring.score_run("s3", metrics) == pytest.approx(8 + 7.5 + 13.5 + 7.5)
 
 
@@ -68,15 +67,21 @@ def test_success_levels_of_s1() -> None:
     s1 = SCENARIOS["s1"]
     assert s1.level({"credits_earned": 499}) == "none"
     assert s1.level({"credits_earned": 1500}) == "good"
-    assert s1.achieved({"credits_earned": 3000}) == {"pass": True, "good": True,
-                                                     "excellent": True}
+    assert s1.achieved({"credits_earned": 3000}) == {"pass": True, "good": True, "excellent": True}
 
 
 def test_success_levels_of_s4_and_s5() -> None:
     s4, s5 = SCENARIOS["s4"], SCENARIOS["s5"]
     assert s4.level({"chats": 3, "status_set": 1}) == "pass"
-    social = {"chats": 3, "chats_local": 2, "chats_global": 1, "log_entries": 2,
-              "forum_posts": 1, "status_set": 1, "colors_set": 1}
+    social = {
+        "chats": 3,
+        "chats_local": 2,
+        "chats_global": 1,
+        "log_entries": 2,
+        "forum_posts": 1,
+        "status_set": 1,
+        "colors_set": 1,
+    }
     assert s4.level(social) == "good"
     assert s4.level({**social, "replies_received": 1}) == "excellent"
     assert s5.level({"weapons_installed": 1, "pirates_engaged": 1}) == "good"

@@ -74,8 +74,9 @@ def test_no_file_anywhere_gives_the_defaults() -> None:
     config = load_config(None, env={})
     assert config == Config()
     assert config.source is None
-    assert config.swarm == SwarmConfig(max_myses=16, default_provider="autopilot",
-                                       strategy="turn-aware")
+    assert config.swarm == SwarmConfig(
+        max_myses=16, default_provider="autopilot", strategy="turn-aware"
+    )
     assert config.context == ContextConfig(20, 10, 4000, 200_000)
     assert config.nudge == NudgeConfig(30.0, 120.0, 3)
     assert config.game.endpoint == "embedded" and config.game.embedded
@@ -92,8 +93,9 @@ def test_the_user_config_dir_file_is_read_when_present(user_dirs: tuple[Path, Pa
     assert config.source == path
 
 
-def test_zoea_config_beats_the_user_config_dir(tmp_path: Path,
-                                               user_dirs: tuple[Path, Path]) -> None:
+def test_zoea_config_beats_the_user_config_dir(
+    tmp_path: Path, user_dirs: tuple[Path, Path]
+) -> None:
     write(user_dirs[0], "[swarm]\nmax_myses = 4\n")
     named = write(tmp_path / "elsewhere", "[swarm]\nmax_myses = 5\n")
     config = load_config(None, env={"ZOEA_CONFIG": str(named)})
@@ -140,100 +142,154 @@ OPENAI_HEAD = '[providers.q]\ntype = "openai"\nendpoint = "http://h/v1"\nmodel =
 TYPES = '"openai", "ollama", "autopilot", "local"'
 
 MISTAKES = [
-    ("[swarms]\nmax_myses = 3\n",
-     'swarms: unknown section (did you mean "swarm"?); '
-     "expected one of: swarm, context, nudge, providers, game, paths"),
+    (
+        "[swarms]\nmax_myses = 3\n",
+        'swarms: unknown section (did you mean "swarm"?); '
+        "expected one of: swarm, context, nudge, providers, game, paths",
+    ),
     ("swarm = 3\n", "swarm: expected a table ([swarm]), got 3"),
     ("max_myses = 3\n[swarm]\n", "max_myses: a key outside its section; it belongs under [swarm]"),
-    ("[swarm]\nmax_mysis = 3\n",
-     'swarm.max_mysis: unknown key (did you mean "max_myses"?); '
-     "expected one of: max_myses, default_provider, strategy"),
-    ("[swarm]\nmax_myses = true\n",
-     "swarm.max_myses: expected an integer between 1 and 100, got true"),
-    ("[swarm]\nmax_myses = 0\n",
-     "swarm.max_myses: expected an integer between 1 and 100, got 0"),
-    ("[swarm]\nmax_myses = 101\n",
-     "swarm.max_myses: expected an integer between 1 and 100, got 101"),
-    ("[swarm]\nmax_myses = 16.0\n",
-     "swarm.max_myses: expected an integer between 1 and 100, got 16.0"),
-    ('[swarm]\nmax_myses = "16"\n',
-     'swarm.max_myses: expected an integer between 1 and 100, got "16"'),
-    ('[swarm]\nstrategy = "fastest"\n',
-     'swarm.strategy: expected one of "sliding-window", "snapshot-compaction", "loop-slice", '
-     '"turn-aware", "summarize", got "fastest"'),
-    ('[swarm]\ndefault_provider = "gpt"\n',
-     'swarm.default_provider: expected one of the defined providers (autopilot, local), '
-     'got "gpt"'),
-    ('[swarm]\ndefault_provider = ""\n',
-     'swarm.default_provider: expected a non-empty string, got ""'),
-    ("[context]\nmax_tool_iterations = 0\n",
-     "context.max_tool_iterations: expected an integer of at least 1, got 0"),
-    ("[context]\nsummarize_threshold = -1\n",
-     "context.summarize_threshold: expected an integer of at least 0, got -1"),
-    ("[context]\nmax_context_messages = false\n",
-     "context.max_context_messages: expected an integer of at least 1, got false"),
-    ("[nudge]\nidle_seconds = 0\n",
-     "nudge.idle_seconds: expected a number greater than 0, got 0"),
-    ('[nudge]\nwait_state_seconds = "2m"\n',
-     'nudge.wait_state_seconds: expected a number greater than 0, got "2m"'),
-    ("[nudge]\nmax_encouragements = 0\n",
-     "nudge.max_encouragements: expected an integer of at least 1, got 0"),
-    ('[providers.zen-nano]\ntype = "openai"\nendpoint = "https://x/v1"\nmodel = "m"\n'
-     'temperature = "hot"\n',
-     'providers.zen-nano.temperature: expected a number between 0 and 2, got "hot"'),
-    (OPENAI_HEAD + "temperature = 2.5\n",
-     "providers.q.temperature: expected a number between 0 and 2, got 2.5"),
-    (OPENAI_HEAD + "temperature = -0.1\n",
-     "providers.q.temperature: expected a number between 0 and 2, got -0.1"),
-    (OPENAI_HEAD + "temperature = nan\n",
-     "providers.q.temperature: expected a number between 0 and 2, got nan"),
-    (OPENAI_HEAD + "temperature = true\n",
-     "providers.q.temperature: expected a number between 0 and 2, got true"),
-    (OPENAI_HEAD + "max_tokens = 0\n",
-     "providers.q.max_tokens: expected an integer of at least 1, got 0"),
-    (OPENAI_HEAD + "context_window = 100\n",
-     "providers.q.context_window: expected an integer of at least 512, got 100"),
-    (OPENAI_HEAD + "timeout = 0\n",
-     "providers.q.timeout: expected a number greater than 0, got 0"),
-    (OPENAI_HEAD + "seed = 1.5\n",
-     "providers.q.seed: expected an integer, got 1.5"),
-    (OPENAI_HEAD + "temprature = 0.5\n",
-     'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
-     "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-     "seed"),
-    ('[providers.q]\nendpoint = "http://localhost:11434"\nmodel = "qwen3:8b"\n',
-     "providers.q.type: missing (the provider type is always stated, never guessed from "
-     f"the URL); expected one of {TYPES}"),
-    ('[providers.q]\ntype = "gpt"\n',
-     f'providers.q.type: expected one of {TYPES}, got "gpt"'),
-    ('[providers.q]\ntype = "openai"\nmodel = "m"\n',
-     'providers.q.endpoint: missing for type "openai"; '
-     'expected an http(s) URL such as "http://localhost:11434"'),
-    ('[providers.q]\ntype = "ollama"\nendpoint = "http://localhost:11434"\n',
-     'providers.q.model: missing for type "ollama"; expected the model\'s name, '
-     'e.g. "qwen3:8b"'),
-    ('[providers.q]\ntype = "ollama"\nendpoint = "localhost:11434"\nmodel = "m"\n',
-     'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434", '
-     'got "localhost:11434"'),
-    ('[providers.autopilot]\nendpoint = "http://localhost:11434"\n',
-     'providers.autopilot.endpoint: not used by type "autopilot"; its keys are: '
-     "type, context_window"),
-    ('[providers.local]\napi_key_env = "KEY"\n',
-     'providers.local.api_key_env: not used by type "local"; its keys are: '
-     "type, model, temperature, max_tokens, context_window, timeout, seed"),
+    (
+        "[swarm]\nmax_mysis = 3\n",
+        'swarm.max_mysis: unknown key (did you mean "max_myses"?); '
+        "expected one of: max_myses, default_provider, strategy",
+    ),
+    (
+        "[swarm]\nmax_myses = true\n",
+        "swarm.max_myses: expected an integer between 1 and 100, got true",
+    ),
+    ("[swarm]\nmax_myses = 0\n", "swarm.max_myses: expected an integer between 1 and 100, got 0"),
+    (
+        "[swarm]\nmax_myses = 101\n",
+        "swarm.max_myses: expected an integer between 1 and 100, got 101",
+    ),
+    (
+        "[swarm]\nmax_myses = 16.0\n",
+        "swarm.max_myses: expected an integer between 1 and 100, got 16.0",
+    ),
+    (
+        '[swarm]\nmax_myses = "16"\n',
+        'swarm.max_myses: expected an integer between 1 and 100, got "16"',
+    ),
+    (
+        '[swarm]\nstrategy = "fastest"\n',
+        'swarm.strategy: expected one of "sliding-window", "snapshot-compaction", "loop-slice", '
+        '"turn-aware", "summarize", got "fastest"',
+    ),
+    (
+        '[swarm]\ndefault_provider = "gpt"\n',
+        "swarm.default_provider: expected one of the defined providers (autopilot, local), "
+        'got "gpt"',
+    ),
+    (
+        '[swarm]\ndefault_provider = ""\n',
+        'swarm.default_provider: expected a non-empty string, got ""',
+    ),
+    (
+        "[context]\nmax_tool_iterations = 0\n",
+        "context.max_tool_iterations: expected an integer of at least 1, got 0",
+    ),
+    (
+        "[context]\nsummarize_threshold = -1\n",
+        "context.summarize_threshold: expected an integer of at least 0, got -1",
+    ),
+    (
+        "[context]\nmax_context_messages = false\n",
+        "context.max_context_messages: expected an integer of at least 1, got false",
+    ),
+    ("[nudge]\nidle_seconds = 0\n", "nudge.idle_seconds: expected a number greater than 0, got 0"),
+    (
+        '[nudge]\nwait_state_seconds = "2m"\n',
+        'nudge.wait_state_seconds: expected a number greater than 0, got "2m"',
+    ),
+    (
+        "[nudge]\nmax_encouragements = 0\n",
+        "nudge.max_encouragements: expected an integer of at least 1, got 0",
+    ),
+    (
+        '[providers.zen-nano]\ntype = "openai"\nendpoint = "https://x/v1"\nmodel = "m"\n'
+        'temperature = "hot"\n',
+        'providers.zen-nano.temperature: expected a number between 0 and 2, got "hot"',
+    ),
+    (
+        OPENAI_HEAD + "temperature = 2.5\n",
+        "providers.q.temperature: expected a number between 0 and 2, got 2.5",
+    ),
+    (
+        OPENAI_HEAD + "temperature = -0.1\n",
+        "providers.q.temperature: expected a number between 0 and 2, got -0.1",
+    ),
+    (
+        OPENAI_HEAD + "temperature = nan\n",
+        "providers.q.temperature: expected a number between 0 and 2, got nan",
+    ),
+    (
+        OPENAI_HEAD + "temperature = true\n",
+        "providers.q.temperature: expected a number between 0 and 2, got true",
+    ),
+    (
+        OPENAI_HEAD + "max_tokens = 0\n",
+        "providers.q.max_tokens: expected an integer of at least 1, got 0",
+    ),
+    (
+        OPENAI_HEAD + "context_window = 100\n",
+        "providers.q.context_window: expected an integer of at least 512, got 100",
+    ),
+    (OPENAI_HEAD + "timeout = 0\n", "providers.q.timeout: expected a number greater than 0, got 0"),
+    (OPENAI_HEAD + "seed = 1.5\n", "providers.q.seed: expected an integer, got 1.5"),
+    (
+        OPENAI_HEAD + "temprature = 0.5\n",
+        'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
+        "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
+        "seed",
+    ),
+    (
+        '[providers.q]\nendpoint = "http://localhost:11434"\nmodel = "qwen3:8b"\n',
+        "providers.q.type: missing (the provider type is always stated, never guessed from "
+        f"the URL); expected one of {TYPES}",
+    ),
+    ('[providers.q]\ntype = "gpt"\n', f'providers.q.type: expected one of {TYPES}, got "gpt"'),
+    (
+        '[providers.q]\ntype = "openai"\nmodel = "m"\n',
+        'providers.q.endpoint: missing for type "openai"; '
+        'expected an http(s) URL such as "http://localhost:11434"',
+    ),
+    (
+        '[providers.q]\ntype = "ollama"\nendpoint = "http://localhost:11434"\n',
+        'providers.q.model: missing for type "ollama"; expected the model\'s name, e.g. "qwen3:8b"',
+    ),
+    (
+        '[providers.q]\ntype = "ollama"\nendpoint = "localhost:11434"\nmodel = "m"\n',
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434", '
+        'got "localhost:11434"',
+    ),
+    (
+        '[providers.autopilot]\nendpoint = "http://localhost:11434"\n',
+        'providers.autopilot.endpoint: not used by type "autopilot"; its keys are: '
+        "type, context_window",
+    ),
+    (
+        '[providers.local]\napi_key_env = "KEY"\n',
+        'providers.local.api_key_env: not used by type "local"; its keys are: '
+        "type, model, temperature, max_tokens, context_window, timeout, seed",
+    ),
     ("[providers]\nq = 5\n", "providers.q: expected a table ([providers.q]), got 5"),
-    ('[providers."my model"]\ntype = "autopilot"\n',
-     'providers."my model": expected a provider name of letters, digits, - and _ '
-     "(at most 64, starting with a letter or digit)"),
-    ('[game]\nendpoint = "spacemolt"\n',
-     'game.endpoint: expected "embedded" or an http(s) URL such as '
-     '"https://game.spacemolt.com/mcp", got "spacemolt"'),
-    ("[game]\ntick_seconds = 0\n",
-     "game.tick_seconds: expected a number greater than 0, got 0"),
-    ("[game]\nstarting_credits = -5\n",
-     "game.starting_credits: expected an integer of at least 0, got -5"),
-    ("[game]\nseed = 2024-01-01\n",
-     "game.seed: expected an integer, got a date/time (2024-01-01)"),
+    (
+        '[providers."my model"]\ntype = "autopilot"\n',
+        'providers."my model": expected a provider name of letters, digits, - and _ '
+        "(at most 64, starting with a letter or digit)",
+    ),
+    (
+        '[game]\nendpoint = "spacemolt"\n',
+        'game.endpoint: expected "embedded" or an http(s) URL such as '
+        '"https://game.spacemolt.com/mcp", got "spacemolt"',
+    ),
+    ("[game]\ntick_seconds = 0\n", "game.tick_seconds: expected a number greater than 0, got 0"),
+    (
+        "[game]\nstarting_credits = -5\n",
+        "game.starting_credits: expected an integer of at least 0, got -5",
+    ),
+    ("[game]\nseed = 2024-01-01\n", "game.seed: expected an integer, got a date/time (2024-01-01)"),
     ('[paths]\ndb = ""\n', 'paths.db: expected a non-empty string, got ""'),
     ("[paths]\ndata_dir = [1]\n", "paths.data_dir: expected a non-empty string, got an array"),
 ]
@@ -241,7 +297,8 @@ MISTAKES = [
 
 @pytest.mark.parametrize(("text", "message"), MISTAKES, ids=[m[1][:40] for m in MISTAKES])
 def test_each_mistake_is_one_line_naming_file_key_and_expectation(
-        tmp_path: Path, text: str, message: str) -> None:
+    tmp_path: Path, text: str, message: str
+) -> None:
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as caught:
         load_config(path, env={})
@@ -261,16 +318,19 @@ def test_malformed_toml_names_line_and_column(tmp_path: Path) -> None:
     path = write(tmp_path, "[swarm]\nmax_myses = 16 16\n")
     with pytest.raises(ConfigError) as caught:
         load_config(path, env={})
-    assert str(caught.value) == (f"{path}: invalid TOML at line 2, column 16: "
-                                 "Expected newline or end of document after a statement")
+    assert str(caught.value) == (
+        f"{path}: invalid TOML at line 2, column 16: "
+        "Expected newline or end of document after a statement"
+    )
 
 
 def test_malformed_toml_at_the_end_names_the_last_line(tmp_path: Path) -> None:
     path = write(tmp_path, '[game]\nendpoint = "embedded')
     with pytest.raises(ConfigError) as caught:
         load_config(path, env={})
-    assert str(caught.value) == (f"{path}: invalid TOML at the end of the file (line 2): "
-                                 "Unterminated string")
+    assert str(caught.value) == (
+        f"{path}: invalid TOML at the end of the file (line 2): Unterminated string"
+    )
 
 
 def test_a_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
@@ -296,7 +356,8 @@ def test_a_key_pasted_into_api_key_env_is_not_echoed(tmp_path: Path) -> None:
         load_config(path, env={})
     assert str(caught.value) == (
         f"{path}: providers.q.api_key_env: expected the name of an environment variable "
-        "(letters, digits and _) that holds the key, not the key itself")
+        "(letters, digits and _) that holds the key, not the key itself"
+    )
 
 
 # -- providers -----------------------------------------------------------------------------
@@ -318,8 +379,11 @@ def test_absent_temperature_is_not_sent(tmp_path: Path) -> None:
 
 
 def test_provider_type_is_never_guessed_from_an_ollama_url(tmp_path: Path) -> None:
-    config = load_text(tmp_path, '[providers.q]\ntype = "openai"\n'
-                                 'endpoint = "http://localhost:11434/v1/"\nmodel = "qwen3:8b"\n')
+    config = load_text(
+        tmp_path,
+        '[providers.q]\ntype = "openai"\n'
+        'endpoint = "http://localhost:11434/v1/"\nmodel = "qwen3:8b"\n',
+    )
     assert config.providers["q"].type == "openai"
     assert config.providers["q"].endpoint == "http://localhost:11434/v1"
 
@@ -343,19 +407,31 @@ def test_default_provider_may_name_a_provider_of_the_file(tmp_path: Path) -> Non
 
 
 def test_provider_settings_carry_every_model_knob(tmp_path: Path) -> None:
-    config = load_text(tmp_path, OPENAI_HEAD + "temperature = 1\nmax_tokens = 256\n"
-                       "context_window = 8192\ntimeout = 30\nseed = 7\n")
+    config = load_text(
+        tmp_path,
+        OPENAI_HEAD + "temperature = 1\nmax_tokens = 256\n"
+        "context_window = 8192\ntimeout = 30\nseed = 7\n",
+    )
     assert provider_settings(config.providers["q"]) == ProviderSettings(
-        model="m", temperature=1.0, max_tokens=256, context_window=8192, timeout=30.0, seed=7)
+        model="m", temperature=1.0, max_tokens=256, context_window=8192, timeout=30.0, seed=7
+    )
 
 
 def test_compose_settings_take_context_knobs_and_the_models_window(tmp_path: Path) -> None:
-    config = load_text(tmp_path, "[context]\nmax_context_messages = 30\n"
-                       "tool_result_max_tokens = 500\nsummarize_threshold = 0\n"
-                       + OPENAI_HEAD + "context_window = 8192\n")
+    config = load_text(
+        tmp_path,
+        "[context]\nmax_context_messages = 30\n"
+        "tool_result_max_tokens = 500\nsummarize_threshold = 0\n"
+        + OPENAI_HEAD
+        + "context_window = 8192\n",
+    )
     settings = config.compose_settings("q")
-    assert (settings.max_context_messages, settings.tool_result_max_tokens,
-            settings.summarize_threshold, settings.context_window) == (30, 500, 0, 8192)
+    assert (
+        settings.max_context_messages,
+        settings.tool_result_max_tokens,
+        settings.summarize_threshold,
+        settings.context_window,
+    ) == (30, 500, 0, 8192)
     assert config.compose_settings().context_window == 32_768  # the autopilot's
 
 
@@ -369,13 +445,17 @@ def test_asking_for_an_unknown_provider_lists_the_defined_ones() -> None:
 
 
 def test_environment_overrides_the_file(tmp_path: Path) -> None:
-    text = "[swarm]\nmax_myses = 4\nstrategy = \"loop-slice\"\n" + ZEN
-    env = {"ZOEA_MAX_MYSES": " 8 ", "ZOEA_STRATEGY": "summarize",
-           "ZOEA_DEFAULT_PROVIDER": "zen-nano",
-           "ZOEA_GAME_ENDPOINT": "https://game.spacemolt.com/mcp"}
+    text = '[swarm]\nmax_myses = 4\nstrategy = "loop-slice"\n' + ZEN
+    env = {
+        "ZOEA_MAX_MYSES": " 8 ",
+        "ZOEA_STRATEGY": "summarize",
+        "ZOEA_DEFAULT_PROVIDER": "zen-nano",
+        "ZOEA_GAME_ENDPOINT": "https://game.spacemolt.com/mcp",
+    }
     config = load_text(tmp_path, text, env)
-    assert config.swarm == SwarmConfig(max_myses=8, default_provider="zen-nano",
-                                       strategy="summarize")
+    assert config.swarm == SwarmConfig(
+        max_myses=8, default_provider="zen-nano", strategy="summarize"
+    )
     assert config.game.endpoint == "https://game.spacemolt.com/mcp"
     assert not config.game.embedded
 
@@ -385,32 +465,55 @@ def test_environment_overrides_apply_without_a_file() -> None:
 
 
 def test_empty_environment_variables_count_as_unset() -> None:
-    env = {name: "" for name in ("ZOEA_MAX_MYSES", "ZOEA_STRATEGY", "ZOEA_DEFAULT_PROVIDER",
-                                 "ZOEA_GAME_ENDPOINT")}
+    env = {
+        name: ""
+        for name in (
+            "ZOEA_MAX_MYSES",
+            "ZOEA_STRATEGY",
+            "ZOEA_DEFAULT_PROVIDER",
+            "ZOEA_GAME_ENDPOINT",
+        )
+    }
     assert load_config(None, env=env) == Config()
 
 
 ENV_MISTAKES = [
-    ("ZOEA_MAX_MYSES", "abc",
-     'environment variable ZOEA_MAX_MYSES (swarm.max_myses): expected an integer between 1 '
-     'and 100, got "abc"'),
-    ("ZOEA_MAX_MYSES", "0",
-     'environment variable ZOEA_MAX_MYSES (swarm.max_myses): expected an integer between 1 '
-     'and 100, got "0"'),
-    ("ZOEA_STRATEGY", "best",
-     'environment variable ZOEA_STRATEGY (swarm.strategy): expected one of "sliding-window", '
-     '"snapshot-compaction", "loop-slice", "turn-aware", "summarize", got "best"'),
-    ("ZOEA_DEFAULT_PROVIDER", "gpt",
-     "environment variable ZOEA_DEFAULT_PROVIDER (swarm.default_provider): expected one of "
-     'the defined providers (autopilot, local), got "gpt"'),
-    ("ZOEA_GAME_ENDPOINT", "game.spacemolt.com",
-     'environment variable ZOEA_GAME_ENDPOINT (game.endpoint): expected "embedded" or an '
-     'http(s) URL such as "https://game.spacemolt.com/mcp", got "game.spacemolt.com"'),
+    (
+        "ZOEA_MAX_MYSES",
+        "abc",
+        "environment variable ZOEA_MAX_MYSES (swarm.max_myses): expected an integer between 1 "
+        'and 100, got "abc"',
+    ),
+    (
+        "ZOEA_MAX_MYSES",
+        "0",
+        "environment variable ZOEA_MAX_MYSES (swarm.max_myses): expected an integer between 1 "
+        'and 100, got "0"',
+    ),
+    (
+        "ZOEA_STRATEGY",
+        "best",
+        'environment variable ZOEA_STRATEGY (swarm.strategy): expected one of "sliding-window", '
+        '"snapshot-compaction", "loop-slice", "turn-aware", "summarize", got "best"',
+    ),
+    (
+        "ZOEA_DEFAULT_PROVIDER",
+        "gpt",
+        "environment variable ZOEA_DEFAULT_PROVIDER (swarm.default_provider): expected one of "
+        'the defined providers (autopilot, local), got "gpt"',
+    ),
+    (
+        "ZOEA_GAME_ENDPOINT",
+        "game.spacemolt.com",
+        'environment variable ZOEA_GAME_ENDPOINT (game.endpoint): expected "embedded" or an '
+        'http(s) URL such as "https://game.spacemolt.com/mcp", got "game.spacemolt.com"',
+    ),
 ]
 
 
-@pytest.mark.parametrize(("name", "value", "message"), ENV_MISTAKES,
-                         ids=[m[0] + "=" + m[1] for m in ENV_MISTAKES])
+@pytest.mark.parametrize(
+    ("name", "value", "message"), ENV_MISTAKES, ids=[m[0] + "=" + m[1] for m in ENV_MISTAKES]
+)
 def test_bad_environment_values_name_the_variable(name: str, value: str, message: str) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(None, env={name: value})
@@ -433,8 +536,9 @@ def credentials(folder: Path, text: str, mode: int = 0o600) -> Path:
 
 def test_key_comes_from_the_named_environment_variable_first(tmp_path: Path) -> None:
     creds = credentials(tmp_path, '[keys]\nzen-nano = "from-file"\n')
-    key = resolve_api_key(zen(tmp_path), env={"OPENCODE_ZEN_API_KEY": "from-env"},
-                          credentials_path=creds)
+    key = resolve_api_key(
+        zen(tmp_path), env={"OPENCODE_ZEN_API_KEY": "from-env"}, credentials_path=creds
+    )
     assert key == "from-env"
 
 
@@ -449,7 +553,8 @@ def test_key_may_be_filed_under_the_variable_name(tmp_path: Path) -> None:
 
 
 def test_credentials_file_defaults_to_the_user_config_dir(
-        tmp_path: Path, user_dirs: tuple[Path, Path]) -> None:
+    tmp_path: Path, user_dirs: tuple[Path, Path]
+) -> None:
     credentials(user_dirs[0], '[keys]\nzen-nano = "default-file"\n')
     assert resolve_api_key(zen(tmp_path), env={}) == "default-file"
 
@@ -460,8 +565,9 @@ def test_zoea_credentials_names_the_credentials_file(tmp_path: Path) -> None:
 
 
 def test_no_key_anywhere_is_none(tmp_path: Path) -> None:
-    assert resolve_api_key(zen(tmp_path), env={},
-                           credentials_path=tmp_path / "missing.toml") is None
+    assert (
+        resolve_api_key(zen(tmp_path), env={}, credentials_path=tmp_path / "missing.toml") is None
+    )
 
 
 @POSIX_ONLY
@@ -471,7 +577,8 @@ def test_a_credentials_file_readable_by_others_is_refused_with_the_fix(tmp_path:
         resolve_api_key(zen(tmp_path), env={}, credentials_path=creds)
     assert str(caught.value) == (
         f"{creds}: permissions 0644 let other users read this file of API keys; "
-        f"it must be 0600: run chmod 600 {shlex.quote(str(creds))}")
+        f"it must be 0600: run chmod 600 {shlex.quote(str(creds))}"
+    )
 
 
 @POSIX_ONLY
@@ -482,11 +589,11 @@ def test_group_readable_credentials_are_refused_too(tmp_path: Path) -> None:
 
 
 @POSIX_ONLY
-def test_the_credentials_file_is_not_read_when_the_environment_has_the_key(
-        tmp_path: Path) -> None:
+def test_the_credentials_file_is_not_read_when_the_environment_has_the_key(tmp_path: Path) -> None:
     creds = credentials(tmp_path, '[keys]\nzen-nano = "k"\n', mode=0o644)
-    key = resolve_api_key(zen(tmp_path), env={"OPENCODE_ZEN_API_KEY": "env"},
-                          credentials_path=creds)
+    key = resolve_api_key(
+        zen(tmp_path), env={"OPENCODE_ZEN_API_KEY": "env"}, credentials_path=creds
+    )
     assert key == "env"
 
 
@@ -500,8 +607,7 @@ def test_a_malformed_credential_is_refused_without_echoing_it(tmp_path: Path) ->
     creds = credentials(tmp_path, "[keys]\nzen-nano = 123456789\n")
     with pytest.raises(ConfigError) as caught:
         resolve_api_key(zen(tmp_path), env={}, credentials_path=creds)
-    assert str(caught.value) == (f"{creds}: keys.zen-nano: expected the key as a "
-                                 "non-empty string")
+    assert str(caught.value) == (f"{creds}: keys.zen-nano: expected the key as a non-empty string")
     assert "123456789" not in str(caught.value)
 
 
@@ -540,11 +646,15 @@ def test_db_path_precedence(tmp_path: Path, user_dirs: tuple[Path, Path]) -> Non
     assert db_path(config, tmp_path / "c.db", tmp_path / "cdir", env) == tmp_path / "c.db"
     assert db_path(config, None, tmp_path / "cdir", env) == tmp_path / "cdir" / "zoea.db"
     assert db_path(config, None, None, env) == tmp_path / "e.db"
-    assert db_path(config, None, None, {"ZOEA_DATA_DIR": str(tmp_path / "edir")}) == \
-        tmp_path / "edir" / "zoea.db"
+    assert (
+        db_path(config, None, None, {"ZOEA_DATA_DIR": str(tmp_path / "edir")})
+        == tmp_path / "edir" / "zoea.db"
+    )
     assert db_path(config, None, None, {}) == tmp_path / "f.db"
-    assert db_path(Config(paths=PathsConfig(data_dir=tmp_path / "fdir")), None, None, {}) == \
-        tmp_path / "fdir" / "zoea.db"
+    assert (
+        db_path(Config(paths=PathsConfig(data_dir=tmp_path / "fdir")), None, None, {})
+        == tmp_path / "fdir" / "zoea.db"
+    )
     assert db_path(Config(), None, None, {}) == user_dirs[1] / "zoea.db"
 
 
@@ -585,9 +695,14 @@ def _example_keys() -> dict[str, set[str]]:
 def test_the_example_file_loads_and_keeps_the_defaults() -> None:
     config = load_config(EXAMPLE, env={})
     defaults = Config()
-    assert config == Config(swarm=defaults.swarm, context=defaults.context,
-                            nudge=defaults.nudge, game=defaults.game, paths=defaults.paths,
-                            providers=config.providers)
+    assert config == Config(
+        swarm=defaults.swarm,
+        context=defaults.context,
+        nudge=defaults.nudge,
+        game=defaults.game,
+        paths=defaults.paths,
+        providers=config.providers,
+    )
     assert config.providers["autopilot"] == defaults.providers["autopilot"]
     assert config.providers["local"] == defaults.providers["local"]
     assert config.providers["ollama-qwen"].type == "ollama"
@@ -596,8 +711,13 @@ def test_the_example_file_loads_and_keeps_the_defaults() -> None:
 
 def test_the_example_file_lists_every_key() -> None:
     keys = _example_keys()
-    for section, cls in (("swarm", SwarmConfig), ("context", ContextConfig),
-                         ("nudge", NudgeConfig), ("game", GameConfig), ("paths", PathsConfig)):
+    for section, cls in (
+        ("swarm", SwarmConfig),
+        ("context", ContextConfig),
+        ("nudge", NudgeConfig),
+        ("game", GameConfig),
+        ("paths", PathsConfig),
+    ):
         assert keys[section] == {f.name for f in fields(cls)}, section
     provider_keys = set().union(*(v for k, v in keys.items() if k.startswith("providers.")))
     assert provider_keys == set(PROVIDER_KEYS["openai"])
@@ -606,8 +726,9 @@ def test_the_example_file_lists_every_key() -> None:
 
 def test_the_optional_keys_of_the_example_are_valid_when_uncommented(tmp_path: Path) -> None:
     text = EXAMPLE.read_text(encoding="utf-8")
-    uncommented = "\n".join(line[2:] if _OPTIONAL_KEY.match(line) else line
-                            for line in text.splitlines())
+    uncommented = "\n".join(
+        line[2:] if _OPTIONAL_KEY.match(line) else line for line in text.splitlines()
+    )
     tomllib.loads(uncommented)
     config = load_text(tmp_path, uncommented)
     assert config.providers["zen-nano"].temperature == 0.0
@@ -619,10 +740,11 @@ def test_the_optional_keys_of_the_example_are_valid_when_uncommented(tmp_path: P
 
 
 def test_config_does_not_import_textual_or_rich() -> None:
-    code = ("import sys, zoea_tui.config\n"
-            "print(','.join(sorted(m for m in sys.modules "
-            "if m.split('.')[0] in ('textual', 'rich'))))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    code = (
+        "import sys, zoea_tui.config\n"
+        "print(','.join(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('textual', 'rich'))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""

@@ -35,7 +35,8 @@ def test_reuse_counts_what_repeats_and_what_is_new() -> None:
 
 @given(st.integers(1, 200), st.integers(1, 40), st.integers(1, 30))
 def test_the_window_keeps_its_size_to_size_plus_margin_and_cuts_in_steps(
-        total: int, size: int, margin: int) -> None:
+    total: int, size: int, margin: int
+) -> None:
     kept = kept_count(total, size, margin)
     assert kept == total if total <= size else size <= kept <= size + margin - 1
     if total > size:
@@ -50,7 +51,7 @@ def test_between_cuts_the_window_only_appends() -> None:
         log.say(f"m{n}")
     starts = []
     for end in range(21, 61):
-        window, before = stepped_window(log.memories[:end][-(20 + 10 + 1):], 20, 10)
+        window, before = stepped_window(log.memories[:end][-(20 + 10 + 1) :], 20, 10)
         starts.append(window[0].id)
         assert before is None or before == window[0].id - 1
     # The first memory of the window moves 10 at a time, never one by one.

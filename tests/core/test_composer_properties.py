@@ -15,27 +15,51 @@ from zoea_tui.core.tokens import request_tokens
 from zoea_tui.core.validator import validate
 
 #: A 2 MB tool result (crush#3733 had 1.7 MB).
-BIG = json.dumps({"map": [{"system": f"sys_{i}", "pois": ["belt", "station"] * 8}
-                          for i in range(14_000)]})[:2_000_000]
+BIG = json.dumps(
+    {"map": [{"system": f"sys_{i}", "pois": ["belt", "station"] * 8} for i in range(14_000)]}
+)[:2_000_000]
 
-TOOLS = ["get_ship", "get_status", "get_cargo", "mine", "travel", "login", "sell",
-         "zoea_search_messages"]
+TOOLS = [
+    "get_ship",
+    "get_status",
+    "get_cargo",
+    "mine",
+    "travel",
+    "login",
+    "sell",
+    "zoea_search_messages",
+]
 texts = st.one_of(
     st.text(max_size=40),
-    st.sampled_from(["", "  ", "[bold]x[/b]", "\x1b[31mred\x1b[0m", "nul\x00byte",
-                     "مرحبا 🚀", '{"error": {"code": "cargo_full"}}']),
+    st.sampled_from(
+        [
+            "",
+            "  ",
+            "[bold]x[/b]",
+            "\x1b[31mred\x1b[0m",
+            "nul\x00byte",
+            "مرحبا 🚀",
+            '{"error": {"code": "cargo_full"}}',
+        ]
+    ),
 )
-call_ids = st.one_of(st.sampled_from(["", "call_0", "dup"]), st.text("abc123", min_size=4,
-                                                                     max_size=8))
-result_modes = st.sampled_from(["all", "all", "all", "none", "some", "reversed", "duplicate",
-                                "late", "big"])
+call_ids = st.one_of(
+    st.sampled_from(["", "call_0", "dup"]), st.text("abc123", min_size=4, max_size=8)
+)
+result_modes = st.sampled_from(
+    ["all", "all", "all", "none", "some", "reversed", "duplicate", "late", "big"]
+)
 
 op = st.one_of(
     st.tuples(st.just("direct"), texts),
     st.tuples(st.just("broadcast"), texts, st.sampled_from([None, "2"])),
     st.tuples(st.just("say"), texts),
-    st.tuples(st.just("calls"), st.lists(st.tuples(call_ids, st.sampled_from(TOOLS)),
-                                         min_size=1, max_size=4), result_modes, texts),
+    st.tuples(
+        st.just("calls"),
+        st.lists(st.tuples(call_ids, st.sampled_from(TOOLS)), min_size=1, max_size=4),
+        result_modes,
+        texts,
+    ),
     st.tuples(st.just("orphan"), call_ids, st.sampled_from(TOOLS)),
     st.tuples(st.just("system"), texts),
     st.tuples(st.just("summary"), texts),
@@ -88,8 +112,9 @@ compose_settings = st.builds(
 )
 
 
-@settings(max_examples=2000, suppress_health_check=[HealthCheck.too_slow,
-                                                    HealthCheck.data_too_large])
+@settings(
+    max_examples=2000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(ops=st.lists(op, max_size=40), cut=st.integers(0, 200), cfg=compose_settings)
 def test_every_strategy_composes_valid_bounded_deterministic_requests(
     ops: list[tuple], cut: int, cfg: ComposeSettings

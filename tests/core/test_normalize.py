@@ -25,11 +25,13 @@ from zoea_tui.core.validator import validate
 SETTINGS = ComposeSettings()
 
 
-def finalized(log: Log, settings: ComposeSettings = SETTINGS, *,
-              before_window_id: int | None = None) -> Composition:
+def finalized(
+    log: Log, settings: ComposeSettings = SETTINGS, *, before_window_id: int | None = None
+) -> Composition:
     """``finalize`` of a selection that keeps every memory of ``log``."""
-    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
-                      before_window_id=before_window_id)
+    history = History(
+        mysis_id=1, mysis_name="test", window=tuple(log.memories), before_window_id=before_window_id
+    )
     selection = Selection([keep(m) for m in log.memories])
     composition = finalize(selection, history, settings, "test")
     assert validate(composition.messages) == [], composition.messages
@@ -52,19 +54,29 @@ def call_ids(message: dict[str, Any]) -> list[str]:
 
 # -- V2: a call without a result gets "Tool no response" ----------------------------
 
+
 def test_unanswered_call_gets_a_tool_no_response_result() -> None:
     log = Log()
     log.direct("go")
     log.call(("a", "mine"))
     c = finalized(log)
     assert body(c)[1:3] == [
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "a", "type": "function", "function": {"name": "mine", "arguments": "{}"}}]},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {"id": "a", "type": "function", "function": {"name": "mine", "arguments": "{}"}}
+            ],
+        },
         {"role": "tool", "content": "Tool no response", "tool_call_id": "a"},
     ]
     item = c.items[3]
     assert (item.role, item.kind, item.action, item.memory_id) == (
-        "tool", "placeholder", "synthetic", None)
+        "tool",
+        "placeholder",
+        "synthetic",
+        None,
+    )
     assert item.reason == "no result was stored for this call"
     assert c.dropped == ()
 
@@ -100,6 +112,7 @@ def test_missing_result_of_a_pinned_call_is_pinned() -> None:
 
 # -- V3: call ids made unique, results follow the renamed call ----------------------
 
+
 def test_duplicate_call_id_across_messages_is_renamed_with_its_result() -> None:
     log = Log()
     log.direct("go")
@@ -112,8 +125,11 @@ def test_duplicate_call_id_across_messages_is_renamed_with_its_result() -> None:
     assert messages[2] == {"role": "tool", "content": "first", "tool_call_id": "a"}
     assert call_ids(messages[3]) == [f"call_m{second.id}_0"]
     assert messages[3]["tool_calls"][0]["function"]["name"] == "sell"
-    assert messages[4] == {"role": "tool", "content": "second",
-                           "tool_call_id": f"call_m{second.id}_0"}
+    assert messages[4] == {
+        "role": "tool",
+        "content": "second",
+        "tool_call_id": f"call_m{second.id}_0",
+    }
     assert c.items[4].memory_id == second.id and c.items[5].action == "kept"
 
 
@@ -126,8 +142,11 @@ def test_duplicate_call_id_within_one_message_is_renamed() -> None:
     messages = body(c)
     assert call_ids(messages[1]) == ["a", f"call_m{message.id}_1"]
     assert messages[2] == {"role": "tool", "content": "mined", "tool_call_id": "a"}
-    assert messages[3] == {"role": "tool", "content": prompts.MISSING_TOOL_RESULT,
-                           "tool_call_id": f"call_m{message.id}_1"}
+    assert messages[3] == {
+        "role": "tool",
+        "content": prompts.MISSING_TOOL_RESULT,
+        "tool_call_id": f"call_m{message.id}_1",
+    }
 
 
 def test_a_generated_id_that_is_taken_gets_a_suffix() -> None:
@@ -159,22 +178,27 @@ def test_call_without_id_gets_one_and_its_result_follows(result_id: str | None) 
     log.result(result_id, "mine", "done")  # type: ignore[arg-type]
     c = finalized(log)
     assert call_ids(body(c)[1]) == [f"call_m{message.id}_0"]
-    assert body(c)[2] == {"role": "tool", "content": "done",
-                          "tool_call_id": f"call_m{message.id}_0"}
+    assert body(c)[2] == {
+        "role": "tool",
+        "content": "done",
+        "tool_call_id": f"call_m{message.id}_0",
+    }
 
 
 def test_call_ids_of_a_synthetic_slot_are_anchored_at_zero() -> None:
     log = Log()
     log.direct("go")
     history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
-    slot = Slot(role="assistant", content="", action="synthetic",
-                tool_calls=(ToolCall("", "mine"),))
+    slot = Slot(
+        role="assistant", content="", action="synthetic", tool_calls=(ToolCall("", "mine"),)
+    )
     c = finalize(Selection([keep(log.memories[0]), slot]), history, SETTINGS, "test")
     assert call_ids(c.messages[2]) == ["call_m0_0"]
     assert validate(c.messages) == []
 
 
 # -- V1: orphaned and duplicate results are dropped with a reason -------------------
+
 
 def test_orphan_result_is_dropped_with_a_reason() -> None:
     log = Log()
@@ -219,12 +243,14 @@ def test_result_whose_call_left_the_selection_is_dropped() -> None:
     c = finalize(selection, history, SETTINGS, "test")
     assert validate(c.messages) == []
     assert [m["role"] for m in c.messages] == ["system", "user", "user"]
-    assert reasons(c) == {memories[1].id: "not selected by the strategy",
-                          memories[2].id: "orphaned tool result: its call is not in the "
-                                          "request"}
+    assert reasons(c) == {
+        memories[1].id: "not selected by the strategy",
+        memories[2].id: "orphaned tool result: its call is not in the request",
+    }
 
 
 # -- V1/V2: results are moved next to their call, in call order ---------------------
+
 
 def test_late_result_is_moved_next_to_its_call() -> None:
     log = Log()
@@ -234,8 +260,7 @@ def test_late_result_is_moved_next_to_its_call() -> None:
     interruption = log.direct("hurry")
     late = log.result("b", "sell", "2")
     c = finalized(log)
-    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == [
-        "go", "", "a", "b", "hurry"]
+    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == ["go", "", "a", "b", "hurry"]
     assert [i.memory_id for i in c.items[1:]] == [1, 2, 3, late.id, interruption.id]
     assert c.items[4].reason == "moved next to its call"
     assert c.items[3].reason == ""
@@ -250,7 +275,12 @@ def test_result_after_a_plain_assistant_message_is_moved_next_to_its_call() -> N
     log.direct("next")
     c = finalized(log)
     assert [m.get("tool_call_id") or m["content"] for m in body(c)] == [
-        "go", "", "a", "Waiting for the drill.", "next"]
+        "go",
+        "",
+        "a",
+        "Waiting for the drill.",
+        "next",
+    ]
     assert c.items[3].reason == "moved next to its call"
 
 
@@ -261,8 +291,7 @@ def test_result_right_behind_an_interruption_is_moved() -> None:
     log.direct("hurry")
     log.result("a", "mine", "1")
     c = finalized(log)
-    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == [
-        "go", "", "a", "hurry"]
+    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == ["go", "", "a", "hurry"]
     assert c.items[3].reason == "moved next to its call"
 
 
@@ -287,8 +316,7 @@ def test_messages_between_a_nameless_call_and_its_result_are_not_results() -> No
     log.result("", "mine", "1")
     c = finalized(log)
     new_id = f"call_m{message.id}_0"
-    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == [
-        "go", "", new_id, "hurry"]
+    assert [m.get("tool_call_id") or m["content"] for m in body(c)] == ["go", "", new_id, "hurry"]
     assert body(c)[2]["content"] == "1"
 
 
@@ -312,12 +340,18 @@ def test_a_result_is_not_claimed_past_the_next_call() -> None:
     log.result("b", "sell", "2")
     c = finalized(log)
     assert [m.get("tool_call_id") or m["role"] for m in body(c)] == [
-        "user", "assistant", "a", "assistant", "b"]
+        "user",
+        "assistant",
+        "a",
+        "assistant",
+        "b",
+    ]
     assert body(c)[2]["content"] == prompts.MISSING_TOOL_RESULT
     assert 4 in reasons(c)
 
 
 # -- V4: empty messages, empty results and stored system rows -----------------------
+
 
 def test_empty_messages_and_system_rows_are_dropped_with_reasons() -> None:
     log = Log()
@@ -331,8 +365,7 @@ def test_empty_messages_and_system_rows_are_dropped_with_reasons() -> None:
     assert [m["content"] for m in body(c)] == ["go", "fine", "next"]
     assert reasons(c) == {
         empty_answer.id: "empty assistant message",
-        system_row.id: "system rows are not replayed; the system prompt is rendered "
-                       "per request",
+        system_row.id: "system rows are not replayed; the system prompt is rendered per request",
         empty_prompt.id: "empty user message",
     }
 
@@ -343,13 +376,13 @@ def test_empty_tool_result_is_marked(content: str) -> None:
     log.direct("go")
     log.loop("a", "mine", content)
     c = finalized(log)
-    assert body(c)[2] == {"role": "tool", "content": prompts.EMPTY_TOOL_RESULT,
-                          "tool_call_id": "a"}
+    assert body(c)[2] == {"role": "tool", "content": prompts.EMPTY_TOOL_RESULT, "tool_call_id": "a"}
     assert c.items[3].reason == "the tool returned nothing"
     assert (c.items[3].memory_id, c.items[3].action) == (3, "kept")
 
 
 # -- V5/V6: the request opens with a user message and ends with user or tool ---------
+
 
 def test_history_starting_with_the_first_memory_opens_with_the_start_note() -> None:
     log = Log()
@@ -397,8 +430,9 @@ def test_trailing_assistant_message_gets_a_nudge(level: int) -> None:
     c = finalized(log, ComposeSettings(nudge_level=level))
     assert body(c)[-1] == {"role": "user", "content": prompts.nudge_text(level)}
     assert c.items[-1].kind == "nudge" and c.uses_nudge
-    assert c.items[-1].reason == ("the request must end with a user message: synthetic "
-                                  f"nudge, level {max(level, 1)}")
+    assert c.items[-1].reason == (
+        f"the request must end with a user message: synthetic nudge, level {max(level, 1)}"
+    )
 
 
 def test_request_ending_on_a_note_gets_a_nudge() -> None:
@@ -423,8 +457,9 @@ def test_trailing_answer_followed_by_the_state_message_still_gets_a_nudge() -> N
     log = Log()
     log.direct("go")
     log.say("Done.")
-    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
-                      game_state="- Location: sol")
+    history = History(
+        mysis_id=1, mysis_name="test", window=tuple(log.memories), game_state="- Location: sol"
+    )
     c = finalize(Selection([keep(m) for m in log.memories]), history, SETTINGS, "test")
     assert c.items[-1].kind == "state"
     assert "nudge" in [i.kind for i in c.items[3:]]
@@ -474,6 +509,7 @@ def test_a_kept_memory_is_never_also_reported_dropped() -> None:
 
 
 # -- the per-result cap and the context window --------------------------------------
+
 
 def test_tool_result_over_the_cap_is_truncated_with_a_pointer() -> None:
     log = Log()
@@ -531,26 +567,32 @@ def test_clean_messages_drops_orphans_and_system_rows() -> None:
     log.result("z", "mine", "orphan")
     log.say("ok")
     messages = clean_messages([keep(m) for m in log.memories], SETTINGS)
-    assert messages == [{"role": "user", "content": "go"},
-                        {"role": "assistant", "content": "ok"}]
+    assert messages == [{"role": "user", "content": "go"}, {"role": "assistant", "content": "ok"}]
 
 
 # -- the system message and the request's provenance --------------------------------
+
 
 def test_system_message_is_rendered_with_account_and_name_and_explained() -> None:
     log = Log()
     log.direct("go")
     for history, expected in [
-        (History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories), account="Ore"),
-         "Username: Ore"),
-        (History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories)),
-         "Your name is Ore_7"),
+        (
+            History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories), account="Ore"),
+            "Username: Ore",
+        ),
+        (History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories)), "Your name is Ore_7"),
     ]:
         c = finalize(Selection([keep(log.memories[0])]), history, SETTINGS, "turn-aware")
         assert expected in c.messages[0]["content"]
-        assert c.items[0] == Item(role="system", kind="system", action="synthetic",
-                                  tokens=c.items[0].tokens, memory_id=None,
-                                  reason="rendered from the system prompt template")
+        assert c.items[0] == Item(
+            role="system",
+            kind="system",
+            action="synthetic",
+            tokens=c.items[0].tokens,
+            memory_id=None,
+            reason="rendered from the system prompt template",
+        )
         assert c.strategy == "turn-aware"
         assert c.tokens == REQUEST_OVERHEAD + sum(i.tokens for i in c.items)
 
@@ -559,13 +601,19 @@ def test_system_message_is_rendered_with_account_and_name_and_explained() -> Non
 # Stage 1 turns older tool results into placeholders, stage 2 drops the oldest unpinned
 # blocks, stage 3 cuts the largest messages (text first, then oversized arguments).
 
+
 def words(n: int, stem: str = "ore") -> str:
     """About 2n tokens of distinct words."""
     return " ".join(f"{stem}{i}" for i in range(n))
 
 
-def fitted(log: Log, window: int, selection: Selection | None = None,
-           history: History | None = None, **knobs: Any) -> Composition:
+def fitted(
+    log: Log,
+    window: int,
+    selection: Selection | None = None,
+    history: History | None = None,
+    **knobs: Any,
+) -> Composition:
     """``finalize`` with a context window of ``window`` tokens (nothing reserved)."""
     settings = ComposeSettings(context_window=window, reserve_tokens=0, **knobs)
     history = history or History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
@@ -575,8 +623,9 @@ def fitted(log: Log, window: int, selection: Selection | None = None,
     return c
 
 
-def unbounded(log: Log, selection: Selection | None = None,
-              history: History | None = None, **knobs: Any) -> Composition:
+def unbounded(
+    log: Log, selection: Selection | None = None, history: History | None = None, **knobs: Any
+) -> Composition:
     return fitted(log, 10_000_000, selection, history, **knobs)
 
 
@@ -602,8 +651,11 @@ def test_older_tool_results_become_placeholders_first(tools_tokens: int) -> None
     assert c.tokens <= full.tokens - 1
     messages = body(c)
     assert messages[0] == {"role": "user", "content": "go"}
-    assert messages[2] == {"role": "tool", "tool_call_id": "a", "content":
-                           prompts.placeholder_omitted("mine", 3, "to fit the context window")}
+    assert messages[2] == {
+        "role": "tool",
+        "tool_call_id": "a",
+        "content": prompts.placeholder_omitted("mine", 3, "to fit the context window"),
+    }
     assert messages[4] == full.messages[5], "the newest exchange keeps its result whole"
     item = c.items[3]
     assert (item.kind, item.action, item.memory_id) == ("placeholder", "placeholder", 3)
@@ -638,8 +690,9 @@ def test_the_placeholder_of_a_nameless_result_says_tool() -> None:
     log.loop("b", "sell", "{}")
     full = unbounded(log)
     c = fitted(log, full.tokens - 1)
-    assert body(c)[2]["content"] == prompts.placeholder_omitted("tool", 3,
-                                                                "to fit the context window")
+    assert body(c)[2]["content"] == prompts.placeholder_omitted(
+        "tool", 3, "to fit the context window"
+    )
 
 
 def _long_middle() -> Log:
@@ -656,8 +709,10 @@ def test_the_oldest_unpinned_blocks_are_dropped_next() -> None:
     full = unbounded(log)
     c = fitted(log, full.tokens - full.items[2].tokens)
     assert [m["content"] for m in body(c)] == ["mid", "new"]
-    assert reasons(c) == {1: "dropped to fit the context window",
-                          2: "dropped to fit the context window"}
+    assert reasons(c) == {
+        1: "dropped to fit the context window",
+        2: "dropped to fit the context window",
+    }
 
 
 def test_nothing_is_cut_once_the_drops_make_it_fit_exactly() -> None:
@@ -671,8 +726,9 @@ def test_nothing_is_cut_once_the_drops_make_it_fit_exactly() -> None:
 
 def test_pinned_blocks_are_never_dropped() -> None:
     log = _long_middle()
-    selection = Selection([keep(log.memories[0], pinned=True),
-                           *(keep(m) for m in log.memories[1:])])
+    selection = Selection(
+        [keep(log.memories[0], pinned=True), *(keep(m) for m in log.memories[1:])]
+    )
     full = unbounded(log, selection)
     c = fitted(log, full.tokens - full.items[2].tokens, selection)
     assert [m["content"] for m in body(c)] == ["old", "mid", "new"]
@@ -710,8 +766,12 @@ def test_the_largest_message_is_cut_last() -> None:
 def test_the_system_prompt_is_cut_when_it_is_the_largest() -> None:
     log = Log()
     log.direct("go")
-    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
-                      system_template=words(2500, "rule"))
+    history = History(
+        mysis_id=1,
+        mysis_name="test",
+        window=tuple(log.memories),
+        system_template=words(2500, "rule"),
+    )
     full = unbounded(log, history=history)
     c = fitted(log, full.tokens - 1000, history=history)
     assert c.tokens <= full.tokens - 1000
@@ -734,8 +794,11 @@ def test_oversized_call_arguments_are_omitted_to_fit() -> None:
     assert c.tokens <= full.tokens - 1000
     calls = body(c)[1]["tool_calls"]
     assert calls == [
-        {"id": "a", "type": "function",
-         "function": {"name": "travel", "arguments": prompts.omitted_arguments(call.id)}},
+        {
+            "id": "a",
+            "type": "function",
+            "function": {"name": "travel", "arguments": prompts.omitted_arguments(call.id)},
+        },
         {"id": "b", "type": "function", "function": {"name": "mine", "arguments": '{"n": 1}'}},
     ]
     item = c.items[2]
@@ -757,8 +820,9 @@ def test_placeholders_stop_as_soon_as_the_request_fits() -> None:
 
 def test_the_exchange_before_the_closing_state_message_keeps_its_result() -> None:
     log = two_big_loops()
-    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
-                      game_state="- Location: sol")
+    history = History(
+        mysis_id=1, mysis_name="test", window=tuple(log.memories), game_state="- Location: sol"
+    )
     full = unbounded(log, history=history)
     assert full.items[-1].kind == "state"
     placeholder = fitted(log, full.tokens - 1, history=history).items[3].tokens
@@ -860,8 +924,13 @@ def test_a_message_that_cannot_shrink_is_skipped_for_the_next() -> None:
 
 
 def test_a_request_of_only_the_state_message_is_cut_to_fit() -> None:
-    history = History(mysis_id=1, mysis_name="test", window=(),
-                      game_state="- Location: sol", system_template=words(1000, "rule"))
+    history = History(
+        mysis_id=1,
+        mysis_name="test",
+        window=(),
+        game_state="- Location: sol",
+        system_template=words(1000, "rule"),
+    )
     full = unbounded(Log(), Selection([]), history)
     assert [i.kind for i in full.items] == ["system", "state"]
     c = fitted(Log(), full.tokens - 500, Selection([]), history)
@@ -881,16 +950,27 @@ def test_a_window_smaller_than_any_request_ends_with_the_smallest_it_can_make() 
 
 # -- the game state: after each turn's opening, as that turn first had it -----------
 
-def _state_request(log: Log, *, turns: tuple[Turn, ...] = (), turn: Turn | None = None,
-                   game_state: str = "- Location: sol",
-                   broadcast: str | None = None) -> Composition:
+
+def _state_request(
+    log: Log,
+    *,
+    turns: tuple[Turn, ...] = (),
+    turn: Turn | None = None,
+    game_state: str = "- Location: sol",
+    broadcast: str | None = None,
+) -> Composition:
     """Keep every memory; slots that open a recorded turn are marked as openings."""
-    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories),
-                      game_state=game_state, latest_broadcast=broadcast, turns=turns,
-                      turn=turn)
+    history = History(
+        mysis_id=1,
+        mysis_name="test",
+        window=tuple(log.memories),
+        game_state=game_state,
+        latest_broadcast=broadcast,
+        turns=turns,
+        turn=turn,
+    )
     starts = {t.first_memory_id for t in turns}
-    slots = [replace(keep(m), opens=m.id) if m.id in starts else keep(m)
-             for m in log.memories]
+    slots = [replace(keep(m), opens=m.id) if m.id in starts else keep(m) for m in log.memories]
     composition = finalize(Selection(slots), history, SETTINGS, "test")
     assert validate(composition.messages) == [], composition.messages
     return composition
@@ -898,8 +978,11 @@ def _state_request(log: Log, *, turns: tuple[Turn, ...] = (), turn: Turn | None 
 
 def _states(c: Composition) -> list[tuple[int, str, str]]:
     """(position, text, reason) of every state message."""
-    return [(n, m["content"], c.items[n].reason) for n, m in enumerate(c.messages)
-            if c.items[n].kind == "state"]
+    return [
+        (n, m["content"], c.items[n].reason)
+        for n, m in enumerate(c.messages)
+        if c.items[n].kind == "state"
+    ]
 
 
 def test_the_current_turn_keeps_the_state_it_began_with() -> None:
@@ -909,8 +992,7 @@ def test_the_current_turn_keeps_the_state_it_began_with() -> None:
     began = prompts.state_message("- Location: earth", None)
     turn = Turn(1, first.id, "direct", state=began)
     c = _state_request(log, turns=(turn,), turn=turn, game_state="- Location: mars")
-    assert _states(c) == [(2, began, "the game state and latest broadcast when this turn "
-                                     "began")]
+    assert _states(c) == [(2, began, "the game state and latest broadcast when this turn began")]
     assert c.state_text == began
 
 
@@ -932,9 +1014,11 @@ def test_earlier_turns_keep_their_recorded_state_and_unrecorded_ones_get_none() 
     log.say("Done two.")
     three = log.direct("third")
     recorded = prompts.state_message("- Location: earth", None)
-    turns = (Turn(1, one.id, "direct", state=recorded), Turn(1, two.id, "direct"),
-             Turn(1, three.id, "direct", state=prompts.state_message("- Location: mars",
-                                                                     None)))
+    turns = (
+        Turn(1, one.id, "direct", state=recorded),
+        Turn(1, two.id, "direct"),
+        Turn(1, three.id, "direct", state=prompts.state_message("- Location: mars", None)),
+    )
     c = _state_request(log, turns=turns, turn=turns[-1])
     texts = [text for _, text, _ in _states(c)]
     assert texts == [recorded, prompts.state_message("- Location: mars", None)]
@@ -948,8 +1032,9 @@ def test_without_the_current_opening_in_view_the_live_state_closes_the_request()
     turn = Turn(1, 999, "nudge", 1, "Continue.")
     c = _state_request(log, turn=turn)
     live = prompts.state_message("- Location: sol", None)
-    assert _states(c) == [(len(c.messages) - 1, live,
-                           "current game state and latest broadcast (volatile: sent last)")]
+    assert _states(c) == [
+        (len(c.messages) - 1, live, "current game state and latest broadcast (volatile: sent last)")
+    ]
     assert c.state_text is None
 
 
@@ -968,4 +1053,5 @@ def test_a_broadcast_only_echoed_by_the_assistant_is_still_in_the_state() -> Non
     log.direct("next")
     c = _state_request(log, broadcast="All Myses: sell your ore.")
     assert c.messages[-1]["content"] == prompts.state_message(
-        "- Location: sol", "All Myses: sell your ore.")
+        "- Location: sol", "All Myses: sell your ore."
+    )

@@ -61,8 +61,14 @@ async def test_each_retry_waits_its_full_backoff_on_the_clock() -> None:
             raise Down()
         return "ok"
 
-    task = asyncio.create_task(with_retries(attempt, RetryPolicy(attempts=3, backoff_base=1.0),
-                                            sleep=clock.sleep, transient=transient))
+    task = asyncio.create_task(
+        with_retries(
+            attempt,
+            RetryPolicy(attempts=3, backoff_base=1.0),
+            sleep=clock.sleep,
+            transient=transient,
+        )
+    )
     await parked(clock, task)
     assert tries == [0.0]
     clock.advance(0.999)
@@ -95,9 +101,16 @@ async def test_a_hint_is_waited_exactly() -> None:
     async def on_retry(error: Exception, wait: float) -> None:
         heard.append(wait)
 
-    task = asyncio.create_task(with_retries(attempt, RetryPolicy(), sleep=clock.sleep,
-                                            transient=transient, hint=hint,
-                                            on_retry=on_retry))
+    task = asyncio.create_task(
+        with_retries(
+            attempt,
+            RetryPolicy(),
+            sleep=clock.sleep,
+            transient=transient,
+            hint=hint,
+            on_retry=on_retry,
+        )
+    )
     await parked(clock, task)
     clock.advance(6.9)
     await parked(clock, task)
@@ -121,8 +134,9 @@ async def test_the_last_failure_escapes_after_every_attempt() -> None:
         raise Down()
 
     with pytest.raises(Down):
-        await with_retries(attempt, RetryPolicy(attempts=3, backoff_base=1.0), sleep=sleep,
-                           transient=transient)
+        await with_retries(
+            attempt, RetryPolicy(attempts=3, backoff_base=1.0), sleep=sleep, transient=transient
+        )
     assert tries == 3 and waits == [1.0, 2.0]
 
 
@@ -150,6 +164,7 @@ async def test_a_hint_too_long_escapes_without_waiting() -> None:
         raise Down(hint=3600.0)
 
     with pytest.raises(Down):
-        await with_retries(attempt, RetryPolicy(max_delay=60.0), sleep=sleep,
-                           transient=transient, hint=hint)
+        await with_retries(
+            attempt, RetryPolicy(max_delay=60.0), sleep=sleep, transient=transient, hint=hint
+        )
     assert waits == []

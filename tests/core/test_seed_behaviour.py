@@ -29,6 +29,7 @@ def ids(composition) -> list:
 
 # -- seed 002: TestMysisContextCompaction ------------------------------------------
 
+
 def test_snapshot_compaction_keeps_only_latest_get_ship_content() -> None:
     log = Log()
     log.direct("Report your ship.")
@@ -59,6 +60,7 @@ def test_snapshot_compaction_leaves_non_snapshot_messages_alone() -> None:
 
 
 # -- seed 004: TestFindLastUserPromptIndex (five cases) ----------------------------
+
 
 def test_find_last_user_prompt_index_empty() -> None:
     assert find_last_user_prompt_index([]) == -1
@@ -96,6 +98,7 @@ def test_find_last_user_prompt_index_ignores_summaries_and_system_rows() -> None
 
 
 # -- seed 004: CurrentTurnPreserved, NoUserPrompt, OnlyHistoricalTurns ----------
+
 
 def test_turn_aware_current_turn_preserved() -> None:
     log = Log()
@@ -162,8 +165,11 @@ def test_volatile_state_follows_the_turn_opening_and_never_enters_the_system_pro
     log.loop("s", "get_status", '{"player": {"credits": 5}}')
     state = "- Game tick: 12\n- Location: sol / main_belt (2 ticks ago)"
     for strategy in ("turn-aware", "loop-slice", "sliding-window", "snapshot-compaction"):
-        c = compose(history_of(log.memories, SETTINGS, game_state=state,
-                               latest_broadcast="regroup"), strategy, SETTINGS)
+        c = compose(
+            history_of(log.memories, SETTINGS, game_state=state, latest_broadcast="regroup"),
+            strategy,
+            SETTINGS,
+        )
         system = c.messages[0]["content"]
         assert "sol / main_belt" not in system and "regroup" not in system
         kinds = [i.kind for i in c.items]
@@ -182,12 +188,16 @@ def test_volatile_state_closes_the_request_when_the_opening_is_not_sent() -> Non
         log.loop(f"m{n}", "mine", '{"quantity": 1}')
     settings = ComposeSettings(max_context_messages=6, window_margin=1)
     nudge = Turn(1, 1, "nudge", 1, prompts.nudge_text(1), id=1)
-    c = compose(history_of(log.memories, settings, game_state="- Credits: 5", turns=[nudge]),
-                "sliding-window", settings)
+    c = compose(
+        history_of(log.memories, settings, game_state="- Credits: 5", turns=[nudge]),
+        "sliding-window",
+        settings,
+    )
     assert c.items[-1].kind == "state" and c.state_text is None
 
 
 # -- seed 000: loop extraction, prompt-source priority, synthetic nudge --------
+
 
 def test_extract_latest_tool_loop_takes_call_and_following_results() -> None:
     log = Log()
@@ -251,6 +261,7 @@ def test_nudge_texts_are_seed_000_verbatim() -> None:
 
 # -- seed 003: history cleaning ---------------------------------------------------
 
+
 def test_clean_history_fills_missing_tool_responses() -> None:
     log = Log()
     log.direct("go")
@@ -277,8 +288,7 @@ def test_summarize_requests_a_summary_past_the_threshold() -> None:
     for n in range(30):
         log.loop(f"m{n}", "mine", json.dumps({"quantity": n, "pad": "x" * 200}))
     settings = ComposeSettings(summarize_threshold=1000)
-    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize",
-                settings)
+    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize", settings)
     assert c.summary_request is not None
     assert c.summary_request.last_request == "Mine iron and report."
     assert c.summary_request.messages[-1]["content"] == prompts.SUMMARY_PROMPT
@@ -292,8 +302,7 @@ def test_summarize_composes_from_the_latest_summary() -> None:
     summary = log.add("user", "summary", "SUMMARY TEXT\n\nLast request from user was: Mine")
     log.loop("b", "sell", "{}")
     settings = ComposeSettings(summarize_threshold=100_000)
-    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize",
-                settings)
+    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize", settings)
     assert ids(c) == [None, summary.id, 5, 6]
     assert c.items[1].kind == "summary"
     assert c.summary_request is None
@@ -307,8 +316,7 @@ def test_a_second_summary_summarises_the_first() -> None:
     for n in range(40):
         log.loop(f"m{n}", "mine", '{"quantity": 5, "ore": "iron"}' + " pad" * 400)
     settings = ComposeSettings(summarize_threshold=2_000)
-    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize",
-                settings)
+    c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize", settings)
     assert c.summary_request is not None
     contents = [m.get("content") or "" for m in c.summary_request.messages]
     assert any("floor 12 cr" in text for text in contents)

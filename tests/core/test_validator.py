@@ -24,8 +24,7 @@ Message = dict[str, Any]
 
 
 def call(call_id: str, name: str = "mine", arguments: Any = "{}") -> dict[str, Any]:
-    return {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": arguments}}
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 def system(text: str = "You are a Mysis.") -> Message:
@@ -62,6 +61,7 @@ def valid_request() -> list[Message]:
 
 # -- a valid request yields no violation -------------------------------------------
 
+
 def test_a_valid_request_has_no_violation() -> None:
     messages = valid_request()
     assert validate_openai(messages) == []
@@ -69,55 +69,77 @@ def test_a_valid_request_has_no_violation() -> None:
     assert validate(messages) == []
 
 
-@pytest.mark.parametrize("messages", [
-    # Ends on a tool message (V6 allows user or tool).
-    [system(), user("go"), assistant("", call("a")), tool("a")],
-    # Results answered out of order are still one contiguous block (V2).
-    [system(), user("go"), assistant("ok", call("a"), call("b")), tool("b"), tool("a")],
-    # Several loops, each id used once (V3), and a tuple instead of a list.
-    (system(), user("go"), assistant("", call("a")), tool("a"),
-     assistant("", call("b")), tool("b"), assistant("done"), user("next")),
-    # An assistant with text and no content key issues (content None with calls: V4 ok).
-    [system(), user("go"), assistant(None, call("a")), tool("a", "")],
-    # Tool arguments may be empty (rendered as {}).
-    [system(), user("go"), assistant("", call("a", "mine", "")), tool("a")],
-], ids=["ends-on-tool", "reordered-results", "tuple-several-loops", "content-none",
-        "empty-arguments"])
+@pytest.mark.parametrize(
+    "messages",
+    [
+        # Ends on a tool message (V6 allows user or tool).
+        [system(), user("go"), assistant("", call("a")), tool("a")],
+        # Results answered out of order are still one contiguous block (V2).
+        [system(), user("go"), assistant("ok", call("a"), call("b")), tool("b"), tool("a")],
+        # Several loops, each id used once (V3), and a tuple instead of a list.
+        (
+            system(),
+            user("go"),
+            assistant("", call("a")),
+            tool("a"),
+            assistant("", call("b")),
+            tool("b"),
+            assistant("done"),
+            user("next"),
+        ),
+        # An assistant with text and no content key issues (content None with calls: V4 ok).
+        [system(), user("go"), assistant(None, call("a")), tool("a", "")],
+        # Tool arguments may be empty (rendered as {}).
+        [system(), user("go"), assistant("", call("a", "mine", "")), tool("a")],
+    ],
+    ids=[
+        "ends-on-tool",
+        "reordered-results",
+        "tuple-several-loops",
+        "content-none",
+        "empty-arguments",
+    ],
+)
 def test_other_valid_shapes_have_no_violation(messages: list[Message]) -> None:
     assert validate(messages) == []
 
 
 # -- OpenAI rules (validate_openai) -------------------------------------------------
 
+
 def test_system_prompt_missing() -> None:
     messages = [user("go")]
     assert validate_openai(messages) == [
-        "system prompt must be first and appear once (found at [])"]
+        "system prompt must be first and appear once (found at [])"
+    ]
 
 
 def test_system_prompt_not_first() -> None:
     messages = [user("go"), system()]
     assert validate_openai(messages) == [
-        "system prompt must be first and appear once (found at [1])"]
+        "system prompt must be first and appear once (found at [1])"
+    ]
 
 
 def test_system_prompt_twice() -> None:
     messages = [system(), user("go"), system("again"), user("more")]
     assert validate_openai(messages) == [
-        "system prompt must be first and appear once (found at [0, 2])"]
+        "system prompt must be first and appear once (found at [0, 2])"
+    ]
 
 
 def test_v5_nothing_after_the_system_prompt() -> None:
     messages = [system()]
     assert validate_openai(messages) == ["V5: no message after the system prompt"]
-    assert validate(messages) == ["V5: no message after the system prompt",
-                                  "anthropic: no messages"]
+    assert validate(messages) == [
+        "V5: no message after the system prompt",
+        "anthropic: no messages",
+    ]
 
 
 def test_v5_first_non_system_message_is_not_user() -> None:
     messages = [system(), assistant("Hello."), user("go")]
-    assert validate_openai(messages) == [
-        "V5: first non-system message is 'assistant', not user"]
+    assert validate_openai(messages) == ["V5: first non-system message is 'assistant', not user"]
     assert validate(messages) == [
         "V5: first non-system message is 'assistant', not user",
         "anthropic: first turn is not a user turn",
@@ -149,16 +171,24 @@ def test_unknown_role() -> None:
 
 
 def test_checking_goes_on_after_an_unknown_role() -> None:
-    messages = [system(), user("go"), {"role": "developer", "content": "x"}, assistant(""),
-                user("more")]
-    assert validate_openai(messages) == ["#2: unknown role 'developer'",
-                                         "V4: #3 empty assistant message"]
+    messages = [
+        system(),
+        user("go"),
+        {"role": "developer", "content": "x"},
+        assistant(""),
+        user("more"),
+    ]
+    assert validate_openai(messages) == [
+        "#2: unknown role 'developer'",
+        "V4: #3 empty assistant message",
+    ]
 
 
 def test_v1_tool_result_without_any_call() -> None:
     messages = [system(), user("go"), tool("x")]
     assert validate_openai(messages) == [
-        "V1: #2 tool result 'x' answers no call of the nearest preceding assistant message"]
+        "V1: #2 tool result 'x' answers no call of the nearest preceding assistant message"
+    ]
     assert validate(messages) == [
         "V1: #2 tool result 'x' answers no call of the nearest preceding assistant message",
         "anthropic: turn 0: unexpected tool_use_id x",
@@ -166,10 +196,18 @@ def test_v1_tool_result_without_any_call() -> None:
 
 
 def test_v1_tool_result_answers_an_older_assistant_message_not_the_nearest() -> None:
-    messages = [system(), user("go"), assistant("", call("a")), tool("a"),
-                assistant("", call("b")), tool("b"), tool("a")]
+    messages = [
+        system(),
+        user("go"),
+        assistant("", call("a")),
+        tool("a"),
+        assistant("", call("b")),
+        tool("b"),
+        tool("a"),
+    ]
     assert validate_openai(messages) == [
-        "V1: #6 tool result 'a' answers no call of the nearest preceding assistant message"]
+        "V1: #6 tool result 'a' answers no call of the nearest preceding assistant message"
+    ]
 
 
 def test_v1_tool_result_after_a_user_message() -> None:
@@ -184,12 +222,12 @@ def test_v1_tool_result_after_a_user_message() -> None:
 def test_v1_tool_result_after_a_plain_assistant_message() -> None:
     messages = [system(), user("go"), assistant("Thinking."), tool("a")]
     assert validate_openai(messages) == [
-        "V1: #3 tool result 'a' answers no call of the nearest preceding assistant message"]
+        "V1: #3 tool result 'a' answers no call of the nearest preceding assistant message"
+    ]
 
 
 def test_v2_call_not_answered_before_the_next_message() -> None:
-    messages = [system(), user("go"), assistant("", call("a"), call("b")), tool("a"),
-                user("next")]
+    messages = [system(), user("go"), assistant("", call("a"), call("b")), tool("a"), user("next")]
     assert validate_openai(messages) == ["V2: calls ['b'] not answered before #4"]
     assert validate(messages) == [
         "V2: calls ['b'] not answered before #4",
@@ -198,8 +236,7 @@ def test_v2_call_not_answered_before_the_next_message() -> None:
 
 
 def test_v2_call_not_answered_before_the_next_assistant_message() -> None:
-    messages = [system(), user("go"), assistant("", call("a")), assistant("More."),
-                user("next")]
+    messages = [system(), user("go"), assistant("", call("a")), assistant("More."), user("next")]
     assert validate_openai(messages) == ["V2: calls ['a'] not answered before #3"]
 
 
@@ -210,8 +247,10 @@ def test_v2_call_never_answered() -> None:
 
 def test_v2_trailing_call_without_any_result() -> None:
     messages = [system(), user("go"), assistant("", call("a"))]
-    assert validate_openai(messages) == ["V6: last message is 'assistant'",
-                                         "V2: calls ['a'] never answered"]
+    assert validate_openai(messages) == [
+        "V6: last message is 'assistant'",
+        "V2: calls ['a'] never answered",
+    ]
 
 
 def test_v3_second_result_for_the_same_call() -> None:
@@ -224,11 +263,19 @@ def test_v3_second_result_for_the_same_call() -> None:
 
 
 def test_v3_duplicate_call_id_across_messages() -> None:
-    messages = [system(), user("go"), assistant("", call("a")), tool("a"),
-                assistant("", call("a")), tool("a")]
+    messages = [
+        system(),
+        user("go"),
+        assistant("", call("a")),
+        tool("a"),
+        assistant("", call("a")),
+        tool("a"),
+    ]
     assert validate_openai(messages) == ["V3: #4 duplicate tool call id 'a'"]
-    assert validate(messages) == ["V3: #4 duplicate tool call id 'a'",
-                                  "anthropic: turn 3: duplicate tool_use id 'a'"]
+    assert validate(messages) == [
+        "V3: #4 duplicate tool call id 'a'",
+        "anthropic: turn 3: duplicate tool_use id 'a'",
+    ]
 
 
 def test_v3_duplicate_call_id_within_one_message() -> None:
@@ -260,14 +307,22 @@ def test_v4_empty_assistant_message(content: str | None) -> None:
 
 
 def test_v4_empty_tool_calls_list_is_an_empty_assistant_message() -> None:
-    messages = [system(), user("go"), {"role": "assistant", "content": "", "tool_calls": []},
-                user("next")]
+    messages = [
+        system(),
+        user("go"),
+        {"role": "assistant", "content": "", "tool_calls": []},
+        user("next"),
+    ]
     assert validate_openai(messages) == ["V4: #2 empty assistant message"]
 
 
 def test_content_that_is_not_a_string() -> None:
-    messages = [system(), user("go"), assistant("ok"), {"role": "tool", "content": 5,
-                                                         "tool_call_id": "a"}]
+    messages = [
+        system(),
+        user("go"),
+        assistant("ok"),
+        {"role": "tool", "content": 5, "tool_call_id": "a"},
+    ]
     assert "#3: content is not a string" in validate_openai(messages)
 
 
@@ -276,20 +331,26 @@ def test_validate_reports_rather_than_crashes_on_list_content() -> None:
     assert validate(messages) == ["#1: content is not a string"]
 
 
-@pytest.mark.parametrize("function", [
-    {"name": "", "arguments": "{}"},
-    {"name": "mine", "arguments": None},
-], ids=["no-name", "arguments-none"])
+@pytest.mark.parametrize(
+    "function",
+    [
+        {"name": "", "arguments": "{}"},
+        {"name": "mine", "arguments": None},
+    ],
+    ids=["no-name", "arguments-none"],
+)
 def test_malformed_tool_call(function: dict[str, Any]) -> None:
-    messages = [system(), user("go"),
-                assistant("", {"id": "a", "type": "function", "function": function}),
-                tool("a")]
+    messages = [
+        system(),
+        user("go"),
+        assistant("", {"id": "a", "type": "function", "function": function}),
+        tool("a"),
+    ]
     assert validate_openai(messages) == ["#2: malformed tool call 'a'"]
 
 
 def test_malformed_tool_call_without_function() -> None:
-    messages = [system(), user("go"), assistant("", {"id": "a", "type": "function"}),
-                tool("a")]
+    messages = [system(), user("go"), assistant("", {"id": "a", "type": "function"}), tool("a")]
     assert validate_openai(messages) == ["#2: malformed tool call 'a'"]
 
 
@@ -300,11 +361,13 @@ def test_validate_reports_rather_than_crashes_on_dict_arguments() -> None:
 
 # -- to_anthropic: the Messages API rendering ---------------------------------------
 
+
 def test_to_anthropic_lifts_the_system_prompt_out() -> None:
     rendered = to_anthropic([system("one"), user("go"), system("two")])
-    assert rendered == {"system": "one\n\ntwo",
-                        "messages": [{"role": "user", "content": [{"type": "text",
-                                                                    "text": "go"}]}]}
+    assert rendered == {
+        "system": "one\n\ntwo",
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "go"}]}],
+    }
 
 
 def test_to_anthropic_renders_calls_and_results_as_blocks() -> None:
@@ -312,58 +375,82 @@ def test_to_anthropic_renders_calls_and_results_as_blocks() -> None:
     assert rendered["system"] == "You are a Mysis."
     assert rendered["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "Mine, then report."}]},
-        {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "a", "name": "mine", "input": {}},
-            {"type": "tool_use", "id": "b", "name": "get_cargo", "input": {}},
-        ]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "a", "content": '{"quantity": 3}'},
-            {"type": "tool_result", "tool_use_id": "b", "content": '{"cargo": []}'},
-        ]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "a", "name": "mine", "input": {}},
+                {"type": "tool_use", "id": "b", "name": "get_cargo", "input": {}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": '{"quantity": 3}'},
+                {"type": "tool_result", "tool_use_id": "b", "content": '{"cargo": []}'},
+            ],
+        },
         {"role": "assistant", "content": [{"type": "text", "text": "Mined 3."}]},
         {"role": "user", "content": [{"type": "text", "text": "Sell it."}]},
     ]
 
 
 def test_to_anthropic_keeps_assistant_text_before_its_tool_use_and_parses_arguments() -> None:
-    rendered = to_anthropic([user("go"), assistant("Let me travel.",
-                                                   call("t", "travel", '{"to": "sol"}'))])
-    assert rendered["messages"][1] == {"role": "assistant", "content": [
-        {"type": "text", "text": "Let me travel."},
-        {"type": "tool_use", "id": "t", "name": "travel", "input": {"to": "sol"}},
-    ]}
+    rendered = to_anthropic(
+        [user("go"), assistant("Let me travel.", call("t", "travel", '{"to": "sol"}'))]
+    )
+    assert rendered["messages"][1] == {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Let me travel."},
+            {"type": "tool_use", "id": "t", "name": "travel", "input": {"to": "sol"}},
+        ],
+    }
 
 
-@pytest.mark.parametrize(("arguments", "expected"), [
-    ("", {}),
-    ("{}", {}),
-    ("not json", {"_raw": "not json"}),
-    ("[1, 2]", {"_raw": "[1, 2]"}),
-    ('"text"', {"_raw": '"text"'}),
-    ('{"a": [1]}', {"a": [1]}),
-])
-def test_to_anthropic_tool_use_input_is_always_an_object(arguments: str,
-                                                         expected: dict[str, Any]) -> None:
-    rendered = to_anthropic([user("go"), assistant("", call("a", "mine", arguments)),
-                             tool("a")])
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ("", {}),
+        ("{}", {}),
+        ("not json", {"_raw": "not json"}),
+        ("[1, 2]", {"_raw": "[1, 2]"}),
+        ('"text"', {"_raw": '"text"'}),
+        ('{"a": [1]}', {"a": [1]}),
+    ],
+)
+def test_to_anthropic_tool_use_input_is_always_an_object(
+    arguments: str, expected: dict[str, Any]
+) -> None:
+    rendered = to_anthropic([user("go"), assistant("", call("a", "mine", arguments)), tool("a")])
     assert rendered["messages"][1]["content"][0]["input"] == expected
 
 
 def test_to_anthropic_puts_tool_results_before_the_text_of_the_same_user_turn() -> None:
     """V7: a user message after the results joins their turn, after them."""
-    rendered = to_anthropic([user("go"), assistant("", call("a")), tool("a", "r"),
-                             user("then sell")])
-    assert rendered["messages"][2] == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "a", "content": "r"},
-        {"type": "text", "text": "then sell"},
-    ]}
+    rendered = to_anthropic(
+        [user("go"), assistant("", call("a")), tool("a", "r"), user("then sell")]
+    )
+    assert rendered["messages"][2] == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "a", "content": "r"},
+            {"type": "text", "text": "then sell"},
+        ],
+    }
     assert validate_anthropic(rendered) == []
 
 
 def test_to_anthropic_inserts_a_late_result_before_the_text_of_the_open_user_turn() -> None:
     """A result that follows a user message still lands before its text (V7)."""
-    rendered = to_anthropic([user("go"), assistant("", call("a"), call("b")), tool("a", "1"),
-                             user("hurry"), tool("b", "2")])
+    rendered = to_anthropic(
+        [
+            user("go"),
+            assistant("", call("a"), call("b")),
+            tool("a", "1"),
+            user("hurry"),
+            tool("b", "2"),
+        ]
+    )
     assert rendered["messages"][2]["content"] == [
         {"type": "tool_result", "tool_use_id": "a", "content": "1"},
         {"type": "tool_result", "tool_use_id": "b", "content": "2"},
@@ -373,30 +460,49 @@ def test_to_anthropic_inserts_a_late_result_before_the_text_of_the_open_user_tur
 
 
 def test_to_anthropic_merges_consecutive_same_role_messages() -> None:
-    rendered = to_anthropic([user("one"), user("two"), assistant("a"), assistant("",
-                             call("c")), tool("c", "r")])
+    rendered = to_anthropic(
+        [user("one"), user("two"), assistant("a"), assistant("", call("c")), tool("c", "r")]
+    )
     assert rendered["messages"] == [
-        {"role": "user", "content": [{"type": "text", "text": "one"},
-                                     {"type": "text", "text": "two"}]},
-        {"role": "assistant", "content": [
-            {"type": "text", "text": "a"},
-            {"type": "tool_use", "id": "c", "name": "mine", "input": {}}]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c",
-                                      "content": "r"}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "one"}, {"type": "text", "text": "two"}],
+        },
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "a"},
+                {"type": "tool_use", "id": "c", "name": "mine", "input": {}},
+            ],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": "r"}]},
     ]
 
 
 def test_to_anthropic_never_emits_empty_text_blocks() -> None:
-    rendered = to_anthropic([user("go"), user("   "), assistant("  ", call("a")),
-                             tool("a", ""), assistant(None), user("next")])
+    rendered = to_anthropic(
+        [
+            user("go"),
+            user("   "),
+            assistant("  ", call("a")),
+            tool("a", ""),
+            assistant(None),
+            user("next"),
+        ]
+    )
     assert rendered["messages"] == [
         {"role": "user", "content": [{"type": "text", "text": "go"}]},
-        {"role": "assistant", "content": [{"type": "tool_use", "id": "a", "name": "mine",
-                                           "input": {}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "a", "content": "(empty)"},
-            {"type": "text", "text": "next"},
-        ]},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "a", "name": "mine", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "a", "content": "(empty)"},
+                {"type": "text", "text": "next"},
+            ],
+        },
     ]
 
 
@@ -405,6 +511,7 @@ def test_to_anthropic_of_nothing() -> None:
 
 
 # -- Anthropic rules (validate_anthropic) on hand-built renderings ------------------
+
 
 def text(value: str) -> dict[str, Any]:
     return {"type": "text", "text": value}
@@ -427,11 +534,16 @@ def rendering(*turns: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_anthropic_valid_rendering() -> None:
-    assert validate_anthropic(rendering(
-        turn("user", text("go")),
-        turn("assistant", text("ok"), use("a"), use("b")),
-        turn("user", result("b"), result("a"), text("and then?")),
-    )) == []
+    assert (
+        validate_anthropic(
+            rendering(
+                turn("user", text("go")),
+                turn("assistant", text("ok"), use("a"), use("b")),
+                turn("user", result("b"), result("a"), text("and then?")),
+            )
+        )
+        == []
+    )
 
 
 def test_anthropic_no_messages() -> None:
@@ -439,48 +551,53 @@ def test_anthropic_no_messages() -> None:
 
 
 def test_anthropic_first_turn_is_not_user() -> None:
-    assert validate_anthropic(rendering(turn("assistant", text("hi")),
-                                        turn("user", text("go")))) == [
-        "first turn is not a user turn"]
+    assert validate_anthropic(
+        rendering(turn("assistant", text("hi")), turn("user", text("go")))
+    ) == ["first turn is not a user turn"]
 
 
 def test_anthropic_last_turn_is_a_prefill() -> None:
-    assert validate_anthropic(rendering(turn("user", text("go")),
-                                        turn("assistant", text("hi")))) == [
-        "last turn is not a user turn (would be a prefill)"]
+    assert validate_anthropic(
+        rendering(turn("user", text("go")), turn("assistant", text("hi")))
+    ) == ["last turn is not a user turn (would be a prefill)"]
 
 
 def test_anthropic_same_role_twice_in_a_row() -> None:
     """V7: same-role turns must have been merged by the renderer, not left apart."""
     assert validate_anthropic(rendering(turn("user", text("a")), turn("user", text("b")))) == [
-        "turn 1: two user turns in a row"]
-    assert validate_anthropic(rendering(
-        turn("user", text("a")), turn("assistant", text("b")), turn("assistant", text("c")),
-        turn("user", text("d")))) == ["turn 2: two assistant turns in a row"]
+        "turn 1: two user turns in a row"
+    ]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("a")),
+            turn("assistant", text("b")),
+            turn("assistant", text("c")),
+            turn("user", text("d")),
+        )
+    ) == ["turn 2: two assistant turns in a row"]
 
 
 def test_anthropic_empty_content() -> None:
-    assert validate_anthropic(rendering(turn("user", text("a")), turn("assistant"),
-                                        turn("user", text("b")))) == [
-        "turn 1: empty content"]
+    assert validate_anthropic(
+        rendering(turn("user", text("a")), turn("assistant"), turn("user", text("b")))
+    ) == ["turn 1: empty content"]
 
 
 @pytest.mark.parametrize("value", ["", "  \n"])
 def test_anthropic_empty_text_block(value: str) -> None:
     assert validate_anthropic(rendering(turn("user", text("a"), text(value)))) == [
-        "turn 0: empty text block"]
+        "turn 0: empty text block"
+    ]
 
 
 def test_anthropic_tool_use_not_answered_by_the_next_turn() -> None:
-    assert validate_anthropic(rendering(turn("user", text("go")),
-                                        turn("assistant", use("a")),
-                                        turn("user", text("next")))) == [
-        "turn 1: tool_use ids ['a'] not answered by the next turn (got [])"]
+    assert validate_anthropic(
+        rendering(turn("user", text("go")), turn("assistant", use("a")), turn("user", text("next")))
+    ) == ["turn 1: tool_use ids ['a'] not answered by the next turn (got [])"]
 
 
 def test_anthropic_tool_use_in_the_last_turn_has_no_next_turn() -> None:
-    assert validate_anthropic(rendering(turn("user", text("go")),
-                                        turn("assistant", use("a")))) == [
+    assert validate_anthropic(rendering(turn("user", text("go")), turn("assistant", use("a")))) == [
         "last turn is not a user turn (would be a prefill)",
         "turn 1: tool_use ids ['a'] not answered by the next turn (got [])",
     ]
@@ -488,57 +605,77 @@ def test_anthropic_tool_use_in_the_last_turn_has_no_next_turn() -> None:
 
 def test_anthropic_parallel_calls_need_every_result_not_just_one() -> None:
     """langchain#38352: one matching id among parallel calls is not enough."""
-    assert validate_anthropic(rendering(turn("user", text("go")),
-                                        turn("assistant", use("a"), use("b")),
-                                        turn("user", result("a")))) == [
-        "turn 1: tool_use ids ['a', 'b'] not answered by the next turn (got ['a'])"]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("go")),
+            turn("assistant", use("a"), use("b")),
+            turn("user", result("a")),
+        )
+    ) == ["turn 1: tool_use ids ['a', 'b'] not answered by the next turn (got ['a'])"]
 
 
 def test_anthropic_duplicate_tool_use_id_across_turns() -> None:
     """V3, and the API's "`tool_use` ids must be unique" (claude-code#20700)."""
-    assert validate_anthropic(rendering(
-        turn("user", text("go")), turn("assistant", use("a")), turn("user", result("a")),
-        turn("assistant", use("a")), turn("user", result("a")))) == [
-        "turn 3: duplicate tool_use id 'a'"]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("go")),
+            turn("assistant", use("a")),
+            turn("user", result("a")),
+            turn("assistant", use("a")),
+            turn("user", result("a")),
+        )
+    ) == ["turn 3: duplicate tool_use id 'a'"]
 
 
 def test_anthropic_duplicate_tool_use_id_within_a_turn() -> None:
-    assert validate_anthropic(rendering(
-        turn("user", text("go")), turn("assistant", use("a"), use("a")),
-        turn("user", result("a"), result("a")))) == [
-        "turn 1: duplicate tool_use id 'a'"]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("go")),
+            turn("assistant", use("a"), use("a")),
+            turn("user", result("a"), result("a")),
+        )
+    ) == ["turn 1: duplicate tool_use id 'a'"]
 
 
 def test_anthropic_tool_result_not_first_in_its_turn() -> None:
-    assert validate_anthropic(rendering(turn("user", text("go")),
-                                        turn("assistant", use("a")),
-                                        turn("user", text("by the way"), result("a")))) == [
-        "turn 2: tool_result blocks must come first"]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("go")),
+            turn("assistant", use("a")),
+            turn("user", text("by the way"), result("a")),
+        )
+    ) == ["turn 2: tool_result blocks must come first"]
 
 
 def test_anthropic_text_between_tool_results() -> None:
-    assert validate_anthropic(rendering(turn("user", text("go")),
-                                        turn("assistant", use("a"), use("b")),
-                                        turn("user", result("a"), text("x"), result("b")))) == [
-        "turn 2: tool_result blocks must come first"]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("go")),
+            turn("assistant", use("a"), use("b")),
+            turn("user", result("a"), text("x"), result("b")),
+        )
+    ) == ["turn 2: tool_result blocks must come first"]
 
 
 def test_anthropic_unexpected_tool_use_id() -> None:
-    assert validate_anthropic(rendering(turn("user", text("go")),
-                                        turn("assistant", text("ok")),
-                                        turn("user", result("z")))) == [
-        "turn 2: unexpected tool_use_id z"]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("go")), turn("assistant", text("ok")), turn("user", result("z"))
+        )
+    ) == ["turn 2: unexpected tool_use_id z"]
 
 
 def test_anthropic_tool_result_in_the_first_turn() -> None:
     assert validate_anthropic(rendering(turn("user", result("z")))) == [
-        "turn 0: unexpected tool_use_id z"]
+        "turn 0: unexpected tool_use_id z"
+    ]
 
 
 def test_anthropic_first_turn_has_no_previous_turn() -> None:
     """A result in turn 0 is never matched against the last turn's tool_use."""
-    assert validate_anthropic(rendering(turn("user", result("z")),
-                                        turn("assistant", use("z")))) == [
+    assert validate_anthropic(
+        rendering(turn("user", result("z")), turn("assistant", use("z")))
+    ) == [
         "last turn is not a user turn (would be a prefill)",
         "turn 0: unexpected tool_use_id z",
         "turn 1: tool_use ids ['z'] not answered by the next turn (got [])",
@@ -546,15 +683,24 @@ def test_anthropic_first_turn_has_no_previous_turn() -> None:
 
 
 def test_anthropic_result_for_a_call_two_turns_back() -> None:
-    assert validate_anthropic(rendering(
-        turn("user", text("go")), turn("assistant", use("a")), turn("user", result("a")),
-        turn("assistant", text("ok")), turn("user", result("a")))) == [
-        "turn 4: unexpected tool_use_id a"]
+    assert validate_anthropic(
+        rendering(
+            turn("user", text("go")),
+            turn("assistant", use("a")),
+            turn("user", result("a")),
+            turn("assistant", text("ok")),
+            turn("user", result("a")),
+        )
+    ) == ["turn 4: unexpected tool_use_id a"]
 
 
 def test_validate_reports_rather_than_crashes_on_a_result_without_id() -> None:
-    messages = [system(), user("go"), assistant("", call("a", "mine")),
-                {"role": "tool", "content": "ok"}]
+    messages = [
+        system(),
+        user("go"),
+        assistant("", call("a", "mine")),
+        {"role": "tool", "content": "ok"},
+    ]
     violations = validate(messages)
     assert violations and not any(v.startswith("anthropic") for v in violations)
 
@@ -565,10 +711,20 @@ def test_well_formed_rejects_each_shape_it_cannot_render() -> None:
     broken = [
         [system(), {"role": "robot", "content": "hi"}],
         [system(), {"role": "user", "content": [{"type": "text", "text": "go"}]}],
-        [system(), user("go"), assistant("", call("a", "mine")), {"role": "tool",
-                                                                  "content": "ok"}],
+        [system(), user("go"), assistant("", call("a", "mine")), {"role": "tool", "content": "ok"}],
         [system(), user("go"), assistant("", call("", "mine")), tool("")],
-        [system(), user("go"), assistant("", call("a", "", )), tool("a")],
+        [
+            system(),
+            user("go"),
+            assistant(
+                "",
+                call(
+                    "a",
+                    "",
+                ),
+            ),
+            tool("a"),
+        ],
         [system(), user("go"), assistant("", call("a", "mine", {"n": 1})), tool("a")],
     ]
     assert [well_formed(b) for b in broken] == [False] * len(broken)

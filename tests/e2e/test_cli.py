@@ -15,8 +15,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl
 
 
 def zoea(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.fixture
@@ -31,12 +35,19 @@ def imported(tmp_path: Path) -> Path:
 def test_context_json_for_every_strategy_on_a_hand_written_conversation(
     imported: Path, strategy: str
 ) -> None:
-    done = zoea("context", "--db", imported, "--mysis", "scout", "--strategy", strategy,
-                "--json")
+    done = zoea("context", "--db", imported, "--mysis", "scout", "--strategy", strategy, "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert set(report) == {"mysis", "strategy", "messages", "items", "dropped", "tokens",
-                           "valid", "violations"}
+    assert set(report) == {
+        "mysis",
+        "strategy",
+        "messages",
+        "items",
+        "dropped",
+        "tokens",
+        "valid",
+        "violations",
+    }
     assert report["valid"] is True and report["violations"] == []
     assert report["strategy"] == strategy and report["mysis"] == "scout"
     assert report["messages"][0]["role"] == "system"
@@ -63,22 +74,27 @@ def test_import_then_export_then_import_is_stable(imported: Path, tmp_path: Path
     assert zoea("export", "--db", imported, "--mysis", "twin").stdout == first
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ("not json", "line 3: not valid JSON"),
-    ('{"role": "wizard", "content": "x"}', "line 3: role must be"),
-    ('{"role": "tool", "content": "x"}', "line 3: tool message needs a tool_call_id"),
-    ('{"role": "user", "content": "x", "source": "nowhere"}', "line 3: source must be"),
-    ('{"role": "assistant", "content": ""}', "line 3: assistant message has neither"),
-    ('{"role": "assistant", "tool_calls": [{"id": "a"}]}', "line 3: tool_calls[0] must be"),
-    ('{"role": "user", "content": 5}', "line 3: content must be a string"),
-    ('{"role": "user", "content": "x", "colour": "red"}', "line 3: unknown field"),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("not json", "line 3: not valid JSON"),
+        ('{"role": "wizard", "content": "x"}', "line 3: role must be"),
+        ('{"role": "tool", "content": "x"}', "line 3: tool message needs a tool_call_id"),
+        ('{"role": "user", "content": "x", "source": "nowhere"}', "line 3: source must be"),
+        ('{"role": "assistant", "content": ""}', "line 3: assistant message has neither"),
+        ('{"role": "assistant", "tool_calls": [{"id": "a"}]}', "line 3: tool_calls[0] must be"),
+        ('{"role": "user", "content": 5}', "line 3: content must be a string"),
+        ('{"role": "user", "content": "x", "colour": "red"}', "line 3: unknown field"),
+    ],
+)
 def test_a_bad_line_is_rejected_with_its_number_and_nothing_is_imported(
     tmp_path: Path, line: str, message: str
 ) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"role": "user", "content": "one"}\n'
-                   '{"role": "assistant", "content": "two"}\n' + line + "\n")
+    bad.write_text(
+        '{"role": "user", "content": "one"}\n'
+        '{"role": "assistant", "content": "two"}\n' + line + "\n"
+    )
     db = tmp_path / "z.db"
     done = zoea("import", "--db", db, "--mysis", "scout", bad)
     assert done.returncode == 2
@@ -95,12 +111,15 @@ def test_import_is_all_or_nothing_into_an_existing_mysis(imported: Path, tmp_pat
     assert zoea("export", "--db", imported, "--mysis", "scout").stdout == before
 
 
-@pytest.mark.parametrize("args", [
-    ("context", "--db", "{db}", "--mysis", "nobody"),
-    ("export", "--db", "{db}", "--mysis", "nobody"),
-    ("context", "--db", "{missing}", "--mysis", "scout"),
-    ("import", "--db", "{db}", "--mysis", "x", "{missing}"),
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("context", "--db", "{db}", "--mysis", "nobody"),
+        ("export", "--db", "{db}", "--mysis", "nobody"),
+        ("context", "--db", "{missing}", "--mysis", "scout"),
+        ("import", "--db", "{db}", "--mysis", "x", "{missing}"),
+    ],
+)
 def test_bad_input_exits_2_with_one_line(imported: Path, tmp_path: Path, args: tuple) -> None:
     filled = [a.format(db=imported, missing=tmp_path / "missing") for a in args]
     done = zoea(*filled)
@@ -116,11 +135,30 @@ def test_unknown_strategy_exits_2(imported: Path) -> None:
 def test_context_under_summarize_writes_the_summary_it_needs(tmp_path: Path) -> None:
     lines = [json.dumps({"role": "user", "content": "Mine iron and sell it."})]
     for n in range(400):
-        lines.append(json.dumps({"role": "assistant", "content": "", "tool_calls": [
-            {"id": f"c{n}", "type": "function",
-             "function": {"name": "mine", "arguments": "{}"}}]}))
-        lines.append(json.dumps({"role": "tool", "tool_call_id": f"c{n}",
-                                 "content": json.dumps({"quantity": n, "pad": "ore " * 80})}))
+        lines.append(
+            json.dumps(
+                {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": f"c{n}",
+                            "type": "function",
+                            "function": {"name": "mine", "arguments": "{}"},
+                        }
+                    ],
+                }
+            )
+        )
+        lines.append(
+            json.dumps(
+                {
+                    "role": "tool",
+                    "tool_call_id": f"c{n}",
+                    "content": json.dumps({"quantity": n, "pad": "ore " * 80}),
+                }
+            )
+        )
     conversation = tmp_path / "long.jsonl"
     conversation.write_text("\n".join(lines))
     db = tmp_path / "z.db"

@@ -5,8 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
-ENGINE = ["zoea_tui.core", "zoea_tui.storage", "zoea_tui.providers", "zoea_tui.game",
-          "zoea_tui.sim", "zoea_tui.orchestrator", "zoea_tui.config"]
+ENGINE = [
+    "zoea_tui.core",
+    "zoea_tui.storage",
+    "zoea_tui.providers",
+    "zoea_tui.game",
+    "zoea_tui.sim",
+    "zoea_tui.orchestrator",
+    "zoea_tui.config",
+]
 
 # httpx and httpx2 import their optional command-line tool (``_main``), which loads
 # Rich whenever Rich is installed; that is the library's doing, not ours. The stubs keep
@@ -29,7 +36,6 @@ def test_engine_packages_do_not_import_textual_or_rich() -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
         "print(','.join(bad))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""

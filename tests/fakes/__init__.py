@@ -41,6 +41,16 @@ def refused_url() -> str:
         return f"http://127.0.0.1:{probe.getsockname()[1]}"
 
 
-__all__ = ["Call", "FakeOllamaServer", "FakeOpenAIServer", "FakeServer", "HttpError",
-           "Malformed", "Raw", "RecordedRequest", "RecordingSleep", "Reply",
-           "refused_url"]
+__all__ = [
+    "Call",
+    "FakeOllamaServer",
+    "FakeOpenAIServer",
+    "FakeServer",
+    "HttpError",
+    "Malformed",
+    "Raw",
+    "RecordedRequest",
+    "RecordingSleep",
+    "Reply",
+    "refused_url",
+]

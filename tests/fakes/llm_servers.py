@@ -353,8 +353,10 @@ class _Connection:
         content_type: str = "application/json",
         headers: dict[str, str] | None = None,
     ) -> None:
-        self.writer.write(_head(status, content_type, {"Content-Length": str(len(body)),
-                                                        **(headers or {})}) + body)
+        self.writer.write(
+            _head(status, content_type, {"Content-Length": str(len(body)), **(headers or {})})
+            + body
+        )
         await self.writer.drain()
 
     async def send_cut(self, body: bytes, size: int) -> None:
@@ -407,20 +409,32 @@ class _Connection:
 
 
 def _head(status: int, content_type: str, headers: dict[str, str]) -> bytes:
-    lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
-             f"Content-Type: {content_type}", *(f"{k}: {v}" for k, v in headers.items())]
+    lines = [
+        f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}",
+        f"Content-Type: {content_type}",
+        *(f"{k}: {v}" for k, v in headers.items()),
+    ]
     return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
-            404: "Not Found", 422: "Unprocessable Entity", 429: "Too Many Requests",
-            500: "Internal Server Error", 502: "Bad Gateway", 503: "Service Unavailable",
-            504: "Gateway Timeout"}
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    401: "Unauthorized",
+    403: "Forbidden",
+    404: "Not Found",
+    422: "Unprocessable Entity",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+    502: "Bad Gateway",
+    503: "Service Unavailable",
+    504: "Gateway Timeout",
+}
 
 
 def _pieces(text: str, size: int) -> list[str]:
     size = max(size, 1)
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _finish(reply: Reply) -> str:
@@ -468,12 +482,17 @@ class _OpenAIRenderer(_Renderer):
             message[reply.reasoning_field] = reply.reasoning
         if reply.tool_calls:
             message["tool_calls"] = [
-                {**self._id(c, serial, i), "type": "function",
-                 "function": {"name": c.name, "arguments": self._arguments(c)}}
+                {
+                    **self._id(c, serial, i),
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": self._arguments(c)},
+                }
                 for i, c in enumerate(reply.tool_calls)
             ]
         answer: dict[str, Any] = {
-            "id": f"chatcmpl-fake-{serial}", "object": "chat.completion", "created": 0,
+            "id": f"chatcmpl-fake-{serial}",
+            "object": "chat.completion",
+            "created": 0,
             "model": self.model,
             "choices": [{"index": 0, "message": message, "finish_reason": _finish(reply)}],
         }
@@ -483,25 +502,50 @@ class _OpenAIRenderer(_Renderer):
 
     def frames(self, reply: Reply, serial: int) -> list[bytes]:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-            return {"id": f"chatcmpl-fake-{serial}", "object": "chat.completion.chunk",
-                    "created": 0, "model": self.model,
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return {
+                "id": f"chatcmpl-fake-{serial}",
+                "object": "chat.completion.chunk",
+                "created": 0,
+                "model": self.model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            }
 
         chunks = [chunk({"role": "assistant", "content": ""})]
-        chunks += [chunk({reply.reasoning_field: p})
-                   for p in _pieces(reply.reasoning, reply.chunk_size)]
+        chunks += [
+            chunk({reply.reasoning_field: p}) for p in _pieces(reply.reasoning, reply.chunk_size)
+        ]
         chunks += [chunk({"content": p}) for p in _pieces(reply.content, reply.chunk_size)]
         for index, call in enumerate(reply.tool_calls):
-            chunks.append(chunk({"tool_calls": [{
-                "index": index, **self._id(call, serial, index), "type": "function",
-                "function": {"name": call.name, "arguments": ""}}]}))
-            chunks += [chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]})
-                       for p in _pieces(self._arguments(call), reply.chunk_size * 4)]
+            chunks.append(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                **self._id(call, serial, index),
+                                "type": "function",
+                                "function": {"name": call.name, "arguments": ""},
+                            }
+                        ]
+                    }
+                )
+            )
+            chunks += [
+                chunk({"tool_calls": [{"index": index, "function": {"arguments": p}}]})
+                for p in _pieces(self._arguments(call), reply.chunk_size * 4)
+            ]
         chunks.append(chunk({}, _finish(reply)))
         if self.include_usage and (usage := _openai_usage(reply)) is not None:
-            chunks.append({"id": f"chatcmpl-fake-{serial}", "object": "chat.completion.chunk",
-                           "created": 0, "model": self.model, "choices": [],
-                           "usage": usage})
+            chunks.append(
+                {
+                    "id": f"chatcmpl-fake-{serial}",
+                    "object": "chat.completion.chunk",
+                    "created": 0,
+                    "model": self.model,
+                    "choices": [],
+                    "usage": usage,
+                }
+            )
         chunks[-1].update(reply.extra or {})
         frames = [b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks]
         return [*frames, b"data: [DONE]\n\n"]
@@ -521,8 +565,11 @@ def _openai_usage(reply: Reply) -> dict[str, Any] | None:
     usage: dict[str, Any] = {}
     if reply.usage is not None:
         prompt, completion = reply.usage
-        usage = {"prompt_tokens": prompt, "completion_tokens": completion,
-                 "total_tokens": prompt + completion}
+        usage = {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        }
     return {**usage, **(reply.usage_extra or {})}
 
 
@@ -562,8 +609,9 @@ class FakeOpenAIServer(FakeServer):
             return
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         item, serial = self._next()
-        await self._play(conn, item, _OpenAIRenderer(model, include_usage),
-                         body.get("stream") is True, serial)
+        await self._play(
+            conn, item, _OpenAIRenderer(model, include_usage), body.get("stream") is True, serial
+        )
 
 
 # --- Ollama -------------------------------------------------------------------------------
@@ -582,13 +630,21 @@ class _OllamaRenderer(_Renderer):
             if isinstance(arguments, str):
                 with contextlib.suppress(ValueError):
                     arguments = json.loads(arguments)
-            calls.append({**({"id": call.id} if call.id else {}),
-                          "function": {"name": call.name, "arguments": arguments}})
+            calls.append(
+                {
+                    **({"id": call.id} if call.id else {}),
+                    "function": {"name": call.name, "arguments": arguments},
+                }
+            )
         return calls
 
     def _line(self, message: dict[str, Any], done: bool = False) -> dict[str, Any]:
-        return {"model": self.model, "created_at": "2025-01-01T00:00:00Z",
-                "message": {"role": "assistant", "content": "", **message}, "done": done}
+        return {
+            "model": self.model,
+            "created_at": "2025-01-01T00:00:00Z",
+            "message": {"role": "assistant", "content": "", **message},
+            "done": done,
+        }
 
     def _last(self, reply: Reply, message: dict[str, Any]) -> dict[str, Any]:
         line = self._line(message, done=True)
@@ -646,8 +702,16 @@ class FakeOllamaServer(FakeServer):
         if request.method == "GET" and request.path == "/api/version":
             await conn.send(200, json.dumps({"version": self.version}).encode())
         elif request.method == "GET" and request.path == "/api/tags":
-            models = [{"name": m, "model": m, "modified_at": "2025-01-01T00:00:00Z",
-                       "size": 1, "digest": "0" * 64} for m in self.models]
+            models = [
+                {
+                    "name": m,
+                    "model": m,
+                    "modified_at": "2025-01-01T00:00:00Z",
+                    "size": 1,
+                    "digest": "0" * 64,
+                }
+                for m in self.models
+            ]
             await conn.send(200, json.dumps({"models": models}).encode())
         elif not self._is_chat(request):
             await conn.send(404, b"404 page not found", "text/plain")
@@ -659,5 +723,6 @@ class FakeOllamaServer(FakeServer):
                 await conn.send(404, render.error(404, message))
                 return
             item, serial = self._next()
-            await self._play(conn, item, _OllamaRenderer(model), body.get("stream", True) is True,
-                             serial)
+            await self._play(
+                conn, item, _OllamaRenderer(model), body.get("stream", True) is True, serial
+            )

@@ -19,10 +19,15 @@ def cloud_config(url: str, *, timeout: float = 5.0) -> Config:
     """The default config plus a provider "cloud" at ``url`` (no key)."""
     base = Config()
     providers = dict(base.providers)
-    providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=url,
-                                        model="fake-gpt", timeout=timeout)
-    return replace(base, providers=providers, game=replace(base.game, tick_seconds=0),
-                   swarm=replace(base.swarm, default_provider="cloud"))
+    providers["cloud"] = ProviderConfig(
+        name="cloud", type="openai", endpoint=url, model="fake-gpt", timeout=timeout
+    )
+    return replace(
+        base,
+        providers=providers,
+        game=replace(base.game, tick_seconds=0),
+        swarm=replace(base.swarm, default_provider="cloud"),
+    )
 
 
 class RecordingClock(VirtualClock):
@@ -62,12 +67,17 @@ class Watch:
         return [r for r in self.requests if not r.valid]
 
 
-async def open_swarm(tmp_path: Path, config: Config, *, backend: GameBackend | None = None,
-                     clock=None) -> tuple[Commander, Subscription]:
-    backend = backend or GameBackend.from_config(config.game, data_dir=tmp_path,
-                                                 simulated=True)
-    commander = await Commander.open(config, db_path=tmp_path / "zoea.db", backend=backend,
-                                     clock=clock or VirtualClock(), starter_swarm=False)
+async def open_swarm(
+    tmp_path: Path, config: Config, *, backend: GameBackend | None = None, clock=None
+) -> tuple[Commander, Subscription]:
+    backend = backend or GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
+    commander = await Commander.open(
+        config,
+        db_path=tmp_path / "zoea.db",
+        backend=backend,
+        clock=clock or VirtualClock(),
+        starter_swarm=False,
+    )
     return commander, commander.bus.subscribe(maxsize=1_000_000)
 
 

@@ -36,8 +36,9 @@ def _config() -> Config:
 
 def _tool_results(db: Path) -> list[tuple[str, str]]:
     with sqlite3.connect(db) as conn:
-        return list(conn.execute("SELECT tool_name, content FROM memories WHERE role = 'tool' "
-                                 "ORDER BY id"))
+        return list(
+            conn.execute("SELECT tool_name, content FROM memories WHERE role = 'tool' ORDER BY id")
+        )
 
 
 async def test_game_server_restart_is_invisible_to_the_mysis(tmp_path: Path) -> None:
@@ -92,15 +93,17 @@ class Throttled(WorldHost):
         if tool not in ("register", "login") and self.calls % 3 == 0:
             self.calls += 1
             self.refused += 1
-            raise GameError("rate_limited", "Too many requests. Try again in 0.05 seconds.",
-                            retry_after=0.05)
+            raise GameError(
+                "rate_limited", "Too many requests. Try again in 0.05 seconds.", retry_after=0.05
+            )
         return await super().call(key, tool, args)
 
 
 async def test_rate_limits_are_waited_out(tmp_path: Path) -> None:
     host = Throttled(World(7), tick_seconds=0)
-    commander, _sub = await open_swarm(tmp_path, _config(),
-                                      backend=GameBackend("embedded", host=host))
+    commander, _sub = await open_swarm(
+        tmp_path, _config(), backend=GameBackend("embedded", host=host)
+    )
     try:
         view = await commander.create_mysis("Patient")
         await until(lambda: len(_tool_results(tmp_path / "zoea.db")) >= 10)
@@ -116,8 +119,9 @@ async def test_a_vanished_game_server_is_a_clear_error_and_relaunch_recovers(tmp
     server = HttpWorldServer(host)
     await server.start()
     clock = RecordingClock()
-    commander, sub = await open_swarm(tmp_path, _config(), backend=GameBackend(server.url),
-                                      clock=clock)
+    commander, sub = await open_swarm(
+        tmp_path, _config(), backend=GameBackend(server.url), clock=clock
+    )
     watch = Watch()
     try:
         view = await commander.create_mysis("Stranded")

@@ -110,17 +110,25 @@ RECOVERABLE: dict[str, tuple[list[object], Check]] = {
     "timeout once": ([Reply("late", delay=3.0)], retried("within 1 s", 1.0)),
     "500 once": ([HttpError(500, "internal hiccup")], retried("internal hiccup", 1.0)),
     "503 once": ([HttpError(503, "overloaded")], retried("overloaded", 1.0)),
-    "429 with Retry-After": ([HttpError(429, "slow down", retry_after="7")],
-                             retried("rate limited", 7.0)),
+    "429 with Retry-After": (
+        [HttpError(429, "slow down", retry_after="7")],
+        retried("rate limited", 7.0),
+    ),
     "stream cut mid-way": ([Reply(LONG, cut_after=5)], cut_stream),
     "malformed JSON": ([Malformed()], retried("invalid json", 1.0)),
-    "invalid JSON tool arguments": ([Reply("", tool_calls=[Call("travel", '{"target_poi": ')])],
-                                    invalid_arguments),
-    "tool call without id": ([Reply("", tool_calls=[Call("get_cargo", {}, without_id=True)])],
-                             stable_id),
+    "invalid JSON tool arguments": (
+        [Reply("", tool_calls=[Call("travel", '{"target_poi": ')])],
+        invalid_arguments,
+    ),
+    "tool call without id": (
+        [Reply("", tool_calls=[Call("get_cargo", {}, without_id=True)])],
+        stable_id,
+    ),
     "empty message": ([Reply("")], nudged()),
-    "reasoning only": ([Reply("", reasoning="I am thinking about ore prices.")],
-                       nudged(reasoning="I am thinking about ore prices.")),
+    "reasoning only": (
+        [Reply("", reasoning="I am thinking about ore prices.")],
+        nudged(reasoning="I am thinking about ore prices."),
+    ),
 }
 
 
@@ -131,8 +139,9 @@ async def test_each_fault_has_its_own_outcome(fault: str, tmp_path: Path) -> Non
         server.script(*script, OK, DONE)
         server.default = DONE
         clock = RecordingClock()
-        commander, sub = await open_swarm(tmp_path, cloud_config(server.url, timeout=1.0),
-                                          clock=clock)
+        commander, sub = await open_swarm(
+            tmp_path, cloud_config(server.url, timeout=1.0), clock=clock
+        )
         watch = Watch()
         events: list[object] = []
         try:
@@ -143,8 +152,13 @@ async def test_each_fault_has_its_own_outcome(fault: str, tmp_path: Path) -> Non
             watch.feed_events(events)
             assert commander.mysis(view.id).state == "running", commander.mysis(view.id)
             await nothing_lost(commander, watch, tmp_path / "zoea.db")
-            run = Run(server, clock, await commander.store.list_requests(view.id),
-                      await commander.memories(view.id), events)
+            run = Run(
+                server,
+                clock,
+                await commander.store.list_requests(view.id),
+                await commander.memories(view.id),
+                events,
+            )
             outcome = check(run)
             if outcome is not None:
                 await outcome
@@ -152,12 +166,15 @@ async def test_each_fault_has_its_own_outcome(fault: str, tmp_path: Path) -> Non
             await commander.shutdown(timeout=2)
 
 
-@pytest.mark.parametrize(("fault", "words"), [
-    (HttpError(500, "the model server is on fire"), "on fire"),
-    (HttpError(401, "invalid api key"), "invalid api key"),
-    (HttpError(404, "model fake-gpt not found"), "not found"),
-    (HttpError(400, "messages: tool_call_id mismatch"), "tool_call_id mismatch"),
-])
+@pytest.mark.parametrize(
+    ("fault", "words"),
+    [
+        (HttpError(500, "the model server is on fire"), "on fire"),
+        (HttpError(401, "invalid api key"), "invalid api key"),
+        (HttpError(404, "model fake-gpt not found"), "not found"),
+        (HttpError(400, "messages: tool_call_id mismatch"), "tool_call_id mismatch"),
+    ],
+)
 async def test_the_mysis_stops_with_a_clear_error(fault, words: str, tmp_path: Path) -> None:
     async with FakeOpenAIServer() as server:
         server.default = fault

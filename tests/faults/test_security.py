@@ -21,8 +21,9 @@ from .conftest import open_swarm, until
 KEY = "sk-zoea-test-4f9a1c0e7d3b"
 
 
-async def test_an_api_key_reaches_only_the_authorization_header(tmp_path: Path,
-                                                                 monkeypatch) -> None:
+async def test_an_api_key_reaches_only_the_authorization_header(
+    tmp_path: Path, monkeypatch
+) -> None:
     monkeypatch.setenv("ZOEA_SECRET_KEY", KEY)
     root = logging.getLogger()
     saved = (list(root.handlers), root.level)
@@ -39,14 +40,24 @@ async def test_an_api_key_reaches_only_the_authorization_header(tmp_path: Path,
 
 async def _session_with_a_key(tmp_path: Path, log_path: Path) -> None:
     async with FakeOpenAIServer(api_key=KEY) as server:
-        server.script(Reply("", tool_calls=[Call("get_status", {})]),
-                      Reply(f"My key? Never. {'x' * 10}"))
+        server.script(
+            Reply("", tool_calls=[Call("get_status", {})]), Reply(f"My key? Never. {'x' * 10}")
+        )
         base = Config()
         providers = dict(base.providers)
-        providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=server.url,
-                                            model="fake-gpt", api_key_env="ZOEA_SECRET_KEY")
-        config = replace(base, providers=providers, game=replace(base.game, tick_seconds=0),
-                         swarm=replace(base.swarm, default_provider="cloud"))
+        providers["cloud"] = ProviderConfig(
+            name="cloud",
+            type="openai",
+            endpoint=server.url,
+            model="fake-gpt",
+            api_key_env="ZOEA_SECRET_KEY",
+        )
+        config = replace(
+            base,
+            providers=providers,
+            game=replace(base.game, tick_seconds=0),
+            swarm=replace(base.swarm, default_provider="cloud"),
+        )
         commander, _ = await open_swarm(tmp_path, config)
         try:
             view = await commander.create_mysis("Keeper")
@@ -56,14 +67,26 @@ async def _session_with_a_key(tmp_path: Path, log_path: Path) -> None:
             views = repr(commander.myses()) + repr(config)
         finally:
             await commander.shutdown(timeout=2)
-        assert all(r.headers.get("authorization") == f"Bearer {KEY}"
-                   for r in server.chat_requests)
+        assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in server.chat_requests)
         assert not any(KEY in r.text for r in server.chat_requests)
     for handler in logging.getLogger().handlers:
         handler.flush()
-    context = subprocess.run([sys.executable, "-m", "zoea_tui.cli", "context", "--db",
-                              str(tmp_path / "zoea.db"), "--mysis", "Keeper", "--json"],
-                             capture_output=True, text=True, timeout=60)
+    context = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zoea_tui.cli",
+            "context",
+            "--db",
+            str(tmp_path / "zoea.db"),
+            "--mysis",
+            "Keeper",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     places = {
         "database": b"".join(p.read_bytes() for p in tmp_path.glob("zoea.db*")),
         "log": log_path.read_bytes(),

@@ -31,8 +31,12 @@ from .crash_child import crash_config
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Two whole turns before the call the kill interrupts (memories to keep).
-OPENING = (Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."),
-           Reply("", tool_calls=[Call("get_system", {})]), Reply("System seen."))
+OPENING = (
+    Reply("", tool_calls=[Call("get_status", {})]),
+    Reply("Status checked."),
+    Reply("", tool_calls=[Call("get_system", {})]),
+    Reply("System seen."),
+)
 HELD_TOOL = "get_cargo"
 
 
@@ -59,13 +63,15 @@ def _rows(db: Path, sql: str) -> list[tuple[Any, ...]]:
 MEMORIES = "SELECT id, role, content, reasoning, tool_calls, tool_call_id FROM memories"
 
 
-async def _kill_when(arrived: asyncio.Event, child: asyncio.subprocess.Process,
-                     db: Path) -> list[tuple[Any, ...]]:
+async def _kill_when(
+    arrived: asyncio.Event, child: asyncio.subprocess.Process, db: Path
+) -> list[tuple[Any, ...]]:
     """Wait for the server's signal, read the stored memories, SIGKILL the child."""
     signal_task = asyncio.ensure_future(arrived.wait())
     exit_task = asyncio.ensure_future(child.wait())
-    done, _ = await asyncio.wait({signal_task, exit_task}, timeout=60,
-                                 return_when=asyncio.FIRST_COMPLETED)
+    done, _ = await asyncio.wait(
+        {signal_task, exit_task}, timeout=60, return_when=asyncio.FIRST_COMPLETED
+    )
     for task in (signal_task, exit_task):
         task.cancel()
     if signal_task not in done:
@@ -78,19 +84,29 @@ async def _kill_when(arrived: asyncio.Event, child: asyncio.subprocess.Process,
 
 
 @pytest.mark.parametrize("in_flight", ["model call", "tool call"])
-async def test_sigkill_mid_call_keeps_every_stored_memory(in_flight: str,
-                                                          tmp_path: Path) -> None:
+async def test_sigkill_mid_call_keeps_every_stored_memory(in_flight: str, tmp_path: Path) -> None:
     db = tmp_path / "zoea.db"
     host = HoldingHost(World(9), tick_seconds=0)
     async with FakeOpenAIServer() as model, HttpWorldServer(host) as game:
-        held: Reply = (Reply("never finished", stall_after=1) if in_flight == "model call"
-                       else Reply("", tool_calls=[Call(HELD_TOOL, {})]))
+        held: Reply = (
+            Reply("never finished", stall_after=1)
+            if in_flight == "model call"
+            else Reply("", tool_calls=[Call(HELD_TOOL, {})])
+        )
         model.script(*OPENING, held)
         model.default = Reply("All good.")
         arrived = model.stalled if in_flight == "model call" else host.held
         child = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "tests.faults.crash_child", str(db), model.url, game.url,
-            cwd=ROOT, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+            sys.executable,
+            "-m",
+            "tests.faults.crash_child",
+            str(db),
+            model.url,
+            game.url,
+            cwd=ROOT,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
         try:
             before = await _kill_when(arrived, child, db)
         finally:
@@ -120,4 +136,3 @@ async def test_sigkill_mid_call_keeps_every_stored_memory(in_flight: str,
             await until(lambda: bool(_rows(db, newer)), limit=30)  # it plays on
         finally:
             await commander.shutdown()
-

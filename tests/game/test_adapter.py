@@ -27,16 +27,31 @@ def test_success_that_is_not_json_is_kept_as_text() -> None:
 @pytest.mark.parametrize(
     ("text", "is_error", "code", "message"),
     [
-        ('{"error": {"code": "action_pending", "message": "wait", "wait_ticks": 2}}', True,
-         "action_pending", "wait"),
-        ('{"error": {"code": "not_authenticated", "message": "You must login first."}}', False,
-         "not_authenticated", "You must login first."),
-        ('{"error": "rate_limited", "message": "slow down", "retry_after": 3}', False,
-         "rate_limited", "slow down"),
-        ("Error executing tool captains_log_add: empty_entry", True, "empty_entry",
-         "empty entry"),
-        ("session_invalid: Session not found or expired.", True, "session_invalid",
-         "Session not found or expired."),
+        (
+            '{"error": {"code": "action_pending", "message": "wait", "wait_ticks": 2}}',
+            True,
+            "action_pending",
+            "wait",
+        ),
+        (
+            '{"error": {"code": "not_authenticated", "message": "You must login first."}}',
+            False,
+            "not_authenticated",
+            "You must login first.",
+        ),
+        (
+            '{"error": "rate_limited", "message": "slow down", "retry_after": 3}',
+            False,
+            "rate_limited",
+            "slow down",
+        ),
+        ("Error executing tool captains_log_add: empty_entry", True, "empty_entry", "empty entry"),
+        (
+            "session_invalid: Session not found or expired.",
+            True,
+            "session_invalid",
+            "Session not found or expired.",
+        ),
         ("Error: cargo_full - Your hold is full", True, "cargo_full", "Your hold is full"),
         ("Something broke", True, "error", "Something broke"),
     ],
@@ -59,13 +74,14 @@ def test_wait_hints_from_details_and_from_text() -> None:
 
 def test_json_rpc_errors_carrying_a_game_error() -> None:
     assert error_from_rpc(0, "empty_entry").code == "empty_entry"
-    assert error_from_rpc(-32000, "x", {"code": "in_transit", "message": "flying"}).code \
+    assert (
+        error_from_rpc(-32000, "x", {"code": "in_transit", "message": "flying"}).code
         == "in_transit"
+    )
     generic = error_from_rpc(-32603, "Internal error occurred")
     assert generic.code == "rpc_error" and "-32603" in generic.message
 
 
 def test_payload_is_what_a_model_is_shown() -> None:
     error = error_from_text('{"error": {"code": "no_cargo_space", "message": "full", "n": 1}}')
-    assert error.to_payload() == {"error": {"code": "no_cargo_space", "message": "full",
-                                            "n": 1}}
+    assert error.to_payload() == {"error": {"code": "no_cargo_space", "message": "full", "n": 1}}

@@ -43,11 +43,36 @@ async def _act(client: Client, tool: str, args: dict | None = None) -> dict:
 async def test_tools_listed_with_the_real_games_names_and_optional_session_id(host) -> None:
     async with Client(in_process_server(host), mode="legacy") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    for name in ("register", "login", "logout", "get_status", "get_ship", "get_cargo",
-                 "get_system", "get_poi", "get_nearby", "get_map", "find_route", "travel",
-                 "jump", "dock", "undock", "mine", "sell", "buy", "view_market", "refuel",
-                 "repair", "chat", "get_chat_history", "captains_log_add", "captains_log_list",
-                 "captains_log_get", "get_notifications", "help"):
+    for name in (
+        "register",
+        "login",
+        "logout",
+        "get_status",
+        "get_ship",
+        "get_cargo",
+        "get_system",
+        "get_poi",
+        "get_nearby",
+        "get_map",
+        "find_route",
+        "travel",
+        "jump",
+        "dock",
+        "undock",
+        "mine",
+        "sell",
+        "buy",
+        "view_market",
+        "refuel",
+        "repair",
+        "chat",
+        "get_chat_history",
+        "captains_log_add",
+        "captains_log_list",
+        "captains_log_get",
+        "get_notifications",
+        "help",
+    ):
         assert name in tools, name
     assert "target_poi" in tools["travel"].input_schema["properties"]
     assert "target_system" in tools["jump"].input_schema["properties"]
@@ -57,11 +82,12 @@ async def test_tools_listed_with_the_real_games_names_and_optional_session_id(ho
 
 
 async def test_two_concurrent_http_sessions_keep_separate_logins(http_world) -> None:
-    async with Client(http_world.url, mode="legacy") as a, \
-            Client(http_world.url, mode="legacy") as b:
+    async with (
+        Client(http_world.url, mode="legacy") as a,
+        Client(http_world.url, mode="legacy") as b,
+    ):
         await asyncio.gather(_register(a, "alpha"), _register(b, "bravo"))
-        sa, sb = await asyncio.gather(a.call_tool("get_status", {}),
-                                      b.call_tool("get_status", {}))
+        sa, sb = await asyncio.gather(a.call_tool("get_status", {}), b.call_tool("get_status", {}))
     assert _payload(sa)["player"]["username"] == "alpha"
     assert _payload(sb)["player"]["username"] == "bravo"
 
@@ -71,13 +97,16 @@ async def test_login_binds_to_the_mcp_session_and_session_id_is_an_optional_over
 ) -> None:
     async with Client(http_world.url, mode="legacy") as a:
         reg = await _register(a, "alpha")
-    async with Client(http_world.url, mode="legacy") as b, \
-            Client(http_world.url, mode="legacy") as c:
+    async with (
+        Client(http_world.url, mode="legacy") as b,
+        Client(http_world.url, mode="legacy") as c,
+    ):
         before = await b.call_tool("get_status", {})
         assert before.is_error
         assert _payload(before)["error"]["code"] == "not_authenticated"
-        login = _payload(await b.call_tool(
-            "login", {"username": "alpha", "password": reg["password"]}))
+        login = _payload(
+            await b.call_tool("login", {"username": "alpha", "password": reg["password"]})
+        )
         bound = await b.call_tool("get_status", {})
         assert _payload(bound)["player"]["username"] == "alpha"
         # Another connection may name the session explicitly.
@@ -115,8 +144,7 @@ async def test_game_errors_are_is_error_results_with_code_and_message(host) -> N
     async with Client(in_process_server(timed), mode="legacy") as client:
         await expect(client, "not_authenticated", "get_status", {})
         await expect(client, "unknown_command", "warp_drive", {})
-        await expect(client, "invalid_empire", "register",
-                     {"username": "zed", "empire": "klingon"})
+        await expect(client, "invalid_empire", "register", {"username": "zed", "empire": "klingon"})
         await _register(client, "zed")
         await expect(client, "invalid_payload", "travel", {"destination": "main_belt"})
         await expect(client, "empty_entry", "captains_log_add", {"entry": "   "})
@@ -125,8 +153,14 @@ async def test_game_errors_are_is_error_results_with_code_and_message(host) -> N
         await expect(client, "action_pending", "dock", {})
         assert seen["action_pending"]["wait_seconds"] > 0  # the host's hint for clients
         await expect(client, "session_invalid", "get_status", {"session_id": "0" * 32})
-    assert {"not_authenticated", "unknown_command", "invalid_payload", "empty_entry",
-            "action_pending", "session_invalid"} <= set(seen)
+    assert {
+        "not_authenticated",
+        "unknown_command",
+        "invalid_payload",
+        "empty_entry",
+        "action_pending",
+        "session_invalid",
+    } <= set(seen)
 
 
 async def test_travel_blocks_until_arrival(host) -> None:
@@ -148,16 +182,14 @@ async def test_world_state_saves_and_restores(tmp_path: Path) -> None:
     await first.stop()
     again = WorldHost.open(seed=99, tick_seconds=0, state_path=path)
     async with Client(in_process_server(again), mode="legacy") as client:
-        login = await client.call_tool("login", {"username": "keeper",
-                                                 "password": reg["password"]})
+        login = await client.call_tool("login", {"username": "keeper", "password": reg["password"]})
     assert not login.is_error
     assert again.world.seed == 3
 
 
 async def test_the_world_clock_moves_ships_in_real_time() -> None:
     host = WorldHost.open(seed=1, tick_seconds=0.02)
-    async with host, HttpWorldServer(host) as server, \
-            Client(server.url, mode="legacy") as client:
+    async with host, HttpWorldServer(host) as server, Client(server.url, mode="legacy") as client:
         await _register(client, "swift")
         await _act(client, "undock")
         start = host.current_tick
@@ -169,10 +201,26 @@ def test_zoea_sim_serve_is_driven_by_the_sdk_client(tmp_path: Path) -> None:
     """`zoea sim serve` in its own process; the official client plays against it."""
     state = tmp_path / "world.json"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zoea_tui.cli", "sim", "serve", "--port", "0", "--seed", "5",
-         "--tick-seconds", "0.05", "--state", str(state)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        [
+            sys.executable,
+            "-m",
+            "zoea_tui.cli",
+            "sim",
+            "serve",
+            "--port",
+            "0",
+            "--seed",
+            "5",
+            "--tick-seconds",
+            "0.05",
+            "--state",
+            str(state),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

@@ -46,15 +46,18 @@ async def _router(store: Store, make_session, name: str, **kwargs) -> ToolRouter
     return ToolRouter(store, mysis.id, make_session(name), server=SERVER, **kwargs)
 
 
-async def _run(router: ToolRouter, store: Store, name: str, args: dict | str,
-               index: int = 0) -> Any:
+async def _run(
+    router: ToolRouter, store: Store, name: str, args: dict | str, index: int = 0
+) -> Any:
     """Run a call the way the orchestrator will: store the call and its result."""
     raw = args if isinstance(args, str) else json.dumps(args)
     call = ToolCall(id=f"c{index}", name=name, arguments=raw)
     await store.add_memory(router.mysis_id, NewMemory("assistant", "llm", "", tool_calls=(call,)))
     result = await router.execute(call)
-    await store.add_memory(router.mysis_id, NewMemory(
-        "tool", "tool", result.content, tool_call_id=call.id, tool_name=name))
+    await store.add_memory(
+        router.mysis_id,
+        NewMemory("tool", "tool", result.content, tool_call_id=call.id, tool_name=name),
+    )
     return result
 
 
@@ -64,9 +67,15 @@ async def test_tools_are_ours_first_then_the_games_sorted_and_stable(store, make
     names = [t["function"]["name"] for t in tools]
     ours = [n for n in names if n.startswith("zoea_")]
     assert names[: len(ours)] == ours and set(ours) == ORCHESTRATOR_TOOL_NAMES
-    assert ours == ["zoea_search_messages", "zoea_search_reasoning", "zoea_search_broadcasts",
-                    "zoea_read_memory", "zoea_broadcast", "zoea_swarm_status"]
-    game = names[len(ours):]
+    assert ours == [
+        "zoea_search_messages",
+        "zoea_search_reasoning",
+        "zoea_search_broadcasts",
+        "zoea_read_memory",
+        "zoea_broadcast",
+        "zoea_swarm_status",
+    ]
+    game = names[len(ours) :]
     assert game == sorted(game)
     assert await router.tool_schemas() == tools
     for tool in tools:
@@ -96,8 +105,9 @@ async def test_passwords_never_reach_a_model_or_the_memories(store, make_session
     await _run(router, store, "get_status", {}, 6)
 
     db = store.connection
-    async with db.execute("SELECT content || reasoning || COALESCE(tool_calls, '') "
-                          "FROM memories") as cur:
+    async with db.execute(
+        "SELECT content || reasoning || COALESCE(tool_calls, '') FROM memories"
+    ) as cur:
         stored = " ".join(row[0] for row in await cur.fetchall())
     assert password not in stored.replace(f"my password is {password}", "")
     mysis = await store.get_mysis(router.mysis_id)
@@ -114,8 +124,7 @@ async def test_tool_results_never_show_a_password(store, make_session) -> None:
     router = await _router(store, make_session, "nova")
     await _run(router, store, "register", {"username": "nova2", "empire": "solarian"})
     password = (await store.account_for(router.mysis_id, SERVER)).password
-    result = await _run(router, store, "captains_log_add",
-                        {"entry": f"remember {password}"}, 1)
+    result = await _run(router, store, "captains_log_add", {"entry": f"remember {password}"}, 1)
     listed = await _run(router, store, "captains_log_list", {}, 2)
     assert password not in result.content + listed.content
     assert REDACTED in listed.content
@@ -132,8 +141,9 @@ async def test_the_assignment_survives_a_restart_and_the_pool_is_shared(
     store, make_session, tmp_path
 ) -> None:
     first = await _router(store, make_session, "alpha")
-    await first.execute(ToolCall("c", "register",
-                                 json.dumps({"username": "alpha1", "empire": "solarian"})))
+    await first.execute(
+        ToolCall("c", "register", json.dumps({"username": "alpha1", "empire": "solarian"}))
+    )
     await store.close()
     reopened = await Store.open(tmp_path / "zoea.db")
     try:
@@ -163,8 +173,13 @@ async def test_search_tools_are_bound_to_the_caller(store, make_session) -> None
     theirs = await _router(store, make_session, "bravo")
     await store.add_memory(mine.mysis_id, NewMemory("user", "direct", "iron is cheap at Vega"))
     await store.add_memory(theirs.mysis_id, NewMemory("user", "direct", "iron is dear at Sol"))
-    found = json.loads((await mine.execute(ToolCall(
-        "c", "zoea_search_messages", '{"query": "iron", "limit": 500}'))).content)
+    found = json.loads(
+        (
+            await mine.execute(
+                ToolCall("c", "zoea_search_messages", '{"query": "iron", "limit": 500}')
+            )
+        ).content
+    )
     assert [r["snippet"] for r in found["results"]] == ["[iron] is cheap at Vega"]
     assert [r["content"] for r in found["results"]] == ["iron is cheap at Vega"]
     empty = await mine.execute(ToolCall("c", "zoea_search_messages", '{"query": ""}'))
@@ -184,8 +199,9 @@ async def test_broadcast_and_swarm_status_go_to_the_orchestrator(store, make_ses
 async def test_results_feed_the_game_state_cache(store, make_session) -> None:
     cache = GameStateCache()
     router = await _router(store, make_session, "alpha", cache=cache)
-    await router.execute(ToolCall("c", "register",
-                                  json.dumps({"username": "carto", "empire": "solarian"})))
+    await router.execute(
+        ToolCall("c", "register", json.dumps({"username": "carto", "empire": "solarian"}))
+    )
     await router.execute(ToolCall("c", "get_status", "{}"))
     summary = cache.summary("carto")
     assert "Credits:" in summary and "sol_central" in summary
@@ -235,8 +251,10 @@ def _big_text(chars: int) -> str:
     """A tool-result-like text with quotes, newlines and non-ASCII, ``chars`` long."""
     parts, size, n = [], 0, 0
     while size < chars:
-        piece = json.dumps({"id": f"poi_{n}", "name": f"Bélt «{n}»", "ore": n % 7},
-                           ensure_ascii=False) + "\n"
+        piece = (
+            json.dumps({"id": f"poi_{n}", "name": f"Bélt «{n}»", "ore": n % 7}, ensure_ascii=False)
+            + "\n"
+        )
         parts.append(piece)
         size += len(piece)
         n += 1
@@ -245,9 +263,17 @@ def _big_text(chars: int) -> str:
 
 async def test_search_hits_give_content_role_source_time_and_tick(store):
     router = await _offline(store, "alpha")
-    stored = await store.add_memory(router.mysis_id, NewMemory(
-        "tool", "tool", '{"poi": "Vega belt", "ore": "iron"}', tool_call_id="c1",
-        tool_name="get_poi", game_tick=321))
+    stored = await store.add_memory(
+        router.mysis_id,
+        NewMemory(
+            "tool",
+            "tool",
+            '{"poi": "Vega belt", "ore": "iron"}',
+            tool_call_id="c1",
+            tool_name="get_poi",
+            game_tick=321,
+        ),
+    )
     await store.add_memory(router.mysis_id, NewMemory("user", "direct", "mine iron at Vega"))
     found = await _json(router, "zoea_search_messages", {"query": "vega iron"})
     assert found["query"] == "vega iron" and found["count"] == 2
@@ -267,8 +293,15 @@ async def test_search_hits_give_content_role_source_time_and_tick(store):
 
 async def test_reasoning_search_gives_the_reasoning(store) -> None:
     router = await _offline(store, "alpha")
-    memory = await store.add_memory(router.mysis_id, NewMemory(
-        "assistant", "llm", "Heading out.", reasoning="Travel cooldown is long, so refuel first."))
+    memory = await store.add_memory(
+        router.mysis_id,
+        NewMemory(
+            "assistant",
+            "llm",
+            "Heading out.",
+            reasoning="Travel cooldown is long, so refuel first.",
+        ),
+    )
     found = await _json(router, "zoea_search_reasoning", {"query": "cooldown"})
     [hit] = found["results"]
     assert hit["memory_id"] == memory.id and hit["role"] == "assistant"
@@ -276,16 +309,20 @@ async def test_reasoning_search_gives_the_reasoning(store) -> None:
     assert "content" not in hit and "[cooldown]" in hit["snippet"]
     assert (await _json(router, "zoea_search_messages", {"query": "cooldown"}))["count"] == 0
     long = "Why wait: " + "the jump drive must cool down. " * 100
-    thought = await store.add_memory(router.mysis_id, NewMemory(
-        "assistant", "llm", "", reasoning=long))
+    thought = await store.add_memory(
+        router.mysis_id, NewMemory("assistant", "llm", "", reasoning=long)
+    )
     found = await _json(router, "zoea_search_reasoning", {"query": "jump drive"})
     [hit] = found["results"]
-    read = (f"zoea_read_memory(memory_id={thought.id}, offset={SEARCH_HIT_CHARS}, "
-            "part='reasoning')")
-    assert hit["reasoning"] == (f"{long[:SEARCH_HIT_CHARS]}… "
-                                f"[{len(long) - SEARCH_HIT_CHARS} more characters: {read}]")
-    rest = await _json(router, "zoea_read_memory", {"memory_id": thought.id, "part": "reasoning",
-                                                     "offset": SEARCH_HIT_CHARS})
+    read = f"zoea_read_memory(memory_id={thought.id}, offset={SEARCH_HIT_CHARS}, part='reasoning')"
+    assert hit["reasoning"] == (
+        f"{long[:SEARCH_HIT_CHARS]}… [{len(long) - SEARCH_HIT_CHARS} more characters: {read}]"
+    )
+    rest = await _json(
+        router,
+        "zoea_read_memory",
+        {"memory_id": thought.id, "part": "reasoning", "offset": SEARCH_HIT_CHARS},
+    )
     assert rest["reasoning"] == long[SEARCH_HIT_CHARS:] and rest["next_offset"] is None
 
 
@@ -301,13 +338,16 @@ async def test_broadcast_search_gives_sender_content_and_time(store) -> None:
 
 async def test_the_default_search_limit_is_20(store) -> None:
     router = await _offline(store, "alpha")
-    await store.add_memories(router.mysis_id, [
-        NewMemory("user", "direct", f"copper order {n}") for n in range(130)])
+    await store.add_memories(
+        router.mysis_id, [NewMemory("user", "direct", f"copper order {n}") for n in range(130)]
+    )
     assert (await _json(router, "zoea_search_messages", {"query": "copper"}))["count"] == 20
-    assert (await _json(router, "zoea_search_messages",
-                        {"query": "copper", "limit": 25}))["count"] == 25
-    assert (await _json(router, "zoea_search_messages",
-                        {"query": "copper", "limit": 5000}))["count"] == 100
+    assert (await _json(router, "zoea_search_messages", {"query": "copper", "limit": 25}))[
+        "count"
+    ] == 25
+    assert (await _json(router, "zoea_search_messages", {"query": "copper", "limit": 5000}))[
+        "count"
+    ] == 100
     schemas = {t["function"]["name"]: t["function"] for t in await router.tool_schemas()}
     for name in ("zoea_search_messages", "zoea_search_reasoning", "zoea_search_broadcasts"):
         limit = schemas[name]["parameters"]["properties"]["limit"]
@@ -317,30 +357,38 @@ async def test_the_default_search_limit_is_20(store) -> None:
 async def test_a_huge_hit_is_bounded_and_says_how_to_read_the_rest(store):
     router = await _offline(store, "alpha")
     original = "iron manifest\n" + _big_text(2_000_000)
-    memory = await store.add_memory(router.mysis_id, NewMemory(
-        "tool", "tool", original, tool_call_id="c1", tool_name="get_cargo"))
+    memory = await store.add_memory(
+        router.mysis_id,
+        NewMemory("tool", "tool", original, tool_call_id="c1", tool_name="get_cargo"),
+    )
     result = await _call(router, "zoea_search_messages", {"query": "manifest"})
     assert len(result.content) <= SEARCH_ANSWER_CHARS
     [hit] = json.loads(result.content)["results"]
     shown, marker = hit["content"].split("… [", 1)
     assert shown == original[:SEARCH_HIT_CHARS]
     more = len(original) - SEARCH_HIT_CHARS
-    assert marker == (f"{more} more characters: "
-                      f"zoea_read_memory(memory_id={memory.id}, offset={SEARCH_HIT_CHARS})]")
+    assert marker == (
+        f"{more} more characters: "
+        f"zoea_read_memory(memory_id={memory.id}, offset={SEARCH_HIT_CHARS})]"
+    )
     # Following the marker gives the very next characters.
-    page = await _json(router, "zoea_read_memory",
-                       {"memory_id": memory.id, "offset": SEARCH_HIT_CHARS})
+    page = await _json(
+        router, "zoea_read_memory", {"memory_id": memory.id, "offset": SEARCH_HIT_CHARS}
+    )
     assert original[SEARCH_HIT_CHARS:].startswith(page["content"]) and page["content"]
 
 
 async def test_many_big_hits_keep_the_answer_bounded_best_first(store):
     router = await _offline(store, "alpha")
-    stored = await store.add_memories(router.mysis_id, [
-        NewMemory("tool", "tool", "nickel " + _big_text(6000), tool_name="get_poi")
-        for _ in range(100)])
+    stored = await store.add_memories(
+        router.mysis_id,
+        [
+            NewMemory("tool", "tool", "nickel " + _big_text(6000), tool_name="get_poi")
+            for _ in range(100)
+        ],
+    )
     for limit in (20, 100):
-        result = await _call(router, "zoea_search_messages",
-                             {"query": "nickel", "limit": limit})
+        result = await _call(router, "zoea_search_messages", {"query": "nickel", "limit": limit})
         answer = json.loads(result.content)
         assert len(result.content) <= SEARCH_ANSWER_CHARS
         assert count_tokens(result.content) <= SEARCH_ANSWER_TOKENS
@@ -351,8 +399,10 @@ async def test_many_big_hits_keep_the_answer_bounded_best_first(store):
         whole = [r for r in rows if "… [" in r["content"]]
         lean = [r for r in rows if r not in whole]
         assert rows == whole + lean and len(whole) >= 3, "the best hits keep their text"
-        assert all(r["content"] == f"[not shown: zoea_read_memory(memory_id={r['memory_id']})]"
-                   for r in lean)
+        assert all(
+            r["content"] == f"[not shown: zoea_read_memory(memory_id={r['memory_id']})]"
+            for r in lean
+        )
         assert all("[nickel]" in r["snippet"] and "created_at" in r for r in rows)
         if limit == 20:
             assert lean, "lower hits keep their snippets"
@@ -363,13 +413,16 @@ async def test_many_big_hits_keep_the_answer_bounded_best_first(store):
 async def test_read_memory_pages_a_2mb_result_to_its_end(store) -> None:
     router = await _offline(store, "alpha")
     original = _big_text(2 * 1024 * 1024)
-    memory = await store.add_memory(router.mysis_id, NewMemory(
-        "tool", "tool", original, tool_call_id="call_7", tool_name="get_map", game_tick=77))
+    memory = await store.add_memory(
+        router.mysis_id,
+        NewMemory(
+            "tool", "tool", original, tool_call_id="call_7", tool_name="get_map", game_tick=77
+        ),
+    )
     pages: list[str] = []
     offset: int | None = 0
     while offset is not None:
-        result = await _call(router, "zoea_read_memory",
-                             {"memory_id": memory.id, "offset": offset})
+        result = await _call(router, "zoea_read_memory", {"memory_id": memory.id, "offset": offset})
         assert not result.is_error, result.content[:300]
         page = json.loads(result.content)
         assert page["offset"] == offset and page["total_chars"] == len(original)
@@ -380,32 +433,46 @@ async def test_read_memory_pages_a_2mb_result_to_its_end(store) -> None:
         assert offset is None or offset == page["offset"] + len(page["content"])
     assert "".join(pages) == original
     assert len(pages) < 400
-    assert {k: page[k] for k in ("memory_id", "role", "source", "tool_name", "tool_call_id",
-                                 "game_tick", "part")} == {
-        "memory_id": memory.id, "role": "tool", "source": "tool", "tool_name": "get_map",
-        "tool_call_id": "call_7", "game_tick": 77, "part": "content"}
+    assert {
+        k: page[k]
+        for k in ("memory_id", "role", "source", "tool_name", "tool_call_id", "game_tick", "part")
+    } == {
+        "memory_id": memory.id,
+        "role": "tool",
+        "source": "tool",
+        "tool_name": "get_map",
+        "tool_call_id": "call_7",
+        "game_tick": 77,
+        "part": "content",
+    }
     assert page["created_at"].endswith("Z")
-    end = await _json(router, "zoea_read_memory",
-                      {"memory_id": memory.id, "offset": len(original)})
+    end = await _json(router, "zoea_read_memory", {"memory_id": memory.id, "offset": len(original)})
     assert end["content"] == "" and end["next_offset"] is None
 
 
 async def test_read_memory_reads_reasoning_and_tool_calls(store) -> None:
     router = await _offline(store, "alpha")
     call = ToolCall("c9", "captains_log_add", json.dumps({"entry": "x" * 50}))
-    memory = await store.add_memory(router.mysis_id, NewMemory(
-        "assistant", "llm", "", reasoning="Log it before leaving.", tool_calls=(call,)))
+    memory = await store.add_memory(
+        router.mysis_id,
+        NewMemory("assistant", "llm", "", reasoning="Log it before leaving.", tool_calls=(call,)),
+    )
     whole = await _json(router, "zoea_read_memory", {"memory_id": f"#{memory.id}"})
     assert whole["content"] == "" and whole["next_offset"] is None
-    assert whole["other_parts"] == {"reasoning": 22, "tool_calls": whole["other_parts"][
-        "tool_calls"]}
-    reasoning = await _json(router, "zoea_read_memory",
-                            {"memory_id": memory.id, "part": "reasoning"})
+    assert whole["other_parts"] == {
+        "reasoning": 22,
+        "tool_calls": whole["other_parts"]["tool_calls"],
+    }
+    reasoning = await _json(
+        router, "zoea_read_memory", {"memory_id": memory.id, "part": "reasoning"}
+    )
     assert reasoning["reasoning"] == "Log it before leaving."
-    calls = await _json(router, "zoea_read_memory",
-                        {"memory_id": str(memory.id), "part": "tool_calls"})
+    calls = await _json(
+        router, "zoea_read_memory", {"memory_id": str(memory.id), "part": "tool_calls"}
+    )
     assert json.loads(calls["tool_calls"]) == [
-        {"id": "c9", "name": "captains_log_add", "arguments": call.arguments}]
+        {"id": "c9", "name": "captains_log_add", "arguments": call.arguments}
+    ]
 
 
 async def test_read_memory_refuses_another_myses_memory(store) -> None:
@@ -416,20 +483,28 @@ async def test_read_memory_refuses_another_myses_memory(store) -> None:
     assert code == "not_found" and f"#{secret.id}" in message and "bravo only" not in message
     code, _ = _error(await _call(mine, "zoea_read_memory", {"memory_id": 999_999}))
     assert code == "not_found"
-    assert (await _json(theirs, "zoea_read_memory",
-                        {"memory_id": secret.id}))["content"] == "bravo only"
+    assert (await _json(theirs, "zoea_read_memory", {"memory_id": secret.id}))[
+        "content"
+    ] == "bravo only"
 
 
 async def test_read_memory_refuses_bad_arguments(store) -> None:
     router = await _offline(store, "alpha")
     memory = await store.add_memory(router.mysis_id, NewMemory("user", "direct", "twelve chars"))
-    for args in ({}, {"memory_id": "abc"}, {"memory_id": 1.5}, {"memory_id": True},
-                 {"memory_id": None}, {"memory_id": 0}, {"memory_id": -3},
-                 {"memory_id": [memory.id]},
-                 {"memory_id": memory.id, "offset": -1},
-                 {"memory_id": memory.id, "offset": "soon"},
-                 {"memory_id": memory.id, "offset": 13},
-                 {"memory_id": memory.id, "part": "secrets"}):
+    for args in (
+        {},
+        {"memory_id": "abc"},
+        {"memory_id": 1.5},
+        {"memory_id": True},
+        {"memory_id": None},
+        {"memory_id": 0},
+        {"memory_id": -3},
+        {"memory_id": [memory.id]},
+        {"memory_id": memory.id, "offset": -1},
+        {"memory_id": memory.id, "offset": "soon"},
+        {"memory_id": memory.id, "offset": 13},
+        {"memory_id": memory.id, "part": "secrets"},
+    ):
         code, message = _error(await _call(router, "zoea_read_memory", args))
         assert code == "invalid_arguments", args
         assert message
@@ -449,8 +524,7 @@ async def test_read_memory_never_shows_a_password_even_across_pages(store, make_
     fresh = await _router(store, make_session, "nova")  # knows no secret yet
     seen, offset = "", 0
     while offset is not None:
-        page = await _json(fresh, "zoea_read_memory", {"memory_id": memory.id,
-                                                        "offset": offset})
+        page = await _json(fresh, "zoea_read_memory", {"memory_id": memory.id, "offset": offset})
         seen += page["content"]
         offset = page["next_offset"]
     assert password not in seen and REDACTED in seen

@@ -34,8 +34,9 @@ async def test_scripted_session_register_travel_mine_dock_sell(make_session) -> 
     await session.call("dock")
     earned = 0
     for item in (await session.call("get_cargo")).data["cargo"]:
-        sale = await session.call("sell", {"item_id": item["item_id"],
-                                           "quantity": item["quantity"]})
+        sale = await session.call(
+            "sell", {"item_id": item["item_id"], "quantity": item["quantity"]}
+        )
         earned += sale.data["total_earned"]
     status = await session.call("get_status")
     assert earned > 0
@@ -73,8 +74,7 @@ async def test_timing_refusals_wait_as_the_server_says_then_succeed() -> None:
         await asyncio.sleep(delay)
 
     async with host:
-        session = GameSession(in_process_connector(lambda: in_process_server(host)),
-                              sleep=sleep)
+        session = GameSession(in_process_connector(lambda: in_process_server(host)), sleep=sleep)
         try:
             await session.call("register", {"username": "patient", "empire": "solarian"})
             await session.call("undock")
@@ -87,8 +87,9 @@ async def test_timing_refusals_wait_as_the_server_says_then_succeed() -> None:
 
 async def test_a_wait_longer_than_the_limit_is_reported_not_slept() -> None:
     host = WorldHost.open(seed=2, tick_seconds=3600)
-    session = GameSession(in_process_connector(lambda: in_process_server(host)),
-                          policy=RetryPolicy(max_wait=30))
+    session = GameSession(
+        in_process_connector(lambda: in_process_server(host)), policy=RetryPolicy(max_wait=30)
+    )
     try:
         await session.call("register", {"username": "hasty", "empire": "solarian"})
         await session.call("undock")
@@ -135,8 +136,7 @@ async def test_in_process_world_forgetting_logins_is_healed_silently(host) -> No
     async def relogin(session: GameSession) -> None:
         await session.call("login", {"username": "lazarus", "password": password["p"]})
 
-    session = GameSession(in_process_connector(lambda: in_process_server(host)),
-                          relogin=relogin)
+    session = GameSession(in_process_connector(lambda: in_process_server(host)), relogin=relogin)
     try:
         reg = await session.call("register", {"username": "lazarus", "empire": "solarian"})
         password["p"] = reg.data["password"]
@@ -150,8 +150,9 @@ async def test_in_process_world_forgetting_logins_is_healed_silently(host) -> No
 async def test_a_server_that_disappears_gives_a_clear_error(host, sleep) -> None:
     server = HttpWorldServer(host)
     await server.start()
-    session = GameSession(http_connector(server.url), sleep=sleep,
-                          policy=RetryPolicy(reconnect_attempts=2))
+    session = GameSession(
+        http_connector(server.url), sleep=sleep, policy=RetryPolicy(reconnect_attempts=2)
+    )
     try:
         await session.call("register", {"username": "ghost", "empire": "solarian"})
         await server.stop()
@@ -209,8 +210,11 @@ async def test_a_changed_tool_list_is_announced_and_fetched_again(host, make_ses
     session: GameSession = make_session()
     before = {t.name for t in await session.list_tools()}
     original = host.tool_specs
-    extra = {"name": "scan", "description": "Scan nearby space.",
-             "input_schema": {"type": "object", "properties": {}}}
+    extra = {
+        "name": "scan",
+        "description": "Scan nearby space.",
+        "input_schema": {"type": "object", "properties": {}},
+    }
     host.tool_specs = lambda: [*original(), extra]  # type: ignore[method-assign]
     host.tools_version = 1  # type: ignore[attr-defined]
     await session.call("help")  # the reply comes after the notification

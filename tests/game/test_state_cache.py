@@ -8,10 +8,23 @@ from zoea_tui.game.state_cache import MAX_SUMMARY_CHARS, GameStateCache
 from zoea_tui.sim import World
 
 STATUS = {
-    "player": {"username": "ada", "credits": 420, "current_system": "sol",
-               "current_poi": "main_belt", "docked_at_base": None, "in_transit": False},
-    "ship": {"fuel": 61, "max_fuel": 100, "hull": 90, "max_hull": 100, "cargo_used": 12,
-             "cargo_capacity": 50, "cargo": [{"item_id": "iron_ore", "quantity": 12}]},
+    "player": {
+        "username": "ada",
+        "credits": 420,
+        "current_system": "sol",
+        "current_poi": "main_belt",
+        "docked_at_base": None,
+        "in_transit": False,
+    },
+    "ship": {
+        "fuel": 61,
+        "max_fuel": 100,
+        "hull": 90,
+        "max_hull": 100,
+        "cargo_used": 12,
+        "cargo_capacity": 50,
+        "cargo": [{"item_id": "iron_ore", "quantity": 12}],
+    },
     "next_action_tick": 15,
     "current_tick": 14,
 }
@@ -20,8 +33,9 @@ STATUS = {
 def test_projection_picks_fields_with_their_age() -> None:
     cache = GameStateCache()
     cache.update("ada", "get_status", STATUS, 14)
-    cache.update("ada", "get_cargo", {"cargo": [], "used": 0, "capacity": 50,
-                                      "current_tick": 17}, 17)
+    cache.update(
+        "ada", "get_cargo", {"cargo": [], "used": 0, "capacity": 50, "current_tick": 17}, 17
+    )
     text = cache.summary("ada")
     assert "- Game tick: 17" in text
     assert "- Location: sol / main_belt (3 ticks ago)" in text
@@ -33,8 +47,10 @@ def test_projection_picks_fields_with_their_age() -> None:
 
 def test_a_huge_map_never_enters_the_prompt() -> None:
     cache = GameStateCache()
-    huge = {"systems": [{"id": f"sys{i}", "name": "x" * 200} for i in range(1000)],
-            "current_tick": 3}
+    huge = {
+        "systems": [{"id": f"sys{i}", "name": "x" * 200} for i in range(1000)],
+        "current_tick": 3,
+    }
     assert len(json.dumps(huge)) > 190_000
     cache.update("ada", "get_map", huge, 3)
     cache.update("ada", "get_status", STATUS, 3)

@@ -15,12 +15,22 @@ from zoea_tui.providers.local import LocalModelUnavailableError, find_model_path
 
 SYSTEM = "You are a pilot in a space game. Use the tools to act."
 TOOLS: list[dict[str, Any]] = [
-    {"type": "function", "function": {
-        "name": "get_status", "description": "Your ship's status: credits, cargo, location.",
-        "parameters": {"type": "object", "properties": {}}}},
-    {"type": "function", "function": {
-        "name": "mine", "description": "Mine ore at the asteroid belt you are at.",
-        "parameters": {"type": "object", "properties": {"target": {"type": "string"}}}}},
+    {
+        "type": "function",
+        "function": {
+            "name": "get_status",
+            "description": "Your ship's status: credits, cargo, location.",
+            "parameters": {"type": "object", "properties": {}},
+        },
+    },
+    {
+        "type": "function",
+        "function": {
+            "name": "mine",
+            "description": "Mine ore at the asteroid belt you are at.",
+            "parameters": {"type": "object", "properties": {"target": {"type": "string"}}},
+        },
+    },
 ]
 OFFERED = {tool["function"]["name"] for tool in TOOLS}
 STATUS = '{"credits": 1200, "cargo": "empty", "location": "Sol belt"}'

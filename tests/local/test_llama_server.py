@@ -41,15 +41,19 @@ from zoea_tui.providers.openai_compat import OpenAIProvider
 pytestmark = pytest.mark.local
 
 STARTUP_TIMEOUT = 60.0
-STATUS_ORDER = [{"role": "system", "content": SYSTEM},
-                {"role": "user", "content": "Check your status"}]
+STATUS_ORDER = [
+    {"role": "system", "content": SYSTEM},
+    {"role": "user", "content": "Check your status"},
+]
 
 
-def ask(messages: list[dict[str, Any]], tools: Any = TOOLS, stream: bool = False,
-        **settings: Any) -> ChatRequest:
+def ask(
+    messages: list[dict[str, Any]], tools: Any = TOOLS, stream: bool = False, **settings: Any
+) -> ChatRequest:
     settings = {"temperature": 0.0, "seed": 0, "timeout": 60.0} | settings
-    return ChatRequest(messages=messages, tools=tools, settings=ProviderSettings(**settings),
-                       stream=stream)
+    return ChatRequest(
+        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
+    )
 
 
 @pytest.fixture(scope="module")
@@ -58,9 +62,25 @@ def llama_server(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     base = refused_url()  # a loopback port nothing listens on
     port = base.rsplit(":", 1)[1]
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf),
-               "--host", "127.0.0.1", "--port", port, "--n_ctx", "2048", "--n_threads", "2",
-               "--chat_format", "chatml-function-calling", "--model_alias", "local"]
+    command = [
+        sys.executable,
+        "-m",
+        "llama_cpp.server",
+        "--model",
+        str(gguf),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        port,
+        "--n_ctx",
+        "2048",
+        "--n_threads",
+        "2",
+        "--chat_format",
+        "chatml-function-calling",
+        "--model_alias",
+        "local",
+    ]
     with log.open("wb") as output:
         server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
     try:
@@ -79,16 +99,22 @@ def _wait_until_ready(url: str, server: subprocess.Popen[bytes], log: Path) -> N
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            pytest.fail(f"llama_cpp.server exited with {server.returncode}:\n"
-                        f"{log.read_text(errors='replace')[-3000:]}", pytrace=False)
+            pytest.fail(
+                f"llama_cpp.server exited with {server.returncode}:\n"
+                f"{log.read_text(errors='replace')[-3000:]}",
+                pytrace=False,
+            )
         try:
             if httpx.get(url, timeout=1.0).status_code == 200:
                 return
         except httpx.TransportError:
             pass
         time.sleep(0.2)
-    pytest.fail(f"llama_cpp.server did not answer {url} within {STARTUP_TIMEOUT:g} s:\n"
-                f"{log.read_text(errors='replace')[-3000:]}", pytrace=False)
+    pytest.fail(
+        f"llama_cpp.server did not answer {url} within {STARTUP_TIMEOUT:g} s:\n"
+        f"{log.read_text(errors='replace')[-3000:]}",
+        pytrace=False,
+    )
 
 
 @pytest.fixture
@@ -108,9 +134,11 @@ async def test_tool_round_trip_without_streaming(client: OpenAIProvider) -> None
     assert first.usage.prompt_tokens and first.usage.completion_tokens is not None
 
     call = first.tool_calls[0]
-    messages = [*STATUS_ORDER,
-                {"role": "assistant", "content": None, "tool_calls": [call.to_openai()]},
-                {"role": "tool", "tool_call_id": call.id, "content": STATUS}]
+    messages = [
+        *STATUS_ORDER,
+        {"role": "assistant", "content": None, "tool_calls": [call.to_openai()]},
+        {"role": "tool", "tool_call_id": call.id, "content": STATUS},
+    ]
     second = await client.chat(ask(messages))
 
     assert second.finish_reason in ("tool_calls", "stop")
@@ -123,7 +151,8 @@ async def test_streamed_text_without_tools(client: OpenAIProvider) -> None:
 
     answer = await client.chat(
         ask([{"role": "user", "content": "Say hello."}], tools=(), stream=True, max_tokens=12),
-        events.append)
+        events.append,
+    )
 
     assert answer.content.strip()
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == answer.content

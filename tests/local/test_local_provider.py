@@ -35,16 +35,20 @@ from zoea_tui.providers.local import (
 
 pytestmark = pytest.mark.local
 
-STATUS_ORDER = [{"role": "system", "content": SYSTEM},
-                {"role": "user", "content": "Check your status"}]
+STATUS_ORDER = [
+    {"role": "system", "content": SYSTEM},
+    {"role": "user", "content": "Check your status"},
+]
 LONG_STORY = [{"role": "user", "content": "Write a very long story about a space pilot."}]
 
 
-def ask(messages: list[dict[str, Any]], tools: Any = TOOLS, stream: bool = False,
-        **settings: Any) -> ChatRequest:
+def ask(
+    messages: list[dict[str, Any]], tools: Any = TOOLS, stream: bool = False, **settings: Any
+) -> ChatRequest:
     settings = {"temperature": 0.0, "seed": 0, "timeout": 60.0} | settings
-    return ChatRequest(messages=messages, tools=tools, settings=ProviderSettings(**settings),
-                       stream=stream)
+    return ChatRequest(
+        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
+    )
 
 
 @pytest.fixture
@@ -78,9 +82,11 @@ async def test_offered_tool_is_called_with_json_arguments(provider: LocalProvide
 async def test_tool_result_fed_back_gets_a_second_answer(provider: LocalProvider) -> None:
     first = await provider.chat(ask(STATUS_ORDER))
     call = first.tool_calls[0]
-    messages = [*STATUS_ORDER,
-                {"role": "assistant", "content": None, "tool_calls": [call.to_openai()]},
-                {"role": "tool", "tool_call_id": call.id, "content": STATUS}]
+    messages = [
+        *STATUS_ORDER,
+        {"role": "assistant", "content": None, "tool_calls": [call.to_openai()]},
+        {"role": "tool", "tool_call_id": call.id, "content": STATUS},
+    ]
 
     second = await provider.chat(ask(messages))
 
@@ -100,7 +106,8 @@ async def test_same_request_gets_the_same_answer(provider: LocalProvider) -> Non
     second = await provider.chat(ask(STATUS_ORDER))
 
     assert [(c.name, c.arguments) for c in first.tool_calls] == [
-        (c.name, c.arguments) for c in second.tool_calls]
+        (c.name, c.arguments) for c in second.tool_calls
+    ]
 
 
 async def test_fresh_model_reuses_nothing_and_a_repeated_prompt_is_reused(
@@ -136,8 +143,7 @@ async def test_request_without_tools_streams_text_within_max_tokens(
     provider: LocalProvider,
 ) -> None:
     events: list[StreamEvent] = []
-    request = ask([{"role": "user", "content": "Say hello."}], tools=(), stream=True,
-                  max_tokens=16)
+    request = ask([{"role": "user", "content": "Say hello."}], tools=(), stream=True, max_tokens=16)
 
     answer = await provider.chat(request, events.append)
 
@@ -166,8 +172,9 @@ async def test_timeout_stops_generation_and_the_provider_answers_again(
     await provider.chat(ask(STATUS_ORDER))  # loaded, so only generation is timed out
 
     with pytest.raises(ProviderTimeoutError, match=r"within 0\.5 s"):
-        await provider.chat(ask(LONG_STORY, tools=(), max_tokens=3000, timeout=0.5,
-                                temperature=0.8))
+        await provider.chat(
+            ask(LONG_STORY, tools=(), max_tokens=3000, timeout=0.5, temperature=0.8)
+        )
 
     answer = await provider.chat(ask(STATUS_ORDER, timeout=30.0))
     assert answer.tool_calls
@@ -178,7 +185,8 @@ async def test_cancelled_call_stops_and_the_provider_answers_again(
 ) -> None:
     await provider.chat(ask(STATUS_ORDER))
     task = asyncio.create_task(
-        provider.chat(ask(LONG_STORY, tools=(), max_tokens=3000, temperature=0.8)))
+        provider.chat(ask(LONG_STORY, tools=(), max_tokens=3000, temperature=0.8))
+    )
     await asyncio.sleep(0.3)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -207,12 +215,13 @@ async def test_closed_provider_refuses_requests(provider: LocalProvider) -> None
 
 
 def test_template_shows_tool_results_as_user_messages_naming_the_tool() -> None:
-    call = {"id": "c1", "type": "function", "function": {"name": "get_status",
-                                                         "arguments": "{}"}}
-    messages = [{"role": "user", "content": "Check your status"},
-                {"role": "system", "content": "Summary: docked."},
-                {"role": "assistant", "content": None, "tool_calls": [call]},
-                {"role": "tool", "tool_call_id": "c1", "content": STATUS}]
+    call = {"id": "c1", "type": "function", "function": {"name": "get_status", "arguments": "{}"}}
+    messages = [
+        {"role": "user", "content": "Check your status"},
+        {"role": "system", "content": "Summary: docked."},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": STATUS},
+    ]
 
     shown = template_messages(messages, TOOLS)
 
@@ -230,7 +239,8 @@ async def test_unknown_model_name_lists_the_known_ones(gguf: Path) -> None:
 
 
 def test_missing_weights_package_names_the_install_command(
-    gguf: Path, monkeypatch: pytest.MonkeyPatch,
+    gguf: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(MODELS, "ghost", ("zoea_no_such_weights", "ghost.gguf"))
 

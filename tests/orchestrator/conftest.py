@@ -48,9 +48,10 @@ class ScriptedModel:
 
 def calls(*pairs: tuple[str, str]) -> ChatResponse:
     """An answer that calls tools."""
-    return ChatResponse(tool_calls=tuple(ToolCall(f"c{i}", n, a)
-                                         for i, (n, a) in enumerate(pairs)),
-                        finish_reason="tool_calls")
+    return ChatResponse(
+        tool_calls=tuple(ToolCall(f"c{i}", n, a) for i, (n, a) in enumerate(pairs)),
+        finish_reason="tool_calls",
+    )
 
 
 def transient(message: str = "upstream hiccup") -> ProviderError:
@@ -75,18 +76,27 @@ async def open_commander(tmp_path: Path, config: Config, clock: ManualClock):
     """Opens commanders on one database; every one is shut down at the end."""
     opened: list[Commander] = []
 
-    async def open_(*, models: dict[str, ScriptedModel] | None = None,
-                    factory: Callable[[MysisRecord], Any] | None = None,
-                    **kwargs: Any) -> Commander:
+    async def open_(
+        *,
+        models: dict[str, ScriptedModel] | None = None,
+        factory: Callable[[MysisRecord], Any] | None = None,
+        **kwargs: Any,
+    ) -> Commander:
         if models is not None:
+
             def scripted(record: MysisRecord) -> Any:
                 return models.setdefault(record.name, ScriptedModel())
 
             factory = scripted
         backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
         kwargs.setdefault("clock", clock)
-        commander = await Commander.open(config, db_path=tmp_path / "zoea.db",
-                                         backend=backend, provider_factory=factory, **kwargs)
+        commander = await Commander.open(
+            config,
+            db_path=tmp_path / "zoea.db",
+            backend=backend,
+            provider_factory=factory,
+            **kwargs,
+        )
         opened.append(commander)
         return commander
 
@@ -118,8 +128,9 @@ def drain(sub: Subscription) -> list[Event]:
     return out
 
 
-async def advance_until(clock: ManualClock, predicate: Callable[[], bool], *,
-                        step: float = 1.0, limit: float = 10.0) -> None:
+async def advance_until(
+    clock: ManualClock, predicate: Callable[[], bool], *, step: float = 1.0, limit: float = 10.0
+) -> None:
     """Move the manual clock forward step by step until the engine reaches a state."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit

@@ -39,46 +39,60 @@ def opening_index(texts: list[str | None], opening: str | None) -> int:
 
 def _script() -> list[Reply]:
     """Turn 1 registers; every later turn checks status and cargo, then answers."""
-    replies = [Reply("", tool_calls=[Call("register", {"username": "Vega",
-                                                       "empire": "solarian"})]),
-               Reply("Registered as Vega.")]
+    replies = [
+        Reply("", tool_calls=[Call("register", {"username": "Vega", "empire": "solarian"})]),
+        Reply("Registered as Vega."),
+    ]
     for n in range(TURNS - 1):
-        replies += [Reply("", tool_calls=[Call("get_status", {})]),
-                    Reply("", tool_calls=[Call("get_cargo", {}), Call("get_system", {})]),
-                    Reply(f"Turn {n + 2}: status and cargo checked.")]
+        replies += [
+            Reply("", tool_calls=[Call("get_status", {})]),
+            Reply("", tool_calls=[Call("get_cargo", {}), Call("get_system", {})]),
+            Reply(f"Turn {n + 2}: status and cargo checked."),
+        ]
     return replies
 
 
-async def _session(tmp_path: Path, strategy: str) -> tuple[list[dict[str, Any]], Commander,
-                                                           int, ManualClock]:
+async def _session(
+    tmp_path: Path, strategy: str
+) -> tuple[list[dict[str, Any]], Commander, int, ManualClock]:
     clock = ManualClock()
     base = Config()
     providers = dict(base.providers)
     providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint="", model="m")
-    config = replace(base, game=replace(base.game, tick_seconds=0), providers=providers,
-                     context=replace(base.context, max_context_messages=8, window_margin=4))
+    config = replace(
+        base,
+        game=replace(base.game, tick_seconds=0),
+        providers=providers,
+        context=replace(base.context, max_context_messages=8, window_margin=4),
+    )
     server = FakeOpenAIServer()
     await server.start()
     server.script(*_script())
     server.default = Reply("Nothing to do.")
     config.providers["cloud"] = replace(providers["cloud"], endpoint=server.url)
     backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(config, db_path=tmp_path / "zoea.db", backend=backend,
-                                     starter_swarm=False, clock=clock)
+    commander = await Commander.open(
+        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
+    )
     try:
         view = await commander.create_mysis("Vega", provider="cloud", strategy=strategy)
-        await advance_until(clock, lambda: server.pending == 0
-                            and commander.mysis(view.id).activity == "waiting", step=5)
+        await advance_until(
+            clock,
+            lambda: server.pending == 0 and commander.mysis(view.id).activity == "waiting",
+            step=5,
+        )
         bodies = [r.json() for r in server.chat_requests]
     finally:
         await server.aclose()
     return bodies, commander, view.id, clock
 
 
-@pytest.mark.parametrize("strategy", ["turn-aware", "sliding-window", "snapshot-compaction",
-                                      "summarize"])
+@pytest.mark.parametrize(
+    "strategy", ["turn-aware", "sliding-window", "snapshot-compaction", "summarize"]
+)
 async def test_a_nudge_driven_session_keeps_turns_whole_and_requests_cacheable(
-        tmp_path: Path, strategy: str) -> None:
+    tmp_path: Path, strategy: str
+) -> None:
     bodies, commander, mysis_id, _ = await _session(tmp_path, strategy)
     try:
         store = commander.store
@@ -86,16 +100,18 @@ async def test_a_nudge_driven_session_keeps_turns_whole_and_requests_cacheable(
         assert len(requests) == len(bodies) == 2 + 3 * (TURNS - 1)
         memories = [m async for m in store.iter_memories(mysis_id)]
         turns = {t.id: t for t in await store.list_turns(mysis_id)}
-        assert [t.kind for t in sorted(turns.values(), key=lambda t: t.id)] == \
-            ["start"] + ["nudge"] * (TURNS - 1)
+        assert [t.kind for t in sorted(turns.values(), key=lambda t: t.id)] == ["start"] + [
+            "nudge"
+        ] * (TURNS - 1)
         systems = [body["messages"][0]["content"] for body in bodies]
         for body, request in zip(bodies, requests, strict=True):
             messages = body["messages"]
             assert not validate(messages)
             turn = turns[request.turn_id]
             # Every call of this turn made before the request is in it.
-            mine = [m for m in memories if turn.first_memory_id <= m.id
-                    <= (request.last_memory_id or 0)]
+            mine = [
+                m for m in memories if turn.first_memory_id <= m.id <= (request.last_memory_id or 0)
+            ]
             sent_ids = [c["id"] for m in messages for c in m.get("tool_calls") or ()]
             for memory in mine:
                 for call in memory.tool_calls:
@@ -108,28 +124,35 @@ async def test_a_nudge_driven_session_keeps_turns_whole_and_requests_cacheable(
             # (the game state at the turn's start follows the opening)
             body_texts = [t for t in texts if not (t or "").startswith(prompts.STATE_HEADER)]
             if mine:
-                first_call = next(i for i, m in enumerate(messages)
-                                  if any(c["id"] == mine[0].tool_calls[0].id
-                                         for c in m.get("tool_calls") or ()))
-                before_call = [t for t in texts[:first_call]
-                               if not (t or "").startswith(prompts.STATE_HEADER)]
+                first_call = next(
+                    i
+                    for i, m in enumerate(messages)
+                    if any(c["id"] == mine[0].tool_calls[0].id for c in m.get("tool_calls") or ())
+                )
+                before_call = [
+                    t for t in texts[:first_call] if not (t or "").startswith(prompts.STATE_HEADER)
+                ]
                 assert before_call[-1] == turn.text, (strategy, texts)
             else:
                 assert body_texts[-1] == turn.text, (strategy, texts)
             if strategy == "turn-aware" and turn.state:  # the state follows the opening
-                assert texts[opening_index(texts, turn.text) + 1].startswith(
-                    prompts.STATE_HEADER)
+                assert texts[opening_index(texts, turn.text) + 1].startswith(prompts.STATE_HEADER)
         # Byte-identical system prompt once the account is known (the first request
         # came before registering).
         assert len(set(systems[1:])) == 1 and "Username: Vega" in systems[-1]
         # Within a turn, each request is the previous one plus the new messages.
-        for (a, ra), (b, rb) in zip(zip(bodies, requests, strict=True),
-                                    zip(bodies[1:], requests[1:], strict=True), strict=False):
+        for (a, ra), (b, rb) in zip(
+            zip(bodies, requests, strict=True),
+            zip(bodies[1:], requests[1:], strict=True),
+            strict=False,
+        ):
             if ra.turn_id != rb.turn_id or strategy == "snapshot-compaction":
                 # seed 002 rewrites an older snapshot when a newer one arrives: by design
                 continue
-            if strategy in ("sliding-window", "snapshot-compaction") and \
-                    a["messages"][1] != b["messages"][1]:
+            if (
+                strategy in ("sliding-window", "snapshot-compaction")
+                and a["messages"][1] != b["messages"][1]
+            ):
                 continue  # the window was cut back one step: the one break it allows
             before = list(a["messages"])
             if (before[-1].get("content") or "").startswith(prompts.STATE_HEADER):
@@ -139,10 +162,13 @@ async def test_a_nudge_driven_session_keeps_turns_whole_and_requests_cacheable(
             assert serialize(b["messages"]).startswith(serialize(before)[:-1]), strategy
         # The account and the location outlive the registration result.
         last = bodies[-1]["messages"]
-        assert not any("Welcome to SpaceMolt" in (m.get("content") or "") for m in last) \
-            or strategy in ("summarize",)
-        assert any("Location:" in (m.get("content") or "") and prompts.STATE_HEADER in
-                   m["content"] for m in last)
+        assert not any(
+            "Welcome to SpaceMolt" in (m.get("content") or "") for m in last
+        ) or strategy in ("summarize",)
+        assert any(
+            "Location:" in (m.get("content") or "") and prompts.STATE_HEADER in m["content"]
+            for m in last
+        )
         tally = ReuseTally()
         for body in bodies:
             tally.add(mysis_id, body["messages"])
@@ -157,20 +183,24 @@ async def test_the_preview_of_a_nudge_turn_is_what_the_turn_sends(tmp_path: Path
     base = Config()
     server = FakeOpenAIServer()
     await server.start()
-    server.script(Reply("First turn done.",
-                        usage_extra={"prompt_tokens_details": {"cached_tokens": 64}}),
-                  Reply("Second turn done."))
+    server.script(
+        Reply("First turn done.", usage_extra={"prompt_tokens_details": {"cached_tokens": 64}}),
+        Reply("Second turn done."),
+    )
     providers = dict(base.providers)
-    providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=server.url,
-                                        model="m")
+    providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=server.url, model="m")
     config = replace(base, providers=providers, game=replace(base.game, tick_seconds=0))
     backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(config, db_path=tmp_path / "zoea.db", backend=backend,
-                                     starter_swarm=False, clock=clock)
+    commander = await Commander.open(
+        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
+    )
     try:
         view = await commander.create_mysis("Quiet", provider="cloud")
-        await until(lambda: len(server.chat_requests) == 1
-                    and commander.mysis(view.id).activity == "waiting")
+        await until(
+            lambda: (
+                len(server.chat_requests) == 1 and commander.mysis(view.id).activity == "waiting"
+            )
+        )
         preview = await commander.preview(view.id)
         clock.advance(29)
         await until(lambda: clock.waiting >= 1)

@@ -11,21 +11,37 @@ from zoea_tui.core.strategies import STRATEGIES
 
 
 def zoea(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "zoea_tui.cli", *args], capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "zoea_tui.cli", *args], capture_output=True, text=True, timeout=300
+    )
 
 
 def test_simulate_makes_progress_with_valid_requests_then_replay_compares(tmp_path: Path):
     db = tmp_path / "sim.db"
-    done = zoea("simulate", "--myses", "3", "--turns", "12", "--seed", "3", "--db", str(db),
-                "--json")
+    done = zoea(
+        "simulate", "--myses", "3", "--turns", "12", "--seed", "3", "--db", str(db), "--json"
+    )
     assert done.returncode == 0, done.stderr
     # Each Mysis that played its turns stops in a task of its own; none may outlive the store.
     assert "Traceback" not in done.stderr, done.stderr
     report = json.loads(done.stdout)
-    for key in ("strategy", "provider", "myses", "turns", "requests", "prompt_tokens",
-                "violations", "tool_calls", "tool_errors", "nudges", "errors", "score",
-                "prefix_reuse", "uncached_tokens", "wall_s"):
+    for key in (
+        "strategy",
+        "provider",
+        "myses",
+        "turns",
+        "requests",
+        "prompt_tokens",
+        "violations",
+        "tool_calls",
+        "tool_errors",
+        "nudges",
+        "errors",
+        "score",
+        "prefix_reuse",
+        "uncached_tokens",
+        "wall_s",
+    ):
         assert key in report, key
     assert set(report["prefix_reuse"]) == {"median", "mean"}
     assert set(report["uncached_tokens"]) == {"total", "mean"}

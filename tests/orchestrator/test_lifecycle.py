@@ -21,8 +21,9 @@ async def test_an_empty_database_gets_a_starter_swarm_that_plays(open_commander,
     assert all(v.provider_label == "autopilot (rule-based)" for v in views)
     await until(lambda: all(v.account for v in commander.myses()))
     # Turns end with an answer; the next comes with the nudge, after the idle interval.
-    await advance_until(clock, lambda: commander.backend.host.world.score()["total"][
-        "ore_mined"] > 0, step=10)
+    await advance_until(
+        clock, lambda: commander.backend.host.world.score()["total"]["ore_mined"] > 0, step=10
+    )
     for view in commander.myses():
         requests = await commander.store.list_requests(view.id)
         assert requests and all(r.items for r in requests)
@@ -92,8 +93,7 @@ async def test_a_message_to_a_stopped_or_errored_mysis_is_refused_visibly(open_c
     models = {"Alpha": ScriptedModel(default=calls())}
     commander = await open_commander(models=models, starter_swarm=False)
     view = await commander.create_mysis("Alpha", start=False)
-    await commander.stop_mysis(view.id) if commander.mysis(view.id).state != "stopped" \
-        else None
+    await commander.stop_mysis(view.id) if commander.mysis(view.id).state != "stopped" else None
     sub = commander.bus.subscribe()
     with pytest.raises(CommandRefused, match="press r to relaunch"):
         await commander.send_message(view.id, "mine")
@@ -143,8 +143,9 @@ async def test_a_transient_failure_then_success_keeps_running(open_commander, cl
 
 
 async def test_tool_results_are_stored_in_order_before_the_next_composition(open_commander):
-    model = ScriptedModel(calls(("get_status", "{}"), ("zoea_swarm_status", "{}")),
-                          calls(("help", "{}")))
+    model = ScriptedModel(
+        calls(("get_status", "{}"), ("zoea_swarm_status", "{}")), calls(("help", "{}"))
+    )
     commander = await open_commander(models={"Alpha": model}, starter_swarm=False)
     view = await commander.create_mysis("Alpha")
     await until(lambda: len(model.requests) >= 3)

@@ -12,8 +12,9 @@ IDLE = 30.0
 JUST_BEFORE = IDLE - 0.001
 
 
-async def test_an_idle_mysis_is_nudged_at_30_s_and_not_before(open_commander, clock,
-                                                              config) -> None:
+async def test_an_idle_mysis_is_nudged_at_30_s_and_not_before(
+    open_commander, clock, config
+) -> None:
     assert config.nudge.idle_seconds == IDLE
     model = ScriptedModel(default=ChatResponse(content="Holding position."))
     commander = await open_commander(models={"Idle": model}, starter_swarm=False)

@@ -43,8 +43,9 @@ async def test_a_broadcast_reaches_idle_and_running_and_wakes_the_idle(
     assert commander.mysis(stop.id).state == "stopped"
     event = next(e for e in drain(sub) if isinstance(e, BroadcastSent))
     assert set(event.recipients) == {idle.id, run.id}
-    await until(lambda: models["Idle"].requests[-1].messages[-1]["content"]
-                == "All Myses: mine iron.")
+    await until(
+        lambda: models["Idle"].requests[-1].messages[-1]["content"] == "All Myses: mine iron."
+    )
     system = models["Idle"].requests[-1].messages[0]["content"]
     assert "All Myses: mine iron." not in system  # volatile: never in the system prompt
     assert [b.content for b in await commander.broadcasts()] == ["All Myses: mine iron."]
@@ -62,13 +63,15 @@ async def test_nudges_escalate_then_the_breaker_idles_the_mysis(open_commander, 
     await advance_until(clock, lambda: commander.mysis(view.id).state == "idle", step=5)
     nudges = [e for e in drain(sub) if isinstance(e, NudgeSent)]
     assert [n.level for n in nudges] == [1, 2, 3]
-    assert [model.requests[i].messages[-1]["content"] for i in (1, 2, 3)] == \
-        [prompts.nudge_text(1), prompts.nudge_text(2), prompts.nudge_text(3)]
+    assert [model.requests[i].messages[-1]["content"] for i in (1, 2, 3)] == [
+        prompts.nudge_text(1),
+        prompts.nudge_text(2),
+        prompts.nudge_text(3),
+    ]
     assert commander.mysis(view.id).last_error == "Failed to respond after 3 encouragements"
     # Nudges are ephemeral: never stored as memories, but logged with their requests.
     memories = await commander.memories(view.id)
-    assert not any(m.content.startswith(tuple(prompts.NUDGE_TEXTS.values()))
-                   for m in memories)
+    assert not any(m.content.startswith(tuple(prompts.NUDGE_TEXTS.values())) for m in memories)
     levels = [r.nudge_level for r in await commander.store.list_requests(view.id)]
     assert levels == [0, 1, 2, 3]
 

@@ -18,11 +18,22 @@ from .conftest import until
 def _config(openai_url: str, ollama_url: str) -> Config:
     base = Config()
     providers = dict(base.providers)
-    providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=openai_url,
-                                        model="fake-gpt", temperature=0.0,
-                                        api_key_env="ZOEA_TEST_KEY")
-    providers["home"] = ProviderConfig(name="home", type="ollama", endpoint=ollama_url,
-                                       model="qwen3:8b", temperature=0.0, context_window=16384)
+    providers["cloud"] = ProviderConfig(
+        name="cloud",
+        type="openai",
+        endpoint=openai_url,
+        model="fake-gpt",
+        temperature=0.0,
+        api_key_env="ZOEA_TEST_KEY",
+    )
+    providers["home"] = ProviderConfig(
+        name="home",
+        type="ollama",
+        endpoint=ollama_url,
+        model="qwen3:8b",
+        temperature=0.0,
+        context_window=16384,
+    )
     return replace(base, providers=providers, game=replace(base.game, tick_seconds=0))
 
 
@@ -33,8 +44,9 @@ async def test_one_mysis_through_autopilot_openai_and_ollama(tmp_path: Path, mon
         home.script(Reply("", tool_calls=[Call("help", {})]), Reply("Help read."))
         config = _config(cloud.url, home.origin)
         backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(config, db_path=tmp_path / "zoea.db",
-                                         backend=backend, starter_swarm=False)
+        commander = await Commander.open(
+            config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False
+        )
         try:
             view = await commander.create_mysis("Switch")  # the default: the autopilot
             await until(lambda: commander.mysis(view.id).account is not None)
@@ -69,16 +81,19 @@ async def test_one_mysis_through_autopilot_openai_and_ollama(tmp_path: Path, mon
     assert ollama["model"] == "qwen3:8b"
     assert ollama["options"]["num_ctx"] == 16384 and ollama["options"]["temperature"] == 0
     assert ollama["tools"]
-    assert any(m["role"] == "tool" and "help" in m["content"].lower()
-               for m in home.chat_requests[1].json()["messages"])
+    assert any(
+        m["role"] == "tool" and "help" in m["content"].lower()
+        for m in home.chat_requests[1].json()["messages"]
+    )
 
 
 async def test_a_missing_ollama_model_stops_the_mysis_with_the_pull_command(tmp_path: Path):
     async with FakeOpenAIServer() as cloud, FakeOllamaServer(models=("llama3:8b",)) as home:
         config = _config(cloud.url, home.origin)
         backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(config, db_path=tmp_path / "zoea.db",
-                                         backend=backend, starter_swarm=False)
+        commander = await Commander.open(
+            config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False
+        )
         try:
             view = await commander.create_mysis("Puller", provider="home")
             await until(lambda: commander.mysis(view.id).state == "errored")

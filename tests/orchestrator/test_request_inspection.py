@@ -19,13 +19,16 @@ from zoea_tui.storage.story import request_page
 
 
 @pytest.mark.parametrize("strategy", ["turn-aware", "sliding-window", "summarize"])
-async def test_every_logged_request_recomposes_byte_identically(tmp_path: Path,
-                                                                strategy: str) -> None:
-    config = Config(context=ContextConfig(max_context_messages=6, window_margin=3,
-                                          summarize_threshold=1500))
+async def test_every_logged_request_recomposes_byte_identically(
+    tmp_path: Path, strategy: str
+) -> None:
+    config = Config(
+        context=ContextConfig(max_context_messages=6, window_margin=3, summarize_threshold=1500)
+    )
     db = tmp_path / "sim.db"
-    await simulate(config, myses=1, turns=8, strategy=strategy, provider="autopilot",
-                   seed=5, db_path=db)
+    await simulate(
+        config, myses=1, turns=8, strategy=strategy, provider="autopilot", seed=5, db_path=db
+    )
     store = await Store.open(db)
     try:
         mysis = (await store.list_myses())[0]
@@ -50,8 +53,7 @@ async def test_every_logged_request_recomposes_byte_identically(tmp_path: Path,
 
 
 def _comp(*items: tuple[str, int | None, str, str]) -> Composition:
-    built = tuple(Item(role, kind, "kept", 3, memory_id=mid)
-                  for role, mid, kind, _ in items)
+    built = tuple(Item(role, kind, "kept", 3, memory_id=mid) for role, mid, kind, _ in items)
     messages = tuple({"role": role, "content": text} for role, _, _, text in items)
     return Composition("sliding-window", messages, built, (), 3 * len(items))
 
@@ -59,11 +61,14 @@ def _comp(*items: tuple[str, int | None, str, str]) -> Composition:
 def test_diff_names_what_was_appended_and_what_the_cut_removed() -> None:
     system = ("system", None, "system", "You are Ada.")
     before = _comp(system, ("user", 1, "memory", "mine"), ("assistant", 2, "memory", "ok"))
-    grown = _comp(system, ("user", 1, "memory", "mine"), ("assistant", 2, "memory", "ok"),
-                  ("user", 3, "memory", "sell"))
+    grown = _comp(
+        system,
+        ("user", 1, "memory", "mine"),
+        ("assistant", 2, "memory", "ok"),
+        ("user", 3, "memory", "sell"),
+    )
     diff = diff_requests(before, grown)
-    assert (diff.kept, diff.count("appended"), diff.count("left"), diff.reasons) == \
-        (3, 1, 0, ())
+    assert (diff.kept, diff.count("appended"), diff.count("left"), diff.reasons) == (3, 1, 0, ())
     cut = _comp(system, ("assistant", 2, "memory", "ok"), ("user", 3, "memory", "sell"))
     diff = diff_requests(grown, cut)
     left = [line for line in diff.lines if line.status == "left"]
@@ -75,9 +80,9 @@ def test_diff_names_what_was_appended_and_what_the_cut_removed() -> None:
 def test_diff_blames_a_summary_and_a_new_turn() -> None:
     system = ("system", None, "system", "S")
     before = _comp(system, ("user", 1, "memory", "a"), ("assistant", 2, "memory", "b"))
-    after = _comp(system, ("user", None, "summary", "Summary: a, b"),
-                  ("user", 3, "memory", "c"))
+    after = _comp(system, ("user", None, "summary", "Summary: a, b"), ("user", 3, "memory", "c"))
     diff = diff_requests(before, after, new_turn=True)
-    assert {line.reason for line in diff.lines if line.status == "left"} == \
-        {"replaced by a summary"}
+    assert {line.reason for line in diff.lines if line.status == "left"} == {
+        "replaced by a summary"
+    }
     assert diff.reasons[:2] == ("a new turn began", "a summary replaced the older history")

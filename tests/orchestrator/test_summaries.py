@@ -34,24 +34,33 @@ MODEL_SUMMARY = "The pilot checked its status at Sol and is ready to mine."
 def _config(url: str) -> Config:
     base = Config()
     providers = dict(base.providers)
-    providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=url,
-                                        model="fake-gpt", timeout=5.0)
-    return replace(base, providers=providers,
-                   swarm=replace(base.swarm, default_provider="cloud", strategy="summarize"),
-                   context=replace(base.context, summarize_threshold=1),
-                   game=replace(base.game, tick_seconds=0))
+    providers["cloud"] = ProviderConfig(
+        name="cloud", type="openai", endpoint=url, model="fake-gpt", timeout=5.0
+    )
+    return replace(
+        base,
+        providers=providers,
+        swarm=replace(base.swarm, default_provider="cloud", strategy="summarize"),
+        context=replace(base.context, summarize_threshold=1),
+        game=replace(base.game, tick_seconds=0),
+    )
 
 
 async def _play(tmp_path: Path, summary_answer: Reply | HttpError):
     """Run one turn of two rounds; return the server, the memories and the events."""
     async with FakeOpenAIServer() as server:
-        server.script(Reply("", tool_calls=[Call("get_status", {})]), summary_answer,
-                      Reply("Done."))
+        server.script(
+            Reply("", tool_calls=[Call("get_status", {})]), summary_answer, Reply("Done.")
+        )
         config = _config(server.url)
         backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(config, db_path=tmp_path / "zoea.db",
-                                         backend=backend, clock=ManualClock(),
-                                         starter_swarm=False)
+        commander = await Commander.open(
+            config,
+            db_path=tmp_path / "zoea.db",
+            backend=backend,
+            clock=ManualClock(),
+            starter_swarm=False,
+        )
         sub = commander.bus.subscribe()
         try:
             view = await commander.create_mysis("Brief")
@@ -75,8 +84,7 @@ def _summary_request(server: FakeOpenAIServer) -> dict:
     return body
 
 
-async def test_the_mysis_model_writes_the_summary_the_next_request_carries(
-        tmp_path: Path) -> None:
+async def test_the_mysis_model_writes_the_summary_the_next_request_carries(tmp_path: Path) -> None:
     server, memories = await _play(tmp_path, Reply(MODEL_SUMMARY))
     _summary_request(server)
     (summary,) = [m for m in memories if m.source == "summary"]
@@ -84,15 +92,22 @@ async def test_the_mysis_model_writes_the_summary_the_next_request_carries(
     assert EXTRACTIVE_LABEL not in summary.content
     after = server.chat_requests[2].json()
     assert after["stream"] is True and after["tools"]  # the Mysis's own request again
-    assert [m["content"] for m in after["messages"] if m["role"] == "user"
-            and m["content"].startswith(prompts.SUMMARY_HEADER)] == [summary.content]
+    assert [
+        m["content"]
+        for m in after["messages"]
+        if m["role"] == "user" and m["content"].startswith(prompts.SUMMARY_HEADER)
+    ] == [summary.content]
     assert len(server.chat_requests) == 3
 
 
-@pytest.mark.parametrize("failure", [HttpError(500, "summaries are off today"), Reply("  ")],
-                         ids=["model error", "empty answer"])
+@pytest.mark.parametrize(
+    "failure",
+    [HttpError(500, "summaries are off today"), Reply("  ")],
+    ids=["model error", "empty answer"],
+)
 async def test_the_extractive_summary_stands_in_when_the_model_fails(
-        failure, tmp_path: Path) -> None:
+    failure, tmp_path: Path
+) -> None:
     server, memories = await _play(tmp_path, failure)
     _summary_request(server)
     (summary,) = [m for m in memories if m.source == "summary"]

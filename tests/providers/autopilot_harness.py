@@ -39,32 +39,67 @@ from zoea_tui.sim.errors import GameError
 
 REDACTED = "[stored by Zoea Nova]"
 DEFAULT_ORDER = "Mine ore at the nearest belt and sell it at the station."
-SNAPSHOT_TOOLS = frozenset({"get_status", "get_ship", "get_cargo", "get_system", "get_poi",
-                            "get_nearby", "get_map"})
+SNAPSHOT_TOOLS = frozenset(
+    {"get_status", "get_ship", "get_cargo", "get_system", "get_poi", "get_nearby", "get_map"}
+)
 
 _ZOEA_TOOLS: tuple[tuple[str, str, dict[str, Any], tuple[str, ...]], ...] = (
-    ("zoea_search_messages", "Search your past messages, orders and tool results.",
-     {"query": {"type": "string"}, "limit": {"type": "integer"}}, ("query",)),
-    ("zoea_search_reasoning", "Search your own past reasoning.",
-     {"query": {"type": "string"}, "limit": {"type": "integer"}}, ("query",)),
-    ("zoea_search_broadcasts", "Search past swarm broadcasts.",
-     {"query": {"type": "string"}, "limit": {"type": "integer"}}, ("query",)),
-    ("zoea_broadcast", "Send a message to the whole swarm.",
-     {"message": {"type": "string"}}, ("message",)),
+    (
+        "zoea_search_messages",
+        "Search your past messages, orders and tool results.",
+        {"query": {"type": "string"}, "limit": {"type": "integer"}},
+        ("query",),
+    ),
+    (
+        "zoea_search_reasoning",
+        "Search your own past reasoning.",
+        {"query": {"type": "string"}, "limit": {"type": "integer"}},
+        ("query",),
+    ),
+    (
+        "zoea_search_broadcasts",
+        "Search past swarm broadcasts.",
+        {"query": {"type": "string"}, "limit": {"type": "integer"}},
+        ("query",),
+    ),
+    (
+        "zoea_broadcast",
+        "Send a message to the whole swarm.",
+        {"message": {"type": "string"}},
+        ("message",),
+    ),
     ("zoea_swarm_status", "The state of every Mysis of the swarm.", {}, ()),
 )
 
 
 def tool_schemas() -> list[dict[str, Any]]:
     """The OpenAI function schemas a Mysis is offered: the world's tools and the zoea_* ones."""
-    schemas = [{"type": "function", "function": {
-        "name": spec["name"], "description": spec["description"],
-        "parameters": spec["input_schema"]}} for spec in World.tool_specs()]
+    schemas = [
+        {
+            "type": "function",
+            "function": {
+                "name": spec["name"],
+                "description": spec["description"],
+                "parameters": spec["input_schema"],
+            },
+        }
+        for spec in World.tool_specs()
+    ]
     for name, description, properties, required in _ZOEA_TOOLS:
-        schemas.append({"type": "function", "function": {
-            "name": name, "description": description,
-            "parameters": {"type": "object", "properties": properties,
-                           "required": list(required)}}})
+        schemas.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": name,
+                    "description": description,
+                    "parameters": {
+                        "type": "object",
+                        "properties": properties,
+                        "required": list(required),
+                    },
+                },
+            }
+        )
     return schemas
 
 
@@ -99,8 +134,11 @@ class Stats:
     @property
     def snapshots(self) -> int:
         """Snapshot and search calls made to learn what the context had lost."""
-        return sum(n for name, n in self.calls.items()
-                   if name in SNAPSHOT_TOOLS or name.startswith("zoea_search"))
+        return sum(
+            n
+            for name, n in self.calls.items()
+            if name in SNAPSHOT_TOOLS or name.startswith("zoea_search")
+        )
 
 
 class Harness:
@@ -159,10 +197,14 @@ class Harness:
     def history(self) -> History:
         """The History the store would load, with the router's account line and the
         game-state projection."""
-        history = history_of(self.log.memories, self.settings, strategy=self.strategy,
-                             latest_broadcast=self.latest_broadcast,
-                             game_state=self.cache.summary(self.account),
-                             turns=self.turns)
+        history = history_of(
+            self.log.memories,
+            self.settings,
+            strategy=self.strategy,
+            latest_broadcast=self.latest_broadcast,
+            game_state=self.cache.summary(self.account),
+            turns=self.turns,
+        )
         if self.account is None:
             return history
         return replace(history, account=self.account)
@@ -176,8 +218,9 @@ class Harness:
         else:
             first = (memories[-1].id if memories else 0) + 1
             fresh = not self.turns
-            turn = Turn(1, first, "start" if fresh else "nudge", 0 if fresh else 1,
-                        prompts.nudge_text(1))
+            turn = Turn(
+                1, first, "start" if fresh else "nudge", 0 if fresh else 1, prompts.nudge_text(1)
+            )
         self.turns.append(turn)
         self.round_in_turn = 0
         return turn
@@ -202,13 +245,19 @@ class Harness:
         composition = await self.compose()
         self.requests.append(composition.messages)
         started = time.perf_counter()
-        response = await self.provider.chat(ChatRequest(messages=composition.messages,
-                                                        tools=self.tools))
+        response = await self.provider.chat(
+            ChatRequest(messages=composition.messages, tools=self.tools)
+        )
         self.stats.decision_seconds.append(time.perf_counter() - started)
         self.stats.rounds += 1
         self.round_in_turn += 1
-        self.log.add("assistant", "llm", response.content, reasoning=response.reasoning,
-                     tool_calls=response.tool_calls)
+        self.log.add(
+            "assistant",
+            "llm",
+            response.content,
+            reasoning=response.reasoning,
+            tool_calls=response.tool_calls,
+        )
         if not response.tool_calls:
             self.stats.texts += 1
         for call in response.tool_calls:
@@ -261,8 +310,11 @@ class Harness:
             return self.zoea(call.name, args)
         if call.name == "login":
             if self.account is None or self.account not in self.credentials:
-                return self.error("no_account", "No account is assigned to this Mysis yet: "
-                                  "call register(username, empire) to create one.")
+                return self.error(
+                    "no_account",
+                    "No account is assigned to this Mysis yet: "
+                    "call register(username, empire) to create one.",
+                )
             args = {"username": self.account, "password": self.credentials[self.account]}
         try:
             result = self.world.call(self.key, call.name, args)
@@ -275,8 +327,9 @@ class Harness:
             result["password"] = REDACTED
         if self.account is not None:
             tick = result.get("current_tick")
-            self.cache.update(self.account, call.name, result,
-                              tick if isinstance(tick, int) else None)
+            self.cache.update(
+                self.account, call.name, result, tick if isinstance(tick, int) else None
+            )
         return json.dumps(result)
 
     def error(self, code: str, message: str) -> str:
@@ -285,8 +338,9 @@ class Harness:
 
     def zoea(self, name: str, args: dict[str, Any]) -> str:
         if name == "zoea_swarm_status":
-            return json.dumps({"myses": [{"name": "test", "state": "running",
-                                          "account": self.account}]})
+            return json.dumps(
+                {"myses": [{"name": "test", "state": "running", "account": self.account}]}
+            )
         if name == "zoea_broadcast":
             return json.dumps({"sent": True})
         query = str(args.get("query", "")).lower()
@@ -298,9 +352,14 @@ class Harness:
                 continue
             at = text.lower().find(query) if query else -1
             if at >= 0:
-                hits.append({"memory_id": memory.id, "role": memory.role,
-                             "tool_name": memory.tool_name,
-                             "snippet": text[max(0, at - 300):at + 300]})
+                hits.append(
+                    {
+                        "memory_id": memory.id,
+                        "role": memory.role,
+                        "tool_name": memory.tool_name,
+                        "snippet": text[max(0, at - 300) : at + 300],
+                    }
+                )
             if len(hits) >= limit:
                 break
         return json.dumps({"query": query, "count": len(hits), "results": hits})

@@ -63,8 +63,13 @@ class Game:
 class Chat:
     """A composed conversation, message by message, as the composer renders it."""
 
-    def __init__(self, order: str | None = "Mine ore and sell it at the station.", *,
-                 account: str | None = ACCOUNT, broadcast: str | None = None) -> None:
+    def __init__(
+        self,
+        order: str | None = "Mine ore and sell it at the station.",
+        *,
+        account: str | None = ACCOUNT,
+        broadcast: str | None = None,
+    ) -> None:
         system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE, account=account)
         self.body: list[dict[str, Any]] = [{"role": "system", "content": system}]
         #: The volatile facts the composer sends last (game state, latest broadcast).
@@ -94,21 +99,40 @@ class Chat:
     def loop(self, tool: str, result: dict[str, Any] | str, **args: Any) -> Chat:
         self.calls += 1
         call_id = f"call_{self.calls}"
-        self.body.append({"role": "assistant", "content": "", "tool_calls": [
-            {"id": call_id, "type": "function",
-             "function": {"name": tool, "arguments": json.dumps(args)}}]})
+        self.body.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": tool, "arguments": json.dumps(args)},
+                    }
+                ],
+            }
+        )
         content = result if isinstance(result, str) else json.dumps(result)
         self.body.append({"role": "tool", "tool_call_id": call_id, "content": content})
         return self
 
-    def error(self, tool: str, code: str, message: str = "refused", *,
-              args: dict[str, Any] | None = None, **details: Any) -> Chat:
-        return self.loop(tool, {"error": {"code": code, "message": message, **details}},
-                         **(args or {}))
+    def error(
+        self,
+        tool: str,
+        code: str,
+        message: str = "refused",
+        *,
+        args: dict[str, Any] | None = None,
+        **details: Any,
+    ) -> Chat:
+        return self.loop(
+            tool, {"error": {"code": code, "message": message, **details}}, **(args or {})
+        )
 
 
-async def answer(chat: Chat | list[dict[str, Any]], tools: Any = TOOLS,
-                 events: list[StreamEvent] | None = None) -> ChatResponse:
+async def answer(
+    chat: Chat | list[dict[str, Any]], tools: Any = TOOLS, events: list[StreamEvent] | None = None
+) -> ChatResponse:
     messages = chat.messages if isinstance(chat, Chat) else chat
     sink = events.append if events is not None else None
     return await AutopilotProvider().chat(ChatRequest(messages=messages, tools=tools), sink)
@@ -168,8 +192,11 @@ async def test_same_messages_give_the_same_answer_and_ids(game: Game) -> None:
     chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
     first, second = await answer(chat), await answer(chat)
     assert first.tool_calls and first.tool_calls == second.tool_calls
-    assert (first.content, first.reasoning, first.usage) == \
-        (second.content, second.reasoning, second.usage)
+    assert (first.content, first.reasoning, first.usage) == (
+        second.content,
+        second.reasoning,
+        second.usage,
+    )
     later = await answer(chat.loop("get_cargo", game("get_cargo")))
     assert later.tool_calls[0].id != first.tool_calls[0].id
 
@@ -181,8 +208,12 @@ async def test_tool_call_ids_are_unique_within_a_response(game: Game) -> None:
     game.fly("sol_central")
     chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
     for item in cargo["cargo"]:
-        chat.loop("sell", game("sell", item_id=item["item_id"], quantity=item["quantity"]),
-                  item_id=item["item_id"], quantity=item["quantity"])
+        chat.loop(
+            "sell",
+            game("sell", item_id=item["item_id"], quantity=item["quantity"]),
+            item_id=item["item_id"],
+            quantity=item["quantity"],
+        )
     response = await answer(chat)
     assert [c[0] for c in calls(response)] == ["captains_log_add", "travel"]
     ids = [c.id for c in response.tool_calls]
@@ -203,8 +234,7 @@ async def test_fresh_start_without_account_registers() -> None:
 async def test_register_uses_the_name_offered_in_the_system_prompt() -> None:
     chat = Chat(account=None)
     chat.body[0]["content"] += "\nYour name is Vega.\n"
-    assert calls(await answer(chat)) == [("register", {"username": "Vega",
-                                                       "empire": "solarian"})]
+    assert calls(await answer(chat)) == [("register", {"username": "Vega", "empire": "solarian"})]
 
 
 async def test_fresh_start_with_an_account_checks_status_first() -> None:
@@ -219,10 +249,12 @@ async def test_lost_session_logs_in_without_arguments() -> None:
 
 
 async def test_login_without_a_stored_account_registers() -> None:
-    chat = Chat().error("get_status", "not_authenticated").error(
-        "login", "no_account", "No account is assigned to this Mysis yet: call register.")
-    assert calls(await answer(chat)) == [("register", {"username": "Ada",
-                                                       "empire": "solarian"})]
+    chat = (
+        Chat()
+        .error("get_status", "not_authenticated")
+        .error("login", "no_account", "No account is assigned to this Mysis yet: call register.")
+    )
+    assert calls(await answer(chat)) == [("register", {"username": "Ada", "empire": "solarian"})]
 
 
 async def test_taken_username_registers_under_another_valid_name() -> None:
@@ -246,8 +278,10 @@ async def test_docked_with_a_full_hold_sells_the_largest_stack(game: Game) -> No
     chat = Chat().loop("get_status", status)
     [(name, args)] = calls(await answer(chat))
     largest = max(status["ship"]["cargo"], key=lambda c: c["quantity"])
-    assert (name, args) == ("sell", {"item_id": largest["item_id"],
-                                     "quantity": largest["quantity"]})
+    assert (name, args) == (
+        "sell",
+        {"item_id": largest["item_id"], "quantity": largest["quantity"]},
+    )
 
 
 async def test_low_fuel_at_the_station_refuels(game: Game) -> None:
@@ -314,16 +348,27 @@ async def test_closing_state_stands_in_for_a_lost_location(game: Game) -> None:
     assert calls(await answer(chat.nudge())) == [("mine", {})]
 
 
-@pytest.mark.parametrize(("projection", "expected"), [
-    ("- Game tick: 40\n- Location: sol / sol_central (now)\n- Docked: yes (now)\n"
-     "- Fuel: 90/100 (now)\n- Cargo: 50/50 (now)\n- Hold: iron_ore x30, copper_ore x20 (now)",
-     ("sell", {"item_id": "iron_ore", "quantity": 30})),
-    ("### get_status (2 ticks ago)\n- player.current_system: sol\n"
-     "- player.current_poi: sol_central\n- player.docked_at_base: null\n"
-     "- ship.fuel: 20\n- ship.max_fuel: 100\n- ship.cargo_used: 0", ("dock", {})),
-])
+@pytest.mark.parametrize(
+    ("projection", "expected"),
+    [
+        (
+            "- Game tick: 40\n- Location: sol / sol_central (now)\n- Docked: yes (now)\n"
+            "- Fuel: 90/100 (now)\n- Cargo: 50/50 (now)\n"
+            "- Hold: iron_ore x30, copper_ore x20 (now)",
+            ("sell", {"item_id": "iron_ore", "quantity": 30}),
+        ),
+        (
+            "### get_status (2 ticks ago)\n- player.current_system: sol\n"
+            "- player.current_poi: sol_central\n- player.docked_at_base: null\n"
+            "- ship.fuel: 20\n- ship.max_fuel: 100\n- ship.cargo_used: 0",
+            ("dock", {}),
+        ),
+    ],
+)
 async def test_game_state_projection_is_read_when_messages_lack_it(
-    game: Game, projection: str, expected: tuple[str, dict[str, Any]],
+    game: Game,
+    projection: str,
+    expected: tuple[str, dict[str, Any]],
 ) -> None:
     chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
     chat.game_state = projection
@@ -337,9 +382,13 @@ async def test_a_state_message_after_the_turn_opening_is_facts_not_an_order(
     still read as facts ("Hold: ..." is not an order to hold) and never opens a turn."""
     chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
     game.fly("main_belt")
-    chat.nudge().user(prompts.state_message(
-        "- Game tick: 40\n- Location: sol / main_belt (now)\n- Docked: no (now)\n"
-        "- Credits: 150 (now)\n- Cargo: 0/50 (now)\n- Hold: empty (now)", None))
+    chat.nudge().user(
+        prompts.state_message(
+            "- Game tick: 40\n- Location: sol / main_belt (now)\n- Docked: no (now)\n"
+            "- Credits: 150 (now)\n- Cargo: 0/50 (now)\n- Hold: empty (now)",
+            None,
+        )
+    )
     chat.loop("mine", game("mine"))
     assert chat.messages[-1]["role"] == "tool"
     assert calls(await answer(chat)) == [("mine", {})]
@@ -357,8 +406,17 @@ async def test_travel_result_flagged_arrived_means_arrived(game: Game) -> None:
 async def test_blocking_travel_result_means_arrived(game: Game) -> None:
     """The real game's MCP travel returns on arrival: ``{action: "arrived", poi_id}``."""
     chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
-    chat.loop("travel", {"action": "arrived", "poi": "Main Belt", "poi_id": "main_belt",
-                         "online_players": [], "auto_undocked": True}, target_poi="main_belt")
+    chat.loop(
+        "travel",
+        {
+            "action": "arrived",
+            "poi": "Main Belt",
+            "poi_id": "main_belt",
+            "online_players": [],
+            "auto_undocked": True,
+        },
+        target_poi="main_belt",
+    )
     assert calls(await answer(chat)) == [("mine", {})]
 
 
@@ -367,7 +425,8 @@ async def test_blocking_travel_result_means_arrived(game: Game) -> None:
 
 @pytest.mark.parametrize("arrived", [False, True])
 async def test_a_turn_that_fills_the_hold_sets_course_then_ends_with_the_status_line(
-    game: Game, arrived: bool,
+    game: Game,
+    arrived: bool,
 ) -> None:
     """Goal reached (hold full): the trip to sell runs while the Mysis waits (or, on a
     blocking ``travel``, is already done), then a one-line text ends the turn."""
@@ -421,11 +480,12 @@ async def test_a_sell_turn_ends_after_selling(game: Game) -> None:
 
 async def test_a_new_turn_reads_where_to_sell_from_its_captains_log(game: Game) -> None:
     """The listing fell out of the context; the log entry of the last visit did not."""
-    entry = ("Log tick 20: sold 50 units for 300 cr at Sol Central (sol_central) (iron_ore "
-             "5 cr). Objective: mine at Main Belt (main_belt), sell at Sol Central "
-             "(sol_central), refuel when low.")
-    chat = Chat(None).loop("captains_log_add", game("captains_log_add", entry=entry),
-                           entry=entry)
+    entry = (
+        "Log tick 20: sold 50 units for 300 cr at Sol Central (sol_central) (iron_ore "
+        "5 cr). Objective: mine at Main Belt (main_belt), sell at Sol Central "
+        "(sol_central), refuel when low."
+    )
+    chat = Chat(None).loop("captains_log_add", game("captains_log_add", entry=entry), entry=entry)
     game.fly("main_belt")
     chat.nudge()
     for mine in game.fill_hold():
@@ -436,11 +496,17 @@ async def test_a_new_turn_reads_where_to_sell_from_its_captains_log(game: Game) 
 async def test_a_place_named_like_a_station_is_docked_at(game: Game) -> None:
     """After a trip to "Sol Central", with no listing in view: dock, and look up what the
     visit needs in the same round."""
-    chat = Chat(None).loop("travel", {"action": "arrived", "poi": "Sol Central",
-                                      "poi_id": "sol_central"}, target_poi="sol_central")
+    chat = Chat(None).loop(
+        "travel",
+        {"action": "arrived", "poi": "Sol Central", "poi_id": "sol_central"},
+        target_poi="sol_central",
+    )
     chat.game_state = "- Cargo: 50/50 (now)"
-    assert [name for name, _ in calls(await answer(chat.nudge()))] == \
-        ["dock", "get_system", "get_status"]
+    assert [name for name, _ in calls(await answer(chat.nudge()))] == [
+        "dock",
+        "get_system",
+        "get_status",
+    ]
 
 
 async def test_a_stale_projection_does_not_outweigh_newer_results(game: Game) -> None:
@@ -451,8 +517,10 @@ async def test_a_stale_projection_does_not_outweigh_newer_results(game: Game) ->
     trip.update(arrived=True)
     chat.loop("travel", trip, target_poi="main_belt")
     tick = trip["current_tick"]
-    chat.game_state = (f"- Game tick: {tick}\n- Location: sol / sol_central (5 ticks ago)\n"
-                       "- Cargo: 50/50 (5 ticks ago)")
+    chat.game_state = (
+        f"- Game tick: {tick}\n- Location: sol / sol_central (5 ticks ago)\n"
+        "- Cargo: 50/50 (5 ticks ago)"
+    )
     assert calls(await answer(chat.nudge())) == [("mine", {})]
 
 
@@ -460,9 +528,17 @@ async def test_a_long_turn_reports_before_the_round_limit(game: Game) -> None:
     chat = Chat().loop("get_system", game("get_system"))
     chat.loop("travel", game.fly("main_belt"), target_poi="main_belt").say("Waiting.").nudge()
     for n in range(9):
-        chat.loop("mine", {"kind": "yield", "resource_id": "iron_ore", "quantity": 2,
-                           "cargo_used": 2 * (n + 1), "cargo_capacity": 50,
-                           "current_tick": 10 + n})
+        chat.loop(
+            "mine",
+            {
+                "kind": "yield",
+                "resource_id": "iron_ore",
+                "quantity": 2,
+                "cargo_used": 2 * (n + 1),
+                "cargo_capacity": 50,
+                "current_tick": 10 + n,
+            },
+        )
     response = await answer(chat)
     assert response.tool_calls == ()
     assert response.content.startswith("Mined 18 ore (iron_ore 18). Pausing after 9 rounds")
@@ -485,8 +561,11 @@ async def test_a_goal_is_not_ended_by_a_text_it_could_not_see_again(game: Game) 
 
 
 async def test_action_pending_ends_the_turn_instead_of_retrying(game: Game) -> None:
-    chat = Chat().loop("get_status", game("get_status")).error(
-        "mine", "action_pending", "You already acted this tick.", wait_ticks=1, ready_tick=9)
+    chat = (
+        Chat()
+        .loop("get_status", game("get_status"))
+        .error("mine", "action_pending", "You already acted this tick.", wait_ticks=1, ready_tick=9)
+    )
     response = await answer(chat)
     assert response.tool_calls == () and response.finish_reason == "stop"
     assert "tick 9" in response.content
@@ -494,8 +573,11 @@ async def test_action_pending_ends_the_turn_instead_of_retrying(game: Game) -> N
 
 
 async def test_in_transit_ends_the_turn(game: Game) -> None:
-    chat = Chat().loop("get_status", game("get_status")).error(
-        "mine", "in_transit", "You are in transit.", arrival_tick=14, ticks_remaining=2)
+    chat = (
+        Chat()
+        .loop("get_status", game("get_status"))
+        .error("mine", "in_transit", "You are in transit.", arrival_tick=14, ticks_remaining=2)
+    )
     response = await answer(chat)
     assert response.tool_calls == ()
     assert "tick 14" in response.content
@@ -508,15 +590,17 @@ async def test_a_timing_refusal_mid_turn_ends_it_with_what_the_turn_did(game: Ga
     chat.loop("travel", game.fly("main_belt"), target_poi="main_belt")
     chat.say("Trip under way; waiting for arrival.").nudge()
     chat.loop("mine", game("mine")).loop("mine", game("mine"))
-    chat.error("mine", "action_pending", "You already acted this tick.", wait_ticks=1,
-               ready_tick=30)
+    chat.error(
+        "mine", "action_pending", "You already acted this tick.", wait_ticks=1, ready_tick=30
+    )
     response = await answer(chat)
     assert response.tool_calls == ()
     mined = sum(json.loads(m["content"])["quantity"] for m in chat.body[-5:-2:2])
     assert response.content.startswith(f"Mined {mined} ore")
     assert "tick 30" in response.content
-    assert_status_line(response.content, "Credits 150", f"cargo {mined}/50",
-                       "Main Belt (main_belt)")
+    assert_status_line(
+        response.content, "Credits 150", f"cargo {mined}/50", "Main Belt (main_belt)"
+    )
 
 
 async def test_trip_under_way_waits_then_acts_after_the_turn_boundary(game: Game) -> None:
@@ -568,15 +652,18 @@ async def test_no_tools_means_a_text_answer(game: Game) -> None:
 # -- commander orders -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "kind", "target"), [
-    ("Mine ore at the nearest belt and sell it.", "mine", ""),
-    ("Stop mining and wait.", "hold", ""),
-    ("Go to the Outer Belt and mine there.", "goto", "outer belt"),
-    ("Fly to main_belt, then mine.", "goto", "main_belt"),
-    ("Report your status and cargo.", "report", ""),
-    ("Sell everything you carry.", "sell", ""),
-    ("Where are you?", "report", ""),
-])
+@pytest.mark.parametrize(
+    ("text", "kind", "target"),
+    [
+        ("Mine ore at the nearest belt and sell it.", "mine", ""),
+        ("Stop mining and wait.", "hold", ""),
+        ("Go to the Outer Belt and mine there.", "goto", "outer belt"),
+        ("Fly to main_belt, then mine.", "goto", "main_belt"),
+        ("Report your status and cargo.", "report", ""),
+        ("Sell everything you carry.", "sell", ""),
+        ("Where are you?", "report", ""),
+    ],
+)
 def test_orders_are_read_from_plain_words(text: str, kind: str, target: str) -> None:
     order = parse_order(text)
     assert order is not None
@@ -619,8 +706,9 @@ async def test_a_one_shot_broadcast_of_an_earlier_turn_is_not_repeated(game: Gam
     chat.loop("get_system", game("get_system"))
     trip = game.fly("main_belt")
     trip.update(arrived=True)
-    assert calls(await answer(chat.loop("travel", trip, target_poi="main_belt").nudge())) == \
-        [("mine", {})]
+    assert calls(await answer(chat.loop("travel", trip, target_poi="main_belt").nudge())) == [
+        ("mine", {})
+    ]
 
 
 async def test_go_to_order_flies_to_the_named_belt(game: Game) -> None:
@@ -638,8 +726,12 @@ async def test_go_to_an_unknown_place_searches_memory_then_says_so(game: Game) -
     chat = Chat("Go to Atlantis.").loop("get_system", game("get_system"))
     response = await answer(chat)
     assert calls(response) == [("zoea_search_messages", {"query": "atlantis", "limit": 5})]
-    chat.loop("zoea_search_messages", {"query": "atlantis", "count": 0, "results": []},
-              query="atlantis", limit=5)
+    chat.loop(
+        "zoea_search_messages",
+        {"query": "atlantis", "count": 0, "results": []},
+        query="atlantis",
+        limit=5,
+    )
     response = await answer(chat)
     assert response.tool_calls == () and "atlantis" in response.content.lower()
 
@@ -666,8 +758,7 @@ async def test_a_report_without_the_facts_says_unknown() -> None:
     chat = Chat("Report your status.").error("get_status", "game_unreachable", "down")
     response = await answer(chat)
     assert response.tool_calls == ()
-    assert_status_line(response.content, "credits unknown", "cargo unknown",
-                       "location unknown")
+    assert_status_line(response.content, "credits unknown", "cargo unknown", "location unknown")
 
 
 async def test_a_report_once_given_lets_the_older_order_stand(game: Game) -> None:
@@ -693,8 +784,9 @@ async def test_provider_is_the_summarize_strategy_summarizer() -> None:
     for n in range(30):
         log.loop(f"c{n}", "get_status", json.dumps({"player": {"credits": n}}) + " " * 400)
     settings = ComposeSettings(summarize_threshold=500)
-    composition = compose(history_of(log.memories, settings, strategy="summarize"),
-                          "summarize", settings)
+    composition = compose(
+        history_of(log.memories, settings, strategy="summarize"), "summarize", settings
+    )
     assert composition.summary_request is not None
     text = await AutopilotProvider().summarize(composition.summary_request)
     assert text.startswith(EXTRACTIVE_LABEL) and "get_status x30" in text
@@ -717,10 +809,12 @@ async def test_logs_back_in_when_its_session_expires_and_plays_on() -> None:
     stats = await harness.play(15)
     # One login per answer whose calls met the lost session (one answer may hold several
     # calls, each refused).
-    lost_ids = {m.tool_call_id for m in harness.log.memories
-                if m.role == "tool" and "session_invalid" in m.content}
-    lost = [m for m in harness.log.memories
-            if any(c.id in lost_ids for c in m.tool_calls)]
+    lost_ids = {
+        m.tool_call_id
+        for m in harness.log.memories
+        if m.role == "tool" and "session_invalid" in m.content
+    }
+    lost = [m for m in harness.log.memories if any(c.id in lost_ids for c in m.tool_calls)]
     assert len(lost) >= 3
     assert stats.calls["login"] == len(lost)
     assert harness.score()["ore_sold"] > 0
@@ -738,8 +832,9 @@ async def test_two_autopilots_in_one_world_register_distinct_pilots() -> None:
 
 
 async def test_keeps_playing_after_a_summary_replaces_its_history() -> None:
-    harness = Harness(seed=42, strategy="summarize",
-                      settings=ComposeSettings(summarize_threshold=6000))
+    harness = Harness(
+        seed=42, strategy="summarize", settings=ComposeSettings(summarize_threshold=6000)
+    )
     await harness.play(15)
     assert any(m.source == "summary" for m in harness.log.memories)
     assert harness.score()["ore_sold"] > 0

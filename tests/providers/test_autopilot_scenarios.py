@@ -8,10 +8,14 @@ import json
 from tests.providers.test_autopilot import Chat, Game, answer, calls
 from zoea_tui.providers.autopilot.notes import read_notes
 
-HUNT = ("Arena scenario s5, Combat (300 ticks). Hunt pirates: earn credits, buy and install "
-        "a weapon module and a defence module, find pirate NPCs and fight them.")
-MISSIONS = ("Arena scenario s6, Mission runner (300 ticks). Run missions: take missions from "
-            "the station mission boards that your ship can do, complete them.")
+HUNT = (
+    "Arena scenario s5, Combat (300 ticks). Hunt pirates: earn credits, buy and install "
+    "a weapon module and a defence module, find pirate NPCs and fight them."
+)
+MISSIONS = (
+    "Arena scenario s6, Mission runner (300 ticks). Run missions: take missions from "
+    "the station mission boards that your ship can do, complete them."
+)
 
 
 def _game(seed_credits: int = 1000) -> Game:
@@ -56,8 +60,7 @@ async def test_at_a_pirate_belt_it_looks_scans_attacks_and_loots() -> None:
         game("buy", item_id=module, quantity=1)
         game("install_mod", module_id=module)
     me.system_id, me.poi_id, me.docked = pirate["system_id"], pirate["poi_id"], False
-    chat = Chat(HUNT).loop("get_status", game("get_status")).loop("get_system",
-                                                                  game("get_system"))
+    chat = Chat(HUNT).loop("get_status", game("get_status")).loop("get_system", game("get_system"))
     assert calls(await answer(chat)) == [("get_nearby", {})]
     chat.loop("get_nearby", game("get_nearby"))
     target = {"target_id": pirate["id"]}
@@ -103,19 +106,41 @@ async def test_a_trip_carries_notes_a_later_turn_reads_back() -> None:
     response = await answer(chat)
     assert [c.name for c in response.tool_calls] == ["travel"]
     assert response.content.startswith("Notes: ")
-    notes = read_notes([{"role": "assistant", "content": response.content,
-                         "tool_calls": [{"id": "x", "function": {"name": "travel"}}]}])
+    notes = read_notes(
+        [
+            {
+                "role": "assistant",
+                "content": response.content,
+                "tool_calls": [{"id": "x", "function": {"name": "travel"}}],
+            }
+        ]
+    )
     assert {p.kind for p in notes.places} == {"belt", "station"}
     assert notes.hold == {}
     # Only the last loop of the earlier turn survives; the next turn still knows the
     # station to sell at without asking the game.
     target = json.loads(response.tool_calls[0].arguments)
     later = Chat(None)
-    later.body.append({"role": "assistant", "content": response.content, "tool_calls": [
-        {"id": "c1", "type": "function", "function": {
-            "name": "travel", "arguments": response.tool_calls[0].arguments}}]})
-    later.body.append({"role": "tool", "tool_call_id": "c1",
-                       "content": json.dumps(game.fly(target["target_poi"]))})
+    later.body.append(
+        {
+            "role": "assistant",
+            "content": response.content,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "travel", "arguments": response.tool_calls[0].arguments},
+                }
+            ],
+        }
+    )
+    later.body.append(
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": json.dumps(game.fly(target["target_poi"])),
+        }
+    )
     later.nudge()
     for mine in game.fill_hold():
         later.loop("mine", mine)

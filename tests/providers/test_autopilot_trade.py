@@ -8,9 +8,11 @@ from __future__ import annotations
 from tests.providers.test_autopilot import Chat, Game, answer, calls
 from zoea_tui.providers.autopilot.notes import read_notes
 
-TRADE = ("Arena scenario s3, Trading (300 ticks). Trade for profit: buy goods where they are "
-         "cheap and sell them where they are dear, across systems and on the exchange (use "
-         "the market analysis and buy and sell orders).")
+TRADE = (
+    "Arena scenario s3, Trading (300 ticks). Trade for profit: buy goods where they are "
+    "cheap and sell them where they are dear, across systems and on the exchange (use "
+    "the market analysis and buy and sell orders)."
+)
 LOOKS = [("view_orders", {}), ("view_storage", {})]
 
 
@@ -22,8 +24,10 @@ def _game(credits: int = 5000) -> Game:
 
 def _widest(game: Game) -> tuple[str, int, int]:
     market = game("view_market")
-    best = max(market["items"], key=lambda i: (i["best_sell"] or 0) - i["best_buy"]
-               if i["best_sell"] else 0)
+    best = max(
+        market["items"],
+        key=lambda i: (i["best_sell"] or 0) - i["best_buy"] if i["best_sell"] else 0,
+    )
     return best["item_id"], best["best_buy"], best["best_sell"]
 
 
@@ -42,15 +46,15 @@ async def test_docked_with_capital_it_reads_the_market_then_bids_the_station_bid
     response = await answer(chat)
     [(name, args), *looks] = calls(response)
     assert name == "create_buy_order" and looks == LOOKS
-    quotes = {i["item_id"]: (i["best_buy"], i["best_sell"]) for i in
-              game("view_market")["items"]}
+    quotes = {i["item_id"]: (i["best_buy"], i["best_sell"]) for i in game("view_market")["items"]}
     bid = quotes[args["item_id"]][0]
     assert args["price_each"] == bid and 4 <= args["quantity"] <= 20
     # The widest spread of the station: modules have the dearest ones.
     spreads = {k: (a if a else (22 * b - 2) // 18) - b for k, (b, a) in quotes.items()}
     assert spreads[args["item_id"]] == max(spreads.values())
-    notes = read_notes([{"role": "assistant", "content": response.content,
-                         "tool_calls": [{"id": "x"}]}])
+    notes = read_notes(
+        [{"role": "assistant", "content": response.content, "tool_calls": [{"id": "x"}]}]
+    )
     assert notes.order == "order trade for profit (300 ticks)"
     assert notes.quotes is not None and notes.quotes[args["item_id"]][0] == bid
 
@@ -77,8 +81,10 @@ async def test_what_the_buy_order_bought_is_withdrawn_then_listed_at_the_ask() -
     item = args["item_id"]
     quotes = {i["item_id"]: i for i in game("view_market")["items"]}
     ask = quotes[item]["best_sell"] or (22 * quotes[item]["best_buy"] - 2) // 18
-    assert (name, listing) == ("create_sell_order",
-                               {"item_id": item, "quantity": 10, "price_each": ask})
+    assert (name, listing) == (
+        "create_sell_order",
+        {"item_id": item, "quantity": 10, "price_each": ask},
+    )
     assert ask > args["price_each"]
 
 
@@ -111,8 +117,7 @@ async def test_near_the_end_it_cancels_its_buy_orders_and_sells_the_rest() -> No
 
 async def test_without_capital_it_mines_and_sells_first() -> None:
     game = _game(credits=100)
-    chat = Chat(TRADE).loop("get_status", game("get_status")).loop("get_cargo",
-                                                                  game("get_cargo"))
+    chat = Chat(TRADE).loop("get_status", game("get_status")).loop("get_cargo", game("get_cargo"))
     chat.loop("get_system", game("get_system"))
     names = [name for name, _ in calls(await answer(chat))]
     assert "create_buy_order" not in names and "view_orders" not in names

@@ -38,14 +38,20 @@ from zoea_tui.providers.ollama import OllamaProvider
 
 MODEL = "qwen3:8b"
 MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
-TOOLS = [{"type": "function", "function": {
-    "name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {"name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}},
+    }
+]
 
 
-def ask(stream: bool = False, tools: Any = (), messages: Any = MESSAGES,
-        **settings: Any) -> ChatRequest:
-    return ChatRequest(messages=messages, tools=tools, settings=ProviderSettings(**settings),
-                       stream=stream)
+def ask(
+    stream: bool = False, tools: Any = (), messages: Any = MESSAGES, **settings: Any
+) -> ChatRequest:
+    return ChatRequest(
+        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
+    )
 
 
 @pytest.fixture
@@ -75,13 +81,20 @@ async def provider(
 async def test_sends_explicit_stream_num_ctx_temperature_zero_and_tools(
     server: FakeOllamaServer, provider: OllamaProvider, stream: bool
 ) -> None:
-    await provider.chat(ask(stream=stream, tools=TOOLS, temperature=0.0, context_window=40960,
-                            max_tokens=256, seed=3))
+    await provider.chat(
+        ask(
+            stream=stream,
+            tools=TOOLS,
+            temperature=0.0,
+            context_window=40960,
+            max_tokens=256,
+            seed=3,
+        )
+    )
     body = server.requests[0].json()
     assert server.requests[0].path == "/api/chat"
     assert body["stream"] is stream
-    assert body["options"] == {"num_ctx": 40960, "temperature": 0, "num_predict": 256,
-                               "seed": 3}
+    assert body["options"] == {"num_ctx": 40960, "temperature": 0, "num_predict": 256, "seed": 3}
     assert body["tools"] == TOOLS
     assert body["model"] == MODEL
     assert "tool_choice" not in body
@@ -100,21 +113,36 @@ async def test_outgoing_tool_calls_take_ollamas_shape(
     server: FakeOllamaServer, provider: OllamaProvider
 ) -> None:
     calls = [
-        {"id": "c1", "type": "function",
-         "function": {"name": "mine", "arguments": '{"target": "iron_ore"}'}},
+        {
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "mine", "arguments": '{"target": "iron_ore"}'},
+        },
         {"id": "c2", "type": "function", "function": {"name": "dock", "arguments": "{broken"}},
     ]
-    messages = [*MESSAGES, {"role": "assistant", "content": None, "tool_calls": calls},
-                {"role": "tool", "tool_call_id": "c1", "content": "mined 3"},
-                {"role": "tool", "tool_call_id": "c2", "content": "docked"}]
+    messages = [
+        *MESSAGES,
+        {"role": "assistant", "content": None, "tool_calls": calls},
+        {"role": "tool", "tool_call_id": "c1", "content": "mined 3"},
+        {"role": "tool", "tool_call_id": "c2", "content": "docked"},
+    ]
     await provider.chat(ask(messages=messages))
     sent = server.requests[0].json()["messages"]
     assert sent[:2] == MESSAGES
-    assert sent[2] == {"role": "assistant", "content": "", "tool_calls": [
-        {"function": {"name": "mine", "arguments": {"target": "iron_ore"}}},
-        {"function": {"name": "dock", "arguments": {}}}]}
-    assert sent[3] == {"role": "tool", "content": "mined 3", "tool_name": "mine",
-                       "tool_call_id": "c1"}
+    assert sent[2] == {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"function": {"name": "mine", "arguments": {"target": "iron_ore"}}},
+            {"function": {"name": "dock", "arguments": {}}},
+        ],
+    }
+    assert sent[3] == {
+        "role": "tool",
+        "content": "mined 3",
+        "tool_name": "mine",
+        "tool_call_id": "c1",
+    }
     assert sent[4]["tool_name"] == "dock"
 
 
@@ -145,8 +173,7 @@ async def test_whole_answer_text_usage_and_finish(
 async def test_streamed_text_and_thinking_are_reported_as_deltas(
     server: FakeOllamaServer, provider: OllamaProvider
 ) -> None:
-    server.script(Reply("Mining the belt.", reasoning="Ore is near.", chunk_size=5,
-                        usage=(50, 4)))
+    server.script(Reply("Mining the belt.", reasoning="Ore is near.", chunk_size=5, usage=(50, 4)))
     events: list[StreamEvent] = []
     answer = await provider.chat(ask(stream=True), events.append)
     assert answer.content == "Mining the belt."
@@ -212,9 +239,7 @@ async def test_no_cached_token_count_since_ollama_reports_none(
     assert answer.usage == Usage(800, 3, None)
 
 
-async def test_length_finish_is_mapped(
-    server: FakeOllamaServer, provider: OllamaProvider
-) -> None:
+async def test_length_finish_is_mapped(server: FakeOllamaServer, provider: OllamaProvider) -> None:
     server.script(Reply("cut", finish_reason="length"))
     assert (await provider.chat(ask())).finish_reason == "length"
 
@@ -228,9 +253,7 @@ async def test_provider_matches_the_interface(provider: OllamaProvider) -> None:
 
 
 @pytest.mark.parametrize("model", [MODEL, "llama3.2", "llama3.2:latest"])
-async def test_check_model_accepts_installed_models(
-    provider: OllamaProvider, model: str
-) -> None:
+async def test_check_model_accepts_installed_models(provider: OllamaProvider, model: str) -> None:
     await provider.check_model(model)
 
 

@@ -46,14 +46,20 @@ from zoea_tui.providers.openai_compat import OpenAIProvider
 
 KEY = "sk-test-secret-4242"
 MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
-TOOLS = [{"type": "function", "function": {
-    "name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}}}]
+TOOLS = [
+    {
+        "type": "function",
+        "function": {"name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}},
+    }
+]
 
 
-def ask(stream: bool = False, tools: Any = (), messages: Any = MESSAGES,
-        **settings: Any) -> ChatRequest:
-    return ChatRequest(messages=messages, tools=tools, settings=ProviderSettings(**settings),
-                       stream=stream)
+def ask(
+    stream: bool = False, tools: Any = (), messages: Any = MESSAGES, **settings: Any
+) -> ChatRequest:
+    return ChatRequest(
+        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
+    )
 
 
 @pytest.fixture
@@ -154,8 +160,11 @@ async def test_assistant_tool_call_message_gets_empty_content_instead_of_null(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
     call = {"id": "c1", "type": "function", "function": {"name": "mine", "arguments": "{}"}}
-    messages = [*MESSAGES, {"role": "assistant", "content": None, "tool_calls": [call]},
-                {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
+    messages = [
+        *MESSAGES,
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+    ]
     await provider.chat(ask(messages=messages))
     sent = server.requests[0].json()["messages"]
     assert sent[2] == {"role": "assistant", "content": "", "tool_calls": [call]}
@@ -195,11 +204,20 @@ async def test_streamed_text_is_reported_as_deltas(
 async def test_tool_calls_keep_server_ids_and_raw_arguments(
     server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
 ) -> None:
-    server.script(Reply(tool_calls=[Call("mine", '{"target": "iron_ore", "n": 3}', id="a"),
-                                    Call("dock", "{}", id="b")], chunk_size=2))
+    server.script(
+        Reply(
+            tool_calls=[
+                Call("mine", '{"target": "iron_ore", "n": 3}', id="a"),
+                Call("dock", "{}", id="b"),
+            ],
+            chunk_size=2,
+        )
+    )
     answer = await provider.chat(ask(stream=stream, tools=TOOLS))
     assert [(c.id, c.name, c.arguments) for c in answer.tool_calls] == [
-        ("a", "mine", '{"target": "iron_ore", "n": 3}'), ("b", "dock", "{}")]
+        ("a", "mine", '{"target": "iron_ore", "n": 3}'),
+        ("b", "dock", "{}"),
+    ]
     assert answer.finish_reason == "tool_calls"
     assert answer.content == ""
 
@@ -207,8 +225,7 @@ async def test_tool_calls_keep_server_ids_and_raw_arguments(
 async def test_streamed_tool_call_deltas_carry_id_and_name_first(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
-    server.script(Reply(tool_calls=[Call("mine", '{"target": "iron_ore"}', id="a")],
-                        chunk_size=1))
+    server.script(Reply(tool_calls=[Call("mine", '{"target": "iron_ore"}', id="a")], chunk_size=1))
     events: list[StreamEvent] = []
     answer = await provider.chat(ask(stream=True), events.append)
     deltas = [e for e in events if isinstance(e, ToolCallDelta)]
@@ -222,10 +239,36 @@ async def test_streamed_tool_call_name_repeated_in_later_deltas_is_not_doubled(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
     chunks = [
-        {"choices": [{"delta": {"tool_calls": [
-            {"index": 0, "id": "x", "function": {"name": "mine", "arguments": '{"a"'}}]}}]},
-        {"choices": [{"delta": {"tool_calls": [
-            {"index": 0, "id": "x", "function": {"name": "mine", "arguments": ": 1}"}}]}}]},
+        {
+            "choices": [
+                {
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "x",
+                                "function": {"name": "mine", "arguments": '{"a"'},
+                            }
+                        ]
+                    }
+                }
+            ]
+        },
+        {
+            "choices": [
+                {
+                    "delta": {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "x",
+                                "function": {"name": "mine", "arguments": ": 1}"},
+                            }
+                        ]
+                    }
+                }
+            ]
+        },
         {"choices": [{"delta": {}, "finish_reason": "tool_calls"}]},
     ]
     server.script(Raw(_sse(chunks), content_type="text/event-stream"))
@@ -237,8 +280,9 @@ async def test_streamed_tool_call_name_repeated_in_later_deltas_is_not_doubled(
 async def test_missing_and_repeated_ids_become_stable_unique_ids(
     server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
 ) -> None:
-    reply = Reply(tool_calls=[Call("mine", without_id=True), Call("dock", id="same"),
-                              Call("sell", id="same")])
+    reply = Reply(
+        tool_calls=[Call("mine", without_id=True), Call("dock", id="same"), Call("sell", id="same")]
+    )
     server.script(reply, reply)
     first = await provider.chat(ask(stream=stream))
     second = await provider.chat(ask(stream=stream))
@@ -300,8 +344,11 @@ async def test_absent_usage_is_none_none(
 async def test_cached_tokens_are_read_from_prompt_tokens_details(
     server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool, cached: int
 ) -> None:
-    server.script(Reply("ok", usage=(2048, 5),
-                        usage_extra={"prompt_tokens_details": {"cached_tokens": cached}}))
+    server.script(
+        Reply(
+            "ok", usage=(2048, 5), usage_extra={"prompt_tokens_details": {"cached_tokens": cached}}
+        )
+    )
     answer = await provider.chat(ask(stream=stream))
     assert answer.usage == Usage(2048, 5, cached)
 
@@ -309,7 +356,9 @@ async def test_cached_tokens_are_read_from_prompt_tokens_details(
 @pytest.mark.parametrize("stream", [False, True])
 @pytest.mark.parametrize("usage", [(2358, 3), None])
 async def test_cached_tokens_are_read_from_llama_cpp_timings_cache_n(
-    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool,
+    server: FakeOpenAIServer,
+    provider: OpenAIProvider,
+    stream: bool,
     usage: tuple[int, int] | None,
 ) -> None:
     # Streamed, the timings ride on the last chunk: the usage chunk, or without
@@ -335,39 +384,56 @@ async def test_cached_tokens_are_read_from_tokens_cached(
 
 
 @pytest.mark.parametrize("stream", [False, True])
-@pytest.mark.parametrize(("details", "expected"), [
-    ({"cached_tokens": 1024}, 1024),  # the OpenAI field wins when valid
-    ({"cached_tokens": "1024"}, 7),  # a malformed one gives way to the next source
-    (None, 7),
-])
+@pytest.mark.parametrize(
+    ("details", "expected"),
+    [
+        ({"cached_tokens": 1024}, 1024),  # the OpenAI field wins when valid
+        ({"cached_tokens": "1024"}, 7),  # a malformed one gives way to the next source
+        (None, 7),
+    ],
+)
 async def test_first_valid_cache_source_wins(
-    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool,
-    details: dict[str, Any] | None, expected: int,
+    server: FakeOpenAIServer,
+    provider: OpenAIProvider,
+    stream: bool,
+    details: dict[str, Any] | None,
+    expected: int,
 ) -> None:
-    server.script(Reply("ok", usage=(2000, 2),
-                        usage_extra={"prompt_tokens_details": details, "tokens_cached": 9},
-                        extra={"timings": {"cache_n": 7}}))
+    server.script(
+        Reply(
+            "ok",
+            usage=(2000, 2),
+            usage_extra={"prompt_tokens_details": details, "tokens_cached": 9},
+            extra={"timings": {"cache_n": 7}},
+        )
+    )
     answer = await provider.chat(ask(stream=stream))
     assert answer.usage == Usage(2000, 2, expected)
 
 
 @pytest.mark.parametrize("stream", [False, True])
-@pytest.mark.parametrize(("usage_extra", "extra"), [
-    (None, None),
-    ({"prompt_tokens_details": None}, None),
-    ({"prompt_tokens_details": {}}, None),
-    ({"prompt_tokens_details": [64]}, None),
-    ({"prompt_tokens_details": {"cached_tokens": "64"}}, None),
-    ({"prompt_tokens_details": {"cached_tokens": -1}}, None),
-    ({"prompt_tokens_details": {"cached_tokens": 1.5}}, None),
-    ({"prompt_tokens_details": {"cached_tokens": True}}, None),
-    ({"tokens_cached": None}, {"timings": "fast"}),
-    (None, {"timings": {"cache_n": None}}),
-    (None, {"timings": {"cache_n": -5}, "tokens_cached": [1]}),
-])
+@pytest.mark.parametrize(
+    ("usage_extra", "extra"),
+    [
+        (None, None),
+        ({"prompt_tokens_details": None}, None),
+        ({"prompt_tokens_details": {}}, None),
+        ({"prompt_tokens_details": [64]}, None),
+        ({"prompt_tokens_details": {"cached_tokens": "64"}}, None),
+        ({"prompt_tokens_details": {"cached_tokens": -1}}, None),
+        ({"prompt_tokens_details": {"cached_tokens": 1.5}}, None),
+        ({"prompt_tokens_details": {"cached_tokens": True}}, None),
+        ({"tokens_cached": None}, {"timings": "fast"}),
+        (None, {"timings": {"cache_n": None}}),
+        (None, {"timings": {"cache_n": -5}, "tokens_cached": [1]}),
+    ],
+)
 async def test_missing_or_malformed_cache_counts_give_none(
-    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool,
-    usage_extra: dict[str, Any] | None, extra: dict[str, Any] | None,
+    server: FakeOpenAIServer,
+    provider: OpenAIProvider,
+    stream: bool,
+    usage_extra: dict[str, Any] | None,
+    extra: dict[str, Any] | None,
 ) -> None:
     server.script(Reply("ok", usage=(12, 7), usage_extra=usage_extra, extra=extra))
     answer = await provider.chat(ask(stream=stream))
@@ -375,16 +441,27 @@ async def test_missing_or_malformed_cache_counts_give_none(
     assert answer.usage == Usage(12, 7, None)
 
 
-@pytest.mark.parametrize("data", [
-    None, [], "usage", 42, {"usage": "none"}, {"usage": {"prompt_tokens_details": 3}},
-    {"timings": []}, {"usage": None, "timings": None, "tokens_cached": "all"},
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        [],
+        "usage",
+        42,
+        {"usage": "none"},
+        {"usage": {"prompt_tokens_details": 3}},
+        {"timings": []},
+        {"usage": None, "timings": None, "tokens_cached": "all"},
+    ],
+)
 def test_cache_parser_never_raises_on_junk(data: Any) -> None:
     assert cached_tokens(data) is None
 
 
-@pytest.mark.parametrize(("sent", "mapped"), [
-    ("length", "length"), ("content_filter", "error"), ("something_new", "unknown")])
+@pytest.mark.parametrize(
+    ("sent", "mapped"),
+    [("length", "length"), ("content_filter", "error"), ("something_new", "unknown")],
+)
 async def test_finish_reason_is_mapped(
     server: FakeOpenAIServer, provider: OpenAIProvider, sent: str, mapped: str
 ) -> None:
@@ -552,8 +629,10 @@ async def test_connection_cut_every_time_is_provider_unavailable(
 async def test_stream_ending_without_finish_or_done_is_unavailable(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
-    server.default = Raw(_sse([{"choices": [{"delta": {"content": "half"}}]}], done=False),
-                         content_type="text/event-stream")
+    server.default = Raw(
+        _sse([{"choices": [{"delta": {"content": "half"}}]}], done=False),
+        content_type="text/event-stream",
+    )
     with pytest.raises(ProviderUnavailableError, match="ended before"):
         await provider.chat(ask(stream=True))
 
@@ -580,8 +659,9 @@ async def test_answer_without_choices_is_malformed(
 async def test_error_inside_a_stream_is_a_server_error(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
-    server.default = Raw(_sse([{"error": {"message": "overloaded"}}]),
-                         content_type="text/event-stream")
+    server.default = Raw(
+        _sse([{"error": {"message": "overloaded"}}]), content_type="text/event-stream"
+    )
     with pytest.raises(ServerError, match="overloaded"):
         await provider.chat(ask(stream=True))
 
@@ -630,8 +710,9 @@ async def test_cancel_mid_stream_closes_the_stream(
 def test_fake_server_also_runs_in_a_thread_for_sync_callers() -> None:
     server = FakeOpenAIServer().script(Reply("from a thread"))
     with server.running_in_thread():
-        answer = httpx.post(f"{server.url}/chat/completions",
-                            json={"model": "m", "messages": [], "stream": False})
+        answer = httpx.post(
+            f"{server.url}/chat/completions", json={"model": "m", "messages": [], "stream": False}
+        )
     assert answer.json()["choices"][0]["message"]["content"] == "from a thread"
     assert len(server.requests) == 1
 

@@ -12,15 +12,26 @@ from zoea_tui.providers.registry import build_provider
 
 def test_every_type_builds_its_own_client() -> None:
     # An Ollama-looking URL typed "openai" stays OpenAI-compatible: the type decides.
-    openai = build_provider(ProviderConfig(name="a", type="openai", model="m",
-                                           endpoint="http://localhost:11434/v1",
-                                           api_key_env="ZOEA_REGISTRY_KEY"),
-                            env={"ZOEA_REGISTRY_KEY": "sk-x"})
-    ollama = build_provider(ProviderConfig(name="b", type="ollama", model="qwen3:8b",
-                                           endpoint="http://localhost:11434"), env={})
+    openai = build_provider(
+        ProviderConfig(
+            name="a",
+            type="openai",
+            model="m",
+            endpoint="http://localhost:11434/v1",
+            api_key_env="ZOEA_REGISTRY_KEY",
+        ),
+        env={"ZOEA_REGISTRY_KEY": "sk-x"},
+    )
+    ollama = build_provider(
+        ProviderConfig(
+            name="b", type="ollama", model="qwen3:8b", endpoint="http://localhost:11434"
+        ),
+        env={},
+    )
     pilot = build_provider(ProviderConfig(name="c", type="autopilot"), env={})
-    local = build_provider(ProviderConfig(name="d", type="local", model="smollm2-135m",
-                                          context_window=8192), env={})
+    local = build_provider(
+        ProviderConfig(name="d", type="local", model="smollm2-135m", context_window=8192), env={}
+    )
     assert isinstance(openai, OpenAIProvider) and openai.label == "m"
     assert isinstance(ollama, OllamaProvider) and ollama.label == "qwen3:8b"
     assert isinstance(pilot, AutopilotProvider) and pilot.label == "autopilot (rule-based)"

@@ -11,13 +11,20 @@ Step = tuple[str, dict[str, Any]] | int
 def _script() -> list[Step]:
     steps: list[Step] = [
         ("register", {"username": "Ada", "empire": "solarian"}),
-        ("accept_mission", {"mission_id": "prove_your_steel"}), 1,
-        ("buy", {"item_id": "pulse_laser_i", "quantity": 1}), 1,
-        ("install_mod", {"module_id": "pulse_laser_i"}), 1,
-        ("buy", {"item_id": "fuel_cell", "quantity": 3}), 1,
-        ("create_sell_order", {"item_id": "fuel_cell", "quantity": 3, "price_each": 31}), 1,
-        ("jump", {"target_system": "krynn"}), 6,
-        ("travel", {"target_poi": "krynn_belt"}), 4,
+        ("accept_mission", {"mission_id": "prove_your_steel"}),
+        1,
+        ("buy", {"item_id": "pulse_laser_i", "quantity": 1}),
+        1,
+        ("install_mod", {"module_id": "pulse_laser_i"}),
+        1,
+        ("buy", {"item_id": "fuel_cell", "quantity": 3}),
+        1,
+        ("create_sell_order", {"item_id": "fuel_cell", "quantity": 3, "price_each": 31}),
+        1,
+        ("jump", {"target_system": "krynn"}),
+        6,
+        ("travel", {"target_poi": "krynn_belt"}),
+        4,
     ]
     for _ in range(12):
         steps += [("attack", {"target_id": "pirate_3"}), 1]

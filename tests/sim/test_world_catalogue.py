@@ -117,6 +117,7 @@ def test_authenticated_tools_accept_an_optional_session_id() -> None:
 
 def test_every_input_schema_is_a_valid_json_schema() -> None:
     import jsonschema  # an mcp dependency: always installed
+
     for spec in World.tool_specs():
         jsonschema.Draft202012Validator.check_schema(spec["input_schema"])
         assert spec["description"]

@@ -27,7 +27,9 @@ def _to_pirates(pilot) -> str:
 def test_buying_and_installing_weapon_and_defence_modules(armed) -> None:
     status = armed.status()
     assert [m["id"] for m in status["modules"]] == [
-        "mining_laser_1", "pulse_laser_i", "shield_booster_i"
+        "mining_laser_1",
+        "pulse_laser_i",
+        "shield_booster_i",
     ]
     assert status["ship"]["max_shield"] == 80
     assert armed.cargo("pulse_laser_i") == 0
@@ -53,8 +55,10 @@ def test_uninstall_returns_the_module_to_cargo(armed) -> None:
 
 
 def test_pirates_lurk_in_low_security_systems_only(world: World) -> None:
-    police = {p["system_id"]: world.galaxy.systems[p["system_id"]].police_level
-              for p in world.pirates.values()}
+    police = {
+        p["system_id"]: world.galaxy.systems[p["system_id"]].police_level
+        for p in world.pirates.values()
+    }
     assert police and all(level <= 3 for level in police.values())
 
 

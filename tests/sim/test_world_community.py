@@ -10,9 +10,10 @@ from zoea_tui.sim.stats import PlayerStats, player_stats
 
 def test_status_message_and_colours(world: World, pilot) -> None:
     assert pilot("set_status", status_message="Mining for the Confederacy")["clan_tag"] == ""
-    assert pilot("set_colors", primary_color="#ff8800", secondary_color="#002244")[
-        "primary_color"
-    ] == "#FF8800"
+    assert (
+        pilot("set_colors", primary_color="#ff8800", secondary_color="#002244")["primary_color"]
+        == "#FF8800"
+    )
     player = pilot.status()["player"]
     assert player["status_message"] == "Mining for the Confederacy"
     assert player["secondary_color"] == "#002244"
@@ -23,8 +24,12 @@ def test_status_message_and_colours(world: World, pilot) -> None:
 def test_forum_threads_and_replies(make_pilot) -> None:
     ada, bob = make_pilot("Ada"), make_pilot("Bob")
     assert ada("forum_list")["threads"][0]["id"] == "thread_0"
-    created = ada("forum_create_thread", title="Best ore in Sol", content="Titanium at main_belt",
-                  category="strategies")
+    created = ada(
+        "forum_create_thread",
+        title="Best ore in Sol",
+        content="Titanium at main_belt",
+        category="strategies",
+    )
     bob("forum_reply", thread_id=created["thread_id"], content="Thanks!")
     thread = ada("forum_get_thread", thread_id=created["thread_id"])["thread"]
     assert [p["author"] for p in thread["posts"]] == ["Ada", "Bob"]

@@ -55,8 +55,13 @@ def test_buy_order_fills_against_another_pilots_sell_order(world: World, make_pi
     world.players["Bob"].credits = 1_000
     bought = bob.act("create_buy_order", item_id="gold_ore", quantity=5, price_each=80)
     assert bought["action"] == "bought" and bought["total_cost"] == 350
-    assert bought["fills"][0] == {"price_each": 70, "quantity": 5, "subtotal": 350,
-                                  "source": "player", "counterparty": "Ada"}
+    assert bought["fills"][0] == {
+        "price_each": 70,
+        "quantity": 5,
+        "subtotal": 350,
+        "source": "player",
+        "counterparty": "Ada",
+    }
     assert bob.status()["player"]["credits"] == 1_000 - 350
     assert bob.cargo("gold_ore") == 5
     assert ada.status()["player"]["credits"] == ada_credits + 350

@@ -27,7 +27,9 @@ async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
         # Written as a version-1 program would: the columns of that schema only.
         await old.connection.execute(
             "INSERT INTO memories (mysis_id, role, source, content, created_at, tokens) "
-            "VALUES (?, 'user', 'direct', ?, 0, 5)", (mysis.id, text))
+            "VALUES (?, 'user', 'direct', ?, 0, 5)",
+            (mysis.id, text),
+        )
     await old.add_broadcast("all hands: sell copper")
     await old.close()
 
@@ -46,7 +48,8 @@ async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
 async def test_schema_sql_matches_the_migrations(store: Store) -> None:
     recorded = (data_dir("store") / "schema.sql").read_text(encoding="utf-8")
     assert await schema_text(store.connection) == recorded, (
-        "store/schema.sql is stale: python -m zoea_tui.storage.schema > store/schema.sql")
+        "store/schema.sql is stale: python -m zoea_tui.storage.schema > store/schema.sql"
+    )
 
 
 async def test_a_database_newer_than_the_program_is_refused(tmp_path: Path) -> None:
@@ -60,8 +63,7 @@ async def test_a_database_newer_than_the_program_is_refused(tmp_path: Path) -> N
 
 
 async def test_store_uses_wal_foreign_keys_and_busy_timeout(store: Store) -> None:
-    for pragma, expected in (("journal_mode", "wal"), ("foreign_keys", 1),
-                             ("busy_timeout", 5000)):
+    for pragma, expected in (("journal_mode", "wal"), ("foreign_keys", 1), ("busy_timeout", 5000)):
         async with store.connection.execute(f"PRAGMA {pragma}") as cur:
             assert (await cur.fetchone())[0] == expected
 
@@ -84,8 +86,11 @@ async def test_history_load_takes_two_indexed_queries_whatever_the_length(
     store: Store,
 ) -> None:
     mysis = await store.create_mysis("alpha")
-    await store.add_memories(mysis.id, [NewMemory("user", "direct", "go")] + [
-        NewMemory("assistant", "llm", f"step {n}") for n in range(500)])
+    await store.add_memories(
+        mysis.id,
+        [NewMemory("user", "direct", "go")]
+        + [NewMemory("assistant", "llm", f"step {n}") for n in range(500)],
+    )
     statements: list[str] = []
     await store.connection.set_trace_callback(statements.append)
     await store.load_history(mysis.id, ComposeSettings(), strategy="turn-aware")
@@ -102,8 +107,9 @@ async def test_loaded_history_matches_the_reference_builder(store: Store) -> Non
     memories = [NewMemory("user", "direct", "old order")]
     for n in range(30):
         memories.append(NewMemory("assistant", "llm", tool_calls=(ToolCall(f"c{n}", "mine"),)))
-        memories.append(NewMemory("tool", "tool", f'{{"n": {n}}}', tool_call_id=f"c{n}",
-                                  tool_name="mine"))
+        memories.append(
+            NewMemory("tool", "tool", f'{{"n": {n}}}', tool_call_id=f"c{n}", tool_name="mine")
+        )
     memories.append(NewMemory("user", "summary", "summary of it all"))
     memories.append(NewMemory("user", "broadcast", "newest order"))
     stored = await store.add_memories(mysis.id, memories)
@@ -116,8 +122,10 @@ async def test_loaded_history_matches_the_reference_builder(store: Store) -> Non
         assert loaded.latest_summary == reference.latest_summary
         assert loaded.since_summary == reference.since_summary
         assert loaded.before_window_id == reference.before_window_id
-        assert compose(loaded, strategy, settings).messages[1:] == \
-            compose(reference, strategy, settings).messages[1:]
+        assert (
+            compose(loaded, strategy, settings).messages[1:]
+            == compose(reference, strategy, settings).messages[1:]
+        )
 
 
 async def test_history_up_to_an_id_recomposes_the_past(store: Store) -> None:
@@ -144,13 +152,14 @@ async def test_search_is_ranked_case_insensitive_and_bound_to_the_mysis(store: S
     beta = await store.create_mysis("beta")
     await store.add_memory(alpha.id, NewMemory("user", "direct", "Iron ore at Main Belt"))
     await store.add_memory(beta.id, NewMemory("user", "direct", "iron ore elsewhere"))
-    await store.add_memory(alpha.id, NewMemory("assistant", "llm", "ok",
-                                               reasoning="the belt is rich in IRON"))
+    await store.add_memory(
+        alpha.id, NewMemory("assistant", "llm", "ok", reasoning="the belt is rich in IRON")
+    )
     hits = await store.search_memories(alpha.id, "iron belt")
     assert [h.memory_id for h in hits] == [1], "content only, this Mysis only"
-    assert [h.snippet for h in await store.search_memories(alpha.id, "rich",
-                                                            field="reasoning")] == \
-        ["the belt is [rich] in IRON"]
+    assert [
+        h.snippet for h in await store.search_memories(alpha.id, "rich", field="reasoning")
+    ] == ["the belt is [rich] in IRON"]
     assert await store.search_memories(alpha.id, '"( * :^') == [], "syntax is not FTS syntax"
     assert len(await store.search_memories(alpha.id, 'ore")(*')) == 1
 
@@ -160,29 +169,49 @@ async def test_search_hits_carry_the_start_of_their_text_its_length_and_tick(
 ) -> None:
     mysis = await store.create_mysis("alpha")
     long = "iron " + "ore " * 3000
-    memory = await store.add_memory(mysis.id, NewMemory(
-        "tool", "tool", long, tool_call_id="c1", tool_name="get_cargo", game_tick=42,
-        reasoning="short thought about iron"))
+    memory = await store.add_memory(
+        mysis.id,
+        NewMemory(
+            "tool",
+            "tool",
+            long,
+            tool_call_id="c1",
+            tool_name="get_cargo",
+            game_tick=42,
+            reasoning="short thought about iron",
+        ),
+    )
     [hit] = await store.search_memories(mysis.id, "iron", text_limit=100)
-    assert (hit.memory_id, hit.role, hit.source, hit.tool_name, hit.game_tick) == \
-        (memory.id, "tool", "tool", "get_cargo", 42)
+    assert (hit.memory_id, hit.role, hit.source, hit.tool_name, hit.game_tick) == (
+        memory.id,
+        "tool",
+        "tool",
+        "get_cargo",
+        42,
+    )
     assert hit.text == long[:100] and hit.text_chars == len(long)
     assert hit.created_at == memory.created_at
     [thought] = await store.search_memories(mysis.id, "thought", field="reasoning")
     assert thought.text == "short thought about iron" and thought.text_chars == 24
-    broadcast = await store.add_broadcast("all hands: sell copper", sender_id="7",
-                                          game_tick=5)
+    broadcast = await store.add_broadcast("all hands: sell copper", sender_id="7", game_tick=5)
     [sent] = await store.search_broadcasts("copper", text_limit=9)
-    assert (sent.memory_id, sent.text, sent.text_chars, sent.game_tick, sent.extra) == \
-        (broadcast.id, "all hands", 22, 5, {"sender_id": "7"})
+    assert (sent.memory_id, sent.text, sent.text_chars, sent.game_tick, sent.extra) == (
+        broadcast.id,
+        "all hands",
+        22,
+        5,
+        {"sender_id": "7"},
+    )
 
 
 async def test_get_memory_is_one_lookup_by_id_bound_to_the_mysis(store: Store) -> None:
     alpha = await store.create_mysis("alpha")
     beta = await store.create_mysis("beta")
     call = ToolCall("c1", "captains_log_add", json.dumps({"entry": "ore at belt"}))
-    stored = await store.add_memory(alpha.id, NewMemory(
-        "assistant", "llm", "logging", reasoning="why", tool_calls=(call,), game_tick=3))
+    stored = await store.add_memory(
+        alpha.id,
+        NewMemory("assistant", "llm", "logging", reasoning="why", tool_calls=(call,), game_tick=3),
+    )
     statements: list[str] = []
     await store.connection.set_trace_callback(statements.append)
     loaded = await store.get_memory(alpha.id, stored.id)
@@ -190,8 +219,10 @@ async def test_get_memory_is_one_lookup_by_id_bound_to_the_mysis(store: Store) -
     assert loaded == stored and loaded.tool_calls == (call,)
     [select] = statements
     async with store.connection.execute(
-            f"EXPLAIN QUERY PLAN {select}".replace("?", str(stored.id), 1)
-            .replace("?", str(alpha.id), 1)) as cur:
+        f"EXPLAIN QUERY PLAN {select}".replace("?", str(stored.id), 1).replace(
+            "?", str(alpha.id), 1
+        )
+    ) as cur:
         plan = " ".join([str(row[3]) async for row in cur])
     assert "INTEGER PRIMARY KEY" in plan and "SCAN" not in plan
     assert await store.get_memory(beta.id, stored.id) is None, "another Mysis's memory"
@@ -205,7 +236,8 @@ async def test_deleting_a_mysis_removes_its_memories_and_index(store: Store) -> 
     async with store.connection.execute("SELECT COUNT(*) FROM memories") as cur:
         assert (await cur.fetchone())[0] == 0
     async with store.connection.execute(
-            "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'unique'") as cur:
+        "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'unique'"
+    ) as cur:
         assert (await cur.fetchone())[0] == 0
 
 
@@ -215,12 +247,16 @@ async def test_request_log_records_items_and_outcome(store: Store) -> None:
     history = await store.load_history(mysis.id, ComposeSettings())
     composition = compose(history, "turn-aware", ComposeSettings())
     request_id = await store.log_request(mysis.id, composition, last_memory_id=memory.id)
-    await store.finish_request(request_id, outcome="ok", prompt_tokens=321,
-                               completion_tokens=9, latency_ms=12.5)
+    await store.finish_request(
+        request_id, outcome="ok", prompt_tokens=321, completion_tokens=9, latency_ms=12.5
+    )
     [record] = await store.list_requests(mysis.id)
     assert record.items == [i.to_dict() for i in composition.items]
-    assert (record.outcome, record.prompt_tokens, record.estimated_tokens) == \
-        ("ok", 321, composition.tokens)
+    assert (record.outcome, record.prompt_tokens, record.estimated_tokens) == (
+        "ok",
+        321,
+        composition.tokens,
+    )
 
 
 async def test_summarize_loads_reuse_what_they_read_and_stay_exact(tmp_path: Path) -> None:
@@ -239,8 +275,9 @@ async def test_summarize_loads_reuse_what_they_read_and_stay_exact(tmp_path: Pat
             fresh_store = await Store.open(tmp_path / "zoea.db")
             try:
                 fresh = await fresh_store.load_history(mysis.id, settings, strategy="summarize")
-                past = await live.load_history(mysis.id, settings, strategy="summarize",
-                                               up_to_id=cached.window[0].id)
+                past = await live.load_history(
+                    mysis.id, settings, strategy="summarize", up_to_id=cached.window[0].id
+                )
             finally:
                 await fresh_store.close()
             assert [m.id for m in cached.since_summary] == [m.id for m in fresh.since_summary]
@@ -256,8 +293,9 @@ async def test_a_write_cancelled_at_any_point_leaves_no_transaction_open(store: 
     with "cannot start a transaction within a transaction")."""
     mysis = await store.create_mysis("cancelled")
     for steps in range(12):
-        task = asyncio.create_task(store.add_memory(mysis.id, NewMemory("user", "direct",
-                                                                        f"m{steps}")))
+        task = asyncio.create_task(
+            store.add_memory(mysis.id, NewMemory("user", "direct", f"m{steps}"))
+        )
         for _ in range(steps):
             await asyncio.sleep(0)
         task.cancel()

@@ -11,17 +11,25 @@ from zoea_tui.storage import NewMemory, Store, story
 
 async def _mysis_with(store: Store, name: str, n: int) -> int:
     mysis = await store.create_mysis(name)
-    await store.add_memories(mysis.id, [
-        NewMemory("user" if i % 3 == 0 else "assistant", "direct" if i % 3 == 0 else "llm",
-                  f"memory {i} of {name}" + (" iron ore at the belt" if i % 7 == 0 else ""))
-        for i in range(1, n + 1)])
+    await store.add_memories(
+        mysis.id,
+        [
+            NewMemory(
+                "user" if i % 3 == 0 else "assistant",
+                "direct" if i % 3 == 0 else "llm",
+                f"memory {i} of {name}" + (" iron ore at the belt" if i % 7 == 0 else ""),
+            )
+            for i in range(1, n + 1)
+        ],
+    )
     return mysis.id
 
 
 def _composition(n: int) -> Composition:
     items = tuple(Item("user", "memory", "kept", 5, memory_id=i) for i in range(n))
-    return Composition("turn-aware", tuple({"role": "user", "content": "x"} for _ in items),
-                       items, (), 5 * n)
+    return Composition(
+        "turn-aware", tuple({"role": "user", "content": "x"} for _ in items), items, (), 5 * n
+    )
 
 
 async def test_pages_walk_back_to_the_first_memory(store: Store) -> None:
@@ -68,8 +76,9 @@ async def test_search_ranks_memories_and_broadcasts_with_marked_hits(store: Stor
 async def test_requests_newest_first_with_answer_and_previous(store: Store) -> None:
     ada = await _mysis_with(store, "Ada", 6)
     first = await store.log_request(ada, _composition(3), last_memory_id=3)
-    await store.finish_request(first, outcome="ok", prompt_tokens=10, latency_ms=5.0,
-                               cached_tokens=4)
+    await store.finish_request(
+        first, outcome="ok", prompt_tokens=10, latency_ms=5.0, cached_tokens=4
+    )
     second = await store.log_request(ada, _composition(5), last_memory_id=5)
     await store.finish_request(second, outcome="error", error="HTTP 503")
     page = await story.request_page(store, ada)

@@ -26,8 +26,10 @@ from .helpers import seed
 def fast_config() -> Config:
     """The default configuration with a quick game tick and short pauses between turns
     (a Mysis that ends its turn waits for the nudge: 30 s by default)."""
-    return Config(game=GameConfig(tick_seconds=0.2),
-                  nudge=NudgeConfig(idle_seconds=0.5, wait_state_seconds=1.0))
+    return Config(
+        game=GameConfig(tick_seconds=0.2),
+        nudge=NudgeConfig(idle_seconds=0.5, wait_state_seconds=1.0),
+    )
 
 
 @pytest.fixture
@@ -55,8 +57,7 @@ def app(commander: Commander) -> ZoeaApp:
 @pytest.fixture
 def utc_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Times shown in UTC, so pictures do not depend on the machine's time zone."""
-    monkeypatch.setattr(formatting, "clock",
-                        lambda ts: time.strftime("%H:%M:%S", time.gmtime(ts)))
+    monkeypatch.setattr(formatting, "clock", lambda ts: time.strftime("%H:%M:%S", time.gmtime(ts)))
 
 
 @pytest.fixture
@@ -65,5 +66,3 @@ def seeded_db(tmp_path: Path) -> Path:
     path = tmp_path / "seeded.db"
     asyncio.run(seed(path))
     return path
-
-

@@ -20,32 +20,82 @@ T0 = 1767323045.0
 
 
 SEEDED_CONVERSATION = (
-    NewMemory("user", "direct", "Mine ore at the belt, sell it at the station, report back.",
-              created_at=T0, game_tick=10),
-    NewMemory("assistant", "llm", "", reasoning="No account yet: I log in first.\n"
-              "Then I check where I am.",
-              tool_calls=(ToolCall("call_1", "login", '{"username": "Ada"}'),),
-              created_at=T0 + 2, game_tick=10),
-    NewMemory("tool", "tool", '{"player": {"username": "Ada", "credits": 150}, '
-              '"session": "[redacted]"}', tool_call_id="call_1", tool_name="login",
-              created_at=T0 + 3, game_tick=11),
-    NewMemory("assistant", "llm", "",
-              tool_calls=(ToolCall("call_2", "get_system", "{}"),),
-              created_at=T0 + 4, game_tick=11),
-    NewMemory("tool", "tool", '{"system": {"id": "sol", "name": "Sol", "pois": ['
-              + ", ".join(f'{{"id": "poi_{i}", "name": "Station {i}"}}' for i in range(40))
-              + "]}}", tool_call_id="call_2", tool_name="get_system",
-              created_at=T0 + 5, game_tick=12),
-    NewMemory("assistant", "llm", "",
-              tool_calls=(ToolCall("call_3", "travel", '{"poi": "sol_belt"}'),),
-              created_at=T0 + 6, game_tick=12),
-    NewMemory("tool", "tool", '{"error": {"code": "cooldown", "message": "Engines are '
-              'cooling down; try again at tick 14."}}', tool_call_id="call_3",
-              tool_name="travel", created_at=T0 + 7, game_tick=12),
-    NewMemory("assistant", "llm", "Engines cooling down. I will travel to the belt at "
-              "tick 14 and start mining.", created_at=T0 + 8, game_tick=12),
-    NewMemory("user", "broadcast", "All pilots: iron ore sells high at Sol Station.",
-              created_at=T0 + 20, game_tick=15),
+    NewMemory(
+        "user",
+        "direct",
+        "Mine ore at the belt, sell it at the station, report back.",
+        created_at=T0,
+        game_tick=10,
+    ),
+    NewMemory(
+        "assistant",
+        "llm",
+        "",
+        reasoning="No account yet: I log in first.\nThen I check where I am.",
+        tool_calls=(ToolCall("call_1", "login", '{"username": "Ada"}'),),
+        created_at=T0 + 2,
+        game_tick=10,
+    ),
+    NewMemory(
+        "tool",
+        "tool",
+        '{"player": {"username": "Ada", "credits": 150}, "session": "[redacted]"}',
+        tool_call_id="call_1",
+        tool_name="login",
+        created_at=T0 + 3,
+        game_tick=11,
+    ),
+    NewMemory(
+        "assistant",
+        "llm",
+        "",
+        tool_calls=(ToolCall("call_2", "get_system", "{}"),),
+        created_at=T0 + 4,
+        game_tick=11,
+    ),
+    NewMemory(
+        "tool",
+        "tool",
+        '{"system": {"id": "sol", "name": "Sol", "pois": ['
+        + ", ".join(f'{{"id": "poi_{i}", "name": "Station {i}"}}' for i in range(40))
+        + "]}}",
+        tool_call_id="call_2",
+        tool_name="get_system",
+        created_at=T0 + 5,
+        game_tick=12,
+    ),
+    NewMemory(
+        "assistant",
+        "llm",
+        "",
+        tool_calls=(ToolCall("call_3", "travel", '{"poi": "sol_belt"}'),),
+        created_at=T0 + 6,
+        game_tick=12,
+    ),
+    NewMemory(
+        "tool",
+        "tool",
+        '{"error": {"code": "cooldown", "message": "Engines are '
+        'cooling down; try again at tick 14."}}',
+        tool_call_id="call_3",
+        tool_name="travel",
+        created_at=T0 + 7,
+        game_tick=12,
+    ),
+    NewMemory(
+        "assistant",
+        "llm",
+        "Engines cooling down. I will travel to the belt at tick 14 and start mining.",
+        created_at=T0 + 8,
+        game_tick=12,
+    ),
+    NewMemory(
+        "user",
+        "broadcast",
+        "All pilots: iron ore sells high at Sol Station.",
+        created_at=T0 + 20,
+        game_tick=15,
+    ),
 )
 
 
@@ -59,13 +109,17 @@ async def seed(path: Path) -> None:
         brin = await store.create_mysis("Brin", provider="autopilot", strategy="loop-slice")
         await store.update_mysis(brin.id, state="stopped", account="Brin")
         cass = await store.create_mysis("Cass", provider="autopilot", strategy="summarize")
-        await store.update_mysis(cass.id, state="errored",
-                                 last_error="the model endpoint refused the request "
-                                            "(HTTP 503): try again later")
-        sent = await store.add_broadcast("All pilots: iron ore sells high at Sol Station.",
-                                         sender_id=None, game_tick=15)
+        await store.update_mysis(
+            cass.id,
+            state="errored",
+            last_error="the model endpoint refused the request (HTTP 503): try again later",
+        )
+        sent = await store.add_broadcast(
+            "All pilots: iron ore sells high at Sol Station.", sender_id=None, game_tick=15
+        )
         await store.connection.execute(
-            "UPDATE broadcasts SET created_at = ? WHERE id = ?", (T0 + 20, sent.id))
+            "UPDATE broadcasts SET created_at = ? WHERE id = ?", (T0 + 20, sent.id)
+        )
     finally:
         await store.close()
 
@@ -79,8 +133,12 @@ def opener(config: Config, db_path: Path) -> Callable[[], Awaitable[Commander]]:
     return open_commander
 
 
-async def wait_for(pilot: Pilot, predicate: Callable[[], object], timeout: float = 10.0,
-                   what: str = "the condition") -> None:
+async def wait_for(
+    pilot: Pilot,
+    predicate: Callable[[], object],
+    timeout: float = 10.0,
+    what: str = "the condition",
+) -> None:
     """Let the app run until ``predicate()`` is true (fails after ``timeout`` seconds)."""
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -95,8 +153,7 @@ async def settle(pilot: Pilot) -> None:
     assert isinstance(app, ZoeaApp)
     await wait_for(pilot, lambda: app.commander is not None, what="the engine")
     for _ in range(3):
-        finite = [w for w in app.workers
-                  if w.group not in {"engine-events"} and not w.is_finished]
+        finite = [w for w in app.workers if w.group not in {"engine-events"} and not w.is_finished]
         if finite:
             # A newer worker of an exclusive group cancels the older one: not a failure.
             await asyncio.gather(*(w.wait() for w in finite), return_exceptions=True)

@@ -18,12 +18,24 @@ async def seed_long(path: Path, n: int) -> int:
     store = await Store.open(path)
     try:
         ada = (await store.list_myses())[0].id
-        rows = [NewMemory("assistant", "llm", f"Log line {i}: mined {i % 7} iron ore.",
-                          created_at=T0 + 100 + i, game_tick=20 + i // 10)
-                for i in range(1, n + 1)]
+        rows = [
+            NewMemory(
+                "assistant",
+                "llm",
+                f"Log line {i}: mined {i % 7} iron ore.",
+                created_at=T0 + 100 + i,
+                game_tick=20 + i // 10,
+            )
+            for i in range(1, n + 1)
+        ]
         await store.import_conversation("Ada", rows)
-        await store.begin_turn(ada, "nudge", 10_000_000, nudge_level=2,
-                               text="You need to respond. Check your notifications.")
+        await store.begin_turn(
+            ada,
+            "nudge",
+            10_000_000,
+            nudge_level=2,
+            text="You need to respond. Check your notifications.",
+        )
         return ada
     finally:
         await store.close()
@@ -37,20 +49,37 @@ async def seed_requests(path: Path) -> int:
     try:
         ada = (await store.list_myses())[0].id
         settings = Config().compose_settings(None)
-        for prompt, answer in (("Report your cargo.", "Cargo: 12 iron ore."),
-                               ("Sell it at Sol Station.", "")):
-            await store.add_memory(ada, NewMemory("user", "direct", prompt,
-                                                  created_at=T0 + 30, game_tick=16))
-            composition = await next_composition(store, ada, "turn-aware", settings,
-                                                 game_state="Location: sol / sol_station")
-            request = await store.log_request(ada, composition,
-                                              last_memory_id=composition.last_memory_id,
-                                              settings=settings)
-            await store.finish_request(request, outcome="ok", prompt_tokens=composition.tokens,
-                                       latency_ms=840.0, cached_tokens=1024)
-            await store.add_memory(ada, NewMemory(
-                "assistant", "llm", answer, created_at=T0 + 31, game_tick=16,
-                tool_calls=() if answer else (ToolCall("call_9", "sell", '{"item": "ore"}'),)))
+        for prompt, answer in (
+            ("Report your cargo.", "Cargo: 12 iron ore."),
+            ("Sell it at Sol Station.", ""),
+        ):
+            await store.add_memory(
+                ada, NewMemory("user", "direct", prompt, created_at=T0 + 30, game_tick=16)
+            )
+            composition = await next_composition(
+                store, ada, "turn-aware", settings, game_state="Location: sol / sol_station"
+            )
+            request = await store.log_request(
+                ada, composition, last_memory_id=composition.last_memory_id, settings=settings
+            )
+            await store.finish_request(
+                request,
+                outcome="ok",
+                prompt_tokens=composition.tokens,
+                latency_ms=840.0,
+                cached_tokens=1024,
+            )
+            await store.add_memory(
+                ada,
+                NewMemory(
+                    "assistant",
+                    "llm",
+                    answer,
+                    created_at=T0 + 31,
+                    game_tick=16,
+                    tool_calls=() if answer else (ToolCall("call_9", "sell", '{"item": "ore"}'),),
+                ),
+            )
         await store.connection.execute("UPDATE requests SET created_at = ?", (T0 + 30,))
         return ada
     finally:

@@ -17,7 +17,8 @@ from .helpers import opener, settle, wait_for
 
 
 async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
-        seeded_db: Path, still_config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded_db: Path, still_config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(ArenaScreen, "ticks", 15)
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=(140, 40)) as pilot:
@@ -55,7 +56,8 @@ async def _arena(pilot) -> None:  # type: ignore[no-untyped-def]
     await settle(pilot)
 
 
-def test_arena_snapshot(snap_compare, seeded_db: Path, still_config: Config,
-                        utc_clock: None) -> None:
+def test_arena_snapshot(
+    snap_compare, seeded_db: Path, still_config: Config, utc_clock: None
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     assert snap_compare(app, terminal_size=(120, 36), run_before=_arena)

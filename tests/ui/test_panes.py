@@ -33,10 +33,21 @@ from .helpers import opener, settle, wait_for
 
 
 def view(**changes: object) -> MysisView:
-    base = dict(id=1, name="Ada", provider="autopilot", model="", strategy="turn-aware",
-                provider_label="autopilot (rule-based)", state="running", account="Ada",
-                nudges=1, max_nudges=3, last_tokens=3_100, activity="mining",
-                last_answer="Sold 12 iron ore for 240 credits.")
+    base = dict(
+        id=1,
+        name="Ada",
+        provider="autopilot",
+        model="",
+        strategy="turn-aware",
+        provider_label="autopilot (rule-based)",
+        state="running",
+        account="Ada",
+        nudges=1,
+        max_nudges=3,
+        last_tokens=3_100,
+        activity="mining",
+        last_answer="Sold 12 iron ore for 240 credits.",
+    )
     base.update(changes)
     return MysisView(**base)  # type: ignore[arg-type]
 
@@ -44,10 +55,13 @@ def view(**changes: object) -> MysisView:
 # -- layout ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("count, width, height", [
-    (3, 78, 11), (3, 116, 27), (3, 196, 40), (16, 196, 47), (8, 116, 27), (1, 78, 11)])
+@pytest.mark.parametrize(
+    "count, width, height",
+    [(3, 78, 11), (3, 116, 27), (3, 196, 40), (16, 196, 47), (8, 116, 27), (1, 78, 11)],
+)
 def test_every_pane_of_the_grid_fits_the_space_and_holds_a_pane(
-        count: int, width: int, height: int) -> None:
+    count: int, width: int, height: int
+) -> None:
     plan = plan_layout(count, width, height)
     assert not plan.compact
     assert plan.columns * plan.rows >= count
@@ -70,11 +84,23 @@ def test_pane_shows_state_model_nudges_meter_facts_answer_and_actions() -> None:
     tail.finished(ToolCall("c1", "travel", "{}"), is_error=False, error_code=None)
     tail.started(ToolCall("c2", "mine", "{}"))
     facts = GameFacts(location="sol / main_belt", credits="1,250", cargo="12/50")
-    text = pane_text(view(next_nudge_at=1_000.0 + 25), facts, tail, 60, 12, 32_768,
-                     now=1_000.0).plain
-    for part in ("mining", "↻1/3", "nudge in 25s", "autopilot (rule-based)", "turn-aware",
-                 "3.1k/32.8k", "sol / main_belt", "1,250", "12/50",
-                 "Sold 12 iron ore", "✓ travel poi=main_belt", "⋯ mine"):
+    text = pane_text(
+        view(next_nudge_at=1_000.0 + 25), facts, tail, 60, 12, 32_768, now=1_000.0
+    ).plain
+    for part in (
+        "mining",
+        "↻1/3",
+        "nudge in 25s",
+        "autopilot (rule-based)",
+        "turn-aware",
+        "3.1k/32.8k",
+        "sol / main_belt",
+        "1,250",
+        "12/50",
+        "Sold 12 iron ore",
+        "✓ travel poi=main_belt",
+        "⋯ mine",
+    ):
         assert part in text, part
 
 
@@ -90,32 +116,51 @@ def test_pane_lines_never_pass_its_width_or_height() -> None:
 
 
 def test_an_errored_pane_shows_its_error() -> None:
-    text = pane_text(view(state="errored", last_error="HTTP 503\nretry later"), GameFacts(),
-                     (), 60, 10, 4096).plain
+    text = pane_text(
+        view(state="errored", last_error="HTTP 503\nretry later"), GameFacts(), (), 60, 10, 4096
+    ).plain
     assert "✖ HTTP 503 retry later" in text
 
 
 def test_tail_and_latest_answer_come_from_stored_memories() -> None:
     memories = [
-        Memory(1, 1, "assistant", "llm", tool_calls=(ToolCall("a", "mine", "{}"),
-                                                     ToolCall("b", "sell", "{}"))),
+        Memory(
+            1,
+            1,
+            "assistant",
+            "llm",
+            tool_calls=(ToolCall("a", "mine", "{}"), ToolCall("b", "sell", "{}")),
+        ),
         Memory(2, 1, "tool", "tool", '{"mined": 3}', tool_call_id="a", tool_name="mine"),
-        Memory(3, 1, "tool", "tool", '{"error": {"code": "not_docked", "message": "x"}}',
-               tool_call_id="b", tool_name="sell"),
+        Memory(
+            3,
+            1,
+            "tool",
+            "tool",
+            '{"error": {"code": "not_docked", "message": "x"}}',
+            tool_call_id="b",
+            tool_name="sell",
+        ),
         Memory(4, 1, "assistant", "llm", "Mined 3 ore.\nMore later."),
     ]
     actions = list(tail_from_memories(memories))
     assert [(a.name, a.status, a.error) for a in actions] == [
-        ("mine", "ok", ""), ("sell", "error", "not_docked")]
+        ("mine", "ok", ""),
+        ("sell", "error", "not_docked"),
+    ]
     assert latest_answer(memories) == "Mined 3 ore."
 
 
 def test_facts_are_projected_from_the_cache_fields() -> None:
-    facts = facts_from_fields({"system": {"value": "sol", "tick": 1},
-                               "poi": {"value": "main_belt", "tick": 1},
-                               "credits": {"value": 1250, "tick": 2},
-                               "cargo": {"value": "12/50", "tick": 2},
-                               "docked": {"value": "yes", "tick": 2}})
+    facts = facts_from_fields(
+        {
+            "system": {"value": "sol", "tick": 1},
+            "poi": {"value": "main_belt", "tick": 1},
+            "credits": {"value": 1250, "tick": 2},
+            "cargo": {"value": "12/50", "tick": 2},
+            "docked": {"value": "yes", "tick": 2},
+        }
+    )
     assert facts == GameFacts("sol / main_belt", "1,250", "12/50", True)
 
 
@@ -123,7 +168,8 @@ def test_facts_are_projected_from_the_cache_fields() -> None:
 
 
 async def test_arrows_move_across_the_grid_and_enter_opens_the_focus_view(
-        seeded_db: Path, still_config: Config) -> None:
+    seeded_db: Path, still_config: Config
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -142,7 +188,8 @@ async def test_arrows_move_across_the_grid_and_enter_opens_the_focus_view(
 
 
 async def test_the_grid_reflows_when_the_terminal_changes_size(
-        seeded_db: Path, still_config: Config) -> None:
+    seeded_db: Path, still_config: Config
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
@@ -156,7 +203,8 @@ async def test_the_grid_reflows_when_the_terminal_changes_size(
 
 
 async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_panes(
-        seeded_db: Path, still_config: Config) -> None:
+    seeded_db: Path, still_config: Config
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=(200, 60)) as pilot:
         await settle(pilot)
@@ -191,7 +239,8 @@ async def test_many_myses_become_a_compact_list(tmp_path: Path, still_config: Co
 
 
 async def test_tool_calls_appear_in_the_panes_action_tail(
-        seeded_db: Path, still_config: Config) -> None:
+    seeded_db: Path, still_config: Config
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot)
@@ -200,19 +249,22 @@ async def test_tool_calls_appear_in_the_panes_action_tail(
         first = commander.myses()[0]
         call = ToolCall("live-1", "scan_asteroids", '{"depth": 3}')
         await commander.bus.publish(ToolCallStarted(mysis_id=first.id, call=call))
-        await commander.bus.publish(ToolCallFinished(mysis_id=first.id, call=call,
-                                                     is_error=False, error_code=None,
-                                                     latency_s=0.01))
+        await commander.bus.publish(
+            ToolCallFinished(
+                mysis_id=first.id, call=call, is_error=False, error_code=None, latency_s=0.01
+            )
+        )
         pane = app.screen.query_one(f"#mysis-{first.id}", MysisPane)
-        await wait_for(pilot, lambda: any(a.call_id == "live-1" for a in pane.actions),
-                       what="the live action")
+        await wait_for(
+            pilot, lambda: any(a.call_id == "live-1" for a in pane.actions), what="the live action"
+        )
         await pilot.pause()
         assert "✓ scan_asteroids depth=3" in pane.render().plain
 
 
 async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
-        seeded_db: Path, still_config: Config, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    seeded_db: Path, still_config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     marks = tmp_path / "marks"
     monkeypatch.setenv("ZOEA_FRAME_MARKS", str(marks))
     app = ZoeaApp(opener(still_config, seeded_db))
@@ -222,8 +274,9 @@ async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
         await settle(pilot)
         await pilot.press("enter")
         await settle(pilot)
-        await wait_for(pilot, lambda: "\tFocusScreen\t2" in marks.read_text(),
-                       what="the focus view's mark")
+        await wait_for(
+            pilot, lambda: "\tFocusScreen\t2" in marks.read_text(), what="the focus view's mark"
+        )
     lines = [line.split("\t") for line in marks.read_text().splitlines()]
     assert lines[0][0] == "first"
     kinds = [(f[0], f[2], f[3]) for f in lines if f[0] == "mark"]

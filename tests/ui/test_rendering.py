@@ -16,10 +16,20 @@ from zoea_tui.ui.widgets.status_bar import SwarmStatus, status_text
 
 
 def view(**kw: object) -> MysisView:
-    base = dict(id=1, name="Ada", provider="ollama-qwen", model="qwen3:8b",
-                provider_label="ollama · qwen3:8b", strategy="turn-aware", state="running",
-                account="ada", nudges=2, last_tokens=1200, activity="thinking",
-                last_line="I will mine")
+    base = dict(
+        id=1,
+        name="Ada",
+        provider="ollama-qwen",
+        model="qwen3:8b",
+        provider_label="ollama · qwen3:8b",
+        strategy="turn-aware",
+        state="running",
+        account="ada",
+        nudges=2,
+        last_tokens=1200,
+        activity="thinking",
+        last_line="I will mine",
+    )
     base.update(kw)
     return MysisView(**base)  # type: ignore[arg-type]
 
@@ -46,8 +56,16 @@ def test_one_line_flattens_and_cuts() -> None:
 
 def test_row_shows_model_account_nudges_tokens_and_latest_line() -> None:
     text = row_text(view(), 120, 32_768, selected=True).plain
-    for part in ("Ada", "thinking", "ollama · qwen3:8b", "@ada", "2/3", "1.2k/32.8k",
-                 "I will mine", "▸"):
+    for part in (
+        "Ada",
+        "thinking",
+        "ollama · qwen3:8b",
+        "@ada",
+        "2/3",
+        "1.2k/32.8k",
+        "I will mine",
+        "▸",
+    ):
         assert part in text
 
 
@@ -60,8 +78,9 @@ def test_row_warns_near_the_context_window() -> None:
 
 
 def test_row_of_an_errored_mysis_shows_the_error() -> None:
-    text = row_text(view(state="errored", last_error="HTTP 503\nretry later"), 100, 4096,
-                    selected=False).plain
+    text = row_text(
+        view(state="errored", last_error="HTTP 503\nretry later"), 100, 4096, selected=False
+    ).plain
     assert "error: HTTP 503 retry later" in text
     assert "✖" in text
 
@@ -72,8 +91,15 @@ def test_row_fits_80_columns() -> None:
 
 
 def test_status_shows_network_tick_and_counts() -> None:
-    status = SwarmStatus(llm=2, mcp=1, tick=42, counts={"running": 3, "errored": 1},
-                         total=4, max_myses=16, connected=True)
+    status = SwarmStatus(
+        llm=2,
+        mcp=1,
+        tick=42,
+        counts={"running": 3, "errored": 1},
+        total=4,
+        max_myses=16,
+        connected=True,
+    )
     text = status_text(status, 120).plain
     for part in ("LLM", " 2 ", "MCP", "T42", "● 3", "✖ 1", "4/16"):
         assert part in text
@@ -81,8 +107,17 @@ def test_status_shows_network_tick_and_counts() -> None:
 
 
 def test_log_entry_stamps_time_and_tick_and_collapses_long_results() -> None:
-    memory = Memory(id=7, mysis_id=1, role="tool", source="tool", content="x" * 5000,
-                    tool_name="get_map", tool_call_id="c1", created_at=0.0, game_tick=12)
+    memory = Memory(
+        id=7,
+        mysis_id=1,
+        role="tool",
+        source="tool",
+        content="x" * 5000,
+        tool_name="get_map",
+        tool_call_id="c1",
+        created_at=0.0,
+        game_tick=12,
+    )
     collapsed = entry_parts(memory, expanded=False, names={})
     assert "T12" in collapsed.header.plain and "TOOL get_map" in collapsed.header.plain
     assert collapsed.expandable and "click or press enter" in collapsed.plain
@@ -92,8 +127,14 @@ def test_log_entry_stamps_time_and_tick_and_collapses_long_results() -> None:
 
 def test_log_entry_shows_tool_calls_with_arguments_and_reasoning_collapsed() -> None:
     reasoning = "step 1\n" + "detail " * 30 + "\nstep 3 at the end"
-    memory = Memory(id=8, mysis_id=1, role="assistant", source="llm", reasoning=reasoning,
-                    tool_calls=(ToolCall("c1", "travel", '{"poi":"belt"}'),))
+    memory = Memory(
+        id=8,
+        mysis_id=1,
+        role="assistant",
+        source="llm",
+        reasoning=reasoning,
+        tool_calls=(ToolCall("c1", "travel", '{"poi":"belt"}'),),
+    )
     parts = entry_parts(memory, expanded=False, names={})
     assert 'travel({"poi": "belt"})' in parts.plain
     assert "reasoning (3 lines)" in parts.plain and "step 3 at the end" not in parts.plain
@@ -102,43 +143,68 @@ def test_log_entry_shows_tool_calls_with_arguments_and_reasoning_collapsed() -> 
 
 def test_error_results_are_shown_whole() -> None:
     content = '{"error": {"code": "cooldown", "message": "' + "wait " * 400 + '"}}'
-    memory = Memory(id=9, mysis_id=1, role="tool", source="tool", content=content,
-                    tool_name="travel")
+    memory = Memory(
+        id=9, mysis_id=1, role="tool", source="tool", content=content, tool_name="travel"
+    )
     assert is_error_result(memory)
     parts = entry_parts(memory, expanded=False, names={})
     assert content in parts.plain and "✗" in parts.header.plain
 
 
 def test_swarm_broadcasts_name_their_sender() -> None:
-    memory = Memory(id=3, mysis_id=1, role="user", source="broadcast", content="go",
-                    sender_id="2")
+    memory = Memory(id=3, mysis_id=1, role="user", source="broadcast", content="go", sender_id="2")
     assert "SWARM (Brin)" in entry_parts(memory, expanded=False, names={"2": "Brin"}).plain
 
 
 def test_preview_lists_role_provenance_tokens_strategy_and_total() -> None:
     composition = Composition(
         strategy="loop-slice",
-        messages=({"role": "system", "content": "You are Ada"},
-                  {"role": "user", "content": "Continue."},
-                  {"role": "tool", "content": "[truncated]", "tool_call_id": "c1"}),
-        items=(Item("system", "system", "synthetic", 10),
-               Item("user", "nudge", "synthetic", 3),
-               Item("tool", "memory", "truncated", 4000, memory_id=41, reason="over budget")),
-        dropped=(Dropped(12, "earlier turn"),), tokens=4013)
+        messages=(
+            {"role": "system", "content": "You are Ada"},
+            {"role": "user", "content": "Continue."},
+            {"role": "tool", "content": "[truncated]", "tool_call_id": "c1"},
+        ),
+        items=(
+            Item("system", "system", "synthetic", 10),
+            Item("user", "nudge", "synthetic", 3),
+            Item("tool", "memory", "truncated", 4000, memory_id=41, reason="over budget"),
+        ),
+        dropped=(Dropped(12, "earlier turn"),),
+        tokens=4013,
+    )
     text = preview_plain(PreviewData(composition, 32_768, valid=True))
-    for part in ("loop-slice", "3 msg", "~4,013/32,768 tok", "valid", "system prompt",
-                 "nudge (synthetic)", "memory #41 · truncated", "4,000 tok", "1 left out",
-                 "earlier turn", "#12"):
+    for part in (
+        "loop-slice",
+        "3 msg",
+        "~4,013/32,768 tok",
+        "valid",
+        "system prompt",
+        "nudge (synthetic)",
+        "memory #41 · truncated",
+        "4,000 tok",
+        "1 left out",
+        "earlier turn",
+        "#12",
+    ):
         assert part in text, part
-    assert provenance(Item("tool", "placeholder", "placeholder", 5, memory_id=3)) == \
-        "placeholder for #3"
+    assert (
+        provenance(Item("tool", "placeholder", "placeholder", 5, memory_id=3))
+        == "placeholder for #3"
+    )
     assert provenance(Item("user", "summary", "kept", 5, memory_id=9)) == "summary #9"
 
 
 def _waiting_view(**fields: object) -> MysisView:
-    base = {"id": 1, "name": "Ada", "provider": "autopilot", "model": "",
-            "provider_label": "autopilot (rule-based)", "strategy": "turn-aware",
-            "state": "running", "activity": "waiting"}
+    base = {
+        "id": 1,
+        "name": "Ada",
+        "provider": "autopilot",
+        "model": "",
+        "provider_label": "autopilot (rule-based)",
+        "strategy": "turn-aware",
+        "state": "running",
+        "activity": "waiting",
+    }
     return MysisView(**(base | fields))  # type: ignore[arg-type]
 
 
@@ -149,14 +215,17 @@ def test_a_waiting_row_shows_its_next_nudge_and_latest_answer() -> None:
     row = row_text(view, 120, 32_768, False).plain
     assert "next nudge in" in row and "Sold 50 ore. Credits 900." in row
     game = fmt.next_nudge(1_005.0, True, now=1_000.0).plain
-    assert game.startswith("game wait") and fmt.next_nudge(990.0, False, now=1_000.0).plain \
-        == "nudge due"
+    assert (
+        game.startswith("game wait")
+        and fmt.next_nudge(990.0, False, now=1_000.0).plain == "nudge due"
+    )
 
 
 def test_an_idle_row_says_why_it_went_idle() -> None:
     view = _waiting_view(state="idle", last_error="Failed to respond after 3 encouragements")
-    assert "idle: Failed to respond after 3 encouragements" in row_text(view, 120, 32_768,
-                                                                          False).plain
+    assert (
+        "idle: Failed to respond after 3 encouragements" in row_text(view, 120, 32_768, False).plain
+    )
 
 
 def test_the_focus_header_shows_the_cached_tokens_the_server_reported() -> None:

@@ -64,23 +64,36 @@ VIEWS: dict[str, Callable[[Pilot], Awaitable[None]]] = {
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("view", list(VIEWS))
-def test_view(snap_compare, seeded_db: Path, still_config: Config, utc_clock: None,
-              view: str, size: tuple[int, int]) -> None:
+def test_view(
+    snap_compare,
+    seeded_db: Path,
+    still_config: Config,
+    utc_clock: None,
+    view: str,
+    size: tuple[int, int],
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     assert snap_compare(app, terminal_size=size, run_before=VIEWS[view])
 
 
 @pytest.mark.parametrize("view", [_new_mysis, _broadcast], ids=["new-mysis", "broadcast"])
-def test_dialog(snap_compare, seeded_db: Path, still_config: Config, utc_clock: None,
-                view: Callable[[Pilot], Awaitable[None]]) -> None:
+def test_dialog(
+    snap_compare,
+    seeded_db: Path,
+    still_config: Config,
+    utc_clock: None,
+    view: Callable[[Pilot], Awaitable[None]],
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     assert snap_compare(app, terminal_size=(80, 24), run_before=view)
 
 
-@pytest.mark.parametrize("size", [pytest.param((120, 40), id="120x40"),
-                                  pytest.param((200, 60), id="200x60")])
-def test_swarm_panes(snap_compare, seeded_db: Path, still_config: Config, utc_clock: None,
-                     size: tuple[int, int]) -> None:
+@pytest.mark.parametrize(
+    "size", [pytest.param((120, 40), id="120x40"), pytest.param((200, 60), id="200x60")]
+)
+def test_swarm_panes(
+    snap_compare, seeded_db: Path, still_config: Config, utc_clock: None, size: tuple[int, int]
+) -> None:
     """The panes fill the terminal (at 200 columns the selected Mysis's next request
     stands beside them); 80×24 is ``test_view[dashboard-80x24]``."""
     app = ZoeaApp(opener(still_config, seeded_db))

@@ -29,8 +29,9 @@ async def _focus(pilot) -> ConversationLog:  # type: ignore[no-untyped-def]
     return pilot.app.screen.query_one(ConversationLog)
 
 
-async def test_home_reaches_memory_one_and_end_the_newest(tmp_path: Path,
-                                                          still_config: Config) -> None:
+async def test_home_reaches_memory_one_and_end_the_newest(
+    tmp_path: Path, still_config: Config
+) -> None:
     db = tmp_path / "long.db"
     await seed_long(db, 3000)
     app = ZoeaApp(opener(still_config, db))
@@ -40,8 +41,7 @@ async def test_home_reaches_memory_one_and_end_the_newest(tmp_path: Path,
         assert "of 3,009" in str(log.border_subtitle)
         await pilot.press("home")
         await settle(pilot)
-        await wait_for(pilot, lambda: log.span is not None and log.span[0] == 1,
-                       what="memory #1")
+        await wait_for(pilot, lambda: log.span is not None and log.span[0] == 1, what="memory #1")
         assert log.at_start and log.scroll_y == 0
         assert log.entries[0].memory.content.startswith("Mine ore")
         assert app.screen.bench_state == "page 1-50"
@@ -54,7 +54,8 @@ async def test_home_reaches_memory_one_and_end_the_newest(tmp_path: Path,
 
 
 async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
-        tmp_path: Path, still_config: Config) -> None:
+    tmp_path: Path, still_config: Config
+) -> None:
     db = tmp_path / "long.db"
     await seed_long(db, 1000)
     app = ZoeaApp(opener(still_config, db))
@@ -78,17 +79,27 @@ async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
         assert len(log.entries) == before and "1 new" in str(log.border_subtitle)
 
 
-async def test_search_opens_the_conversation_at_the_hit(tmp_path: Path,
-                                                        still_config: Config) -> None:
+async def test_search_opens_the_conversation_at_the_hit(
+    tmp_path: Path, still_config: Config
+) -> None:
     db = tmp_path / "long.db"
     ada = await seed_long(db, 2000)
     store = await Store.open(db)
     try:
-        [needle] = await store.add_memories(ada, [NewMemory(
-            "tool", "tool", 'Found a derelict [b]beacon[/b] \x1b[31m zorblax\x1b[0m signal',
-            tool_name="scan")])
-        await store.add_memories(ada, [NewMemory("assistant", "llm", f"later {i}")
-                                       for i in range(200)])
+        [needle] = await store.add_memories(
+            ada,
+            [
+                NewMemory(
+                    "tool",
+                    "tool",
+                    "Found a derelict [b]beacon[/b] \x1b[31m zorblax\x1b[0m signal",
+                    tool_name="scan",
+                )
+            ],
+        )
+        await store.add_memories(
+            ada, [NewMemory("assistant", "llm", f"later {i}") for i in range(200)]
+        )
     finally:
         await store.close()
     app = ZoeaApp(opener(still_config, db))
@@ -109,8 +120,9 @@ async def test_search_opens_the_conversation_at_the_hit(tmp_path: Path,
         await settle(pilot)
         assert isinstance(app.screen, FocusScreen)
         log = app.screen.query_one(ConversationLog)
-        await wait_for(pilot, lambda: log.hit_id == needle.id and log.entries,
-                       what="the page around the hit")
+        await wait_for(
+            pilot, lambda: log.hit_id == needle.id and log.entries, what="the page around the hit"
+        )
         ids = [e.memory.id for e in log.entries]
         assert needle.id in ids and ids[0] < needle.id < ids[-1]
         hit = next(e for e in log.entries if e.memory.id == needle.id)
@@ -119,7 +131,8 @@ async def test_search_opens_the_conversation_at_the_hit(tmp_path: Path,
 
 
 async def test_search_finds_broadcasts_and_says_when_nothing_matches(
-        seeded_db: Path, still_config: Config) -> None:
+    seeded_db: Path, still_config: Config
+) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -137,7 +150,8 @@ async def test_search_finds_broadcasts_and_says_when_nothing_matches(
 
 
 async def test_inspector_opens_requests_as_sent_with_answer_and_diff(
-        tmp_path: Path, still_config: Config) -> None:
+    tmp_path: Path, still_config: Config
+) -> None:
     db = tmp_path / "requests.db"
     await seed_requests(db)
     app = ZoeaApp(opener(still_config, db))

@@ -23,8 +23,9 @@ SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40"
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_paged_conversation_at_memory_one(snap_compare, tmp_path: Path, still_config: Config,
-                                          utc_clock: None, size: tuple[int, int]) -> None:
+def test_paged_conversation_at_memory_one(
+    snap_compare, tmp_path: Path, still_config: Config, utc_clock: None, size: tuple[int, int]
+) -> None:
     db = tmp_path / "long.db"
     asyncio.run(seed_long(db, 5000))
 
@@ -36,25 +37,27 @@ def test_paged_conversation_at_memory_one(snap_compare, tmp_path: Path, still_co
         await settle(pilot)
         await pilot.pause(0.05)
 
-    assert snap_compare(ZoeaApp(opener(still_config, db)), terminal_size=size,
-                        run_before=home)
+    assert snap_compare(ZoeaApp(opener(still_config, db)), terminal_size=size, run_before=home)
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_search_hits(snap_compare, seeded_db: Path, still_config: Config, utc_clock: None,
-                     size: tuple[int, int]) -> None:
+def test_search_hits(
+    snap_compare, seeded_db: Path, still_config: Config, utc_clock: None, size: tuple[int, int]
+) -> None:
     async def search(pilot: Pilot) -> None:
         await settle(pilot)
         await pilot.press("slash", *"iron")
         await settle(pilot)
 
-    assert snap_compare(ZoeaApp(opener(still_config, seeded_db)), terminal_size=size,
-                        run_before=search)
+    assert snap_compare(
+        ZoeaApp(opener(still_config, seeded_db)), terminal_size=size, run_before=search
+    )
 
 
 @pytest.mark.parametrize("size", SIZES)
-def test_request_inspector(snap_compare, tmp_path: Path, still_config: Config,
-                           utc_clock: None, size: tuple[int, int]) -> None:
+def test_request_inspector(
+    snap_compare, tmp_path: Path, still_config: Config, utc_clock: None, size: tuple[int, int]
+) -> None:
     db = tmp_path / "requests.db"
     asyncio.run(seed_requests(db))
 
@@ -63,5 +66,4 @@ def test_request_inspector(snap_compare, tmp_path: Path, still_config: Config,
         await pilot.press("x")
         await settle(pilot)
 
-    assert snap_compare(ZoeaApp(opener(still_config, db)), terminal_size=size,
-                        run_before=inspect)
+    assert snap_compare(ZoeaApp(opener(still_config, db)), terminal_size=size, run_before=inspect)

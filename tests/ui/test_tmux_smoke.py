@@ -31,8 +31,13 @@ class Tmux:
 
     def run(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """A tmux command on this server."""
-        return subprocess.run(["tmux", "-L", self.socket, *args], check=check,
-                              capture_output=True, text=True, timeout=10)
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            check=check,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
 
     def screen(self) -> str:
         """The visible text of the pane."""
@@ -59,9 +64,27 @@ def test_real_zoea_starts_takes_a_broadcast_and_quits(tmp_path: Path) -> None:
     command = command.format(data=shlex.quote(str(tmp_path)))
     tmux = Tmux(f"zoea-smoke-{os.getpid()}")
     env = {**os.environ, "TERM": "xterm-256color", "COLORTERM": ""}
-    subprocess.run(["tmux", "-L", tmux.socket, "-f", "/dev/null", "new-session", "-d",
-                    "-s", "zoea", "-x", "120", "-y", "40", command],
-                   check=True, env=env, timeout=10)
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            tmux.socket,
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "zoea",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            command,
+        ],
+        check=True,
+        env=env,
+        timeout=10,
+    )
     try:
         started = time.monotonic()
         tmux.wait_for("Z O E A", "MYSIS SWARM", "Ada", "Brin", "Cass")

@@ -24,13 +24,21 @@ async def _seed(path: Path) -> None:
     store = await Store.open(path)
     try:
         eve = await store.create_mysis("[b]Eve[/b]", provider="autopilot")
-        await store.add_memories(eve.id, [
-            NewMemory("user", "direct", EVIL),
-            NewMemory("assistant", "llm", "", reasoning=EVIL,
-                      tool_calls=(ToolCall("call_1", "get_map", '{"q": "[/b]\x1b[1m"}'),)),
-            NewMemory("tool", "tool", HUGE, tool_call_id="call_1", tool_name="get_map"),
-            NewMemory("assistant", "llm", EVIL),
-        ])
+        await store.add_memories(
+            eve.id,
+            [
+                NewMemory("user", "direct", EVIL),
+                NewMemory(
+                    "assistant",
+                    "llm",
+                    "",
+                    reasoning=EVIL,
+                    tool_calls=(ToolCall("call_1", "get_map", '{"q": "[/b]\x1b[1m"}'),),
+                ),
+                NewMemory("tool", "tool", HUGE, tool_call_id="call_1", tool_name="get_map"),
+                NewMemory("assistant", "llm", EVIL),
+            ],
+        )
         await store.update_mysis(eve.id, state="stopped", last_error=EVIL)
     finally:
         await store.close()
@@ -68,8 +76,11 @@ def test_hostile_text_renders_literally_without_escapes(tmp_path: Path) -> None:
             # Typed by the user: a broadcast that looks like markup.
             await pilot.press("escape", "b", *"[/b] [bold]now", "enter")
             log = app.screen.query_one(BroadcastLog)
-            await wait_for(pilot, lambda: any("[/b] [bold]now" in line.content
-                                              for line in log._lines), what="the broadcast")
+            await wait_for(
+                pilot,
+                lambda: any("[/b] [bold]now" in line.content for line in log._lines),
+                what="the broadcast",
+            )
             assert "[/b] [bold]now" in app.export_screenshot().replace("&#160;", " ")
 
     asyncio.run(run())

@@ -52,21 +52,23 @@ def _world_stats(world: World, username: str) -> dict[str, Any]:
         return {}
     channels = stats.get("chat_by_channel") or {}
     out = {k: v for k, v in stats.items() if isinstance(v, (int, float))}
-    out.update({
-        "final_credits": stats["credits"],
-        "chats": stats["chat_messages"],
-        "chats_local": channels.get("local", 0),
-        "chats_global": sum(n for c, n in channels.items() if c in WIDE_CHANNELS),
-        "replies_received": stats["messages_received"] + stats["forum_replies_received"],
-        "log_entries": stats["captains_log_entries"],
-        "forum_posts": stats["forum_threads"] + stats["forum_replies"],
-        # A thread of one's own (a title and a body), not only replies.
-        "forum_posts_meaningful": stats["forum_threads"],
-        "status_set": int(bool(stats["status_set"])),
-        "colors_set": int(bool(stats["colors_set"])),
-        "defences_installed": stats["defenses_installed"],
-        "destroyed": stats["ships_lost"],
-    })
+    out.update(
+        {
+            "final_credits": stats["credits"],
+            "chats": stats["chat_messages"],
+            "chats_local": channels.get("local", 0),
+            "chats_global": sum(n for c, n in channels.items() if c in WIDE_CHANNELS),
+            "replies_received": stats["messages_received"] + stats["forum_replies_received"],
+            "log_entries": stats["captains_log_entries"],
+            "forum_posts": stats["forum_threads"] + stats["forum_replies"],
+            # A thread of one's own (a title and a body), not only replies.
+            "forum_posts_meaningful": stats["forum_threads"],
+            "status_set": int(bool(stats["status_set"])),
+            "colors_set": int(bool(stats["colors_set"])),
+            "defences_installed": stats["defenses_installed"],
+            "destroyed": stats["ships_lost"],
+        }
+    )
     return out
 
 
@@ -81,52 +83,66 @@ def _from_results(tally: CallTally) -> dict[str, int]:
             except ValueError:
                 data = None
             if isinstance(data, dict):
-                hit = any(data.get(k) for k in ("target_destroyed", "destroyed",
-                                                "pirate_destroyed"))
+                hit = any(
+                    data.get(k) for k in ("target_destroyed", "destroyed", "pirate_destroyed")
+                )
             else:
                 hit = bool(_DESTROYED.search(content))
             destroyed += hit
     return {"pirates_engaged": engaged, "pirates_destroyed": destroyed}
 
 
-def run_metrics(world: World, username: str | None, tally: CallTally, *,
-                ticks: int, budget: int) -> dict[str, Any]:
+def run_metrics(
+    world: World, username: str | None, tally: CallTally, *, ticks: int, budget: int
+) -> dict[str, Any]:
     """Every figure the scoring and the success levels of any scenario read."""
     player = world.find_player(username) if username else None
     if player is None and len(world.players) == 1:
         player = next(iter(world.players.values()))
     metrics: dict[str, Any] = {
-        "tool_calls": tally.calls, "tool_errors": tally.errors, "ticks": ticks,
-        "budget": budget, "account": player.username if player else None,
+        "tool_calls": tally.calls,
+        "tool_errors": tally.errors,
+        "ticks": ticks,
+        "budget": budget,
+        "account": player.username if player else None,
     }
     if player is None:
         return metrics
     chats = [m for m in world.chat_log if m.get("sender_id") == player.id]
-    replies = [m for m in world.chat_log if m.get("sender_id") != player.id
-               and (m.get("target_id") == player.id
-                    or player.username.lower() in str(m.get("content", "")).lower())]
+    replies = [
+        m
+        for m in world.chat_log
+        if m.get("sender_id") != player.id
+        and (
+            m.get("target_id") == player.id
+            or player.username.lower() in str(m.get("content", "")).lower()
+        )
+    ]
     fallback = _from_results(tally)
-    metrics.update({
-        "credits": player.credits,
-        "final_credits": player.credits,
-        "credits_earned": player.stats.get("credits_earned", 0),
-        "systems_explored": max(player.stats.get("systems_visited", 1), len(player.visited)),
-        "chats": len(chats),
-        "chats_local": sum(m.get("channel") == "local" for m in chats),
-        "chats_global": sum(m.get("channel") in WIDE_CHANNELS for m in chats),
-        "replies_received": len(replies),
-        "log_entries": len(player.log),
-        "forum_posts": tally.ok["forum_post"] + tally.ok["forum_create_thread"]
-        + tally.ok["forum_reply"],
-        "status_set": int(bool(tally.ok["set_status"])),
-        "colors_set": int(bool(tally.ok["set_colors"] + tally.ok["set_ship_colors"])),
-        "missions_accepted": tally.ok["accept_mission"],
-        "missions_completed": tally.ok["complete_mission"],
-        "weapons_installed": 0,
-        "defences_installed": 0,
-        "destroyed": 0,
-        **fallback,
-    })
+    metrics.update(
+        {
+            "credits": player.credits,
+            "final_credits": player.credits,
+            "credits_earned": player.stats.get("credits_earned", 0),
+            "systems_explored": max(player.stats.get("systems_visited", 1), len(player.visited)),
+            "chats": len(chats),
+            "chats_local": sum(m.get("channel") == "local" for m in chats),
+            "chats_global": sum(m.get("channel") in WIDE_CHANNELS for m in chats),
+            "replies_received": len(replies),
+            "log_entries": len(player.log),
+            "forum_posts": tally.ok["forum_post"]
+            + tally.ok["forum_create_thread"]
+            + tally.ok["forum_reply"],
+            "status_set": int(bool(tally.ok["set_status"])),
+            "colors_set": int(bool(tally.ok["set_colors"] + tally.ok["set_ship_colors"])),
+            "missions_accepted": tally.ok["accept_mission"],
+            "missions_completed": tally.ok["complete_mission"],
+            "weapons_installed": 0,
+            "defences_installed": 0,
+            "destroyed": 0,
+            **fallback,
+        }
+    )
     stats = _world_stats(world, player.username)
     metrics.update(stats)
     return metrics

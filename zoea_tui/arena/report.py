@@ -26,12 +26,16 @@ def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict
     for (scenario, strategy), group in cells.items():
         scores = [r.score for r in group]
         mean = round(scoring.mean(scores), 2)
-        out_cells.append({
-            "scenario": SCENARIOS[scenario].id, "strategy": strategy,
-            "score_mean": mean, "score_std": round(scoring.population_std(scores), 2),
-            "pass_rate": round(scoring.pass_rate(scores), 4),
-            "runs": [r.to_json() for r in group],
-        })
+        out_cells.append(
+            {
+                "scenario": SCENARIOS[scenario].id,
+                "strategy": strategy,
+                "score_mean": mean,
+                "score_std": round(scoring.population_std(scores), 2),
+                "pass_rate": round(scoring.pass_rate(scores), 4),
+                "runs": [r.to_json() for r in group],
+            }
+        )
         by_strategy.setdefault(strategy, []).append(mean)
     composite = {s: round(scoring.composite(means), 2) for s, means in by_strategy.items()}
     return {"provider": provider, "runs": runs, "cells": out_cells, "composite": composite}
@@ -42,8 +46,9 @@ def to_json(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=2, ensure_ascii=False)
 
 
-def _grid(report: dict[str, Any]) -> tuple[
-        list[str], list[str], dict[tuple[str, str], dict[str, Any]]]:
+def _grid(
+    report: dict[str, Any],
+) -> tuple[list[str], list[str], dict[tuple[str, str], dict[str, Any]]]:
     scenarios: list[str] = []
     strategies: list[str] = []
     grid: dict[tuple[str, str], dict[str, Any]] = {}
@@ -73,14 +78,25 @@ def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str
     scenarios, strategies, grid = _grid(report)
     header = ["scenario", *strategies]
     rows = [[s, *(_cell_text(grid.get((s, st))) for st in strategies)] for s in scenarios]
-    rows.append([f"composite ({report['provider']})",
-                 *(f"{report['composite'].get(st, 0):.1f}" for st in strategies)])
+    rows.append(
+        [
+            f"composite ({report['provider']})",
+            *(f"{report['composite'].get(st, 0):.1f}" for st in strategies),
+        ]
+    )
     if baseline is not None:
-        rows.insert(0, ["composite (autopilot baseline)",
-                        *(f"{baseline['composite'].get(st, 0):.1f}" for st in strategies)])
+        rows.insert(
+            0,
+            [
+                "composite (autopilot baseline)",
+                *(f"{baseline['composite'].get(st, 0):.1f}" for st in strategies),
+            ],
+        )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
-             for row in [header, *rows]]
+    lines = [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+        for row in [header, *rows]
+    ]
     lines.insert(1, "  ".join("─" * w for w in widths))
     return "\n".join(lines)
 
@@ -94,19 +110,29 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
         for cell in report["cells"]:
             if cell["scenario"] not in scenarios:
                 scenarios.append(cell["scenario"])
-    lines = ["# Zoea Nova arena leaderboard", "",
-             "SMBench's scenarios on the embedded world (mean score over runs, pass rate; "
-             "a run passes at 20). The autopilot is the rule-based baseline.", "",
-             "| provider | strategy | " + " | ".join(scenarios) + " | composite |",
-             "|---|---|" + "---|" * len(scenarios) + "---|"]
+    lines = [
+        "# Zoea Nova arena leaderboard",
+        "",
+        "SMBench's scenarios on the embedded world (mean score over runs, pass rate; "
+        "a run passes at 20). The autopilot is the rule-based baseline.",
+        "",
+        "| provider | strategy | " + " | ".join(scenarios) + " | composite |",
+        "|---|---|" + "---|" * len(scenarios) + "---|",
+    ]
     for report in ordered:
         _, strategies, grid = _grid(report)
         for strategy in strategies:
             cells = []
             for scenario in scenarios:
                 cell = grid.get((scenario, strategy))
-                cells.append("—" if cell is None else
-                             f"{cell['score_mean']:.1f} ({round(cell['pass_rate'] * 100)}%)")
-            lines.append(f"| {report['provider']} | {strategy} | " + " | ".join(cells)
-                         + f" | {report['composite'].get(strategy, 0):.1f} |")
+                cells.append(
+                    "—"
+                    if cell is None
+                    else f"{cell['score_mean']:.1f} ({round(cell['pass_rate'] * 100)}%)"
+                )
+            lines.append(
+                f"| {report['provider']} | {strategy} | "
+                + " | ".join(cells)
+                + f" | {report['composite'].get(strategy, 0):.1f} |"
+            )
     return "\n".join(lines) + "\n"

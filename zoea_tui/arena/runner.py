@@ -66,10 +66,16 @@ class RunResult:
 
     def to_json(self) -> dict[str, Any]:
         """The run as the JSON contract has it."""
-        return {"score": self.score, "pass": self.passed, "metrics": self.metrics,
-                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
-                "uncached_tokens": self.uncached_tokens, "requests": self.requests,
-                "invalid_requests": self.invalid_requests}
+        return {
+            "score": self.score,
+            "pass": self.passed,
+            "metrics": self.metrics,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "uncached_tokens": self.uncached_tokens,
+            "requests": self.requests,
+            "invalid_requests": self.invalid_requests,
+        }
 
 
 @dataclass(slots=True)
@@ -95,60 +101,95 @@ def composer_strategy(config: Config, strategy: str) -> tuple[Config, str]:
     return config, strategy
 
 
-def _provider_factory(config: Config, meter: TickMeter, scored: str) -> Callable[
-        [MysisRecord], Provider]:
+def _provider_factory(
+    config: Config, meter: TickMeter, scored: str
+) -> Callable[[MysisRecord], Provider]:
     def build(record: MysisRecord) -> Provider:
         cfg = config.provider(record.provider)
         if record.model and record.model != cfg.model and cfg.type != "autopilot":
             cfg = replace(cfg, model=record.model)
         return MeteredProvider(build_provider(cfg), meter, drives_clock=record.name == scored)
+
     return build
 
 
-async def play(config: Config, scenario: Scenario, *, provider: str, strategy: str,
-               seed: int, ticks: int | None = None, hooks: RunHooks | None = None,
-               workdir: Path | None = None) -> RunResult:
+async def play(
+    config: Config,
+    scenario: Scenario,
+    *,
+    provider: str,
+    strategy: str,
+    seed: int,
+    ticks: int | None = None,
+    hooks: RunHooks | None = None,
+    workdir: Path | None = None,
+) -> RunResult:
     """Play one run of ``scenario`` and score it."""
     hooks = hooks or RunHooks()
     budget = ticks or scenario.budget
     config, composer = composer_strategy(config, strategy)
-    config = replace(config, game=replace(config.game, seed=seed, endpoint="embedded"),
-                     swarm=replace(config.swarm, max_myses=max(config.swarm.max_myses,
-                                                               scenario.companions + 1)))
+    config = replace(
+        config,
+        game=replace(config.game, seed=seed, endpoint="embedded"),
+        swarm=replace(config.swarm, max_myses=max(config.swarm.max_myses, scenario.companions + 1)),
+    )
     backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
     assert backend.host is not None
     meter = TickMeter(backend.host, budget, hooks.on_progress)
     scored = f"arena-{scenario.key}"
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
-        folder = workdir or Path(stack.enter_context(
-            tempfile.TemporaryDirectory(prefix="zoea-arena-")))
+        folder = workdir or Path(
+            stack.enter_context(tempfile.TemporaryDirectory(prefix="zoea-arena-"))
+        )
         commander = await Commander.open(
-            config, db_path=folder / f"{scenario.key}-{strategy}-{seed}.db",
-            clock=VirtualClock(), backend=backend, starter_swarm=False,
-            provider_factory=_provider_factory(config, meter, scored))
-        tally, username = await _run(commander, scenario, meter, hooks, provider=provider,
-                                     strategy=composer, scored=scored)
+            config,
+            db_path=folder / f"{scenario.key}-{strategy}-{seed}.db",
+            clock=VirtualClock(),
+            backend=backend,
+            starter_swarm=False,
+            provider_factory=_provider_factory(config, meter, scored),
+        )
+        tally, username = await _run(
+            commander, scenario, meter, hooks, provider=provider, strategy=composer, scored=scored
+        )
     assert backend.host is not None
-    metrics = run_metrics(backend.host.world, username, tally, ticks=meter.played,
-                          budget=budget)
+    metrics = run_metrics(backend.host.world, username, tally, ticks=meter.played, budget=budget)
     metrics["level"] = scenario.level(metrics)
     metrics["levels"] = scenario.achieved(metrics)
     metrics["seed"] = seed
     wall = round(time.perf_counter() - started, 3)
     metrics["wall_s"] = wall
     score = scoring.score_run(scenario.key, metrics)
-    result = RunResult(scenario.key, strategy, seed, score, scoring.passed(score), metrics,
-                       tokens_in=meter.tokens_in, tokens_out=meter.tokens_out,
-                       uncached_tokens=meter.uncached_tokens, requests=meter.requests,
-                       invalid_requests=meter.invalid_requests, wall_s=wall)
+    result = RunResult(
+        scenario.key,
+        strategy,
+        seed,
+        score,
+        scoring.passed(score),
+        metrics,
+        tokens_in=meter.tokens_in,
+        tokens_out=meter.tokens_out,
+        uncached_tokens=meter.uncached_tokens,
+        requests=meter.requests,
+        invalid_requests=meter.invalid_requests,
+        wall_s=wall,
+    )
     if hooks.on_run is not None:
         hooks.on_run(result)
     return result
 
 
-async def _run(commander: Commander, scenario: Scenario, meter: TickMeter, hooks: RunHooks,
-               *, provider: str, strategy: str, scored: str) -> tuple[CallTally, str | None]:
+async def _run(
+    commander: Commander,
+    scenario: Scenario,
+    meter: TickMeter,
+    hooks: RunHooks,
+    *,
+    provider: str,
+    strategy: str,
+    scored: str,
+) -> tuple[CallTally, str | None]:
     """Create the Myses, give the task, wait for the end; the tally and the account."""
     sub = commander.bus.subscribe(maxsize=100_000)
     tally = CallTally()
@@ -178,13 +219,16 @@ async def _run(commander: Commander, scenario: Scenario, meter: TickMeter, hooks
     watcher = asyncio.create_task(watch())
     username: str | None = None
     try:
-        companion = (COMPANION_PROVIDER if COMPANION_PROVIDER in commander.config.providers
-                     else provider)
+        companion = (
+            COMPANION_PROVIDER if COMPANION_PROVIDER in commander.config.providers else provider
+        )
         for index in range(scenario.companions):
-            await commander.create_mysis(f"pilot-{index + 1}", provider=companion,
-                                         strategy=strategy, start=False)
-        view = await commander.create_mysis(scored, provider=provider, strategy=strategy,
-                                            start=False)
+            await commander.create_mysis(
+                f"pilot-{index + 1}", provider=companion, strategy=strategy, start=False
+            )
+        view = await commander.create_mysis(
+            scored, provider=provider, strategy=strategy, start=False
+        )
         main_id.append(view.id)
         if hooks.on_start is not None:
             hooks.on_start(commander, view.id)
@@ -211,10 +255,17 @@ async def _run(commander: Commander, scenario: Scenario, meter: TickMeter, hooks
     return tally, username
 
 
-async def run_arena(config: Config, scenarios: Sequence[Scenario], *, provider: str,
-                    strategies: Sequence[str], runs: int = 1, seed: int = 0,
-                    ticks: int | None = None, hooks: RunHooks | None = None
-                    ) -> list[RunResult]:
+async def run_arena(
+    config: Config,
+    scenarios: Sequence[Scenario],
+    *,
+    provider: str,
+    strategies: Sequence[str],
+    runs: int = 1,
+    seed: int = 0,
+    ticks: int | None = None,
+    hooks: RunHooks | None = None,
+) -> list[RunResult]:
     """Every run of every scenario under every strategy, in that order."""
     hooks = hooks or RunHooks()
     results: list[RunResult] = []
@@ -223,7 +274,15 @@ async def run_arena(config: Config, scenarios: Sequence[Scenario], *, provider: 
             for index in range(runs):
                 if hooks.on_begin is not None:
                     hooks.on_begin(scenario, strategy, index, runs)
-                results.append(await play(config, scenario, provider=provider,
-                                          strategy=strategy, seed=seed + index, ticks=ticks,
-                                          hooks=hooks))
+                results.append(
+                    await play(
+                        config,
+                        scenario,
+                        provider=provider,
+                        strategy=strategy,
+                        seed=seed + index,
+                        ticks=ticks,
+                        hooks=hooks,
+                    )
+                )
     return results

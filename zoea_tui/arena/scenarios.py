@@ -43,8 +43,7 @@ class Scenario:
 
     def achieved(self, metrics: Metrics) -> dict[str, bool]:
         """``{"pass": …, "good": …, "excellent": …}`` for a run's metrics."""
-        return {name: bool(level(metrics)) for name, level in zip(LEVELS, self.levels,
-                                                                  strict=True)}
+        return {name: bool(level(metrics)) for name, level in zip(LEVELS, self.levels, strict=True)}
 
     def level(self, metrics: Metrics) -> str:
         """The highest success level reached ("none" when not even the first)."""
@@ -61,73 +60,121 @@ def _social_pass(m: Metrics) -> bool:
 
 
 def _social_good(m: Metrics) -> bool:
-    return (_m(m, "chats_local") >= 1 and _m(m, "chats_global") >= 1
-            and _m(m, "log_entries") >= 2 and _m(m, "forum_posts") >= 1
-            and _m(m, "status_set") >= 1 and _m(m, "colors_set") >= 1)
+    return (
+        _m(m, "chats_local") >= 1
+        and _m(m, "chats_global") >= 1
+        and _m(m, "log_entries") >= 2
+        and _m(m, "forum_posts") >= 1
+        and _m(m, "status_set") >= 1
+        and _m(m, "colors_set") >= 1
+    )
 
 
 def _social_excellent(m: Metrics) -> bool:
-    return _social_good(m) and (_m(m, "replies_received") >= 1
-                                or _m(m, "forum_posts_meaningful") >= 1)
+    return _social_good(m) and (
+        _m(m, "replies_received") >= 1 or _m(m, "forum_posts_meaningful") >= 1
+    )
 
 
 def _combat_survived(m: Metrics) -> bool:
     return _m(m, "pirates_engaged") >= 1 and _m(m, "destroyed") == 0
 
 
-SCENARIOS: dict[str, Scenario] = {s.key: s for s in (
-    Scenario(
-        "s1", "s1-bootstrap-grind", "Bootstrap & grind", 200,
-        "Arena scenario s1, Bootstrap and grind (200 ticks). Mine ore at the asteroid belts "
-        "of your home system and sell it at the station there, again and again, to earn as "
-        "many credits as you can. Do not leave your home system and do not fight. Refuel "
-        "and repair at the station when low.",
-        (_at_least("credits_earned", 500), _at_least("credits_earned", 1_500),
-         _at_least("credits_earned", 3_000)),
-        ("earn ≥ 500 cr", "earn ≥ 1 500 cr", "earn ≥ 3 000 cr")),
-    Scenario(
-        "s2", "s2-navigation", "Navigation", 200,
-        "Arena scenario s2, Navigation (200 ticks). Explore: visit as many star systems as "
-        "you can. Use the map and the route tools to plan your jumps, and refuel at a "
-        "station whenever your fuel falls below 30 percent.",
-        (_at_least("systems_explored", 3), _at_least("systems_explored", 6),
-         _at_least("systems_explored", 10)),
-        ("visit ≥ 3 systems", "visit ≥ 6 systems", "visit ≥ 10 systems")),
-    Scenario(
-        "s3", "s3-trading", "Trading", 300,
-        "Arena scenario s3, Trading (300 ticks). Trade for profit: buy goods where they are "
-        "cheap and sell them where they are dear, across systems and on the exchange (use "
-        "the market analysis and buy and sell orders). You may mine first to raise "
-        "capital. End with as many credits as you can.",
-        (_at_least("final_credits", 1_000), _at_least("final_credits", 5_000),
-         _at_least("final_credits", 15_000)),
-        ("end with ≥ 1 000 cr", "end with ≥ 5 000 cr", "end with ≥ 15 000 cr")),
-    Scenario(
-        "s4", "s4-social", "Social", 100,
-        "Arena scenario s4, Social (100 ticks). Socialise with the other pilots: chat in "
-        "the local channel and in a wide channel, answer pilots who talk to you, write two "
-        "captain's log entries, post on the forum, set a status message and choose your "
-        "ship's colours.",
-        (_social_pass, _social_good, _social_excellent),
-        ("3 chats and a status", "all of it", "a reply received or real forum content"),
-        companions=2),
-    Scenario(
-        "s5", "s5-combat", "Combat", 300,
-        "Arena scenario s5, Combat (300 ticks). Hunt pirates: earn credits, buy and install "
-        "a weapon module and a defence module, find pirate NPCs and fight them. Keep an "
-        "eye on your hull and shield, and repair before they fail.",
-        (_at_least("weapons_installed", 1), _combat_survived,
-         _at_least("pirates_destroyed", 1)),
-        ("a weapon installed", "a pirate engaged and survived", "a pirate destroyed")),
-    Scenario(
-        "s6", "s6-mission-runner", "Mission runner", 300,
-        "Arena scenario s6, Mission runner (300 ticks). Run missions: take missions from "
-        "the station mission boards that your ship can do, complete them and turn them in "
-        "for their rewards, one after another.",
-        (_at_least("missions_accepted", 1), _at_least("missions_completed", 1),
-         _at_least("missions_completed", 3)),
-        ("≥ 1 accepted", "≥ 1 completed", "≥ 3 completed")),
-)}
+SCENARIOS: dict[str, Scenario] = {
+    s.key: s
+    for s in (
+        Scenario(
+            "s1",
+            "s1-bootstrap-grind",
+            "Bootstrap & grind",
+            200,
+            "Arena scenario s1, Bootstrap and grind (200 ticks). Mine ore at the asteroid belts "
+            "of your home system and sell it at the station there, again and again, to earn as "
+            "many credits as you can. Do not leave your home system and do not fight. Refuel "
+            "and repair at the station when low.",
+            (
+                _at_least("credits_earned", 500),
+                _at_least("credits_earned", 1_500),
+                _at_least("credits_earned", 3_000),
+            ),
+            ("earn ≥ 500 cr", "earn ≥ 1 500 cr", "earn ≥ 3 000 cr"),
+        ),
+        Scenario(
+            "s2",
+            "s2-navigation",
+            "Navigation",
+            200,
+            "Arena scenario s2, Navigation (200 ticks). Explore: visit as many star systems as "
+            "you can. Use the map and the route tools to plan your jumps, and refuel at a "
+            "station whenever your fuel falls below 30 percent.",
+            (
+                _at_least("systems_explored", 3),
+                _at_least("systems_explored", 6),
+                _at_least("systems_explored", 10),
+            ),
+            ("visit ≥ 3 systems", "visit ≥ 6 systems", "visit ≥ 10 systems"),
+        ),
+        Scenario(
+            "s3",
+            "s3-trading",
+            "Trading",
+            300,
+            "Arena scenario s3, Trading (300 ticks). Trade for profit: buy goods where they are "
+            "cheap and sell them where they are dear, across systems and on the exchange (use "
+            "the market analysis and buy and sell orders). You may mine first to raise "
+            "capital. End with as many credits as you can.",
+            (
+                _at_least("final_credits", 1_000),
+                _at_least("final_credits", 5_000),
+                _at_least("final_credits", 15_000),
+            ),
+            ("end with ≥ 1 000 cr", "end with ≥ 5 000 cr", "end with ≥ 15 000 cr"),
+        ),
+        Scenario(
+            "s4",
+            "s4-social",
+            "Social",
+            100,
+            "Arena scenario s4, Social (100 ticks). Socialise with the other pilots: chat in "
+            "the local channel and in a wide channel, answer pilots who talk to you, write two "
+            "captain's log entries, post on the forum, set a status message and choose your "
+            "ship's colours.",
+            (_social_pass, _social_good, _social_excellent),
+            ("3 chats and a status", "all of it", "a reply received or real forum content"),
+            companions=2,
+        ),
+        Scenario(
+            "s5",
+            "s5-combat",
+            "Combat",
+            300,
+            "Arena scenario s5, Combat (300 ticks). Hunt pirates: earn credits, buy and install "
+            "a weapon module and a defence module, find pirate NPCs and fight them. Keep an "
+            "eye on your hull and shield, and repair before they fail.",
+            (
+                _at_least("weapons_installed", 1),
+                _combat_survived,
+                _at_least("pirates_destroyed", 1),
+            ),
+            ("a weapon installed", "a pirate engaged and survived", "a pirate destroyed"),
+        ),
+        Scenario(
+            "s6",
+            "s6-mission-runner",
+            "Mission runner",
+            300,
+            "Arena scenario s6, Mission runner (300 ticks). Run missions: take missions from "
+            "the station mission boards that your ship can do, complete them and turn them in "
+            "for their rewards, one after another.",
+            (
+                _at_least("missions_accepted", 1),
+                _at_least("missions_completed", 1),
+                _at_least("missions_completed", 3),
+            ),
+            ("≥ 1 accepted", "≥ 1 completed", "≥ 3 completed"),
+        ),
+    )
+}
 
 
 def resolve(names: str) -> list[Scenario]:
@@ -140,5 +187,4 @@ def resolve(names: str) -> list[Scenario]:
     key = names.split("-", 1)[0].lower()
     if key in SCENARIOS and names.lower() in (key, SCENARIOS[key].id):
         return [SCENARIOS[key]]
-    raise ValueError(f"unknown scenario {names!r}; expected one of: "
-                     f"{', '.join(SCENARIOS)}, all")
+    raise ValueError(f"unknown scenario {names!r}; expected one of: {', '.join(SCENARIOS)}, all")

@@ -34,26 +34,40 @@ def _cap(value: float) -> float:
 def score_s1(credits_earned: float, calls: int, errors: int) -> float:
     """Bootstrap & grind: credits, accuracy, activity and credits per call."""
     per_call = credits_earned / calls if calls else 0.0
-    return (40 * _cap(credits_earned / 5_000) + 20 * tool_accuracy(calls, errors)
-            + 20 * activity(calls, 30) + 20 * _cap(per_call / 30))
+    return (
+        40 * _cap(credits_earned / 5_000)
+        + 20 * tool_accuracy(calls, errors)
+        + 20 * activity(calls, 30)
+        + 20 * _cap(per_call / 30)
+    )
 
 
 def score_s2(systems_explored: float, calls: int, errors: int) -> float:
     """Navigation: systems explored, accuracy and activity."""
-    return (50 * _cap(systems_explored / 10) + 25 * tool_accuracy(calls, errors)
-            + 25 * activity(calls, 20))
+    return (
+        50 * _cap(systems_explored / 10)
+        + 25 * tool_accuracy(calls, errors)
+        + 25 * activity(calls, 20)
+    )
 
 
 def score_s3(final_credits: float, credits_earned: float, calls: int, errors: int) -> float:
     """Trading: final credits, credits earned, accuracy and activity."""
-    return (40 * _cap(final_credits / 15_000) + 30 * _cap(credits_earned / 20_000)
-            + 15 * tool_accuracy(calls, errors) + 15 * activity(calls, 40))
+    return (
+        40 * _cap(final_credits / 15_000)
+        + 30 * _cap(credits_earned / 20_000)
+        + 15 * tool_accuracy(calls, errors)
+        + 15 * activity(calls, 40)
+    )
 
 
 def score_s5(pirates_destroyed: float, calls: int, errors: int) -> float:
     """Combat: pirates destroyed, accuracy and activity."""
-    return (50 * _cap(pirates_destroyed / 3) + 25 * tool_accuracy(calls, errors)
-            + 25 * activity(calls, 30))
+    return (
+        50 * _cap(pirates_destroyed / 3)
+        + 25 * tool_accuracy(calls, errors)
+        + 25 * activity(calls, 30)
+    )
 
 
 def score_default(calls: int, errors: int) -> float:
@@ -65,6 +79,7 @@ def score_run(scenario: str, metrics: Mapping[str, float]) -> float:
     """The score of one run of ``scenario`` (``"s1"`` … ``"s6"``) from its metrics,
     rounded to two decimals. ``metrics`` holds ``tool_calls`` and ``tool_errors`` and
     the scenario's own figures; a missing figure counts as 0."""
+
     def m(key: str) -> float:
         return float(metrics.get(key, 0) or 0)
 

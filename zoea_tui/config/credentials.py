@@ -48,38 +48,46 @@ def _read_keys(path: Path) -> dict[str, str]:
         return {}
     where = str(path)
     if not path.is_file():
-        raise ConfigError(f"{where}: is not a file; expected a TOML credentials file",
-                          source=where)
+        raise ConfigError(f"{where}: is not a file; expected a TOML credentials file", source=where)
     _check_mode(path)
     data = read_toml(path)
     for name in data:
         if name != "keys":
-            raise ConfigError(f'{where}: {name}: unknown section; expected only [keys] '
-                              '(name = "key")', source=where, key=name)
+            raise ConfigError(
+                f'{where}: {name}: unknown section; expected only [keys] (name = "key")',
+                source=where,
+                key=name,
+            )
     keys = data.get("keys", {})
     if not isinstance(keys, dict):
         raise ConfigError(f"{where}: keys: expected a table ([keys])", source=where, key="keys")
     for name, value in keys.items():
         if not isinstance(value, str) or not value.strip():
-            raise ConfigError(f"{where}: keys.{name}: expected the key as a non-empty string",
-                              source=where, key=f"keys.{name}")
+            raise ConfigError(
+                f"{where}: keys.{name}: expected the key as a non-empty string",
+                source=where,
+                key=f"keys.{name}",
+            )
     return {name: value.strip() for name, value in keys.items()}
 
 
-def check_credentials(credentials_path: str | Path | None = None,
-                      env: Mapping[str, str] = os.environ) -> Path | None:
+def check_credentials(
+    credentials_path: str | Path | None = None, env: Mapping[str, str] = os.environ
+) -> Path | None:
     """Check the credentials file at start (mode 0600, well-formed) without returning keys.
 
     Returns its path, or None when there is none. Raises :class:`ConfigError`.
     """
-    path = Path(credentials_path) if credentials_path is not None \
-        else default_credentials_path(env)
+    path = Path(credentials_path) if credentials_path is not None else default_credentials_path(env)
     _read_keys(path)
     return path if path.exists() else None
 
 
-def resolve_api_key(provider: ProviderConfig, env: Mapping[str, str] = os.environ,
-                    credentials_path: str | Path | None = None) -> str | None:
+def resolve_api_key(
+    provider: ProviderConfig,
+    env: Mapping[str, str] = os.environ,
+    credentials_path: str | Path | None = None,
+) -> str | None:
     """The API key for ``provider``, or None when it has none (local servers need none).
 
     Looks in the environment variable ``provider.api_key_env`` names, then in the
@@ -93,8 +101,7 @@ def resolve_api_key(provider: ProviderConfig, env: Mapping[str, str] = os.enviro
         value = env.get(provider.api_key_env, "").strip()
         if value:
             return value
-    path = Path(credentials_path) if credentials_path is not None \
-        else default_credentials_path(env)
+    path = Path(credentials_path) if credentials_path is not None else default_credentials_path(env)
     keys = _read_keys(path)
     for name in (provider.name, provider.api_key_env):
         if name and name in keys:

@@ -64,18 +64,40 @@ SECTIONS = ("swarm", "context", "nudge", "providers", "game", "paths")
 #: The keys of each plain section: the fields of its dataclass.
 _SECTION_KEYS: dict[str, tuple[str, ...]] = {
     name: tuple(f.name for f in dataclasses.fields(cls))
-    for name, cls in (("swarm", SwarmConfig), ("context", ContextConfig),
-                      ("nudge", NudgeConfig), ("game", GameConfig), ("paths", PathsConfig))
+    for name, cls in (
+        ("swarm", SwarmConfig),
+        ("context", ContextConfig),
+        ("nudge", NudgeConfig),
+        ("game", GameConfig),
+        ("paths", PathsConfig),
+    )
 }
 
 #: The keys each provider type accepts, in the order messages list them.
 PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
-    "openai": ("type", "endpoint", "model", "temperature", "max_tokens", "context_window",
-               "timeout", "api_key_env", "seed"),
-    "ollama": ("type", "endpoint", "model", "temperature", "max_tokens", "context_window",
-               "timeout", "api_key_env", "seed"),
-    "local": ("type", "model", "temperature", "max_tokens", "context_window", "timeout",
-              "seed"),
+    "openai": (
+        "type",
+        "endpoint",
+        "model",
+        "temperature",
+        "max_tokens",
+        "context_window",
+        "timeout",
+        "api_key_env",
+        "seed",
+    ),
+    "ollama": (
+        "type",
+        "endpoint",
+        "model",
+        "temperature",
+        "max_tokens",
+        "context_window",
+        "timeout",
+        "api_key_env",
+        "seed",
+    ),
+    "local": ("type", "model", "temperature", "max_tokens", "context_window", "timeout", "seed"),
     "autopilot": ("type", "context_window"),
 }
 ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
@@ -87,8 +109,10 @@ _PROVIDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INT_TEXT = re.compile(r"[+-]?[0-9]+")
-_TOML_POSITION = re.compile(r"^(?P<msg>.*) \(at (?:line (?P<line>\d+), column (?P<col>\d+)|"
-                            r"(?P<end>end of document))\)$")
+_TOML_POSITION = re.compile(
+    r"^(?P<msg>.*) \(at (?:line (?P<line>\d+), column (?P<col>\d+)|"
+    r"(?P<end>end of document))\)$"
+)
 
 T = TypeVar("T")
 _MISSING: Any = object()
@@ -146,8 +170,9 @@ def _check_int(value: Any, lo: int | None = None, hi: int | None = None) -> int:
 
 def _number_checker(lo: float, hi: float | None = None) -> Callable[[Any], float]:
     """Numbers in ``lo..hi`` (``hi`` None: strictly greater than ``lo``); ints allowed."""
-    phrase = f"a number between {lo:g} and {hi:g}" if hi is not None else \
-        f"a number greater than {lo:g}"
+    phrase = (
+        f"a number between {lo:g} and {hi:g}" if hi is not None else f"a number greater than {lo:g}"
+    )
 
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -224,7 +249,8 @@ class _Table:
         if not isinstance(data, dict):
             raise ConfigError(
                 f"{where}: {prefix}: expected a table ([{prefix}]), got {show(data)}",
-                source=where, key=prefix,
+                source=where,
+                key=prefix,
             )
         self.data: dict[str, Any] = data
         self.where = where
@@ -239,17 +265,21 @@ class _Table:
         key = self.key(name)
         raise ConfigError(f"{self.where}: {key}: {problem}", source=self.where, key=key)
 
-    def only(self, allowed: Sequence[str], *, other_uses: Sequence[str] = (),
-             owner: str = "") -> None:
+    def only(
+        self, allowed: Sequence[str], *, other_uses: Sequence[str] = (), owner: str = ""
+    ) -> None:
         """Refuse every key not in ``allowed``. ``other_uses`` are keys valid elsewhere
         (another provider type): they get "not used by ``owner``" instead of "unknown"."""
         for name in self.data:
             if name in allowed:
                 continue
             if name == "api_key":
-                self.fail(name, "keys are never read from the config file; name the "
-                          "environment variable that holds it with api_key_env, or put it "
-                          "in credentials.toml")
+                self.fail(
+                    name,
+                    "keys are never read from the config file; name the "
+                    "environment variable that holds it with api_key_env, or put it "
+                    "in credentials.toml",
+                )
             if name in other_uses:
                 self.fail(name, f"not used by {owner}; its keys are: {', '.join(allowed)}")
             close = difflib.get_close_matches(name, allowed, n=1)
@@ -303,12 +333,12 @@ def _context(table: _Table) -> ContextConfig:
     table.only(_SECTION_KEYS["context"])
     d = ContextConfig()
     return ContextConfig(
-        max_context_messages=table.get("max_context_messages", _int(1),
-                                       d.max_context_messages),
+        max_context_messages=table.get("max_context_messages", _int(1), d.max_context_messages),
         window_margin=table.get("window_margin", _int(1), d.window_margin),
         max_tool_iterations=table.get("max_tool_iterations", _int(1), d.max_tool_iterations),
-        tool_result_max_tokens=table.get("tool_result_max_tokens", _int(1),
-                                         d.tool_result_max_tokens),
+        tool_result_max_tokens=table.get(
+            "tool_result_max_tokens", _int(1), d.tool_result_max_tokens
+        ),
         summarize_threshold=table.get("summarize_threshold", _int(0), d.summarize_threshold),
     )
 
@@ -336,17 +366,21 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
     if builtin is not None and "type" not in table.data:
         kind = builtin.type
     else:
-        kind = table.need("type", check_type, f"one of {types}",
-                          "(the provider type is always stated, never guessed from the URL)")
+        kind = table.need(
+            "type",
+            check_type,
+            f"one of {types}",
+            "(the provider type is always stated, never guessed from the URL)",
+        )
     table.only(PROVIDER_KEYS[kind], other_uses=ALL_PROVIDER_KEYS, owner=f'type "{kind}"')
 
     remote = kind in REMOTE_TYPES
     for_kind = f'for type "{kind}"'
     if remote:
         endpoint: str | None = table.need(
-            "endpoint", _check_url, 'an http(s) URL such as "http://localhost:11434"', for_kind)
-        model = table.need("model", _check_text, "the model's name, e.g. \"qwen3:8b\"",
-                           for_kind)
+            "endpoint", _check_url, 'an http(s) URL such as "http://localhost:11434"', for_kind
+        )
+        model = table.need("model", _check_text, 'the model\'s name, e.g. "qwen3:8b"', for_kind)
     else:
         endpoint = None
         model = table.get("model", _check_text, LOCAL_MODEL if kind == "local" else "")
@@ -369,8 +403,11 @@ def _providers(table: _Table) -> dict[str, ProviderConfig]:
     providers = builtin_providers()
     for name, raw in table.data.items():
         if not _PROVIDER_NAME.fullmatch(name):
-            table.fail(name, "expected a provider name of letters, digits, - and _ "
-                       "(at most 64, starting with a letter or digit)")
+            table.fail(
+                name,
+                "expected a provider name of letters, digits, - and _ "
+                "(at most 64, starting with a letter or digit)",
+            )
         providers[name] = _provider(name, _Table(raw, table.where, table.key(name)))
     return providers
 
@@ -390,8 +427,7 @@ def _game(table: _Table) -> GameConfig:
 def _paths(table: _Table, base: Path | None) -> PathsConfig:
     table.only(_SECTION_KEYS["paths"])
     check = _path_checker(base)
-    return PathsConfig(data_dir=table.get("data_dir", check, None),
-                       db=table.get("db", check, None))
+    return PathsConfig(data_dir=table.get("data_dir", check, None), db=table.get("db", check, None))
 
 
 def _check_default_provider(name: str, providers: Mapping[str, ProviderConfig]) -> str:
@@ -400,8 +436,9 @@ def _check_default_provider(name: str, providers: Mapping[str, ProviderConfig]) 
     return name
 
 
-def build_config(data: Mapping[str, Any], where: str, *, source: Path | None = None,
-                 base_dir: Path | None = None) -> Config:
+def build_config(
+    data: Mapping[str, Any], where: str, *, source: Path | None = None, base_dir: Path | None = None
+) -> Config:
     """Check parsed TOML ``data`` and build the :class:`Config` it describes.
 
     ``where`` names the file in messages; relative ``[paths]`` are taken from ``base_dir``.
@@ -427,17 +464,26 @@ def build_config(data: Mapping[str, Any], where: str, *, source: Path | None = N
     game = _game(section("game"))
     paths_config = _paths(section("paths"), base_dir)
     # Checked last: it must name a provider defined above (the built-ins always are).
-    swarm_table.get("default_provider",
-                    lambda value: _check_default_provider(value, providers), None)
-    return Config(swarm=swarm, context=context, nudge=nudge, providers=providers, game=game,
-                  paths=paths_config, source=source)
+    swarm_table.get(
+        "default_provider", lambda value: _check_default_provider(value, providers), None
+    )
+    return Config(
+        swarm=swarm,
+        context=context,
+        nudge=nudge,
+        providers=providers,
+        game=game,
+        paths=paths_config,
+        source=source,
+    )
 
 
 # -- the environment ---------------------------------------------------------------------
 
 
-def _env_value(env: Mapping[str, str], name: str, key: str, check: Callable[[Any], T],
-               *, integer: bool = False) -> T | None:
+def _env_value(
+    env: Mapping[str, str], name: str, key: str, check: Callable[[Any], T], *, integer: bool = False
+) -> T | None:
     raw = env.get(name, "")
     if raw == "":
         return None
@@ -447,22 +493,28 @@ def _env_value(env: Mapping[str, str], name: str, key: str, check: Callable[[Any
     try:
         return check(value)
     except _Invalid as bad:
-        raise ConfigError(f"environment variable {name} ({key}): expected {bad.expected}, "
-                          f"got {show(raw)}", source=f"${name}", key=key) from None
+        raise ConfigError(
+            f"environment variable {name} ({key}): expected {bad.expected}, got {show(raw)}",
+            source=f"${name}",
+            key=key,
+        ) from None
 
 
 def apply_env(config: Config, env: Mapping[str, str]) -> Config:
     """``config`` with the ``ZOEA_*`` overrides of ``env`` applied (checked like the file)."""
     swarm, game = config.swarm, config.game
-    max_myses = _env_value(env, ENV_MAX_MYSES, "swarm.max_myses", _check_max_myses,
-                           integer=True)
+    max_myses = _env_value(env, ENV_MAX_MYSES, "swarm.max_myses", _check_max_myses, integer=True)
     if max_myses is not None:
         swarm = dataclasses.replace(swarm, max_myses=max_myses)
     strategy = _env_value(env, ENV_STRATEGY, "swarm.strategy", _check_strategy)
     if strategy is not None:
         swarm = dataclasses.replace(swarm, strategy=strategy)
-    provider = _env_value(env, ENV_DEFAULT_PROVIDER, "swarm.default_provider",
-                          lambda v: _check_default_provider(v, config.providers))
+    provider = _env_value(
+        env,
+        ENV_DEFAULT_PROVIDER,
+        "swarm.default_provider",
+        lambda v: _check_default_provider(v, config.providers),
+    )
     if provider is not None:
         swarm = dataclasses.replace(swarm, default_provider=provider)
     endpoint = _env_value(env, ENV_GAME_ENDPOINT, "game.endpoint", _check_game_endpoint)
@@ -474,8 +526,9 @@ def apply_env(config: Config, env: Mapping[str, str]) -> Config:
 # -- the file ----------------------------------------------------------------------------
 
 
-def locate_config(path: str | Path | None = None,
-                  env: Mapping[str, str] = os.environ) -> Path | None:
+def locate_config(
+    path: str | Path | None = None, env: Mapping[str, str] = os.environ
+) -> Path | None:
     """The config file to read: ``path``, else ``$ZOEA_CONFIG``, else the default file if
     it exists, else None (the defaults). A named file that does not exist is an error."""
     if path is not None and str(path) != "":
@@ -488,8 +541,9 @@ def locate_config(path: str | Path | None = None,
     if not named.exists():
         raise ConfigError(f"{named}: no such config file{by}", source=str(named))
     if not named.is_file():
-        raise ConfigError(f"{named}: is not a file{by}; expected a TOML config file",
-                          source=str(named))
+        raise ConfigError(
+            f"{named}: is not a file{by}; expected a TOML config file", source=str(named)
+        )
     return named
 
 
@@ -529,6 +583,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] = os.envi
     if file is None:
         config = Config()
     else:
-        config = build_config(read_toml(file), str(file), source=file,
-                              base_dir=file.absolute().parent)
+        config = build_config(
+            read_toml(file), str(file), source=file, base_dir=file.absolute().parent
+        )
     return apply_env(config, env)

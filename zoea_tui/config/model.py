@@ -123,7 +123,6 @@ class ProviderConfig:
         return self.type in REMOTE_TYPES
 
 
-
 def builtin_providers() -> dict[str, ProviderConfig]:
     """The providers every configuration has unless its file redefines them."""
     return {

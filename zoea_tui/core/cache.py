@@ -63,8 +63,12 @@ def reuse(previous: Messages, current: Messages) -> Reuse:
     common = common_prefix_chars(a, b)
     uncached = _count(b[common:])
     total = _count(b)
-    return Reuse(share=common / len(a) if a else 0.0, prefix_chars=common,
-                 cached_tokens=max(total - uncached, 0), uncached_tokens=uncached)
+    return Reuse(
+        share=common / len(a) if a else 0.0,
+        prefix_chars=common,
+        cached_tokens=max(total - uncached, 0),
+        uncached_tokens=uncached,
+    )
 
 
 @dataclass(slots=True)

@@ -22,8 +22,7 @@ class UnknownStrategyError(ValueError):
     """Raised for a strategy name that does not exist."""
 
     def __init__(self, name: str) -> None:
-        super().__init__(
-            f"unknown strategy {name!r}; expected one of: {', '.join(STRATEGIES)}")
+        super().__init__(f"unknown strategy {name!r}; expected one of: {', '.join(STRATEGIES)}")
 
 
 def compose(history: History, strategy: str, settings: ComposeSettings) -> Composition:
@@ -34,8 +33,11 @@ def compose(history: History, strategy: str, settings: ComposeSettings) -> Compo
         raise UnknownStrategyError(strategy) from None
     composition = finalize(choose(history, settings), history, settings, strategy)
     seen = [m.id for m in (*history.window, *(history.since_summary or ()))]
-    composition = replace(composition, last_memory_id=max(seen) if seen else None,
-                          turn=current_turn(history, settings))
+    composition = replace(
+        composition,
+        last_memory_id=max(seen) if seen else None,
+        turn=current_turn(history, settings),
+    )
     if strategy == "summarize" and needs_summary(history, settings):
         composition = _with_summary_request(composition, history, settings)
     return composition

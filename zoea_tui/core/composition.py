@@ -29,7 +29,6 @@ DEFAULT_SNAPSHOT_TOOLS: tuple[str, ...] = (
 )
 
 
-
 @dataclass(frozen=True, slots=True)
 class ComposeSettings:
     """The knobs of composition (from config and the Mysis's model)."""

@@ -28,7 +28,7 @@ def extract_latest_tool_loop(memories: Sequence[Memory]) -> list[Memory]:
     for index in range(len(memories) - 1, -1, -1):
         if memories[index].has_tool_calls:
             loop = [memories[index]]
-            for later in memories[index + 1:]:
+            for later in memories[index + 1 :]:
                 if later.role != "tool":
                     break
                 loop.append(later)

@@ -50,9 +50,16 @@ def finalize(
     blocks = _fix_edges(blocks, settings, _opening_id(history))
 
     system_text = prompts.render_system_prompt(
-        history.system_template, account=history.account, name=history.mysis_name)
-    system_slot = Slot(role="system", content=system_text, kind="system", action="synthetic",
-                       reason="rendered from the system prompt template", pinned=True)
+        history.system_template, account=history.account, name=history.mysis_name
+    )
+    system_slot = Slot(
+        role="system",
+        content=system_text,
+        kind="system",
+        action="synthetic",
+        reason="rendered from the system prompt template",
+        pinned=True,
+    )
 
     rendered = [[_render(s, settings) for s in block] for block in blocks]
     system = _render(system_slot, settings)
@@ -68,8 +75,14 @@ def finalize(
             del dropped[memory_id]
 
     items = tuple(
-        Item(role=r.slot.role, kind=r.slot.kind, action=r.slot.action, tokens=r.tokens,
-             memory_id=r.slot.memory_id, reason=r.slot.reason)
+        Item(
+            role=r.slot.role,
+            kind=r.slot.kind,
+            action=r.slot.action,
+            tokens=r.tokens,
+            memory_id=r.slot.memory_id,
+            reason=r.slot.reason,
+        )
         for r in flat
     )
     total = REQUEST_OVERHEAD + settings.tools_tokens + sum(r.tokens for r in flat)
@@ -84,8 +97,9 @@ def finalize(
     )
 
 
-def _with_state(slots: list[Slot], history: History,
-                settings: ComposeSettings) -> tuple[list[Slot], str | None]:
+def _with_state(
+    slots: list[Slot], history: History, settings: ComposeSettings
+) -> tuple[list[Slot], str | None]:
     """Put the volatile facts (game state, latest broadcast) where a cache keeps them.
 
     Each turn's facts stand right after its opening, as its first request had them
@@ -96,8 +110,7 @@ def _with_state(slots: list[Slot], history: History,
     """
     turn = current_turn(history, settings)
     broadcast = history.latest_broadcast
-    if broadcast is not None and any(s.role == "user" and s.content == broadcast
-                                     for s in slots):
+    if broadcast is not None and any(s.role == "user" and s.content == broadcast for s in slots):
         broadcast = None  # already in view as a message
     live = prompts.state_message(history.game_state, broadcast)
     recorded = {t.first_memory_id: t.state for t in history.turns if t.state}
@@ -113,11 +126,17 @@ def _with_state(slots: list[Slot], history: History,
         else:
             text = recorded.get(slot.opens, "")
         if text:
-            out.append(synthetic_user(text, "state", "the game state and latest broadcast "
-                                      "when this turn began"))
+            out.append(
+                synthetic_user(
+                    text, "state", "the game state and latest broadcast when this turn began"
+                )
+            )
     if placed is None and live:
-        out.append(synthetic_user(live, "state", "current game state and latest broadcast "
-                                  "(volatile: sent last)"))
+        out.append(
+            synthetic_user(
+                live, "state", "current game state and latest broadcast (volatile: sent last)"
+            )
+        )
     return out, placed
 
 
@@ -139,17 +158,19 @@ def _drop_unsendable(slots: list[Slot], dropped: dict[int, str]) -> list[Slot]:
     for slot in slots:
         if slot.role == "system":
             if slot.memory is not None:
-                dropped.setdefault(slot.memory.id, "system rows are not replayed; the system "
-                                   "prompt is rendered per request")
+                dropped.setdefault(
+                    slot.memory.id,
+                    "system rows are not replayed; the system prompt is rendered per request",
+                )
             continue
-        if slot.role in ("assistant", "user") and not slot.tool_calls \
-                and not slot.content.strip():
+        if slot.role in ("assistant", "user") and not slot.tool_calls and not slot.content.strip():
             if slot.memory is not None:
                 dropped.setdefault(slot.memory.id, f"empty {slot.role} message")
             continue
         if slot.role == "tool" and not slot.content.strip():
-            slot = slot.with_content(prompts.EMPTY_TOOL_RESULT, slot.action,
-                                     "the tool returned nothing")
+            slot = slot.with_content(
+                prompts.EMPTY_TOOL_RESULT, slot.action, "the tool returned nothing"
+            )
         out.append(slot)
     return out
 
@@ -165,10 +186,14 @@ def _pair_tool_calls(slots: list[Slot], dropped: dict[int, str]) -> list[Block]:
             continue
         if slot.role == "tool":
             if slot.memory is not None:
-                dropped.setdefault(slot.memory.id, (
-                    "duplicate tool result: its call is answered by an earlier one"
-                    if slot.tool_call_id in called else
-                    "orphaned tool result: its call is not in the request"))
+                dropped.setdefault(
+                    slot.memory.id,
+                    (
+                        "duplicate tool result: its call is answered by an earlier one"
+                        if slot.tool_call_id in called
+                        else "orphaned tool result: its call is not in the request"
+                    ),
+                )
             continue
         if not slot.tool_calls:
             blocks.append([slot])
@@ -186,19 +211,29 @@ def _pair_tool_calls(slots: list[Slot], dropped: dict[int, str]) -> list[Block]:
             if original in renamed and renamed[original] not in results:
                 new_id = renamed[original]
                 moved = later > index + 1 + len(results) and any(
-                    s.role != "tool" for s in slots[index + 1:later])
+                    s.role != "tool" for s in slots[index + 1 : later]
+                )
                 reason = other.reason or ("moved next to its call" if moved else "")
-                results[new_id] = (other if new_id == original and reason == other.reason
-                                   else replace(other, tool_call_id=new_id, reason=reason))
+                results[new_id] = (
+                    other
+                    if new_id == original and reason == other.reason
+                    else replace(other, tool_call_id=new_id, reason=reason)
+                )
                 consumed.add(later)
         block: Block = [slot if calls == slot.tool_calls else replace(slot, tool_calls=calls)]
         for call in calls:
             result = results.get(call.id)
             if result is None:
-                result = Slot(role="tool", content=prompts.MISSING_TOOL_RESULT,
-                              kind="placeholder", action="synthetic", tool_call_id=call.id,
-                              tool_name=call.name, pinned=slot.pinned,
-                              reason="no result was stored for this call")
+                result = Slot(
+                    role="tool",
+                    content=prompts.MISSING_TOOL_RESULT,
+                    kind="placeholder",
+                    action="synthetic",
+                    tool_call_id=call.id,
+                    tool_name=call.name,
+                    pinned=slot.pinned,
+                    reason="no result was stored for this call",
+                )
             block.append(result)
         blocks.append(block)
     return blocks
@@ -229,15 +264,19 @@ def _opening_id(history: History) -> int | None:
     return None
 
 
-def _fix_edges(blocks: list[Block], settings: ComposeSettings,
-               opening_id: int | None = None) -> list[Block]:
+def _fix_edges(
+    blocks: list[Block], settings: ComposeSettings, opening_id: int | None = None
+) -> list[Block]:
     """First message a user message (V5); last a user or tool message (V6)."""
     if not blocks:
         return [[nudge(settings.nudge_level, "empty history")]]
     if blocks[0][0].role != "user":
         first = blocks[0][0].memory_id
-        text = (prompts.START_NOTE if first is not None and first == opening_id
-                else prompts.gap_note(None, first))
+        text = (
+            prompts.START_NOTE
+            if first is not None and first == opening_id
+            else prompts.gap_note(None, first)
+        )
         note = synthetic_user(text, "note", "the request must open with a user message")
         blocks = [[note], *blocks]
     # A closing state message is information, not an order: look past it.
@@ -246,8 +285,9 @@ def _fix_edges(blocks: list[Block], settings: ComposeSettings,
         end -= 1
     last = blocks[end - 1][-1]
     if last.role == "assistant" or (last.role == "user" and last.kind == "note"):
-        blocks.insert(end, [nudge(settings.nudge_level,
-                                  "the request must end with a user message")])
+        blocks.insert(
+            end, [nudge(settings.nudge_level, "the request must end with a user message")]
+        )
     return blocks
 
 
@@ -261,8 +301,12 @@ def _render(slot: Slot, settings: ComposeSettings) -> _Rendered:
         if content_tokens is None:
             content_tokens = count_tokens(content)
         if content_tokens > settings.tool_result_max_tokens:
-            slot = _truncated(slot, content_tokens, settings.tool_result_max_tokens,
-                              "longer than the per-result cap")
+            slot = _truncated(
+                slot,
+                content_tokens,
+                settings.tool_result_max_tokens,
+                "longer than the per-result cap",
+            )
             content = slot.content
             content_tokens = None
     message: dict[str, Any] = {"role": slot.role, "content": content}
@@ -297,19 +341,27 @@ def _fit_budget(
     if total <= budget:
         return system, blocks
     # The newest exchange keeps its results whole (the state message closes the request).
-    last = max((b for b, block in enumerate(blocks) if block[0].slot.kind != "state"),
-               default=len(blocks) - 1)
+    last = max(
+        (b for b, block in enumerate(blocks) if block[0].slot.kind != "state"),
+        default=len(blocks) - 1,
+    )
     for b, block in enumerate(blocks):
         for i, r in enumerate(block):
             if total <= budget:
                 return system, blocks
-            if (r.slot.role == "tool" and not r.slot.pinned and b != last
-                    and r.slot.action in ("kept", "truncated")):
-                text = prompts.placeholder_omitted(r.slot.tool_name or "tool",
-                                                   r.slot.memory_id or 0,
-                                                   "to fit the context window")
-                placeholder = _render(r.slot.with_content(
-                    text, "placeholder", "omitted to fit the context window"), settings)
+            if (
+                r.slot.role == "tool"
+                and not r.slot.pinned
+                and b != last
+                and r.slot.action in ("kept", "truncated")
+            ):
+                text = prompts.placeholder_omitted(
+                    r.slot.tool_name or "tool", r.slot.memory_id or 0, "to fit the context window"
+                )
+                placeholder = _render(
+                    r.slot.with_content(text, "placeholder", "omitted to fit the context window"),
+                    settings,
+                )
                 if placeholder.tokens < r.tokens:  # a short result stays: it costs less
                     block[i] = placeholder
                     total += placeholder.tokens - r.tokens
@@ -324,14 +376,22 @@ def _fit_budget(
         kept.append(block)
     blocks = kept
     if blocks and blocks[0][0].slot.role != "user":
-        note = _render(synthetic_user(prompts.gap_note(None, None), "note",
-                                      "the request must open with a user message"), settings)
+        note = _render(
+            synthetic_user(
+                prompts.gap_note(None, None), "note", "the request must open with a user message"
+            ),
+            settings,
+        )
         blocks.insert(0, [note])
         total += note.tokens
     exhausted: set[tuple[int, int]] = set()
     while total > budget:
-        candidates = [(r.tokens, b, i) for b, block in enumerate(blocks)
-                      for i, r in enumerate(block) if (b, i) not in exhausted]
+        candidates = [
+            (r.tokens, b, i)
+            for b, block in enumerate(blocks)
+            for i, r in enumerate(block)
+            if (b, i) not in exhausted
+        ]
         if (-1, -1) not in exhausted:
             candidates.append((system.tokens, -1, -1))
         if not candidates:
@@ -361,10 +421,15 @@ def _shrunk(slot: Slot, cap: int) -> Slot:
         return _truncated(slot, content_tokens, cap, "to fit the context window")
     calls = tuple(
         replace(c, arguments=prompts.omitted_arguments(slot.memory_id))
-        if count_tokens(c.arguments) > cap else c
+        if count_tokens(c.arguments) > cap
+        else c
         for c in slot.tool_calls
     )
     if calls != slot.tool_calls:
-        return replace(slot, tool_calls=calls, action="truncated",
-                       reason="oversized call arguments omitted to fit the context window")
+        return replace(
+            slot,
+            tool_calls=calls,
+            action="truncated",
+            reason="oversized call arguments omitted to fit the context window",
+        )
     return slot

@@ -117,8 +117,10 @@ def nudge_text(level: int) -> str:
 def account_text(account: str | None, name: str | None = None) -> str:
     """The ``{{ACCOUNT}}`` section: the account's name (never its password)."""
     if account:
-        return (f"Username: {account} (call login() with no arguments: Zoea Nova fills in "
-                "your credentials)")
+        return (
+            f"Username: {account} (call login() with no arguments: Zoea Nova fills in "
+            "your credentials)"
+        )
     if name and re.fullmatch(r"[A-Za-z0-9_-]{3,24}", name):
         return f"{NO_ACCOUNT} Your name is {name}: use it as your username."
     return NO_ACCOUNT
@@ -161,7 +163,7 @@ def state_message(game_state: str, latest_broadcast: str | None) -> str:
     if latest_broadcast and latest_broadcast.strip():
         text = latest_broadcast.strip()
         if len(text) > STATE_BROADCAST_CHARS:
-            text = text[:STATE_BROADCAST_CHARS - 1] + "…"
+            text = text[: STATE_BROADCAST_CHARS - 1] + "…"
         parts.append(f"## Swarm Broadcast\n{text}")
     return f"{STATE_HEADER}\n" + "\n\n".join(parts) if parts else ""
 
@@ -214,10 +216,7 @@ def gap_note(first_id: int | None, before_id: int | None) -> str:
         span = f" (before memory #{before_id})"
     else:
         span = ""
-    return (
-        f"[Earlier messages{span} are not shown to keep the context small. "
-        f"{SEARCH_REMINDER}]"
-    )
+    return f"[Earlier messages{span} are not shown to keep the context small. {SEARCH_REMINDER}]"
 
 
 def omitted_arguments(memory_id: int | None) -> str:

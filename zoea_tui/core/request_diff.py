@@ -66,8 +66,9 @@ def _key(item: Item, message: dict[str, Any]) -> tuple[Any, ...]:
     return ("synthetic", item.kind, item.role)
 
 
-def diff_requests(previous: Composition, current: Composition, *,
-                  new_turn: bool = False) -> RequestDiff:
+def diff_requests(
+    previous: Composition, current: Composition, *, new_turn: bool = False
+) -> RequestDiff:
     """The difference of ``current`` from ``previous`` (``new_turn``: it opens a turn)."""
     a, b = previous.messages, current.messages
     prefix = 0
@@ -80,17 +81,16 @@ def diff_requests(previous: Composition, current: Composition, *,
     old_keys = {_key(i, m): m for i, m in old}
     new_keys = {_key(i, m) for i, m in new}
     summary_arrived = any(i.kind == "summary" for i, _ in new) and not any(
-        i.kind == "summary" for i in previous.items)
-    first_kept = min((i.memory_id for i in current.items if i.memory_id is not None),
-                     default=None)
+        i.kind == "summary" for i in previous.items
+    )
+    first_kept = min((i.memory_id for i in current.items if i.memory_id is not None), default=None)
     lines: list[DiffLine] = []
     reasons: list[str] = []
 
     def why_left(item: Item) -> str:
         if summary_arrived and item.kind in ("memory", "placeholder", "summary"):
             return "replaced by a summary"
-        if item.memory_id is not None and first_kept is not None and \
-                item.memory_id < first_kept:
+        if item.memory_id is not None and first_kept is not None and item.memory_id < first_kept:
             return f"the cut moved past it (the request now begins at memory #{first_kept})"
         if new_turn:
             return "a new turn began"
@@ -101,8 +101,17 @@ def diff_requests(previous: Composition, current: Composition, *,
     for item, message in old:
         if _key(item, message) in new_keys:
             continue
-        lines.append(DiffLine("left", item.role, item.kind, item.memory_id, item.tokens,
-                              message_text(message), why_left(item)))
+        lines.append(
+            DiffLine(
+                "left",
+                item.role,
+                item.kind,
+                item.memory_id,
+                item.tokens,
+                message_text(message),
+                why_left(item),
+            )
+        )
     for item, message in new:
         before = old_keys.get(_key(item, message))
         if before is None:
@@ -112,18 +121,27 @@ def diff_requests(previous: Composition, current: Composition, *,
             status, reason = "kept", "sent again after a change above it"
         else:
             status = "changed"
-            reason = {"placeholder": "an older result became a placeholder",
-                      "truncated": "cut to fit the budget"}.get(item.action,
-                                                                 "its text changed")
-        lines.append(DiffLine(status, item.role, item.kind, item.memory_id, item.tokens,
-                              message_text(message), reason))
+            reason = {
+                "placeholder": "an older result became a placeholder",
+                "truncated": "cut to fit the budget",
+            }.get(item.action, "its text changed")
+        lines.append(
+            DiffLine(
+                status,
+                item.role,
+                item.kind,
+                item.memory_id,
+                item.tokens,
+                message_text(message),
+                reason,
+            )
+        )
     if prefix < len(a):
         if new_turn:
             reasons.append("a new turn began")
         if summary_arrived:
             reasons.append("a summary replaced the older history")
-        if any(line.status == "left" and line.reason.startswith("the cut moved")
-               for line in lines):
+        if any(line.status == "left" and line.reason.startswith("the cut moved") for line in lines):
             reasons.append(f"the window's cut moved (it now begins at memory #{first_kept})")
         if any(line.status == "changed" for line in lines):
             reasons.append("messages already sent changed (placeholders, cuts, notes)")
@@ -135,5 +153,4 @@ def diff_requests(previous: Composition, current: Composition, *,
 
 def only_appends(diff: RequestDiff, previous: Sequence[dict[str, Any]]) -> bool:
     """True when the request is the previous one plus new messages."""
-    return diff.kept == len(previous) and all(line.status == "appended"
-                                              for line in diff.lines)
+    return diff.kept == len(previous) and all(line.status == "appended" for line in diff.lines)

@@ -54,20 +54,23 @@ def keep(memory: Memory, *, pinned: bool = False, reason: str = "") -> Slot:
 
 def placeholder(memory: Memory, text: str, reason: str) -> Slot:
     """A slot that keeps a tool result's place but not its content."""
-    return replace(keep(memory), content=text, kind="placeholder", action="placeholder",
-                   reason=reason)
+    return replace(
+        keep(memory), content=text, kind="placeholder", action="placeholder", reason=reason
+    )
 
 
 def synthetic_user(text: str, kind: ItemKind, reason: str, *, pinned: bool = True) -> Slot:
     """A generated user message (nudge, note or summary); never stored."""
-    return Slot(role="user", content=text, kind=kind, action="synthetic", reason=reason,
-                pinned=pinned)
+    return Slot(
+        role="user", content=text, kind=kind, action="synthetic", reason=reason, pinned=pinned
+    )
 
 
 def nudge(level: int, why: str) -> Slot:
     """The synthetic nudge at an encouragement level (docs/CONTEXT.md), with why it is there."""
-    return synthetic_user(prompts.nudge_text(level), "nudge",
-                          f"{why}: synthetic nudge, level {max(level, 1)}")
+    return synthetic_user(
+        prompts.nudge_text(level), "nudge", f"{why}: synthetic nudge, level {max(level, 1)}"
+    )
 
 
 @dataclass(slots=True)

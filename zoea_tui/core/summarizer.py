@@ -15,8 +15,9 @@ from typing import Any, Protocol
 
 from .composition import SummaryRequest
 
-EXTRACTIVE_LABEL = "(Extractive summary written by Zoea Nova's rule-based summarizer, " \
-                   "not by a language model.)"
+EXTRACTIVE_LABEL = (
+    "(Extractive summary written by Zoea Nova's rule-based summarizer, not by a language model.)"
+)
 
 
 class Summarizer(Protocol):
@@ -77,8 +78,11 @@ def extractive_summary(messages: list[dict[str, Any]], last_request: str) -> str
             error = _error_of(message.get("content") or "")
             if error:
                 errors.append(f"{names.get(message.get('tool_call_id') or '', 'tool')}: {error}")
-    answers = [m["content"] for m in messages
-               if m["role"] == "assistant" and (m.get("content") or "").strip()]
+    answers = [
+        m["content"]
+        for m in messages
+        if m["role"] == "assistant" and (m.get("content") or "").strip()
+    ]
     bullet = "\n".join
     sections = [
         EXTRACTIVE_LABEL,
@@ -90,13 +94,14 @@ def extractive_summary(messages: list[dict[str, Any]], last_request: str) -> str
         "3. Technical Context and Decisions\n"
         + (bullet(f"   - {_first_line(a)}" for a in answers[-3:]) or "   - (no decisions stated)"),
         "4. Files and Code Changes\n"
-        + (bullet(f"   - captain's log: {entry}" for entry in logs[-3:])
-           or "   - (no captain's log entries written)"),
+        + (
+            bullet(f"   - captain's log: {entry}" for entry in logs[-3:])
+            or "   - (no captain's log entries written)"
+        ),
         "5. Active Work and Last Actions (CRITICAL)\n"
         + (bullet(f"   - {a}" for a in actions[-5:]) or "   - (no actions yet)"),
         "6. Unresolved Issues and Pending Tasks\n"
         + (bullet(f"   - {e}" for e in errors[-5:]) or "   - (no errors)"),
-        "7. Immediate Next Step\n"
-        f"   - {_first_line(last_request) or 'Continue the mission.'}",
+        f"7. Immediate Next Step\n   - {_first_line(last_request) or 'Continue the mission.'}",
     ]
     return "\n\n".join(sections)

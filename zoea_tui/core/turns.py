@@ -65,8 +65,9 @@ def opening_slot(history: History, turn: Turn, *, pinned: bool = True) -> Slot |
     return replace(slot, opens=turn.first_memory_id)
 
 
-def place_openings(slots: Sequence[Slot], history: History, turns: Iterable[Turn], *,
-                   after_id: int | None) -> list[Slot]:
+def place_openings(
+    slots: Sequence[Slot], history: History, turns: Iterable[Turn], *, after_id: int | None
+) -> list[Slot]:
     """Insert the nudge text of each synthetic turn that began after memory ``after_id``
     (None: from the first memory) before the turn's first sent memory.
 
@@ -76,13 +77,27 @@ def place_openings(slots: Sequence[Slot], history: History, turns: Iterable[Turn
     out = list(slots)
     lower = after_id if after_id is not None else 0
     starts = {t.first_memory_id for t in turns if not t.synthetic}
-    out = [replace(s, opens=s.memory_id) if s.memory_id in starts and s.opens is None
-           and s.role == "user" else s for s in out]
-    for turn in sorted((t for t in turns if t.synthetic and t.first_memory_id > lower),
-                       key=lambda t: t.first_memory_id, reverse=True):
-        at = next((i for i, s in enumerate(out)
-                   if s.memory_id is not None and s.memory_id >= turn.first_memory_id
-                   and s.kind != "summary"), len(out))
+    out = [
+        replace(s, opens=s.memory_id)
+        if s.memory_id in starts and s.opens is None and s.role == "user"
+        else s
+        for s in out
+    ]
+    for turn in sorted(
+        (t for t in turns if t.synthetic and t.first_memory_id > lower),
+        key=lambda t: t.first_memory_id,
+        reverse=True,
+    ):
+        at = next(
+            (
+                i
+                for i, s in enumerate(out)
+                if s.memory_id is not None
+                and s.memory_id >= turn.first_memory_id
+                and s.kind != "summary"
+            ),
+            len(out),
+        )
         slot = opening_slot(history, turn)
         assert slot is not None
         out.insert(at, slot)

@@ -116,8 +116,9 @@ class Turn:
         """A short label: what started the turn."""
         if self.kind == "nudge":
             return f"nudge, level {self.nudge_level}"
-        return {"direct": "commander message", "broadcast": "broadcast",
-                "start": "start"}.get(self.kind, self.kind)
+        return {"direct": "commander message", "broadcast": "broadcast", "start": "start"}.get(
+            self.kind, self.kind
+        )
 
 
 def tool_calls_to_json(calls: tuple[ToolCall, ...]) -> str | None:

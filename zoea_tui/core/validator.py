@@ -42,8 +42,10 @@ def validate_openai(messages: Messages) -> list[str]:
         if role == "tool":
             call_id = message.get("tool_call_id")
             if open_calls is None or call_id not in open_calls:
-                violations.append(f"V1: #{index} tool result {call_id!r} answers no call of the "
-                                  "nearest preceding assistant message")
+                violations.append(
+                    f"V1: #{index} tool result {call_id!r} answers no call of the "
+                    "nearest preceding assistant message"
+                )
             elif open_calls[call_id]:
                 violations.append(f"V3: #{index} second result for {call_id!r}")
             else:
@@ -116,16 +118,21 @@ def to_anthropic(
                     arguments = {"_raw": fn["arguments"]}
                 if not isinstance(arguments, dict):
                     arguments = {"_raw": fn["arguments"]}
-                blocks.append({"type": "tool_use", "id": call["id"], "name": fn["name"],
-                               "input": arguments})
+                blocks.append(
+                    {"type": "tool_use", "id": call["id"], "name": fn["name"], "input": arguments}
+                )
             push("assistant", blocks)
         elif role == "tool":
-            result = {"type": "tool_result", "tool_use_id": message["tool_call_id"],
-                      "content": text or "(empty)"}
+            result = {
+                "type": "tool_result",
+                "tool_use_id": message["tool_call_id"],
+                "content": text or "(empty)",
+            }
             if turns and turns[-1]["role"] == "user":
                 prior = turns[-1]["content"]
-                first_text = next((i for i, b in enumerate(prior) if b["type"] == "text"),
-                                  len(prior))
+                first_text = next(
+                    (i for i, b in enumerate(prior) if b["type"] == "text"), len(prior)
+                )
                 prior.insert(first_text, result)
             else:
                 push("user", [result])
@@ -163,8 +170,9 @@ def validate_anthropic(rendered: dict[str, Any]) -> list[str]:
         following = turns[index + 1]["content"] if index + 1 < len(turns) else []
         results = [b["tool_use_id"] for b in following if b["type"] == "tool_result"]
         if uses and sorted(uses) != sorted(results):
-            violations.append(f"turn {index}: tool_use ids {uses} not answered by the next turn "
-                              f"(got {results})")
+            violations.append(
+                f"turn {index}: tool_use ids {uses} not answered by the next turn (got {results})"
+            )
         kinds = [b["type"] for b in blocks]
         if "tool_result" in kinds:
             last_result = max(i for i, k in enumerate(kinds) if k == "tool_result")
@@ -196,8 +204,7 @@ def well_formed(messages: Messages) -> bool:
             return False
         for call in message.get("tool_calls") or ():
             fn = call.get("function") or {}
-            if not call.get("id") or not fn.get("name") or not isinstance(
-                    fn.get("arguments"), str):
+            if not call.get("id") or not fn.get("name") or not isinstance(fn.get("arguments"), str):
                 return False
     return True
 

@@ -27,8 +27,9 @@ def kept_count(total: int, size: int, margin: int) -> int:
     return size + (total - size) % margin
 
 
-def stepped_window(newest: Sequence[Memory], size: int, margin: int) -> tuple[
-        list[Memory], int | None]:
+def stepped_window(
+    newest: Sequence[Memory], size: int, margin: int
+) -> tuple[list[Memory], int | None]:
     """Cut ``newest`` (the Mysis's newest memories, oldest first, at least
     ``size + margin`` of them when it has that many) to the stepped window.
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from .errors import GameToolError
 
-_CODE_TEXT = re.compile(r"^\s*(?:error:\s*)?\[?([a-z][a-z0-9_]{2,40})\]?\s*[:\-]\s+(.+)$",
-                        re.IGNORECASE | re.DOTALL)
+_CODE_TEXT = re.compile(
+    r"^\s*(?:error:\s*)?\[?([a-z][a-z0-9_]{2,40})\]?\s*[:\-]\s+(.+)$", re.IGNORECASE | re.DOTALL
+)
 _MCP_TOOL_ERROR = re.compile(r"^Error executing tool [\w.-]+: (.+)$", re.DOTALL)
 
 
@@ -55,8 +56,9 @@ def error_from_payload(data: dict[str, Any]) -> GameToolError | None:
     error = data.get("error")
     if isinstance(error, dict):
         details = {k: v for k, v in error.items() if k not in ("code", "message")}
-        return GameToolError(str(error.get("code") or "error"),
-                             str(error.get("message") or ""), details)
+        return GameToolError(
+            str(error.get("code") or "error"), str(error.get("message") or ""), details
+        )
     if isinstance(error, str) and error:
         details = {k: v for k, v in data.items() if k not in ("error", "message")}
         return GameToolError(error, str(data.get("message") or error), details)

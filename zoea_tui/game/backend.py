@@ -20,21 +20,26 @@ class GameBackend:
     ``server`` names the account pool's server: ``"embedded"`` or the URL.
     """
 
-    def __init__(self, server: str, *, host: WorldHost | None = None,
-                 read_timeout: float = 600.0) -> None:
+    def __init__(
+        self, server: str, *, host: WorldHost | None = None, read_timeout: float = 600.0
+    ) -> None:
         self.server = server
         self.host = host
         self.read_timeout = read_timeout
 
     @classmethod
-    def from_config(cls, game: GameConfig, *, data_dir: Path | None = None,
-                    simulated: bool = False) -> GameBackend:
+    def from_config(
+        cls, game: GameConfig, *, data_dir: Path | None = None, simulated: bool = False
+    ) -> GameBackend:
         """The backend ``[game]`` describes; the embedded world is saved in ``data_dir``."""
         if game.endpoint == EMBEDDED:
             state = data_dir / "world.json" if data_dir is not None else None
-            host = WorldHost.open(seed=game.seed, tick_seconds=0 if simulated
-                                  else game.tick_seconds, state_path=state,
-                                  starting_credits=game.starting_credits)
+            host = WorldHost.open(
+                seed=game.seed,
+                tick_seconds=0 if simulated else game.tick_seconds,
+                state_path=state,
+                starting_credits=game.starting_credits,
+            )
             return cls(EMBEDDED, host=host, read_timeout=game.timeout)
         return cls(game.endpoint, read_timeout=game.timeout)
 
@@ -47,8 +52,9 @@ class GameBackend:
         """A connector for one new client session (one per Mysis)."""
         if self.host is not None:
             host = self.host
-            return in_process_connector(lambda: in_process_server(host),
-                                        read_timeout=self.read_timeout)
+            return in_process_connector(
+                lambda: in_process_server(host), read_timeout=self.read_timeout
+            )
         return http_connector(self.server, read_timeout=self.read_timeout)
 
     @property

@@ -24,32 +24,44 @@ Connector = Callable[..., AbstractAsyncContextManager[Client]]
 MessageHandler = MessageHandlerFnT
 
 
-def http_connector(url: str, *, read_timeout: float = READ_TIMEOUT_S,
-                   headers: dict[str, str] | None = None) -> Connector:
+def http_connector(
+    url: str, *, read_timeout: float = READ_TIMEOUT_S, headers: dict[str, str] | None = None
+) -> Connector:
     """Connect over Streamable HTTP with the legacy handshake and a long read timeout."""
 
     @contextlib.asynccontextmanager
     async def connect(message_handler: MessageHandler | None = None) -> AsyncIterator[Client]:
         timeout = httpx2.Timeout(CONNECT_TIMEOUT_S, read=read_timeout)
-        async with httpx2.AsyncClient(timeout=timeout, headers=headers,
-                                      follow_redirects=True) as http:
-            transport = streamable_http_client(url, http_client=http,
-                                               max_sse_event_size=MAX_EVENT_BYTES)
-            async with Client(transport, mode="legacy", read_timeout_seconds=read_timeout,
-                              message_handler=message_handler) as client:
+        async with httpx2.AsyncClient(
+            timeout=timeout, headers=headers, follow_redirects=True
+        ) as http:
+            transport = streamable_http_client(
+                url, http_client=http, max_sse_event_size=MAX_EVENT_BYTES
+            )
+            async with Client(
+                transport,
+                mode="legacy",
+                read_timeout_seconds=read_timeout,
+                message_handler=message_handler,
+            ) as client:
                 yield client
 
     return connect
 
 
-def in_process_connector(make_server: Callable[[], Any], *,
-                         read_timeout: float = READ_TIMEOUT_S) -> Connector:
+def in_process_connector(
+    make_server: Callable[[], Any], *, read_timeout: float = READ_TIMEOUT_S
+) -> Connector:
     """Connect to an in-process low-level ``Server`` (a fresh one per connection)."""
 
     @contextlib.asynccontextmanager
     async def connect(message_handler: MessageHandler | None = None) -> AsyncIterator[Client]:
-        async with Client(make_server(), mode="legacy", read_timeout_seconds=read_timeout,
-                          message_handler=message_handler) as client:
+        async with Client(
+            make_server(),
+            mode="legacy",
+            read_timeout_seconds=read_timeout,
+            message_handler=message_handler,
+        ) as client:
             yield client
 
     return connect

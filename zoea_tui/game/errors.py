@@ -13,8 +13,15 @@ from typing import Any
 #: Codes that mean "too early, try again later": retried with the server's hint.
 TIMING_CODES = frozenset({"rate_limited", "action_pending", "cooldown", "throttled"})
 #: Codes that mean the login is gone: re-login and try again.
-SESSION_CODES = frozenset({"not_authenticated", "session_invalid", "session_expired",
-                           "session_required", "session_replaced"})
+SESSION_CODES = frozenset(
+    {
+        "not_authenticated",
+        "session_invalid",
+        "session_expired",
+        "session_required",
+        "session_replaced",
+    }
+)
 
 _TRY_AGAIN = re.compile(r"try again in (\d+(?:\.\d+)?) ?s", re.IGNORECASE)
 

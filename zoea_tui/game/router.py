@@ -76,81 +76,112 @@ def _search_schema(what: str) -> dict[str, Any]:
         "type": "object",
         "properties": {
             "query": {"type": "string", "description": f"Words to find in {what}."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": SEARCH_LIMIT_MAX,
-                      "description": f"Most results to return (default {SEARCH_LIMIT_DEFAULT}, "
-                                     f"at most {SEARCH_LIMIT_MAX})."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": SEARCH_LIMIT_MAX,
+                "description": f"Most results to return (default {SEARCH_LIMIT_DEFAULT}, "
+                f"at most {SEARCH_LIMIT_MAX}).",
+            },
         },
         "required": ["query"],
     }
 
 
 ORCHESTRATOR_TOOLS: tuple[dict[str, Any], ...] = (
-    {"name": "zoea_search_messages",
-     "description": "Search your own past messages, orders and tool results (full history, "
-                    "ranked, case-insensitive). Use it when something you need is no longer "
-                    "in view. Each result gives memory_id, role, source, tool_name, time, "
-                    "game tick, the matching snippet and the content (long content is cut: "
-                    "read the rest with zoea_read_memory).",
-     "parameters": _search_schema("your past messages and tool results")},
-    {"name": "zoea_search_reasoning",
-     "description": "Search your own past reasoning, to recall why you decided something. "
-                    "Each result gives memory_id, time, the matching snippet and the "
-                    "reasoning text.",
-     "parameters": _search_schema("your past reasoning")},
-    {"name": "zoea_search_broadcasts",
-     "description": "Search past swarm broadcasts (commander orders and other Myses' news). "
-                    "Each result gives broadcast_id, sender, time and the broadcast text.",
-     "parameters": _search_schema("swarm broadcasts")},
-    {"name": "zoea_read_memory",
-     "description": "Read one of your own stored messages in full, by its memory id. Use it "
-                    "when a note says a result was omitted or truncated and names its "
-                    "memory #id, or when a search result's content is cut: read it here. "
-                    f"Long texts come in pages of up to {READ_PAGE_CHARS} characters: call "
-                    "again with offset=next_offset until next_offset is null.",
-     "parameters": {
-         "type": "object",
-         "properties": {
-             "memory_id": {"type": "integer", "minimum": 1,
-                           "description": "The memory's id (the number after 'memory #')."},
-             "offset": {"type": "integer", "minimum": 0,
-                        "description": "Character to start from (default 0; use the "
-                                       "next_offset of the previous page)."},
-             "part": {"type": "string", "enum": list(READ_PARTS),
-                      "description": "What to read (default content): the text, your "
-                                     "reasoning, or the tool calls as JSON."},
-         },
-         "required": ["memory_id"],
-     }},
-    {"name": "zoea_broadcast",
-     "description": "Send a short message to every other Mysis of the swarm.",
-     "parameters": {"type": "object",
-                    "properties": {"message": {"type": "string",
-                                               "description": "What to tell the swarm."}},
-                    "required": ["message"]}},
-    {"name": "zoea_swarm_status",
-     "description": "See every Mysis of the swarm: name, state and account.",
-     "parameters": {"type": "object", "properties": {}}},
+    {
+        "name": "zoea_search_messages",
+        "description": "Search your own past messages, orders and tool results (full history, "
+        "ranked, case-insensitive). Use it when something you need is no longer "
+        "in view. Each result gives memory_id, role, source, tool_name, time, "
+        "game tick, the matching snippet and the content (long content is cut: "
+        "read the rest with zoea_read_memory).",
+        "parameters": _search_schema("your past messages and tool results"),
+    },
+    {
+        "name": "zoea_search_reasoning",
+        "description": "Search your own past reasoning, to recall why you decided something. "
+        "Each result gives memory_id, time, the matching snippet and the "
+        "reasoning text.",
+        "parameters": _search_schema("your past reasoning"),
+    },
+    {
+        "name": "zoea_search_broadcasts",
+        "description": "Search past swarm broadcasts (commander orders and other Myses' news). "
+        "Each result gives broadcast_id, sender, time and the broadcast text.",
+        "parameters": _search_schema("swarm broadcasts"),
+    },
+    {
+        "name": "zoea_read_memory",
+        "description": "Read one of your own stored messages in full, by its memory id. Use it "
+        "when a note says a result was omitted or truncated and names its "
+        "memory #id, or when a search result's content is cut: read it here. "
+        f"Long texts come in pages of up to {READ_PAGE_CHARS} characters: call "
+        "again with offset=next_offset until next_offset is null.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "memory_id": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "description": "The memory's id (the number after 'memory #').",
+                },
+                "offset": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Character to start from (default 0; use the "
+                    "next_offset of the previous page).",
+                },
+                "part": {
+                    "type": "string",
+                    "enum": list(READ_PARTS),
+                    "description": "What to read (default content): the text, your "
+                    "reasoning, or the tool calls as JSON.",
+                },
+            },
+            "required": ["memory_id"],
+        },
+    },
+    {
+        "name": "zoea_broadcast",
+        "description": "Send a short message to every other Mysis of the swarm.",
+        "parameters": {
+            "type": "object",
+            "properties": {"message": {"type": "string", "description": "What to tell the swarm."}},
+            "required": ["message"],
+        },
+    },
+    {
+        "name": "zoea_swarm_status",
+        "description": "See every Mysis of the swarm: name, state and account.",
+        "parameters": {"type": "object", "properties": {}},
+    },
 )
 ORCHESTRATOR_TOOL_NAMES = frozenset(t["name"] for t in ORCHESTRATOR_TOOLS)
 
 
 def function_tool(name: str, description: str, parameters: dict[str, Any]) -> dict[str, Any]:
     """The OpenAI function-tool shape."""
-    return {"type": "function",
-            "function": {"name": name, "description": description, "parameters": parameters}}
+    return {
+        "type": "function",
+        "function": {"name": name, "description": description, "parameters": parameters},
+    }
 
 
 def model_schema(tool: ToolInfo) -> dict[str, Any]:
     """A game tool as a model sees it: no session ids, no passwords to fill in."""
     schema = dict(tool.input_schema or {"type": "object", "properties": {}})
-    properties = {k: v for k, v in (schema.get("properties") or {}).items()
-                  if k not in _HIDDEN_PROPERTIES}
+    properties = {
+        k: v for k, v in (schema.get("properties") or {}).items() if k not in _HIDDEN_PROPERTIES
+    }
     required = [r for r in schema.get("required") or [] if r not in _HIDDEN_PROPERTIES]
     description = tool.description
     if tool.name == "login":
         properties, required = {}, []
-        description = ("Log in to your game account. Zoea Nova fills in the credentials: call "
-                       "it with no arguments.")
+        description = (
+            "Log in to your game account. Zoea Nova fills in the credentials: call "
+            "it with no arguments."
+        )
     schema["properties"] = properties
     if required:
         schema["required"] = required
@@ -162,8 +193,7 @@ def model_schema(tool: ToolInfo) -> dict[str, Any]:
 
 def error_content(code: str, message: str, **details: Any) -> str:
     """The tool-message text of a refusal, in the game's own error shape."""
-    return json.dumps({"error": {"code": code, "message": message, **details}},
-                      ensure_ascii=False)
+    return json.dumps({"error": {"code": code, "message": message, **details}}, ensure_ascii=False)
 
 
 class ToolRouter:
@@ -206,10 +236,15 @@ class ToolRouter:
         """Orchestrator tools first, then the game's, sorted by name (stable order)."""
         tools = await self.session.list_tools()
         if self._schemas is None or self._schema_generation != id(tools):
-            game = [model_schema(t) for t in sorted(tools, key=lambda t: t.name)
-                    if t.name not in ORCHESTRATOR_TOOL_NAMES]
-            ours = [function_tool(t["name"], t["description"], t["parameters"])
-                    for t in ORCHESTRATOR_TOOLS]
+            game = [
+                model_schema(t)
+                for t in sorted(tools, key=lambda t: t.name)
+                if t.name not in ORCHESTRATOR_TOOL_NAMES
+            ]
+            ours = [
+                function_tool(t["name"], t["description"], t["parameters"])
+                for t in ORCHESTRATOR_TOOLS
+            ]
             self._schemas = ours + game
             self._schema_generation = id(tools)
         return self._schemas
@@ -227,10 +262,15 @@ class ToolRouter:
         """Run one tool call and return the (redacted) text to store and show."""
         args = call.parsed_arguments()
         if args is None:
-            return RoutedResult(error_content(
-                "invalid_json", f"The arguments of {call.name} are not a JSON object: "
-                f"{call.arguments[:200]!r}. Send arguments as a JSON object, e.g. {{}}."),
-                is_error=True, error_code="invalid_json")
+            return RoutedResult(
+                error_content(
+                    "invalid_json",
+                    f"The arguments of {call.name} are not a JSON object: "
+                    f"{call.arguments[:200]!r}. Send arguments as a JSON object, e.g. {{}}.",
+                ),
+                is_error=True,
+                error_code="invalid_json",
+            )
         if call.name in ORCHESTRATOR_TOOL_NAMES:
             return await self._orchestrator_tool(call.name, args)
         await self._load_secrets()
@@ -240,14 +280,21 @@ class ToolRouter:
             else:
                 outcome = await self.session.call(call.name, args)
         except GameToolError as error:
-            return RoutedResult(self.redact(json.dumps(error.to_payload(), ensure_ascii=False)),
-                                is_error=True, error_code=error.code,
-                                error_message=self.redact(error.message),
-                                wait_seconds=error.wait_seconds)
+            return RoutedResult(
+                self.redact(json.dumps(error.to_payload(), ensure_ascii=False)),
+                is_error=True,
+                error_code=error.code,
+                error_message=self.redact(error.message),
+                wait_seconds=error.wait_seconds,
+            )
         except GameConnectionError as error:
-            return RoutedResult(error_content("game_unreachable", str(error)), is_error=True,
-                                error_code="game_unreachable", unreachable=True,
-                                error_message=str(error))
+            return RoutedResult(
+                error_content("game_unreachable", str(error)),
+                is_error=True,
+                error_code="game_unreachable",
+                unreachable=True,
+                error_message=str(error),
+            )
         data = outcome.data
         if call.name == "register" and data is not None:
             await self._remember_registration(args, data)
@@ -258,8 +305,9 @@ class ToolRouter:
         text = outcome.text
         if call.name == "register" and data is not None and "password" in data:
             text = json.dumps({**data, "password": REDACTED}, ensure_ascii=False)
-        return RoutedResult(self.redact(text), tick=outcome.tick,
-                            wait_ticks=ticks_to_wait(data, outcome.tick))
+        return RoutedResult(
+            self.redact(text), tick=outcome.tick, wait_ticks=ticks_to_wait(data, outcome.tick)
+        )
 
     async def _login(self, args: dict[str, Any]) -> Any:
         wanted = args.get("username")
@@ -267,22 +315,29 @@ class ToolRouter:
         if isinstance(wanted, str) and wanted:
             account = await self.store.find_account(self.server, wanted)
             if account is not None and account.mysis_id not in (None, self.mysis_id):
-                raise GameToolError("account_in_use", f"{wanted} is flown by another Mysis of "
-                                    "this swarm. Log in with no arguments to use your own.")
+                raise GameToolError(
+                    "account_in_use",
+                    f"{wanted} is flown by another Mysis of "
+                    "this swarm. Log in with no arguments to use your own.",
+                )
         if account is None:
             account = await self.store.claim_account(self.mysis_id, self.server)
         if account is None:
             if isinstance(wanted, str) and isinstance(args.get("password"), str):
                 return await self.session.call("login", args)  # credentials the user gave
             raise GameToolError(
-                "no_account", "No game account is assigned to you yet. Call "
-                "register(username, empire) to create one; Zoea Nova keeps its password.")
+                "no_account",
+                "No game account is assigned to you yet. Call "
+                "register(username, empire) to create one; Zoea Nova keeps its password.",
+            )
         self._secrets.add(account.password)
         outcome = await self.session.call(
-            "login", {"username": account.username, "password": account.password})
+            "login", {"username": account.username, "password": account.password}
+        )
         if account.mysis_id != self.mysis_id:
-            await self.store.add_account(self.server, account.username, account.password,
-                                         mysis_id=self.mysis_id)
+            await self.store.add_account(
+                self.server, account.username, account.password, mysis_id=self.mysis_id
+            )
         self.account = account.username
         return outcome
 
@@ -291,8 +346,7 @@ class ToolRouter:
         account = await self.store.account_for(self.mysis_id, self.server)
         if account is None:
             raise GameToolError("no_account", "no account to log in with")
-        await session.call("login", {"username": account.username,
-                                     "password": account.password})
+        await session.call("login", {"username": account.username, "password": account.password})
 
     async def _remember_registration(self, args: dict[str, Any], data: dict[str, Any]) -> None:
         password = data.get("password")
@@ -300,9 +354,13 @@ class ToolRouter:
         if isinstance(password, str) and isinstance(username, str):
             self._secrets.add(password)
             empire = data.get("empire") or args.get("empire")
-            await self.store.add_account(self.server, username, password,
-                                         empire=empire if isinstance(empire, str) else None,
-                                         mysis_id=self.mysis_id)
+            await self.store.add_account(
+                self.server,
+                username,
+                password,
+                empire=empire if isinstance(empire, str) else None,
+                mysis_id=self.mysis_id,
+            )
             self.account = username
 
     async def _load_secrets(self) -> None:
@@ -315,14 +373,21 @@ class ToolRouter:
         if name == "zoea_read_memory":
             return await self._read_memory(args)
         if self.swarm is None:
-            return RoutedResult(error_content("unavailable", "The swarm is not running."),
-                                is_error=True, error_code="unavailable")
+            return RoutedResult(
+                error_content("unavailable", "The swarm is not running."),
+                is_error=True,
+                error_code="unavailable",
+            )
         if name == "zoea_broadcast":
             message = args.get("message")
             if not isinstance(message, str) or not message.strip():
-                return RoutedResult(error_content("invalid_payload",
-                                                  "message is required: what to tell the swarm."),
-                                    is_error=True, error_code="invalid_payload")
+                return RoutedResult(
+                    error_content(
+                        "invalid_payload", "message is required: what to tell the swarm."
+                    ),
+                    is_error=True,
+                    error_code="invalid_payload",
+                )
             count = await self.swarm.broadcast_from(self.mysis_id, self.redact(message))
             return RoutedResult(json.dumps({"sent": True, "recipients": count}))
         status = await self.swarm.swarm_status(self.mysis_id)
@@ -334,9 +399,11 @@ class ToolRouter:
         """A ``zoea_search_*`` call: ranked hits with their text, in a bounded answer."""
         query = args.get("query")
         if not isinstance(query, str) or not query.strip():
-            return RoutedResult(error_content("invalid_payload",
-                                              "query is required: the words to find."),
-                                is_error=True, error_code="invalid_payload")
+            return RoutedResult(
+                error_content("invalid_payload", "query is required: the words to find."),
+                is_error=True,
+                error_code="invalid_payload",
+            )
         limit = args.get("limit", SEARCH_LIMIT_DEFAULT)
         if not isinstance(limit, int) or isinstance(limit, bool):
             limit = SEARCH_LIMIT_DEFAULT
@@ -348,8 +415,9 @@ class ToolRouter:
             hits = await self.store.search_broadcasts(query, limit=limit, text_limit=fetch)
         else:
             part = "reasoning" if name == "zoea_search_reasoning" else "content"
-            hits = await self.store.search_memories(self.mysis_id, query, limit=limit,
-                                                    field=part, text_limit=fetch)
+            hits = await self.store.search_memories(
+                self.mysis_id, query, limit=limit, field=part, text_limit=fetch
+            )
         full: list[dict[str, Any]] = []
         lean: list[dict[str, Any]] = []
         for hit in hits:
@@ -358,27 +426,35 @@ class ToolRouter:
             if name == "zoea_search_broadcasts":
                 lean_text = "[not shown: the answer is full]"
                 if hit.text_chars > SEARCH_HIT_CHARS:
-                    text = (f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
-                            " more characters not shown]")
+                    text = (
+                        f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
+                        " more characters not shown]"
+                    )
             else:
                 lean_text = f"[not shown: {_read_call(hit.memory_id, 0, part)}]"
                 if hit.text_chars > SEARCH_HIT_CHARS:
                     read = _read_call(hit.memory_id, SEARCH_HIT_CHARS, part)
-                    text = (f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
-                            f" more characters: {read}]")
+                    text = (
+                        f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
+                        f" more characters: {read}]"
+                    )
             full.append({**row, part: text})
             lean.append({**row, part: lean_text} if hit.text_chars else {**row, part: ""})
-        answer = _bounded_answer({"query": query, "count": len(hits)}, full, lean,
-                                 "broadcast_id" if name == "zoea_search_broadcasts"
-                                 else "memory_id")
+        answer = _bounded_answer(
+            {"query": query, "count": len(hits)},
+            full,
+            lean,
+            "broadcast_id" if name == "zoea_search_broadcasts" else "memory_id",
+        )
         return RoutedResult(self.redact(answer))
 
     def _hit_row(self, name: str, hit: SearchHit) -> dict[str, Any]:
         if name == "zoea_search_broadcasts":
             sender = hit.extra.get("sender_id")
-            row: dict[str, Any] = {"broadcast_id": hit.memory_id,
-                                   "sender": "commander" if sender is None
-                                   else f"mysis #{sender}"}
+            row: dict[str, Any] = {
+                "broadcast_id": hit.memory_id,
+                "sender": "commander" if sender is None else f"mysis #{sender}",
+            }
         else:
             row = {"memory_id": hit.memory_id}
         row.update(role=hit.role, source=hit.source)
@@ -394,34 +470,47 @@ class ToolRouter:
         """``zoea_read_memory``: one of the caller's memories, a page at a time."""
         memory_id = _as_int(args.get("memory_id"))
         if memory_id is None or memory_id < 1:
-            return _invalid("memory_id must be a memory's id, a whole number such as 1234 "
-                            f"(got {_shown(args.get('memory_id'))}).")
+            return _invalid(
+                "memory_id must be a memory's id, a whole number such as 1234 "
+                f"(got {_shown(args.get('memory_id'))})."
+            )
         raw_offset = args.get("offset")
         offset = 0 if raw_offset is None else _as_int(raw_offset)
         if offset is None or offset < 0:
-            return _invalid("offset must be a whole number of characters, 0 or more "
-                            f"(got {_shown(raw_offset)}).")
+            return _invalid(
+                "offset must be a whole number of characters, 0 or more "
+                f"(got {_shown(raw_offset)})."
+            )
         part = args.get("part") or "content"
         if not isinstance(part, str) or part not in READ_PARTS:
-            return _invalid(f"part must be one of {', '.join(READ_PARTS)} "
-                            f"(got {_shown(part)}).")
+            return _invalid(f"part must be one of {', '.join(READ_PARTS)} (got {_shown(part)}).")
         memory = await self.store.get_memory(self.mysis_id, memory_id)
         if memory is None:
-            return RoutedResult(error_content(
-                "not_found", f"No memory #{memory_id} among your own memories. Use an id "
-                "from a note or a zoea_search_messages result."),
-                is_error=True, error_code="not_found")
+            return RoutedResult(
+                error_content(
+                    "not_found",
+                    f"No memory #{memory_id} among your own memories. Use an id "
+                    "from a note or a zoea_search_messages result.",
+                ),
+                is_error=True,
+                error_code="not_found",
+            )
         await self._load_secrets()
         texts = {p: self.redact(_part_text(memory, p)) for p in READ_PARTS}
         text = texts[part]
         total = len(text)
         if offset > total:
-            return _invalid(f"offset {offset} is past the end: the {part} of memory "
-                            f"#{memory_id} has {total} characters.")
+            return _invalid(
+                f"offset {offset} is past the end: the {part} of memory "
+                f"#{memory_id} has {total} characters."
+            )
         page = _page(text, offset)
         end = offset + len(page)
-        answer: dict[str, Any] = {"memory_id": memory.id, "role": memory.role,
-                                  "source": memory.source}
+        answer: dict[str, Any] = {
+            "memory_id": memory.id,
+            "role": memory.role,
+            "source": memory.source,
+        }
         if memory.tool_name:
             answer["tool_name"] = memory.tool_name
         if memory.tool_call_id:
@@ -429,8 +518,15 @@ class ToolRouter:
         answer["created_at"] = iso_time(memory.created_at)
         if memory.game_tick is not None:
             answer["game_tick"] = memory.game_tick
-        answer.update({"part": part, "offset": offset, "total_chars": total,
-                       "next_offset": end if end < total else None, part: page})
+        answer.update(
+            {
+                "part": part,
+                "offset": offset,
+                "total_chars": total,
+                "next_offset": end if end < total else None,
+                part: page,
+            }
+        )
         others = {p: len(t) for p, t in texts.items() if p != part and t}
         if others:
             answer["other_parts"] = others
@@ -457,8 +553,9 @@ def _shown(value: Any) -> str:
 
 
 def _invalid(message: str) -> RoutedResult:
-    return RoutedResult(error_content("invalid_arguments", message), is_error=True,
-                        error_code="invalid_arguments")
+    return RoutedResult(
+        error_content("invalid_arguments", message), is_error=True, error_code="invalid_arguments"
+    )
 
 
 _INT_TEXT = re.compile(r"\s*#?\s*(\d{1,18})\s*")
@@ -482,32 +579,34 @@ def _part_text(memory: Memory, part: str) -> str:
     if part == "tool_calls":
         if not memory.tool_calls:
             return ""
-        return json.dumps([{"id": c.id, "name": c.name, "arguments": c.arguments}
-                           for c in memory.tool_calls], ensure_ascii=False)
+        return json.dumps(
+            [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in memory.tool_calls],
+            ensure_ascii=False,
+        )
     return memory.content
 
 
 def _page(text: str, offset: int) -> str:
     """At most READ_PAGE_CHARS characters from ``offset``, within READ_PAGE_TOKENS."""
-    page = text[offset:offset + READ_PAGE_CHARS]
+    page = text[offset : offset + READ_PAGE_CHARS]
     for _ in range(8):
         tokens = count_tokens(json.dumps(page, ensure_ascii=False))
         if tokens <= READ_PAGE_TOKENS or len(page) <= 256:
             break
-        page = page[:max(256, int(len(page) * READ_PAGE_TOKENS / tokens * 0.95))]
+        page = page[: max(256, int(len(page) * READ_PAGE_TOKENS / tokens * 0.95))]
     return page
 
 
-def _bounded_answer(head: dict[str, Any], full: list[dict[str, Any]],
-                    lean: list[dict[str, Any]], key: str) -> str:
+def _bounded_answer(
+    head: dict[str, Any], full: list[dict[str, Any]], lean: list[dict[str, Any]], key: str
+) -> str:
     """The search answer within its bounds, best-ranked hits kept whole longest.
 
     The lowest-ranked hits lose their text first (keeping ids, snippets and a way
     to read them); if that is not enough, they are left out but for their ids. The
     best ``SEARCH_KEEP_WHOLE`` hits keep their text as long as they can.
     """
-    note = _OMITTED_NOTE + (" or read one with zoea_read_memory." if key == "memory_id"
-                            else ".")
+    note = _OMITTED_NOTE + (" or read one with zoea_read_memory." if key == "memory_id" else ".")
 
     def cost(value: Any) -> tuple[int, int]:
         text = json.dumps(value, ensure_ascii=False)
@@ -539,18 +638,24 @@ def _bounded_answer(head: dict[str, Any], full: list[dict[str, Any]],
                 break
             states[index] = downgrade
     while True:
-        rows = [(full if state == "full" else lean)[i]
-                for i, state in enumerate(states) if state != "out"]
+        rows = [
+            (full if state == "full" else lean)[i]
+            for i, state in enumerate(states)
+            if state != "out"
+        ]
         answer: dict[str, Any] = {**head, "results": rows}
         omitted = [full[i][key] for i, state in enumerate(states) if state == "out"]
         if omitted:
             answer.update(omitted_ids=omitted, note=note)
         text = json.dumps(answer, ensure_ascii=False)
-        if not rows or (len(text) <= SEARCH_ANSWER_CHARS
-                        and count_tokens(text) <= SEARCH_ANSWER_TOKENS):
+        if not rows or (
+            len(text) <= SEARCH_ANSWER_CHARS and count_tokens(text) <= SEARCH_ANSWER_TOKENS
+        ):
             return text
         states[len(rows) - 1] = "out"  # the estimate was short: leave out one more
 
 
-_OMITTED_NOTE = ("More results matched than fit in one answer: omitted_ids lists the rest, "
-                 "best first. Search with more precise words")
+_OMITTED_NOTE = (
+    "More results matched than fit in one answer: omitted_ids lists the rest, "
+    "best first. Search with more precise words"
+)

@@ -126,8 +126,12 @@ class GameSession:
                     continue
                 if error.code == "unknown_command" and self._tools is not None:
                     self.invalidate_tools()  # a stale list: refresh before the next call
-                if (error.is_session_lost and not relogged and self.relogin is not None
-                        and tool not in ("login", "register", "logout")):
+                if (
+                    error.is_session_lost
+                    and not relogged
+                    and self.relogin is not None
+                    and tool not in ("login", "register", "logout")
+                ):
                     relogged = True
                     try:
                         await self.relogin(self)
@@ -137,8 +141,9 @@ class GameSession:
                 raise
             except _Lost as lost:
                 if reconnects >= self.policy.reconnect_attempts:
-                    raise GameConnectionError(str(lost) or "the game server is unreachable") \
-                        from lost.__cause__
+                    raise GameConnectionError(
+                        str(lost) or "the game server is unreachable"
+                    ) from lost.__cause__
                 await self._sleep(self.policy.backoff_base * 2**reconnects)
                 reconnects += 1
                 if self.relogin is not None and tool not in ("login", "register"):
@@ -216,14 +221,17 @@ class GameSession:
                     if _is_lost_session(error):
                         _fail(current, _Lost("the game server forgot this session"))
                         return
-                    _fail(current, error_from_rpc(error.error.code, error.error.message,
-                                                  error.error.data))
+                    _fail(
+                        current,
+                        error_from_rpc(error.error.code, error.error.message, error.error.data),
+                    )
 
     async def _run(self, client: Client, job: _Job) -> Any:
         if job.kind == "list":
             listed = await client.list_tools()
-            return [ToolInfo(t.name, t.description or "", dict(t.input_schema))
-                    for t in listed.tools]
+            return [
+                ToolInfo(t.name, t.description or "", dict(t.input_schema)) for t in listed.tools
+            ]
         assert job.tool is not None
         result = await client.call_tool(job.tool, job.args or {})
         return adapt_result(list(result.content), bool(result.is_error))

@@ -16,11 +16,29 @@ from dataclasses import dataclass
 from typing import Any
 
 #: Tools whose results describe the current state (kept, latest one wins).
-SNAPSHOT_TOOLS = frozenset({
-    "get_status", "get_ship", "get_cargo", "get_system", "get_poi", "get_nearby",
-    "view_market", "get_notifications", "login", "register", "dock", "undock", "travel",
-    "jump", "mine", "sell", "buy", "refuel", "repair",
-})
+SNAPSHOT_TOOLS = frozenset(
+    {
+        "get_status",
+        "get_ship",
+        "get_cargo",
+        "get_system",
+        "get_poi",
+        "get_nearby",
+        "view_market",
+        "get_notifications",
+        "login",
+        "register",
+        "dock",
+        "undock",
+        "travel",
+        "jump",
+        "mine",
+        "sell",
+        "buy",
+        "refuel",
+        "repair",
+    }
+)
 MAX_SUMMARY_CHARS = 900
 _MAX_FIELD_CHARS = 120
 
@@ -42,8 +60,15 @@ class GameStateCache:
         self._by_account: dict[str, dict[str, Snapshot]] = {}
         self._tick: dict[str, int] = {}
 
-    def update(self, account: str, tool: str, data: dict[str, Any] | None,
-               tick: int | None = None, *, at: float | None = None) -> None:
+    def update(
+        self,
+        account: str,
+        tool: str,
+        data: dict[str, Any] | None,
+        tick: int | None = None,
+        *,
+        at: float | None = None,
+    ) -> None:
         """Record a successful result of ``tool`` for ``account``."""
         if data is None or tool not in SNAPSHOT_TOOLS:
             if tick is not None:
@@ -74,8 +99,9 @@ class GameStateCache:
     def state(self, account: str) -> dict[str, Any]:
         """The merged fields the projection shows, each with the tick it was seen at."""
         fields: dict[str, tuple[Any, int | None]] = {}
-        for snap in sorted(self._by_account.get(account, {}).values(),
-                           key=lambda s: (s.tick or 0, s.at)):
+        for snap in sorted(
+            self._by_account.get(account, {}).values(), key=lambda s: (s.tick or 0, s.at)
+        ):
             for key, value in _extract(snap.data).items():
                 fields[key] = (value, snap.tick)
         return {k: {"value": v, "tick": t} for k, (v, t) in fields.items()}
@@ -88,9 +114,12 @@ class GameStateCache:
         fields = self.state(account)
         where = [fields[k] for k in ("system", "poi") if k in fields]
         if where:
-            fields["location"] = {"value": " / ".join(str(w["value"]) for w in where),
-                                  "tick": max((w["tick"] or 0 for w in where), default=0)
-                                  if any(w["tick"] is not None for w in where) else None}
+            fields["location"] = {
+                "value": " / ".join(str(w["value"]) for w in where),
+                "tick": max((w["tick"] or 0 for w in where), default=0)
+                if any(w["tick"] is not None for w in where)
+                else None,
+            }
         lines: list[str] = []
         for key, label in _LABELS:
             entry = fields.get(key)
@@ -172,8 +201,11 @@ def _extract(data: dict[str, Any]) -> dict[str, Any]:
         out["cargo"] = f"{used}/{capacity}"
     cargo = ship.get("cargo", data.get("cargo"))
     if isinstance(cargo, list):
-        items = [f"{c.get('item_id') or c.get('name')} x{c.get('quantity')}"
-                 for c in cargo[:6] if isinstance(c, dict)]
+        items = [
+            f"{c.get('item_id') or c.get('name')} x{c.get('quantity')}"
+            for c in cargo[:6]
+            if isinstance(c, dict)
+        ]
         out["cargo_items"] = ", ".join(items) if items else "empty"
     if (tick := _num(data.get("next_action_tick"))) is not None:
         out["next_action_tick"] = tick

@@ -23,8 +23,12 @@ def ticks_to_wait(data: dict[str, Any] | None, tick: int | None) -> int | None:
         return None
     for key in _TICK_KEYS:
         value = data.get(key)
-        if (isinstance(value, int) and not isinstance(value, bool) and tick is not None
-                and value > tick):
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and tick is not None
+            and value > tick
+        ):
             return value - tick
     player = data.get("player")
     if isinstance(player, dict) and player.get("in_transit") is True:

@@ -65,9 +65,16 @@ class Commander:
 
     strategies: tuple[str, ...] = tuple(STRATEGIES)
 
-    def __init__(self, config: Config, store: Store, backend: GameBackend, *,
-                 clock: Clock | None = None, bus: EventBus | None = None,
-                 provider_factory: ProviderFactory | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        backend: GameBackend,
+        *,
+        clock: Clock | None = None,
+        bus: EventBus | None = None,
+        provider_factory: ProviderFactory | None = None,
+    ) -> None:
         self.config = config
         self.store = store
         self.backend = backend
@@ -84,28 +91,41 @@ class Commander:
         self.on_turn: Callable[[MysisRuntime], None] | None = None
         #: All a Mysis may use of the swarm (it never holds the commander).
         self.services = SwarmServices(
-            store=store, bus=self.bus, clock=self.clock, nudge=config.nudge,
+            store=store,
+            bus=self.bus,
+            clock=self.clock,
+            nudge=config.nudge,
             max_tool_iterations=config.context.max_tool_iterations,
-            tick_seconds=backend.tick_seconds, settings_for=self.settings_for,
-            game_state=self._game_state_of, in_flight=self.in_flight,
-            saw_tick=self.saw_tick, closing=lambda: self._closed,
-            turn_finished=self._turn_finished)
+            tick_seconds=backend.tick_seconds,
+            settings_for=self.settings_for,
+            game_state=self._game_state_of,
+            in_flight=self.in_flight,
+            saw_tick=self.saw_tick,
+            closing=lambda: self._closed,
+            turn_finished=self._turn_finished,
+        )
         #: What the UI reads of the Myses' past: pages, search, the request log.
         self.story = StoryPort(store, self.settings_for)
 
     # -- opening and closing -----------------------------------------------------
 
     @classmethod
-    async def open(cls, config: Config, *, db_path: Path, clock: Clock | None = None,
-                   autostart: bool = True, backend: GameBackend | None = None,
-                   starter_swarm: bool = True,
-                   provider_factory: ProviderFactory | None = None) -> Commander:
+    async def open(
+        cls,
+        config: Config,
+        *,
+        db_path: Path,
+        clock: Clock | None = None,
+        autostart: bool = True,
+        backend: GameBackend | None = None,
+        starter_swarm: bool = True,
+        provider_factory: ProviderFactory | None = None,
+    ) -> Commander:
         """Open the store and the game; restore the swarm (and seed it when empty)."""
         db_path.parent.mkdir(parents=True, exist_ok=True)
         store = await Store.open(db_path)
         backend = backend or GameBackend.from_config(config.game, data_dir=db_path.parent)
-        commander = cls(config, store, backend, clock=clock,
-                        provider_factory=provider_factory)
+        commander = cls(config, store, backend, clock=clock, provider_factory=provider_factory)
         try:
             await backend.start()
             # The tokenizer loads in about 0.3 s: off the loop, before any Mysis counts.
@@ -113,10 +133,14 @@ class Commander:
             records = await store.list_myses()
             if not records and starter_swarm:
                 for name in STARTER_NAMES:
-                    records.append(await store.create_mysis(
-                        name, provider=config.swarm.default_provider,
-                        model=config.provider(config.swarm.default_provider).model,
-                        strategy=config.swarm.strategy))
+                    records.append(
+                        await store.create_mysis(
+                            name,
+                            provider=config.swarm.default_provider,
+                            model=config.provider(config.swarm.default_provider).model,
+                            strategy=config.swarm.strategy,
+                        )
+                    )
                     records[-1] = await store.update_mysis(records[-1].id, state="running")
             for record in records:
                 commander._myses[record.id] = commander._runtime(record)
@@ -151,8 +175,9 @@ class Commander:
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)
         session = GameSession(self.backend.connector(), name=record.name)
-        router = ToolRouter(self.store, record.id, session, server=self.backend.server,
-                            cache=self.cache, swarm=self)
+        router = ToolRouter(
+            self.store, record.id, session, server=self.backend.server, cache=self.cache, swarm=self
+        )
         router.account = record.account
         return MysisRuntime(self.services, record, provider, session, router)
 
@@ -252,33 +277,51 @@ class Commander:
         turn = await runtime.upcoming_turn()
         level = turn.nudge_level if turn.kind == "nudge" else 0
         settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)
-        return await next_composition(self.store, mysis_id, name, settings,
-                                      write_summary=False,
-                                      game_state=self.game_state_summary(mysis_id), turn=turn)
+        return await next_composition(
+            self.store,
+            mysis_id,
+            name,
+            settings,
+            write_summary=False,
+            game_state=self.game_state_summary(mysis_id),
+            turn=turn,
+        )
 
     # -- actions ----------------------------------------------------------------------
 
-    async def create_mysis(self, name: str, *, provider: str | None = None,
-                           model: str | None = None, strategy: str | None = None,
-                           start: bool = True) -> MysisView:
+    async def create_mysis(
+        self,
+        name: str,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        strategy: str | None = None,
+        start: bool = True,
+    ) -> MysisView:
         """Create a Mysis (refused: empty or duplicate name, unknown provider, full swarm)."""
         name = name.strip()
         if not name:
             return await self._refuse("a Mysis needs a name")
         if len(self._myses) >= self.config.swarm.max_myses:
-            return await self._refuse(f"the swarm is full ({self.config.swarm.max_myses} "
-                                      "Myses); delete one or raise swarm.max_myses")
+            return await self._refuse(
+                f"the swarm is full ({self.config.swarm.max_myses} "
+                "Myses); delete one or raise swarm.max_myses"
+            )
         provider = provider or self.config.swarm.default_provider
         if provider not in self.config.providers:
-            return await self._refuse(f"unknown provider {provider!r}; configured: "
-                                      f"{', '.join(self.config.providers)}")
+            return await self._refuse(
+                f"unknown provider {provider!r}; configured: {', '.join(self.config.providers)}"
+            )
         strategy = strategy or self.config.swarm.strategy
         if strategy not in STRATEGIES:
             return await self._refuse(f"unknown strategy {strategy!r}")
         try:
             record = await self.store.create_mysis(
-                name, provider=provider, model=model or self.config.provider(provider).model,
-                strategy=strategy)
+                name,
+                provider=provider,
+                model=model or self.config.provider(provider).model,
+                strategy=strategy,
+            )
         except StoreError as exc:
             return await self._refuse(str(exc))
         runtime = self._runtime(record)
@@ -288,9 +331,14 @@ class Commander:
             await runtime.start()
         return runtime.view()
 
-    async def configure_mysis(self, mysis_id: int, *, provider: str | None = None,
-                              model: str | None = None,
-                              strategy: str | None = None) -> MysisView:
+    async def configure_mysis(
+        self,
+        mysis_id: int,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        strategy: str | None = None,
+    ) -> MysisView:
         """Change provider, model or strategy live (the next request uses them)."""
         runtime = self._get(mysis_id)
         fields: dict[str, Any] = {}
@@ -352,10 +400,12 @@ class Commander:
         if not text.strip():
             await self._refuse("the message is empty")
         if runtime.state in ("stopped", "errored"):
-            await self._refuse(f"{runtime.name} is {runtime.state}: press r to relaunch it "
-                               "before sending messages", mysis_id=mysis_id)
-        await self._deliver(runtime, NewMemory("user", "direct", text,
-                                               game_tick=self.game_tick))
+            await self._refuse(
+                f"{runtime.name} is {runtime.state}: press r to relaunch it "
+                "before sending messages",
+                mysis_id=mysis_id,
+            )
+        await self._deliver(runtime, NewMemory("user", "direct", text, game_tick=self.game_tick))
 
     async def broadcast(self, text: str) -> int:
         """A commander broadcast to every idle or running Mysis; returns the recipients."""
@@ -371,10 +421,19 @@ class Commander:
 
     async def swarm_status(self, mysis_id: int) -> dict[str, Any]:
         """``zoea_swarm_status``: the swarm as a Mysis may see it (no secrets)."""
-        return {"myses": [{"name": v.name, "state": v.state, "account": v.account,
-                           "activity": v.activity, "you": v.id == mysis_id}
-                          for v in self.myses()],
-                "game_tick": self.game_tick}
+        return {
+            "myses": [
+                {
+                    "name": v.name,
+                    "state": v.state,
+                    "account": v.account,
+                    "activity": v.activity,
+                    "you": v.id == mysis_id,
+                }
+                for v in self.myses()
+            ],
+            "game_tick": self.game_tick,
+        }
 
     # -- helpers for runtimes ------------------------------------------------------------
 
@@ -440,21 +499,31 @@ class Commander:
 
     async def _broadcast(self, text: str, *, sender: MysisRuntime | None) -> int:
         sender_id = str(sender.id) if sender is not None else None
-        record = await self.store.add_broadcast(text, sender_id=sender_id,
-                                                game_tick=self.game_tick)
-        recipients = [r for r in self._myses.values()
-                      if r.state in ("idle", "running") and r is not sender]
+        record = await self.store.add_broadcast(text, sender_id=sender_id, game_tick=self.game_tick)
+        recipients = [
+            r for r in self._myses.values() if r.state in ("idle", "running") and r is not sender
+        ]
         for runtime in recipients:
-            await self._deliver(runtime, NewMemory("user", "broadcast", text,
-                                                   sender_id=sender_id,
-                                                   game_tick=self.game_tick))
-        await self.bus.publish(BroadcastSent(
-            broadcast_id=record.id, sender_id=sender.id if sender else None,
-            sender_name=sender.name if sender else "commander", content=text,
-            recipients=tuple(r.id for r in recipients)))
+            await self._deliver(
+                runtime,
+                NewMemory("user", "broadcast", text, sender_id=sender_id, game_tick=self.game_tick),
+            )
+        await self.bus.publish(
+            BroadcastSent(
+                broadcast_id=record.id,
+                sender_id=sender.id if sender else None,
+                sender_name=sender.name if sender else "commander",
+                content=text,
+                recipients=tuple(r.id for r in recipients),
+            )
+        )
         if not recipients and sender is None:
-            await self.bus.publish(Notice(level="warning", message="no Mysis is idle or "
-                                          "running: the broadcast was stored for later"))
+            await self.bus.publish(
+                Notice(
+                    level="warning",
+                    message="no Mysis is idle or running: the broadcast was stored for later",
+                )
+            )
         return len(recipients)
 
 

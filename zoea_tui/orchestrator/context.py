@@ -36,21 +36,28 @@ async def next_composition(
     its ``summary_request`` telling that a summary is due. ``turn`` is the turn
     the request belongs to (else the latest recorded one).
     """
-    history = await store.load_history(mysis_id, settings, strategy=strategy,
-                                       game_state=game_state, turn=turn)
+    history = await store.load_history(
+        mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
+    )
     composition = _with_inputs(compose(history, strategy, settings), history)
     request = composition.summary_request
     if request is None or not write_summary:
         return composition
     text = await (summarizer or ExtractiveSummarizer()).summarize(request)
-    await store.add_memory(mysis_id, NewMemory(
-        "user", "summary", summary_content(text, request.last_request)))
-    history = await store.load_history(mysis_id, settings, strategy=strategy,
-                                       game_state=game_state, turn=turn)
+    await store.add_memory(
+        mysis_id, NewMemory("user", "summary", summary_content(text, request.last_request))
+    )
+    history = await store.load_history(
+        mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
+    )
     return _with_inputs(compose(history, strategy, settings), history)
 
 
 def _with_inputs(composition: Composition, history: History) -> Composition:
     """The composition with the volatile inputs it saw (kept with the logged request)."""
-    return replace(composition, game_state=history.game_state,
-                   latest_broadcast=history.latest_broadcast, account=history.account)
+    return replace(
+        composition,
+        game_state=history.game_state,
+        latest_broadcast=history.latest_broadcast,
+        account=history.account,
+    )

@@ -49,24 +49,41 @@ def _percentile(ordered: list[int], p: float) -> int:
     return ordered[index]
 
 
-async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
-                   provider: str, seed: int, db_path: Path) -> dict[str, Any]:
+async def simulate(
+    config: Config,
+    *,
+    myses: int,
+    turns: int,
+    strategy: str,
+    provider: str,
+    seed: int,
+    db_path: Path,
+) -> dict[str, Any]:
     """Run a swarm on the embedded world with a simulated clock; return the report."""
-    config = replace(config, game=replace(config.game, seed=seed, endpoint="embedded"),
-                     swarm=replace(config.swarm, max_myses=max(myses,
-                                                               config.swarm.max_myses)))
+    config = replace(
+        config,
+        game=replace(config.game, seed=seed, endpoint="embedded"),
+        swarm=replace(config.swarm, max_myses=max(myses, config.swarm.max_myses)),
+    )
     backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
     started = time.perf_counter()
-    commander = await Commander.open(config, db_path=db_path, clock=VirtualClock(),
-                                     backend=backend, starter_swarm=False)
+    commander = await Commander.open(
+        config, db_path=db_path, clock=VirtualClock(), backend=backend, starter_swarm=False
+    )
     sub = commander.bus.subscribe(maxsize=100_000)
     #: Set when every Mysis played its turns, or none runs any more (idle or errored).
     done = asyncio.Event()
     created = False
     finished: set[int] = set()
     prompt_by_turn: list[tuple[int, int]] = []  # (turn number, estimated tokens)
-    counters = {"requests": 0, "violations": 0, "tool_calls": 0, "tool_errors": 0,
-                "nudges": 0, "errors": 0}
+    counters = {
+        "requests": 0,
+        "violations": 0,
+        "tool_calls": 0,
+        "tool_errors": 0,
+        "nudges": 0,
+        "errors": 0,
+    }
     prompt_tokens: list[int] = []
     tally = ReuseTally()
 
@@ -88,8 +105,7 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
             prompt_tokens.append(event.composition.tokens)
             tally.add(event.mysis_id, event.composition.messages)
             runtime = commander._myses.get(event.mysis_id)
-            prompt_by_turn.append(((runtime.turns + 1) if runtime else 0,
-                                   event.composition.tokens))
+            prompt_by_turn.append(((runtime.turns + 1) if runtime else 0, event.composition.tokens))
         elif isinstance(event, ToolCallFinished):
             counters["tool_calls"] += 1
             counters["tool_errors"] += int(event.is_error)
@@ -97,8 +113,7 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
             counters["nudges"] += 1
         elif isinstance(event, ErrorRaised):
             counters["errors"] += 1
-        elif isinstance(event, StateChanged) and created \
-                and commander.running_count() == 0:
+        elif isinstance(event, StateChanged) and created and commander.running_count() == 0:
             done.set()
 
     async def watch() -> None:
@@ -109,8 +124,7 @@ async def simulate(config: Config, *, myses: int, turns: int, strategy: str,
     watcher = asyncio.create_task(watch())
     try:
         for i in range(myses):
-            await commander.create_mysis(f"sim-{i + 1:02d}", provider=provider,
-                                         strategy=strategy)
+            await commander.create_mysis(f"sim-{i + 1:02d}", provider=provider, strategy=strategy)
         created = True
         if commander.running_count() == 0:
             done.set()
@@ -156,12 +170,12 @@ def _p95_by_turn(samples: list[tuple[int, int]], turns: int) -> dict[str, int]:
     return out
 
 
-async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
-                 config: Config | None = None) -> dict[str, Any]:
+async def replay(
+    store: Store, *, strategy: str, mysis_name: str | None = None, config: Config | None = None
+) -> dict[str, Any]:
     """Recompose every logged request under ``strategy``; compare with the full history."""
     if strategy not in STRATEGIES:
-        raise ValueError(f"unknown strategy {strategy!r}; expected one of: "
-                         f"{', '.join(STRATEGIES)}")
+        raise ValueError(f"unknown strategy {strategy!r}; expected one of: {', '.join(STRATEGIES)}")
     config = config or Config()
     myses = await store.list_myses()
     if mysis_name is not None:
@@ -174,8 +188,9 @@ async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
     violations = 0
     tally = ReuseTally()
     for mysis in myses:
-        settings = config.compose_settings(mysis.provider if mysis.provider
-                                           in config.providers else None)
+        settings = config.compose_settings(
+            mysis.provider if mysis.provider in config.providers else None
+        )
         prefix = await _full_history_prefix(store, mysis.id, mysis.system_template)
         for request in await store.list_requests(mysis.id):
             if request.last_memory_id is None:
@@ -199,20 +214,28 @@ async def replay(store: Store, *, strategy: str, mysis_name: str | None = None,
     }
 
 
-async def _full_history_prefix(store: Store, mysis_id: int,
-                               system: str) -> Callable[[int], int]:
+async def _full_history_prefix(store: Store, mysis_id: int, system: str) -> Callable[[int], int]:
     """Tokens of sending everything up to a memory id (system prompt included)."""
     ids: list[int] = []
     cumulative: list[int] = []
     total = REQUEST_OVERHEAD + message_tokens({"role": "system", "content": system})
     # The whole conversation as the model lived it: every memory, and the nudge that
     # opened each nudge-started turn (never a memory, but sent).
-    openings = [(first, text) for first, text in await (await store.connection.execute(
-        "SELECT first_memory_id, text FROM turns WHERE mysis_id = ? AND text IS NOT NULL "
-        "ORDER BY first_memory_id", (mysis_id,))).fetchall()]
+    openings = [
+        (first, text)
+        for first, text in await (
+            await store.connection.execute(
+                "SELECT first_memory_id, text FROM turns WHERE mysis_id = ? AND text IS NOT NULL "
+                "ORDER BY first_memory_id",
+                (mysis_id,),
+            )
+        ).fetchall()
+    ]
     async with store.connection.execute(
         "SELECT id, tokens, tool_calls FROM memories WHERE mysis_id = ? AND role != 'system' "
-        "ORDER BY id", (mysis_id,)) as cur:
+        "ORDER BY id",
+        (mysis_id,),
+    ) as cur:
         for memory_id, memory_tokens, calls in await cur.fetchall():
             while openings and openings[0][0] <= memory_id:
                 total += message_tokens({"role": "user", "content": openings.pop(0)[1]})

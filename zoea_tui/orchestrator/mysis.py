@@ -67,9 +67,17 @@ from .turns import next_turn
 
 log = logging.getLogger(__name__)
 
-ACTIVITY_BY_TOOL = {"travel": "traveling", "jump": "jumping", "mine": "mining",
-                    "dock": "docking", "undock": "undocking", "sell": "trading",
-                    "buy": "trading", "refuel": "refueling", "repair": "repairing"}
+ACTIVITY_BY_TOOL = {
+    "travel": "traveling",
+    "jump": "jumping",
+    "mine": "mining",
+    "dock": "docking",
+    "undock": "undocking",
+    "sell": "trading",
+    "buy": "trading",
+    "refuel": "refueling",
+    "repair": "repairing",
+}
 
 
 class _Unreachable(Exception):
@@ -95,8 +103,14 @@ def _any_failure(error: Exception) -> bool:
 class MysisRuntime:
     """The live part of a Mysis; the commander owns one per stored Mysis."""
 
-    def __init__(self, swarm: SwarmServices, record: MysisRecord, provider: Provider,
-                 session: GameSession, router: ToolRouter) -> None:
+    def __init__(
+        self,
+        swarm: SwarmServices,
+        record: MysisRecord,
+        provider: Provider,
+        session: GameSession,
+        router: ToolRouter,
+    ) -> None:
         self.swarm = swarm
         self.record = record
         self.provider = provider
@@ -153,14 +167,24 @@ class MysisRuntime:
     def view(self) -> MysisView:
         """The snapshot watchers see."""
         return MysisView(
-            id=self.record.id, name=self.record.name, provider=self.record.provider,
-            model=self.record.model, provider_label=self.provider.label,
-            strategy=self.record.strategy, state=self.state, last_error=self.last_error,
-            account=self.router.account or self.record.account, nudges=self.nudges,
+            id=self.record.id,
+            name=self.record.name,
+            provider=self.record.provider,
+            model=self.record.model,
+            provider_label=self.provider.label,
+            strategy=self.record.strategy,
+            state=self.state,
+            last_error=self.last_error,
+            account=self.router.account or self.record.account,
+            nudges=self.nudges,
             max_nudges=self.swarm.nudge.max_encouragements,
-            last_tokens=self.last_tokens, activity=self.activity, last_line=self.last_line,
-            game_tick=self.game_tick, last_answer=self.last_answer,
-            next_nudge_at=self.next_nudge_at, waiting_on_game=self.waiting_on_game,
+            last_tokens=self.last_tokens,
+            activity=self.activity,
+            last_line=self.last_line,
+            game_tick=self.game_tick,
+            last_answer=self.last_answer,
+            next_nudge_at=self.next_nudge_at,
+            waiting_on_game=self.waiting_on_game,
             last_cached_tokens=self.last_cached_tokens,
         )
 
@@ -216,8 +240,9 @@ class MysisRuntime:
         if new in ("idle", "stopped", "errored"):
             self.activity = new if new != "idle" else "idle"
         if old != new or error:
-            await self.swarm.bus.publish(StateChanged(mysis_id=self.id, name=self.name,
-                                                      old=old, new=new, error=error))
+            await self.swarm.bus.publish(
+                StateChanged(mysis_id=self.id, name=self.name, old=old, new=new, error=error)
+            )
         await self.changed(f"state {new}")
 
     async def _fail(self, message: str) -> None:
@@ -264,8 +289,9 @@ class MysisRuntime:
                     return
                 upcoming = await self.upcoming_turn()
                 self.nudges = upcoming.nudge_level
-                await self.swarm.bus.publish(NudgeSent(mysis_id=self.id, level=self.nudges,
-                                                       text=upcoming.text or ""))
+                await self.swarm.bus.publish(
+                    NudgeSent(mysis_id=self.id, level=self.nudges, text=upcoming.text or "")
+                )
                 await self._turn(upcoming)
         except asyncio.CancelledError:
             raise
@@ -286,10 +312,14 @@ class MysisRuntime:
         if self._sent_upto is None:
             self._sent_upto = await self.swarm.store.last_sent_memory_id(self.id)
         return await next_turn(
-            self.swarm.store, self.id, sent_upto=self._sent_upto, nudges=self.nudges,
+            self.swarm.store,
+            self.id,
+            sent_upto=self._sent_upto,
+            nudges=self.nudges,
             max_nudges=self.swarm.nudge.max_encouragements,
             fresh=self._fresh or self.state != "running",
-            answering=answering or self.prompt_pending)
+            answering=answering or self.prompt_pending,
+        )
 
     async def _preflight(self) -> bool:
         """Check once that the model exists (Ollama: ``/api/tags``), before the first call."""
@@ -324,8 +354,13 @@ class MysisRuntime:
         self.between_turns.clear()
         self.waiting_on_game, self.wait_hint = False, None
         self.turn = await self.swarm.store.begin_turn(
-            self.id, upcoming.kind, upcoming.first_memory_id, nudge_level=upcoming.nudge_level,
-            text=upcoming.text if upcoming.synthetic else None, game_tick=self.game_tick)
+            self.id,
+            upcoming.kind,
+            upcoming.first_memory_id,
+            nudge_level=upcoming.nudge_level,
+            text=upcoming.text if upcoming.synthetic else None,
+            game_tick=self.game_tick,
+        )
         try:
             rounds = self.swarm.max_tool_iterations
             for iteration in range(rounds):
@@ -363,48 +398,80 @@ class MysisRuntime:
         composition = await self.compose(settings, provider_settings)
         violations = tuple(validate(composition.messages))
         # Tokenizing the whole request takes tens of ms: off the loop.
-        measured = await asyncio.to_thread(reuse, self.last_sent, composition.messages) \
-            if self.last_sent else None
-        await self.swarm.bus.publish(RequestComposed(
-            mysis_id=self.id, composition=composition, valid=not violations,
-            violations=violations, tools=len(tools), reuse=measured))
+        measured = (
+            await asyncio.to_thread(reuse, self.last_sent, composition.messages)
+            if self.last_sent
+            else None
+        )
+        await self.swarm.bus.publish(
+            RequestComposed(
+                mysis_id=self.id,
+                composition=composition,
+                valid=not violations,
+                violations=violations,
+                tools=len(tools),
+                reuse=measured,
+            )
+        )
         self.last_tokens = composition.tokens
         last_id = composition.last_memory_id
         self._sent_upto = max(self._sent_upto or 0, last_id or 0)
         turn = self.turn
-        if turn is not None and turn.id is not None and turn.state is None \
-                and composition.state_text is not None:
+        if (
+            turn is not None
+            and turn.id is not None
+            and turn.state is None
+            and composition.state_text is not None
+        ):
             # The facts after the opening stay as the turn's first request had them.
             await self.swarm.store.set_turn_state(turn.id, composition.state_text)
             self.turn = replace(turn, state=composition.state_text)
         self.last_sent = composition.messages
-        request = ChatRequest(messages=composition.messages, tools=tools,
-                              settings=provider_settings)
+        request = ChatRequest(
+            messages=composition.messages, tools=tools, settings=provider_settings
+        )
         turn_id = self.turn.id if self.turn is not None else None
 
         async def attempt() -> ChatResponse:
-            return await self._call_model(request, composition, last_id, nudge_level,
-                                          settings, turn_id)
+            return await self._call_model(
+                request, composition, last_id, nudge_level, settings, turn_id
+            )
 
         try:
-            response = await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
-                                          transient=_retryable, hint=_retry_after,
-                                          on_retry=self._retrying)
+            response = await with_retries(
+                attempt,
+                self.swarm.retry,
+                sleep=self.swarm.clock.sleep,
+                transient=_retryable,
+                hint=_retry_after,
+                on_retry=self._retrying,
+            )
         except ProviderError as exc:
             await self._fail(f"{self.provider.label}: {exc.message}")
             return None
-        await self.swarm.bus.publish(TokenUsage(
-            mysis_id=self.id, estimated=composition.tokens,
-            prompt_tokens=response.usage.prompt_tokens,
-            completion_tokens=response.usage.completion_tokens, latency_s=response.latency_s,
-            cached_tokens=response.usage.cached_tokens))
+        await self.swarm.bus.publish(
+            TokenUsage(
+                mysis_id=self.id,
+                estimated=composition.tokens,
+                prompt_tokens=response.usage.prompt_tokens,
+                completion_tokens=response.usage.completion_tokens,
+                latency_s=response.latency_s,
+                cached_tokens=response.usage.cached_tokens,
+            )
+        )
         self.last_cached_tokens = response.usage.cached_tokens
         if response.content.strip() or response.tool_calls:
             self.nudges = 0  # a productive answer resets the encouragements
-        await self._store(NewMemory("assistant", "llm", response.content,
-                                    reasoning=response.reasoning,
-                                    tool_calls=response.tool_calls,
-                                    game_tick=self.game_tick))
+        await self._store(
+            NewMemory(
+                "assistant",
+                "llm",
+                response.content,
+                reasoning=response.reasoning,
+                tool_calls=response.tool_calls,
+                game_tick=self.game_tick,
+            )
+        )
         if response.content.strip():
             self.last_line = response.content.strip().splitlines()[0]
             if not response.tool_calls:
@@ -414,13 +481,25 @@ class MysisRuntime:
         await self.changed("answered")
         return response
 
-    async def _call_model(self, request: ChatRequest, composition: Composition,
-                          last_id: int | None, nudge_level: int,
-                          settings: ComposeSettings, turn_id: int | None) -> ChatResponse:
+    async def _call_model(
+        self,
+        request: ChatRequest,
+        composition: Composition,
+        last_id: int | None,
+        nudge_level: int,
+        settings: ComposeSettings,
+        turn_id: int | None,
+    ) -> ChatResponse:
         """One try of one request: logged before, its outcome recorded after."""
         request_id = await self.swarm.store.log_request(
-            self.id, composition, last_memory_id=last_id, nudge_level=nudge_level,
-            tools_tokens=settings.tools_tokens, turn_id=turn_id, settings=settings)
+            self.id,
+            composition,
+            last_memory_id=last_id,
+            nudge_level=nudge_level,
+            tools_tokens=settings.tools_tokens,
+            turn_id=turn_id,
+            settings=settings,
+        )
         started = time.perf_counter()
         self.activity = "thinking"
         await self.changed("thinking")
@@ -444,35 +523,51 @@ class MysisRuntime:
         self.last_line = f"retrying after: {message}"
         await self.changed("retry")
 
-    async def _finish_request(self, request_id: int, outcome: str,
-                              response: ChatResponse | None, started: float,
-                              error: str | None) -> None:
+    async def _finish_request(
+        self,
+        request_id: int,
+        outcome: str,
+        response: ChatResponse | None,
+        started: float,
+        error: str | None,
+    ) -> None:
         """Record how a logged call ended (with the server's token counts when it answered)."""
         usage = response.usage if response is not None and outcome == "ok" else None
         await self.swarm.store.finish_request(
-            request_id, outcome=outcome,
+            request_id,
+            outcome=outcome,
             prompt_tokens=usage.prompt_tokens if usage else None,
             completion_tokens=usage.completion_tokens if usage else None,
-            latency_ms=(time.perf_counter() - started) * 1000, error=error,
-            cached_tokens=usage.cached_tokens if usage else None)
+            latency_ms=(time.perf_counter() - started) * 1000,
+            error=error,
+            cached_tokens=usage.cached_tokens if usage else None,
+        )
 
-    async def compose(self, settings: ComposeSettings,
-                      provider_settings: ProviderSettings) -> Composition:
+    async def compose(
+        self, settings: ComposeSettings, provider_settings: ProviderSettings
+    ) -> Composition:
         """The next request, writing a due summary through the Mysis's own model."""
         return await next_composition(
-            self.swarm.store, self.id, self.record.strategy, settings,
+            self.swarm.store,
+            self.id,
+            self.record.strategy,
+            settings,
             summarizer=summarizer_for(self.provider, provider_settings),
-            game_state=self.swarm.game_state(self.router.account), turn=self.turn)
+            game_state=self.swarm.game_state(self.router.account),
+            turn=self.turn,
+        )
 
     async def _tool_schemas(self) -> list[dict[str, Any]] | None:
         """The game's tool list; None once the retries failed (the Mysis is then errored)."""
+
         async def attempt() -> list[dict[str, Any]]:
             async with self.swarm.in_flight("mcp"):
                 return await self.router.tool_schemas()
 
         try:  # connection trouble: back off, then give up
-            return await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
-                                      transient=_any_failure)
+            return await with_retries(
+                attempt, self.swarm.retry, sleep=self.swarm.clock.sleep, transient=_any_failure
+            )
         except Exception as exc:
             await self._game_unreachable(str(exc))
             return None
@@ -495,8 +590,12 @@ class MysisRuntime:
             return routed
 
         try:
-            result = await with_retries(attempt, self.swarm.retry, sleep=self.swarm.clock.sleep,
-                                        transient=lambda e: isinstance(e, _Unreachable))
+            result = await with_retries(
+                attempt,
+                self.swarm.retry,
+                sleep=self.swarm.clock.sleep,
+                transient=lambda e: isinstance(e, _Unreachable),
+            )
         except _Unreachable as gone:
             result = gone.result
         if result.tick is not None:
@@ -507,13 +606,26 @@ class MysisRuntime:
         elif result.wait_ticks is not None:
             seconds = self.swarm.tick_seconds
             self.waiting_on_game = True
-            self.wait_hint = result.wait_ticks * seconds if result.wait_ticks and seconds \
-                else None
-        await self._store(NewMemory("tool", "tool", result.content, tool_call_id=call.id,
-                                    tool_name=call.name, game_tick=self.game_tick))
-        await self.swarm.bus.publish(ToolCallFinished(
-            mysis_id=self.id, call=call, is_error=result.is_error,
-            error_code=result.error_code, latency_s=time.perf_counter() - started))
+            self.wait_hint = result.wait_ticks * seconds if result.wait_ticks and seconds else None
+        await self._store(
+            NewMemory(
+                "tool",
+                "tool",
+                result.content,
+                tool_call_id=call.id,
+                tool_name=call.name,
+                game_tick=self.game_tick,
+            )
+        )
+        await self.swarm.bus.publish(
+            ToolCallFinished(
+                mysis_id=self.id,
+                call=call,
+                is_error=result.is_error,
+                error_code=result.error_code,
+                latency_s=time.perf_counter() - started,
+            )
+        )
         if result.unreachable:
             await self._game_unreachable(result.error_message or "no answer")
 
@@ -535,8 +647,7 @@ class MysisRuntime:
                 reasoning.append(event.text)
             else:
                 return
-            delta = StreamDelta(mysis_id=self.id, text="".join(text),
-                                reasoning="".join(reasoning))
+            delta = StreamDelta(mysis_id=self.id, text="".join(text), reasoning="".join(reasoning))
             task = loop.create_task(bus.publish(delta))
             self._publishing.add(task)  # keep a reference until it is done
             task.add_done_callback(self._publishing.discard)

@@ -30,12 +30,17 @@ def recorded_settings(request: RequestRecord, fallback: ComposeSettings) -> Comp
     if "snapshot_tools" in chosen:
         chosen["snapshot_tools"] = tuple(chosen["snapshot_tools"])
     settings = replace(fallback, **chosen) if chosen else fallback
-    return replace(settings, nudge_level=request.nudge_level,
-                   tools_tokens=request.tools_tokens)
+    return replace(settings, nudge_level=request.nudge_level, tools_tokens=request.tools_tokens)
 
 
-async def recompose(store: Store, request: RequestRecord, settings: ComposeSettings, *,
-                    strategy: str | None = None, as_sent: bool = False) -> Composition:
+async def recompose(
+    store: Store,
+    request: RequestRecord,
+    settings: ComposeSettings,
+    *,
+    strategy: str | None = None,
+    as_sent: bool = False,
+) -> Composition:
     """A logged request recomposed from the log, under ``strategy`` (default: its own).
 
     ``as_sent``: with the settings, game state and latest broadcast recorded with the
@@ -43,17 +48,28 @@ async def recompose(store: Store, request: RequestRecord, settings: ComposeSetti
     (``zoea replay`` compares strategies under today's settings).
     """
     inputs = request.recorded_inputs() if as_sent else {}
-    chosen = recorded_settings(request, settings) if as_sent else replace(
-        settings, nudge_level=request.nudge_level, tools_tokens=request.tools_tokens)
+    chosen = (
+        recorded_settings(request, settings)
+        if as_sent
+        else replace(settings, nudge_level=request.nudge_level, tools_tokens=request.tools_tokens)
+    )
     name = strategy or request.strategy
     # The request's own turn: its nudge is recomposed as the model received it.
     turn = await store.get_turn(request.turn_id) if request.turn_id is not None else None
-    history = await store.load_history(request.mysis_id, chosen, strategy=name,
-                                       up_to_id=request.last_memory_id or 0, turn=turn,
-                                       game_state=inputs.get("game_state", ""))
+    history = await store.load_history(
+        request.mysis_id,
+        chosen,
+        strategy=name,
+        up_to_id=request.last_memory_id or 0,
+        turn=turn,
+        game_state=inputs.get("game_state", ""),
+    )
     if inputs:
-        history = replace(history, latest_broadcast=inputs.get("latest_broadcast"),
-                          account=inputs.get("account", history.account))
+        history = replace(
+            history,
+            latest_broadcast=inputs.get("latest_broadcast"),
+            account=inputs.get("account", history.account),
+        )
     return compose(history, name, chosen)
 
 
@@ -73,24 +89,28 @@ class RequestInspection:
     diff: RequestDiff | None
 
 
-async def inspect_request(store: Store, request_id: int,
-                          settings: ComposeSettings) -> RequestInspection | None:
+async def inspect_request(
+    store: Store, request_id: int, settings: ComposeSettings
+) -> RequestInspection | None:
     """Recompose a logged request, find its answer, and diff it against the previous
     request of the same Mysis (None: no such request)."""
     record = await get_request(store, request_id)
     if record is None:
         return None
     composition = await recompose(store, record, settings, as_sent=True)
-    identical = None if record.digest is None else \
-        messages_digest(composition.messages) == record.digest
+    identical = (
+        None if record.digest is None else messages_digest(composition.messages) == record.digest
+    )
     previous = await previous_request(store, record)
     diff = None
     if previous is not None:
         before = await recompose(store, previous, settings, as_sent=True)
-        diff = diff_requests(before, composition, new_turn=_turn_start(before)
-                             != _turn_start(composition))
-    return RequestInspection(record, composition, identical, await answer_of(store, record),
-                             previous, diff)
+        diff = diff_requests(
+            before, composition, new_turn=_turn_start(before) != _turn_start(composition)
+        )
+    return RequestInspection(
+        record, composition, identical, await answer_of(store, record), previous, diff
+    )
 
 
 def _turn_start(composition: Composition) -> int | None:

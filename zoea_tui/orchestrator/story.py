@@ -32,17 +32,26 @@ class StoryPort:
         """The first and newest memory of a Mysis and how many it has."""
         return await queries.story_bounds(self._store, mysis_id)
 
-    async def page(self, mysis_id: int, *, before_id: int | None = None,
-                   after_id: int | None = None, limit: int = PAGE) -> list[Memory]:
+    async def page(
+        self,
+        mysis_id: int,
+        *,
+        before_id: int | None = None,
+        after_id: int | None = None,
+        limit: int = PAGE,
+    ) -> list[Memory]:
         """A page of memories, oldest first (see ``storage.story.memory_page``)."""
-        return await queries.memory_page(self._store, mysis_id, before_id=before_id,
-                                         after_id=after_id, limit=limit)
+        return await queries.memory_page(
+            self._store, mysis_id, before_id=before_id, after_id=after_id, limit=limit
+        )
 
-    async def around(self, mysis_id: int, memory_id: int, *, before: int = PAGE // 2,
-                     after: int = PAGE // 2) -> list[Memory]:
+    async def around(
+        self, mysis_id: int, memory_id: int, *, before: int = PAGE // 2, after: int = PAGE // 2
+    ) -> list[Memory]:
         """A page with ``memory_id`` in its middle, oldest first."""
-        return await queries.memories_around(self._store, mysis_id, memory_id,
-                                             before=before, after=after)
+        return await queries.memories_around(
+            self._store, mysis_id, memory_id, before=before, after=after
+        )
 
     async def turns(self, mysis_id: int, after_id: int, up_to_id: int) -> list[Turn]:
         """The turns that began among memories ``after_id < id <= up_to_id`` (and right
@@ -57,11 +66,11 @@ class StoryPort:
         """The memory that delivered a broadcast to the Mysis (None: it never did)."""
         return await queries.broadcast_memory(self._store, mysis_id, broadcast_id)
 
-    async def requests(self, mysis_id: int, *, before_id: int | None = None,
-                       limit: int = PAGE) -> list[RequestSummary]:
+    async def requests(
+        self, mysis_id: int, *, before_id: int | None = None, limit: int = PAGE
+    ) -> list[RequestSummary]:
         """The requests the Mysis sent, newest first."""
-        return await queries.request_page(self._store, mysis_id, before_id=before_id,
-                                          limit=limit)
+        return await queries.request_page(self._store, mysis_id, before_id=before_id, limit=limit)
 
     async def inspect(self, mysis_id: int, request_id: int) -> RequestInspection | None:
         """One request recomposed as sent, its answer, and its diff from the one before."""

@@ -22,8 +22,10 @@ class ModelSummarizer:
         """The model's summary, or the labelled extractive one when it fails or is empty."""
         try:
             response = await self.provider.chat(
-                ChatRequest(messages=list(request.messages), tools=(), settings=self.settings,
-                            stream=False))
+                ChatRequest(
+                    messages=list(request.messages), tools=(), settings=self.settings, stream=False
+                )
+            )
         except ProviderError:
             return await self.fallback.summarize(request)
         text = response.content.strip()

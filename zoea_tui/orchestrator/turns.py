@@ -7,8 +7,16 @@ from ..core.types import Turn
 from ..storage import Store
 
 
-async def next_turn(store: Store, mysis_id: int, *, sent_upto: int, nudges: int,
-                    max_nudges: int, fresh: bool, answering: bool) -> Turn:
+async def next_turn(
+    store: Store,
+    mysis_id: int,
+    *,
+    sent_upto: int,
+    nudges: int,
+    max_nudges: int,
+    fresh: bool,
+    answering: bool,
+) -> Turn:
     """The turn to begin (not stored): a prompt nobody has sent yet starts a turn at that
     prompt; a Mysis just started with nothing to answer begins a ``start`` turn;
     otherwise the next turn is the nudge at the next encouragement level.

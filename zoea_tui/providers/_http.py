@@ -45,7 +45,10 @@ logger = logging.getLogger(__name__)
 #: The failures a client retries by itself; anything else escapes at once. A malformed
 #: answer is retryable for the caller but not retried here: a garbled body tends to repeat.
 TRANSIENT: tuple[type[ProviderError], ...] = (
-    ProviderUnavailableError, ProviderTimeoutError, RateLimitedError, ServerError,
+    ProviderUnavailableError,
+    ProviderTimeoutError,
+    RateLimitedError,
+    ServerError,
 )
 _MAX_ERROR_TEXT = 500
 
@@ -117,8 +120,7 @@ def error_for_status(
     if status == 404:
         return ModelNotFoundError(f"{where}. Check the endpoint and the model name.")
     if status == 429:
-        return RateLimitedError(f"{where}. Rate limited; try again later.",
-                                retry_after=retry_after)
+        return RateLimitedError(f"{where}. Rate limited; try again later.", retry_after=retry_after)
     if status >= 500:
         return ServerError(where, status=status, retry_after=retry_after)
     return BadRequestError(said, status=status)
@@ -159,12 +161,14 @@ async def exchange(
     """
     try:
         async with asyncio.timeout(timeout):
-            async with client.stream(method, url, headers=headers, json=json_body,
-                                     timeout=httpx.Timeout(timeout)) as response:
+            async with client.stream(
+                method, url, headers=headers, json=json_body, timeout=httpx.Timeout(timeout)
+            ) as response:
                 if response.status_code >= 400:
                     body = await response.aread()
-                    raise error_for_status(response.status_code, body, response.headers,
-                                           url=url, secret=secret)
+                    raise error_for_status(
+                        response.status_code, body, response.headers, url=url, secret=secret
+                    )
                 yield response
     except (TimeoutError, httpx.TimeoutException):
         raise ProviderTimeoutError(
@@ -237,8 +241,13 @@ class HttpProvider:
         """Answer one request, retrying transient failures; latency covers the retries."""
         started = time.perf_counter()
         response = await with_retries(
-            lambda: self._attempt(request, on_event), self._retry, sleep=self._sleep,
-            transient=is_transient, hint=retry_after, on_retry=_log_retry)
+            lambda: self._attempt(request, on_event),
+            self._retry,
+            sleep=self._sleep,
+            transient=is_transient,
+            hint=retry_after,
+            on_retry=_log_retry,
+        )
         return replace(response, latency_s=time.perf_counter() - started)
 
     async def aclose(self) -> None:
@@ -252,8 +261,15 @@ class HttpProvider:
     def _exchange(
         self, url: str, timeout: float, json_body: Any = None, method: str = "POST"
     ) -> AbstractAsyncContextManager[httpx.Response]:
-        return exchange(self._client, url, timeout=timeout, method=method,
-                        headers=self._headers, json_body=json_body, secret=self._api_key)
+        return exchange(
+            self._client,
+            url,
+            timeout=timeout,
+            method=method,
+            headers=self._headers,
+            json_body=json_body,
+            secret=self._api_key,
+        )
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         raise NotImplementedError

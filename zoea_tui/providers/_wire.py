@@ -19,8 +19,12 @@ from ..core.types import ToolCall
 from .base import FinishReason, Usage
 
 _FINISH: dict[str, FinishReason] = {
-    "stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls",
-    "length": "length", "content_filter": "error", "error": "error",
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "length": "length",
+    "content_filter": "error",
+    "error": "error",
 }
 
 
@@ -119,8 +123,11 @@ def call_parts(raw: Any) -> tuple[str | None, str, str]:
     """``(id, name, arguments)`` of a whole tool call ``{id?, function: {name, arguments}}``."""
     call = as_dict(raw)
     function = as_dict(call.get("function"))
-    return (as_text(call.get("id")) or None, as_text(function.get("name")),
-            arguments_text(function.get("arguments")))
+    return (
+        as_text(call.get("id")) or None,
+        as_text(function.get("name")),
+        arguments_text(function.get("arguments")),
+    )
 
 
 def with_stable_ids(calls: Sequence[tuple[str | None, str, str]]) -> tuple[ToolCall, ...]:

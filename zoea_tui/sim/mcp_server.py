@@ -72,11 +72,14 @@ def build_server(host: ToolHost, *, connection_key: str | None = None) -> Server
     ) -> types.ListToolsResult:
         listed[connection(ctx)] = getattr(host, "tools_version", 0)
         # Asked each time, so a host may change its catalogue while clients are connected.
-        return types.ListToolsResult(tools=[
-            types.Tool(name=s["name"], description=s["description"],
-                       input_schema=s["input_schema"])
-            for s in host.tool_specs()
-        ])
+        return types.ListToolsResult(
+            tools=[
+                types.Tool(
+                    name=s["name"], description=s["description"], input_schema=s["input_schema"]
+                )
+                for s in host.tool_specs()
+            ]
+        )
 
     async def on_call_tool(
         ctx: ServerRequestContext, params: types.CallToolRequestParams

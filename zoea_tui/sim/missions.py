@@ -38,9 +38,7 @@ def _station(galaxy: Galaxy, system_id: str) -> Poi | None:
 
 def _local_ores(galaxy: Galaxy, system_id: str) -> list[str]:
     ores = {
-        d.resource_id
-        for p in galaxy.systems[system_id].poi_ids
-        for d in galaxy.pois[p].deposits
+        d.resource_id for p in galaxy.systems[system_id].poi_ids for d in galaxy.pois[p].deposits
     }
     return sorted(ores or {"iron_ore"}, key=lambda o: (ITEMS[o].base_price, o))
 
@@ -60,8 +58,9 @@ def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
     middle = ores[1] if len(ores) > 2 else ores[0]
     neighbours = [s for s in system.connections if _station(galaxy, s) is not None]
 
-    def make(mission_id: str, kind: str, title: str, description: str, reward: int,
-             **target: Any) -> dict[str, Any]:
+    def make(
+        mission_id: str, kind: str, title: str, description: str, reward: int, **target: Any
+    ) -> dict[str, Any]:
         return {
             "mission_id": mission_id,
             "type": kind,
@@ -77,50 +76,92 @@ def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
     offers = []
     if belts:
         belt = galaxy.pois[belts[0]]
-        offers.append(make(
-            f"welcome_to_{station.id}", "visit", f"Welcome to {station.name}",
-            f"Fly out to {belt.name} to get your bearings, then come back and turn in.",
-            60, target_poi=belt.id, required=1,
-        ))
+        offers.append(
+            make(
+                f"welcome_to_{station.id}",
+                "visit",
+                f"Welcome to {station.name}",
+                f"Fly out to {belt.name} to get your bearings, then come back and turn in.",
+                60,
+                target_poi=belt.id,
+                required=1,
+            )
+        )
     if neighbours:
         dest = _station(galaxy, neighbours[0])
         assert dest is not None and dest.base is not None
-        offers.append(make(
-            "first_haul", "delivery", "First Haul",
-            f"Carry 2 Fuel Cells to {dest.name} in {galaxy.systems[dest.system_id].name}.",
-            150, item_id="fuel_cell", required=2, turn_in_base=dest.base.id,
-        ))
-    offers.append(make(
-        f"{_short(cheap)}_supply_run", "delivery", f"{ITEMS[cheap].name} Supply Run",
-        f"Bring 10 {ITEMS[cheap].name} to {base.name}.",
-        10 * ITEMS[cheap].base_price * 2 + 40, item_id=cheap, required=10,
-    ))
-    offers.append(make(
-        f"{_short(middle)}_requisition", "mining", f"{ITEMS[middle].name} Requisition",
-        f"Mine 15 {ITEMS[middle].name} (you keep the ore), then turn in at {base.name}.",
-        15 * ITEMS[middle].base_price + 80, item_id=middle, required=15,
-    ))
-    offers.append(make(
-        f"{_short(dear)}_extraction_contract", "delivery",
-        f"{ITEMS[dear].name} Extraction Contract",
-        f"Deliver 6 {ITEMS[dear].name} to {base.name}.",
-        6 * ITEMS[dear].base_price * 2 + 100, item_id=dear, required=6,
-    ))
+        offers.append(
+            make(
+                "first_haul",
+                "delivery",
+                "First Haul",
+                f"Carry 2 Fuel Cells to {dest.name} in {galaxy.systems[dest.system_id].name}.",
+                150,
+                item_id="fuel_cell",
+                required=2,
+                turn_in_base=dest.base.id,
+            )
+        )
+    offers.append(
+        make(
+            f"{_short(cheap)}_supply_run",
+            "delivery",
+            f"{ITEMS[cheap].name} Supply Run",
+            f"Bring 10 {ITEMS[cheap].name} to {base.name}.",
+            10 * ITEMS[cheap].base_price * 2 + 40,
+            item_id=cheap,
+            required=10,
+        )
+    )
+    offers.append(
+        make(
+            f"{_short(middle)}_requisition",
+            "mining",
+            f"{ITEMS[middle].name} Requisition",
+            f"Mine 15 {ITEMS[middle].name} (you keep the ore), then turn in at {base.name}.",
+            15 * ITEMS[middle].base_price + 80,
+            item_id=middle,
+            required=15,
+        )
+    )
+    offers.append(
+        make(
+            f"{_short(dear)}_extraction_contract",
+            "delivery",
+            f"{ITEMS[dear].name} Extraction Contract",
+            f"Deliver 6 {ITEMS[dear].name} to {base.name}.",
+            6 * ITEMS[dear].base_price * 2 + 100,
+            item_id=dear,
+            required=6,
+        )
+    )
     for neighbour in neighbours[:1]:
         dest = _station(galaxy, neighbour)
         assert dest is not None and dest.base is not None
         name = galaxy.systems[neighbour].name
-        offers.append(make(
-            f"courier_to_{neighbour}", "travel", f"Courier to {name}",
-            f"Jump to {name} and dock at {dest.name} to deliver sealed dispatches.",
-            120, destination_system=neighbour, required=1, turn_in_base=dest.base.id,
-        ))
-    offers.append(make(
-        "prove_your_steel", "combat", "Prove Your Steel",
-        "Destroy one pirate (they lurk at the belts of low-security systems), then turn "
-        f"in at {base.name}. You need a weapon module.",
-        400, required=1,
-    ))
+        offers.append(
+            make(
+                f"courier_to_{neighbour}",
+                "travel",
+                f"Courier to {name}",
+                f"Jump to {name} and dock at {dest.name} to deliver sealed dispatches.",
+                120,
+                destination_system=neighbour,
+                required=1,
+                turn_in_base=dest.base.id,
+            )
+        )
+    offers.append(
+        make(
+            "prove_your_steel",
+            "combat",
+            "Prove Your Steel",
+            "Destroy one pirate (they lurk at the belts of low-security systems), then turn "
+            f"in at {base.name}. You need a weapon module.",
+            400,
+            required=1,
+        )
+    )
     return offers
 
 

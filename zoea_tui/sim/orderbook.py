@@ -24,12 +24,16 @@ NPC_FLOW = 10
 TRADE_LOG_CAP = 50
 
 
-def resting(world: World, base_id: str, item_id: str, side: str,
-            exclude: str | None = None) -> list[dict[str, Any]]:
+def resting(
+    world: World, base_id: str, item_id: str, side: str, exclude: str | None = None
+) -> list[dict[str, Any]]:
     """Resting orders of one side at a base, best first (cheapest sells, dearest buys)."""
     found = [
-        o for o in world.orders
-        if o["base_id"] == base_id and o["item_id"] == item_id and o["side"] == side
+        o
+        for o in world.orders
+        if o["base_id"] == base_id
+        and o["item_id"] == item_id
+        and o["side"] == side
         and o["owner"] != exclude
     ]
     sign = 1 if side == "sell" else -1
@@ -77,21 +81,39 @@ def settle(world: World, order: dict[str, Any], quantity: int, price: int) -> No
         owner.credits += refund
     owner.stats["orders_filled"] += 1
     owner.stats["trades_completed"] += 1
-    record_trade(owner, {
-        "order_id": order["order_id"], "side": order["side"], "item_id": order["item_id"],
-        "quantity": quantity, "price_each": price, "total": total, "tick": world.tick,
-        "base_id": order["base_id"],
-    })
-    world.notify(owner, "trade", "order_filled", {
-        "order_id": order["order_id"], "side": order["side"], "item_id": order["item_id"],
-        "quantity": quantity, "price_each": price, "remaining": order["quantity"],
-    })
+    record_trade(
+        owner,
+        {
+            "order_id": order["order_id"],
+            "side": order["side"],
+            "item_id": order["item_id"],
+            "quantity": quantity,
+            "price_each": price,
+            "total": total,
+            "tick": world.tick,
+            "base_id": order["base_id"],
+        },
+    )
+    world.notify(
+        owner,
+        "trade",
+        "order_filled",
+        {
+            "order_id": order["order_id"],
+            "side": order["side"],
+            "item_id": order["item_id"],
+            "quantity": quantity,
+            "price_each": price,
+            "remaining": order["quantity"],
+        },
+    )
     if order["quantity"] <= 0:
         world.orders.remove(order)
 
 
-def take(world: World, orders: list[dict[str, Any]], quantity: int,
-         accept: Any) -> list[dict[str, Any]]:
+def take(
+    world: World, orders: list[dict[str, Any]], quantity: int, accept: Any
+) -> list[dict[str, Any]]:
     """Fill up to `quantity` from `orders` (best first) while `accept(price)` holds."""
     fills: list[dict[str, Any]] = []
     left = quantity
@@ -102,14 +124,28 @@ def take(world: World, orders: list[dict[str, Any]], quantity: int,
         price = order["price_each"]
         counterparty = order["owner"]
         settle(world, order, qty, price)
-        fills.append({"price_each": price, "quantity": qty, "subtotal": qty * price,
-                      "source": "player", "counterparty": counterparty})
+        fills.append(
+            {
+                "price_each": price,
+                "quantity": qty,
+                "subtotal": qty * price,
+                "source": "player",
+                "counterparty": counterparty,
+            }
+        )
         left -= qty
     return fills
 
 
-def new_order(world: World, owner: Player, base_id: str, side: str, item_id: str,
-              price_each: int, quantity: int) -> dict[str, Any]:
+def new_order(
+    world: World,
+    owner: Player,
+    base_id: str,
+    side: str,
+    item_id: str,
+    price_each: int,
+    quantity: int,
+) -> dict[str, Any]:
     """Rest an order on the book (escrow is the caller's business)."""
     order = {
         "order_id": f"order_{world.next_id('order')}",
@@ -129,8 +165,11 @@ def new_order(world: World, owner: Player, base_id: str, side: str, item_id: str
 
 def order_view(order: dict[str, Any]) -> dict[str, Any]:
     """An order as `view_orders` shows it."""
-    return {**order, "item_name": ITEMS[order["item_id"]].name,
-            "filled": order["original_quantity"] - order["quantity"]}
+    return {
+        **order,
+        "item_name": ITEMS[order["item_id"]].name,
+        "filled": order["original_quantity"] - order["quantity"],
+    }
 
 
 def npc_flow(world: World) -> None:

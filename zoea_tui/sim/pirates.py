@@ -189,8 +189,9 @@ def destroy_pirate(world: World, pirate: dict[str, Any], player: Player) -> dict
     pirate["destroyed"] = True
     pirate["respawn_tick"] = world.tick + RESPAWN_TICKS
     pirate["engaged_with"] = []
-    wreck = leave_wreck(world, pirate["poi_id"], pirate["system_id"], pirate["name"],
-                        _loot(world, pirate))
+    wreck = leave_wreck(
+        world, pirate["poi_id"], pirate["system_id"], pirate["name"], _loot(world, pirate)
+    )
     bounty = pirate["bounty"]
     player.credits += bounty
     player.stats["credits_earned"] += bounty

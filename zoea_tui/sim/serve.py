@@ -25,9 +25,15 @@ class HttpWorldServer:
     def __init__(self, host: ToolHost, *, bind: str = "127.0.0.1", port: int = 0) -> None:
         self.host = host
         self.bind = bind
-        config = uvicorn.Config(http_app(host, bind_host=bind), host=bind, port=port,
-                                log_level="warning", lifespan="on", access_log=False,
-                                timeout_graceful_shutdown=1)
+        config = uvicorn.Config(
+            http_app(host, bind_host=bind),
+            host=bind,
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            access_log=False,
+            timeout_graceful_shutdown=1,
+        )
         self._server = uvicorn.Server(config)
         self._task: asyncio.Task[None] | None = None
         self.port = port
@@ -71,8 +77,9 @@ class HttpWorldServer:
 
 
 @contextlib.asynccontextmanager
-async def serving(host: WorldHost, *, bind: str = "127.0.0.1",
-                  port: int = 0) -> AsyncIterator[HttpWorldServer]:
+async def serving(
+    host: WorldHost, *, bind: str = "127.0.0.1", port: int = 0
+) -> AsyncIterator[HttpWorldServer]:
     """Run the world's clock and its HTTP server together."""
     async with host, HttpWorldServer(host, bind=bind, port=port) as server:
         yield server
@@ -85,7 +92,10 @@ async def serve_forever(host: WorldHost, *, bind: str, port: int) -> None:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: None)
     async with serving(host, bind=bind, port=port) as server:
-        print(f"SpaceMolt embedded world (seed {host.world.seed}, tick "
-              f"{host.tick_seconds:g} s) serving MCP at {server.url}", flush=True)
+        print(
+            f"SpaceMolt embedded world (seed {host.world.seed}, tick "
+            f"{host.tick_seconds:g} s) serving MCP at {server.url}",
+            flush=True,
+        )
         await server.wait()
     print("world saved" if host.state_path else "world stopped", flush=True)

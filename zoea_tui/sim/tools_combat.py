@@ -47,8 +47,11 @@ COMBAT_SPECS: tuple[ToolSpec, ...] = (
         "loot_wreck",
         "combat",
         "Take items from a wreck at your POI into cargo (all, or item_id and quantity).",
-        {"wreck_id": _WRECK, "item_id": string_arg("Only this item"),
-         "quantity": integer_arg("At most this many", minimum=1)},
+        {
+            "wreck_id": _WRECK,
+            "item_id": string_arg("Only this item"),
+            "quantity": integer_arg("At most this many", minimum=1),
+        },
         mutation=True,
     ),
     ToolSpec(

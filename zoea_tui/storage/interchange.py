@@ -17,8 +17,18 @@ from typing import Any
 from ..core.types import Memory, ToolCall
 from .store import NewMemory
 
-_KNOWN_KEYS = {"role", "content", "tool_calls", "tool_call_id", "reasoning", "reasoning_content",
-               "source", "sender_id", "name", "game_tick"}
+_KNOWN_KEYS = {
+    "role",
+    "content",
+    "tool_calls",
+    "tool_call_id",
+    "reasoning",
+    "reasoning_content",
+    "source",
+    "sender_id",
+    "name",
+    "game_tick",
+}
 _USER_SOURCES = ("direct", "broadcast", "summary")
 
 
@@ -61,9 +71,12 @@ def _tool_calls(value: Any, line: int) -> tuple[ToolCall, ...]:
     calls = []
     for index, call in enumerate(value):
         if not isinstance(call, dict) or not isinstance(call.get("function"), dict):
-            raise ImportFormatError(line, f"tool_calls[{index}] must be "
-                                    '{"id", "type": "function", "function": {"name", '
-                                    '"arguments"}}')
+            raise ImportFormatError(
+                line,
+                f"tool_calls[{index}] must be "
+                '{"id", "type": "function", "function": {"name", '
+                '"arguments"}}',
+            )
         fn = call["function"]
         name = fn.get("name")
         if not isinstance(name, str) or not name:
@@ -72,8 +85,9 @@ def _tool_calls(value: Any, line: int) -> tuple[ToolCall, ...]:
         if isinstance(arguments, dict):
             arguments = json.dumps(arguments, ensure_ascii=False)
         if not isinstance(arguments, str):
-            raise ImportFormatError(line, f"tool_calls[{index}].function.arguments must be a "
-                                    "JSON string or object")
+            raise ImportFormatError(
+                line, f"tool_calls[{index}].function.arguments must be a JSON string or object"
+            )
         call_id = call.get("id")
         if not isinstance(call_id, str) or not call_id:
             raise ImportFormatError(line, f"tool_calls[{index}].id is missing")
@@ -114,34 +128,55 @@ def parse_conversation(lines: Iterable[str]) -> Conversation:
         if role == "user":
             source = data.get("source", "direct")
             if source not in _USER_SOURCES:
-                raise ImportFormatError(number, f"source must be one of {list(_USER_SOURCES)}, "
-                                        f"got {source!r}")
+                raise ImportFormatError(
+                    number, f"source must be one of {list(_USER_SOURCES)}, got {source!r}"
+                )
             sender = data.get("sender_id")
             if sender is not None and not isinstance(sender, str | int):
                 raise ImportFormatError(number, "sender_id must be a string")
-            memories.append(NewMemory("user", source, content,
-                                      sender_id=str(sender) if sender is not None else None,
-                                      game_tick=tick))
+            memories.append(
+                NewMemory(
+                    "user",
+                    source,
+                    content,
+                    sender_id=str(sender) if sender is not None else None,
+                    game_tick=tick,
+                )
+            )
         elif role == "assistant":
             calls = _tool_calls(data.get("tool_calls"), number)
-            reasoning = _text(data.get("reasoning", data.get("reasoning_content")), number,
-                              "reasoning")
+            reasoning = _text(
+                data.get("reasoning", data.get("reasoning_content")), number, "reasoning"
+            )
             if not calls and not content.strip() and not reasoning.strip():
-                raise ImportFormatError(number, "assistant message has neither content nor "
-                                        "tool_calls")
+                raise ImportFormatError(
+                    number, "assistant message has neither content nor tool_calls"
+                )
             call_names.update((c.id, c.name) for c in calls)
-            memories.append(NewMemory("assistant", "llm", content, reasoning=reasoning,
-                                      tool_calls=calls, game_tick=tick))
+            memories.append(
+                NewMemory(
+                    "assistant",
+                    "llm",
+                    content,
+                    reasoning=reasoning,
+                    tool_calls=calls,
+                    game_tick=tick,
+                )
+            )
         elif role == "tool":
             call_id = data.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
                 raise ImportFormatError(number, "tool message needs a tool_call_id")
             name = data.get("name") or call_names.get(call_id)
-            memories.append(NewMemory("tool", "tool", content, tool_call_id=call_id,
-                                      tool_name=name, game_tick=tick))
+            memories.append(
+                NewMemory(
+                    "tool", "tool", content, tool_call_id=call_id, tool_name=name, game_tick=tick
+                )
+            )
         else:
-            raise ImportFormatError(number, "role must be system, user, assistant or tool, "
-                                    f"got {role!r}")
+            raise ImportFormatError(
+                number, f"role must be system, user, assistant or tool, got {role!r}"
+            )
     return Conversation(system_prompt, memories)
 
 

@@ -89,6 +89,8 @@ async def schema_text(db: aiosqlite.Connection) -> str:
         "AND name NOT LIKE '%_fts_%' ORDER BY type DESC, name"
     ) as cur:
         statements = [row[0].strip() + ";" async for row in cur]
-    header = ("-- The schema after every migration in migrations/ (generated; do not edit).\n"
-              "-- Regenerate: python -m zoea_tui.storage.schema > store/schema.sql\n\n")
+    header = (
+        "-- The schema after every migration in migrations/ (generated; do not edit).\n"
+        "-- Regenerate: python -m zoea_tui.storage.schema > store/schema.sql\n\n"
+    )
     return header + "\n\n".join(statements) + "\n"

@@ -38,11 +38,14 @@ _MEMORY_COLUMNS = (
     "id, mysis_id, role, source, sender_id, content, reasoning, tool_calls, "
     "tool_call_id, tool_name, created_at, game_tick, tokens, seq"
 )
-_TURN_COLUMNS = ("id, mysis_id, first_memory_id, kind, nudge_level, text, created_at, "
-                 "game_tick, state")
+_TURN_COLUMNS = (
+    "id, mysis_id, first_memory_id, kind, nudge_level, text, created_at, game_tick, state"
+)
 #: A turn row in the shape of a memory row, so it can ride in the history's one query.
-_TURN_AS_MEMORY = ("t.id, t.mysis_id, t.kind, NULL, NULL, t.text, t.state, NULL, NULL, NULL, "
-                   "t.created_at, t.game_tick, t.nudge_level, t.first_memory_id")
+_TURN_AS_MEMORY = (
+    "t.id, t.mysis_id, t.kind, NULL, NULL, t.text, t.state, NULL, NULL, NULL, "
+    "t.created_at, t.game_tick, t.nudge_level, t.first_memory_id"
+)
 #: Most turn starts loaded with one history (turns inside the loaded memories).
 TURN_SCAN_LIMIT = 2000
 
@@ -183,32 +186,63 @@ def request_inputs(composition: Composition, settings: ComposeSettings) -> str:
     knobs = asdict(settings)
     knobs.pop("nudge_level", None)  # both have their own columns
     knobs.pop("tools_tokens", None)
-    return json.dumps({"settings": knobs, "game_state": composition.game_state,
-                       "latest_broadcast": composition.latest_broadcast,
-                       "account": composition.account},
-                      ensure_ascii=False)
+    return json.dumps(
+        {
+            "settings": knobs,
+            "game_state": composition.game_state,
+            "latest_broadcast": composition.latest_broadcast,
+            "account": composition.account,
+        },
+        ensure_ascii=False,
+    )
 
 
 def _memory(row: Sequence[Any]) -> Memory:
     return Memory(
-        id=row[0], mysis_id=row[1], role=row[2], source=row[3], sender_id=row[4],
-        content=row[5], reasoning=row[6], tool_calls=tool_calls_from_json(row[7]),
-        tool_call_id=row[8], tool_name=row[9], created_at=row[10], game_tick=row[11],
-        tokens=row[12], seq=row[13],
+        id=row[0],
+        mysis_id=row[1],
+        role=row[2],
+        source=row[3],
+        sender_id=row[4],
+        content=row[5],
+        reasoning=row[6],
+        tool_calls=tool_calls_from_json(row[7]),
+        tool_call_id=row[8],
+        tool_name=row[9],
+        created_at=row[10],
+        game_tick=row[11],
+        tokens=row[12],
+        seq=row[13],
     )
 
 
 def _turn(row: Sequence[Any]) -> Turn:
-    return Turn(id=row[0], mysis_id=row[1], first_memory_id=row[2], kind=row[3],
-                nudge_level=row[4], text=row[5], created_at=row[6], game_tick=row[7],
-                state=row[8])
+    return Turn(
+        id=row[0],
+        mysis_id=row[1],
+        first_memory_id=row[2],
+        kind=row[3],
+        nudge_level=row[4],
+        text=row[5],
+        created_at=row[6],
+        game_tick=row[7],
+        state=row[8],
+    )
 
 
 def _turn_from_memory_row(row: Sequence[Any]) -> Turn:
     """A turn that rode in the history query in a memory row's shape."""
-    return Turn(id=row[0], mysis_id=row[1], kind=row[2], text=row[5], state=row[6],
-                created_at=row[10], game_tick=row[11], nudge_level=row[12],
-                first_memory_id=row[13])
+    return Turn(
+        id=row[0],
+        mysis_id=row[1],
+        kind=row[2],
+        text=row[5],
+        state=row[6],
+        created_at=row[10],
+        game_tick=row[11],
+        nudge_level=row[12],
+        first_memory_id=row[13],
+    )
 
 
 def _fts_query(text: str) -> str:
@@ -311,11 +345,14 @@ class Store:
         """Create a Mysis; names are unique."""
         now = time.time()
         try:
-            async with self._lock, self._db.execute(
-                "INSERT INTO myses (name, provider, model, strategy, system_prompt, created_at,"
-                " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (name, provider, model, strategy, system_prompt, now, now),
-            ) as cur:
+            async with (
+                self._lock,
+                self._db.execute(
+                    "INSERT INTO myses (name, provider, model, strategy, system_prompt, created_at,"
+                    " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                    (name, provider, model, strategy, system_prompt, now, now),
+                ) as cur,
+            ):
                 row = await cur.fetchone()
         except aiosqlite.IntegrityError:
             raise StoreError(f"a Mysis named {name!r} already exists") from None
@@ -343,8 +380,15 @@ class Store:
 
     async def update_mysis(self, mysis_id: int, **fields: Any) -> MysisRecord:
         """Change some fields of a Mysis (provider, model, strategy, state…)."""
-        allowed = {"provider", "model", "strategy", "state", "last_error", "system_prompt",
-                   "account"}
+        allowed = {
+            "provider",
+            "model",
+            "strategy",
+            "state",
+            "last_error",
+            "system_prompt",
+            "account",
+        }
         unknown = set(fields) - allowed
         if unknown:
             raise StoreError(f"cannot update {sorted(unknown)}")
@@ -365,8 +409,15 @@ class Store:
 
     # -- accounts ------------------------------------------------------------
 
-    async def add_account(self, server: str, username: str, password: str, *,
-                          empire: str | None = None, mysis_id: int | None = None) -> Account:
+    async def add_account(
+        self,
+        server: str,
+        username: str,
+        password: str,
+        *,
+        empire: str | None = None,
+        mysis_id: int | None = None,
+    ) -> Account:
         """Add an account to the pool (or update its password), optionally assigned.
 
         Assigning it releases whatever account the Mysis held on that server.
@@ -376,17 +427,22 @@ class Store:
             if mysis_id is not None:
                 await self._db.execute(
                     "UPDATE accounts SET mysis_id = NULL WHERE server = ? AND mysis_id = ? "
-                    "AND username != ?", (server, mysis_id, username))
+                    "AND username != ?",
+                    (server, mysis_id, username),
+                )
             await self._db.execute(
                 "INSERT INTO accounts (server, username, password, empire, mysis_id, "
                 "created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
                 "ON CONFLICT (server, username) DO UPDATE SET password = excluded.password, "
                 "empire = COALESCE(excluded.empire, empire), "
                 "mysis_id = COALESCE(excluded.mysis_id, mysis_id), last_used_at = ?",
-                (server, username, password, empire, mysis_id, now, now, now))
+                (server, username, password, empire, mysis_id, now, now, now),
+            )
             if mysis_id is not None:
-                await self._db.execute("UPDATE myses SET account = ?, updated_at = ? "
-                                       "WHERE id = ?", (username, now, mysis_id))
+                await self._db.execute(
+                    "UPDATE myses SET account = ?, updated_at = ? WHERE id = ?",
+                    (username, now, mysis_id),
+                )
         account = await self.find_account(server, username)
         assert account is not None
         return account
@@ -395,7 +451,8 @@ class Store:
         """The pooled account with this name on this server."""
         async with self._db.execute(
             f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE server = ? AND username = ?",
-            (server, username)) as cur:
+            (server, username),
+        ) as cur:
             row = await cur.fetchone()
         return Account(*row) if row else None
 
@@ -403,7 +460,8 @@ class Store:
         """The account assigned to a Mysis on a server, if any."""
         async with self._db.execute(
             f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE server = ? AND mysis_id = ?",
-            (server, mysis_id)) as cur:
+            (server, mysis_id),
+        ) as cur:
             row = await cur.fetchone()
         return Account(*row) if row else None
 
@@ -414,26 +472,31 @@ class Store:
             return current
         async with self._db.execute(
             "SELECT username FROM accounts WHERE server = ? AND mysis_id IS NULL "
-            "ORDER BY id LIMIT 1", (server,)) as cur:
+            "ORDER BY id LIMIT 1",
+            (server,),
+        ) as cur:
             row = await cur.fetchone()
         if row is None:
             return None
         now = time.time()
         async with self._transaction():
-            await self._db.execute("UPDATE accounts SET mysis_id = ?, last_used_at = ? "
-                                   "WHERE server = ? AND username = ? AND mysis_id IS NULL",
-                                   (mysis_id, now, server, row[0]))
-            await self._db.execute("UPDATE myses SET account = ?, updated_at = ? WHERE id = ?",
-                                   (row[0], now, mysis_id))
+            await self._db.execute(
+                "UPDATE accounts SET mysis_id = ?, last_used_at = ? "
+                "WHERE server = ? AND username = ? AND mysis_id IS NULL",
+                (mysis_id, now, server, row[0]),
+            )
+            await self._db.execute(
+                "UPDATE myses SET account = ?, updated_at = ? WHERE id = ?", (row[0], now, mysis_id)
+            )
         return await self.account_for(mysis_id, server)
 
     async def release_accounts(self, mysis_id: int) -> None:
         """Return the Mysis's accounts to the pool."""
         async with self._transaction():
-            await self._db.execute("UPDATE accounts SET mysis_id = NULL WHERE mysis_id = ?",
-                                   (mysis_id,))
-            await self._db.execute("UPDATE myses SET account = NULL WHERE id = ?",
-                                   (mysis_id,))
+            await self._db.execute(
+                "UPDATE accounts SET mysis_id = NULL WHERE mysis_id = ?", (mysis_id,)
+            )
+            await self._db.execute("UPDATE myses SET account = NULL WHERE id = ?", (mysis_id,))
 
     async def list_accounts(self, server: str | None = None) -> list[Account]:
         """The pool, oldest first (all servers unless one is named)."""
@@ -484,13 +547,15 @@ class Store:
             if row is None:
                 async with self._db.execute(
                     "INSERT INTO myses (name, system_prompt, created_at, updated_at) "
-                    "VALUES (?, ?, ?, ?) RETURNING id", (name, system_prompt, now, now)
+                    "VALUES (?, ?, ?, ?) RETURNING id",
+                    (name, system_prompt, now, now),
                 ) as cur:
                     row = await cur.fetchone()
             elif system_prompt is not None:
                 await self._db.execute(
                     "UPDATE myses SET system_prompt = ?, updated_at = ? WHERE id = ?",
-                    (system_prompt, now, row[0]))
+                    (system_prompt, now, row[0]),
+                )
             assert row is not None
             mysis_id = int(row[0])
             seq = await self._last_seq(mysis_id)
@@ -498,25 +563,33 @@ class Store:
                 "INSERT INTO memories (mysis_id, role, source, sender_id, content, reasoning, "
                 "tool_calls, tool_call_id, tool_name, created_at, game_tick, tokens, seq) "
                 f"VALUES ({', '.join('?' * 13)})",
-                [(mysis_id, *self._row(m, now), seq + n)
-                 for n, m in enumerate(memories, start=1)],
+                [(mysis_id, *self._row(m, now), seq + n) for n, m in enumerate(memories, start=1)],
             )
         return await self.get_mysis(mysis_id), len(memories)
 
     async def _last_seq(self, mysis_id: int) -> int:
         """The running count of the Mysis's newest memory (0 when it has none)."""
         async with self._db.execute(
-            "SELECT seq FROM memories WHERE mysis_id = ? ORDER BY id DESC LIMIT 1",
-            (mysis_id,)) as cur:
+            "SELECT seq FROM memories WHERE mysis_id = ? ORDER BY id DESC LIMIT 1", (mysis_id,)
+        ) as cur:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
 
     @staticmethod
     def _row(m: NewMemory, now: float) -> tuple[Any, ...]:
-        return (m.role, m.source, m.sender_id, m.content, m.reasoning,
-                tool_calls_to_json(m.tool_calls), m.tool_call_id, m.tool_name,
-                m.created_at if m.created_at is not None else now, m.game_tick,
-                count_tokens(m.content))
+        return (
+            m.role,
+            m.source,
+            m.sender_id,
+            m.content,
+            m.reasoning,
+            tool_calls_to_json(m.tool_calls),
+            m.tool_call_id,
+            m.tool_name,
+            m.created_at if m.created_at is not None else now,
+            m.game_tick,
+            count_tokens(m.content),
+        )
 
     async def iter_memories(self, mysis_id: int, batch: int = 500) -> AsyncIterator[Memory]:
         """Every memory of a Mysis, oldest first, read in batches."""
@@ -542,8 +615,9 @@ class Store:
             row = await cur.fetchone()
         return int(row[0]) if row else 0
 
-    async def recent_memories(self, mysis_id: int, limit: int = 200,
-                              before_id: int | None = None) -> list[Memory]:
+    async def recent_memories(
+        self, mysis_id: int, limit: int = 200, before_id: int | None = None
+    ) -> list[Memory]:
         """The newest ``limit`` memories (older than ``before_id``), oldest first."""
         async with self._db.execute(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
@@ -597,8 +671,10 @@ class Store:
         limit = max(settings.max_context_messages, 1)
         margin = max(settings.window_margin, 1)
         upper = up_to_id if up_to_id is not None else 2**62
-        latest_turn = ("(SELECT first_memory_id FROM turns WHERE mysis_id = :m "
-                       "AND first_memory_id <= :u + 1 ORDER BY id DESC LIMIT 1)")
+        latest_turn = (
+            "(SELECT first_memory_id FROM turns WHERE mysis_id = :m "
+            "AND first_memory_id <= :u + 1 ORDER BY id DESC LIMIT 1)"
+        )
         parts = [
             f"SELECT 'w', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
             "WHERE mysis_id = :m AND id <= :u ORDER BY id DESC LIMIT :n)",
@@ -609,25 +685,31 @@ class Store:
             "WHERE mysis_id = :m AND id <= :u AND source = 'summary' "
             "ORDER BY id DESC LIMIT 1)",
             f"SELECT 'q', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
-            "AND id <= :u AND id >= " + (":tp" if turn is not None else latest_turn)
+            "AND id <= :u AND id >= "
+            + (":tp" if turn is not None else latest_turn)
             + " ORDER BY id LIMIT 1)",
             f"SELECT 'h', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
-            "AND id <= :u AND id < " + (":tp" if turn is not None else latest_turn)
+            "AND id <= :u AND id < "
+            + (":tp" if turn is not None else latest_turn)
             + " ORDER BY id DESC LIMIT :hn)",
             f"SELECT 'T', * FROM (SELECT {_TURN_AS_MEMORY} FROM turns t "
             "WHERE t.mysis_id = :m AND t.first_memory_id <= :u + 1 AND t.id <= :tid "
             "AND t.first_memory_id >= :lo ORDER BY t.id DESC LIMIT :tn)",
         ]
         if turn is None:
-            parts.append(f"SELECT 'c', * FROM (SELECT {_TURN_AS_MEMORY} FROM turns t "
-                         "WHERE t.mysis_id = :m AND t.first_memory_id <= :u + 1 "
-                         "ORDER BY t.id DESC LIMIT 1)")
+            parts.append(
+                f"SELECT 'c', * FROM (SELECT {_TURN_AS_MEMORY} FROM turns t "
+                "WHERE t.mysis_id = :m AND t.first_memory_id <= :u + 1 "
+                "ORDER BY t.id DESC LIMIT 1)"
+            )
         # ``summarize`` needs everything after the latest summary. Live compositions
         # keep what they read and fetch only the newer rows (replays read it all).
         cached = self._since.get(mysis_id) if up_to_id is None else None
         after = cached[1] if cached is not None else 0
-        summary_id = ("COALESCE((SELECT MAX(id) FROM memories WHERE mysis_id = :m "
-                      "AND id <= :u AND source = 'summary'), 0)")
+        summary_id = (
+            "COALESCE((SELECT MAX(id) FROM memories WHERE mysis_id = :m "
+            "AND id <= :u AND source = 'summary'), 0)"
+        )
         if strategy == "summarize":
             parts.append(
                 f"SELECT 'a', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories "
@@ -636,13 +718,22 @@ class Store:
             )
             lower = summary_id
         else:
-            lower = ("COALESCE((SELECT MIN(id) FROM (SELECT id FROM memories "
-                     "WHERE mysis_id = :m AND id <= :u ORDER BY id DESC LIMIT :n)), 0)")
+            lower = (
+                "COALESCE((SELECT MIN(id) FROM (SELECT id FROM memories "
+                "WHERE mysis_id = :m AND id <= :u ORDER BY id DESC LIMIT :n)), 0)"
+            )
         sql = " UNION ALL ".join(parts).replace(":lo", lower)
-        params = {"m": mysis_id, "u": upper, "n": limit + margin + 1, "hn": limit,
-                  "a": SUMMARIZE_SCAN_LIMIT, "after": after, "tn": TURN_SCAN_LIMIT,
-                  "tp": turn.first_memory_id if turn is not None else 0,
-                  "tid": turn.id if turn is not None and turn.id is not None else 2**62}
+        params = {
+            "m": mysis_id,
+            "u": upper,
+            "n": limit + margin + 1,
+            "hn": limit,
+            "a": SUMMARIZE_SCAN_LIMIT,
+            "after": after,
+            "tn": TURN_SCAN_LIMIT,
+            "tp": turn.first_memory_id if turn is not None else 0,
+            "tid": turn.id if turn is not None and turn.id is not None else 2**62,
+        }
         newest: list[Memory] = []
         since: list[Memory] = []
         turns: list[Turn] = []
@@ -690,15 +781,21 @@ class Store:
             before_window_id=before,
             turn=turn,
             turn_first=turn_first,
-            turn_memories=tuple(m for m in newest
-                                if turn is not None and m.id >= turn.first_memory_id),
+            turn_memories=tuple(
+                m for m in newest if turn is not None and m.id >= turn.first_memory_id
+            ),
             before_turn=tuple(reversed(before_turn)),
             turns=tuple(sorted(turns, key=lambda t: t.first_memory_id)),
         )
 
-    def _since_summary(self, mysis_id: int, summary: Memory | None, fresh: list[Memory],
-                       cached: tuple[int, int, tuple[Memory, ...]] | None,
-                       up_to_id: int | None) -> list[Memory]:
+    def _since_summary(
+        self,
+        mysis_id: int,
+        summary: Memory | None,
+        fresh: list[Memory],
+        cached: tuple[int, int, tuple[Memory, ...]] | None,
+        up_to_id: int | None,
+    ) -> list[Memory]:
         """Join the cached rows after the latest summary with the newly read ones."""
         summary_id = summary.id if summary is not None else 0
         if cached is not None and cached[0] == summary_id and len(fresh) < SUMMARIZE_SCAN_LIMIT:
@@ -712,16 +809,26 @@ class Store:
 
     # -- turns ----------------------------------------------------------------
 
-    async def begin_turn(self, mysis_id: int, kind: str, first_memory_id: int, *,
-                         nudge_level: int = 0, text: str | None = None,
-                         game_tick: int | None = None) -> Turn:
+    async def begin_turn(
+        self,
+        mysis_id: int,
+        kind: str,
+        first_memory_id: int,
+        *,
+        nudge_level: int = 0,
+        text: str | None = None,
+        game_tick: int | None = None,
+    ) -> Turn:
         """Record the start of a turn (``text``: the nudge or start text the model gets)."""
         now = time.time()
-        async with self._lock, self._db.execute(
-            f"INSERT INTO turns (mysis_id, first_memory_id, kind, nudge_level, text, "
-            f"created_at, game_tick) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {_TURN_COLUMNS}",
-            (mysis_id, first_memory_id, kind, nudge_level, text, now, game_tick),
-        ) as cur:
+        async with (
+            self._lock,
+            self._db.execute(
+                f"INSERT INTO turns (mysis_id, first_memory_id, kind, nudge_level, text, "
+                f"created_at, game_tick) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {_TURN_COLUMNS}",
+                (mysis_id, first_memory_id, kind, nudge_level, text, now, game_tick),
+            ) as cur,
+        ):
             row = await cur.fetchone()
         assert row is not None
         return _turn(row)
@@ -729,13 +836,15 @@ class Store:
     async def set_turn_state(self, turn_id: int, state: str) -> None:
         """Record the volatile facts the turn's first request carried after its opening."""
         async with self._lock:
-            await self._db.execute("UPDATE turns SET state = ? WHERE id = ? AND state IS NULL",
-                                   (state, turn_id))
+            await self._db.execute(
+                "UPDATE turns SET state = ? WHERE id = ? AND state IS NULL", (state, turn_id)
+            )
 
     async def get_turn(self, turn_id: int) -> Turn | None:
         """The turn with this id."""
-        async with self._db.execute(f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?",
-                                    (turn_id,)) as cur:
+        async with self._db.execute(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,)
+        ) as cur:
             row = await cur.fetchone()
         return _turn(row) if row else None
 
@@ -743,23 +852,27 @@ class Store:
         """The newest recorded turn of a Mysis."""
         async with self._db.execute(
             f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? ORDER BY id DESC LIMIT 1",
-            (mysis_id,)) as cur:
+            (mysis_id,),
+        ) as cur:
             row = await cur.fetchone()
         return _turn(row) if row else None
 
-    async def list_turns(self, mysis_id: int, *, after_id: int = 0,
-                         limit: int = 500) -> list[Turn]:
+    async def list_turns(self, mysis_id: int, *, after_id: int = 0, limit: int = 500) -> list[Turn]:
         """Recorded turns of a Mysis that began after memory ``after_id``, oldest first."""
         async with self._db.execute(
             f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
-            "ORDER BY first_memory_id, id LIMIT ?", (mysis_id, after_id, limit)) as cur:
+            "ORDER BY first_memory_id, id LIMIT ?",
+            (mysis_id, after_id, limit),
+        ) as cur:
             return [_turn(row) for row in await cur.fetchall()]
 
     async def last_sent_memory_id(self, mysis_id: int) -> int:
         """The newest memory any logged request of the Mysis had seen (0: none)."""
         async with self._db.execute(
             "SELECT last_memory_id FROM requests WHERE mysis_id = ? "
-            "AND last_memory_id IS NOT NULL ORDER BY id DESC LIMIT 1", (mysis_id,)) as cur:
+            "AND last_memory_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+            (mysis_id,),
+        ) as cur:
             row = await cur.fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
@@ -768,7 +881,8 @@ class Store:
         async with self._db.execute(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
             "AND role = 'user' AND source IN ('direct', 'broadcast') ORDER BY id LIMIT 1",
-            (mysis_id, after_id)) as cur:
+            (mysis_id, after_id),
+        ) as cur:
             row = await cur.fetchone()
         return _memory(row) if row else None
 
@@ -779,11 +893,14 @@ class Store:
     ) -> Broadcast:
         """Record a broadcast (the per-recipient memories are stored separately)."""
         now = time.time()
-        async with self._lock, self._db.execute(
-            "INSERT INTO broadcasts (sender_id, content, created_at, game_tick) "
-            "VALUES (?, ?, ?, ?) RETURNING id",
-            (sender_id, content, now, game_tick),
-        ) as cur:
+        async with (
+            self._lock,
+            self._db.execute(
+                "INSERT INTO broadcasts (sender_id, content, created_at, game_tick) "
+                "VALUES (?, ?, ?, ?) RETURNING id",
+                (sender_id, content, now, game_tick),
+            ) as cur,
+        ):
             row = await cur.fetchone()
         assert row is not None
         return Broadcast(row[0], sender_id, content, now, game_tick)
@@ -801,7 +918,12 @@ class Store:
     # -- search --------------------------------------------------------------
 
     async def search_memories(
-        self, mysis_id: int, query: str, *, limit: int = 20, field: str = "content",
+        self,
+        mysis_id: int,
+        query: str,
+        *,
+        limit: int = 20,
+        field: str = "content",
         text_limit: int = SEARCH_TEXT_LIMIT,
     ) -> list[SearchHit]:
         """Ranked, case-insensitive full-text search of one Mysis's memories.
@@ -826,12 +948,24 @@ class Store:
         target = f"{field} : ({match})"
         params = (max(text_limit, 0), target, mysis_id, min(max(limit, 1), 100))
         async with self._db.execute(sql, params) as cur:
-            return [SearchHit(row[0], row[1], row[2], row[3], row[4], row[5], text=row[6],
-                              text_chars=row[7], game_tick=row[8])
-                    for row in await cur.fetchall()]
+            return [
+                SearchHit(
+                    row[0],
+                    row[1],
+                    row[2],
+                    row[3],
+                    row[4],
+                    row[5],
+                    text=row[6],
+                    text_chars=row[7],
+                    game_tick=row[8],
+                )
+                for row in await cur.fetchall()
+            ]
 
-    async def search_broadcasts(self, query: str, *, limit: int = 20,
-                                text_limit: int = SEARCH_TEXT_LIMIT) -> list[SearchHit]:
+    async def search_broadcasts(
+        self, query: str, *, limit: int = 20, text_limit: int = SEARCH_TEXT_LIMIT
+    ) -> list[SearchHit]:
         """Ranked full-text search of every broadcast (with the start of each)."""
         match = _fts_query(query)
         if not match:
@@ -846,15 +980,28 @@ class Store:
         params = (max(text_limit, 0), match, min(max(limit, 1), 100))
         async with self._db.execute(sql, params) as cur:
             rows = await cur.fetchall()
-        return [SearchHit(row[0], row[1], row[2], row[3], row[4], row[5],
-                          extra={"sender_id": row[6]}, text=row[7], text_chars=row[8],
-                          game_tick=row[9]) for row in rows]
+        return [
+            SearchHit(
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                extra={"sender_id": row[6]},
+                text=row[7],
+                text_chars=row[8],
+                game_tick=row[9],
+            )
+            for row in rows
+        ]
 
     async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
         """One memory of this Mysis, whole (None: no such memory, or another's)."""
         async with self._db.execute(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND mysis_id = ?",
-            (memory_id, mysis_id)) as cur:
+            (memory_id, mysis_id),
+        ) as cur:
             row = await cur.fetchone()
         return _memory(row) if row else None
 
@@ -878,14 +1025,28 @@ class Store:
         (``request_inputs``) with the digest of the messages.
         """
         inputs = request_inputs(composition, settings) if settings is not None else None
-        async with self._lock, self._db.execute(
-            "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
-            " items, estimated_tokens, outcome, tools_tokens, turn_id, inputs, digest) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            (mysis_id, time.time(), composition.strategy, last_memory_id, nudge_level,
-             json.dumps([i.to_dict() for i in composition.items]), composition.tokens,
-             outcome, tools_tokens, turn_id, inputs, messages_digest(composition.messages)),
-        ) as cur:
+        async with (
+            self._lock,
+            self._db.execute(
+                "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
+                " items, estimated_tokens, outcome, tools_tokens, turn_id, inputs, digest) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (
+                    mysis_id,
+                    time.time(),
+                    composition.strategy,
+                    last_memory_id,
+                    nudge_level,
+                    json.dumps([i.to_dict() for i in composition.items]),
+                    composition.tokens,
+                    outcome,
+                    tools_tokens,
+                    turn_id,
+                    inputs,
+                    messages_digest(composition.messages),
+                ),
+            ) as cur,
+        ):
             row = await cur.fetchone()
         assert row is not None
         return int(row[0])
@@ -906,8 +1067,15 @@ class Store:
             await self._db.execute(
                 "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
                 "latency_ms = ?, error = ?, cached_tokens = ? WHERE id = ?",
-                (outcome, prompt_tokens, completion_tokens, latency_ms, error, cached_tokens,
-                 request_id),
+                (
+                    outcome,
+                    prompt_tokens,
+                    completion_tokens,
+                    latency_ms,
+                    error,
+                    cached_tokens,
+                    request_id,
+                ),
             )
 
     async def list_requests(self, mysis_id: int | None = None) -> list[RequestRecord]:
@@ -923,8 +1091,9 @@ class Store:
 
     # -- arena results (migration 007) ---------------------------------------------------
 
-    async def add_arena_batch(self, report: dict[str, Any], *, seed: int,
-                              ticks: int | None = None) -> int:
+    async def add_arena_batch(
+        self, report: dict[str, Any], *, seed: int, ticks: int | None = None
+    ) -> int:
         """Store an arena report (the ``zoea arena --json`` contract) and each of its runs;
         returns the batch id."""
         now = time.time()
@@ -932,8 +1101,14 @@ class Store:
             async with self._db.execute(
                 "INSERT INTO arena_batches (created_at, provider, runs, seed, ticks, report) "
                 "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                (now, report["provider"], report["runs"], seed, ticks,
-                 json.dumps(report, ensure_ascii=False)),
+                (
+                    now,
+                    report["provider"],
+                    report["runs"],
+                    seed,
+                    ticks,
+                    json.dumps(report, ensure_ascii=False),
+                ),
             ) as cur:
                 row = await cur.fetchone()
             assert row is not None
@@ -942,12 +1117,24 @@ class Store:
                 "INSERT INTO arena_runs (batch_id, scenario, strategy, seed, score, passed, "
                 "metrics, tokens_in, tokens_out, uncached_tokens, requests, invalid_requests) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(batch_id, cell["scenario"], cell["strategy"],
-                  int(run["metrics"].get("seed", seed)), run["score"], int(run["pass"]),
-                  json.dumps(run["metrics"], ensure_ascii=False), run["tokens_in"],
-                  run["tokens_out"], run["uncached_tokens"], run["requests"],
-                  run["invalid_requests"])
-                 for cell in report["cells"] for run in cell["runs"]],
+                [
+                    (
+                        batch_id,
+                        cell["scenario"],
+                        cell["strategy"],
+                        int(run["metrics"].get("seed", seed)),
+                        run["score"],
+                        int(run["pass"]),
+                        json.dumps(run["metrics"], ensure_ascii=False),
+                        run["tokens_in"],
+                        run["tokens_out"],
+                        run["uncached_tokens"],
+                        run["requests"],
+                        run["invalid_requests"],
+                    )
+                    for cell in report["cells"]
+                    for run in cell["runs"]
+                ],
             )
         return batch_id
 
@@ -955,7 +1142,9 @@ class Store:
         """Stored arena batches, newest first."""
         async with self._db.execute(
             "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
-            "ORDER BY id DESC LIMIT ?", (limit,)) as cur:
+            "ORDER BY id DESC LIMIT ?",
+            (limit,),
+        ) as cur:
             rows = await cur.fetchall()
         return [ArenaBatch(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6])) for r in rows]
 
@@ -963,27 +1152,57 @@ class Store:
         """One stored arena batch, or None."""
         async with self._db.execute(
             "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
-            "WHERE id = ?", (batch_id,)) as cur:
+            "WHERE id = ?",
+            (batch_id,),
+        ) as cur:
             row = await cur.fetchone()
-        return ArenaBatch(row[0], row[1], row[2], row[3], row[4], row[5],
-                          json.loads(row[6])) if row else None
+        return (
+            ArenaBatch(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]))
+            if row
+            else None
+        )
 
-    async def list_arena_runs(self, *, scenario: str | None = None,
-                              strategy: str | None = None,
-                              provider: str | None = None) -> list[ArenaRunRecord]:
+    async def list_arena_runs(
+        self,
+        *,
+        scenario: str | None = None,
+        strategy: str | None = None,
+        provider: str | None = None,
+    ) -> list[ArenaRunRecord]:
         """Stored runs, oldest first, optionally of one scenario id, strategy or provider."""
-        sql = ("SELECT r.batch_id, b.created_at, b.provider, r.scenario, r.strategy, r.seed, "
-               "r.score, r.passed, r.metrics, r.tokens_in, r.tokens_out, r.uncached_tokens, "
-               "r.requests, r.invalid_requests FROM arena_runs r "
-               "JOIN arena_batches b ON b.id = r.batch_id WHERE 1 = 1")
+        sql = (
+            "SELECT r.batch_id, b.created_at, b.provider, r.scenario, r.strategy, r.seed, "
+            "r.score, r.passed, r.metrics, r.tokens_in, r.tokens_out, r.uncached_tokens, "
+            "r.requests, r.invalid_requests FROM arena_runs r "
+            "JOIN arena_batches b ON b.id = r.batch_id WHERE 1 = 1"
+        )
         params: list[Any] = []
-        for column, value in (("r.scenario", scenario), ("r.strategy", strategy),
-                              ("b.provider", provider)):
+        for column, value in (
+            ("r.scenario", scenario),
+            ("r.strategy", strategy),
+            ("b.provider", provider),
+        ):
             if value is not None:
                 sql += f" AND {column} = ?"
                 params.append(value)
         async with self._db.execute(sql + " ORDER BY r.id", params) as cur:
             rows = await cur.fetchall()
-        return [ArenaRunRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], bool(r[7]),
-                               json.loads(r[8]), r[9], r[10], r[11], r[12], r[13])
-                for r in rows]
+        return [
+            ArenaRunRecord(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4],
+                r[5],
+                r[6],
+                bool(r[7]),
+                json.loads(r[8]),
+                r[9],
+                r[10],
+                r[11],
+                r[12],
+                r[13],
+            )
+            for r in rows
+        ]

@@ -87,8 +87,14 @@ def _rows(rows: Sequence[Sequence[Any]]) -> list[Memory]:
     return [_memory(r) for r in rows]
 
 
-async def memory_page(store: Store, mysis_id: int, *, before_id: int | None = None,
-                      after_id: int | None = None, limit: int = PAGE) -> list[Memory]:
+async def memory_page(
+    store: Store,
+    mysis_id: int,
+    *,
+    before_id: int | None = None,
+    after_id: int | None = None,
+    limit: int = PAGE,
+) -> list[Memory]:
     """Up to ``limit`` memories, oldest first: the newest ones older than ``before_id``,
     else the oldest ones newer than ``after_id`` (``after_id=0``: from memory #1), else
     the newest of all."""
@@ -96,18 +102,22 @@ async def memory_page(store: Store, mysis_id: int, *, before_id: int | None = No
     if after_id is not None and before_id is None:
         async with db.execute(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
-            "ORDER BY id LIMIT ?", (mysis_id, after_id, limit)) as cur:
+            "ORDER BY id LIMIT ?",
+            (mysis_id, after_id, limit),
+        ) as cur:
             return _rows(list(await cur.fetchall()))
     async with db.execute(
         f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
         "ORDER BY id DESC LIMIT ?",
-        (mysis_id, before_id if before_id is not None else 2**62, limit)) as cur:
+        (mysis_id, before_id if before_id is not None else 2**62, limit),
+    ) as cur:
         rows = list(await cur.fetchall())
     return _rows(rows[::-1])
 
 
-async def memories_around(store: Store, mysis_id: int, memory_id: int, *,
-                          before: int = PAGE // 2, after: int = PAGE // 2) -> list[Memory]:
+async def memories_around(
+    store: Store, mysis_id: int, memory_id: int, *, before: int = PAGE // 2, after: int = PAGE // 2
+) -> list[Memory]:
     """The memory ``memory_id`` with up to ``before`` older and ``after`` newer ones,
     oldest first (one query, two index walks)."""
     async with store.connection.execute(
@@ -115,7 +125,8 @@ async def memories_around(store: Store, mysis_id: int, memory_id: int, *,
         "AND id <= :id ORDER BY id DESC LIMIT :b) UNION ALL "
         f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
         "AND id > :id ORDER BY id LIMIT :a)",
-        {"m": mysis_id, "id": memory_id, "b": before + 1, "a": after}) as cur:
+        {"m": mysis_id, "id": memory_id, "b": before + 1, "a": after},
+    ) as cur:
         rows = list(await cur.fetchall())
     return sorted(_rows(rows), key=lambda m: m.id)
 
@@ -126,25 +137,29 @@ async def story_bounds(store: Store, mysis_id: int) -> StoryBounds:
         "SELECT (SELECT id FROM memories WHERE mysis_id = :m ORDER BY id LIMIT 1), "
         "(SELECT id FROM memories WHERE mysis_id = :m ORDER BY id DESC LIMIT 1), "
         "(SELECT seq FROM memories WHERE mysis_id = :m ORDER BY id DESC LIMIT 1)",
-        {"m": mysis_id}) as cur:
+        {"m": mysis_id},
+    ) as cur:
         row = await cur.fetchone()
     assert row is not None
     return StoryBounds(row[0], row[1], int(row[2] or 0))
 
 
-async def turns_between(store: Store, mysis_id: int, after_id: int, up_to_id: int,
-                        limit: int = 1000) -> list[Turn]:
+async def turns_between(
+    store: Store, mysis_id: int, after_id: int, up_to_id: int, limit: int = 1000
+) -> list[Turn]:
     """Recorded turns that began in memories ``after_id < first <= up_to_id + 1``,
     oldest first (a nudge turn begins one past the newest memory of its time)."""
     async with store.connection.execute(
         f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
         "AND first_memory_id <= ? ORDER BY first_memory_id, id LIMIT ?",
-        (mysis_id, after_id, up_to_id + 1, limit)) as cur:
+        (mysis_id, after_id, up_to_id + 1, limit),
+    ) as cur:
         return [_turn(r) for r in await cur.fetchall()]
 
 
-async def search_story(store: Store, mysis_id: int, query: str, *,
-                       limit: int = 50) -> list[StoryHit]:
+async def search_story(
+    store: Store, mysis_id: int, query: str, *, limit: int = 50
+) -> list[StoryHit]:
     """The Mysis's memories (content and reasoning) and the broadcasts that match every
     word of ``query`` (prefixes allowed), best first by FTS5's bm25 rank, each with a
     highlighted snippet (FTS5's ``rank``: bm25, which FTS5 sorts itself).
@@ -164,17 +179,23 @@ async def search_story(store: Store, mysis_id: int, query: str, *,
         "memories_fts.rank "
         "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
         "WHERE memories_fts MATCH ? AND m.mysis_id = ? ORDER BY memories_fts.rank LIMIT ?",
-        (match, mysis_id, limit)) as cur:
-        hits = [StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
-                for r in await cur.fetchall()]
+        (match, mysis_id, limit),
+    ) as cur:
+        hits = [
+            StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
+            for r in await cur.fetchall()
+        ]
     async with db.execute(
         f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
         "b.sender_id, broadcasts_fts.rank "
         "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
         "WHERE broadcasts_fts MATCH ? ORDER BY broadcasts_fts.rank LIMIT ?",
-        (match, limit)) as cur:
-        hits += [StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3],
-                          r[4], r[5]) for r in await cur.fetchall()]
+        (match, limit),
+    ) as cur:
+        hits += [
+            StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3], r[4], r[5])
+            for r in await cur.fetchall()
+        ]
     hits.sort(key=lambda h: h.rank)
     return hits[:limit]
 
@@ -186,34 +207,38 @@ async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> in
         "SELECT m.id FROM broadcasts b JOIN memories m ON m.mysis_id = ? "
         "AND m.role = 'user' AND m.source = 'broadcast' AND m.content = b.content "
         "AND m.created_at >= b.created_at - 1 WHERE b.id = ? ORDER BY m.id LIMIT 1",
-        (mysis_id, broadcast_id)) as cur:
+        (mysis_id, broadcast_id),
+    ) as cur:
         row = await cur.fetchone()
     return int(row[0]) if row else None
 
 
 # -- the request log ---------------------------------------------------------------------
 
-_SUMMARY_COLUMNS = ("id, mysis_id, created_at, strategy, json_array_length(items), "
-                    "estimated_tokens, prompt_tokens, cached_tokens, latency_ms, outcome, "
-                    "error, turn_id, last_memory_id")
+_SUMMARY_COLUMNS = (
+    "id, mysis_id, created_at, strategy, json_array_length(items), "
+    "estimated_tokens, prompt_tokens, cached_tokens, latency_ms, outcome, "
+    "error, turn_id, last_memory_id"
+)
 
 
-async def request_page(store: Store, mysis_id: int, *, before_id: int | None = None,
-                       limit: int = PAGE) -> list[RequestSummary]:
+async def request_page(
+    store: Store, mysis_id: int, *, before_id: int | None = None, limit: int = PAGE
+) -> list[RequestSummary]:
     """The Mysis's logged requests, newest first (older than ``before_id``)."""
     async with store.connection.execute(
         f"SELECT {_SUMMARY_COLUMNS} FROM requests WHERE mysis_id = ? AND id < ? "
         "ORDER BY id DESC LIMIT ?",
-        (mysis_id, before_id if before_id is not None else 2**62, limit)) as cur:
+        (mysis_id, before_id if before_id is not None else 2**62, limit),
+    ) as cur:
         return [RequestSummary(*r) for r in await cur.fetchall()]
-
-
 
 
 async def get_request(store: Store, request_id: int) -> RequestRecord | None:
     """One logged request, whole."""
-    async with store.connection.execute("SELECT * FROM requests WHERE id = ?",
-                                        (request_id,)) as cur:
+    async with store.connection.execute(
+        "SELECT * FROM requests WHERE id = ?", (request_id,)
+    ) as cur:
         row = await cur.fetchone()
     return request_from_row(row) if row else None
 
@@ -222,7 +247,8 @@ async def previous_request(store: Store, request: RequestRecord) -> RequestRecor
     """The request the same Mysis logged just before ``request``."""
     async with store.connection.execute(
         "SELECT * FROM requests WHERE mysis_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
-        (request.mysis_id, request.id)) as cur:
+        (request.mysis_id, request.id),
+    ) as cur:
         row = await cur.fetchone()
     return request_from_row(row) if row else None
 
@@ -237,6 +263,7 @@ async def answer_of(store: Store, request: RequestRecord) -> Memory | None:
     async with store.connection.execute(
         f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
         "AND role = 'assistant' ORDER BY id LIMIT 1",
-        (request.mysis_id, request.last_memory_id or 0)) as cur:
+        (request.mysis_id, request.last_memory_id or 0),
+    ) as cur:
         row = await cur.fetchone()
     return _memory(row) if row else None

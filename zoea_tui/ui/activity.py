@@ -49,7 +49,7 @@ def _error_code(content: str) -> str | None:
     marker = head.find('"code"')
     if marker < 0:
         return "error"
-    rest = head[marker + 6:].lstrip(' :"')
+    rest = head[marker + 6 :].lstrip(' :"')
     return rest.split('"', 1)[0] or "error"
 
 
@@ -67,21 +67,30 @@ class ActionTail:
 
     def started(self, call: ToolCall, tick: int | None = None) -> None:
         """A call began."""
-        self._actions.append(Action(call.id, one_line(call.name, 40), short_args(call),
-                                    tick=tick))
+        self._actions.append(Action(call.id, one_line(call.name, 40), short_args(call), tick=tick))
 
-    def finished(self, call: ToolCall, *, is_error: bool, error_code: str | None,
-                 tick: int | None = None) -> None:
+    def finished(
+        self, call: ToolCall, *, is_error: bool, error_code: str | None, tick: int | None = None
+    ) -> None:
         """A call ended (the newest action with its id is updated, or one is added)."""
         status = "error" if is_error else "ok"
         for index in range(len(self._actions) - 1, -1, -1):
             action = self._actions[index]
             if action.call_id == call.id:
-                self._actions[index] = replace(action, status=status,
-                                               error=error_code or "", tick=tick or action.tick)
+                self._actions[index] = replace(
+                    action, status=status, error=error_code or "", tick=tick or action.tick
+                )
                 return
-        self._actions.append(Action(call.id, one_line(call.name, 40), short_args(call),
-                                    status=status, error=error_code or "", tick=tick))
+        self._actions.append(
+            Action(
+                call.id,
+                one_line(call.name, 40),
+                short_args(call),
+                status=status,
+                error=error_code or "",
+                tick=tick,
+            )
+        )
 
 
 def tail_from_memories(memories: Iterable[Memory]) -> ActionTail:
@@ -90,14 +99,18 @@ def tail_from_memories(memories: Iterable[Memory]) -> ActionTail:
     for memory in memories:
         if memory.role == "assistant":
             for call in memory.tool_calls:
-                actions[call.id] = Action(call.id, one_line(call.name, 40), short_args(call),
-                                          tick=memory.game_tick)
+                actions[call.id] = Action(
+                    call.id, one_line(call.name, 40), short_args(call), tick=memory.game_tick
+                )
         elif memory.role == "tool" and memory.tool_call_id in actions:
             code = _error_code(memory.content)
             old = actions[memory.tool_call_id]
             actions[memory.tool_call_id] = replace(
-                old, status="error" if code else "ok", error=code or "",
-                tick=memory.game_tick if memory.game_tick is not None else old.tick)
+                old,
+                status="error" if code else "ok",
+                error=code or "",
+                tick=memory.game_tick if memory.game_tick is not None else old.tick,
+            )
     return ActionTail(actions.values())
 
 
@@ -128,8 +141,12 @@ def facts_from_fields(fields: Mapping[str, Mapping[str, Any]]) -> GameFacts:
     if credits.lstrip("-").isdigit():
         credits = f"{int(credits):,}"
     docked = {"yes": True, "no": False}.get(value("docked"))
-    return GameFacts(location=one_line(where, 80), credits=credits,
-                     cargo=one_line(value("cargo"), 20), docked=docked)
+    return GameFacts(
+        location=one_line(where, 80),
+        credits=credits,
+        cargo=one_line(value("cargo"), 20),
+        docked=docked,
+    )
 
 
 def latest_answer(memories: Iterable[Memory]) -> str:

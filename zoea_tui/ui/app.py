@@ -73,8 +73,20 @@ NOTICE_REPEAT_S = 3.0
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
 #: Actions that act on the engine (disabled under dialogs and before the engine is open).
-ENGINE_ACTIONS = frozenset({"message", "broadcast", "new_mysis", "configure", "relaunch",
-                            "stop", "delete", "preview", "search", "requests"})
+ENGINE_ACTIONS = frozenset(
+    {
+        "message",
+        "broadcast",
+        "new_mysis",
+        "configure",
+        "relaunch",
+        "stop",
+        "delete",
+        "preview",
+        "search",
+        "requests",
+    }
+)
 
 
 class ZoeaApp(App[None]):
@@ -100,13 +112,15 @@ class ZoeaApp(App[None]):
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, engine: EngineSource, *, owns_engine: bool | None = None,
-                 tune_gc: bool = False) -> None:
+    def __init__(
+        self, engine: EngineSource, *, owns_engine: bool | None = None, tune_gc: bool = False
+    ) -> None:
         super().__init__()
         self._source = engine
         self.tune_gc = tune_gc
-        self.owns_engine = (not isinstance(engine, Commander)) if owns_engine is None \
-            else owns_engine
+        self.owns_engine = (
+            (not isinstance(engine, Commander)) if owns_engine is None else owns_engine
+        )
         self.commander: Commander | None = None
         #: The newest view of every Mysis (from events; never read from the database).
         self.views: dict[int, MysisView] = {}
@@ -193,8 +207,9 @@ class ZoeaApp(App[None]):
             self.exit(return_code=2, message=f"zoea: cannot start the swarm: {error}")
         else:
             log.error("worker %s failed: %r", worker.name, error)
-            self.notify(f"{worker.name} failed: {error}", severity="error", markup=False,
-                        timeout=10)
+            self.notify(
+                f"{worker.name} failed: {error}", severity="error", markup=False, timeout=10
+            )
 
     async def close_engine(self) -> None:
         """Shut the commander down if this app owns it (once; safe to call again)."""
@@ -259,10 +274,14 @@ class ZoeaApp(App[None]):
             counts[view.state] = counts.get(view.state, 0) + 1
         commander = self.commander
         self.status = SwarmStatus(
-            llm=self._net[0], mcp=self._net[1], tick=self._tick, counts=counts,
+            llm=self._net[0],
+            mcp=self._net[1],
+            tick=self._tick,
+            counts=counts,
             total=len(self.views),
             max_myses=commander.config.swarm.max_myses if commander else 0,
-            connected=commander is not None)
+            connected=commander is not None,
+        )
 
     @property
     def names(self) -> dict[str, str]:
@@ -275,22 +294,30 @@ class ZoeaApp(App[None]):
         now = time.monotonic()
         if now - self._recent_notices.get(text, -1e9) < NOTICE_REPEAT_S:
             return
-        self._recent_notices = {k: t for k, t in self._recent_notices.items()
-                                if now - t < NOTICE_REPEAT_S}
+        self._recent_notices = {
+            k: t for k, t in self._recent_notices.items() if now - t < NOTICE_REPEAT_S
+        }
         self._recent_notices[text] = now
         timeout = 10.0 if severity == "error" else 5.0
         self.notify(text, severity=severity, markup=False, timeout=timeout)  # type: ignore[arg-type]
 
     # -- commands ------------------------------------------------------------------------
 
-    def run_command(self, what: str, call: Callable[[], Awaitable[Any]], *,
-                    done: str | Callable[[Any], str] | None = None) -> Worker[Any]:
+    def run_command(
+        self,
+        what: str,
+        call: Callable[[], Awaitable[Any]],
+        *,
+        done: str | Callable[[Any], str] | None = None,
+    ) -> Worker[Any]:
         """Run an engine call in a worker; refusals and failures become notifications."""
-        return self.run_worker(self._command(what, call, done), name=what, group="commands",
-                               exit_on_error=False)
+        return self.run_worker(
+            self._command(what, call, done), name=what, group="commands", exit_on_error=False
+        )
 
-    async def _command(self, what: str, call: Callable[[], Awaitable[Any]],
-                       done: str | Callable[[Any], str] | None) -> Any:
+    async def _command(
+        self, what: str, call: Callable[[], Awaitable[Any]], done: str | Callable[[Any], str] | None
+    ) -> Any:
         try:
             result = await call()
         except CommandRefused as exc:
@@ -332,11 +359,13 @@ class ZoeaApp(App[None]):
         assert commander is not None
         config = commander.config
         return FormChoices(
-            providers=commander.provider_names(), strategies=list(commander.strategies),
+            providers=commander.provider_names(),
+            strategies=list(commander.strategies),
             provider=view.provider if view else config.swarm.default_provider,
             strategy=view.strategy if view else config.swarm.strategy,
             model=view.model if view else "",
-            models={name: p.model for name, p in config.providers.items()})
+            models={name: p.model for name, p in config.providers.items()},
+        )
 
     def action_message(self) -> None:
         """Direct message to the selected or focused Mysis."""
@@ -352,12 +381,21 @@ class ZoeaApp(App[None]):
 
         def send(text: str | None) -> None:
             if text:
-                self.run_command("send the message",
-                                 lambda: commander.send_message(mysis_id, text),
-                                 done=f"sent to {name}")
+                self.run_command(
+                    "send the message",
+                    lambda: commander.send_message(mysis_id, text),
+                    done=f"sent to {name}",
+                )
 
-        self.push_screen(InputBar(prompt, placeholder=f"Message to {name}…",
-                                  history=self.history["message"], kind="message"), send)
+        self.push_screen(
+            InputBar(
+                prompt,
+                placeholder=f"Message to {name}…",
+                history=self.history["message"],
+                kind="message",
+            ),
+            send,
+        )
 
     def action_broadcast(self) -> None:
         """Broadcast to every idle or running Mysis."""
@@ -371,12 +409,21 @@ class ZoeaApp(App[None]):
 
         def send(text: str | None) -> None:
             if text:
-                self.run_command("broadcast", lambda: commander.broadcast(text),
-                                 done=lambda n: f"broadcast sent to {n} Mys"
-                                                f"{'is' if n == 1 else 'es'}")
+                self.run_command(
+                    "broadcast",
+                    lambda: commander.broadcast(text),
+                    done=lambda n: f"broadcast sent to {n} Mys{'is' if n == 1 else 'es'}",
+                )
 
-        self.push_screen(InputBar(prompt, placeholder="An order for every Mysis…",
-                                  history=self.history["broadcast"], kind="broadcast"), send)
+        self.push_screen(
+            InputBar(
+                prompt,
+                placeholder="An order for every Mysis…",
+                history=self.history["broadcast"],
+                kind="broadcast",
+            ),
+            send,
+        )
 
     def action_new_mysis(self) -> None:
         """The new-Mysis form."""
@@ -387,8 +434,11 @@ class ZoeaApp(App[None]):
         async def create(settings: MysisSettings) -> str | None:
             try:
                 view = await commander.create_mysis(
-                    settings.name or "", provider=settings.provider, model=settings.model,
-                    strategy=settings.strategy)
+                    settings.name or "",
+                    provider=settings.provider,
+                    model=settings.model,
+                    strategy=settings.strategy,
+                )
             except CommandRefused as exc:
                 return exc.message
             self.views[view.id] = view
@@ -409,8 +459,11 @@ class ZoeaApp(App[None]):
         async def configure(settings: MysisSettings) -> str | None:
             try:
                 new = await commander.configure_mysis(
-                    mysis_id, provider=settings.provider, model=settings.model,
-                    strategy=settings.strategy)
+                    mysis_id,
+                    provider=settings.provider,
+                    model=settings.model,
+                    strategy=settings.strategy,
+                )
             except CommandRefused as exc:
                 return exc.message
             self.say(f"{new.name}: {new.provider_label} · {new.strategy}")
@@ -425,8 +478,11 @@ class ZoeaApp(App[None]):
         if view is None or commander is None:
             return
         mysis_id = view.id
-        self.run_command("relaunch", lambda: commander.relaunch_mysis(mysis_id),
-                         done=f"{one_line(view.name, 40)} relaunched")
+        self.run_command(
+            "relaunch",
+            lambda: commander.relaunch_mysis(mysis_id),
+            done=f"{one_line(view.name, 40)} relaunched",
+        )
 
     def action_stop(self) -> None:
         """Stop the Mysis."""
@@ -435,8 +491,11 @@ class ZoeaApp(App[None]):
         if view is None or commander is None:
             return
         mysis_id = view.id
-        self.run_command("stop", lambda: commander.stop_mysis(mysis_id),
-                         done=f"{one_line(view.name, 40)} stopped")
+        self.run_command(
+            "stop",
+            lambda: commander.stop_mysis(mysis_id),
+            done=f"{one_line(view.name, 40)} stopped",
+        )
 
     def action_delete(self) -> None:
         """Delete the Mysis, after a confirmation."""
@@ -453,8 +512,9 @@ class ZoeaApp(App[None]):
 
         def answer(yes: bool | None) -> None:
             if yes:
-                self.run_command("delete", lambda: commander.delete_mysis(mysis_id),
-                                 done=f"{name} deleted")
+                self.run_command(
+                    "delete", lambda: commander.delete_mysis(mysis_id), done=f"{name} deleted"
+                )
 
         self.push_screen(ConfirmScreen(question, yes="Delete", no="Keep", danger=True), answer)
 
@@ -507,10 +567,12 @@ class ZoeaApp(App[None]):
             await self._quit()
             return
         question = Text()
-        question.append(f"{running} Mys{'is is' if running == 1 else 'es are'} running.\n",
-                        style=fmt.TEXT)
-        question.append("Quit? Their turns end cleanly and they resume at the next launch.",
-                        style=fmt.MUTED)
+        question.append(
+            f"{running} Mys{'is is' if running == 1 else 'es are'} running.\n", style=fmt.TEXT
+        )
+        question.append(
+            "Quit? Their turns end cleanly and they resume at the next launch.", style=fmt.MUTED
+        )
 
         async def answer(yes: bool | None) -> None:
             if yes:
@@ -546,30 +608,42 @@ class ZoeaApp(App[None]):
             ("Message", "m · direct message to the selected Mysis", self.action_message),
             ("Broadcast", "b · an order to every idle or running Mysis", self.action_broadcast),
             ("New Mysis", "n · name, provider, model, strategy", self.action_new_mysis),
-            ("Configure", "c · provider, model, strategy of the selected Mysis",
-             self.action_configure),
+            (
+                "Configure",
+                "c · provider, model, strategy of the selected Mysis",
+                self.action_configure,
+            ),
             ("Relaunch", "r · start the selected Mysis again", self.action_relaunch),
             ("Stop", "s · stop the selected Mysis", self.action_stop),
             ("Delete", "d · delete the selected Mysis (asks first)", self.action_delete),
-            ("Context preview and strategies", "p · the next request under each strategy",
-             self.action_preview),
+            (
+                "Context preview and strategies",
+                "p · the next request under each strategy",
+                self.action_preview,
+            ),
             ("Help", "? · every key", self.action_help),
-            ("Arena", "A · SMBench's scenarios for a provider and strategies, scored",
-             self.action_arena),
+            (
+                "Arena",
+                "A · SMBench's scenarios for a provider and strategies, scored",
+                self.action_arena,
+            ),
         )
         if self.commander is not None:
             for title, help_text, callback in actions:
                 yield SystemCommand(title, help_text, callback)
             for view in sorted(self.views.values(), key=lambda v: v.id):
-                yield SystemCommand(f"Focus {one_line(view.name, 40)}",
-                                    f"open {one_line(view.name, 40)}'s conversation and context",
-                                    lambda i=view.id: self.open_focus(i))
+                yield SystemCommand(
+                    f"Focus {one_line(view.name, 40)}",
+                    f"open {one_line(view.name, 40)}'s conversation and context",
+                    lambda i=view.id: self.open_focus(i),
+                )
         else:
             yield SystemCommand("Help", "? · every key", self.action_help)
         for command in super().get_system_commands(screen):
             if command.title == "Quit":
-                yield SystemCommand("Quit", "q · quit (asks first while Myses run)",
-                                    self.action_quit)
+                yield SystemCommand(
+                    "Quit", "q · quit (asks first while Myses run)", self.action_quit
+                )
             else:
                 yield command
 

@@ -69,7 +69,8 @@ def state_glyph(view: MysisView) -> Glyph:
 def state_style(state: str) -> str:
     """The colour of a state's name."""
     return {"running": TEAL, "idle": MUTED, "stopped": DIM, "errored": f"bold {ERROR}"}.get(
-        state, MUTED)
+        state, MUTED
+    )
 
 
 def clock(timestamp: float) -> str:
@@ -142,7 +143,7 @@ def ago(tick: int | None, now: int | None) -> str:
 
 
 def next_nudge(at: float, waiting_on_game: bool, now: float | None = None) -> Text:
-    """"nudge in 25s" (or "nudge due") for a waiting Mysis; why it waits, when the game said."""
+    """ "nudge in 25s" (or "nudge due") for a waiting Mysis; why it waits, when the game said."""
     left = max(0, round(at - (time.time() if now is None else now)))
     text = Text()
     if waiting_on_game:

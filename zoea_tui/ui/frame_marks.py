@@ -96,7 +96,8 @@ class FrameMarks:
         if any(not w.is_finished and w.group not in LONG_RUNNING for w in self.app.workers):
             return True
         return screen.message_queue_size > 0 or any(
-            node.message_queue_size > 0 for node in screen.walk_children())
+            node.message_queue_size > 0 for node in screen.walk_children()
+        )
 
     def _check(self, screen: Screen[Any], key: int) -> None:
         if key != self._key or self._marked >= key:
@@ -110,8 +111,13 @@ class FrameMarks:
         self._marked = key
         mysis = getattr(screen, "current_mysis_id", None)
         state = str(getattr(screen, "bench_state", "") or "")
-        self._write("mark", f"{time.monotonic():.6f}", type(screen).__name__,
-                    "" if mysis is None else str(mysis), state.replace("\t", " "))
+        self._write(
+            "mark",
+            f"{time.monotonic():.6f}",
+            type(screen).__name__,
+            "" if mysis is None else str(mysis),
+            state.replace("\t", " "),
+        )
 
     async def _lag_probe(self) -> None:
         next_report = time.monotonic() + 1.0

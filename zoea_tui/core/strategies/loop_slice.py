@@ -19,17 +19,25 @@ def loop_slice(history: History, settings: ComposeSettings) -> Selection:
     the latest tool loop: the newest tool call message and its results.
     """
     window = history.window
-    selection = Selection(default_drop_reason="loop slice keeps only the turn start and the "
-                          "latest tool loop")
+    selection = Selection(
+        default_drop_reason="loop slice keeps only the turn start and the latest tool loop"
+    )
     turn = current_turn(history, settings)
     prompt = select_prompt_source([m for m in window if m.id >= turn.first_memory_id])
-    start = (replace(keep(prompt, pinned=True, reason=f"turn start ({prompt.source})"),
-                     opens=prompt.id if prompt.id == turn.first_memory_id else None)
-             if prompt is not None else opening_slot(history, turn))
+    start = (
+        replace(
+            keep(prompt, pinned=True, reason=f"turn start ({prompt.source})"),
+            opens=prompt.id if prompt.id == turn.first_memory_id else None,
+        )
+        if prompt is not None
+        else opening_slot(history, turn)
+    )
     if start is None and history.latest_prompt is not None:
         start = keep(history.latest_prompt, pinned=True, reason="latest prompt")
-    selection.slots.append(start if start is not None
-                           else nudge(settings.nudge_level, "no prompt source"))
-    selection.slots.extend(keep(m, reason="latest tool loop")
-                           for m in extract_latest_tool_loop(window))
+    selection.slots.append(
+        start if start is not None else nudge(settings.nudge_level, "no prompt source")
+    )
+    selection.slots.extend(
+        keep(m, reason="latest tool loop") for m in extract_latest_tool_loop(window)
+    )
     return selection

@@ -28,6 +28,7 @@ def sliding_window(history: History, settings: ComposeSettings) -> Selection:
     if prompt is not None and (not window or prompt.id < window[0].id):
         selection.slots.append(keep(prompt, pinned=True, reason="latest prompt, re-injected"))
     slots = [*selection.slots, *(keep(m) for m in window)]
-    selection.slots = place_openings(slots, history, turns_in_view(history, settings),
-                                     after_id=history.before_window_id)
+    selection.slots = place_openings(
+        slots, history, turns_in_view(history, settings), after_id=history.before_window_id
+    )
     return selection

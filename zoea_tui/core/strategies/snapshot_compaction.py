@@ -24,11 +24,17 @@ def snapshot_compaction(history: History, settings: ComposeSettings) -> Selectio
     slots = []
     for slot in selection.slots:
         memory = slot.memory
-        if (slot.role == "tool" and memory is not None and slot.tool_name in snapshot_tools
-                and latest[slot.tool_name] != memory.id):
+        if (
+            slot.role == "tool"
+            and memory is not None
+            and slot.tool_name in snapshot_tools
+            and latest[slot.tool_name] != memory.id
+        ):
             text = prompts.placeholder_superseded(slot.tool_name, memory.id)
-            slot = replace(placeholder(memory, text, f"superseded by memory "
-                                       f"#{latest[slot.tool_name]}"), pinned=slot.pinned)
+            slot = replace(
+                placeholder(memory, text, f"superseded by memory #{latest[slot.tool_name]}"),
+                pinned=slot.pinned,
+            )
         slots.append(slot)
     selection.slots = slots
     return selection

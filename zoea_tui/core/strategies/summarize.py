@@ -23,16 +23,18 @@ def summarize(history: History, settings: ComposeSettings) -> Selection:
     selection = Selection(default_drop_reason="covered by the summary")
     if history.latest_summary is not None:
         summary = history.latest_summary
-        selection.slots.append(replace(keep(summary, pinned=True, reason="latest summary"),
-                                       kind="summary"))
+        selection.slots.append(
+            replace(keep(summary, pinned=True, reason="latest summary"), kind="summary")
+        )
     memories = history.since_summary if history.since_summary is not None else history.window
     selection.slots.extend(keep(m) for m in memories)
     if history.since_summary is not None:
         after = history.latest_summary.id if history.latest_summary is not None else None
     else:
         after = history.before_window_id
-    selection.slots = place_openings(selection.slots, history,
-                                     turns_in_view(history, settings), after_id=after)
+    selection.slots = place_openings(
+        selection.slots, history, turns_in_view(history, settings), after_id=after
+    )
     return selection
 
 

@@ -36,27 +36,43 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
         before = [m for m in window if m.id < turn.first_memory_id]
     size, margin = max(settings.max_context_messages, 1), max(settings.window_margin, 1)
     first = history.turn_first
-    total = (current[-1].seq - first.seq + 1 if current and first is not None
-             and current[-1].seq > 0 and first.seq > 0 else len(current))
+    total = (
+        current[-1].seq - first.seq + 1
+        if current and first is not None and current[-1].seq > 0 and first.seq > 0
+        else len(current)
+    )
     paged = total > size + margin - 1 or (
-        history.turn is None and history.before_window_id is not None and not before
-        and history.before_window_id >= turn.first_memory_id)
+        history.turn is None
+        and history.before_window_id is not None
+        and not before
+        and history.before_window_id >= turn.first_memory_id
+    )
     opening = opening_slot(history, turn)
     if paged:
         if total > len(current) or total > size + margin - 1:
-            current = current[-kept_count(total, size, margin):]
-        selection.slots.append(opening or synthetic_user(
-            prompts.nudge_text(settings.nudge_level), "nudge", "turn start not stored"))
+            current = current[-kept_count(total, size, margin) :]
+        selection.slots.append(
+            opening
+            or synthetic_user(
+                prompts.nudge_text(settings.nudge_level), "nudge", "turn start not stored"
+            )
+        )
         start = turn.first_memory_id + (0 if turn.synthetic else 1)
-        selection.slots.append(synthetic_user(
-            prompts.gap_note(start, current[0].id if current else None), "note",
-            "earlier part of a long turn, paged out"))
+        selection.slots.append(
+            synthetic_user(
+                prompts.gap_note(start, current[0].id if current else None),
+                "note",
+                "earlier part of a long turn, paged out",
+            )
+        )
         while current and current[0].role == "tool":
             selection.drop(current[0], "turn paging: its call is in the paged-out part")
             current = current[1:]
     else:
-        selection.slots.extend(keep(m, reason="latest tool loop of earlier turns")
-                               for m in extract_latest_tool_loop(before))
+        selection.slots.extend(
+            keep(m, reason="latest tool loop of earlier turns")
+            for m in extract_latest_tool_loop(before)
+        )
         if opening is not None:
             selection.slots.append(opening)
             if not turn.synthetic:

@@ -52,8 +52,9 @@ def modules(p: _Planner) -> list[str] | None:
             found = data["ship"].get("modules")
             if isinstance(found, list):
                 return [str(m) for m in found]
-        elif result.name in ("install_mod", "uninstall_mod") \
-                and isinstance(data.get("modules"), list):
+        elif result.name in ("install_mod", "uninstall_mod") and isinstance(
+            data.get("modules"), list
+        ):
             return [str(m) for m in data["modules"]]
         elif result.name == "attack" and (data.get("return_fire") or {}).get("destroyed"):
             return list(STARTER_MODULES)  # my ship was lost: a new starter ship
@@ -82,9 +83,15 @@ def police(p: _Planner) -> tuple[dict[str, int], dict[str, set[str]], set[str]]:
         data = result.data() if result.error() is None else None
         if not data:
             continue
-        systems = data.get("systems") if result.name == "get_map" else (
-            [data["system"]] if result.name == "get_system"
-            and isinstance(data.get("system"), dict) else [])
+        systems = (
+            data.get("systems")
+            if result.name == "get_map"
+            else (
+                [data["system"]]
+                if result.name == "get_system" and isinstance(data.get("system"), dict)
+                else []
+            )
+        )
         for system in systems or ():
             if not isinstance(system, dict) or not isinstance(system.get("id"), str):
                 continue
@@ -98,8 +105,10 @@ def police(p: _Planner) -> tuple[dict[str, int], dict[str, set[str]], set[str]]:
                     links.setdefault(other, set()).add(sid)
             if result.name == "get_map" and system.get("has_station") is not None:
                 belts.add(sid)  # the map does not list belts: assume one, as a pilot would
-            if any(isinstance(poi, dict) and "belt" in str(poi.get("type"))
-                   for poi in system.get("pois") or ()):
+            if any(
+                isinstance(poi, dict) and "belt" in str(poi.get("type"))
+                for poi in system.get("pois") or ()
+            ):
                 belts.add(sid)
     return levels, links, belts
 
@@ -130,10 +139,20 @@ def _pirates_here(p: _Planner) -> tuple[list[dict[str, Any]] | None, Any]:
     """The pirates seen at this POI since the last trip (None: not looked yet), and the
     newest attack result since then."""
     recent = since_move(p)
-    last_attack = next((r for r in reversed(recent) if r.name == "attack"
-                        and r.error() is None and r.data()), None)
-    look = next((r for r in reversed(recent) if r.name in ("get_nearby", "get_poi")
-                 and r.error() is None and r.data() and not r.args().get("poi_id")), None)
+    last_attack = next(
+        (r for r in reversed(recent) if r.name == "attack" and r.error() is None and r.data()), None
+    )
+    look = next(
+        (
+            r
+            for r in reversed(recent)
+            if r.name in ("get_nearby", "get_poi")
+            and r.error() is None
+            and r.data()
+            and not r.args().get("poi_id")
+        ),
+        None,
+    )
     if look is None:
         return None, last_attack
     found = [x for x in (look.data() or {}).get("pirates") or () if isinstance(x, dict)]
@@ -142,8 +161,13 @@ def _pirates_here(p: _Planner) -> tuple[list[dict[str, Any]] | None, Any]:
             continue
         data = result.data() or {}
         target = data.get("target") or {}
-        gone = result.args().get("target_id") if result.error() is not None else \
-            target.get("id") if data.get("destroyed") else None
+        gone = (
+            result.args().get("target_id")
+            if result.error() is not None
+            else target.get("id")
+            if data.get("destroyed")
+            else None
+        )
         if gone is not None:
             found = [x for x in found if x.get("id") != gone]
         elif target:
@@ -159,8 +183,7 @@ def combat(p: _Planner) -> Decision | None:
     fitted = modules(p)
     if fitted is None:
         if p.has("get_status") and ("get_status", "{}") not in p.c.done:
-            return _call("Hunting pirates: checking my ship's modules first.",
-                         ("get_status", {}))
+            return _call("Hunting pirates: checking my ship's modules first.", ("get_status", {}))
         return None
     armed = any(m in WEAPONS for m in fitted)
     shielded = any(m in DEFENCES for m in fitted)
@@ -184,8 +207,10 @@ def fit(p: _Planner, armed: bool, shielded: bool) -> Decision | None:
             continue
         carried = sorted(m for m in pool if cargo.get(m))
         if carried and ("install_mod", f'{{"module_id": "{carried[0]}"}}') not in p.c.failed:
-            return _call(f"Docked with a {carried[0]} in the hold: installing it.",
-                         ("install_mod", {"module_id": carried[0]}))
+            return _call(
+                f"Docked with a {carried[0]} in the hold: installing it.",
+                ("install_mod", {"module_id": carried[0]}),
+            )
     if f.cargo is None or f.sellable():
         return None  # sell the hold first (the mining loop's station visit)
     missing = [m for m, have in ((WEAPON, armed), (DEFENCE, shielded)) if not have]
@@ -194,12 +219,15 @@ def fit(p: _Planner, armed: bool, shielded: bool) -> Decision | None:
     price = prices(p)
     if missing[0] not in price:
         if p.has("view_market") and ("view_market", '{"category": "module"}') not in p.c.done:
-            return _call("Docked: reading the module prices.",
-                         ("view_market", {"category": "module"}))
+            return _call(
+                "Docked: reading the module prices.", ("view_market", {"category": "module"})
+            )
         return None
     if f.credits is not None and f.credits >= price[missing[0]]:
-        return _call(f"Docked with {f.credits} cr: buying a {missing[0]} for "
-                     f"{price[missing[0]]} cr.", ("buy", {"item_id": missing[0], "quantity": 1}))
+        return _call(
+            f"Docked with {f.credits} cr: buying a {missing[0]} for {price[missing[0]]} cr.",
+            ("buy", {"item_id": missing[0], "quantity": 1}),
+        )
     return None
 
 
@@ -211,8 +239,10 @@ def hunt(p: _Planner) -> Decision | None:
     ground = hunting_ground(p)
     if ground is None:
         if p.has("get_map") and ("get_map", "{}") not in p.c.done:
-            return _call("Armed: reading the map for low-police systems, where pirates wait.",
-                         ("get_map", {}))
+            return _call(
+                "Armed: reading the map for low-police systems, where pirates wait.",
+                ("get_map", {}),
+            )
         return None
     if ground != f.system:
         if p.station_need(False, False) or (f.docked and f.cargo and f.sellable()):
@@ -225,10 +255,15 @@ def hunt(p: _Planner) -> Decision | None:
         return None  # the mining loop flies to the belt
     found, last_attack = _pirates_here(p)
     data = (last_attack.data() or {}) if last_attack is not None else {}
-    if data.get("destroyed") and data.get("wreck_id") and not any(
-            r.name == "loot_wreck" and r.index > last_attack.index for r in p.c.results):
-        return _call(f"Pirate destroyed: looting its wreck {data['wreck_id']}.",
-                     ("loot_wreck", {"wreck_id": data["wreck_id"]}))
+    if (
+        data.get("destroyed")
+        and data.get("wreck_id")
+        and not any(r.name == "loot_wreck" and r.index > last_attack.index for r in p.c.results)
+    ):
+        return _call(
+            f"Pirate destroyed: looting its wreck {data['wreck_id']}.",
+            ("loot_wreck", {"wreck_id": data["wreck_id"]}),
+        )
     winnable = [x for x in found or () if _strength(x) <= MAX_TARGET_STRENGTH]
     if found is None or (not winnable and _mined_since_look(p) >= LOOK_EVERY):
         if p.has("get_nearby"):
@@ -238,40 +273,62 @@ def hunt(p: _Planner) -> Decision | None:
     if not winnable:
         other_belt = _unvisited_belt(p)
         if other_belt is not None:
-            return _call(f"No pirate I can beat here: trying {other_belt.name} "
-                         f"({other_belt.id}).", ("travel", {"target_poi": other_belt.id}))
+            return _call(
+                f"No pirate I can beat here: trying {other_belt.name} ({other_belt.id}).",
+                ("travel", {"target_poi": other_belt.id}),
+            )
     fuel = _pct(f.fuel, f.max_fuel)
-    if not winnable and f.credits is not None and f.credits < POOR_CREDITS \
-            and fuel is not None and fuel < 60:
+    if (
+        not winnable
+        and f.credits is not None
+        and f.credits < POOR_CREDITS
+        and fuel is not None
+        and fuel < 60
+    ):
         return None  # mine for fuel money before roaming
-    if not winnable and _pct(f.hull, f.max_hull) is not None \
-            and (_pct(f.hull, f.max_hull) or 0) >= ENGAGE_HULL_PCT and f.system is not None:
+    if (
+        not winnable
+        and _pct(f.hull, f.max_hull) is not None
+        and (_pct(f.hull, f.max_hull) or 0) >= ENGAGE_HULL_PCT
+        and f.system is not None
+    ):
         other = hunting_ground(p, frozenset({f.system}))
         if other is not None:
             return p.goto_system(other)
         levels, _, _ = police(p)
         if len(levels) <= 1 and p.has("get_map") and ("get_map", "{}") not in p.c.done:
-            return _call("No pirate I can beat here: reading the map for another hunting "
-                         "ground.", ("get_map", {}))
-    engaged_id = ((last_attack.data() or {}).get("target") or {}).get("id") \
-        if last_attack is not None and not data.get("destroyed") else None
+            return _call(
+                "No pirate I can beat here: reading the map for another hunting ground.",
+                ("get_map", {}),
+            )
+    engaged_id = (
+        ((last_attack.data() or {}).get("target") or {}).get("id")
+        if last_attack is not None and not data.get("destroyed")
+        else None
+    )
     hull = _pct(f.hull, f.max_hull)
     if hull is not None and hull < LOW_HULL_PCT and engaged_id is not None:
         return p.go_station(f"hull {f.hull} under fire: retreating")
     if not winnable or (engaged_id is None and hull is not None and hull < ENGAGE_HULL_PCT):
         return None  # mine while they respawn (or while the hull is too weak to fight)
-    target = next((x for x in winnable if x.get("id") == engaged_id), None) or \
-        min(winnable, key=lambda x: (_strength(x), str(x.get("id"))))
+    target = next((x for x in winnable if x.get("id") == engaged_id), None) or min(
+        winnable, key=lambda x: (_strength(x), str(x.get("id")))
+    )
     target_id = str(target.get("id"))
     engaged = target_id == engaged_id
-    scanned = any(r.name == "scan" and r.args().get("target_id") == target_id
-                  for r in since_move(p))
+    scanned = any(
+        r.name == "scan" and r.args().get("target_id") == target_id for r in since_move(p)
+    )
     if not engaged and not scanned and p.has("scan"):
-        return _call(f"{target.get('name', target_id)} here: scanning it first.",
-                     ("scan", {"target_id": target_id}))
-    return _call(f"Attacking {target.get('name', target_id)} ({target_id}): hull "
-                 f"{target.get('hull')}, shield {target.get('shield')}; my hull {f.hull}.",
-                 ("attack", {"target_id": target_id}))
+        return _call(
+            f"{target.get('name', target_id)} here: scanning it first.",
+            ("scan", {"target_id": target_id}),
+        )
+    return _call(
+        f"Attacking {target.get('name', target_id)} ({target_id}): hull "
+        f"{target.get('hull')}, shield {target.get('shield')}; my hull {f.hull}.",
+        ("attack", {"target_id": target_id}),
+    )
 
 
 def _unvisited_belt(p: _Planner) -> Any:
@@ -283,8 +340,11 @@ def _unvisited_belt(p: _Planner) -> Any:
             break
         if result.name == "get_nearby" and result.error() is None:
             looked.add((result.data() or {}).get("poi_id"))
-    belts = sorted(x.id for x in f.pois.values() if x.is_belt and x.system in (f.system, None)
-                   and x.id not in looked and x.id != f.poi)
+    belts = sorted(
+        x.id
+        for x in f.pois.values()
+        if x.is_belt and x.system in (f.system, None) and x.id not in looked and x.id != f.poi
+    )
     return f.pois[belts[0]] if belts else None
 
 

@@ -120,11 +120,14 @@ def split_state(messages: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, 
     a turn's opening. It closes the request, or stands right after a turn's opening (as
     that turn's first request had it); either way the newest one is the one read.
     """
-    found = [i for i, m in enumerate(messages) if m.get("role") == "user"
-             and _content(m).startswith(prompts.STATE_HEADER)]
+    found = [
+        i
+        for i, m in enumerate(messages)
+        if m.get("role") == "user" and _content(m).startswith(prompts.STATE_HEADER)
+    ]
     if not found:
         return messages, ""
-    state = _content(messages[found[-1]])[len(prompts.STATE_HEADER):]
+    state = _content(messages[found[-1]])[len(prompts.STATE_HEADER) :]
     drop = set(found)
     return [m for i, m in enumerate(messages) if i not in drop], state
 
@@ -162,8 +165,11 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
             name, arguments, _ = calls.get(call_id, ("", "{}", index))
             results.append(ToolResult(index, call_id, name, arguments, _content(message)))
     turn_start = max(last_user, last_text)
-    turn_rounds = sum(1 for m in messages[turn_start + 1:]
-                      if m.get("role") == "assistant" and m.get("tool_calls"))
+    turn_rounds = sum(
+        1
+        for m in messages[turn_start + 1 :]
+        if m.get("role") == "assistant" and m.get("tool_calls")
+    )
     last = messages[-1] if messages else {}
     first = len(messages)
     while first > 0 and messages[first - 1].get("role") == "tool":
@@ -193,12 +199,24 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     if facts.cargo is None and reader is None:
         facts.cargo = hold_after(notes, results)
     return Context(
-        system=info, facts=facts, order=order, mission=mission, results=results,
+        system=info,
+        facts=facts,
+        order=order,
+        mission=mission,
+        results=results,
         round=round_results,
-        turn_start=turn_start, turn_rounds=turn_rounds, failed=failed, done=done, last_log=last_log,
-        searched=searched, summary_requested=summary, last_request=last_request,
+        turn_start=turn_start,
+        turn_rounds=turn_rounds,
+        failed=failed,
+        done=done,
+        last_log=last_log,
+        searched=searched,
+        summary_requested=summary,
+        last_request=last_request,
         order_answered=answered,
-        sees_own_turns=last_text >= 0 or assistant_calls >= 2, reader=reader, notes=notes,
+        sees_own_turns=last_text >= 0 or assistant_calls >= 2,
+        reader=reader,
+        notes=notes,
     )
 
 
@@ -211,8 +229,12 @@ def _apply_notes(facts: Facts, notes: Notes) -> None:
         if known is None or not known.type:
             facts.pois[place.id] = place
     system = notes.where[0] if notes.where is not None else notes.system
-    if facts.system is None and system is not None and facts.transit_error is None \
-            and (facts.move is None or facts.move[0] == "travel"):
+    if (
+        facts.system is None
+        and system is not None
+        and facts.transit_error is None
+        and (facts.move is None or facts.move[0] == "travel")
+    ):
         facts.system = system  # a trip inside the system does not change it
     if facts.move is not None or facts.transit_error is not None:
         return
@@ -253,7 +275,6 @@ def _order(
         if order is not None and order.kind not in _ONE_SHOT:
             found.append((order, last_text > 0 and order.kind == "report"))
     # A report once answered is done: the older order stands again.
-    acting = next(((o, a) for o, a in found if o.kind != "report" or not a),
-                  (DEFAULT_ORDER, False))
+    acting = next(((o, a) for o, a in found if o.kind != "report" or not a), (DEFAULT_ORDER, False))
     mission = next((o for o, _ in found if o.kind != "report"), DEFAULT_ORDER)
     return acting[0], mission, acting[1], last_request

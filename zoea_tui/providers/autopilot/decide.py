@@ -62,14 +62,34 @@ MAX_TURN_ROUNDS = 9
 #: Results that are progress toward a turn's goal.
 _PROGRESS = frozenset({"mine", "sell", "refuel", "repair", "register"})
 
-_NO_ACCOUNT_WORDS = ("no account", "no_account", "not registered", "no credentials",
-                     "no_credentials", "unknown account", "account_not_found", "register")
+_NO_ACCOUNT_WORDS = (
+    "no account",
+    "no_account",
+    "not registered",
+    "no credentials",
+    "no_credentials",
+    "unknown account",
+    "account_not_found",
+    "register",
+)
 _BELT_WORDS = ("belt", "asteroid", "field", "mine")
 _STATION_WORDS = ("station", "base", "home", "dock", "port", "central")
-_SNAPSHOTS = frozenset({"get_status", "get_ship", "get_cargo", "get_system", "get_poi",
-                        "get_nearby", "get_map", "find_route", "zoea_search_messages",
-                        "zoea_search_reasoning", "zoea_search_broadcasts",
-                        "zoea_swarm_status"})
+_SNAPSHOTS = frozenset(
+    {
+        "get_status",
+        "get_ship",
+        "get_cargo",
+        "get_system",
+        "get_poi",
+        "get_nearby",
+        "get_map",
+        "find_route",
+        "zoea_search_messages",
+        "zoea_search_reasoning",
+        "zoea_search_broadcasts",
+        "zoea_swarm_status",
+    }
+)
 
 #: One tool call the autopilot makes: the tool's name and its arguments.
 Call = tuple[str, dict[str, Any]]
@@ -106,8 +126,10 @@ def decide(messages: Sequence[dict[str, Any]], tools: frozenset[str]) -> Decisio
     """The autopilot's answer to one request (pure and deterministic)."""
     context = read_context(messages)
     if context.summary_requested:
-        return _say(summary_text(messages, context),
-                    "The summarize strategy asked for a summary: wrote the extractive summary.")
+        return _say(
+            summary_text(messages, context),
+            "The summarize strategy asked for a summary: wrote the extractive summary.",
+        )
     if not tools:
         return _say(report(context), "No tools were offered: answered with a status report.")
     return _Planner(context, tools).plan()
@@ -133,8 +155,7 @@ def _place_label(facts: Facts, poi_id: str | None) -> str:
     if poi_id is None:
         return "an asteroid belt" if facts.at_belt else "an unknown place"
     place = facts.pois.get(poi_id)
-    return f"{place.name} ({poi_id})" if place and place.name and place.name != poi_id \
-        else poi_id
+    return f"{place.name} ({poi_id})" if place and place.name and place.name != poi_id else poi_id
 
 
 def _sentence(text: str) -> str:
@@ -171,8 +192,9 @@ def status_line(f: Facts, *, hold: bool = False) -> str:
     else:
         cargo = "cargo full" if f.cargo_full else "cargo unknown"
     if hold and f.cargo is not None:
-        cargo += " (" + (", ".join(f"{k} x{v}" for k, v in sorted(f.cargo.items()))
-                         or "empty") + ")"
+        cargo += (
+            " (" + (", ".join(f"{k} x{v}" for k, v in sorted(f.cargo.items())) or "empty") + ")"
+        )
     return f"{credits}, {cargo}, {location_text(f)}"
 
 
@@ -192,8 +214,9 @@ def report(context: Context) -> str:
         f"standing order: {order}",
     ]
     if f.prices:
-        parts.append("prices seen: " + ", ".join(f"{k} {v} cr" for k, v in
-                                                 sorted(f.prices.items())))
+        parts.append(
+            "prices seen: " + ", ".join(f"{k} {v} cr" for k, v in sorted(f.prices.items()))
+        )
     if f.tick is not None:
         parts.append(f"last tick seen {f.tick}")
     return _sentence("; ".join(parts))
@@ -221,15 +244,17 @@ class TurnProgress:
         if self.registered:
             parts.append(f"Registered as {self.registered}")
         if self.mined:
-            items = ", ".join(f"{k} {v}" for k, v in
-                              sorted(self.mined.items(), key=lambda kv: (-kv[1], kv[0])))
+            items = ", ".join(
+                f"{k} {v}" for k, v in sorted(self.mined.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
             parts.append(f"Mined {sum(self.mined.values())} ore ({items})")
         if self.sold:
             units: Counter[str] = Counter()
             for item, quantity, _ in self.sold:
                 units[item] += quantity
-            items = ", ".join(f"{k} {v}" for k, v in
-                              sorted(units.items(), key=lambda kv: (-kv[1], kv[0])))
+            items = ", ".join(
+                f"{k} {v}" for k, v in sorted(units.items(), key=lambda kv: (-kv[1], kv[0]))
+            )
             earned = sum(s[2] for s in self.sold)
             parts.append(f"Sold {sum(units.values())} units ({items}) for {earned} cr")
         for service in self.services:
@@ -241,8 +266,11 @@ def turn_progress(context: Context) -> TurnProgress:
     """The progress made since the current turn began."""
     progress = TurnProgress()
     for result in context.results:
-        if result.index <= context.turn_start or result.content[:1] != "{" \
-                or result.error() is not None:
+        if (
+            result.index <= context.turn_start
+            or result.content[:1] != "{"
+            or result.error() is not None
+        ):
             continue
         name = result.name
         if name in MOVES:
@@ -253,17 +281,23 @@ def turn_progress(context: Context) -> TurnProgress:
         data = result.data() or {}
         if name == "mine":
             quantity = data.get("quantity")
-            progress.mined[str(data.get("resource_id") or "ore")] += \
+            progress.mined[str(data.get("resource_id") or "ore")] += (
                 quantity if isinstance(quantity, int) else 0
+            )
         elif name == "sell":
             quantity, earned = data.get("quantity_sold"), data.get("total_earned")
-            progress.sold.append((str(data.get("item_id") or "cargo"),
-                                  quantity if isinstance(quantity, int) else 0,
-                                  earned if isinstance(earned, int) else 0))
+            progress.sold.append(
+                (
+                    str(data.get("item_id") or "cargo"),
+                    quantity if isinstance(quantity, int) else 0,
+                    earned if isinstance(earned, int) else 0,
+                )
+            )
         elif name == "register":
             player = as_dict(data.get("player"))
-            progress.registered = str(data.get("username") or player.get("username")
-                                      or "a new pilot")
+            progress.registered = str(
+                data.get("username") or player.get("username") or "a new pilot"
+            )
         elif name not in progress.services:
             progress.services.append(name)
         progress.moved_after = False
@@ -294,9 +328,11 @@ class _Planner:
     def plan(self) -> Decision:
         order = self.c.order
         if order.kind == "hold":
-            return self.end(f"Holding position as ordered ({order.text!r}); no action until "
-                            "a new order arrives", f"Standing order is hold ({order.text!r}): "
-                            "no tools.")
+            return self.end(
+                f"Holding position as ordered ({order.text!r}); no action until "
+                "a new order arrives",
+                f"Standing order is hold ({order.text!r}): no tools.",
+            )
         if order.kind == "report" and not self.c.order_answered:
             return self.report()
         for step in (self.account, self.waiting, self.react, self.act):
@@ -314,12 +350,18 @@ class _Planner:
         f = self.c.read_all()
         key = ("get_status", "{}")
         unknown = not f.position_known or f.fuel is None or f.cargo_used is None
-        if unknown and self.has("get_status") and f.logged_in is not False \
-                and key not in self.c.done and key not in self.c.failed:
-            return _call("Asked for a report, but my status is not in my context: checking "
-                         "it first.", ("get_status", {}))
-        return _say(report(self.c), f"The commander asked for a report "
-                    f"({self.c.order.text!r}).")
+        if (
+            unknown
+            and self.has("get_status")
+            and f.logged_in is not False
+            and key not in self.c.done
+            and key not in self.c.failed
+        ):
+            return _call(
+                "Asked for a report, but my status is not in my context: checking it first.",
+                ("get_status", {}),
+            )
+        return _say(report(self.c), f"The commander asked for a report ({self.c.order.text!r}).")
 
     # -- the turn ------------------------------------------------------------------------
     @property
@@ -344,19 +386,27 @@ class _Planner:
         progress = self.progress
         next_step = _lower_first(decision.reasoning)
         if progress.made and progress.moved_after:
-            return self.end(f"Next turn: {next_step}",
-                            "Goal reached and course set for the next one: ending the turn.")
+            return self.end(
+                f"Next turn: {next_step}",
+                "Goal reached and course set for the next one: ending the turn.",
+            )
         # Progress, and the next step is a trip: the goal is reached (or cannot go on here).
         reached = progress.made and any(name in MOVES for name, _ in decision.calls)
         rounds = self.c.turn_rounds
         if rounds >= MAX_TURN_ROUNDS:
-            return self.end(f"Next turn: {next_step}" if reached else
-                            f"Pausing after {rounds} rounds this turn; next: {next_step}",
-                            f"{rounds} rounds this turn: reporting and ending it.")
+            return self.end(
+                f"Next turn: {next_step}"
+                if reached
+                else f"Pausing after {rounds} rounds this turn; next: {next_step}",
+                f"{rounds} rounds this turn: reporting and ending it.",
+            )
         if reached:
             # The trip runs while I wait for the next turn: set course, then end.
-            return Decision(decision.calls, "", decision.reasoning
-                            + " Goal reached: setting course, then ending the turn.")
+            return Decision(
+                decision.calls,
+                "",
+                decision.reasoning + " Goal reached: setting course, then ending the turn.",
+            )
         return decision
 
     def has(self, name: str) -> bool:
@@ -371,20 +421,26 @@ class _Planner:
             key = (name, json.dumps(args))
             code = self.c.failed.get(key)
             if code is not None and name not in ("login", "register"):
-                return _say(f"{name} failed with {code} this turn; not retrying it now. "
-                            "I will try again next turn.",
-                            f"Loop guard: {name} already failed with {code} this turn.")
+                return _say(
+                    f"{name} failed with {code} this turn; not retrying it now. "
+                    "I will try again next turn.",
+                    f"Loop guard: {name} already failed with {code} this turn.",
+                )
             repeated += name in _SNAPSHOTS and key in self.c.done
         if repeated == len(decision.calls) and not self.polling:
-            return _say(f"I already checked {decision.calls[0][0]} this turn and still lack "
-                        f"what I need ({decision.reasoning}) Waiting for orders or the next "
-                        "turn.", f"Loop guard: {decision.calls[0][0]} was already called "
-                        "this turn.")
+            return _say(
+                f"I already checked {decision.calls[0][0]} this turn and still lack "
+                f"what I need ({decision.reasoning}) Waiting for orders or the next "
+                "turn.",
+                f"Loop guard: {decision.calls[0][0]} was already called this turn.",
+            )
         calls = list(decision.calls)
         missing = [n for n, _ in calls if not self.has(n)]
         if missing:
-            return _say(f"I would call {', '.join(missing)}, but that tool is not offered. "
-                        "Waiting.", f"Tool not offered: {', '.join(missing)}.")
+            return _say(
+                f"I would call {', '.join(missing)}, but that tool is not offered. Waiting.",
+                f"Tool not offered: {', '.join(missing)}.",
+            )
         reasoning = f"{decision.reasoning} ({self.note})" if self.note else decision.reasoning
         return Decision(tuple(calls), "", reasoning)
 
@@ -397,8 +453,10 @@ class _Planner:
             code, message = f.login_error
             text = f"{code} {message}".lower()
             if not any(word in text for word in _NO_ACCOUNT_WORDS) and f.account is not None:
-                return _say(f"Login failed ({code}: {message}). I need the commander to fix "
-                            "the account.", f"Login failed with {code}; not retrying.")
+                return _say(
+                    f"Login failed ({code}: {message}). I need the commander to fix the account.",
+                    f"Login failed with {code}; not retrying.",
+                )
             return self.register("no account to log in with")
         if f.account is not None and self.has("login"):
             return _call(f"Session lost: logging in as {f.account}.", ("login", {}))
@@ -412,8 +470,10 @@ class _Planner:
             base = f"{base[:19]}-{suffix}"
         if not self.has("register"):
             return _call(f"{why}; register is not offered, so logging in.", ("login", {}))
-        return _call(f"{why.capitalize()}: registering as {base}.",
-                     ("register", {"username": base, "empire": DEFAULT_EMPIRE}))
+        return _call(
+            f"{why.capitalize()}: registering as {base}.",
+            ("register", {"username": base, "empire": DEFAULT_EMPIRE}),
+        )
 
     # -- waits ---------------------------------------------------------------------------
     def waiting(self) -> Decision | None:
@@ -426,8 +486,11 @@ class _Planner:
         # My earlier texts are not in my context (e.g. ``loop-slice``): a text now would
         # come back to the very same request, so poll the game instead of ending the turn.
         self.polling = True
-        return _call(f"{reasoning.split(':')[0]}; my earlier turns are not in my context, so "
-                     "checking status instead of waiting blind.", ("get_status", {}))
+        return _call(
+            f"{reasoning.split(':')[0]}; my earlier turns are not in my context, so "
+            "checking status instead of waiting blind.",
+            ("get_status", {}),
+        )
 
     def wait_reason(self) -> tuple[str, str] | None:
         for result in self.c.round:
@@ -436,22 +499,31 @@ class _Planner:
                 continue
             code = ALIASES.get(str(error.get("code")), error.get("code"))
             if code == "action_pending":
-                when = (f"at tick {error['ready_tick']}" if "ready_tick" in error
-                        else "at the next tick")
-                return (f"Waiting: one action per tick; my next action can run {when}.",
-                        f"{result.name} was refused (action_pending): ending the turn "
-                        "instead of retrying.")
+                when = (
+                    f"at tick {error['ready_tick']}"
+                    if "ready_tick" in error
+                    else "at the next tick"
+                )
+                return (
+                    f"Waiting: one action per tick; my next action can run {when}.",
+                    f"{result.name} was refused (action_pending): ending the turn "
+                    "instead of retrying.",
+                )
             if code == "in_transit":
-                return (f"In transit; arrival at tick {error.get('arrival_tick')}. Waiting.",
-                        f"{result.name} was refused (in_transit): waiting for arrival.")
+                return (
+                    f"In transit; arrival at tick {error.get('arrival_tick')}. Waiting.",
+                    f"{result.name} was refused (in_transit): waiting for arrival.",
+                )
         move = self.f.move
         if move is not None and not self.f.arrived and move[3] > self.c.turn_start:
             tool, destination, tick, _ = move
             arrival = tick if tick is not None else "?"
             # The closing status line says where to and when (``location_text``).
-            return (f"{'Jump' if tool == 'jump' else 'Trip'} under way; waiting for arrival",
-                    f"{tool} to {destination} under way (arrival tick {arrival}): ending the "
-                    "turn to wait.")
+            return (
+                f"{'Jump' if tool == 'jump' else 'Trip'} under way; waiting for arrival",
+                f"{tool} to {destination} under way (arrival tick {arrival}): ending the "
+                "turn to wait.",
+            )
         return None
 
     # -- reactions to the last round's errors ----------------------------------------
@@ -473,8 +545,7 @@ class _Planner:
     def act(self) -> Decision:
         f = self.f
         if not f.position_known:
-            return _call("My location is not in my context: checking status.",
-                         ("get_status", {}))
+            return _call("My location is not in my context: checking status.", ("get_status", {}))
         if self.intent in SCENARIO_ORDERS:
             decision = scenario_play.play(self)
             if decision is not None:
@@ -487,37 +558,52 @@ class _Planner:
             return self.mine_loop(self.goto_belt)
         if self.intent == "refuel":
             if self.done_since_order("refuel") or (
-                    f.fuel is not None and f.max_fuel is not None and f.fuel >= f.max_fuel
-                    and not f.fuel_short):
+                f.fuel is not None
+                and f.max_fuel is not None
+                and f.fuel >= f.max_fuel
+                and not f.fuel_short
+            ):
                 return self.mine_loop()
             return self.mine_loop(refuel_now=True)
         if self.intent == "sell":
-            if self.done_since_order("sell") or f.cargo_used == 0 \
-                    or (f.cargo is not None and not f.sellable(self.keep)):
+            if (
+                self.done_since_order("sell")
+                or f.cargo_used == 0
+                or (f.cargo is not None and not f.sellable(self.keep))
+            ):
                 return self.mine_loop()
-            if f.cargo_used is None and f.cargo is None and not f.cargo_full \
-                    and self.c.order.kind == "sell" and self.has("get_status"):
+            if (
+                f.cargo_used is None
+                and f.cargo is None
+                and not f.cargo_full
+                and self.c.order.kind == "sell"
+                and self.has("get_status")
+            ):
                 # A standing order to sell (say a broadcast) and a hold I cannot see: it
                 # may be empty already, so look before flying to the station.
-                return _call("Ordered to sell, but my cargo is not in my context: checking "
-                             "it first.", ("get_status", {}))
+                return _call(
+                    "Ordered to sell, but my cargo is not in my context: checking it first.",
+                    ("get_status", {}),
+                )
             return self.mine_loop(sell_now=True)
         return self.mine_loop()
 
     def done_since_order(self, tool: str) -> bool:
         """A one-shot order (sell, refuel) was carried out after it was given."""
         after = self.c.order.index
-        return any(r.name == tool and r.index > after and r.error() is None
-                   and r.content[:1] == "{" for r in self.c.results)
+        return any(
+            r.name == tool and r.index > after and r.error() is None and r.content[:1] == "{"
+            for r in self.c.results
+        )
 
-    def mine_loop(self, prefer: Place | None = None, *, sell_now: bool = False,
-                  refuel_now: bool = False) -> Decision:
+    def mine_loop(
+        self, prefer: Place | None = None, *, sell_now: bool = False, refuel_now: bool = False
+    ) -> Decision:
         f = self.f
         here = f.pois.get(f.poi) if f.poi else None
         kind = here.kind if here is not None else ""
         # Mining (or a refusal to mine) newer than the last known POI means a belt.
-        at_station = bool(f.docked) or (kind == "station" and not f.no_base_here
-                                        and not f.at_belt)
+        at_station = bool(f.docked) or (kind == "station" and not f.no_base_here and not f.at_belt)
         if at_station:
             return self.at_station(prefer, refuel_now=refuel_now)
         at_belt = f.at_belt or kind == "belt"
@@ -546,8 +632,10 @@ class _Planner:
     def mining_reason(self) -> str:
         f = self.f
         if f.cargo_used is not None and f.cargo_capacity:
-            return (f"At the belt with cargo {f.cargo_used}/{f.cargo_capacity}: mining until "
-                    "the hold is full.")
+            return (
+                f"At the belt with cargo {f.cargo_used}/{f.cargo_capacity}: mining until "
+                "the hold is full."
+            )
         return "At the belt: mining."
 
     def station_need(self, sell_now: bool, refuel_now: bool) -> str:
@@ -581,11 +669,21 @@ class _Planner:
         fuel = _pct(f.fuel, f.max_fuel)
         hull = _pct(f.hull, f.max_hull)
         wants_fuel = refuel_now or f.fuel_short or (fuel is not None and fuel < REFUEL_PCT)
-        wants_fuel = wants_fuel and "refuel" not in f.no_credits_for and (
-            f.credits is None or f.fuel is None
-            or f.credits >= FUEL_PRICE_GUESS * ((f.max_fuel or 100) - f.fuel))
-        wants_hull = hull is not None and hull < REPAIR_PCT and "repair" not in f.no_credits_for \
+        wants_fuel = (
+            wants_fuel
+            and "refuel" not in f.no_credits_for
+            and (
+                f.credits is None
+                or f.fuel is None
+                or f.credits >= FUEL_PRICE_GUESS * ((f.max_fuel or 100) - f.fuel)
+            )
+        )
+        wants_hull = (
+            hull is not None
+            and hull < REPAIR_PCT
+            and "repair" not in f.no_credits_for
             and self.affords_repair()
+        )
         cargo_maybe = f.cargo_used is None or f.cargo_used > 0
         staying = self.goto_station is not None
         # get_status also says where I am, for when only this loop is kept.
@@ -597,18 +695,27 @@ class _Planner:
                 lookups = []
                 if f.cargo is None and cargo_maybe:
                     lookups.append(cargo_tool)
-                if not staying and self.pick_belt(prefer) is None \
-                        and f.system not in f.listed:
+                if not staying and self.pick_belt(prefer) is None and f.system not in f.listed:
                     lookups = ["get_system", "get_status"]
                 lookups = [name for name in lookups if self.has(name)]
-                checking = (", and listing the system's belts" if "get_system" in lookups
-                            else ", and checking my cargo" if lookups else "")
-                return _call(f"At {here}: docking to sell, refuel or repair{checking}.",
-                             ("dock", {}), *((name, {}) for name in lookups))
+                checking = (
+                    ", and listing the system's belts"
+                    if "get_system" in lookups
+                    else ", and checking my cargo"
+                    if lookups
+                    else ""
+                )
+                return _call(
+                    f"At {here}: docking to sell, refuel or repair{checking}.",
+                    ("dock", {}),
+                    *((name, {}) for name in lookups),
+                )
             return self.go_belt(prefer, "nothing to do at the station")
         if f.cargo is None and cargo_maybe:
-            return _call("Docked, but my cargo listing is not in my context: checking cargo.",
-                         (cargo_tool, {}))
+            return _call(
+                "Docked, but my cargo listing is not in my context: checking cargo.",
+                (cargo_tool, {}),
+            )
         sellable = f.sellable(self.keep)
         if sellable:
             item, quantity = sellable[0]
@@ -616,23 +723,32 @@ class _Planner:
                 hooked = self.sell_hook(item, quantity)
                 if hooked is not None:
                     return hooked
-            return _call(f"Docked at {here}: selling {quantity} {item}.",
-                         ("sell", {"item_id": item, "quantity": quantity}))
+            return _call(
+                f"Docked at {here}: selling {quantity} {item}.",
+                ("sell", {"item_id": item, "quantity": quantity}),
+            )
         if wants_fuel:
-            return _call(f"Docked with fuel {f.fuel}/{f.max_fuel or '?'}: refuelling.",
-                         ("refuel", {}))
+            return _call(
+                f"Docked with fuel {f.fuel}/{f.max_fuel or '?'}: refuelling.", ("refuel", {})
+            )
         if wants_hull:
-            return _call(f"Docked with hull {f.hull}/{f.max_hull or '?'}: repairing.",
-                         ("repair", {}))
+            return _call(
+                f"Docked with hull {f.hull}/{f.max_hull or '?'}: repairing.", ("repair", {})
+            )
         log = self.log_entry(prefer)
         if staying:
-            decision = _say(f"Docked at {here} as ordered; awaiting orders.",
-                            f"Arrived at the ordered destination {here}: holding there.")
+            decision = _say(
+                f"Docked at {here} as ordered; awaiting orders.",
+                f"Arrived at the ordered destination {here}: holding there.",
+            )
         else:
             decision = self.go_belt(prefer, "hold empty, heading back to mine")
         if log is not None and decision.calls:
-            return Decision((log, *decision.calls), "", decision.reasoning
-                            + " Noted the sale in the captain's log.")
+            return Decision(
+                (log, *decision.calls),
+                "",
+                decision.reasoning + " Noted the sale in the captain's log.",
+            )
         if log is not None:
             return _call(decision.reasoning + " Noting the sale in the captain's log.", log)
         return decision
@@ -643,24 +759,30 @@ class _Planner:
             return None
         units = sum(s[1] for s in f.sales)
         earned = sum(s[2] for s in f.sales)
-        prices = ", ".join(f"{item} {price} cr" for item, _, _, price in
-                           sorted(f.sales) if price)
+        prices = ", ".join(f"{item} {price} cr" for item, _, _, price in sorted(f.sales) if price)
         belt = self.pick_belt(prefer)
         here = f.pois.get(f.poi) if f.poi else None
         # Names with ids: my next turns read them back when the listing is out of view.
         station = f"{here.name} ({here.id})" if here else str(f.poi)
         tick = f" tick {f.tick}:" if f.tick is not None else ""
         mine_at = f"{belt.name} ({belt.id})" if belt else "the nearest belt"
-        entry = (f"Log{tick} sold {units} units for {earned} cr at {station} "
-                 f"({prices or 'prices not seen'}). Objective: mine at {mine_at}, sell at "
-                 f"{station}, refuel when low.")
+        entry = (
+            f"Log{tick} sold {units} units for {earned} cr at {station} "
+            f"({prices or 'prices not seen'}). Objective: mine at {mine_at}, sell at "
+            f"{station}, refuel when low."
+        )
         return ("captains_log_add", {"entry": entry})
 
     # -- moving ----------------------------------------------------------------------------
     def stations(self) -> list[Place]:
         f = self.f
-        return [p for p in f.pois.values() if p.has_base and p.id not in f.bad_targets
-                and (f.system is None or p.system in (f.system, None))]
+        return [
+            p
+            for p in f.pois.values()
+            if p.has_base
+            and p.id not in f.bad_targets
+            and (f.system is None or p.system in (f.system, None))
+        ]
 
     def nearest(self, places: list[Place], origin: Place | None) -> Place:
         if origin is None or origin.x is None or origin.y is None:
@@ -679,26 +801,38 @@ class _Planner:
         stations = self.stations()
         if not stations:
             if f.system not in f.listed and self.has("get_system"):
-                return self.orient(f"Need a station ({why}) but none is in my context: "
-                                   "listing the system.")
-            return _say(f"I need a station ({why}) but know none in this system. Waiting "
-                        "for orders.", "No station known in this system.")
+                return self.orient(
+                    f"Need a station ({why}) but none is in my context: listing the system."
+                )
+            return _say(
+                f"I need a station ({why}) but know none in this system. Waiting for orders.",
+                "No station known in this system.",
+            )
         station = self.nearest(stations, f.pois.get(f.poi) if f.poi else None)
         if f.fuel_short and not f.docked:
             cells = (f.cargo or {}).get("fuel_cell", 0)
             if cells and "refuel" not in f.no_credits_for:
-                return _call("Out of fuel away from a station: burning fuel cells.",
-                             ("refuel", {"item_id": "fuel_cell", "quantity": cells}))
-        return _call(f"{why.capitalize()}: travelling to {station.name} ({station.id}).",
-                     ("travel", {"target_poi": station.id}))
+                return _call(
+                    "Out of fuel away from a station: burning fuel cells.",
+                    ("refuel", {"item_id": "fuel_cell", "quantity": cells}),
+                )
+        return _call(
+            f"{why.capitalize()}: travelling to {station.name} ({station.id}).",
+            ("travel", {"target_poi": station.id}),
+        )
 
     def pick_belt(self, prefer: Place | None) -> Place | None:
         f = self.f
         blocked = f.depleted | f.bad_targets
         if prefer is not None and prefer.id not in blocked:
             return prefer
-        belts = [p for p in f.pois.values() if p.is_belt and p.id not in blocked
-                 and (f.system is None or p.system in (f.system, None))]
+        belts = [
+            p
+            for p in f.pois.values()
+            if p.is_belt
+            and p.id not in blocked
+            and (f.system is None or p.system in (f.system, None))
+        ]
         if not belts:
             return None
         origin = f.pois.get(f.poi) if f.poi else None
@@ -712,14 +846,19 @@ class _Planner:
         belt = self.pick_belt(prefer)
         if belt is None:
             if f.system not in f.listed and self.has("get_system"):
-                return self.orient(f"{why.capitalize()}, but no belt is in my context: "
-                                   "listing the system.")
-            return _say("I know no asteroid belt to mine in this system. Waiting for orders.",
-                        "No usable belt known in this system.")
+                return self.orient(
+                    f"{why.capitalize()}, but no belt is in my context: listing the system."
+                )
+            return _say(
+                "I know no asteroid belt to mine in this system. Waiting for orders.",
+                "No usable belt known in this system.",
+            )
         if belt.id == f.poi:
             return _call(self.mining_reason(), ("mine", {}))
-        return _call(f"{why.capitalize()}: travelling to {belt.name} ({belt.id}).",
-                     ("travel", {"target_poi": belt.id}))
+        return _call(
+            f"{why.capitalize()}: travelling to {belt.name} ({belt.id}).",
+            ("travel", {"target_poi": belt.id}),
+        )
 
     # -- goto ------------------------------------------------------------------------------
     def resolve(self, target: str, *, systems_only: bool = False) -> Place | str | None:
@@ -739,9 +878,16 @@ class _Planner:
         for place in f.pois.values():
             if wanted in (normalize_name(place.id), normalize_name(place.name)):
                 return place
-        partial = [p for p in f.pois.values() if len(wanted) >= 3 and (
-            wanted in normalize_name(p.name) or wanted in normalize_name(p.id)
-            or (len(normalize_name(p.name)) >= 4 and normalize_name(p.name) in wanted))]
+        partial = [
+            p
+            for p in f.pois.values()
+            if len(wanted) >= 3
+            and (
+                wanted in normalize_name(p.name)
+                or wanted in normalize_name(p.id)
+                or (len(normalize_name(p.name)) >= 4 and normalize_name(p.name) in wanted)
+            )
+        ]
         if len(partial) == 1:
             return partial[0]
         return None
@@ -749,14 +895,19 @@ class _Planner:
     def goto(self, order: Order) -> Decision | None:
         f = self.f
         if order.system and f.system is None:
-            return _call(f"Ordered to jump to {order.target!r}, but I do not know which system "
-                         "I am in: checking status.", ("get_status", {}))
+            return _call(
+                f"Ordered to jump to {order.target!r}, but I do not know which system "
+                "I am in: checking status.",
+                ("get_status", {}),
+            )
         target = self.resolve(order.target, systems_only=order.system)
         words = normalize_name(order.target)
         if target is None:
             if f.system not in f.listed and self.has("get_system"):
-                return _call(f"Ordered to go to {order.target!r}: listing this system's POIs "
-                             "and links.", ("get_system", {}))
+                return _call(
+                    f"Ordered to go to {order.target!r}: listing this system's POIs and links.",
+                    ("get_system", {}),
+                )
             route = ("find_route", {"target_system": order.target})
             if order.system and (route[0], json.dumps(route[1])) not in self.c.failed:
                 return _call(f"{order.target!r} is not a neighbour: asking for a route.", route)
@@ -764,11 +915,15 @@ class _Planner:
             generic = any(w in words.split() for w in _BELT_WORDS + _STATION_WORDS)
             if not generic and not self.c.order_answered:
                 if self.has("zoea_search_messages") and json.dumps(query) not in self.c.searched:
-                    return _call(f"{order.target!r} is not in my context: searching my memory.",
-                                 ("zoea_search_messages", query))
-                return _say(f"I cannot find {order.target!r} in this system or in my memory. "
-                            "I will carry on mining; tell me its id or system.",
-                            f"Unknown destination {order.target!r}: told the commander.")
+                    return _call(
+                        f"{order.target!r} is not in my context: searching my memory.",
+                        ("zoea_search_messages", query),
+                    )
+                return _say(
+                    f"I cannot find {order.target!r} in this system or in my memory. "
+                    "I will carry on mining; tell me its id or system.",
+                    f"Unknown destination {order.target!r}: told the commander.",
+                )
             if any(w in words for w in _STATION_WORDS):
                 stations = self.stations()
                 target = stations[0] if stations else None
@@ -783,41 +938,52 @@ class _Planner:
         if target.system and f.system and target.system != f.system:
             return self.goto_system(target.system)
         if not target.type and f.system not in f.listed and self.has("get_system"):
-            return self.orient(f"Ordered to {target.name}, but I do not know what it is: "
-                               "listing the system.")
+            return self.orient(
+                f"Ordered to {target.name}, but I do not know what it is: listing the system."
+            )
         if target.is_belt:
             # Going to a belt means mining there: with a full hold, sell first.
             self.goto_belt = target
             if f.poi != target.id and not f.docked and not self.station_need(False, False):
-                return _call(f"Ordered to mine at {target.name}: travelling to {target.id}.",
-                             ("travel", {"target_poi": target.id}))
+                return _call(
+                    f"Ordered to mine at {target.name}: travelling to {target.id}.",
+                    ("travel", {"target_poi": target.id}),
+                )
             return None
         if target.has_base:
             self.goto_station = target
             if f.poi == target.id:
                 return self.at_station(None)
         elif f.poi == target.id:
-            return _say(f"Arrived at {target.name} as ordered; awaiting orders.",
-                        f"At the ordered destination {target.id}.")
-        return _call(f"Ordered to go to {target.name}: travelling to {target.id}.",
-                     ("travel", {"target_poi": target.id}))
+            return _say(
+                f"Arrived at {target.name} as ordered; awaiting orders.",
+                f"At the ordered destination {target.id}.",
+            )
+        return _call(
+            f"Ordered to go to {target.name}: travelling to {target.id}.",
+            ("travel", {"target_poi": target.id}),
+        )
 
     def goto_system(self, system: str) -> Decision | None:
         f = self.f
         if f.system == system:
             return None  # arrived: carry on with the mining loop here
         if system in f.links.get(f.system or "", ()):
-            return _call(f"Ordered to {system}: jumping there.",
-                         ("jump", {"target_system": system}))
+            return _call(
+                f"Ordered to {system}: jumping there.", ("jump", {"target_system": system})
+            )
         route = f.routes.get(system)
         if route and f.system in route:
             position = route.index(f.system)
             if position + 1 < len(route):
                 hop = route[position + 1]
-                return _call(f"Ordered to {system}: next jump on the route is {hop}.",
-                             ("jump", {"target_system": hop}))
-        return _call(f"Ordered to {system}: planning the route.",
-                     ("find_route", {"target_system": system}))
+                return _call(
+                    f"Ordered to {system}: next jump on the route is {hop}.",
+                    ("jump", {"target_system": hop}),
+                )
+        return _call(
+            f"Ordered to {system}: planning the route.", ("find_route", {"target_system": system})
+        )
 
 
 __all__ = ["Decision", "decide", "report", "summary_text", "tool_names"]

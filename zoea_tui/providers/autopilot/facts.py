@@ -26,21 +26,37 @@ AUTH_ERRORS = frozenset({"not_authenticated", "session_invalid", "session_requir
 #: once the session is back or the tick has passed.
 RETRYABLE = AUTH_ERRORS | {"action_pending", "in_transit"}
 #: Other names the real game has used for the codes the rules know.
-ALIASES = {"action_queued": "action_pending", "rate_limited": "action_pending",
-           "already_traveling": "in_transit", "no_credits": "insufficient_credits",
-           "invalid_credentials": "auth_failed", "deposit_too_sparse": "no_resources"}
+ALIASES = {
+    "action_queued": "action_pending",
+    "rate_limited": "action_pending",
+    "already_traveling": "in_transit",
+    "no_credits": "insufficient_credits",
+    "invalid_credentials": "auth_failed",
+    "deposit_too_sparse": "no_resources",
+}
 MOVES = frozenset({"travel", "jump"})
 #: Items never sold by the mining loop.
-KEEP_ITEMS = frozenset({"fuel_cell", "pulse_laser_i", "autocannon_i", "shield_booster_i",
-                        "armor_plate_i", "mining_laser_1", "survey_scanner_i"})
+KEEP_ITEMS = frozenset(
+    {
+        "fuel_cell",
+        "pulse_laser_i",
+        "autocannon_i",
+        "shield_booster_i",
+        "armor_plate_i",
+        "mining_laser_1",
+        "survey_scanner_i",
+    }
+)
 _POI_RECORD = re.compile(
-    r'"id":\s*"([A-Za-z0-9_\-]+)",\s*"name":\s*"([^"]+)",\s*"type":\s*"([a-z_]+)"')
+    r'"id":\s*"([A-Za-z0-9_\-]+)",\s*"name":\s*"([^"]+)",\s*"type":\s*"([a-z_]+)"'
+)
 _DESTINATION = re.compile(r'"destination":\s*"([^"]+)",\s*"destination_id":\s*"([^"]+)"')
 #: The places my own captain's log entries name: "mine at Main Belt (main_belt), sell at
 #: Sol Central (sol_central)".
 _BELT_NAMES = frozenset({"belt", "asteroid", "asteroids", "field"})
-_STATION_NAMES = frozenset({"station", "central", "hub", "base", "port", "spaceport",
-                            "starbase", "citadel", "outpost"})
+_STATION_NAMES = frozenset(
+    {"station", "central", "hub", "base", "port", "spaceport", "starbase", "citadel", "outpost"}
+)
 _LOG_PLACE = re.compile(r"\b(mine|sell) at ([^,;()]+?) \(([A-Za-z0-9_\-]+)\)")
 
 
@@ -174,8 +190,11 @@ class Facts:
         """Cargo to sell, largest first (ties by item id, for determinism); ``keep`` holds
         back units (say, a mission's delivery)."""
         keep = keep or {}
-        items = [(k, v - keep.get(k, 0)) for k, v in (self.cargo or {}).items()
-                 if v - keep.get(k, 0) > 0 and k not in KEEP_ITEMS]
+        items = [
+            (k, v - keep.get(k, 0))
+            for k, v in (self.cargo or {}).items()
+            if v - keep.get(k, 0) > 0 and k not in KEEP_ITEMS
+        ]
         return sorted(items, key=lambda kv: (-kv[1], kv[0]))
 
 
@@ -253,8 +272,11 @@ class Reader:
         """Remember a POI; a typed record beats a bare name, a listed one (with its
         position) beats one my log named."""
         known = self.f.pois.get(place.id)
-        if known is None or (not known.type and place.type) or (
-                known.x is None and place.x is not None and place.type):
+        if (
+            known is None
+            or (not known.type and place.type)
+            or (known.x is None and place.x is not None and place.type)
+        ):
             self.f.pois[place.id] = place
 
     def credits(self, value: Any) -> None:
@@ -270,9 +292,17 @@ class Reader:
         for poi in system.get("pois") or ():
             if isinstance(poi, dict) and isinstance(poi.get("id"), str):
                 position = poi.get("position") or {}
-                self.place(Place(
-                    poi["id"], str(poi.get("name") or poi["id"]), str(poi.get("type") or ""),
-                    system_id, bool(poi.get("has_base")), position.get("x"), position.get("y")))
+                self.place(
+                    Place(
+                        poi["id"],
+                        str(poi.get("name") or poi["id"]),
+                        str(poi.get("type") or ""),
+                        system_id,
+                        bool(poi.get("has_base")),
+                        position.get("x"),
+                        position.get("y"),
+                    )
+                )
         if system.get("pois"):
             f.listed.add(system_id)
         links = []
@@ -339,8 +369,9 @@ class Reader:
         elif code in ("not_docked", "no_base"):
             if f.docked is None:
                 f.docked = False
-            if (code == "no_base" or name in ("sell", "buy", "view_market", "repair")) \
-                    and f.poi is None:
+            if (
+                code == "no_base" or name in ("sell", "buy", "view_market", "repair")
+            ) and f.poi is None:
                 f.no_base_here = True
         elif code == "already_docked":
             self.position(docked=True)
@@ -402,12 +433,18 @@ class Reader:
         if isinstance(player, dict):
             transit = data.get("transit")
             if player.get("in_transit") and isinstance(transit, dict):
-                self.moved("travel", transit.get("to_poi"), transit.get("arrival_tick"),
-                           transit.get("to_system"))
+                self.moved(
+                    "travel",
+                    transit.get("to_poi"),
+                    transit.get("arrival_tick"),
+                    transit.get("to_system"),
+                )
             else:
-                self.position(system=player.get("current_system"),
-                              poi=player.get("current_poi"),
-                              docked=player.get("docked_at_base") is not None)
+                self.position(
+                    system=player.get("current_system"),
+                    poi=player.get("current_poi"),
+                    docked=player.get("docked_at_base") is not None,
+                )
             self.credits(player.get("credits"))
             if f.account is None and isinstance(player.get("username"), str):
                 f.account = player["username"]
@@ -447,8 +484,15 @@ class Reader:
             return
         position = poi.get("position") or {}
         kind = str(poi.get("type") or "")
-        place = Place(poi["id"], str(poi.get("name") or poi["id"]), kind, poi.get("system_id"),
-                      "base" in data, position.get("x"), position.get("y"))
+        place = Place(
+            poi["id"],
+            str(poi.get("name") or poi["id"]),
+            kind,
+            poi.get("system_id"),
+            "base" in data,
+            position.get("x"),
+            position.get("y"),
+        )
         known = self.f.pois.get(place.id)
         if known is None or known.x is None or not known.type:
             self.f.pois[place.id] = place
@@ -479,8 +523,11 @@ class Reader:
         if f.move is None and not f.position_known:
             arrival_tick = _int(arrival)
             f.move = (tool, poi if isinstance(poi, str) else None, arrival_tick, self.index)
-            f.arrived = (arrival_tick is not None and self.newest_tick is not None
-                         and self.newest_tick >= arrival_tick)
+            f.arrived = (
+                arrival_tick is not None
+                and self.newest_tick is not None
+                and self.newest_tick >= arrival_tick
+            )
         self.position(system=system, poi=poi, docked=False)
 
     def on_travel(self, data: dict[str, Any], result: ToolResult) -> None:
@@ -499,8 +546,7 @@ class Reader:
         if data.get("action") == "jumped":  # the blocking form: the call returns on arrival
             self.position(system=data.get("system_id"), poi=data.get("poi"), docked=False)
         else:
-            self.moved("jump", data.get("poi"), data.get("arrival_tick"),
-                       data.get("system_id"))
+            self.moved("jump", data.get("poi"), data.get("arrival_tick"), data.get("system_id"))
             self.blocked_until_arrival(data)
         if isinstance(data.get("system_id"), str):
             self.f.systems.setdefault(data["system_id"], str(data.get("system") or ""))
@@ -619,9 +665,15 @@ class Reader:
     def core_known(self) -> bool:
         """The facts every decision needs are known: older results can wait."""
         f = self.f
-        return (f.logged_in is not None and f.position_known and f.docked is not None
-                and f.fuel is not None and f.cargo_used is not None
-                and f.system in f.listed and f.tick is not None)
+        return (
+            f.logged_in is not None
+            and f.position_known
+            and f.docked is not None
+            and f.fuel is not None
+            and f.cargo_used is not None
+            and f.system in f.listed
+            and f.tick is not None
+        )
 
     def scan(self, enough: Callable[[], bool]) -> None:
         """Read older results until ``enough()`` or none are left."""
@@ -648,8 +700,9 @@ def read_facts(
 
 
 #: Facts of the projection that my own unseen actions may have changed since it saw them.
-_VOLATILE = frozenset({"current_poi", "current_system", "docked", "cargo_used",
-                       "cargo_capacity", "hold"})
+_VOLATILE = frozenset(
+    {"current_poi", "current_system", "docked", "cargo_used", "cargo_capacity", "hold"}
+)
 
 
 def _stale(info: SystemInfo, key: str, newest: int | None) -> bool:
@@ -660,8 +713,13 @@ def _stale(info: SystemInfo, key: str, newest: int | None) -> bool:
     stands at a turn's opening ages as the turn goes on.)"""
     age = info.ages.get(key)
     tick = _int(info.state.get("game_tick", ""))
-    return (key in _VOLATILE and age is not None and tick is not None
-            and newest is not None and tick - age < newest)
+    return (
+        key in _VOLATILE
+        and age is not None
+        and tick is not None
+        and newest is not None
+        and tick - age < newest
+    )
 
 
 def apply_fallback(f: Facts, info: SystemInfo) -> None:
@@ -685,8 +743,7 @@ def apply_fallback(f: Facts, info: SystemInfo) -> None:
             f.docked = state["docked"] == "true"
         elif "docked_at_base" in state:
             f.docked = state["docked_at_base"].lower() not in ("null", "none", "")
-    for key in ("fuel", "max_fuel", "hull", "max_hull", "credits", "cargo_used",
-                "cargo_capacity"):
+    for key in ("fuel", "max_fuel", "hull", "max_hull", "credits", "cargo_used", "cargo_capacity"):
         if getattr(f, key) is None and key in state:
             setattr(f, key, _int(state[key].split("/")[0]))
     if f.tick is None and "game_tick" in state:

@@ -103,29 +103,44 @@ def missions(p: _Planner) -> Decision | None:
     if mine is None or not any(r.name == "get_active_missions" for r in recent):
         if p.has("get_active_missions") and not p.c.failed.get(("get_active_missions", "{}")):
             p.polling = True
-            return _call("Docked: reading my active missions and their progress.",
-                         ("get_active_missions", {}))
+            return _call(
+                "Docked: reading my active missions and their progress.",
+                ("get_active_missions", {}),
+            )
         return None
     for m in mine:
         turn_in = (m.get("turn_in") or {}).get("poi_id")
         if m.get("status") == "ready_to_turn_in" and turn_in == f.poi:
-            return _call(f"Turning in {m.get('title')!r} for {m.get('reward_credits')} cr.",
-                         ("complete_mission", {"mission_id": m.get("mission_id")}))
-    turned_in = max((r.index for r in recent if r.name == "complete_mission"
-                     and r.error() is None), default=-1)
-    listed = max((r.index for r in p.c.results if r.name in ("get_cargo", "get_status",
-                                                              "get_ship")
-                  and r.error() is None), default=-1)
+            return _call(
+                f"Turning in {m.get('title')!r} for {m.get('reward_credits')} cr.",
+                ("complete_mission", {"mission_id": m.get("mission_id")}),
+            )
+    turned_in = max(
+        (r.index for r in recent if r.name == "complete_mission" and r.error() is None), default=-1
+    )
+    listed = max(
+        (
+            r.index
+            for r in p.c.results
+            if r.name in ("get_cargo", "get_status", "get_ship") and r.error() is None
+        ),
+        default=-1,
+    )
     if turned_in > listed and p.has("get_cargo"):
         p.polling = True  # a delivery left the hold: the listing in view is stale
-        return _call("Turned in a mission: checking what is left in the hold.",
-                     ("get_cargo", {}))
+        return _call("Turned in a mission: checking what is left in the hold.", ("get_cargo", {}))
     if f.cargo is None or f.sellable(p.keep):
         return None  # the station visit sells what no delivery needs
     if len(mine) >= MAX_ACTIVE or not p.has("get_missions"):
         return None
-    board = next((r for r in reversed(recent) if r.name == "get_missions"
-                  and r.error() is None and r.data()), None)
+    board = next(
+        (
+            r
+            for r in reversed(recent)
+            if r.name == "get_missions" and r.error() is None and r.data()
+        ),
+        None,
+    )
     if board is None:
         if ("get_missions", "{}") in p.c.failed:
             return None
@@ -140,8 +155,10 @@ def missions(p: _Planner) -> Decision | None:
             continue
         if any(a == f'{{"mission_id": "{mission_id}"}}' for a in refused):
             continue
-        return _call(f"Taking the mission {offer.get('title')!r} "
-                     f"({offer.get('reward_credits')} cr).", ("accept_mission", args))
+        return _call(
+            f"Taking the mission {offer.get('title')!r} ({offer.get('reward_credits')} cr).",
+            ("accept_mission", args),
+        )
     return None
 
 

@@ -57,13 +57,20 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         content = message.get("content")
-        if message.get("role") != "assistant" or not message.get("tool_calls") \
-                or not isinstance(content, str) or not content.startswith(PREFIX):
+        if (
+            message.get("role") != "assistant"
+            or not message.get("tool_calls")
+            or not isinstance(content, str)
+            or not content.startswith(PREFIX)
+        ):
             continue
         notes = Notes(index=index)
         for role, name, poi_id in _PLACE.findall(content):
-            notes.places.append(Place(poi_id, name.strip(), "asteroid_belt") if role == "mine"
-                                else Place(poi_id, name.strip(), "station", has_base=True))
+            notes.places.append(
+                Place(poi_id, name.strip(), "asteroid_belt")
+                if role == "mine"
+                else Place(poi_id, name.strip(), "station", has_base=True)
+            )
         if where := _WHERE.search(content):
             notes.where = (where.group(2), where.group(1), where.group(3) == "docked")
         if found := _MODULES.search(content):
@@ -72,8 +79,13 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
             notes.system = system.group(1)
         if hold := _HOLD.search(content):
             text = hold.group(1)
-            notes.hold = {} if text == "empty" else {
-                item: int(n) for item, n in (pair.rsplit(" ", 1) for pair in text.split(", "))}
+            notes.hold = (
+                {}
+                if text == "empty"
+                else {
+                    item: int(n) for item, n in (pair.rsplit(" ", 1) for pair in text.split(", "))
+                }
+            )
         if order := _ORDER.search(content):
             notes.order = order.group(0)
         if quotes := _QUOTES.search(content):
@@ -89,8 +101,11 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
 
 
 #: How each tool's result changes the hold: (item key, quantity key, sign).
-_HOLD_CHANGES = {"mine": ("resource_id", "quantity", 1), "sell": ("item_id", "quantity_sold", -1),
-                 "buy": ("item_id", "delivered_to_cargo", 1)}
+_HOLD_CHANGES = {
+    "mine": ("resource_id", "quantity", 1),
+    "sell": ("item_id", "quantity_sold", -1),
+    "buy": ("item_id", "delivered_to_cargo", 1),
+}
 
 
 def hold_after(notes: Notes, results: Sequence[Any]) -> dict[str, int] | None:
@@ -102,8 +117,15 @@ def hold_after(notes: Notes, results: Sequence[Any]) -> dict[str, int] | None:
     for result in results:
         if result.index <= notes.index or result.error() is not None:
             continue
-        if result.name in ("loot_wreck", "install_mod", "complete_mission", "jettison",
-                           "create_sell_order", "withdraw_items", "deposit_items"):
+        if result.name in (
+            "loot_wreck",
+            "install_mod",
+            "complete_mission",
+            "jettison",
+            "create_sell_order",
+            "withdraw_items",
+            "deposit_items",
+        ):
             return None
         change = _HOLD_CHANGES.get(result.name)
         data = result.data() or {}
@@ -130,8 +152,9 @@ def write_notes(p: _Planner, decision: Decision) -> str:
     elif f.system and not any(name == "jump" for name, _ in decision.calls):
         parts.append(f"system {f.system}")
     if f.cargo is not None:
-        parts.append("hold " + (", ".join(f"{k} {v}" for k, v in sorted(f.cargo.items()))
-                                or "empty"))
+        parts.append(
+            "hold " + (", ".join(f"{k} {v}" for k, v in sorted(f.cargo.items())) or "empty")
+        )
     if p.intent == "combat":
         fitted = modules(p)
         if fitted is not None:
@@ -141,6 +164,7 @@ def write_notes(p: _Planner, decision: Decision) -> str:
             parts.append(f"hunting ground {ground}")
     if p.intent == "trade":
         from .trade import notes_part
+
         part = notes_part(p)
         if part:
             parts.append(part)

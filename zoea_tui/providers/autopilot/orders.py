@@ -14,8 +14,19 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-OrderKind = Literal["mine", "sell", "refuel", "goto", "report", "hold", "explore", "social",
-                    "missions", "trade", "combat"]
+OrderKind = Literal[
+    "mine",
+    "sell",
+    "refuel",
+    "goto",
+    "report",
+    "hold",
+    "explore",
+    "social",
+    "missions",
+    "trade",
+    "combat",
+]
 
 _PATTERNS: tuple[tuple[OrderKind, re.Pattern[str]], ...] = (
     # The arena's scenario orders (a tie goes to the earlier pattern).
@@ -26,9 +37,13 @@ _PATTERNS: tuple[tuple[OrderKind, re.Pattern[str]], ...] = (
     ("combat", re.compile(r"\bhunt\s+pirates\b")),
     ("hold", re.compile(r"\b(?:hold|stop|halt|wait|pause|stand\s*by|stay\s+put|cease|freeze)\b")),
     ("report", re.compile(r"\b(?:report|status|where\s+are\s+you|how\s+are\s+you)\b")),
-    ("goto", re.compile(
-        r"\b(?P<verb>go|travel|fly|head|move|navigate|jump|return|proceed|set\s+course)\s+"
-        r"(?:back\s+|over\s+)?(?:to|for|towards?)\b(?P<target>[^.;!?\n]*)")),
+    (
+        "goto",
+        re.compile(
+            r"\b(?P<verb>go|travel|fly|head|move|navigate|jump|return|proceed|set\s+course)\s+"
+            r"(?:back\s+|over\s+)?(?:to|for|towards?)\b(?P<target>[^.;!?\n]*)"
+        ),
+    ),
     ("goto", re.compile(r"\b(?P<target>dock)\b")),
     ("sell", re.compile(r"\b(?:sell|unload|trade)\b")),
     ("refuel", re.compile(r"\b(?:refuel|repair)\b")),

@@ -98,13 +98,15 @@ class AutopilotProvider:
             return ()
         seed = fingerprint(messages)
         return tuple(
-            ToolCall(id=f"call_ap_{seed}_{index}", name=name,
-                     arguments=json.dumps(args, ensure_ascii=False))
+            ToolCall(
+                id=f"call_ap_{seed}_{index}",
+                name=name,
+                arguments=json.dumps(args, ensure_ascii=False),
+            )
             for index, (name, args) in enumerate(decision.calls)
         )
 
-    def usage(self, request: ChatRequest, decision: Decision,
-              calls: tuple[ToolCall, ...]) -> Usage:
+    def usage(self, request: ChatRequest, decision: Decision, calls: tuple[ToolCall, ...]) -> Usage:
         """Token estimate of the request and the answer (the tokenizer's counts are cached)."""
         prompt = REQUEST_OVERHEAD + self._schema_tokens(request.tools)
         prompt += sum(message_tokens(m) for m in request.messages)

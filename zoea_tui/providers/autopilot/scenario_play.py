@@ -47,12 +47,15 @@ def play(p: _Planner) -> Decision | None:
         return social(p)
     if kind == "combat":
         from .combat import combat
+
         return combat(p)
     if kind == "missions":
         from .mission_play import missions
+
         return missions(p)
     if kind == "trade":
         from .trade import trade
+
         return trade(p)
     return None
 
@@ -64,11 +67,15 @@ def explore(p: _Planner) -> Decision | None:
     f = p.f
     fuel = _pct(f.fuel, f.max_fuel)
     if fuel is not None and fuel < EXPLORE_REFUEL_PCT and "refuel" not in f.no_credits_for:
-        return p.mine_loop(refuel_now=True) if f.docked or p.stations() else \
-            p.orient("Fuel low: listing the system for a station.")
+        return (
+            p.mine_loop(refuel_now=True)
+            if f.docked or p.stations()
+            else p.orient("Fuel low: listing the system for a station.")
+        )
     if f.system is None:
-        return _call("Exploring, but I do not know where I am: checking status.",
-                     ("get_status", {}))
+        return _call(
+            "Exploring, but I do not know where I am: checking status.", ("get_status", {})
+        )
     links = f.links.get(f.system)
     if not links:
         return p.orient(f"Exploring: listing {f.system} and its links.")
@@ -78,11 +85,15 @@ def explore(p: _Planner) -> Decision | None:
         target = fresh[0]
     else:  # every link seen in my context: a walk that varies with the tick
         salt = f"{f.system}:{f.tick}".encode()
-        target = min(links, key=lambda s: hashlib.blake2b(salt + s.encode(),
-                                                          digest_size=4).digest())
+        target = min(
+            links, key=lambda s: hashlib.blake2b(salt + s.encode(), digest_size=4).digest()
+        )
     lookups: list[Call] = [("get_system", {})] if p.has("get_system") else []
-    return _call(f"Exploring: jumping to {target}, then listing it.",
-                 ("jump", {"target_system": target}), *lookups)
+    return _call(
+        f"Exploring: jumping to {target}, then listing it.",
+        ("jump", {"target_system": target}),
+        *lookups,
+    )
 
 
 def social(p: _Planner) -> Decision | None:
@@ -91,21 +102,45 @@ def social(p: _Planner) -> Decision | None:
 
     me = p.f.account or "a pilot"
     steps: list[tuple[str, dict[str, Any], str]] = [
-        ("set_status", {"status_message": "Exploring the frontier, open to chat"},
-         "setting a status message"),
+        (
+            "set_status",
+            {"status_message": "Exploring the frontier, open to chat"},
+            "setting a status message",
+        ),
         ("set_colors", dict(_COLOURS), "choosing the ship's colours"),
-        ("chat", {"channel": "local", "content": f"Hello from {me}! Anyone docked here?"},
-         "greeting the pilots here"),
-        ("chat", {"channel": "system", "content": f"{me} here: good hunting, all of you."},
-         "greeting the whole system"),
-        ("captains_log_add", {"entry": "Met the pilots of this station; greeted them on the "
-                              "local and system channels."}, "noting it in the log"),
-        ("forum_create_thread", {"title": f"{me}: notes for new pilots",
-                                 "content": "Mine the belts near the station, sell at the "
-                                 "station, refuel below a third of the tank. Say hello on "
-                                 "the local channel!"}, "posting on the forum"),
-        ("captains_log_add", {"entry": "Posted notes for new pilots on the forum; waiting "
-                              "for answers."}, "writing the second log entry"),
+        (
+            "chat",
+            {"channel": "local", "content": f"Hello from {me}! Anyone docked here?"},
+            "greeting the pilots here",
+        ),
+        (
+            "chat",
+            {"channel": "system", "content": f"{me} here: good hunting, all of you."},
+            "greeting the whole system",
+        ),
+        (
+            "captains_log_add",
+            {
+                "entry": "Met the pilots of this station; greeted them on the "
+                "local and system channels."
+            },
+            "noting it in the log",
+        ),
+        (
+            "forum_create_thread",
+            {
+                "title": f"{me}: notes for new pilots",
+                "content": "Mine the belts near the station, sell at the "
+                "station, refuel below a third of the tank. Say hello on "
+                "the local channel!",
+            },
+            "posting on the forum",
+        ),
+        (
+            "captains_log_add",
+            {"entry": "Posted notes for new pilots on the forum; waiting for answers."},
+            "writing the second log entry",
+        ),
     ]
     done = [json.dumps(a, sort_keys=True) for n, _, _ in steps for a in _ok(p, n)]
     for name, args, why in steps:
@@ -114,23 +149,39 @@ def social(p: _Planner) -> Decision | None:
         if json.dumps(args, sort_keys=True) not in done:
             return _call(f"Socialising: {why}.", (name, args))
     # Then answer whoever spoke to me.
-    notes = next((r for r in reversed(p.c.results) if r.name == "get_notifications"
-                  and r.error() is None and r.data()), None)
+    notes = next(
+        (
+            r
+            for r in reversed(p.c.results)
+            if r.name == "get_notifications" and r.error() is None and r.data()
+        ),
+        None,
+    )
     replied = {a.get("target_id") for a in _ok(p, "chat") if a.get("channel") == "private"}
     if notes is not None:
         for note in (notes.data() or {}).get("notifications") or ():
             data = note.get("data") if isinstance(note, dict) else None
             sender = data.get("sender") if isinstance(data, dict) else None
             if isinstance(sender, str) and sender != me and sender not in replied:
-                return _call(f"Answering {sender}.", (
-                    "chat", {"channel": "private", "target_id": sender,
-                             "content": f"Thanks {sender}, good to hear from you!"}))
-    if p.has("get_notifications") and not any(r.name == "get_notifications"
-                                              and r.index > p.c.turn_start
-                                              for r in p.c.results):
+                return _call(
+                    f"Answering {sender}.",
+                    (
+                        "chat",
+                        {
+                            "channel": "private",
+                            "target_id": sender,
+                            "content": f"Thanks {sender}, good to hear from you!",
+                        },
+                    ),
+                )
+    if p.has("get_notifications") and not any(
+        r.name == "get_notifications" and r.index > p.c.turn_start for r in p.c.results
+    ):
         return _call("Checking who has spoken to me.", ("get_notifications", {}))
-    return _say("Socialised: status, colours, chats, log and forum done; listening for "
-                "answers.", "Every social step is done this turn.")
+    return _say(
+        "Socialised: status, colours, chats, log and forum done; listening for answers.",
+        "Every social step is done this turn.",
+    )
 
 
 def newest(p: _Planner, *names: str) -> ToolResult | None:

@@ -20,16 +20,31 @@ _LOGGED_AS = re.compile(r"^\s*-\s*Logged in as:\s*(\S+)\s*$", re.MULTILINE)
 _NAME_IS = re.compile(r"\byour name is\s+\"?([A-Za-z0-9_\-]{3,24})", re.IGNORECASE)
 _LOCATION = re.compile(r"^\s*-\s*Last known location:\s*(.+?)\s*$", re.MULTILINE)
 #: ``- Label: value (3 ticks ago)`` or ``- path.to.key: value`` lines of the projection.
-_STATE_LINE = re.compile(r"^\s*-?\s*([A-Za-z][A-Za-z0-9_.\[\] ]*?)\s*[:=]\s*(.+?)\s*$",
-                         re.MULTILINE)
+_STATE_LINE = re.compile(
+    r"^\s*-?\s*([A-Za-z][A-Za-z0-9_.\[\] ]*?)\s*[:=]\s*(.+?)\s*$", re.MULTILINE
+)
 _AGE = re.compile(r"\s*\((now|(\d+) ticks? ago)\)$")
 _PAIR = re.compile(r"^(-?\d+)\s*/\s*(\d+)")
 #: Keys of the projection the autopilot falls back on, by their last word.
-_STATE_KEYS = frozenset({
-    "current_system", "current_poi", "docked_at_base", "docked", "fuel", "max_fuel", "hull",
-    "max_hull", "credits", "cargo_used", "cargo_capacity", "location", "cargo", "hold",
-    "game_tick",
-})
+_STATE_KEYS = frozenset(
+    {
+        "current_system",
+        "current_poi",
+        "docked_at_base",
+        "docked",
+        "fuel",
+        "max_fuel",
+        "hull",
+        "max_hull",
+        "credits",
+        "cargo_used",
+        "cargo_capacity",
+        "location",
+        "cargo",
+        "hold",
+        "game_tick",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +141,9 @@ def read_system(text: str) -> SystemInfo:
     """Parse a rendered system prompt (cached per distinct text)."""
     sections = _sections(text)
     account_text = sections.get("Account", "")
-    session = next((body for title, body in sections.items()
-                    if title.startswith("Session State")), "")
+    session = next(
+        (body for title, body in sections.items() if title.startswith("Session State")), ""
+    )
     account = _account(account_text)
     if account is None and session:
         found = _LOGGED_AS.search(session)

@@ -45,15 +45,27 @@ STATUS_EVERY = 4
 #: Ticks the scenario runs when its order does not say.
 DEFAULT_BUDGET = 300
 _BUDGET = re.compile(r"\((\d+)\s+ticks\)")
-_TRADE_MUTATIONS = frozenset({"create_buy_order", "create_sell_order", "withdraw_items",
-                              "cancel_order", "sell", "deposit_items"})
+_TRADE_MUTATIONS = frozenset(
+    {
+        "create_buy_order",
+        "create_sell_order",
+        "withdraw_items",
+        "cancel_order",
+        "sell",
+        "deposit_items",
+    }
+)
 _LOOK: tuple[Call, ...] = (("view_orders", {}), ("view_storage", {}))
 
 
 def _newest(p: _Planner, name: str, args: dict[str, Any] | None = None) -> ToolResult | None:
     for result in reversed(p.c.results):
-        if result.name == name and result.error() is None and result.data() is not None \
-                and (args is None or result.args() == args):
+        if (
+            result.name == name
+            and result.error() is None
+            and result.data() is not None
+            and (args is None or result.args() == args)
+        ):
             return result
     return None
 
@@ -112,7 +124,8 @@ def hold(p: _Planner) -> tuple[dict[str, int], int] | None:
     for entry in data.get("cargo") or ():
         if isinstance(entry, dict) and isinstance(entry.get("item_id"), str):
             cargo[entry["item_id"]] = cargo.get(entry["item_id"], 0) + int(
-                entry.get("quantity") or 0)
+                entry.get("quantity") or 0
+            )
     capacity = int(data.get("capacity") or 0)
     for result in p.c.results:
         if result.index <= listing.index or result.error() is not None:
@@ -145,21 +158,22 @@ def _state(p: _Planner) -> dict[str, Any] | None:
     held = hold(p)
     if any(r is None for r in looks) or money is None or held is None:
         return None
-    last_action = max((r.index for r in p.c.results if r.name in _TRADE_MUTATIONS),
-                      default=-1)
+    last_action = max((r.index for r in p.c.results if r.name in _TRADE_MUTATIONS), default=-1)
     if min(r.index for r in looks if r is not None) < last_action:
         return None
     orders_r, storage_r = looks
     assert orders_r is not None and storage_r is not None
-    storage = {str(i.get("item_id")): int(i.get("quantity") or 0)
-               for i in (storage_r.data() or {}).get("items") or () if isinstance(i, dict)}
+    storage = {
+        str(i.get("item_id")): int(i.get("quantity") or 0)
+        for i in (storage_r.data() or {}).get("items") or ()
+        if isinstance(i, dict)
+    }
     return {
         "credits": money,
         "cargo": held[0],
         "free": held[1],
         "storage": {k: v for k, v in storage.items() if v > 0},
-        "orders": [o for o in (orders_r.data() or {}).get("orders") or ()
-                   if isinstance(o, dict)],
+        "orders": [o for o in (orders_r.data() or {}).get("orders") or () if isinstance(o, dict)],
         "tick": (orders_r.data() or {}).get("current_tick"),
     }
 
@@ -169,11 +183,15 @@ def trading(p: _Planner) -> bool:
     my notes are in view."""
     orders = _newest(p, "view_orders")
     storage = _newest(p, "view_storage")
-    return bool((orders and (orders.data() or {}).get("orders"))
-                or (storage and (storage.data() or {}).get("items"))
-                or any(r.name in ("create_buy_order", "create_sell_order")
-                       and r.error() is None for r in p.c.results)
-                or bool(p.c.notes is not None and p.c.notes.quotes))
+    return bool(
+        (orders and (orders.data() or {}).get("orders"))
+        or (storage and (storage.data() or {}).get("items"))
+        or any(
+            r.name in ("create_buy_order", "create_sell_order") and r.error() is None
+            for r in p.c.results
+        )
+        or bool(p.c.notes is not None and p.c.notes.quotes)
+    )
 
 
 def notes_part(p: _Planner) -> str:
@@ -218,8 +236,7 @@ def trade(p: _Planner) -> Decision | None:
     docked = f.docked if f.docked is not None else still_docked(p)
     if not docked:
         return None  # mine, or fly to the station: the mining loop
-    if not trading(p) and (f.credits is None or f.credits < TRADE_CAPITAL
-                           or f.sellable()):
+    if not trading(p) and (f.credits is None or f.credits < TRADE_CAPITAL or f.sellable()):
         return None  # sell the hold and raise capital first
     prices = quotes(p)
     state = _state(p)
@@ -230,29 +247,35 @@ def trade(p: _Planner) -> Decision | None:
         looks += [("get_cargo", {})] if hold(p) is None or alone else []
         looks += [("get_status", {})] if credits(p) is None or alone else []
         p.polling = True
-        return _call("Trading at this station: reading its market, my orders, storage and "
-                     "hold.", *looks)
+        return _call(
+            "Trading at this station: reading its market, my orders, storage and hold.", *looks
+        )
     decision = step(p, prices, state)
     if decision is None:
         seen = _newest(p, "view_orders")
         if p.c.sees_own_turns and seen is not None and seen.index > p.c.turn_start:
             # Looked this turn and nothing to do: let the NPC traders work till next turn.
-            return _say("Trading: my orders are working; waiting for the NPC traders.",
-                        "Nothing to do until my orders fill: ending the turn.")
+            return _say(
+                "Trading: my orders are working; waiting for the NPC traders.",
+                "Nothing to do until my orders fill: ending the turn.",
+            )
         p.polling = True
         # Waiting on the NPC traders: the status brings my credits up to date.
-        return _call("Trading: my orders are working; checking them and my credits.",
-                     *_LOOK, *([] if p.c.sees_own_turns else [("get_cargo", {})]),
-                     *([("get_status", {})] if _status_due(p) or not p.c.sees_own_turns
-                       else []))
+        return _call(
+            "Trading: my orders are working; checking them and my credits.",
+            *_LOOK,
+            *([] if p.c.sees_own_turns else [("get_cargo", {})]),
+            *([("get_status", {})] if _status_due(p) or not p.c.sees_own_turns else []),
+        )
     name, args, why = decision
     # Only my latest loop in view (loop-slice): the hold's listing must come with it.
     hold_look: list[Call] = [] if p.c.sees_own_turns else [("get_cargo", {}), ("get_status", {})]
     return _call(f"Trading: {why}.", (name, args), *_LOOK, *hold_look)
 
 
-def step(p: _Planner, prices: dict[str, tuple[int, int]],
-         state: dict[str, Any]) -> tuple[str, dict[str, Any], str] | None:
+def step(
+    p: _Planner, prices: dict[str, tuple[int, int]], state: dict[str, Any]
+) -> tuple[str, dict[str, Any], str] | None:
     """One trading action from the state (None: nothing to do this tick)."""
     tick = state["tick"] if isinstance(state["tick"], int) else (p.f.tick or 0)
     left = end_tick(p) - tick
@@ -261,29 +284,43 @@ def step(p: _Planner, prices: dict[str, tuple[int, int]],
     if left <= LIQUIDATE:
         if buys:
             ids = [str(o.get("order_id")) for o in buys]
-            return ("cancel_order", {"order_ids": ids},
-                    f"{left} ticks left: cancelling my {len(ids)} buy order(s) for their escrow")
+            return (
+                "cancel_order",
+                {"order_ids": ids},
+                f"{left} ticks left: cancelling my {len(ids)} buy order(s) for their escrow",
+            )
         for item, quantity in sorted(state["cargo"].items()):
             if quantity > 0:
-                return ("sell", {"item_id": item, "quantity": quantity},
-                        f"{left} ticks left: selling {quantity} {item} to the station")
+                return (
+                    "sell",
+                    {"item_id": item, "quantity": quantity},
+                    f"{left} ticks left: selling {quantity} {item} to the station",
+                )
         for item, quantity in sorted(state["storage"].items()):
             take = min(quantity, state["free"])
             if take > 0 and item in prices:
-                return ("withdraw_items", {"item_id": item, "quantity": take},
-                        f"{left} ticks left: taking {take} {item} out of storage to sell")
+                return (
+                    "withdraw_items",
+                    {"item_id": item, "quantity": take},
+                    f"{left} ticks left: taking {take} {item} out of storage to sell",
+                )
         return None
     for item, quantity in sorted(state["cargo"].items(), key=lambda kv: (-kv[1], kv[0])):
         if item in prices:
             ask = prices[item][1]
-            return ("create_sell_order", {"item_id": item, "quantity": quantity,
-                                          "price_each": ask},
-                    f"listing {quantity} {item} at the station's ask, {ask} cr each")
+            return (
+                "create_sell_order",
+                {"item_id": item, "quantity": quantity, "price_each": ask},
+                f"listing {quantity} {item} at the station's ask, {ask} cr each",
+            )
     for item, quantity in sorted(state["storage"].items(), key=lambda kv: (-kv[1], kv[0])):
         take = min(quantity, state["free"])
         if take > 0 and item in prices:
-            return ("withdraw_items", {"item_id": item, "quantity": take},
-                    f"my buy order bought {quantity} {item}: taking {take} out of storage")
+            return (
+                "withdraw_items",
+                {"item_id": item, "quantity": take},
+                f"my buy order bought {quantity} {item}: taking {take} out of storage",
+            )
     if left <= STOP_BIDDING:
         return None
     bidding = {str(o.get("item_id")) for o in buys}
@@ -301,8 +338,10 @@ def step(p: _Planner, prices: dict[str, tuple[int, int]],
             continue
         quantity = min(LOT, budget // bid, room)
         if quantity >= MIN_LOT:
-            return ("create_buy_order", {"item_id": item, "quantity": quantity,
-                                         "price_each": bid},
-                    f"bidding the station's bid, {bid} cr, for {quantity} {item} "
-                    f"(its ask is {ask}: {ask - bid} cr a unit)")
+            return (
+                "create_buy_order",
+                {"item_id": item, "quantity": quantity, "price_each": bid},
+                f"bidding the station's bid, {bid} cr, for {quantity} {item} "
+                f"(its ask is {ask}: {ask - bid} cr a unit)",
+            )
     return None

@@ -23,8 +23,13 @@ CATALOG_TYPES = ("ships", "skills", "recipes", "items")
 
 def _item_entry(item_id: str) -> dict[str, Any]:
     item = ITEMS[item_id]
-    entry: dict[str, Any] = {"id": item.id, "name": item.name, "category": item.category,
-                             "base_value": item.base_price, "size": item.size}
+    entry: dict[str, Any] = {
+        "id": item.id,
+        "name": item.name,
+        "category": item.category,
+        "base_value": item.base_price,
+        "size": item.size,
+    }
     if item.id in MODULES:
         entry["module"] = MODULES[item.id].to_dict()
     return entry
@@ -53,8 +58,9 @@ def catalog(world: World, call: Call) -> dict[str, Any]:
         entries = [_item_entry(i) for i in ITEMS]
         key = "id"
         if category:
-            entries = [e for e in entries if category in (e["category"],
-                       e.get("module", {}).get("type"))]
+            entries = [
+                e for e in entries if category in (e["category"], e.get("module", {}).get("type"))
+            ]
     if wanted:
         entries = [e for e in entries if e[key] == wanted]
     result: dict[str, Any] = {"type": kind, "count": len(entries), "entries": entries}
@@ -70,9 +76,16 @@ def get_skills(world: World, call: Call) -> dict[str, Any]:
     for skill in SKILLS.values():
         xp = me.skill_xp.get(skill.id, 0)
         level = rules.skill_level(xp)
-        rows.append({"id": skill.id, "name": skill.name, "level": level, "xp": xp,
-                     "next_level_xp": 25 * (level + 1) * (level + 2),
-                     "description": skill.description})
+        rows.append(
+            {
+                "id": skill.id,
+                "name": skill.name,
+                "level": level,
+                "xp": xp,
+                "next_level_xp": 25 * (level + 1) * (level + 2),
+                "description": skill.description,
+            }
+        )
     return {"skills": rows}
 
 
@@ -80,8 +93,10 @@ def get_guide(world: World, call: Call) -> dict[str, Any]:
     """A guide by `guide` or `topic`; without one, the list of guides."""
     raw = (params.text(call.args, "guide") or params.text(call.args, "topic")).strip().lower()
     if not raw:
-        return {"guides": [{"id": g, "title": v["title"]} for g, v in GUIDES.items()],
-                "message": "Call get_guide with guide=<id>."}
+        return {
+            "guides": [{"id": g, "title": v["title"]} for g, v in GUIDES.items()],
+            "message": "Call get_guide with guide=<id>.",
+        }
     guide_id = ALIASES.get(raw, raw)
     if guide_id not in GUIDES:
         raise GameError("invalid_guide", f"No guide '{raw}'. Guides: {', '.join(GUIDES)}.")
@@ -89,14 +104,19 @@ def get_guide(world: World, call: Call) -> dict[str, Any]:
 
 
 def _station_poi(world: World, call: Call) -> Poi:
-    raw = (params.text(call.args, "base_id") or params.text(call.args, "poi")
-           or params.text(call.args, "station_id")).strip()
+    raw = (
+        params.text(call.args, "base_id")
+        or params.text(call.args, "poi")
+        or params.text(call.args, "station_id")
+    ).strip()
     if raw:
         for poi in world.galaxy.pois.values():
             if poi.base is not None and raw in (poi.base.id, poi.id):
                 return poi
-        raise GameError("invalid_base", f"Unknown base: {raw}. get_system lists each "
-                        "system's stations and their base_id.")
+        raise GameError(
+            "invalid_base",
+            f"Unknown base: {raw}. get_system lists each system's stations and their base_id.",
+        )
     poi = world.galaxy.pois[call.me.poi_id]
     if poi.base is None:
         raise errors.not_docked_here()
@@ -104,8 +124,10 @@ def _station_poi(world: World, call: Call) -> Poi:
 
 
 _FACILITIES: dict[str, tuple[str, str]] = {
-    "market": ("Market", "view_market, buy, sell, create_sell_order, create_buy_order, "
-               "analyze_market"),
+    "market": (
+        "Market",
+        "view_market, buy, sell, create_sell_order, create_buy_order, analyze_market",
+    ),
     "refuel": ("Fuel Depot", "refuel"),
     "repair": ("Repair Bay", "repair"),
     "storage": ("Storage", "view_storage, deposit_items, withdraw_items"),
@@ -115,8 +137,16 @@ _FACILITIES: dict[str, tuple[str, str]] = {
 
 
 def _facilities(base: Base) -> list[dict[str, str]]:
-    return [{"id": f"{base.id}_{s}", "type": s, "name": _FACILITIES[s][0],
-             "commands": _FACILITIES[s][1]} for s in base.services if s in _FACILITIES]
+    return [
+        {
+            "id": f"{base.id}_{s}",
+            "type": s,
+            "name": _FACILITIES[s][0],
+            "commands": _FACILITIES[s][1],
+        }
+        for s in base.services
+        if s in _FACILITIES
+    ]
 
 
 def get_base(world: World, call: Call) -> dict[str, Any]:
@@ -125,14 +155,21 @@ def get_base(world: World, call: Call) -> dict[str, Any]:
     base = poi.base
     assert base is not None
     system = world.galaxy.systems[poi.system_id]
-    return {"base": {
-        "id": base.id, "name": base.name, "poi_id": poi.id, "system_id": system.id,
-        "empire": system.empire, "services": list(base.services),
-        "facilities": _facilities(base), "fuel_price": base.fuel_price,
-        "has_shipyard": "shipyard" in base.services,
-        "missions_offered": len(missions.board(world.galaxy, poi)),
-        "open_orders": len([o for o in world.orders if o["base_id"] == base.id]),
-    }}
+    return {
+        "base": {
+            "id": base.id,
+            "name": base.name,
+            "poi_id": poi.id,
+            "system_id": system.id,
+            "empire": system.empire,
+            "services": list(base.services),
+            "facilities": _facilities(base),
+            "fuel_price": base.fuel_price,
+            "has_shipyard": "shipyard" in base.services,
+            "missions_offered": len(missions.board(world.galaxy, poi)),
+            "open_orders": len([o for o in world.orders if o["base_id"] == base.id]),
+        }
+    }
 
 
 def facility(world: World, call: Call) -> dict[str, Any]:
@@ -150,23 +187,49 @@ def _shipyard(world: World, call: Call) -> dict[str, Any]:
     poi = _station_poi(world, call)
     assert poi.base is not None
     if "shipyard" not in poi.base.services:
-        yards = [p.base.name for p in world.galaxy.pois.values()
-                 if p.base is not None and "shipyard" in p.base.services]
-        return {"base_id": poi.base.id, "base": poi.base.name, "ships": [],
-                "message": f"No shipyard at {poi.base.name}. Shipyards: {', '.join(yards)}."}
+        yards = [
+            p.base.name
+            for p in world.galaxy.pois.values()
+            if p.base is not None and "shipyard" in p.base.services
+        ]
+        return {
+            "base_id": poi.base.id,
+            "base": poi.base.name,
+            "ships": [],
+            "message": f"No shipyard at {poi.base.name}. Shipyards: {', '.join(yards)}.",
+        }
     ships = [c.to_dict() for c in SHIP_CLASSES.values() if c.price > 0]
-    return {"base_id": poi.base.id, "base": poi.base.name, "ships": ships,
-            "credits": call.me.credits, "message": "Buy one with buy_ship(ship_class)."}
+    return {
+        "base_id": poi.base.id,
+        "base": poi.base.name,
+        "ships": ships,
+        "credits": call.me.credits,
+        "message": "Buy one with buy_ship(ship_class).",
+    }
 
 
 def list_ships(world: World, call: Call) -> dict[str, Any]:
     """The caller's ships: the active one and those stored at stations."""
     me = call.me
-    ships = [{"ship_id": me.ship.id, "class_id": me.ship.class_id, "name": me.ship.name,
-              "active": True, "location": me.poi_id}]
-    ships += [{"ship_id": h["ship"]["id"], "class_id": h["ship"]["class_id"],
-               "name": h["ship"]["name"], "active": False, "location": h["base_id"]}
-              for h in me.hangar]
+    ships = [
+        {
+            "ship_id": me.ship.id,
+            "class_id": me.ship.class_id,
+            "name": me.ship.name,
+            "active": True,
+            "location": me.poi_id,
+        }
+    ]
+    ships += [
+        {
+            "ship_id": h["ship"]["id"],
+            "class_id": h["ship"]["class_id"],
+            "name": h["ship"]["name"],
+            "active": False,
+            "location": h["base_id"],
+        }
+        for h in me.hangar
+    ]
     return {"ships": ships, "count": len(ships)}
 
 
@@ -176,24 +239,28 @@ def buy_ship(world: World, call: Call) -> dict[str, Any]:
     class_id = params.text(call.args, "ship_class").strip().lower()
     ship_class = SHIP_CLASSES.get(class_id)
     if ship_class is None or ship_class.price == 0:
-        raise GameError("invalid_ship_class", f"Unknown ship class '{class_id}'. Use "
-                        "shipyard_showroom to see the classes for sale.")
+        raise GameError(
+            "invalid_ship_class",
+            f"Unknown ship class '{class_id}'. Use shipyard_showroom to see the classes for sale.",
+        )
     auto = needs_auto_dock(world, me)
     base = orderbook.base_by_id(world, me.poi_id)
     assert base is not None
     if "shipyard" not in base.services:
         raise GameError("no_shipyard", f"There is no shipyard at {base.name}.")
     if me.credits < ship_class.price:
-        raise errors.insufficient_credits(ship_class.price, me.credits,
-                                          f"buy a {ship_class.name}")
+        raise errors.insufficient_credits(ship_class.price, me.credits, f"buy a {ship_class.name}")
     me.credits -= ship_class.price
     me.stats["credits_spent"] += ship_class.price
     me.hangar.append({"ship": asdict(me.ship), "base_id": base.id})
     me.ship = Ship.of_class(ship_class, world.new_hex(128), me.username)
-    result: dict[str, Any] = {"action": "ship_bought", "ship": ship_view(me.ship),
-                              "credits": me.credits,
-                              "message": f"Your new {ship_class.name} is active; your old "
-                              f"ship is stored at {base.name} (list_ships, switch_ship)."}
+    result: dict[str, Any] = {
+        "action": "ship_bought",
+        "ship": ship_view(me.ship),
+        "credits": me.credits,
+        "message": f"Your new {ship_class.name} is active; your old "
+        f"ship is stored at {base.name} (list_ships, switch_ship).",
+    }
     if auto:
         apply_auto_dock(world, me, result)
     return result

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 def _slots(ship: Ship, slot: str) -> int:
     return {"weapon": ship.weapon_slots, "defense": ship.defense_slots}.get(
-        slot, ship.utility_slots)
+        slot, ship.utility_slots
+    )
 
 
 def _used(ship: Ship, slot: str) -> int:
@@ -45,21 +46,32 @@ def install_mod(world: World, call: Call) -> dict[str, Any]:
         raise errors.not_docked_here()
     module = MODULES.get(raw)
     if module is None:
-        raise GameError("invalid_module", f"'{raw}' is not a module. catalog(type='items', "
-                        "category='module') lists them.")
+        raise GameError(
+            "invalid_module",
+            f"'{raw}' is not a module. catalog(type='items', category='module') lists them.",
+        )
     if me.ship.cargo.get(module.id, 0) < 1:
-        raise GameError("module_not_in_cargo", f"No {module.name} in your cargo. Buy one "
-                        f"first (buy item_id '{module.id}' at a station that sells it).")
+        raise GameError(
+            "module_not_in_cargo",
+            f"No {module.name} in your cargo. Buy one "
+            f"first (buy item_id '{module.id}' at a station that sells it).",
+        )
     slot = module.slot
     if _used(me.ship, slot) >= _slots(me.ship, slot):
-        raise GameError("no_free_slot", f"No free {slot} slot: your ship has "
-                        f"{_slots(me.ship, slot)}, all in use. uninstall_mod one first.")
+        raise GameError(
+            "no_free_slot",
+            f"No free {slot} slot: your ship has "
+            f"{_slots(me.ship, slot)}, all in use. uninstall_mod one first.",
+        )
     me.ship.remove_cargo(module.id, 1)
     me.ship.modules.append(module.id)
     _apply(me.ship, module.id, 1)
-    return {"action": "module_installed", "module": module.to_dict(),
-            "modules": list(me.ship.modules),
-            "message": f"{module.name} installed in a {slot} slot."}
+    return {
+        "action": "module_installed",
+        "module": module.to_dict(),
+        "modules": list(me.ship.modules),
+        "message": f"{module.name} installed in a {slot} slot.",
+    }
 
 
 def uninstall_mod(world: World, call: Call) -> dict[str, Any]:
@@ -69,8 +81,10 @@ def uninstall_mod(world: World, call: Call) -> dict[str, Any]:
     if not me.docked:
         raise errors.not_docked_here()
     if raw not in me.ship.modules:
-        raise GameError("module_not_installed", f"No module '{raw}' is installed. "
-                        f"Installed: {', '.join(me.ship.modules) or 'none'}.")
+        raise GameError(
+            "module_not_installed",
+            f"No module '{raw}' is installed. Installed: {', '.join(me.ship.modules) or 'none'}.",
+        )
     need = ITEMS[raw].size if raw in ITEMS else 0
     if me.ship.cargo_free < need:
         raise errors.cargo_full()
@@ -90,10 +104,14 @@ def _target(world: World, me: Player, call: Call) -> dict[str, Any]:
         if raw in (pirate["id"], pirate["name"]) or raw.lower() == pirate["name"].lower():
             return pirate
     if world.find_player(raw) is not None:
-        raise GameError("invalid_target", "Attacking other pilots is disabled in this world; "
-                        "hunt pirates instead (get_nearby lists them).")
-    raise GameError("invalid_target", f"No target '{raw}' here. get_nearby lists the "
-                    "pirates at your POI.")
+        raise GameError(
+            "invalid_target",
+            "Attacking other pilots is disabled in this world; "
+            "hunt pirates instead (get_nearby lists them).",
+        )
+    raise GameError(
+        "invalid_target", f"No target '{raw}' here. get_nearby lists the pirates at your POI."
+    )
 
 
 def attack(world: World, call: Call) -> dict[str, Any]:
@@ -104,8 +122,11 @@ def attack(world: World, call: Call) -> dict[str, Any]:
     pirate = _target(world, me, call)
     damage = pirates.weapon_damage(me.ship)
     if damage == 0:
-        raise GameError("no_weapon", "You have no weapon installed. Buy one (e.g. "
-                        "pulse_laser_i) and install_mod it while docked.")
+        raise GameError(
+            "no_weapon",
+            "You have no weapon installed. Buy one (e.g. "
+            "pulse_laser_i) and install_mod it while docked.",
+        )
     if me.username not in pirate["engaged_with"]:
         pirate["engaged_with"].append(me.username)
         if pirate["id"] not in me.engaged:
@@ -114,14 +135,21 @@ def attack(world: World, call: Call) -> dict[str, Any]:
     hit = pirates.apply_hit(pirate, pirates.roll(world, damage))
     me.stats["damage_dealt"] += hit["total"]
     me.skill_xp["combat_basic"] = me.skill_xp.get("combat_basic", 0) + hit["total"]
-    result: dict[str, Any] = {"action": "attack", "target": pirates.pirate_view(pirate),
-                              "you_dealt": hit}
+    result: dict[str, Any] = {
+        "action": "attack",
+        "target": pirates.pirate_view(pirate),
+        "you_dealt": hit,
+    }
     if pirate["hull"] <= 0:
         wreck = pirates.destroy_pirate(world, pirate, me)
-        result.update(destroyed=True, bounty=pirate["bounty"], wreck_id=wreck["id"],
-                      credits=me.credits,
-                      message=f"{pirate['name']} destroyed! Bounty {pirate['bounty']} credits."
-                      f" Loot its wreck: loot_wreck(wreck_id='{wreck['id']}').")
+        result.update(
+            destroyed=True,
+            bounty=pirate["bounty"],
+            wreck_id=wreck["id"],
+            credits=me.credits,
+            message=f"{pirate['name']} destroyed! Bounty {pirate['bounty']} credits."
+            f" Loot its wreck: loot_wreck(wreck_id='{wreck['id']}').",
+        )
         return result
     shot = pirates.pirate_fires(world, pirate, me)
     result["return_fire"] = shot
@@ -129,9 +157,11 @@ def attack(world: World, call: Call) -> dict[str, Any]:
     if shot.get("destroyed"):
         result["message"] = "Your ship was destroyed. You respawned at your home station."
     else:
-        result["message"] = (f"{pirate['name']}: hull {pirate['hull']}/{pirate['max_hull']}, "
-                             f"shield {pirate['shield']}. Your hull {me.ship.hull}, shield "
-                             f"{me.ship.shield}. It keeps firing while you stay.")
+        result["message"] = (
+            f"{pirate['name']}: hull {pirate['hull']}/{pirate['max_hull']}, "
+            f"shield {pirate['shield']}. Your hull {me.ship.hull}, shield "
+            f"{me.ship.shield}. It keeps firing while you stay."
+        )
     return result
 
 
@@ -139,8 +169,11 @@ def scan(world: World, call: Call) -> dict[str, Any]:
     """Scan a pirate here: its condition, armament and bounty."""
     me = call.me
     pirate = _target(world, me, call)
-    return {"action": "scan", "target": pirates.pirate_view(pirate),
-            "threat": "high" if pirate["damage"] > me.ship.armor + 4 else "moderate"}
+    return {
+        "action": "scan",
+        "target": pirates.pirate_view(pirate),
+        "threat": "high" if pirate["damage"] > me.ship.armor + 4 else "moderate",
+    }
 
 
 def _wrecks_here(world: World, me: Player) -> list[dict[str, Any]]:
@@ -148,9 +181,14 @@ def _wrecks_here(world: World, me: Player) -> list[dict[str, Any]]:
 
 
 def _wreck_view(w: dict[str, Any]) -> dict[str, Any]:
-    return {"wreck_id": w["id"], "source": w["source"], "expires_tick": w["expires_tick"],
-            "items": [{"item_id": i, "name": ITEMS[i].name, "quantity": q}
-                      for i, q in w["items"].items()]}
+    return {
+        "wreck_id": w["id"],
+        "source": w["source"],
+        "expires_tick": w["expires_tick"],
+        "items": [
+            {"item_id": i, "name": ITEMS[i].name, "quantity": q} for i, q in w["items"].items()
+        ],
+    }
 
 
 def get_wrecks(world: World, call: Call) -> dict[str, Any]:
@@ -193,8 +231,13 @@ def loot_wreck(world: World, call: Call) -> dict[str, Any]:
         raise errors.cargo_full()
     if not wreck["items"]:
         world.wrecks.remove(wreck)
-    return {"action": "looted", "wreck_id": wreck["id"], "taken": taken,
-            "left_in_wreck": dict(wreck["items"]), "cargo_free": me.ship.cargo_free}
+    return {
+        "action": "looted",
+        "wreck_id": wreck["id"],
+        "taken": taken,
+        "left_in_wreck": dict(wreck["items"]),
+        "cargo_free": me.ship.cargo_free,
+    }
 
 
 def salvage_wreck(world: World, call: Call) -> dict[str, Any]:

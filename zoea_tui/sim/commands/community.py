@@ -32,8 +32,7 @@ def set_status(world: World, call: Call) -> dict[str, Any]:
     if "clan_tag" in call.args:
         me.clan_tag = params.text(call.args, "clan_tag").strip()[:4].upper()
     me.stats["status_set"] = 1
-    return {"action": "status_set", "status_message": me.status_message,
-            "clan_tag": me.clan_tag}
+    return {"action": "status_set", "status_message": me.status_message, "clan_tag": me.clan_tag}
 
 
 def set_colors(world: World, call: Call) -> dict[str, Any]:
@@ -46,14 +45,20 @@ def set_colors(world: World, call: Call) -> dict[str, Any]:
             raise errors.invalid_payload(f"{name} must be a hex colour like #FF8800.")
     me.primary_color, me.secondary_color = primary.upper(), secondary.upper()
     me.stats["colors_set"] = 1
-    return {"action": "colors_set", "primary_color": me.primary_color,
-            "secondary_color": me.secondary_color}
+    return {
+        "action": "colors_set",
+        "primary_color": me.primary_color,
+        "secondary_color": me.secondary_color,
+    }
 
 
 def claim(world: World, call: Call) -> dict[str, Any]:
     """Link the account to a registration code (any code works in this world)."""
-    return {"action": "claimed", "username": call.me.username,
-            "message": "Account claimed (the embedded world accepts any code)."}
+    return {
+        "action": "claimed",
+        "username": call.me.username,
+        "message": "Account claimed (the embedded world accepts any code).",
+    }
 
 
 def get_player_stats(world: World, call: Call) -> dict[str, Any]:
@@ -73,8 +78,11 @@ def _thread(world: World, call: Call) -> dict[str, Any]:
 
 def _summary(thread: dict[str, Any]) -> dict[str, Any]:
     keys = ("id", "title", "category", "author", "tick")
-    return {**{k: thread[k] for k in keys}, "replies": len(thread["posts"]) - 1,
-            "last_post_tick": thread["posts"][-1]["tick"]}
+    return {
+        **{k: thread[k] for k in keys},
+        "replies": len(thread["posts"]) - 1,
+        "last_post_tick": thread["posts"][-1]["tick"],
+    }
 
 
 def forum_list(world: World, call: Call) -> dict[str, Any]:
@@ -84,8 +92,12 @@ def forum_list(world: World, call: Call) -> dict[str, Any]:
     threads = [t for t in world.forum if not category or t["category"] == category]
     threads.sort(key=lambda t: -t["posts"][-1]["tick"])
     shown = threads[(page - 1) * 20 : page * 20]
-    return {"threads": [_summary(t) for t in shown], "total": len(threads), "page": page,
-            "categories": list(CATEGORIES)}
+    return {
+        "threads": [_summary(t) for t in shown],
+        "total": len(threads),
+        "page": page,
+        "categories": list(CATEGORIES),
+    }
 
 
 def forum_get_thread(world: World, call: Call) -> dict[str, Any]:
@@ -105,8 +117,13 @@ def _content(call: Call) -> str:
 
 def _post(world: World, call: Call, content: str) -> dict[str, Any]:
     me = call.me
-    return {"id": f"post_{world.next_id('post')}", "author": me.username, "author_id": me.id,
-            "content": content, "tick": world.tick}
+    return {
+        "id": f"post_{world.next_id('post')}",
+        "author": me.username,
+        "author_id": me.id,
+        "content": content,
+        "tick": world.tick,
+    }
 
 
 def forum_create_thread(world: World, call: Call) -> dict[str, Any]:
@@ -119,13 +136,24 @@ def forum_create_thread(world: World, call: Call) -> dict[str, Any]:
     category = params.text(call.args, "category").strip().lower() or "general"
     if category not in CATEGORIES:
         raise errors.invalid_payload(f"category must be one of: {', '.join(CATEGORIES)}.")
-    thread = {"id": f"thread_{world.next_id('thread')}", "title": title, "category": category,
-              "author": me.username, "author_id": me.id, "tick": world.tick, "pinned": False,
-              "posts": [_post(world, call, content)]}
+    thread = {
+        "id": f"thread_{world.next_id('thread')}",
+        "title": title,
+        "category": category,
+        "author": me.username,
+        "author_id": me.id,
+        "tick": world.tick,
+        "pinned": False,
+        "posts": [_post(world, call, content)],
+    }
     world.forum.append(thread)
     me.stats["forum_threads"] += 1
-    return {"action": "thread_created", "thread_id": thread["id"], "title": title,
-            "category": category}
+    return {
+        "action": "thread_created",
+        "thread_id": thread["id"],
+        "title": title,
+        "category": category,
+    }
 
 
 def forum_reply(world: World, call: Call) -> dict[str, Any]:
@@ -138,9 +166,12 @@ def forum_reply(world: World, call: Call) -> dict[str, Any]:
     author = world.players.get(thread["author"])
     if author is not None and author is not me:
         author.stats["forum_replies_received"] += 1
-        world.notify(author, "forum", "forum_reply",
-                     {"thread_id": thread["id"], "title": thread["title"],
-                      "author": me.username})
+        world.notify(
+            author,
+            "forum",
+            "forum_reply",
+            {"thread_id": thread["id"], "title": thread["title"], "author": me.username},
+        )
     return {"action": "reply_posted", "thread_id": thread["id"], "post_id": post["id"]}
 
 

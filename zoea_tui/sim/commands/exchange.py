@@ -41,8 +41,12 @@ def create_sell_order(world: World, call: Call) -> dict[str, Any]:
         )
     base = base_here(world, me)
     me.ship.remove_cargo(item.id, quantity)
-    fills = orderbook.take(world, orderbook.resting(world, base.id, item.id, "buy", me.username),
-                           quantity, lambda p: p >= price)
+    fills = orderbook.take(
+        world,
+        orderbook.resting(world, base.id, item.id, "buy", me.username),
+        quantity,
+        lambda p: p >= price,
+    )
     left = quantity - sum(f["quantity"] for f in fills)
     if left > 0 and base.bid(item.id) >= price:
         fills += station_fills(base.bid(item.id), left, selling=True)
@@ -63,8 +67,11 @@ def create_sell_order(world: World, call: Call) -> dict[str, Any]:
         "fills": fills,
         "total_earned": earned,
         "credits": me.credits,
-        "message": (f"{left} {item.name} listed at {price} each (order {order['order_id']}); "
-                    "items are in escrow until sold or cancelled.") if order
+        "message": (
+            f"{left} {item.name} listed at {price} each (order {order['order_id']}); "
+            "items are in escrow until sold or cancelled."
+        )
+        if order
         else f"All {quantity} {item.name} sold at once for {earned} credits.",
     }
     if auto:
@@ -80,8 +87,16 @@ def _book(me: Any, item: ItemDef, fills: list[dict[str, Any]], side: str, total:
         me.credits += total
         me.stats["credits_earned"] += total
     qty = sum(f["quantity"] for f in fills)
-    orderbook.record_trade(me, {"side": side, "item_id": item.id, "quantity": qty,
-                                "total": total, "price_each": total // max(1, qty)})
+    orderbook.record_trade(
+        me,
+        {
+            "side": side,
+            "item_id": item.id,
+            "quantity": qty,
+            "total": total,
+            "price_each": total // max(1, qty),
+        },
+    )
 
 
 def create_buy_order(world: World, call: Call) -> dict[str, Any]:
@@ -94,8 +109,12 @@ def create_buy_order(world: World, call: Call) -> dict[str, Any]:
         raise errors.insufficient_credits(escrow, me.credits, "escrow")
     base = base_here(world, me)
     me.credits -= escrow
-    fills = orderbook.take(world, orderbook.resting(world, base.id, item.id, "sell", me.username),
-                           quantity, lambda p: p <= price)
+    fills = orderbook.take(
+        world,
+        orderbook.resting(world, base.id, item.id, "sell", me.username),
+        quantity,
+        lambda p: p <= price,
+    )
     left = quantity - sum(f["quantity"] for f in fills)
     if left > 0 and base.market[item.id].sells and base.ask(item.id) <= price:
         fills += station_fills(base.ask(item.id), left, selling=False)
@@ -137,8 +156,10 @@ def view_orders(world: World, call: Call) -> dict[str, Any]:
     base_id = params.text(call.args, "base_id").strip()
     item_id = params.text(call.args, "item_id").strip()
     mine = [
-        orderbook.order_view(o) for o in world.orders
-        if o["owner"] == me.username and (not base_id or o["base_id"] == base_id)
+        orderbook.order_view(o)
+        for o in world.orders
+        if o["owner"] == me.username
+        and (not base_id or o["base_id"] == base_id)
         and (not item_id or o["item_id"] == item_id)
     ]
     return {"orders": mine, "count": len(mine)}
@@ -181,8 +202,10 @@ def _target_base(world: World, call: Call, key: str = "base_id") -> Base:
     if raw:
         base = orderbook.base_by_id(world, raw)
         if base is None:
-            raise GameError("invalid_base", f"Unknown base: {raw}. get_system lists each "
-                            "system's stations and their base_id.")
+            raise GameError(
+                "invalid_base",
+                f"Unknown base: {raw}. get_system lists each system's stations and their base_id.",
+            )
         return base
     base = world.galaxy.pois[call.me.poi_id].base
     if base is None:
@@ -210,21 +233,30 @@ def analyze_market(world: World, call: Call) -> dict[str, Any]:
             "item_name": item.name,
             "here_buy": base.bid(item.id),
             "here_sell": base.ask(item.id) if base.market[item.id].sells else None,
-            "best_place_to_sell": {"base_id": best_bid.id, "base": best_bid.name,
-                                   "system_id": _system_of(world, best_bid),
-                                   "price": best_bid.bid(item.id)},
-            "open_orders_here": len([o for o in world.orders if o["base_id"] == base.id
-                                     and o["item_id"] == item.id]),
+            "best_place_to_sell": {
+                "base_id": best_bid.id,
+                "base": best_bid.name,
+                "system_id": _system_of(world, best_bid),
+                "price": best_bid.bid(item.id),
+            },
+            "open_orders_here": len(
+                [o for o in world.orders if o["base_id"] == base.id and o["item_id"] == item.id]
+            ),
         }
         if cheapest is not None:
             margin = best_bid.bid(item.id) - cheapest.ask(item.id)
-            row["best_place_to_buy"] = {"base_id": cheapest.id, "base": cheapest.name,
-                                        "system_id": _system_of(world, cheapest),
-                                        "price": cheapest.ask(item.id)}
+            row["best_place_to_buy"] = {
+                "base_id": cheapest.id,
+                "base": cheapest.name,
+                "system_id": _system_of(world, cheapest),
+                "price": cheapest.ask(item.id),
+            }
             row["route_margin_per_unit"] = margin
         rows.append(row)
-    tips = sorted((r for r in rows if r.get("route_margin_per_unit", 0) > 0),
-                  key=lambda r: -r["route_margin_per_unit"])
+    tips = sorted(
+        (r for r in rows if r.get("route_margin_per_unit", 0) > 0),
+        key=lambda r: -r["route_margin_per_unit"],
+    )
     return {
         "base": base.name,
         "base_id": base.id,
@@ -250,8 +282,14 @@ def estimate_purchase(world: World, call: Call) -> dict[str, Any]:
         if left <= 0:
             break
         qty = min(left, order["quantity"])
-        fills.append({"price_each": order["price_each"], "quantity": qty,
-                      "subtotal": qty * order["price_each"], "source": "player"})
+        fills.append(
+            {
+                "price_each": order["price_each"],
+                "quantity": qty,
+                "subtotal": qty * order["price_each"],
+                "source": "player",
+            }
+        )
         left -= qty
     if left and base.market[item.id].sells:
         fills += station_fills(base.ask(item.id), left, selling=False)
@@ -275,8 +313,11 @@ def estimate_purchase(world: World, call: Call) -> dict[str, Any]:
 def get_trades(world: World, call: Call) -> dict[str, Any]:
     """Your recent trades and order fills (newest first); no player trade offers pending."""
     me = call.me
-    return {"trades": list(reversed(me.trade_log))[:20], "pending_offers": [],
-            "count": len(me.trade_log)}
+    return {
+        "trades": list(reversed(me.trade_log))[:20],
+        "pending_offers": [],
+        "count": len(me.trade_log),
+    }
 
 
 def view_storage(world: World, call: Call) -> dict[str, Any]:
@@ -302,21 +343,28 @@ def _move(world: World, call: Call, to_storage: bool) -> dict[str, Any]:
     have = me.ship.cargo.get(item.id, 0) if to_storage else shelf.get(item.id, 0)
     if have < quantity:
         where = "cargo" if to_storage else "storage here"
-        raise GameError("insufficient_items",
-                        f"You have {have} {item.name} in {where}, not {quantity}.")
+        raise GameError(
+            "insufficient_items", f"You have {have} {item.name} in {where}, not {quantity}."
+        )
     if to_storage:
         me.ship.remove_cargo(item.id, quantity)
         orderbook.store(me, base.id, item.id, quantity)
     else:
         if me.ship.cargo_free < quantity * item.size:
-            raise GameError("no_cargo_space", f"Not enough cargo space for {quantity} "
-                            f"{item.name}: {me.ship.cargo_free} free.")
+            raise GameError(
+                "no_cargo_space",
+                f"Not enough cargo space for {quantity} {item.name}: {me.ship.cargo_free} free.",
+            )
         shelf[item.id] -= quantity
         if not shelf[item.id]:
             del shelf[item.id]
         me.ship.add_cargo(item.id, quantity)
-    result: dict[str, Any] = {"action": "deposited" if to_storage else "withdrawn",
-                              "item_id": item.id, "quantity": quantity, "base_id": base.id}
+    result: dict[str, Any] = {
+        "action": "deposited" if to_storage else "withdrawn",
+        "item_id": item.id,
+        "quantity": quantity,
+        "base_id": base.id,
+    }
     if auto:
         apply_auto_dock(world, me, result)
     return result

@@ -126,8 +126,17 @@ def sell(world: World, call: Call) -> dict[str, Any]:
     me.stats["trades_completed"] += 1
     if item.category == "ore":
         me.stats["ore_sold"] += quantity
-    orderbook.record_trade(me, {"side": "sell", "item_id": item.id, "quantity": quantity,
-                                "total": total, "base_id": base.id, "tick": world.tick})
+    orderbook.record_trade(
+        me,
+        {
+            "side": "sell",
+            "item_id": item.id,
+            "quantity": quantity,
+            "total": total,
+            "base_id": base.id,
+            "tick": world.tick,
+        },
+    )
     world.notify(
         me,
         "trade",
@@ -189,8 +198,17 @@ def buy(world: World, call: Call) -> dict[str, Any]:
     me.ship.add_cargo(item.id, quantity)
     me.stats["credits_spent"] += total
     me.stats["trades_completed"] += 1
-    orderbook.record_trade(me, {"side": "buy", "item_id": item.id, "quantity": quantity,
-                                "total": total, "base_id": base.id, "tick": world.tick})
+    orderbook.record_trade(
+        me,
+        {
+            "side": "buy",
+            "item_id": item.id,
+            "quantity": quantity,
+            "total": total,
+            "base_id": base.id,
+            "tick": world.tick,
+        },
+    )
     world.notify(
         me,
         "trade",
@@ -228,9 +246,15 @@ def _preview(sellers: list[dict[str, Any]], quantity: int, ask: int | None) -> l
         if left <= 0 or (ask is not None and order["price_each"] >= ask):
             break
         qty = min(left, order["quantity"])
-        fills.append({"price_each": order["price_each"], "quantity": qty,
-                      "subtotal": qty * order["price_each"], "source": "player",
-                      "counterparty": order["owner"]})
+        fills.append(
+            {
+                "price_each": order["price_each"],
+                "quantity": qty,
+                "subtotal": qty * order["price_each"],
+                "source": "player",
+                "counterparty": order["owner"],
+            }
+        )
         left -= qty
     return fills
 

@@ -40,15 +40,22 @@ def _objective(world: World, me: Player, m: dict[str, Any]) -> str:
 def _turn_in(world: World, m: dict[str, Any]) -> dict[str, str]:
     for poi in world.galaxy.pois.values():
         if poi.base is not None and poi.base.id == m["turn_in_base"]:
-            return {"base_id": poi.base.id, "base_name": poi.base.name, "poi_id": poi.id,
-                    "system_id": poi.system_id}
+            return {
+                "base_id": poi.base.id,
+                "base_name": poi.base.name,
+                "poi_id": poi.id,
+                "system_id": poi.system_id,
+            }
     return {"base_id": m["turn_in_base"]}
 
 
 def _offer_view(world: World, me: Player, m: dict[str, Any]) -> dict[str, Any]:
     keys = ("mission_id", "type", "title", "description", "reward_credits", "issuer_name")
-    return {**{k: m[k] for k in keys}, "objective": _objective(world, me, m),
-            "turn_in": _turn_in(world, m)}
+    return {
+        **{k: m[k] for k in keys},
+        "objective": _objective(world, me, m),
+        "turn_in": _turn_in(world, m),
+    }
 
 
 def _active_view(world: World, me: Player, m: dict[str, Any]) -> dict[str, Any]:
@@ -178,9 +185,12 @@ def complete_mission(world: World, call: Call) -> dict[str, Any]:
     me.stats["credits_earned"] += reward
     me.stats["missions_completed"] += 1
     me.missions.remove(mission)
-    world.notify(me, "system", "mission_completed",
-                 {"mission_id": mission["mission_id"], "title": mission["title"],
-                  "reward_credits": reward})
+    world.notify(
+        me,
+        "system",
+        "mission_completed",
+        {"mission_id": mission["mission_id"], "title": mission["title"], "reward_credits": reward},
+    )
     result: dict[str, Any] = {
         "action": "mission_completed",
         "mission_id": mission["mission_id"],

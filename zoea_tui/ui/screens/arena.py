@@ -97,16 +97,30 @@ class ArenaScreen(Screen[None]):
         strategies = [(s, s) for s in ARENA_STRATEGIES]
         with Vertical(id="arena-body"):
             with Horizontal(id="arena-form"):
-                yield Select([*scenarios, ("all six", "all")], value="s1", allow_blank=False,
-                             id="arena-scenario")
-                yield Select([(p, p) for p in providers], allow_blank=False,
-                             value="autopilot" if "autopilot" in providers else providers[0],
-                             id="arena-provider")
-                yield Select([("every strategy", "all"), *strategies], value="turn-aware",
-                             allow_blank=False, id="arena-strategy")
+                yield Select(
+                    [*scenarios, ("all six", "all")],
+                    value="s1",
+                    allow_blank=False,
+                    id="arena-scenario",
+                )
+                yield Select(
+                    [(p, p) for p in providers],
+                    allow_blank=False,
+                    value="autopilot" if "autopilot" in providers else providers[0],
+                    id="arena-provider",
+                )
+                yield Select(
+                    [("every strategy", "all"), *strategies],
+                    value="turn-aware",
+                    allow_blank=False,
+                    id="arena-strategy",
+                )
                 yield Button("Run", id="arena-run", variant="primary")
-            yield Label("Choose a scenario, a provider and strategies, then Run.",
-                        id="arena-status", markup=False)
+            yield Label(
+                "Choose a scenario, a provider and strategies, then Run.",
+                id="arena-status",
+                markup=False,
+            )
             yield ProgressBar(total=1, show_eta=False, id="arena-progress")
             with Horizontal(id="arena-main"):
                 yield ConversationLog(id="arena-conversation")
@@ -117,8 +131,9 @@ class ArenaScreen(Screen[None]):
 
     def on_mount(self) -> None:
         results = self.query_one("#arena-results", DataTable)
-        results.add_columns("scenario", "strategy", "score", "±", "pass", "level",
-                            "tokens in", "requests")
+        results.add_columns(
+            "scenario", "strategy", "score", "±", "pass", "level", "tokens in", "requests"
+        )
         past = self.query_one("#arena-past", DataTable)
         past.add_columns("#", "when", "provider", "scenarios", "composite")
         self.load_past()
@@ -133,7 +148,8 @@ class ArenaScreen(Screen[None]):
     def action_run(self) -> None:
         """Play the chosen scenarios."""
         if self.zoea.commander is None or any(
-                w.group == "arena" and not w.is_finished for w in self.workers):
+            w.group == "arena" and not w.is_finished for w in self.workers
+        ):
             return
         scenario = str(self.query_one("#arena-scenario", Select).value)
         provider = str(self.query_one("#arena-provider", Select).value)
@@ -174,9 +190,15 @@ class ArenaScreen(Screen[None]):
         self._label = ""
         try:
             results = await run_arena(
-                commander.config, resolve(scenario), provider=provider, strategies=strategies,
-                ticks=self.ticks, hooks=RunHooks(on_progress=progress, on_start=started,
-                                                 on_run=finished, on_begin=begin))
+                commander.config,
+                resolve(scenario),
+                provider=provider,
+                strategies=strategies,
+                ticks=self.ticks,
+                hooks=RunHooks(
+                    on_progress=progress, on_start=started, on_run=finished, on_begin=begin
+                ),
+            )
             report = build_report(provider, 1, results)
             await commander.store.add_arena_batch(report, seed=0, ticks=self.ticks)
         except Exception as exc:  # shown on screen; the app goes on
@@ -198,11 +220,14 @@ class ArenaScreen(Screen[None]):
         table.clear()
         for batch in batches:
             composite = ", ".join(f"{k} {v:.1f}" for k, v in batch.composite.items())
-            table.add_row(str(batch.id), time.strftime("%Y-%m-%d %H:%M",
-                                                       time.localtime(batch.created_at)),
-                          one_line(batch.provider, 24), one_line(", ".join(
-                              s.split("-", 1)[0] for s in batch.scenarios), 30),
-                          one_line(composite, 80), key=str(batch.id))
+            table.add_row(
+                str(batch.id),
+                time.strftime("%Y-%m-%d %H:%M", time.localtime(batch.created_at)),
+                one_line(batch.provider, 24),
+                one_line(", ".join(s.split("-", 1)[0] for s in batch.scenarios), 30),
+                one_line(composite, 80),
+                key=str(batch.id),
+            )
 
     @on(DataTable.RowSelected, "#arena-past")
     async def reopen(self, event: DataTable.RowSelected) -> None:
@@ -216,8 +241,10 @@ class ArenaScreen(Screen[None]):
         self.query_one("#arena-results", DataTable).clear()
         for cell in batch.report["cells"]:
             self._add_cell(cell)
-        self._status(f"Batch #{batch.id} · {batch.provider} · composite "
-                      + ", ".join(f"{k} {v:.1f}" for k, v in batch.composite.items()))
+        self._status(
+            f"Batch #{batch.id} · {batch.provider} · composite "
+            + ", ".join(f"{k} {v:.1f}" for k, v in batch.composite.items())
+        )
 
     # -- messages --------------------------------------------------------------------------
 
@@ -255,7 +282,12 @@ class ArenaScreen(Screen[None]):
         runs = cell["runs"]
         levels = [r["metrics"].get("level", "none") for r in runs]
         self.query_one("#arena-results", DataTable).add_row(
-            cell["scenario"], cell["strategy"], f"{cell['score_mean']:.1f}",
-            f"{cell['score_std']:.1f}", f"{round(cell['pass_rate'] * 100)}%",
-            ", ".join(dict.fromkeys(levels)), f"{sum(r['tokens_in'] for r in runs):,}",
-            str(sum(r["requests"] for r in runs)))
+            cell["scenario"],
+            cell["strategy"],
+            f"{cell['score_mean']:.1f}",
+            f"{cell['score_std']:.1f}",
+            f"{round(cell['pass_rate'] * 100)}%",
+            ", ".join(dict.fromkeys(levels)),
+            f"{sum(r['tokens_in'] for r in runs):,}",
+            str(sum(r["requests"] for r in runs)),
+        )

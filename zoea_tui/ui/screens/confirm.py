@@ -20,8 +20,9 @@ class ConfirmScreen(ModalScreen[bool]):
         Binding("n,escape", "answer(False)", "No"),
     ]
 
-    def __init__(self, question: Text | str, *, yes: str = "Yes", no: str = "No",
-                 danger: bool = False) -> None:
+    def __init__(
+        self, question: Text | str, *, yes: str = "Yes", no: str = "No", danger: bool = False
+    ) -> None:
         super().__init__(classes="-danger" if danger else "")
         self.question = question if isinstance(question, Text) else Text(question)
         self.yes_label = yes
@@ -32,8 +33,12 @@ class ConfirmScreen(ModalScreen[bool]):
         with Vertical(id="confirm-dialog", classes="dialog"):
             yield Static(self.question, id="confirm-question")
             with Horizontal(classes="buttons"):
-                yield Button(f"{self.yes_label} (y)", id="yes", compact=True,
-                             variant="error" if self.has_class("-danger") else "primary")
+                yield Button(
+                    f"{self.yes_label} (y)",
+                    id="yes",
+                    compact=True,
+                    variant="error" if self.has_class("-danger") else "primary",
+                )
                 yield Button(f"{self.no_label} (n)", id="no", compact=True)
 
     def on_mount(self) -> None:

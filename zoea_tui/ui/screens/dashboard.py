@@ -125,13 +125,19 @@ class DashboardScreen(Screen[None]):
             return
         rows = await commander.broadcasts(50)
         names = self.zoea.names
-        self.query_one(BroadcastLog).set_lines([
-            BroadcastLine(at=b.created_at, tick=b.game_tick,
-                          sender="commander" if b.sender_id is None
-                          else names.get(str(b.sender_id), f"#{b.sender_id}"),
-                          content=b.content)
-            for b in rows
-        ])
+        self.query_one(BroadcastLog).set_lines(
+            [
+                BroadcastLine(
+                    at=b.created_at,
+                    tick=b.game_tick,
+                    sender="commander"
+                    if b.sender_id is None
+                    else names.get(str(b.sender_id), f"#{b.sender_id}"),
+                    content=b.content,
+                )
+                for b in rows
+            ]
+        )
 
     @work(group="dashboard-tails", exit_on_error=False)
     async def _load_tails(self, ids: list[int]) -> None:
@@ -152,8 +158,11 @@ class DashboardScreen(Screen[None]):
         pane = self.query_one(SwarmPanes).pane(mysis_id)
         if commander is None or pane is None or mysis_id not in self.zoea.views:
             return
-        pane.show_facts(facts_from_fields(commander.game_fields(mysis_id)),
-                        tuple(self._tails.get(mysis_id, ())), answer)
+        pane.show_facts(
+            facts_from_fields(commander.game_fields(mysis_id)),
+            tuple(self._tails.get(mysis_id, ())),
+            answer,
+        )
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
         """Take a batch in: the newest view per Mysis, tails, facts and the selected
@@ -174,19 +183,29 @@ class DashboardScreen(Screen[None]):
                 swarm.remove_mysis(event.mysis_id)
             elif isinstance(event, ToolCallStarted):
                 self._tails.setdefault(event.mysis_id, ActionTail()).started(
-                    event.call, self.zoea.status.tick)
+                    event.call, self.zoea.status.tick
+                )
                 self._touched.add(event.mysis_id)
             elif isinstance(event, ToolCallFinished):
                 self._tails.setdefault(event.mysis_id, ActionTail()).finished(
-                    event.call, is_error=event.is_error, error_code=event.error_code,
-                    tick=self.zoea.status.tick)
+                    event.call,
+                    is_error=event.is_error,
+                    error_code=event.error_code,
+                    tick=self.zoea.status.tick,
+                )
                 self._touched.add(event.mysis_id)
             elif isinstance(event, RequestComposed) and event.mysis_id == selected:
                 self._composed = event
             elif isinstance(event, BroadcastSent):
-                self.query_one(BroadcastLog).add(BroadcastLine(
-                    at=event.at, tick=self.zoea.status.tick, sender=event.sender_name,
-                    content=event.content, recipients=len(event.recipients)))
+                self.query_one(BroadcastLog).add(
+                    BroadcastLine(
+                        at=event.at,
+                        tick=self.zoea.status.tick,
+                        sender=event.sender_name,
+                        content=event.content,
+                        recipients=len(event.recipients),
+                    )
+                )
         if self._flush_timer is None and (self._views or self._touched or self._composed):
             self._flush_timer = self.set_timer(FLUSH_S, self._flush)
 
@@ -201,8 +220,7 @@ class DashboardScreen(Screen[None]):
             swarm.upsert(view)
         for mysis_id in touched:
             self._show_facts(mysis_id)
-        if composed is not None and composed.mysis_id == swarm.selected_id \
-                and self.preview_shown:
+        if composed is not None and composed.mysis_id == swarm.selected_id and self.preview_shown:
             # Laying a new request out reflows the screen: at most every PREVIEW_S.
             if self._preview_timer is None:
                 self._show_composed(composed)
@@ -228,9 +246,15 @@ class DashboardScreen(Screen[None]):
     def _show_composed(self, event: RequestComposed) -> None:
         preview = self.query_one("#dash-preview", PreviewLines)
         preview.data = PreviewData(
-            event.composition, self._window(event.mysis_id), upcoming=event.preview,
-            at=event.at, tick=self.zoea.status.tick, valid=event.valid,
-            violations=event.violations, reuse=event.reuse)
+            event.composition,
+            self._window(event.mysis_id),
+            upcoming=event.preview,
+            at=event.at,
+            tick=self.zoea.status.tick,
+            valid=event.valid,
+            violations=event.violations,
+            reuse=event.reuse,
+        )
 
     @work(exclusive=True, group="dashboard-preview", exit_on_error=False)
     async def refresh_preview(self) -> None:
@@ -241,8 +265,9 @@ class DashboardScreen(Screen[None]):
         if commander is None or mysis_id is None or not preview.display:
             return
         view = self.zoea.views.get(mysis_id)
-        preview.border_title = Content(f"NEXT REQUEST · {one_line(view.name, 30)}"
-                                       if view else "NEXT REQUEST")
+        preview.border_title = Content(
+            f"NEXT REQUEST · {one_line(view.name, 30)}" if view else "NEXT REQUEST"
+        )
         try:
             composition = await commander.preview(mysis_id)
         except Exception as exc:  # shown in place: the preview is advisory
@@ -252,8 +277,13 @@ class DashboardScreen(Screen[None]):
             return
         violations = tuple(validate(composition.messages))
         # No prefix measure here: it tokenizes the whole request (the focus view has it).
-        preview.data = PreviewData(composition, self._window(mysis_id), upcoming=True,
-                                   valid=not violations, violations=violations)
+        preview.data = PreviewData(
+            composition,
+            self._window(mysis_id),
+            upcoming=True,
+            valid=not violations,
+            violations=violations,
+        )
 
     @on(SwarmPanes.Highlighted)
     def _highlighted(self, message: SwarmPanes.Highlighted) -> None:

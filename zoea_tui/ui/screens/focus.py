@@ -62,16 +62,18 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
     if view.model and view.model not in (view.provider_label or ""):
         text.append(f" · {one_line(view.model, 40)}", style=fmt.SYSTEM)
     text.append("   ")
-    text.append(f"@{one_line(view.account, 40)}" if view.account else "not logged in",
-                style=fmt.TEXT if view.account else fmt.DIM)
+    text.append(
+        f"@{one_line(view.account, 40)}" if view.account else "not logged in",
+        style=fmt.TEXT if view.account else fmt.DIM,
+    )
     text.append("   ")
-    text.append(f"nudges {view.nudges}/{view.max_nudges}",
-                style=fmt.WARNING if view.nudges else fmt.MUTED)
+    text.append(
+        f"nudges {view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
+    )
     text.append("   last request ", style=fmt.MUTED)
     text.append_text(fmt.token_gauge(view.last_tokens, window))
     if view.last_cached_tokens is not None:
-        text.append(f" · server cached {fmt.compact(view.last_cached_tokens)}",
-                    style=fmt.MUTED)
+        text.append(f" · server cached {fmt.compact(view.last_cached_tokens)}", style=fmt.MUTED)
     text.append("   strategy ", style=fmt.MUTED)
     text.append(view.strategy, style=fmt.TEAL)
     if view.last_error:
@@ -166,8 +168,9 @@ class FocusScreen(Screen[None]):
         commander = self.zoea.commander
         if commander is None or self.mysis_id not in self.zoea.views:
             return
-        self.query_one(GameStateSidebar).show(commander.game_state(self.mysis_id),
-                                              self.zoea.status.tick)
+        self.query_one(GameStateSidebar).show(
+            commander.game_state(self.mysis_id), self.zoea.status.tick
+        )
 
     def _window(self, view: MysisView | None) -> int:
         """The context window of a Mysis's model (the default when unknown)."""
@@ -200,15 +203,20 @@ class FocusScreen(Screen[None]):
             memories = await story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
         else:
             memories = await story.page(mysis_id, limit=PAGE)
-        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id,
-                                bounds.count)
+        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
         if mysis_id != self.mysis_id:
             return
         await self.query_one(ConversationLog).show_page(page, focus_id=at)
         self._note_page()
 
-    async def _page(self, mysis_id: int, memories: list[Memory], first_id: int | None,
-                    last_id: int | None, count: int) -> Page:
+    async def _page(
+        self,
+        mysis_id: int,
+        memories: list[Memory],
+        first_id: int | None,
+        last_id: int | None,
+        count: int,
+    ) -> Page:
         """A page with the turns that began among its memories."""
         commander = self.zoea.commander
         assert commander is not None
@@ -251,8 +259,7 @@ class FocusScreen(Screen[None]):
             memories = await story.page(mysis_id, after_id=0, limit=PAGE)
         else:
             memories = await story.page(mysis_id, limit=PAGE)
-        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id,
-                                bounds.count)
+        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
         if mysis_id != self.mysis_id:
             return
         if direction == "older" and entries:
@@ -294,9 +301,13 @@ class FocusScreen(Screen[None]):
         violations = tuple(validate(composition.messages))
         last = commander.last_sent(mysis_id)
         self.query_one(ContextPreview).data = PreviewData(
-            composition, self._window(view), upcoming=True,
-            valid=not violations, violations=violations,
-            reuse=reuse(last, composition.messages) if last else None)
+            composition,
+            self._window(view),
+            upcoming=True,
+            valid=not violations,
+            violations=violations,
+            reuse=reuse(last, composition.messages) if last else None,
+        )
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
         mine = self.mysis_id
@@ -311,15 +322,24 @@ class FocusScreen(Screen[None]):
                 memory = event.memory
                 # A turn ended or a prompt arrived: the next request is no longer the one
                 # just sent, so compose the upcoming one (a worker; the newest one wins).
-                upcoming = upcoming or memory.role == "user" or (
-                    memory.role == "assistant" and not memory.tool_calls)
+                upcoming = (
+                    upcoming
+                    or memory.role == "user"
+                    or (memory.role == "assistant" and not memory.tool_calls)
+                )
             elif isinstance(event, RequestComposed) and event.mysis_id == mine:
                 view = self._view()
                 window = self._window(view)
                 self.query_one(ContextPreview).data = PreviewData(
-                    event.composition, window, upcoming=event.preview, at=event.at,
-                    tick=self.zoea.status.tick, valid=event.valid,
-                    violations=event.violations, reuse=event.reuse)
+                    event.composition,
+                    window,
+                    upcoming=event.preview,
+                    at=event.at,
+                    tick=self.zoea.status.tick,
+                    valid=event.valid,
+                    violations=event.violations,
+                    reuse=event.reuse,
+                )
             elif isinstance(event, StreamDelta) and event.mysis_id == mine:
                 text = Text()
                 text.append("AI ⋯ ", style=f"bold {fmt.ASSISTANT}")
@@ -329,8 +349,10 @@ class FocusScreen(Screen[None]):
                 log.show_stream(text)
             elif isinstance(event, ErrorRaised) and event.mysis_id == mine:
                 text = fmt.stamp(event.at, self.zoea.status.tick)
-                text.append(" ERROR" + (" (will retry)" if event.transient else ""),
-                            style=f"bold {fmt.ERROR}")
+                text.append(
+                    " ERROR" + (" (will retry)" if event.transient else ""),
+                    style=f"bold {fmt.ERROR}",
+                )
                 text.append("\n  ")
                 text.append(clip(event.message, 20_000).text, style=fmt.ERROR)
                 log.add_note(text, "-error")

@@ -74,24 +74,41 @@ class MysisForm(ModalScreen[bool]):
             if self.with_name:
                 with Horizontal(classes="form-row"):
                     yield Label("Name")
-                    yield Input(placeholder="a unique name, e.g. Dora", id="form-name",
-                                max_length=40, compact=True)
+                    yield Input(
+                        placeholder="a unique name, e.g. Dora",
+                        id="form-name",
+                        max_length=40,
+                        compact=True,
+                    )
             with Horizontal(classes="form-row"):
                 yield Label("Provider")
-                yield Select([(Text(p), p) for p in c.providers], value=c.provider,
-                             allow_blank=False, id="form-provider", compact=True)
+                yield Select(
+                    [(Text(p), p) for p in c.providers],
+                    value=c.provider,
+                    allow_blank=False,
+                    id="form-provider",
+                    compact=True,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("Model")
-                yield Input(value=c.model, placeholder=self._model_placeholder(c.provider),
-                            id="form-model", compact=True)
+                yield Input(
+                    value=c.model,
+                    placeholder=self._model_placeholder(c.provider),
+                    id="form-model",
+                    compact=True,
+                )
             with Horizontal(classes="form-row"):
                 yield Label("Strategy")
-                yield Select([(Text(s), s) for s in c.strategies], value=c.strategy,
-                             allow_blank=False, id="form-strategy", compact=True)
+                yield Select(
+                    [(Text(s), s) for s in c.strategies],
+                    value=c.strategy,
+                    allow_blank=False,
+                    id="form-strategy",
+                    compact=True,
+                )
             yield Static("", id="form-error")
             with Horizontal(classes="buttons"):
-                yield Button(self.submit_label, id="form-submit", variant="primary",
-                             compact=True)
+                yield Button(self.submit_label, id="form-submit", variant="primary", compact=True)
                 yield Button("Cancel", id="form-cancel", compact=True)
 
     def _model_placeholder(self, provider: str) -> str:
@@ -104,8 +121,7 @@ class MysisForm(ModalScreen[bool]):
 
     @on(Select.Changed, "#form-provider")
     def _provider_changed(self, event: Select.Changed) -> None:
-        self.query_one("#form-model", Input).placeholder = self._model_placeholder(
-            str(event.value))
+        self.query_one("#form-model", Input).placeholder = self._model_placeholder(str(event.value))
 
     def collected(self) -> MysisSettings:
         """The values in the form."""
@@ -113,13 +129,13 @@ class MysisForm(ModalScreen[bool]):
         model = self.query_one("#form-model", Input).value.strip() or None
         provider = self.query_one("#form-provider", Select).value
         strategy = self.query_one("#form-strategy", Select).value
-        return MysisSettings(name=name, provider=str(provider), model=model,
-                             strategy=str(strategy))
+        return MysisSettings(name=name, provider=str(provider), model=model, strategy=str(strategy))
 
     def show_error(self, message: str) -> None:
         """Show why the form was refused."""
         self.query_one("#form-error", Static).update(
-            Text("✗ " + one_line(message, 300), style=f"bold {fmt.ERROR}"))
+            Text("✗ " + one_line(message, 300), style=f"bold {fmt.ERROR}")
+        )
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#form-submit")

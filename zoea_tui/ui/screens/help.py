@@ -28,8 +28,14 @@ def help_table() -> Table:
         for key, what in keys:
             table.add_row(Text(key, style=f"bold {fmt.TEAL}"), Text(what, style=fmt.TEXT))
     table.add_row("", "")
-    table.add_row("", Text("The mouse works too: click a Mysis, double click to focus it, "
-                           "click an entry to expand it, wheel to scroll.", style=fmt.MUTED))
+    table.add_row(
+        "",
+        Text(
+            "The mouse works too: click a Mysis, double click to focus it, "
+            "click an entry to expand it, wheel to scroll.",
+            style=fmt.MUTED,
+        ),
+    )
     return table
 
 

@@ -43,8 +43,7 @@ class InputBar(ModalScreen[str | None]):
         Binding("down", "history(1)", "Later", show=False),
     ]
 
-    def __init__(self, prompt: Text, *, placeholder: str, history: InputHistory,
-                 kind: str) -> None:
+    def __init__(self, prompt: Text, *, placeholder: str, history: InputHistory, kind: str) -> None:
         super().__init__(classes=f"input-bar -{kind}")
         self.prompt = prompt
         self.placeholder = placeholder
@@ -57,8 +56,9 @@ class InputBar(ModalScreen[str | None]):
         with Vertical(id="input-dock"):
             yield Static(self.prompt, id="input-prompt")
             yield Input(placeholder=self.placeholder, id="input-text", max_length=4000)
-            yield Static(Text("enter send · esc cancel · ↑↓ history", style=fmt.MUTED),
-                         id="input-hint")
+            yield Static(
+                Text("enter send · esc cancel · ↑↓ history", style=fmt.MUTED), id="input-hint"
+            )
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
@@ -70,7 +70,8 @@ class InputBar(ModalScreen[str | None]):
         if not text:
             self.app.bell()
             self.query_one("#input-hint", Static).update(
-                Text("nothing to send: type a message, or esc to cancel", style=fmt.WARNING))
+                Text("nothing to send: type a message, or esc to cancel", style=fmt.WARNING)
+            )
             return
         self.history.add(text)
         self.dismiss(text)

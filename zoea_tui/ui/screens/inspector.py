@@ -54,14 +54,14 @@ def request_row(r: RequestSummary) -> Text:
 def sent_messages(seen: RequestInspection) -> Text:
     """The messages as sent, each with its provenance and tokens."""
     text = Text()
-    for n, (message, item) in enumerate(zip(seen.composition.messages, seen.composition.items,
-                                            strict=False), start=1):
+    for n, (message, item) in enumerate(
+        zip(seen.composition.messages, seen.composition.items, strict=False), start=1
+    ):
         where = f"memory #{item.memory_id}" if item.memory_id is not None else item.kind
         text.append(f"{n:>3} {message['role'].upper()}", style=f"bold {fmt.ASSISTANT}")
         text.append(f"  {where} · {item.action} · {item.tokens} tok", style=fmt.MUTED)
         if message.get("tool_call_id"):
-            text.append(f" · answers {one_line(str(message['tool_call_id']), 40)}",
-                        style=fmt.DIM)
+            text.append(f" · answers {one_line(str(message['tool_call_id']), 40)}", style=fmt.DIM)
         text.append("\n")
         content = message.get("content") or ""
         if content:
@@ -74,8 +74,7 @@ def sent_messages(seen: RequestInspection) -> Text:
             function = call.get("function", {})
             text.append("⚙ ", style=fmt.TEAL)
             text.append(one_line(str(function.get("name", "?")), 60), style=f"bold {fmt.TEAL}")
-            text.append(f"({one_line(str(function.get('arguments', '')), 300)})\n",
-                        style=fmt.TEXT)
+            text.append(f"({one_line(str(function.get('arguments', '')), 300)})\n", style=fmt.TEXT)
         text.append("\n")
     return text
 
@@ -87,16 +86,25 @@ def diff_text(diff: RequestDiff | None, previous_id: int | None) -> Text:
         text.append("The Mysis's first request: nothing to compare with.", style=fmt.MUTED)
         return text
     text.append(f"Against request #{previous_id}: ", style=fmt.MUTED)
-    text.append(f"{diff.kept} messages repeated ({fmt.compact(diff.kept_tokens)} tok), "
-                f"{diff.count('appended')} appended, {diff.count('left')} left, "
-                f"{diff.count('changed')} changed\n", style=fmt.TEXT)
+    text.append(
+        f"{diff.kept} messages repeated ({fmt.compact(diff.kept_tokens)} tok), "
+        f"{diff.count('appended')} appended, {diff.count('left')} left, "
+        f"{diff.count('changed')} changed\n",
+        style=fmt.TEXT,
+    )
     if diff.reasons:
         text.append("why: " + "; ".join(diff.reasons) + "\n", style=fmt.WARNING)
     else:
-        text.append("the previous request plus new messages: a prompt cache reuses all of "
-                    "it\n", style=fmt.TEAL)
-    marks = {"appended": ("+", fmt.TEAL), "left": ("-", fmt.ERROR),
-             "changed": ("~", fmt.WARNING), "kept": ("=", fmt.MUTED)}
+        text.append(
+            "the previous request plus new messages: a prompt cache reuses all of it\n",
+            style=fmt.TEAL,
+        )
+    marks = {
+        "appended": ("+", fmt.TEAL),
+        "left": ("-", fmt.ERROR),
+        "changed": ("~", fmt.WARNING),
+        "kept": ("=", fmt.MUTED),
+    }
     for line in diff.lines:
         mark, style = marks[line.status]
         where = f"#{line.memory_id}" if line.memory_id is not None else line.kind
@@ -113,8 +121,11 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
     r = seen.record
     text = Text()
     text.append(f"REQUEST #{r.id}", style=f"bold {fmt.BRAND}")
-    text.append(f"  {fmt.clock(r.created_at)} · {r.strategy} · turn {r.turn_id or '-'}"
-                f" · nudge level {r.nudge_level} · tools {r.tools_tokens} tok\n", style=fmt.MUTED)
+    text.append(
+        f"  {fmt.clock(r.created_at)} · {r.strategy} · turn {r.turn_id or '-'}"
+        f" · nudge level {r.nudge_level} · tools {r.tools_tokens} tok\n",
+        style=fmt.MUTED,
+    )
     text.append(f"{r.estimated_tokens} tok estimated", style=fmt.TEXT)
     if r.prompt_tokens is not None:
         text.append(f" · {r.prompt_tokens} prompt tok reported", style=fmt.TEXT)
@@ -127,18 +138,27 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
         text.append(f"\n✖ {one_line(r.error, 300)}", style=fmt.ERROR)
     text.append("\n")
     if seen.identical is True:
-        text.append("✓ recomposed from the log: byte-identical to what was sent (sha256 "
-                    f"{(r.digest or '')[:12]}…)\n", style=fmt.TEAL)
+        text.append(
+            "✓ recomposed from the log: byte-identical to what was sent (sha256 "
+            f"{(r.digest or '')[:12]}…)\n",
+            style=fmt.TEAL,
+        )
     elif seen.identical is False:
-        text.append("✗ recomposed from the log, but it differs from what was sent (the "
-                    "Mysis's system prompt or account changed since)\n", style=fmt.ERROR)
+        text.append(
+            "✗ recomposed from the log, but it differs from what was sent (the "
+            "Mysis's system prompt or account changed since)\n",
+            style=fmt.ERROR,
+        )
     else:
-        text.append("? recomposed from the log (logged before digests were kept: cannot "
-                    "be checked)\n", style=fmt.WARNING)
+        text.append(
+            "? recomposed from the log (logged before digests were kept: cannot be checked)\n",
+            style=fmt.WARNING,
+        )
     text.append("\nDIFF\n", style=f"bold {fmt.ASSISTANT}")
     text.append_text(diff_text(seen.diff, seen.previous.id if seen.previous else None))
-    text.append(f"\nSENT · {len(seen.composition.messages)} messages\n",
-                style=f"bold {fmt.ASSISTANT}")
+    text.append(
+        f"\nSENT · {len(seen.composition.messages)} messages\n", style=f"bold {fmt.ASSISTANT}"
+    )
     text.append_text(sent_messages(seen))
     text.append("CAME BACK\n", style=f"bold {fmt.ASSISTANT}")
     if seen.answer is None:
@@ -210,8 +230,10 @@ class InspectorScreen(Screen[None]):
                 listing.highlighted = 0
             else:
                 self.query_one("#inspector-text", Static).update(
-                    Text(f"{one_line(self.mysis_name, 30)} has sent no request yet.",
-                         style=fmt.MUTED))
+                    Text(
+                        f"{one_line(self.mysis_name, 30)} has sent no request yet.", style=fmt.MUTED
+                    )
+                )
                 self.bench_state = "requests 0"
 
     @on(OptionList.OptionHighlighted, "#inspector-list")
@@ -232,8 +254,7 @@ class InspectorScreen(Screen[None]):
         seen = await commander.story.inspect(self.mysis_id, request_id)
         body = self.query_one("#inspector-text", Static)
         if seen is None:
-            body.update(Text(f"Request #{request_id} is no longer in the log.",
-                             style=fmt.MUTED))
+            body.update(Text(f"Request #{request_id} is no longer in the log.", style=fmt.MUTED))
             return
         body.update(inspection_text(seen, self.zoea.names))
         self.query_one("#inspector-detail", VerticalScroll).scroll_home(animate=False)

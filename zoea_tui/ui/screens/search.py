@@ -50,12 +50,18 @@ def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
     """Two lines for one hit: what and when, then the snippet."""
     head = fmt.stamp(hit.created_at, hit.game_tick)
     if hit.kind == "broadcast":
-        sender = "you" if hit.sender_id is None else one_line(
-            names.get(str(hit.sender_id), f"#{hit.sender_id}"), 30)
+        sender = (
+            "you"
+            if hit.sender_id is None
+            else one_line(names.get(str(hit.sender_id), f"#{hit.sender_id}"), 30)
+        )
         head.append(f" BROADCAST from {sender}", style=f"bold {fmt.ASSISTANT}")
     else:
-        label = {"user": "YOU" if hit.source == "direct" else hit.source.upper(),
-                 "assistant": "AI", "tool": f"TOOL {one_line(hit.tool_name or '', 30)}"}
+        label = {
+            "user": "YOU" if hit.source == "direct" else hit.source.upper(),
+            "assistant": "AI",
+            "tool": f"TOOL {one_line(hit.tool_name or '', 30)}",
+        }
         head.append(" " + label.get(hit.role, hit.role.upper()), style=f"bold {fmt.TEAL}")
         head.append(f"  #{hit.id}", style=fmt.DIM)
     head.append("\n  ")
@@ -94,10 +100,13 @@ class SearchScreen(ModalScreen[StoryHit | None]):
         """The query, a status line, the hits."""
         with Vertical(id="search-box") as box:
             box.border_title = f"SEARCH · {one_line(self.mysis_name, 30)} and the broadcasts"
-            yield Input(placeholder="words to find (every word must match; prefixes too)",
-                        id="search-input")
-            yield Static(Text("Type to search; enter opens a hit; esc closes.",
-                              style=fmt.MUTED), id="search-status")
+            yield Input(
+                placeholder="words to find (every word must match; prefixes too)", id="search-input"
+            )
+            yield Static(
+                Text("Type to search; enter opens a hit; esc closes.", style=fmt.MUTED),
+                id="search-status",
+            )
             yield OptionList(id="search-hits")
 
     def on_mount(self) -> None:
@@ -119,8 +128,11 @@ class SearchScreen(ModalScreen[StoryHit | None]):
         commander = self.zoea.commander
         if commander is None:
             return
-        hits = await commander.story.search(self.mysis_id, query, limit=HIT_LIMIT) \
-            if query.strip() else []
+        hits = (
+            await commander.story.search(self.mysis_id, query, limit=HIT_LIMIT)
+            if query.strip()
+            else []
+        )
         if query != self._query:
             return
         self.show_hits(query, hits)
@@ -131,18 +143,20 @@ class SearchScreen(ModalScreen[StoryHit | None]):
         names = self.zoea.names
         options = self.query_one(OptionList)
         options.clear_options()
-        options.add_options([Option(hit_prompt(h, names), id=f"{h.kind}-{h.id}")
-                             for h in hits])
+        options.add_options([Option(hit_prompt(h, names), id=f"{h.kind}-{h.id}") for h in hits])
         status = self.query_one("#search-status", Static)
         if not query.strip():
-            status.update(Text("Type to search; enter opens a hit; esc closes.",
-                               style=fmt.MUTED))
+            status.update(Text("Type to search; enter opens a hit; esc closes.", style=fmt.MUTED))
         elif not hits:
             status.update(Text(f"Nothing matches {one_line(query, 60)!r}.", style=fmt.MUTED))
         else:
             more = " (the best ones)" if len(hits) >= HIT_LIMIT else ""
-            status.update(Text(f"{len(hits)} hits{more}, best first · ↓ to choose, "
-                               "enter to open", style=fmt.MUTED))
+            status.update(
+                Text(
+                    f"{len(hits)} hits{more}, best first · ↓ to choose, enter to open",
+                    style=fmt.MUTED,
+                )
+            )
         self.bench_state = f"search {len(hits)}"
 
     @on(OptionList.OptionSelected, "#search-hits")
@@ -163,11 +177,23 @@ class SearchScreen(ModalScreen[StoryHit | None]):
             return
         memory_id = await commander.story.broadcast_memory(self.mysis_id, hit.id)
         if memory_id is None:
-            self.notify(f"That broadcast never reached {one_line(self.mysis_name, 30)}.",
-                        severity="warning")
+            self.notify(
+                f"That broadcast never reached {one_line(self.mysis_name, 30)}.", severity="warning"
+            )
             return
-        self.dismiss(StoryHit("memory", memory_id, "user", "broadcast", None, hit.snippet,
-                              hit.created_at, hit.game_tick, hit.sender_id))
+        self.dismiss(
+            StoryHit(
+                "memory",
+                memory_id,
+                "user",
+                "broadcast",
+                None,
+                hit.snippet,
+                hit.created_at,
+                hit.game_tick,
+                hit.sender_id,
+            )
+        )
 
     def action_to_hits(self) -> None:
         """Move from the query to the hits."""

@@ -34,8 +34,15 @@ if TYPE_CHECKING:
 BAR_WIDTH = 8
 
 
-def option_text(strategy: str, composition: Composition | None, *, current: bool,
-                largest: int, window: int, violations: int = 0) -> Text:
+def option_text(
+    strategy: str,
+    composition: Composition | None,
+    *,
+    current: bool,
+    largest: int,
+    window: int,
+    violations: int = 0,
+) -> Text:
     """Two lines for one strategy: its name, then its totals with a bar (pure)."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append("● " if current else "○ ", style=fmt.TEAL if current else fmt.DIM)
@@ -129,8 +136,11 @@ class StrategyScreen(Screen[None]):
         text.append(name, style=f"bold {fmt.TEAL}")
         text.append("  now composing with ", style=fmt.MUTED)
         text.append(self.current or "?", style=f"bold {fmt.TEAL}")
-        text.append("\nwhat each strategy would send right now (nothing is sent) · "
-                    "↑↓ compare · enter applies", style=fmt.MUTED)
+        text.append(
+            "\nwhat each strategy would send right now (nothing is sent) · "
+            "↑↓ compare · enter applies",
+            style=fmt.MUTED,
+        )
         self.query_one("#strategies-header", Static).update(text)
 
     def _refresh_options(self) -> None:
@@ -138,12 +148,22 @@ class StrategyScreen(Screen[None]):
         highlighted = options.highlighted
         largest = max((c.tokens for c in self.compositions.values()), default=0)
         window = self._window()
-        options.set_options([
-            Option(option_text(s, self.compositions.get(s), current=s == self.current,
-                               largest=largest, window=window,
-                               violations=len(self.violations.get(s, ()))), id=s)
-            for s in self.strategies
-        ])
+        options.set_options(
+            [
+                Option(
+                    option_text(
+                        s,
+                        self.compositions.get(s),
+                        current=s == self.current,
+                        largest=largest,
+                        window=window,
+                        violations=len(self.violations.get(s, ())),
+                    ),
+                    id=s,
+                )
+                for s in self.strategies
+            ]
+        )
         if highlighted is None and self.current in self.strategies:
             highlighted = self.strategies.index(self.current)
         if highlighted is not None and self.strategies:
@@ -180,8 +200,13 @@ class StrategyScreen(Screen[None]):
             return
         violations = self.violations.get(strategy, ())
         preview = self.query_one(ContextPreview)
-        preview.data = PreviewData(self.compositions[strategy], self._window(), upcoming=True,
-                                   valid=not violations, violations=violations)
+        preview.data = PreviewData(
+            self.compositions[strategy],
+            self._window(),
+            upcoming=True,
+            valid=not violations,
+            violations=violations,
+        )
 
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:
@@ -215,7 +240,8 @@ class StrategyScreen(Screen[None]):
         self.zoea.run_command(
             "apply the strategy",
             lambda: commander.configure_mysis(self.mysis_id, strategy=strategy),
-            done=f"{name} now composes with {strategy}")
+            done=f"{name} now composes with {strategy}",
+        )
 
     def action_expand(self) -> None:
         """Whole messages in the preview (or compact ones again)."""

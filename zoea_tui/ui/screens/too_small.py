@@ -27,7 +27,9 @@ class TooSmallScreen(Screen[None]):
         """Say how big the terminal is and how big it must be."""
         text = Text(justify="center")
         text.append("◆ TERMINAL TOO SMALL ◆\n\n", style=f"bold {fmt.ERROR}")
-        text.append(f"Zoea Nova needs at least {MIN_WIDTH}×{MIN_HEIGHT}; "
-                    f"this one is {width}×{height}.\n", style=fmt.TEXT)
+        text.append(
+            f"Zoea Nova needs at least {MIN_WIDTH}×{MIN_HEIGHT}; this one is {width}×{height}.\n",
+            style=fmt.TEXT,
+        )
         text.append("Enlarge the window (or zoom out) to continue.", style=fmt.MUTED)
         self.query_one("#too-small-text", Static).update(text)

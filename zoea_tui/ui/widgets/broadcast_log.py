@@ -29,8 +29,10 @@ def broadcast_text(line: BroadcastLine) -> Text:
     text = fmt.stamp(line.at, line.tick)
     text.append(" ◆ ", style=fmt.BRAND)
     from_commander = line.sender == "commander"
-    text.append(line.sender if from_commander else one_line(line.sender, 40),
-                style=f"bold {fmt.USER if from_commander else fmt.ASSISTANT}")
+    text.append(
+        line.sender if from_commander else one_line(line.sender, 40),
+        style=f"bold {fmt.USER if from_commander else fmt.ASSISTANT}",
+    )
     text.append(" › ", style=fmt.DIM)
     text.append(one_line(line.content, 2000), style=fmt.TEXT)
     if line.recipients is not None:
@@ -70,9 +72,13 @@ class BroadcastLog(VerticalScroll):
     def _refresh_lines(self) -> None:
         static = self.query_one("#broadcast-lines", Static)
         if not self._lines:
-            static.update(Text.assemble(
-                ("No broadcasts yet. Press ", fmt.MUTED), ("b", f"bold {fmt.TEAL}"),
-                (" to give every Mysis an order.", fmt.MUTED)))
+            static.update(
+                Text.assemble(
+                    ("No broadcasts yet. Press ", fmt.MUTED),
+                    ("b", f"bold {fmt.TEAL}"),
+                    (" to give every Mysis an order.", fmt.MUTED),
+                )
+            )
         else:
             lines = Text("\n").join(broadcast_text(line) for line in self._lines)
             lines.no_wrap = True

@@ -25,8 +25,7 @@ from ...core.composition import Composition, Item
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 
-ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT,
-               "tool": fmt.TOOL}
+ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT, "tool": fmt.TOOL}
 SHORT_ROLES = {"system": "sys", "user": "user", "assistant": "ai", "tool": "tool"}
 #: Characters of each message shown when compact, and when expanded.
 COMPACT_CHARS = 240
@@ -82,14 +81,22 @@ def _message_body(message: dict[str, Any], limit: int, lines: int | None) -> lis
         piece = clip(content, limit, lines)
         pieces.append((piece.text, fmt.TEXT))
         if piece.truncated:
-            more = (f"{piece.hidden_lines:,} more lines" if piece.hidden_lines
-                    else f"{piece.hidden_chars:,} more characters")
+            more = (
+                f"{piece.hidden_lines:,} more lines"
+                if piece.hidden_lines
+                else f"{piece.hidden_chars:,} more characters"
+            )
             pieces.append((f"… {more}", f"italic {fmt.MUTED}"))
     for call in message.get("tool_calls") or ():
         function = call.get("function", {})
         args = clip(str(function.get("arguments", "")), 200 if lines else FULL_CHARS)
-        pieces.append((f"⚙ {one_line(str(function.get('name', '?')), 60)}"
-                       f"({one_line(args.text, len(args.text) + 1)})", fmt.TEAL))
+        pieces.append(
+            (
+                f"⚙ {one_line(str(function.get('name', '?')), 60)}"
+                f"({one_line(args.text, len(args.text) + 1)})",
+                fmt.TEAL,
+            )
+        )
     if message.get("tool_call_id"):
         pieces.append((f"↳ answers {one_line(str(message['tool_call_id']), 60)}", fmt.DIM))
     return pieces
@@ -124,12 +131,14 @@ def preview_lines(data: PreviewData) -> Text:
     """The preview in one line per message (role, provenance, tokens, the start of its
     text): cheap to lay out however long the request, for the dashboard."""
     text = _header(data)
-    for index, (message, item) in enumerate(zip(data.composition.messages,
-                                                 data.composition.items, strict=False)):
+    for index, (message, item) in enumerate(
+        zip(data.composition.messages, data.composition.items, strict=False)
+    ):
         role = str(message.get("role", item.role))
         text.append(f"\n{index + 1:>2} ", style=fmt.DIM)
-        text.append(f"{SHORT_ROLES.get(role, role[:4]):<5}",
-                    style=f"bold {ROLE_STYLES.get(role, fmt.TEXT)}")
+        text.append(
+            f"{SHORT_ROLES.get(role, role[:4]):<5}", style=f"bold {ROLE_STYLES.get(role, fmt.TEXT)}"
+        )
         text.append(f"{item.tokens:>5,} ", style=fmt.MUTED)
         text.append(provenance(item), style=fmt.TEXT)
         pieces = _message_body(message, 120, 1)
@@ -151,8 +160,10 @@ def _header(data: PreviewData) -> Text:
     text.append(f"/{data.window:,} tok", style=fmt.MUTED)
     if data.valid is not None:
         text.append(" · ", style=fmt.DIM)
-        text.append("valid" if data.valid else "INVALID",
-                    style=fmt.USER if data.valid else f"bold {fmt.ERROR}")
+        text.append(
+            "valid" if data.valid else "INVALID",
+            style=fmt.USER if data.valid else f"bold {fmt.ERROR}",
+        )
     text.append("\n")
     if data.upcoming:
         text.append("next request · composed now, nothing sent", style=f"italic {fmt.MUTED}")
@@ -163,20 +174,25 @@ def _header(data: PreviewData) -> Text:
         reused = data.reuse
         total = reused.cached_tokens + reused.uncached_tokens
         text.append("\n")
-        text.append(f"repeats {reused.cached_tokens:,} of {total:,} tok of the last request "
-                    f"({reused.share:.0%} of it) · {reused.uncached_tokens:,} tok new",
-                    style=fmt.MUTED)
+        text.append(
+            f"repeats {reused.cached_tokens:,} of {total:,} tok of the last request "
+            f"({reused.share:.0%} of it) · {reused.uncached_tokens:,} tok new",
+            style=fmt.MUTED,
+        )
     if comp.turn is not None:
-        text.append(f"\nturn began at memory #{comp.turn.first_memory_id} · "
-                    f"{comp.turn.describe()}", style=fmt.DIM)
+        text.append(
+            f"\nturn began at memory #{comp.turn.first_memory_id} · {comp.turn.describe()}",
+            style=fmt.DIM,
+        )
     if comp.dropped:
         by_reason: dict[str, list[int]] = {}
         for dropped in comp.dropped:
             by_reason.setdefault(one_line(dropped.reason, 60), []).append(dropped.memory_id)
         text.append(f"\n{len(comp.dropped)} left out", style=fmt.WARNING)
         for reason, ids in by_reason.items():
-            shown = " ".join(f"#{i}" for i in ids[:3]) + (f" +{len(ids) - 3}" if len(ids) > 3
-                                                          else "")
+            shown = " ".join(f"#{i}" for i in ids[:3]) + (
+                f" +{len(ids) - 3}" if len(ids) > 3 else ""
+            )
             text.append(f"\n · {reason} ", style=fmt.MUTED)
             text.append(f"({shown})", style=fmt.DIM)
     if comp.uses_nudge:
@@ -229,7 +245,8 @@ class ContextPreview(VerticalScroll):
     def show_error(self, message: str) -> None:
         """Say that the preview could not be composed."""
         self.query_one("#preview-text", Static).update(
-            Text("could not compose: " + one_line(message, 400), style=fmt.ERROR))
+            Text("could not compose: " + one_line(message, 400), style=fmt.ERROR)
+        )
 
 
 class PreviewLines(Widget):
@@ -239,8 +256,9 @@ class PreviewLines(Widget):
     a busy Mysis beside the dashboard's panes.
     """
 
-    data: reactive[PreviewData | None] = reactive(None, always_update=True, init=False,
-                                                  layout=False)
+    data: reactive[PreviewData | None] = reactive(
+        None, always_update=True, init=False, layout=False
+    )
 
     def __init__(self, *, id: str | None = None, title: str = "NEXT REQUEST") -> None:
         super().__init__(id=id)
@@ -258,9 +276,10 @@ class PreviewLines(Widget):
         lines = list(text.split("\n"))
         if height and len(lines) > height:
             hidden = len(lines) - height + 1
-            more = Text(f"… {hidden} more messages (enter: the whole request)",
-                        style=f"italic {fmt.MUTED}")
-            text = Text("\n").join([*lines[:height - 1], more])
+            more = Text(
+                f"… {hidden} more messages (enter: the whole request)", style=f"italic {fmt.MUTED}"
+            )
+            text = Text("\n").join([*lines[: height - 1], more])
         text.no_wrap = True
         text.overflow = "ellipsis"
         return text

@@ -84,8 +84,11 @@ def _body(body: Text, content: str, style: str, expanded: bool, always_full: boo
     _newline(body)
     body.append(piece.text, style=style)
     if piece.truncated:
-        more = f"{piece.hidden_lines:,} more lines" if piece.hidden_lines else \
-            f"{piece.hidden_chars:,} more characters"
+        more = (
+            f"{piece.hidden_lines:,} more lines"
+            if piece.hidden_lines
+            else f"{piece.hidden_chars:,} more characters"
+        )
         _newline(body)
         if expanded or always_full:
             body.append(f"… {more} not shown (zoea export prints everything)", style=fmt.MUTED)
@@ -137,8 +140,10 @@ def entry_parts(memory: Memory, *, expanded: bool, names: dict[str, str]) -> Ent
             body.append("▾ reasoning\n", style=f"italic {fmt.MUTED}")
             body.append(reasoning.text, style=f"italic {fmt.MUTED}")
         else:
-            body.append(f"▸ reasoning ({n_lines} line{'s' if n_lines != 1 else ''}): ",
-                        style=f"italic {fmt.MUTED}")
+            body.append(
+                f"▸ reasoning ({n_lines} line{'s' if n_lines != 1 else ''}): ",
+                style=f"italic {fmt.MUTED}",
+            )
             body.append(one_line(memory.reasoning, 70), style=f"italic {fmt.DIM}")
         expandable = True
 
@@ -168,7 +173,8 @@ class LogEntry(Static, can_focus=True):
     """One memory; click or enter toggles its long parts."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle_entry", "Expand", show=False)]
+        Binding("enter,space", "toggle_entry", "Expand", show=False)
+    ]
 
     expanded: reactive[bool] = reactive(False)
 
@@ -222,19 +228,25 @@ def turn_marker(turn: Turn) -> Text:
     return text
 
 
-def with_turn_markers(memories: list[Memory], turns: list[Turn], names: dict[str, str],
-                      expanded: bool, *, previous_id: int | None = None,
-                      trailing: bool = False) -> list[Static]:
+def with_turn_markers(
+    memories: list[Memory],
+    turns: list[Turn],
+    names: dict[str, str],
+    expanded: bool,
+    *,
+    previous_id: int | None = None,
+    trailing: bool = False,
+) -> list[Static]:
     """Entries for ``memories`` with a marker before the first memory of each turn.
 
     ``previous_id`` is the memory just before ``memories[0]`` (None: unknown), so a
     turn that began between the two is marked above the first entry. ``trailing``:
     turns that began after the last memory are marked at the end (the newest page).
     """
-    lower = previous_id if previous_id is not None else \
-        (memories[0].id - 1 if memories else 0)
-    starts = sorted((t for t in turns if t.first_memory_id > lower),
-                    key=lambda t: t.first_memory_id)
+    lower = previous_id if previous_id is not None else (memories[0].id - 1 if memories else 0)
+    starts = sorted(
+        (t for t in turns if t.first_memory_id > lower), key=lambda t: t.first_memory_id
+    )
     widgets: list[Static] = []
     index = 0
     for memory in memories:
@@ -345,11 +357,13 @@ class ConversationLog(VerticalScroll, can_focus=True):
         ``previous_id``: the memory just before the first one (for its turn marker).
         """
         turns = [t for t in self.turns if previous_id is None or t.first_memory_id > previous_id]
-        self.show_page(Page(memories[-MAX_ENTRIES:], turns, at_start=previous_id is None,
-                            at_end=True))
+        self.show_page(
+            Page(memories[-MAX_ENTRIES:], turns, at_start=previous_id is None, at_end=True)
+        )
 
-    def show_page(self, page: Page, *, focus_id: int | None = None,
-                  top: bool = False) -> AwaitMount:
+    def show_page(
+        self, page: Page, *, focus_id: int | None = None, top: bool = False
+    ) -> AwaitMount:
         """Replace what is shown by ``page``; then stick to the bottom, or show the top
         (``top``), or centre the memory ``focus_id`` and highlight it."""
         self.remove_children()
@@ -358,8 +372,14 @@ class ConversationLog(VerticalScroll, can_focus=True):
         self.waiting = False
         self.at_start, self.at_end, self.count = page.at_start, page.at_end, page.count
         self.hit_id = focus_id
-        widgets = with_turn_markers(page.memories, page.turns, self.names, self.all_expanded,
-                                    previous_id=0, trailing=page.at_end)
+        widgets = with_turn_markers(
+            page.memories,
+            page.turns,
+            self.names,
+            self.all_expanded,
+            previous_id=0,
+            trailing=page.at_end,
+        )
         if not widgets:
             widgets = [Static(Text("No messages yet.", style=fmt.MUTED), classes="log-empty")]
         mounted = self.mount_all(widgets)
@@ -394,16 +414,18 @@ class ConversationLog(VerticalScroll, can_focus=True):
         self.at_start = page.at_start
         # A marker at the top already stands for the turn that begins at ``first``.
         turns = [t for t in page.turns if t.first_memory_id <= page.memories[-1].id]
-        widgets = with_turn_markers(page.memories, turns, self.names, self.all_expanded,
-                                    previous_id=0)
+        widgets = with_turn_markers(
+            page.memories, turns, self.names, self.all_expanded, previous_id=0
+        )
         top = self.children[0]
         before_y = top.virtual_region.y
         self.release_anchor()
         self.mount_all(widgets, before=top)
 
         def keep_place() -> None:
-            self.scroll_to(y=self.scroll_y + top.virtual_region.y - before_y,
-                           animate=False, immediate=True)
+            self.scroll_to(
+                y=self.scroll_y + top.virtual_region.y - before_y, animate=False, immediate=True
+            )
             self._trim(from_top=False)
             self._shown()
 
@@ -418,8 +440,14 @@ class ConversationLog(VerticalScroll, can_focus=True):
         if last is None or not page.memories:
             return
         turns = [t for t in page.turns if t.first_memory_id > last.memory.id]
-        widgets = with_turn_markers(page.memories, turns, self.names, self.all_expanded,
-                                    previous_id=last.memory.id, trailing=page.at_end)
+        widgets = with_turn_markers(
+            page.memories,
+            turns,
+            self.names,
+            self.all_expanded,
+            previous_id=last.memory.id,
+            trailing=page.at_end,
+        )
         if self._stream is not None:
             self.mount_all(widgets, before=self._stream)
         else:
@@ -452,8 +480,13 @@ class ConversationLog(VerticalScroll, can_focus=True):
     def _shown(self) -> None:
         self._update_subtitle()
         entries = self.entries
-        self.post_message(self.PageShown(self, entries[0].memory.id if entries else None,
-                                         entries[-1].memory.id if entries else None))
+        self.post_message(
+            self.PageShown(
+                self,
+                entries[0].memory.id if entries else None,
+                entries[-1].memory.id if entries else None,
+            )
+        )
 
     # -- live entries -------------------------------------------------------------------
 
@@ -515,8 +548,11 @@ class ConversationLog(VerticalScroll, can_focus=True):
             self._update_subtitle()
         if new_value < old_value and new_value <= EDGE_LINES and not self.at_start:
             self._want("older")
-        elif new_value > old_value and self.max_scroll_y - new_value <= EDGE_LINES \
-                and not self.at_end:
+        elif (
+            new_value > old_value
+            and self.max_scroll_y - new_value <= EDGE_LINES
+            and not self.at_end
+        ):
             self._want("newer")
 
     def _want(self, direction: str) -> None:

@@ -14,8 +14,16 @@ from .. import formatting as fmt
 from ..sanitize import one_line
 
 #: Tools shown first, in this order; the others follow by name.
-ORDER = ("get_status", "get_ship", "get_cargo", "get_system", "get_poi", "get_nearby",
-         "view_market", "get_notifications")
+ORDER = (
+    "get_status",
+    "get_ship",
+    "get_cargo",
+    "get_system",
+    "get_poi",
+    "get_nearby",
+    "view_market",
+    "get_notifications",
+)
 MAX_LINES_PER_TOOL = 24
 
 
@@ -41,10 +49,10 @@ def _flatten(data: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, str
 def game_state_text(snapshots: Mapping[str, Snapshot], tick: int | None) -> Text:
     """The sidebar's text from cached snapshots (pure: used by tests too)."""
     if not snapshots:
-        return Text("No game state yet: it appears after the Mysis's first game call.",
-                    style=fmt.MUTED)
-    ordered = [t for t in ORDER if t in snapshots] + sorted(t for t in snapshots
-                                                            if t not in ORDER)
+        return Text(
+            "No game state yet: it appears after the Mysis's first game call.", style=fmt.MUTED
+        )
+    ordered = [t for t in ORDER if t in snapshots] + sorted(t for t in snapshots if t not in ORDER)
     text = Text()
     for n, tool in enumerate(ordered):
         snap = snapshots[tool]

@@ -30,8 +30,9 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     glyph = fmt.state_glyph(view)
     activity = view.state if view.state != "running" else (view.activity or "running")
     account = f"@{one_line(view.account, 40)}" if view.account else "not logged in"
-    nudges = Text(f"↻{view.nudges}/{view.max_nudges}",
-                  style=fmt.WARNING if view.nudges else fmt.MUTED)
+    nudges = Text(
+        f"↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
+    )
     gauge = fmt.token_gauge(view.last_tokens, window)
 
     if width >= 110:
@@ -47,14 +48,18 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     line.append(" ")
     line.append_text(fmt.fit(Text(one_line(view.name, 60), style="bold"), name_w))
     line.append(" ")
-    line.append_text(fmt.fit(Text(one_line(activity, 60), style=fmt.state_style(view.state)),
-                             act_w))
+    line.append_text(
+        fmt.fit(Text(one_line(activity, 60), style=fmt.state_style(view.state)), act_w)
+    )
     line.append(" ")
-    line.append_text(fmt.fit(Text(one_line(view.provider_label or view.provider, 80),
-                                  style=fmt.SYSTEM), max(prov_w, 1)))
+    line.append_text(
+        fmt.fit(
+            Text(one_line(view.provider_label or view.provider, 80), style=fmt.SYSTEM),
+            max(prov_w, 1),
+        )
+    )
     line.append(" ")
-    line.append_text(fmt.fit(Text(account, style=fmt.TEXT if view.account else fmt.DIM),
-                             acct_w))
+    line.append_text(fmt.fit(Text(account, style=fmt.TEXT if view.account else fmt.DIM), acct_w))
     line.append(" ")
     line.append_text(fmt.fit(nudges, 6))
     line.append(" ")
@@ -113,8 +118,9 @@ def _status_line(view: MysisView, now: float | None) -> Text:
     text = Text()
     text.append(glyph.char + " ", style=glyph.style)
     text.append(one_line(activity, 40), style=fmt.state_style(view.state))
-    text.append(f" · ↻{view.nudges}/{view.max_nudges}",
-                style=fmt.WARNING if view.nudges else fmt.MUTED)
+    text.append(
+        f" · ↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
+    )
     if view.next_nudge_at is not None:
         left = max(0, round(view.next_nudge_at - (time.time() if now is None else now)))
         text.append(" · ", style=fmt.DIM)
@@ -157,7 +163,8 @@ def _facts_line(view: MysisView, facts: GameFacts) -> Text:
 def _action_line(action: Action) -> Text:
     text = Text()
     mark, style = {"ok": ("✓", fmt.USER), "error": ("✗", fmt.ERROR)}.get(
-        action.status, ("⋯", fmt.ASSISTANT))
+        action.status, ("⋯", fmt.ASSISTANT)
+    )
     text.append(f"{mark} ", style=style)
     text.append(action.name, style=fmt.TEAL)
     if action.args:
@@ -167,9 +174,17 @@ def _action_line(action: Action) -> Text:
     return text
 
 
-def pane_text(view: MysisView, facts: GameFacts, actions: Iterable[Action], width: int,
-              height: int, window: int, *, now: float | None = None,
-              answer: str = "") -> Text:
+def pane_text(
+    view: MysisView,
+    facts: GameFacts,
+    actions: Iterable[Action],
+    width: int,
+    height: int,
+    window: int,
+    *,
+    now: float | None = None,
+    answer: str = "",
+) -> Text:
     """The inside of a Mysis's pane, ``height`` lines of ``width`` cells at most.
 
     In order, as far as there is room: state and activity with the nudge counter and
@@ -178,9 +193,12 @@ def pane_text(view: MysisView, facts: GameFacts, actions: Iterable[Action], widt
     after a restart), wrapped over up to three lines when there is room; then the newest
     actions, newest last.
     """
-    lines = [_status_line(view, now), _model_line(view),
-             Text.assemble(("ctx ", fmt.MUTED), meter(view.last_tokens, window)),
-             _facts_line(view, facts)]
+    lines = [
+        _status_line(view, now),
+        _model_line(view),
+        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_tokens, window)),
+        _facts_line(view, facts),
+    ]
     latest = Text()
     if view.state == "errored" and view.last_error:
         latest.append("✖ " + one_line(view.last_error, 600), style=fmt.ERROR)
@@ -195,15 +213,15 @@ def pane_text(view: MysisView, facts: GameFacts, actions: Iterable[Action], widt
     if latest.plain:
         # Wrapped over up to three lines, leaving room for a few actions.
         spare, step = max(1, min(3, height - len(lines) - 3)), max(width, 1)
-        cuts = [latest[i * step:(i + 1) * step] for i in range(spare - 1)]
-        lines.extend(c for c in [*cuts, latest[(spare - 1) * step:]] if c.plain)
+        cuts = [latest[i * step : (i + 1) * step] for i in range(spare - 1)]
+        lines.extend(c for c in [*cuts, latest[(spare - 1) * step :]] if c.plain)
     room = height - len(lines)
     tail = list(actions)
     if room > 0 and tail:
         lines.extend(_action_line(a) for a in tail[-room:])
     elif room > 0 and not tail:
         lines.append(Text("(no actions yet)", style=fmt.DIM))
-    return Text("\n").join(_clipped(line, width) for line in lines[:max(height, 1)])
+    return Text("\n").join(_clipped(line, width) for line in lines[: max(height, 1)])
 
 
 class MysisPane(Widget):
@@ -245,11 +263,19 @@ class MysisPane(Widget):
         size = self.content_size
         if self.compact:
             return row_text(self.view, size.width, self.window, self.selected)
-        return pane_text(self.view, self.facts, self.actions, size.width, size.height,
-                         self.window, answer=self.answer)
+        return pane_text(
+            self.view,
+            self.facts,
+            self.actions,
+            size.width,
+            size.height,
+            self.window,
+            answer=self.answer,
+        )
 
-    def show_facts(self, facts: GameFacts, actions: Iterable[Action],
-                   answer: str | None = None) -> None:
+    def show_facts(
+        self, facts: GameFacts, actions: Iterable[Action], answer: str | None = None
+    ) -> None:
         """New game facts or actions (redrawn with the next frame)."""
         self.facts, self.actions = facts, actions
         if answer is not None:
@@ -269,18 +295,21 @@ class MysisPane(Widget):
 
     def _title(self, view: MysisView) -> None:
         glyph = fmt.state_glyph(view)
-        self.border_title = Text.assemble((glyph.char + " ", glyph.style),
-                                          (one_line(view.name, 40), "bold"))
+        self.border_title = Text.assemble(
+            (glyph.char + " ", glyph.style), (one_line(view.name, 40), "bold")
+        )
         account = f"@{one_line(view.account, 30)}" if view.account else ""
         self.border_subtitle = account
 
     def _update_classes(self, view: MysisView) -> None:
-        self.update_classes({
-            "-running": view.state == "running",
-            "-idle": view.state == "idle",
-            "-stopped": view.state == "stopped",
-            "-errored": view.state == "errored",
-        })
+        self.update_classes(
+            {
+                "-running": view.state == "running",
+                "-idle": view.state == "idle",
+                "-stopped": view.state == "stopped",
+                "-errored": view.state == "errored",
+            }
+        )
 
     def on_click(self, event: events.Click) -> None:
         """Report the click to the swarm."""

@@ -58,8 +58,9 @@ def plan_layout(count: int, width: int, height: int) -> Layout:
         pane_w, pane_h = width // columns, height // rows
         if pane_w < MIN_PANE_WIDTH or pane_h < MIN_PANE_HEIGHT:
             continue
-        cost = abs(math.log(pane_w / (2 * pane_h) / ASPECT)) \
-            + EMPTY_CELL_COST * (columns * rows - count)
+        cost = abs(math.log(pane_w / (2 * pane_h) / ASPECT)) + EMPTY_CELL_COST * (
+            columns * rows - count
+        )
         if best is None or cost < best[0]:
             best = (cost, Layout(columns, rows, False))
     return best[1] if best is not None else Layout(1, count, True)
@@ -115,8 +116,14 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
 
     def compose(self):  # type: ignore[no-untyped-def]
         """An empty-swarm hint, shown when there is no pane."""
-        yield Static(Text.assemble(("No Myses. Press ", fmt.MUTED), ("n", f"bold {fmt.TEAL}"),
-                                   (" to create one.", fmt.MUTED)), id="empty-swarm")
+        yield Static(
+            Text.assemble(
+                ("No Myses. Press ", fmt.MUTED),
+                ("n", f"bold {fmt.TEAL}"),
+                (" to create one.", fmt.MUTED),
+            ),
+            id="empty-swarm",
+        )
 
     def on_mount(self) -> None:
         # Redraw the nudge countdowns once a second (a clock, not a poll: the views
@@ -217,8 +224,9 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         if not size.width or not size.height:
             return
         plan = plan_layout(len(self._panes), size.width, size.height)
-        if plan == self.layout_plan and all(p.compact == plan.compact
-                                            for p in self._panes.values()):
+        if plan == self.layout_plan and all(
+            p.compact == plan.compact for p in self._panes.values()
+        ):
             return
         self.layout_plan = plan
         self.set_class(plan.compact, "-compact")
