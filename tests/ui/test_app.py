@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from zoea_tui.ui.widgets.broadcast_log import BroadcastLog
 from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog, LogEntry
 from zoea_tui.ui.widgets.mysis_pane import MysisPane
+from zoea_tui.ui.widgets.status_bar import StatusBar
 from zoea_tui.ui.widgets.swarm_panes import SwarmPanes
 
 from .helpers import settle, wait_for
@@ -259,6 +261,27 @@ async def test_focus_moves_between_myses_and_back(app: ZoeaApp, commander: Comma
         await pilot.press("escape")
         assert isinstance(app.screen, DashboardScreen)
         assert app.screen.query_one(SwarmPanes).selected_id == ids[-1]
+
+
+async def test_every_status_bar_follows_the_apps_status(
+    app: ZoeaApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The status is one reactive on the app; the bars watch it (no screen pushes it)."""
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        dashboard = app.screen
+        await pilot.press("enter")
+        focus = app.screen
+        assert isinstance(focus, FocusScreen)
+        bars = [dashboard.query_one(StatusBar), focus.query_one(StatusBar)]
+        assert all(bar.status == app.status for bar in bars)
+        # Only this test sets the status from here on (the engine's batches would rebuild it).
+        monkeypatch.setattr(app, "_refresh_status", lambda: None)
+        shown = replace(app.status, tick=987_654)
+        app.status = shown
+        await pilot.pause()
+        assert [bar.status for bar in bars] == [shown, shown]
+        assert "T987654" in str(focus.query_one(StatusBar).render())
 
 
 async def test_preview_follows_the_requests_the_mysis_composes(app: ZoeaApp) -> None:

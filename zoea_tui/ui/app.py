@@ -22,6 +22,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.worker import Worker, WorkerState
@@ -45,6 +46,7 @@ from . import formatting as fmt
 from .frame_marks import FrameMarks
 from .messages import EngineBatch
 from .sanitize import clean, one_line
+from .screens.base import ZoeaScreen
 from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
@@ -112,6 +114,9 @@ class ZoeaApp(App[None]):
         Binding("q", "quit", "Quit"),
     ]
 
+    #: What the status bars show; they watch it (built from the engine's events).
+    status: reactive[SwarmStatus] = reactive(SwarmStatus)
+
     def __init__(
         self, engine: EngineSource, *, owns_engine: bool | None = None, tune_gc: bool = False
     ) -> None:
@@ -127,7 +132,6 @@ class ZoeaApp(App[None]):
         #: Context window per provider name.
         self.windows: dict[str, int] = {}
         self.history = {"message": InputHistory(), "broadcast": InputHistory()}
-        self.status = SwarmStatus()
         #: Every batch of engine events, oldest first.
         self.engine_events: Signal[tuple[Event, ...]] = Signal(self, "engine-events")
         #: Published once, when the commander is open.
@@ -343,12 +347,14 @@ class ZoeaApp(App[None]):
 
     def _target(self) -> MysisView | None:
         """The Mysis the current screen points at (warns when there is none)."""
-        mysis_id = getattr(self.screen, "current_mysis_id", None)
-        if mysis_id is None:
-            for screen in reversed(self.screen_stack):
-                mysis_id = getattr(screen, "current_mysis_id", None)
-                if mysis_id is not None:
-                    break
+        mysis_id = next(
+            (
+                screen.current_mysis_id
+                for screen in reversed(self.screen_stack)
+                if isinstance(screen, ZoeaScreen) and screen.current_mysis_id is not None
+            ),
+            None,
+        )
         view = self.views.get(mysis_id) if mysis_id is not None else None
         if view is None:
             self.say("no Mysis selected: press n to create one", "warning")

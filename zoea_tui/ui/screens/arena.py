@@ -19,7 +19,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Label, ProgressBar, Select, Static
 
 from ...arena.report import build_report
@@ -29,13 +28,13 @@ from ...core.types import Memory
 from ...orchestrator.events import MessageStored
 from ..sanitize import one_line
 from ..widgets.conversation import ConversationLog
+from .base import ZoeaScreen
 
 if TYPE_CHECKING:
     from ...orchestrator.commander import Commander
-    from ..app import ZoeaApp
 
 
-class ArenaScreen(Screen[None]):
+class ArenaScreen(ZoeaScreen[None]):
     """Choose a scenario, provider and strategies; run; compare with past batches."""
 
     DEFAULT_CSS = """
@@ -85,11 +84,6 @@ class ArenaScreen(Screen[None]):
 
         report: dict[str, Any] | None
         error: str = ""
-
-    @property
-    def zoea(self) -> ZoeaApp:
-        """The app, typed."""
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         providers = list(self.zoea.commander.config.providers) if self.zoea.commander else []

@@ -3,13 +3,10 @@ next request beside them on a wide terminal) and the status bar."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
-
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer
 
@@ -32,9 +29,7 @@ from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
 from ..widgets.context_preview import PreviewData, PreviewLines
 from ..widgets.status_bar import StatusBar
 from ..widgets.swarm_panes import SwarmPanes
-
-if TYPE_CHECKING:
-    from ..app import ZoeaApp
+from .base import ZoeaScreen
 
 #: From this width the selected Mysis's next request is shown beside the panes.
 PREVIEW_MIN_WIDTH = 160
@@ -48,7 +43,7 @@ SHORT_HEIGHT = 30
 TAIL_MEMORIES = 24
 
 
-class DashboardScreen(Screen[None]):
+class DashboardScreen(ZoeaScreen[None]):
     """The whole swarm at a glance; enter focuses the selected Mysis."""
 
     AUTO_FOCUS = "#myses"
@@ -65,11 +60,6 @@ class DashboardScreen(Screen[None]):
         self._composed_next: RequestComposed | None = None
 
     @property
-    def zoea(self) -> ZoeaApp:
-        """The app, typed."""
-        return cast("ZoeaApp", self.app)
-
-    @property
     def current_mysis_id(self) -> int | None:
         """The selected Mysis (the target of m, c, r, s, d, p)."""
         return self.query_one(SwarmPanes).selected_id
@@ -81,7 +71,7 @@ class DashboardScreen(Screen[None]):
         with Horizontal(id="dash-body"):
             yield SwarmPanes(id="myses")
             yield PreviewLines(id="dash-preview")
-        yield StatusBar(id="status")
+        yield StatusBar(self.zoea, id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -113,7 +103,6 @@ class DashboardScreen(Screen[None]):
         swarm = self.query_one(SwarmPanes)
         swarm.set_windows(self.zoea.windows)
         swarm.set_myses(sorted(self.zoea.views.values(), key=lambda v: v.id))
-        self.query_one(StatusBar).status = self.zoea.status
         self._load_broadcasts()
         self._load_tails(swarm.ids)
         self.refresh_preview()
@@ -227,7 +216,6 @@ class DashboardScreen(Screen[None]):
                 self._preview_timer = self.set_timer(PREVIEW_S, self._preview_due)
             else:
                 self._composed_next = composed
-        self.query_one(StatusBar).status = self.zoea.status
 
     def _preview_due(self) -> None:
         self._preview_timer = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -11,7 +11,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from ...core.cache import reuse
@@ -36,9 +35,7 @@ from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.conversation import ConversationLog, Page
 from ..widgets.game_state import GameStateSidebar
 from ..widgets.status_bar import StatusBar
-
-if TYPE_CHECKING:
-    from ..app import ZoeaApp
+from .base import ZoeaScreen
 
 #: Memories in one page of the conversation (pages load by id as the log scrolls).
 PAGE = 50
@@ -83,7 +80,7 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
     return text
 
 
-class FocusScreen(Screen[None]):
+class FocusScreen(ZoeaScreen[None]):
     """One Mysis in full; ``[``/``]`` move to the previous/next Mysis without leaving."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -110,11 +107,6 @@ class FocusScreen(Screen[None]):
         self.bench_state = ""
 
     @property
-    def zoea(self) -> ZoeaApp:
-        """The app, typed."""
-        return cast("ZoeaApp", self.app)
-
-    @property
     def current_mysis_id(self) -> int | None:
         """The focused Mysis (the target of m, c, r, s, d, p)."""
         return self.mysis_id
@@ -126,7 +118,7 @@ class FocusScreen(Screen[None]):
             yield GameStateSidebar(id="game-state")
             yield ConversationLog(id="conversation")
             yield ContextPreview(id="preview")
-        yield StatusBar(id="status")
+        yield StatusBar(self.zoea, id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -374,7 +366,6 @@ class FocusScreen(Screen[None]):
             self._refresh_sidebar()
         if upcoming:
             self.refresh_preview()
-        self.query_one(StatusBar).status = self.zoea.status
 
     def _left_behind(self) -> None:
         """The focused Mysis was deleted: show another one, or go back."""

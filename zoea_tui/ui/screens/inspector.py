@@ -7,14 +7,13 @@ The list and each request load in workers (``Commander.story``); the UI only sho
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -24,9 +23,7 @@ from ...storage.story import PAGE, RequestSummary
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from ..widgets.conversation import entry_parts
-
-if TYPE_CHECKING:
-    from ..app import ZoeaApp
+from .base import ZoeaScreen
 
 #: Characters of each sent message shown (the store keeps everything).
 MESSAGE_CHARS = 1500
@@ -171,7 +168,7 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
     return text
 
 
-class InspectorScreen(Screen[None]):
+class InspectorScreen(ZoeaScreen[None]):
     """The requests of one Mysis, newest first; the highlighted one opened beside them."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -186,11 +183,6 @@ class InspectorScreen(Screen[None]):
         self._more = True
         #: What the screen shows now, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
-
-    @property
-    def zoea(self) -> ZoeaApp:
-        """The app, typed."""
-        return cast("ZoeaApp", self.app)
 
     @property
     def current_mysis_id(self) -> int:

@@ -7,23 +7,20 @@ shown as plain text, the highlight comes from marks the store put around each ma
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...storage.story import HIT_CLOSE, HIT_OPEN, StoryHit
 from .. import formatting as fmt
 from ..sanitize import one_line
-
-if TYPE_CHECKING:
-    from ..app import ZoeaApp
+from .base import ZoeaModalScreen
 
 #: Hits shown for one query.
 HIT_LIMIT = 50
@@ -69,7 +66,7 @@ def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
     return head
 
 
-class SearchScreen(ModalScreen[StoryHit | None]):
+class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     """Search one Mysis's story; dismisses with the chosen hit (None: closed)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -85,11 +82,6 @@ class SearchScreen(ModalScreen[StoryHit | None]):
         #: What the screen shows now, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
         self._query = ""
-
-    @property
-    def zoea(self) -> ZoeaApp:
-        """The app, typed."""
-        return cast("ZoeaApp", self.app)
 
     @property
     def current_mysis_id(self) -> int:

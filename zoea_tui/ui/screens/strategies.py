@@ -8,7 +8,7 @@ applies the highlighted strategy to the Mysis.
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -16,7 +16,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -27,9 +26,7 @@ from ...orchestrator.events import Event, MysisChanged, MysisDeleted, RequestCom
 from .. import formatting as fmt
 from ..sanitize import one_line
 from ..widgets.context_preview import ContextPreview, PreviewData
-
-if TYPE_CHECKING:
-    from ..app import ZoeaApp
+from .base import ZoeaScreen
 
 BAR_WIDTH = 8
 
@@ -67,7 +64,7 @@ def option_text(
     return text
 
 
-class StrategyScreen(Screen[None]):
+class StrategyScreen(ZoeaScreen[None]):
     """Compare the strategies for one Mysis and apply one (enter or a)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -83,11 +80,6 @@ class StrategyScreen(Screen[None]):
         self.mysis_id = mysis_id
         self.compositions: dict[str, Composition] = {}
         self.violations: dict[str, tuple[str, ...]] = {}
-
-    @property
-    def zoea(self) -> ZoeaApp:
-        """The app, typed."""
-        return cast("ZoeaApp", self.app)
 
     @property
     def current_mysis_id(self) -> int | None:

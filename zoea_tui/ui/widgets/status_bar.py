@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from rich.text import Text
+from textual.dom import DOMNode
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -69,10 +70,16 @@ class StatusBar(Widget):
 
     status: reactive[SwarmStatus] = reactive(SwarmStatus)
 
+    def __init__(self, source: DOMNode, *, id: str | None = None) -> None:
+        """Show ``source.status`` (a :class:`SwarmStatus` reactive) as it changes."""
+        super().__init__(id=id)
+        self._source = source
+
     def on_mount(self) -> None:
-        status = getattr(self.app, "status", None)
-        if isinstance(status, SwarmStatus):
-            self.status = status
+        self.watch(self._source, "status", self._show)
+
+    def _show(self, status: SwarmStatus) -> None:
+        self.status = status
 
     def render(self) -> Text:
         """The status line."""
