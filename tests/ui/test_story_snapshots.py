@@ -15,8 +15,9 @@ from textual.pilot import Pilot
 
 from zoea_tui.config import Config
 from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.search import SearchScreen
 
-from .helpers import opener, settle
+from .helpers import opener, settle, wait_for
 from .story_helpers import seed_long, seed_requests
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
@@ -47,6 +48,10 @@ def test_search_hits(
     async def search(pilot: Pilot) -> None:
         await settle(pilot)
         await pilot.press("slash", *"iron")
+        screen = pilot.app.screen
+        assert isinstance(screen, SearchScreen)
+        # Each key starts a search that cancels the one before: wait for the last one's hits.
+        await wait_for(pilot, lambda: screen.shown_query == "iron", what="the hits for iron")
         await settle(pilot)
 
     assert snap_compare(

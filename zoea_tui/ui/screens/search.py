@@ -81,6 +81,8 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         self.hits: list[StoryHit] = []
         #: What the screen shows now, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
+        #: The query whose hits are on the screen (None before the first search).
+        self.shown_query: str | None = None
         self._query = ""
 
     @property
@@ -132,6 +134,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     def show_hits(self, query: str, hits: list[StoryHit]) -> None:
         """Show ``hits`` for ``query``."""
         self.hits = hits
+        self.shown_query = query
         names = self.zoea.names
         options = self.query_one(OptionList)
         options.clear_options()
