@@ -7,14 +7,16 @@ Three cases, each through the whole ``LocalProvider.chat`` call:
   again (llama.cpp reuses the whole prompt); "varied" changes the order each
   time (the system prompt and tools are reused, the rest is evaluated).
 * ``game_tools``: the first request of a seeded autopilot game
-  (``tests/providers/autopilot_harness.py``: the real system prompt and the 36
-  game and ``zoea_*`` tools), "cold" on a freshly loaded model, then "warm".
-  Its prompt tokens (SmolLM2's tokenizer) are reported too.
+  (``tests/providers/autopilot_harness.py``: the real system prompt and every
+  game and ``zoea_*`` tool, 78 today), "cold" on a freshly loaded model, then
+  "warm", in the 8k window a ``local`` Mysis gets. Its prompt tokens (SmolLM2's
+  tokenizer) are reported too.
 * ``text``: an answer without tools, ``max_tokens`` 128, for tokens per second.
 * ``long_session``: the requests of a recorded nudge-driven session
   (``bench/cache.py`` saves them: the real composer's, and the composer's before
   Context v2, for the same scripted play), replayed in order through one model,
-  the real 36-tool game request each time: how long each decision takes and how
+  each with the tools it was recorded with (36 when the sessions were recorded;
+  ``bench/cache.py`` records again with today's): how long each decision takes and how
   many prompt tokens llama.cpp reused from the previous request.
 
 The machine's load average is recorded with the figures: llama.cpp's threads
@@ -43,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 from tests.local.conftest import SYSTEM, TOOLS  # noqa: E402
 from tests.providers.autopilot_harness import TOOLS as GAME_TOOLS  # noqa: E402
 from tests.providers.autopilot_harness import Harness  # noqa: E402
+from zoea_tui.config.model import LOCAL_CONTEXT_WINDOW  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings  # noqa: E402
 from zoea_tui.providers.base import ChatRequest, ChatResponse, ProviderSettings  # noqa: E402
 from zoea_tui.providers.local import LocalProvider, find_model_path  # noqa: E402
@@ -110,7 +113,8 @@ async def game_tools(gguf_model: str, runs: int, threads: int) -> dict[str, Any]
     harness = Harness(seed=42, strategy="sliding-window", settings=ComposeSettings())
     await harness.play_ticks(1)
     messages = harness.requests[0]
-    provider = LocalProvider(gguf_model, context_window=4096, n_threads=threads)
+    # The window a user gets (config's default for `local`): the tool list alone is most of it.
+    provider = LocalProvider(gguf_model, context_window=LOCAL_CONTEXT_WINDOW, n_threads=threads)
     try:
         cold, answer = await timed(provider, ask(messages, GAME_TOOLS))
         warm = [(await timed(provider, ask(messages, GAME_TOOLS)))[0] for _ in range(runs)]
@@ -118,6 +122,7 @@ async def game_tools(gguf_model: str, runs: int, threads: int) -> dict[str, Any]
         await provider.aclose()
     return {
         "tools": len(GAME_TOOLS),
+        "context_window": LOCAL_CONTEXT_WINDOW,
         "messages": len(messages),
         "prompt_tokens": answer.usage.prompt_tokens,
         "cold_s": round(cold, 3),
@@ -207,7 +212,21 @@ async def main() -> None:
         action="store_true",
         help="run the long_session case alone (merged into --out)",
     )
+    parser.add_argument(
+        "--only-game",
+        action="store_true",
+        help="run the game_tools case alone (merged into --out)",
+    )
     args = parser.parse_args()
+    if args.only_game:
+        report = json.loads(args.out.read_text()) if args.out.exists() else {}
+        report["game_tools"] = await game_tools(
+            "smollm2-135m", max(3, args.runs // 3), args.threads
+        )
+        report["game_tools"]["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        args.out.write_text(json.dumps(report, indent=2) + "\n")
+        print(json.dumps(report["game_tools"], indent=2))
+        return
     if args.only_session:
         report = json.loads(args.out.read_text()) if args.out.exists() else {}
         report["long_session"] = await long_session(
