@@ -39,3 +39,17 @@ def test_engine_packages_do_not_import_textual_or_rich() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+def test_the_app_paints_before_the_engine_is_imported() -> None:
+    """The app's module loads without the engine: the MCP SDK (about a second of imports)
+    is loaded in a thread once the first frame is on screen."""
+    code = (
+        "import sys\n"
+        "import zoea_tui.ui.app\n"
+        "heavy = ('mcp', 'zoea_tui.orchestrator.commander', 'zoea_tui.game.session')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "", f"imported before the first paint: {done.stdout}"

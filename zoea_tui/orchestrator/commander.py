@@ -42,6 +42,7 @@ from .events import (
     Notice,
 )
 from .mysis import MysisRuntime
+from .refusals import CommandRefused
 from .services import SwarmServices
 from .story import StoryPort
 
@@ -50,14 +51,6 @@ log = logging.getLogger(__name__)
 STARTER_NAMES = ("Ada", "Brin", "Cass")
 #: Builds a Mysis's provider (tests and benchmarks inject scripted models).
 ProviderFactory = Callable[[MysisRecord], Provider]
-
-
-class CommandRefused(Exception):
-    """An action the commander cannot do now; ``message`` says why, for the user."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class Commander:

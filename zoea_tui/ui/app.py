@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path, PurePath
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from rich.text import Text
 from textual import events, on, work
@@ -28,7 +28,6 @@ from textual.signal import Signal
 from textual.worker import Worker, WorkerState
 
 from ..config import Config
-from ..orchestrator.commander import Commander, CommandRefused
 from ..orchestrator.events import (
     ErrorRaised,
     Event,
@@ -40,6 +39,7 @@ from ..orchestrator.events import (
     Notice,
     Subscription,
 )
+from ..orchestrator.refusals import CommandRefused
 from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
@@ -58,10 +58,14 @@ from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .theme import ZOEA_THEME
 from .widgets.status_bar import SwarmStatus
 
+if TYPE_CHECKING:
+    # The engine is imported when it opens, after the first paint (see run_app).
+    from ..orchestrator.commander import Commander
+
 log = logging.getLogger(__name__)
 
 #: A commander, or a coroutine function that opens one (the app then owns and closes it).
-EngineSource = Commander | Callable[[], Awaitable[Commander]]
+EngineSource: TypeAlias = "Commander | Callable[[], Awaitable[Commander]]"
 
 #: Most engine events handled as one batch.
 BATCH_SIZE = 256
@@ -123,9 +127,7 @@ class ZoeaApp(App[None]):
         super().__init__()
         self._source = engine
         self.tune_gc = tune_gc
-        self.owns_engine = (
-            (not isinstance(engine, Commander)) if owns_engine is None else owns_engine
-        )
+        self.owns_engine = callable(engine) if owns_engine is None else owns_engine
         self.commander: Commander | None = None
         #: The newest view of every Mysis (from events; never read from the database).
         self.views: dict[int, MysisView] = {}
@@ -168,7 +170,7 @@ class ZoeaApp(App[None]):
     async def open_engine(self) -> None:
         """Open (or adopt) the commander, then start the event bridge."""
         source = self._source
-        commander = source if isinstance(source, Commander) else await source()
+        commander = await source() if callable(source) else source
         subscription = commander.bus.subscribe()
         self.commander = commander
         self.windows = {name: p.context_window for name, p in commander.config.providers.items()}
@@ -674,10 +676,20 @@ def run_app(config: Config, db_path: Path, *, debug: bool = False) -> int:
     """
 
     async def open_commander() -> Commander:
-        return await Commander.open(config, db_path=db_path)
+        # The engine's modules (the MCP SDK among them) take about a second to import:
+        # in a thread, after the first paint, so the screen never waits for them.
+        engine = await asyncio.to_thread(_engine_class)
+        return await engine.open(config, db_path=db_path)
 
     app = ZoeaApp(open_commander, tune_gc=True)
     app.run()
     if app.return_code:
         return app.return_code
     return 0
+
+
+def _engine_class() -> type[Commander]:
+    """The :class:`Commander` class, imported on first use."""
+    from ..orchestrator.commander import Commander
+
+    return Commander

@@ -21,8 +21,8 @@ from textual.widgets.option_list import Option
 
 from ...core.composition import DEFAULT_CONTEXT_WINDOW, Composition
 from ...core.validator import validate
-from ...orchestrator.commander import CommandRefused
 from ...orchestrator.events import Event, MysisChanged, MysisDeleted, RequestComposed
+from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import one_line
 from ..widgets.context_preview import ContextPreview, PreviewData
