@@ -195,6 +195,14 @@ def _describe(answer: ChatResponse) -> str:
     return f"[{answer.finish_reason}] {answer.content[:80]}"
 
 
+def merge_case(out: Path, name: str, figures: dict[str, Any]) -> None:
+    """Write one case's figures (with the load average now) into the report at ``out``."""
+    report = json.loads(out.read_text()) if out.exists() else {}
+    report[name] = {**figures, "load_average": [round(x, 2) for x in os.getloadavg()]}
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report[name], indent=2))
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
@@ -219,22 +227,18 @@ async def main() -> None:
     )
     args = parser.parse_args()
     if args.only_game:
-        report = json.loads(args.out.read_text()) if args.out.exists() else {}
-        report["game_tools"] = await game_tools(
-            "smollm2-135m", max(3, args.runs // 3), args.threads
+        merge_case(
+            args.out,
+            "game_tools",
+            await game_tools("smollm2-135m", max(3, args.runs // 3), args.threads),
         )
-        report["game_tools"]["load_average"] = [round(x, 2) for x in os.getloadavg()]
-        args.out.write_text(json.dumps(report, indent=2) + "\n")
-        print(json.dumps(report["game_tools"], indent=2))
         return
     if args.only_session:
-        report = json.loads(args.out.read_text()) if args.out.exists() else {}
-        report["long_session"] = await long_session(
-            args.session, args.session_requests, args.threads
+        merge_case(
+            args.out,
+            "long_session",
+            await long_session(args.session, args.session_requests, args.threads),
         )
-        report["long_session"]["load_average"] = [round(x, 2) for x in os.getloadavg()]
-        args.out.write_text(json.dumps(report, indent=2) + "\n")
-        print(json.dumps(report["long_session"], indent=2))
         return
     find_model_path()  # a clear error when the extra is missing
     load_before = os.getloadavg()

@@ -349,14 +349,12 @@ class ZoeaApp(App[None]):
 
     def _target(self) -> MysisView | None:
         """The Mysis the current screen points at (warns when there is none)."""
-        mysis_id = next(
-            (
-                screen.current_mysis_id
-                for screen in reversed(self.screen_stack)
-                if isinstance(screen, ZoeaScreen) and screen.current_mysis_id is not None
-            ),
-            None,
-        )
+        mysis_id: int | None = None
+        for screen in reversed(self.screen_stack):  # the top screen first
+            if isinstance(screen, ZoeaScreen):
+                mysis_id = screen.current_mysis_id
+                if mysis_id is not None:
+                    break
         view = self.views.get(mysis_id) if mysis_id is not None else None
         if view is None:
             self.say("no Mysis selected: press n to create one", "warning")

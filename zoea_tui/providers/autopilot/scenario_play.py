@@ -184,10 +184,16 @@ def social(p: _Planner) -> Decision | None:
     )
 
 
-def newest(p: _Planner, *names: str) -> ToolResult | None:
-    """The newest successful result of one of these tools in the context."""
+def newest(p: _Planner, *names: str, args: dict[str, Any] | None = None) -> ToolResult | None:
+    """The newest successful result of one of these tools in the context (called with
+    exactly ``args``, when given)."""
     for result in reversed(p.c.results):
-        if result.name in names and result.error() is None and result.data():
+        if (
+            result.name in names
+            and result.error() is None
+            and result.data()
+            and (args is None or result.args() == args)
+        ):
             return result
     return None
 

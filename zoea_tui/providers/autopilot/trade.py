@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from .scenario_play import newest
+
 if TYPE_CHECKING:
     from .decide import Call, Decision, _Planner
-    from .facts import ToolResult
 
 #: Start trading, docked, with this many credits (mine and sell until then).
 TRADE_CAPITAL = 300
@@ -58,18 +59,6 @@ _TRADE_MUTATIONS = frozenset(
 _LOOK: tuple[Call, ...] = (("view_orders", {}), ("view_storage", {}))
 
 
-def _newest(p: _Planner, name: str, args: dict[str, Any] | None = None) -> ToolResult | None:
-    for result in reversed(p.c.results):
-        if (
-            result.name == name
-            and result.error() is None
-            and result.data() is not None
-            and (args is None or result.args() == args)
-        ):
-            return result
-    return None
-
-
 def end_tick(p: _Planner) -> int:
     """The scenario's last tick: its budget from the order ("(300 ticks)"), from tick 0."""
     found = _BUDGET.search(p.c.order.text or "")
@@ -79,7 +68,7 @@ def end_tick(p: _Planner) -> int:
 def quotes(p: _Planner) -> dict[str, tuple[int, int]] | None:
     """``{item: (bid, ask)}`` of this station from the newest full ``view_market``, else
     from my notes (None: neither is in view)."""
-    market = _newest(p, "view_market", {})
+    market = newest(p, "view_market", args={})
     if market is None:
         notes = p.c.notes
         return dict(notes.quotes) if notes is not None and notes.quotes else None
@@ -94,6 +83,11 @@ def quotes(p: _Planner) -> dict[str, tuple[int, int]] | None:
             ask = (22 * bid - 2) // 18  # the lowest ask a 90 % bid of this value allows
         found[item["item_id"]] = (bid, ask)
     return found
+
+
+def widest(prices: dict[str, tuple[int, int]]) -> list[tuple[str, tuple[int, int]]]:
+    """The :data:`NOTED` items with the widest spread (ask minus bid), widest first."""
+    return sorted(prices.items(), key=lambda kv: (kv[1][0] - kv[1][1], kv[0]))[:NOTED]
 
 
 def credits(p: _Planner) -> int | None:
@@ -116,7 +110,7 @@ def credits(p: _Planner) -> int | None:
 def hold(p: _Planner) -> tuple[dict[str, int], int] | None:
     """My hold and its free space: the newest ``get_cargo`` in view, brought up to date
     by my trading actions after it (None: no listing in view)."""
-    listing = _newest(p, "get_cargo")
+    listing = newest(p, "get_cargo")
     if listing is None:
         return None
     data = listing.data() or {}
@@ -150,12 +144,12 @@ def hold(p: _Planner) -> tuple[dict[str, int], int] | None:
     return cargo, capacity - sum(cargo.values())
 
 
-def _state(p: _Planner) -> dict[str, Any] | None:
+def _state(
+    p: _Planner, money: int | None, held: tuple[dict[str, int], int] | None
+) -> dict[str, Any] | None:
     """Hold, credits, storage and my orders from the newest looks, when they are newer
     than my newest trading action (None: look first)."""
-    looks = [_newest(p, name) for name, _ in _LOOK]
-    money = credits(p)
-    held = hold(p)
+    looks = [newest(p, name) for name, _ in _LOOK]
     if any(r is None for r in looks) or money is None or held is None:
         return None
     last_action = max((r.index for r in p.c.results if r.name in _TRADE_MUTATIONS), default=-1)
@@ -181,8 +175,8 @@ def _state(p: _Planner) -> dict[str, Any] | None:
 def trading(p: _Planner) -> bool:
     """Trading has begun: my orders, my stored goods, my trading calls or the quotes in
     my notes are in view."""
-    orders = _newest(p, "view_orders")
-    storage = _newest(p, "view_storage")
+    orders = newest(p, "view_orders")
+    storage = newest(p, "view_storage")
     return bool(
         (orders and (orders.data() or {}).get("orders"))
         or (storage and (storage.data() or {}).get("items"))
@@ -201,8 +195,7 @@ def notes_part(p: _Planner) -> str:
     prices = quotes(p)
     if not prices:
         return part
-    best = sorted(prices.items(), key=lambda kv: (kv[1][0] - kv[1][1], kv[0]))[:NOTED]
-    return part + "; quotes bid/ask " + ", ".join(f"{k} {b}/{a}" for k, (b, a) in best)
+    return part + "; quotes bid/ask " + ", ".join(f"{k} {b}/{a}" for k, (b, a) in widest(prices))
 
 
 def still_docked(p: _Planner) -> bool:
@@ -223,7 +216,7 @@ def still_docked(p: _Planner) -> bool:
 
 def _status_due(p: _Planner) -> bool:
     """My credits are stale: no status since my last :data:`STATUS_EVERY` answers."""
-    recent = [r for r in p.c.results if r.name in ("view_orders",)][-STATUS_EVERY:]
+    recent = [r for r in p.c.results if r.name == "view_orders"][-STATUS_EVERY:]
     first = recent[0].index if len(recent) == STATUS_EVERY else -1
     return not any(r.name == "get_status" and r.index >= first for r in p.c.results)
 
@@ -239,20 +232,21 @@ def trade(p: _Planner) -> Decision | None:
     if not trading(p) and (f.credits is None or f.credits < TRADE_CAPITAL or f.sellable()):
         return None  # sell the hold and raise capital first
     prices = quotes(p)
-    state = _state(p)
+    money, held = credits(p), hold(p)
+    state = _state(p, money, held)
     if prices is None or state is None:
         looks: list[Call] = ([("view_market", {})] if prices is None else []) + list(_LOOK)
         # Only my latest loop in view (loop-slice): every fact must come in this one.
         alone = not p.c.sees_own_turns
-        looks += [("get_cargo", {})] if hold(p) is None or alone else []
-        looks += [("get_status", {})] if credits(p) is None or alone else []
+        looks += [("get_cargo", {})] if held is None or alone else []
+        looks += [("get_status", {})] if money is None or alone else []
         p.polling = True
         return _call(
             "Trading at this station: reading its market, my orders, storage and hold.", *looks
         )
     decision = step(p, prices, state)
     if decision is None:
-        seen = _newest(p, "view_orders")
+        seen = newest(p, "view_orders")
         if p.c.sees_own_turns and seen is not None and seen.index > p.c.turn_start:
             # Looked this turn and nothing to do: let the NPC traders work till next turn.
             return _say(
@@ -332,8 +326,7 @@ def step(
     budget = state["credits"] - RESERVE
     # Sell-side flow is about two units a tick: bid no more than can be sold in time.
     room = max(0, 2 * (left - LIQUIDATE) - 10)
-    ranked = sorted(prices.items(), key=lambda kv: (kv[1][0] - kv[1][1], kv[0]))
-    for item, (bid, ask) in ranked[:NOTED]:
+    for item, (bid, ask) in widest(prices):
         if ask - bid < 2 or item in bidding or listed.get(item, 0) > LOT:
             continue
         quantity = min(LOT, budget // bid, room)
