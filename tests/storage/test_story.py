@@ -3,7 +3,11 @@ their query plans, which must walk indexes whatever the history's length."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import sqlite3
+
+import pytest
 
 from zoea_tui.core.composition import Composition, Item
 from zoea_tui.storage import NewMemory, Store, story
@@ -129,3 +133,24 @@ async def test_story_queries_use_indexes(store: Store) -> None:
         assert not _FULL_SCAN.search(text), f"{sql}\n{text}"
         if "_fts" not in sql:
             assert "TEMP B-TREE" not in text or "UNION" in sql, f"{sql}\n{text}"
+
+
+async def test_the_reader_reads_while_a_write_transaction_is_open(store: Store) -> None:
+    """Pages go through a second connection: a write held open on the first (as the
+    swarm's queued writes are) does not hold them up, and they see every commit."""
+    ada = await _mysis_with(store, "Ada", 10)
+    reader = await store.reader()
+    assert reader is await store.reader()  # opened once
+    async with store._transaction():  # the writer's connection is busy until the end
+        await store.connection.execute("UPDATE myses SET name = 'Ada2' WHERE id = ?", (ada,))
+        page = await asyncio.wait_for(story.memory_page(reader, ada, limit=50), 5)
+        assert [m.seq for m in page] == list(range(1, 11))
+        assert (await reader.get_mysis(ada)).name == "Ada"  # not committed yet
+    assert (await reader.get_mysis(ada)).name == "Ada2"
+
+
+async def test_the_reader_refuses_writes(store: Store) -> None:
+    reader = await store.reader()
+    with pytest.raises(sqlite3.Error):
+        await reader.create_mysis("Nobody")
+    assert [m.name for m in await store.list_myses()] == []

@@ -271,7 +271,7 @@ class Commander:
         level = turn.nudge_level if turn.kind == "nudge" else 0
         settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)
         return await next_composition(
-            self.store,
+            await self.store.reader(),  # reads only: never behind the swarm's writes
             mysis_id,
             name,
             settings,

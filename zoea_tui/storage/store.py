@@ -267,6 +267,9 @@ class Store:
         # One connection serves every task: writes take turns, so one task's statement
         # never lands inside (or is rolled back with) another task's transaction.
         self._lock = asyncio.Lock()
+        #: A second connection for reads that must not wait behind the swarm's writes.
+        self._reader: Store | None = None
+        self._reader_lock = asyncio.Lock()
         #: Per Mysis: (latest summary id, newest id read, memories after the summary).
         self._since: dict[int, tuple[int, int, tuple[Memory, ...]]] = {}
 
@@ -316,9 +319,32 @@ class Store:
         return cls(db, path)
 
     async def close(self) -> None:
-        """Close the connection (idempotent)."""
+        """Close the connection, and the reader's (idempotent)."""
+        if self._reader is not None:
+            await self._reader.close()
         with contextlib.suppress(ValueError):
             await self._db.close()
+
+    async def reader(self) -> Store:
+        """The same database over a second, read-only connection (opened once).
+
+        aiosqlite runs one connection's statements one after another in its thread, so
+        a page the commander asks for would wait behind every write the swarm has queued
+        (over 300 ms with 16 Myses playing). WAL lets this connection read while those
+        writes go on; it sees every committed write. Only reads may go through it.
+        """
+        async with self._reader_lock:
+            if self._reader is None:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                db = await aiosqlite.connect(uri, uri=True, isolation_level=None)
+                try:
+                    await db.execute("PRAGMA busy_timeout = 5000")
+                    await db.execute("PRAGMA query_only = ON")
+                except Exception:
+                    await db.close()
+                    raise
+                self._reader = Store(db, self.path)
+            return self._reader
 
     async def __aenter__(self) -> Store:
         return self
