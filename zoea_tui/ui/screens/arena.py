@@ -19,7 +19,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Button, DataTable, Footer, Label, ProgressBar, Select, Static
+from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Static
 
 from ...arena.report import build_report
 from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
@@ -28,6 +28,7 @@ from ...core.types import Memory
 from ...orchestrator.events import MessageStored
 from ..sanitize import one_line
 from ..widgets.conversation import ConversationLog
+from ..widgets.key_bar import KeyBar
 from .base import ZoeaScreen
 
 if TYPE_CHECKING:
@@ -121,7 +122,7 @@ class ArenaScreen(ZoeaScreen[None]):
                 yield DataTable(id="arena-results", cursor_type="row", zebra_stripes=True)
             yield Static("Past runs (enter reopens one)", id="arena-past-title", markup=False)
             yield DataTable(id="arena-past", cursor_type="row")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         results = self.query_one("#arena-results", DataTable)

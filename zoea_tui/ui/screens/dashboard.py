@@ -8,7 +8,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.timer import Timer
-from textual.widgets import Footer
 
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
 from ...core.validator import validate
@@ -27,6 +26,7 @@ from ..sanitize import one_line
 from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
 from ..widgets.context_preview import PreviewData, PreviewLines
+from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from ..widgets.swarm_panes import SwarmPanes
 from .base import ZoeaScreen
@@ -72,7 +72,7 @@ class DashboardScreen(ZoeaScreen[None]):
             yield SwarmPanes(id="myses")
             yield PreviewLines(id="dash-preview")
         yield StatusBar(self.zoea, id="status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(SwarmPanes).set_class(True, "-empty")

@@ -11,7 +11,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from ...core.cache import reuse
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
@@ -34,6 +34,7 @@ from ..sanitize import clip, one_line
 from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.conversation import ConversationLog, Page
 from ..widgets.game_state import GameStateSidebar
+from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from .base import ZoeaScreen
 
@@ -119,7 +120,7 @@ class FocusScreen(ZoeaScreen[None]):
             yield ConversationLog(id="conversation")
             yield ContextPreview(id="preview")
         yield StatusBar(self.zoea, id="status")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.zoea.engine_events.subscribe(self, self._engine_events)

@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.request_diff import RequestDiff
@@ -23,6 +23,7 @@ from ...storage.story import PAGE, RequestSummary
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from ..widgets.conversation import entry_parts
+from ..widgets.key_bar import KeyBar
 from .base import ZoeaScreen
 
 #: Characters of each sent message shown (the store keeps everything).
@@ -198,7 +199,7 @@ class InspectorScreen(ZoeaScreen[None]):
             with VerticalScroll(id="inspector-detail") as detail:
                 detail.border_title = "SENT AND RECEIVED"
                 yield Static(Text("Loading…", style=fmt.MUTED), id="inspector-text")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

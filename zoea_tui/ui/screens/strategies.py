@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.reactive import reactive
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from ...core.composition import DEFAULT_CONTEXT_WINDOW, Composition
@@ -26,6 +26,7 @@ from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import one_line
 from ..widgets.context_preview import ContextPreview, PreviewData
+from ..widgets.key_bar import KeyBar
 from .base import ZoeaScreen
 
 BAR_WIDTH = 8
@@ -100,7 +101,7 @@ class StrategyScreen(ZoeaScreen[None]):
             options.border_title = "STRATEGIES"
             yield options
             yield ContextPreview(id="strategy-preview")
-        yield Footer()
+        yield KeyBar()
 
     def on_mount(self) -> None:
         view = self.zoea.views.get(self.mysis_id)
