@@ -20,7 +20,7 @@ from zoea_tui.ui.screens.strategies import StrategyScreen
 from zoea_tui.ui.screens.too_small import TooSmallScreen
 from zoea_tui.ui.widgets.broadcast_log import BroadcastLog
 from zoea_tui.ui.widgets.context_preview import ContextPreview
-from zoea_tui.ui.widgets.conversation import ConversationLog, LogEntry
+from zoea_tui.ui.widgets.conversation import ConversationLog
 from zoea_tui.ui.widgets.mysis_pane import MysisPane
 from zoea_tui.ui.widgets.status_bar import StatusBar
 from zoea_tui.ui.widgets.swarm_panes import SwarmPanes
@@ -45,8 +45,8 @@ def spy_notifications(app: ZoeaApp) -> list[tuple[str, str]]:
 
 def log_text(app: ZoeaApp) -> str:
     """Everything the focus view's log shows, as plain text."""
-    entries = app.screen.query(LogEntry)
-    return "\n".join(e.memory.content for e in entries)
+    log = app.screen.query_one(ConversationLog)
+    return "\n".join(m.content for m in log.memories)
 
 
 async def test_dashboard_shows_one_row_per_mysis(app: ZoeaApp, commander: Commander) -> None:

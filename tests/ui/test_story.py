@@ -50,7 +50,7 @@ async def test_home_reaches_memory_one_and_end_the_newest(
         await wait_for(pilot, lambda: log.at_end, what="the newest page")
         assert log.span == (2960, 3009)
         # The nudge turn begun after the newest memory is marked at the end.
-        assert "nudge, level 2" in str(log.children[-1].render())
+        assert "nudge, level 2" in log.blocks[-1].plain
 
 
 async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
@@ -66,7 +66,7 @@ async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
             await settle(pilot)
         span = log.span
         assert span is not None and span[0] < 900  # older pages arrived
-        assert len(log.children) <= MAX_ENTRIES
+        assert len(log.blocks) <= MAX_ENTRIES
         assert not log.at_end
         # The entry at the top of the view stays the same while a page arrives above it.
         log.scroll_to(y=0, animate=False, immediate=True)
@@ -126,7 +126,7 @@ async def test_search_opens_the_conversation_at_the_hit(
         ids = [e.memory.id for e in log.entries]
         assert needle.id in ids and ids[0] < needle.id < ids[-1]
         hit = next(e for e in log.entries if e.memory.id == needle.id)
-        assert hit.has_class("-hit")
+        assert hit.hit and sum(e.hit for e in log.blocks) == 1
         assert not log.at_start and not log.at_end
 
 

@@ -12,7 +12,7 @@ from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.widgets.broadcast_log import BroadcastLog
 from zoea_tui.ui.widgets.context_preview import ContextPreview
-from zoea_tui.ui.widgets.conversation import LogEntry
+from zoea_tui.ui.widgets.conversation import ConversationLog
 
 from .helpers import opener, settle, wait_for
 
@@ -59,14 +59,15 @@ def test_hostile_text_renders_literally_without_escapes(tmp_path: Path) -> None:
             await pilot.press("enter")
             await settle(pilot)
             assert isinstance(app.screen, FocusScreen)
-            entries = list(app.screen.query(LogEntry))
+            log = app.screen.query_one(ConversationLog)
+            entries = log.entries
             assert len(entries) == 4
-            huge = next(e for e in entries if e.memory.role == "tool")
+            huge = next(e for e in entries if e.memory is not None and e.memory.role == "tool")
             assert huge.expandable
-            huge.expanded = True
+            log.toggle(huge)
             await pilot.pause()
-            for entry in entries:
-                entry.expanded = True
+            assert huge.expanded
+            log.all_expanded = True
             app.screen.query_one(ContextPreview).expanded = True
             await pilot.pause()
             focus = app.export_screenshot()

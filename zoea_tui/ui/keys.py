@@ -48,13 +48,13 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("esc", "back to the dashboard"),
             ("[  ]", "previous or next Mysis, without leaving"),
-            ("enter  click", "expand or collapse one entry (reasoning, long payloads)"),
+            ("tab shift+tab", "the next or previous entry that expands, then on to the preview"),
+            ("enter space  click", "expand or collapse that entry (reasoning, long payloads)"),
             ("v", "expand or collapse every entry"),
             ("e", "show whole messages in the context preview"),
             ("i", "show or hide the game-state sidebar"),
             ("end G", "jump to the newest entry and follow it"),
             ("home", "jump to the Mysis's first memory (older pages load as you scroll up)"),
-            ("tab", "move between log, preview and sidebar (wheel scrolls any)"),
         ),
     ),
     (

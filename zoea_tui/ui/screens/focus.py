@@ -199,7 +199,7 @@ class FocusScreen(ZoeaScreen[None]):
         page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
         if mysis_id != self.mysis_id:
             return
-        await self.query_one(ConversationLog).show_page(page, focus_id=at)
+        self.query_one(ConversationLog).show_page(page, focus_id=at)
         self._note_page()
 
     async def _page(
@@ -242,12 +242,12 @@ class FocusScreen(ZoeaScreen[None]):
             return
         log = self.query_one(ConversationLog)
         story = commander.story
-        entries = log.entries
+        shown = log.memories
         bounds = await story.bounds(mysis_id)
-        if direction == "older" and entries:
-            memories = await story.page(mysis_id, before_id=entries[0].memory.id, limit=PAGE)
-        elif direction == "newer" and entries:
-            memories = await story.page(mysis_id, after_id=entries[-1].memory.id, limit=PAGE)
+        if direction == "older" and shown:
+            memories = await story.page(mysis_id, before_id=shown[0].id, limit=PAGE)
+        elif direction == "newer" and shown:
+            memories = await story.page(mysis_id, after_id=shown[-1].id, limit=PAGE)
         elif direction == "first":
             memories = await story.page(mysis_id, after_id=0, limit=PAGE)
         else:
@@ -255,12 +255,12 @@ class FocusScreen(ZoeaScreen[None]):
         page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
         if mysis_id != self.mysis_id:
             return
-        if direction == "older" and entries:
+        if direction == "older" and shown:
             log.prepend_page(page)
-        elif direction == "newer" and entries:
+        elif direction == "newer" and shown:
             log.append_page(page)
         else:
-            await log.show_page(page, top=direction == "first")
+            log.show_page(page, top=direction == "first")
         self._note_page()
 
     def open_at(self, memory_id: int) -> None:

@@ -2,27 +2,33 @@
 
 Each entry carries its own time and game tick. Tool calls show their arguments, tool
 results their payloads (collapsed when long), reasoning is collapsed, errors are shown
-whole. Click an entry, or focus it and press enter, to expand or collapse it; ``v``
-expands everything. The log sticks to the bottom until the user scrolls up, and then
-says how many new entries arrived below.
+whole. Click an entry, or move the cursor to it with tab and press enter, to expand or
+collapse it; ``v`` expands everything. The log sticks to the bottom until the user
+scrolls up, and then says how many new entries arrived below.
+
+The log is one widget drawn with Textual's line API (``ScrollView.render_line``): an
+entry is rendered to lines once for the log's width, a frame paints only the rows on
+screen, and a page arriving or leaving changes a list, never the screen's layout.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widget import AwaitMount
-from textual.widgets import Static
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from ...core.types import Memory, Turn
 from .. import formatting as fmt
@@ -33,7 +39,7 @@ COLLAPSED_CHARS = 600
 COLLAPSED_LINES = 8
 #: An expanded payload shows at most this much (the store keeps everything).
 EXPANDED_CHARS = 40_000
-#: Entries mounted at once (those far from the view leave; scrolling brings them back).
+#: Entries kept at once (those far from the view leave; scrolling brings them back).
 MAX_ENTRIES = 200
 #: Within this many lines of an edge, the page beyond it is asked for.
 EDGE_LINES = 3
@@ -169,51 +175,73 @@ def entry_parts(memory: Memory, *, expanded: bool, names: dict[str, str]) -> Ent
     return EntryParts(header, body, expandable)
 
 
-class LogEntry(Static, can_focus=True):
-    """One memory; click or enter toggles its long parts."""
+@dataclass(eq=False)
+class LogEntry:
+    """One block of the log: a memory, or a note (a turn's start, an error raised, a
+    nudge sent, the text being streamed, the empty-log hint). Its lines are rendered
+    once for the log's width and kept until it changes."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter,space", "toggle_entry", "Expand", show=False)
-    ]
+    memory: Memory | None
+    note: Text | None = None
+    #: ``""`` for a memory; ``"-turn"``, ``"-error"``, ``"-nudge"``, ``"-stream"``, ``"-empty"``.
+    kind: str = ""
+    expanded: bool = False
+    expandable: bool = False
+    #: The search hit the log was opened at (marked in the gutter).
+    hit: bool = False
+    lines: list[Strip] = field(default_factory=list)
+    width: int = 0
 
-    expanded: reactive[bool] = reactive(False)
+    @property
+    def error(self) -> bool:
+        """An error: a failed tool result or a raised error (marked in the gutter)."""
+        return self.kind == "-error" or (self.memory is not None and is_error_result(self.memory))
 
-    def __init__(self, memory: Memory, names: dict[str, str], expanded: bool = False) -> None:
-        super().__init__(classes=f"log-entry -{memory.role}")
-        self.memory = memory
-        self._names = names
-        self.expandable = False
-        self.set_reactive(LogEntry.expanded, expanded)
-        self._render_entry()
-        if is_error_result(memory):
-            self.add_class("-error")
-
-    def _render_entry(self) -> None:
-        parts = entry_parts(self.memory, expanded=self.expanded, names=self._names)
+    def renderable(self, names: dict[str, str]) -> RenderableType:
+        """What the entry shows (and whether it can expand, for a memory)."""
+        if self.memory is None:
+            assert self.note is not None
+            return self.note
+        parts = entry_parts(self.memory, expanded=self.expanded, names=names)
         self.expandable = parts.expandable
-        self.update(parts.renderable())
-        self.can_focus = self.expandable
-        self.set_class(self.expandable, "-expandable")
+        return parts.renderable()
 
-    def watch_expanded(self) -> None:
-        self._render_entry()
-
-    def action_toggle_entry(self) -> None:
-        """Expand or collapse this entry."""
-        if self.expandable or self.expanded:
-            self.expanded = not self.expanded
-
-    def on_click(self, event: events.Click) -> None:
-        """A click toggles the entry."""
-        event.stop()
-        self.action_toggle_entry()
+    @property
+    def plain(self) -> str:
+        """The entry as plain text (for tests)."""
+        if self.memory is None:
+            return self.note.plain if self.note is not None else ""
+        return entry_parts(self.memory, expanded=self.expanded, names={}).plain
 
 
-class NoteEntry(Static):
-    """A line that is not a memory: an error raised, a nudge sent, text being streamed."""
+def with_turn_markers(
+    memories: list[Memory],
+    turns: list[Turn],
+    expanded: bool,
+    *,
+    previous_id: int | None = None,
+    trailing: bool = False,
+) -> list[LogEntry]:
+    """Entries for ``memories`` with a marker before the first memory of each turn.
 
-    def __init__(self, text: Text, classes: str = "") -> None:
-        super().__init__(text, classes=f"log-entry log-note {classes}".strip())
+    ``previous_id`` is the memory just before ``memories[0]`` (None: unknown), so a
+    turn that began between the two is marked above the first entry. ``trailing``:
+    turns that began after the last memory are marked at the end (the newest page).
+    """
+    lower = previous_id if previous_id is not None else (memories[0].id - 1 if memories else 0)
+    starts = sorted(
+        (t for t in turns if t.first_memory_id > lower), key=lambda t: t.first_memory_id
+    )
+    entries: list[LogEntry] = []
+    index = 0
+    for memory in memories:
+        while index < len(starts) and starts[index].first_memory_id <= memory.id:
+            entries.append(LogEntry(None, turn_marker(starts[index]), "-turn"))
+            index += 1
+        entries.append(LogEntry(memory, expanded=expanded))
+    if trailing:
+        entries.extend(LogEntry(None, turn_marker(t), "-turn") for t in starts[index:])
+    return entries
 
 
 def turn_marker(turn: Turn) -> Text:
@@ -226,37 +254,6 @@ def turn_marker(turn: Turn) -> Text:
         text.append("\n  ")
         text.append(clip(turn.text, 2000).text, style=fmt.WARNING)
     return text
-
-
-def with_turn_markers(
-    memories: list[Memory],
-    turns: list[Turn],
-    names: dict[str, str],
-    expanded: bool,
-    *,
-    previous_id: int | None = None,
-    trailing: bool = False,
-) -> list[Static]:
-    """Entries for ``memories`` with a marker before the first memory of each turn.
-
-    ``previous_id`` is the memory just before ``memories[0]`` (None: unknown), so a
-    turn that began between the two is marked above the first entry. ``trailing``:
-    turns that began after the last memory are marked at the end (the newest page).
-    """
-    lower = previous_id if previous_id is not None else (memories[0].id - 1 if memories else 0)
-    starts = sorted(
-        (t for t in turns if t.first_memory_id > lower), key=lambda t: t.first_memory_id
-    )
-    widgets: list[Static] = []
-    index = 0
-    for memory in memories:
-        while index < len(starts) and starts[index].first_memory_id <= memory.id:
-            widgets.append(NoteEntry(turn_marker(starts[index]), "-turn"))
-            index += 1
-        widgets.append(LogEntry(memory, names, expanded))
-    if trailing:
-        widgets.extend(NoteEntry(turn_marker(t), "-turn") for t in starts[index:])
-    return widgets
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,17 +273,40 @@ class Page:
     count: int = 0
 
 
-class ConversationLog(VerticalScroll, can_focus=True):
-    """The story of one Mysis, a page at a time: scrolling to the top asks for the page
-    before, to the bottom for the page after; at most :data:`MAX_ENTRIES` entries are
-    mounted at once (those far from the view leave). It sticks to the bottom while the
-    newest page is shown and the user has not scrolled up.
+class ConversationLog(ScrollView, can_focus=True):
+    """The story of one Mysis, a page at a time, drawn line by line.
+
+    Each entry is rendered to lines once for the width (the line API: a frame paints
+    only the rows on screen, and pages come and go without mounting a widget, so no
+    layout of the screen follows). Scrolling to the top asks for the page before, to
+    the bottom for the page after; at most :data:`MAX_ENTRIES` entries are kept (those
+    far from the view leave). It sticks to the bottom while the newest page is shown
+    and the user has not scrolled up. ``tab`` moves a cursor between the entries that
+    can expand; ``enter`` or a click expands one.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("end,G", "to_bottom", "Bottom", show=False),
         Binding("home", "to_top", "Top", show=False),
+        Binding("enter,space", "toggle_entry", "Expand", show=False),
+        Binding("tab", "cursor(1)", "Next entry", show=False),
+        Binding("shift+tab", "cursor(-1)", "Previous entry", show=False),
     ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "conversation--cursor",
+        "conversation--hit",
+        "conversation--error",
+    }
+    DEFAULT_CSS = """
+    ConversationLog {
+        /* The scrollbar's column is kept, so the lines' width never changes with it. */
+        scrollbar-gutter: stable;
+        overflow-x: hidden;
+        .conversation--cursor { background: $block-cursor-background; }
+        .conversation--hit { color: $warning; background: $boost; }
+        .conversation--error { color: $error; }
+    }
+    """
 
     all_expanded: reactive[bool] = reactive(False, init=False)
 
@@ -319,7 +339,14 @@ class ConversationLog(VerticalScroll, can_focus=True):
         super().__init__(id=id)
         self.names: dict[str, str] = {}
         self._unseen = 0
-        self._stream: NoteEntry | None = None
+        #: Every entry kept, oldest first; ``_tops[i]``: the first line of entry ``i``.
+        self._entries: list[LogEntry] = []
+        self._tops: list[int] = []
+        self._stream: LogEntry | None = None
+        #: The entry under the cursor (moved with tab, set by a click).
+        self._cursor: LogEntry | None = None
+        #: Follow the newest entry (until the user scrolls up).
+        self._stick = True
         #: Recorded turn starts of the Mysis shown (markers go before their first memory).
         self.turns: list[Turn] = []
         #: The loaded pages hold the Mysis's first / newest memory.
@@ -332,22 +359,139 @@ class ConversationLog(VerticalScroll, can_focus=True):
         #: The memory a search hit opened (highlighted), if any.
         self.hit_id: int | None = None
         self.border_title = "CONVERSATION LOG"
+        self._set_entries([self._empty_hint()])
 
-    def on_mount(self) -> None:
-        self.anchor()
+    # -- what is kept ---------------------------------------------------------------------
 
     @property
     def entries(self) -> list[LogEntry]:
         """The memory entries, oldest first."""
-        return list(self.query(LogEntry))
+        return [e for e in self._entries if e.memory is not None]
+
+    @property
+    def memories(self) -> list[Memory]:
+        """The memories shown, oldest first."""
+        return [e.memory for e in self._entries if e.memory is not None]
+
+    @property
+    def blocks(self) -> list[LogEntry]:
+        """Every entry kept, notes included, oldest first."""
+        return list(self._entries)
 
     @property
     def span(self) -> tuple[int, int] | None:
         """The ``seq`` (1 = the Mysis's first memory) of the first and last entry shown."""
-        entries = self.entries
-        if not entries:
+        first = next((e.memory for e in self._entries if e.memory is not None), None)
+        last = next((e.memory for e in reversed(self._entries) if e.memory is not None), None)
+        if first is None or last is None:
             return None
-        return entries[0].memory.seq, entries[-1].memory.seq
+        return first.seq, last.seq
+
+    @staticmethod
+    def _empty_hint() -> LogEntry:
+        return LogEntry(None, Text("\nNo messages yet.", style=fmt.MUTED), "-empty")
+
+    # -- rendering ------------------------------------------------------------------------
+
+    def _content_width(self) -> int:
+        return self.scrollable_content_region.width
+
+    def _render_entry(self, entry: LogEntry, width: int) -> None:
+        """Lay ``entry`` out for ``width`` cells: a gutter, the text, a blank line after."""
+        entry.width = width
+        if width <= 3:
+            entry.lines = [Strip.blank(width)] * 2
+            return
+        console = self.app.console
+        options = console.options.update_width(width - 2)
+        rows = console.render_lines(entry.renderable(self.names), options, pad=True)
+        gutter = self._gutter(entry)
+        blank = Segment(" ")
+        entry.lines = [Strip([gutter, *row, blank], width) for row in rows]
+        entry.lines.append(Strip.blank(width))
+
+    def _gutter(self, entry: LogEntry) -> Segment:
+        if entry.hit:
+            return Segment("▌", self.get_component_rich_style("conversation--hit"))
+        if entry.error:
+            return Segment("▌", self.get_component_rich_style("conversation--error"))
+        return Segment(" ")
+
+    def _layout_entries(self) -> None:
+        """Render what is not rendered at the current width; recount the lines."""
+        width = self._content_width()
+        tops, y = [], 0
+        for entry in self._entries:
+            if width and entry.width != width:
+                self._render_entry(entry, width)
+            tops.append(y)
+            y += len(entry.lines)
+        self._tops = tops
+        self.virtual_size = Size(width, y)
+        self.refresh()
+        if self._stick:  # the scrollbar may take a column or a line once laid out
+            self.call_after_refresh(self._end_if_stuck)
+
+    def _end_if_stuck(self) -> None:
+        if self._stick and self.scroll_y != self.max_scroll_y:
+            self._scroll_end()
+
+    def _set_entries(self, entries: list[LogEntry]) -> None:
+        self._entries = entries
+        if self._cursor not in entries:
+            self._cursor = None
+        if self.is_mounted:
+            self._layout_entries()
+
+    def render_line(self, y: int) -> Strip:
+        """Row ``y`` of the view."""
+        line = self.scroll_offset.y + y
+        width = self.scrollable_content_region.width
+        index = bisect.bisect_right(self._tops, line) - 1
+        if index < 0 or index >= len(self._entries):
+            return Strip.blank(width, self.rich_style)
+        entry = self._entries[index]
+        row = line - self._tops[index]
+        if row >= len(entry.lines):
+            return Strip.blank(width, self.rich_style)
+        strip = entry.lines[row]
+        if entry is self._cursor and self.has_focus and row < len(entry.lines) - 1:
+            strip = strip.apply_style(self.get_component_rich_style("conversation--cursor"))
+        elif entry.hit and row < len(entry.lines) - 1:
+            strip = strip.apply_style(self.get_component_rich_style("conversation--hit"))
+        return strip.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+
+    def on_resize(self) -> None:
+        """Render again for the new width, keeping the entry at the top in view."""
+        if self._entries and self._entries[0].width == self._content_width():
+            return
+        top, offset = self._entry_at(int(self.scroll_y))
+        self._layout_entries()
+        if self._stick:
+            self._scroll_end()
+        elif top is not None:
+            self._scroll_y(self._top_of(top) + offset)
+
+    def _entry_at(self, line: int) -> tuple[LogEntry | None, int]:
+        index = bisect.bisect_right(self._tops, line) - 1
+        if 0 <= index < len(self._entries):
+            return self._entries[index], line - self._tops[index]
+        return None, 0
+
+    def _top_of(self, entry: LogEntry) -> int:
+        return self._tops[self._entries.index(entry)]
+
+    def _scroll_y(self, y: float) -> None:
+        # Forced: the scrollbar (which allows scrolling) only shows after the next layout,
+        # and the lines are already there.
+        self.scroll_to(y=max(0.0, y), animate=False, immediate=True, force=True)
+
+    def _scroll_end(self) -> None:
+        self._scroll_y(self.max_scroll_y)
+
+    def on_mount(self) -> None:
+        super().on_mount()  # type: ignore[no-untyped-call]  # Textual leaves it untyped
+        self._layout_entries()
 
     # -- whole pages --------------------------------------------------------------------
 
@@ -361,131 +505,110 @@ class ConversationLog(VerticalScroll, can_focus=True):
             Page(memories[-MAX_ENTRIES:], turns, at_start=previous_id is None, at_end=True)
         )
 
-    def show_page(
-        self, page: Page, *, focus_id: int | None = None, top: bool = False
-    ) -> AwaitMount:
+    def show_page(self, page: Page, *, focus_id: int | None = None, top: bool = False) -> None:
         """Replace what is shown by ``page``; then stick to the bottom, or show the top
-        (``top``), or centre the memory ``focus_id`` and highlight it."""
-        self.remove_children()
+        (``top``), or centre the memory ``focus_id`` and mark it."""
         self._stream = None
         self._unseen = 0
         self.waiting = False
         self.at_start, self.at_end, self.count = page.at_start, page.at_end, page.count
         self.hit_id = focus_id
-        widgets = with_turn_markers(
+        entries = with_turn_markers(
             page.memories,
             page.turns,
-            self.names,
             self.all_expanded,
             previous_id=0,
             trailing=page.at_end,
         )
-        if not widgets:
-            widgets = [Static(Text("No messages yet.", style=fmt.MUTED), classes="log-empty")]
-        mounted = self.mount_all(widgets)
-        if focus_id is None and not top:
-            self.anchor()
+        hit = None
+        for entry in entries:
+            if focus_id is not None and entry.memory is not None and entry.memory.id == focus_id:
+                entry.hit, hit = True, entry
+        self._set_entries(entries or [self._empty_hint()])
+        self._stick = focus_id is None and not top
+        if top:
+            self._scroll_y(0)
+        elif hit is not None:
+            height = self.scrollable_content_region.height
+            self._scroll_y(self._top_of(hit) - max(0, height - len(hit.lines)) // 2)
         else:
-            self.release_anchor()
-
-        def place() -> None:
-            if top:
-                self.scroll_home(animate=False, immediate=True)
-            elif focus_id is not None:
-                for entry in self.query(LogEntry):
-                    if entry.memory.id == focus_id:
-                        entry.add_class("-hit")
-                        self.scroll_to_center(entry, animate=False, immediate=True)
-                        break
-            self._shown()
-
-        self.call_after_refresh(place)
-        self._update_subtitle()
-        return mounted
+            self._scroll_end()
+        self._shown()
 
     def prepend_page(self, page: Page) -> None:
         """Add an older page above the first entry, keeping the view where it is; entries
         far below leave (the newest page is then no longer loaded)."""
         self.waiting = False
-        first = next(iter(self.query(LogEntry)), None)
-        if first is None or not page.memories:
+        if not self.entries or not page.memories:
             self.at_start = self.at_start or page.at_start
             return
         self.at_start = page.at_start
-        # A marker at the top already stands for the turn that begins at ``first``.
+        # A marker at the top already stands for the turn that begins at the first entry.
         turns = [t for t in page.turns if t.first_memory_id <= page.memories[-1].id]
-        widgets = with_turn_markers(
-            page.memories, turns, self.names, self.all_expanded, previous_id=0
-        )
-        top = self.children[0]
-        before_y = top.virtual_region.y
-        self.release_anchor()
-        self.mount_all(widgets, before=top)
-
-        def keep_place() -> None:
-            self.scroll_to(
-                y=self.scroll_y + top.virtual_region.y - before_y, animate=False, immediate=True
-            )
-            self._trim(from_top=False)
-            self._shown()
-
-        self.call_after_refresh(keep_place)
+        older = with_turn_markers(page.memories, turns, self.all_expanded, previous_id=0)
+        anchor, offset = self._entry_at(int(self.scroll_y))
+        kept = self._entries
+        excess = len(older) + len(kept) - MAX_ENTRIES
+        if excess > 0:
+            dropped = kept[len(kept) - excess :]
+            kept = kept[: len(kept) - excess]
+            if any(e.memory is not None for e in dropped) or self._stream in dropped:
+                self.at_end = False
+                self._stream = None if self._stream in dropped else self._stream
+        self._stick = False
+        self._set_entries(older + kept)
+        if anchor is not None and anchor in self._entries:
+            self._scroll_y(self._top_of(anchor) + offset)
+        self._shown()
 
     def append_page(self, page: Page) -> None:
         """Add a newer page below the last entry, keeping the view where it is; entries
         far above leave."""
         self.waiting = False
-        last = self.entries[-1] if self.entries else None
+        entries = self.entries
         self.at_end = page.at_end
-        if last is None or not page.memories:
+        if not entries or not page.memories:
             return
-        turns = [t for t in page.turns if t.first_memory_id > last.memory.id]
-        widgets = with_turn_markers(
+        last = entries[-1].memory
+        assert last is not None
+        turns = [t for t in page.turns if t.first_memory_id > last.id]
+        newer = with_turn_markers(
             page.memories,
             turns,
-            self.names,
             self.all_expanded,
-            previous_id=last.memory.id,
+            previous_id=last.id,
             trailing=page.at_end,
         )
-        if self._stream is not None:
-            self.mount_all(widgets, before=self._stream)
-        else:
-            self.mount_all(widgets)
-        self.call_after_refresh(self._trimmed_and_shown, from_top=True)
-
-    def _trim(self, *, from_top: bool) -> None:
-        """Unmount entries beyond :data:`MAX_ENTRIES` at one end, keeping the view."""
-        children = list(self.children)
-        excess = len(children) - MAX_ENTRIES
-        if excess <= 0:
-            return
-        if from_top:
-            gone, kept = children[:excess], children[excess]
-            shift = kept.virtual_region.y - children[0].virtual_region.y
-            for widget in gone:
-                widget.remove()
-            self.at_start = False
-            self.scroll_to(y=max(self.scroll_y - shift, 0), animate=False, immediate=True)
-        else:
-            for widget in children[-excess:]:
-                if widget is not self._stream:
-                    widget.remove()
-            self.at_end = False
-
-    def _trimmed_and_shown(self, *, from_top: bool) -> None:
-        self._trim(from_top=from_top)
+        kept = [e for e in self._entries if e is not self._stream]
+        tail = [self._stream] if self._stream is not None else []
+        self._replace_keeping_view(kept + newer + tail)
         self._shown()
+
+    def _replace_keeping_view(self, entries: list[LogEntry]) -> None:
+        """Show ``entries`` (trimmed to :data:`MAX_ENTRIES` from the top) without moving
+        what the user is looking at."""
+        anchor, offset = self._entry_at(int(self.scroll_y))
+        excess = len(entries) - MAX_ENTRIES
+        if excess > 0:
+            entries = entries[excess:]
+            self.at_start = False
+        self._set_entries(entries)
+        if self._stick:
+            self._scroll_end()
+        elif anchor is not None and anchor in self._entries:
+            self._scroll_y(self._top_of(anchor) + offset)
+        else:
+            self._scroll_y(0)
 
     def _shown(self) -> None:
         self._update_subtitle()
         entries = self.entries
+        first, last = (
+            entries[0].memory if entries else None,
+            entries[-1].memory if entries else None,
+        )
         self.post_message(
-            self.PageShown(
-                self,
-                entries[0].memory.id if entries else None,
-                entries[-1].memory.id if entries else None,
-            )
+            self.PageShown(self, first.id if first is not None else None, last.id if last else None)
         )
 
     # -- live entries -------------------------------------------------------------------
@@ -497,53 +620,49 @@ class ConversationLog(VerticalScroll, can_focus=True):
             self._unseen += 1
             self._update_subtitle()
             return
-        self._drop_stream()
-        self._append(LogEntry(memory, self.names, self.all_expanded))
+        self._append(LogEntry(memory, expanded=self.all_expanded), replaces_stream=True)
 
     def add_note(self, text: Text, classes: str = "") -> None:
         """Append a line that is not a memory (an error, a nudge)."""
         if self.at_end:
-            self._append(NoteEntry(text, classes))
+            self._append(LogEntry(None, text, classes))
 
     def show_stream(self, text: Text | None) -> None:
         """Show (or clear, with None) what the model is streaming right now."""
         if text is None or not self.at_end:
-            self._drop_stream()
+            if self._stream is not None:
+                stream, self._stream = self._stream, None
+                self._replace_keeping_view([e for e in self._entries if e is not stream])
             return
         if self._stream is None:
-            self._stream = NoteEntry(text, "-stream")
-            self.mount(self._stream)
+            self._stream = LogEntry(None, text, "-stream")
+            self._replace_keeping_view([*self._entries, self._stream])
         else:
-            self._stream.update(text)
+            self._stream.note, self._stream.width = text, 0
+            self._replace_keeping_view(self._entries)
 
-    def _drop_stream(self) -> None:
-        if self._stream is not None:
-            self._stream.remove()
+    def _append(self, entry: LogEntry, *, replaces_stream: bool = False) -> None:
+        """Add ``entry`` at the end, before the streamed text (or in its place: a stored
+        memory is what was being streamed)."""
+        kept = [e for e in self._entries if e.kind != "-empty" and e is not self._stream]
+        if replaces_stream:
             self._stream = None
-
-    def _append(self, widget: Static) -> None:
-        at_bottom = self.is_vertical_scroll_end or self.max_scroll_y == 0
-        for hint in self.query(".log-empty"):
-            hint.remove()
-        before = self._stream if self._stream is not None else None
-        if before is not None:
-            self.mount(widget, before=before)
-        else:
-            self.mount(widget)
-        excess = len(self.children) - MAX_ENTRIES
-        if excess > 0:
-            for old in list(self.children)[:excess]:
-                old.remove()
-            self.at_start = False
-        if not at_bottom:
+        tail = [self._stream] if self._stream is not None else []
+        if not self._stick:
             self._unseen += 1
+        self._replace_keeping_view([*kept, entry, *tail])
         self._update_subtitle()
 
     # -- scrolling ----------------------------------------------------------------------
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if self._unseen and self.at_end and new_value >= self.max_scroll_y:
+        at_bottom = new_value >= self.max_scroll_y
+        if new_value < old_value and not at_bottom:
+            self._stick = False
+        elif at_bottom and self.at_end and new_value > old_value:
+            self._stick = True
+        if self._unseen and self.at_end and at_bottom:
             self._unseen = 0
             self._update_subtitle()
         if new_value < old_value and new_value <= EDGE_LINES and not self.at_start:
@@ -576,22 +695,100 @@ class ConversationLog(VerticalScroll, can_focus=True):
             self.post_message(self.PageWanted(self, "newest"))
             return
         self._unseen = 0
-        self.anchor()
+        self._stick = True
+        self._scroll_end()
         self._update_subtitle()
 
     def action_to_top(self) -> None:
         """Jump to the Mysis's first memory (loading the first page if needed)."""
-        self.release_anchor()
+        self._stick = False
         if not self.at_start:
             self.waiting = True
             self.post_message(self.PageWanted(self, "first"))
             return
-        self.scroll_home(animate=False)
+        self._scroll_y(0)
+
+    # -- expanding ----------------------------------------------------------------------
+
+    def action_cursor(self, step: int) -> None:
+        """Move the cursor to the next (1) or previous (-1) entry that can expand; past
+        the last one, focus moves on."""
+        expandable = [e for e in self._entries if e.expandable or e.expanded]
+        if self._cursor in expandable:
+            index = expandable.index(self._cursor) + step
+        else:  # from the top (or bottom) of what is on screen
+            view = int(self.scroll_y) + (0 if step > 0 else self.scrollable_content_region.height)
+            below = [i for i, e in enumerate(expandable) if self._top_of(e) >= view]
+            index = (
+                (below[0] if below else len(expandable))
+                if step > 0
+                else len([e for e in expandable if self._top_of(e) < view]) - 1
+            )
+        if not 0 <= index < len(expandable):
+            self._cursor = None
+            self.refresh()
+            if step > 0:
+                self.screen.focus_next()
+            else:
+                self.screen.focus_previous()
+            return
+        self._cursor = expandable[index]
+        self._stick = False
+        self._show(self._cursor)
+        self.refresh()
+
+    def _show(self, entry: LogEntry) -> None:
+        """Scroll as little as needed for ``entry`` to be in view."""
+        top, height = self._top_of(entry), self.scrollable_content_region.height
+        bottom = top + len(entry.lines) - 1
+        if top < self.scroll_y:
+            self._scroll_y(top)
+        elif bottom > self.scroll_y + height:
+            self._scroll_y(min(top, bottom - height))
+
+    def action_toggle_entry(self) -> None:
+        """Expand or collapse the entry under the cursor."""
+        if self._cursor is not None:
+            self.toggle(self._cursor)
+
+    def toggle(self, entry: LogEntry) -> None:
+        """Expand or collapse ``entry``, keeping its first line where it is."""
+        if not (entry.expandable or entry.expanded) or entry not in self._entries:
+            return
+        before = self._top_of(entry) - self.scroll_y
+        entry.expanded, entry.width = not entry.expanded, 0
+        self._layout_entries()
+        if not self._stick:
+            self._scroll_y(self._top_of(entry) - before)
+
+    def on_click(self, event: events.Click) -> None:
+        """A click puts the cursor on the entry under it and expands or collapses it."""
+        entry, _ = self._entry_at(int(self.scroll_y) + event.y)
+        if entry is None or entry.memory is None:
+            return
+        event.stop()
+        self._cursor = entry
+        self._stick = False
+        self.toggle(entry)
+        self.refresh()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
 
     def action_toggle_all(self) -> None:
         """Expand or collapse every entry."""
         self.all_expanded = not self.all_expanded
 
     def watch_all_expanded(self, value: bool) -> None:
-        for entry in self.query(LogEntry):
-            entry.expanded = value
+        for entry in self._entries:
+            if entry.memory is not None and entry.expanded != value:
+                entry.expanded, entry.width = value, 0
+        anchor, offset = self._entry_at(int(self.scroll_y))
+        self._layout_entries()
+        if self._stick:
+            self._scroll_end()
+        elif anchor is not None:
+            self._scroll_y(self._top_of(anchor) + offset)

@@ -1,0 +1,100 @@
+"""The conversation log on its own: lines drawn for the rows on screen, pages added above
+and below without moving the view, the stream replaced by what was stored, entries
+expanded with the keyboard and the mouse."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from zoea_tui.core.types import Memory
+from zoea_tui.ui.widgets.conversation import ConversationLog, Page
+
+LONG = "\n".join(f"line {i} of a long result" for i in range(40))
+
+
+def memory(i: int, content: str = "", role: str = "assistant") -> Memory:
+    return Memory(
+        id=i,
+        mysis_id=1,
+        role=role,  # type: ignore[arg-type]
+        source="tool" if role == "tool" else "llm",
+        content=content or f"memory number {i}",
+        tool_name="scan" if role == "tool" else None,
+        seq=i,
+    )
+
+
+def rows(log: ConversationLog) -> list[str]:
+    """The text of the rows on screen."""
+    return [log.render_line(y).text for y in range(log.scrollable_content_region.height)]
+
+
+class LogApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ConversationLog(id="conversation")
+
+
+async def test_rows_are_drawn_from_the_entries_and_only_for_the_view() -> None:
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ConversationLog)
+        log.show_page(Page([memory(i) for i in range(1, 101)], [], True, True, 100))
+        await pilot.pause()
+        assert log.max_scroll_y > 100 and log.scroll_y == log.max_scroll_y  # stuck to the end
+        assert not list(log.children)  # no widget per entry
+        drawn: list[int] = []
+        original = log.render_line
+        log.render_line = lambda y: (drawn.append(y), original(y))[1]  # type: ignore[method-assign]
+        log.refresh()
+        await pilot.pause()
+        assert drawn and max(drawn) < 20  # the rows of the view, not the 300 lines
+        assert any("memory number 100" in row for row in rows(log))
+
+
+async def test_an_older_page_arrives_above_without_moving_the_view() -> None:
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ConversationLog)
+        log.show_page(Page([memory(i) for i in range(51, 101)], [], False, True, 100))
+        await pilot.pause()
+        log.scroll_to(y=10, animate=False, immediate=True, force=True)
+        await pilot.pause()
+        before = rows(log)
+        log.prepend_page(Page([memory(i) for i in range(1, 51)], [], True, False, 100))
+        await pilot.pause()
+        assert log.span == (1, 100) and log.at_start
+        assert log.scroll_y > 100  # the new page went above the view
+        assert rows(log) == before  # the same rows on screen
+
+
+async def test_what_was_streamed_gives_way_to_the_stored_memory() -> None:
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ConversationLog)
+        log.show_page(Page([memory(1)], [], True, True, 1))
+        log.show_stream(Text("AI ⋯ mining until"))
+        log.show_stream(Text("AI ⋯ mining until the hold is full"))
+        assert [b.kind for b in log.blocks] == ["", "-stream"]
+        log.add_memory(memory(2, "mining until the hold is full"))
+        await pilot.pause()
+        assert [b.kind for b in log.blocks] == ["", ""]  # no stale stream left behind
+        assert not any("⋯" in row for row in rows(log))
+
+
+async def test_tab_and_enter_expand_an_entry_and_a_click_collapses_it() -> None:
+    app = LogApp()
+    async with app.run_test(size=(60, 30)) as pilot:
+        log = app.query_one(ConversationLog)
+        log.show_page(Page([memory(1, LONG, "tool"), memory(2)], [], True, True, 2))
+        log.focus()
+        await pilot.pause()
+        log.scroll_to(y=0, animate=False, immediate=True, force=True)
+        [long, short] = log.entries
+        assert long.expandable and not short.expandable
+        height = len(long.lines)
+        await pilot.press("tab", "enter")
+        assert long.expanded and len(long.lines) > height + 20
+        assert "line 39 of a long result" in "\n".join(s.text for s in long.lines)
+        await pilot.click(ConversationLog, offset=(5, 1))
+        assert not long.expanded and len(long.lines) == height
