@@ -11,7 +11,6 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
-from textual.widgets import Static
 
 from ...core.cache import reuse
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
@@ -36,6 +35,7 @@ from ..widgets.conversation import ConversationLog, Page
 from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
+from ..widgets.text_block import TextBlock
 from .base import ZoeaScreen
 
 #: Memories in one page of the conversation (pages load by id as the log scrolls).
@@ -114,7 +114,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def compose(self) -> ComposeResult:
         """Header; sidebar, log and preview side by side; status; keys."""
-        yield Static(id="focus-header")
+        yield TextBlock(id="focus-header")
         with Horizontal(id="focus-body"):
             yield GameStateSidebar(id="game-state")
             yield ConversationLog(id="conversation")
@@ -153,9 +153,8 @@ class FocusScreen(ZoeaScreen[None]):
             return
         ids = sorted(self.zoea.views)
         position = (ids.index(view.id) + 1 if view.id in ids else 0, len(ids))
-        header = self.query_one("#focus-header", Static)
-        header.update(header_text(view, position, self._window(view)))
-        self.sub_title = view.name
+        header = self.query_one("#focus-header", TextBlock)
+        header.show(header_text(view, position, self._window(view)))
 
     def _refresh_sidebar(self) -> None:
         commander = self.zoea.commander

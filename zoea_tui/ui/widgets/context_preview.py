@@ -18,12 +18,12 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widget import Widget
-from textual.widgets import Static
 
 from ...core.cache import Reuse
 from ...core.composition import Composition, Item
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
+from .text_block import TextBlock
 
 ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT, "tool": fmt.TOOL}
 SHORT_ROLES = {"system": "sys", "user": "user", "assistant": "ai", "tool": "tool"}
@@ -224,7 +224,7 @@ class ContextPreview(VerticalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         """One static with the whole request."""
-        yield Static(Text("composing…", style=fmt.MUTED), id="preview-text")
+        yield TextBlock(Text("composing…", style=fmt.MUTED), id="preview-text")
 
     def watch_data(self, data: PreviewData | None) -> None:
         self._refresh_text()
@@ -233,18 +233,18 @@ class ContextPreview(VerticalScroll):
         self._refresh_text()
 
     def _refresh_text(self) -> None:
-        static = self.query_one("#preview-text", Static)
+        block = self.query_one("#preview-text", TextBlock)
         if self.data is None:
-            static.update(Text("composing…", style=fmt.MUTED))
+            block.show(Text("composing…", style=fmt.MUTED))
             self.border_subtitle = ""
             return
-        static.update(preview_text(self.data, expanded=self.expanded))
+        block.show(preview_text(self.data, expanded=self.expanded))
         comp = self.data.composition
         self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
 
     def show_error(self, message: str) -> None:
         """Say that the preview could not be composed."""
-        self.query_one("#preview-text", Static).update(
+        self.query_one("#preview-text", TextBlock).show(
             Text("could not compose: " + one_line(message, 400), style=fmt.ERROR)
         )
 

@@ -7,11 +7,11 @@ from typing import Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 
 from ...game.state_cache import Snapshot
 from .. import formatting as fmt
 from ..sanitize import one_line
+from .text_block import TextBlock
 
 #: Tools shown first, in this order; the others follow by name.
 ORDER = (
@@ -85,8 +85,8 @@ class GameStateSidebar(VerticalScroll):
 
     def compose(self):  # type: ignore[no-untyped-def]
         """One static with every snapshot."""
-        yield Static(id="game-state-text")
+        yield TextBlock(id="game-state-text")
 
     def show(self, snapshots: Mapping[str, Snapshot], tick: int | None) -> None:
         """Show these snapshots."""
-        self.query_one("#game-state-text", Static).update(game_state_text(snapshots, tick))
+        self.query_one("#game-state-text", TextBlock).show(game_state_text(snapshots, tick))

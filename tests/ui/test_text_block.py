@@ -1,0 +1,37 @@
+"""TextBlock: new text of the same height repaints; a new height lays the screen out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from zoea_tui.ui.widgets.text_block import TextBlock
+
+
+class BlockApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TextBlock(Text("one line"), id="block")
+
+
+async def test_only_a_change_of_height_asks_for_a_layout() -> None:
+    app = BlockApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        block = app.query_one(TextBlock)
+        block.show(Text("first"))
+        await pilot.pause()
+        layouts: list[bool] = []
+        original = block.refresh
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(bool(kwargs.get("layout")))
+            return original(*args, **kwargs)
+
+        block.refresh = spy  # type: ignore[method-assign]
+        block.show(Text("second, as short"))
+        block.show(Text("third\nnow two lines"))
+        block.show(Text("x" * 60))  # wraps to two lines at 40 cells: the same height
+        assert layouts == [False, True, False]
+        await pilot.pause()
+        assert block.size.height == 2
