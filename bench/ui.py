@@ -13,11 +13,14 @@ for what the key should show.
 
 Reported per kind of key: median, p95 and max. Kinds: moving between panes (with the
 selected Mysis's next request beside them), opening the focus view (the Mysis with a
-million memories first in each round), stepping to the next Mysis there, leaving it.
-Paging and search are hooks (:data:`EXTRA_KINDS`): a screen that says what it shows in
-``bench_state`` can be measured the same way. Also: the event loop's lateness inside the
-app (a 5 ms probe; longest stall, stalls over 50 ms) for the whole session, and first
-paint from the process's launch.
+million memories first in each round), stepping to the next Mysis there, leaving it;
+then, on the Mysis with a million memories, paging its conversation (``home`` to memory
+#1, ``end`` back to the newest page, ``pageup`` through older pages, each loading by id
+where it must) and searching (``/`` opens the search, the last letter typed shows the
+ranked hits). A screen says what it shows in ``bench_state`` (the page's span, the
+number of hits) and the mark carries it, so each key is checked to have done its work.
+Also: the event loop's lateness inside the app (a 5 ms probe; longest stall, stalls
+over 50 ms) for the whole session, and first paint from the process's launch.
 
 Targets (issue 12): keypress-to-complete-frame p95 ≤ 50 ms, no stall over 50 ms, first
 paint ≤ 1 s. Writes bench/results/ui.json.
@@ -61,9 +64,8 @@ ZOEA = (
     if os.environ.get("ZOEA_WRAP")
     else [sys.executable, "-m", "zoea_tui.cli"]
 )
-#: Keys of later features: (kind, screen it is typed on, tmux keys, predicate on the
-#: mark's ``bench_state``). Empty until the focus view says what page or hits it shows.
-EXTRA_KINDS: list[tuple[str, str, list[str], Callable[[str], bool]]] = []
+#: The word searched for (in every tool result of the deep history).
+SEARCH_WORD = "iron"
 
 
 # -- the cached database ------------------------------------------------------------------
@@ -292,6 +294,11 @@ def stats(values: list[float]) -> dict:
     }
 
 
+def _newest(state: str) -> bool:
+    """A page far from memory #1 (the newest page of the deep history)."""
+    return state.startswith("page ") and not state.startswith("page 1-")
+
+
 def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
     """One session: first paint, then rounds of keys; every figure in ms."""
     workdir = Path(tempfile.mkdtemp(prefix="zoea-bench-ui-"))
@@ -321,7 +328,14 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
         }
         checks: dict[str, list[bool]] = {k: [] for k in kinds}
 
-        def timed(kind: str, keys: list[str], screen: str, mysis: int | None, expect: str) -> None:
+        def timed(
+            kind: str,
+            keys: list[str],
+            screen: str,
+            mysis: int | None,
+            expect: str,
+            state: Callable[[str], bool] = lambda _: True,
+        ) -> None:
             marks.drain()
             start = session.keys(*keys)
             try:
@@ -331,6 +345,7 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
                         and m.at >= start
                         and m.fields[0] == screen
                         and (mysis is None or m.fields[1] == str(mysis))
+                        and state(m.fields[-1])
                     )
                 )
             except TimeoutError:
@@ -339,8 +354,8 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
                     f"{kind} {keys}: no mark of {screen} {mysis}; last marks "
                     f"{seen}\n{session.text()}"
                 ) from None
-            kinds[kind].append((mark.at - start) * 1000)
-            checks[kind].append(expect in session.text())
+            kinds.setdefault(kind, []).append((mark.at - start) * 1000)
+            checks.setdefault(kind, []).append(expect in session.text())
             time.sleep(0.25)  # a commander reads the screen between keys
 
         ids = list(range(1, MYSES + 1))
@@ -356,15 +371,26 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
             timed("close-focus", ["Escape"], "DashboardScreen", ids[5], "MYSIS SWARM")
             for target in reversed(ids[:5]):
                 timed("pane-move", ["Left"], "DashboardScreen", target, "NEXT REQUEST")
-        for kind, screen, keys, predicate in EXTRA_KINDS:  # hooks for later features
-            marks.drain()
-            start = session.keys(*keys)
-            mark = marks.wait(
-                lambda m, s=screen, p=predicate, t=start: (
-                    m.kind == "mark" and m.at >= t and m.fields[0] == s and p(m.fields[-1])
-                )
+        for _ in range(rounds):
+            # The story of Deep (a million memories), from the dashboard where it is selected.
+            timed("open-focus", ["Enter"], "FocusScreen", 1, "CONVERSATION")
+            timed("page-first", ["Home"], "FocusScreen", 1, "#1–50 of", lambda s: s == "page 1-50")
+            timed("page-newest", ["End"], "FocusScreen", 1, "CONVERSATION", _newest)
+            for _ in range(4):
+                timed("page-up", ["PageUp"], "FocusScreen", 1, "CONVERSATION")
+            timed("close-focus", ["Escape"], "DashboardScreen", 1, "MYSIS SWARM")
+            timed("open-search", ["/"], "SearchScreen", 1, "SEARCH")
+            session.keys(*SEARCH_WORD[:-1])
+            time.sleep(0.5)
+            timed(
+                "search",
+                [SEARCH_WORD[-1]],
+                "SearchScreen",
+                1,
+                SEARCH_WORD,
+                lambda s: s.startswith("search ") and s != "search 0",
             )
-            kinds.setdefault(kind, []).append((mark.at - start) * 1000)
+            timed("close-search", ["Escape"], "DashboardScreen", 1, "MYSIS SWARM")
         measured = time.monotonic() - t_measure
         marks._read(1.2)  # the last second's probe report
         lags: list[float] = []

@@ -154,3 +154,19 @@ async def test_the_reader_refuses_writes(store: Store) -> None:
     with pytest.raises(sqlite3.Error):
         await reader.create_mysis("Nobody")
     assert [m.name for m in await store.list_myses()] == []
+
+
+async def test_a_common_word_is_ranked_among_its_newest_matches(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(story, "SEARCH_SCOPE", 10)
+    ada = await _mysis_with(store, "Ada", 140)  # "iron" in 20 memories: 7, 14, ... 140
+    hits = await story.search_story(store, ada, "iron", limit=5)
+    assert len(hits) == 5
+    newest_ten = (await story.memory_page(store, ada, limit=70))[0].id  # memory 71 on
+    assert all(h.id >= newest_ten for h in hits)  # ranked among the 10 newest matches
+    # Too few of the Mysis's hits among the newest matches: every match is ranked.
+    brin = await _mysis_with(store, "Brin", 140)  # now the newest 10 matches are Brin's
+    hits = await story.search_story(store, ada, "iron", limit=5)
+    assert len(hits) == 5 and all(h.kind == "memory" for h in hits)
+    assert brin != ada

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import aiosqlite
+
 from ..core.types import Memory, Turn
 from .store import (
     _MEMORY_COLUMNS,
@@ -33,6 +35,8 @@ HIT_OPEN = "\x02"
 HIT_CLOSE = "\x03"
 #: Words of context in a search snippet.
 SNIPPET_TOKENS = 16
+#: A word with more matches than this is ranked among its newest this many.
+SEARCH_SCOPE = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,27 +168,26 @@ async def search_story(
     word of ``query`` (prefixes allowed), best first by FTS5's bm25 rank, each with a
     highlighted snippet (FTS5's ``rank``: bm25, which FTS5 sorts itself).
 
-    A rare word costs well under a millisecond on a million memories; words found in
-    most memories cost what intersecting their lists costs (a few hundred milliseconds
-    there), off the event loop on the store's thread."""
+    A rare word costs well under a millisecond on a million memories. A word found in
+    many memories is ranked among its newest :data:`SEARCH_SCOPE` matches (bm25 over
+    every match of "iron" in a million memories took 360 ms; over the newest 2 000,
+    about 40); when those hold fewer than ``limit`` of the Mysis's hits, every match is
+    ranked, so an old hit is never lost."""
     match = _fts_query(query)
     if not match:
         return []
     limit = min(max(limit, 1), 200)
     db = store.connection
-    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
     async with db.execute(
-        "SELECT m.id, m.role, m.source, m.tool_name, "
-        f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
-        "memories_fts.rank "
-        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        "WHERE memories_fts MATCH ? AND m.mysis_id = ? ORDER BY memories_fts.rank LIMIT ?",
-        (match, mysis_id, limit),
+        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+        "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, SEARCH_SCOPE - 1),
     ) as cur:
-        hits = [
-            StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
-            for r in await cur.fetchall()
-        ]
+        row = await cur.fetchone()
+    hits = await _memory_hits(db, mysis_id, match, limit, since=row[0] if row else 0)
+    if row is not None and len(hits) < limit:
+        hits = await _memory_hits(db, mysis_id, match, limit, since=0)
+    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
     async with db.execute(
         f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
         "b.sender_id, broadcasts_fts.rank "
@@ -198,6 +201,26 @@ async def search_story(
         ]
     hits.sort(key=lambda h: h.rank)
     return hits[:limit]
+
+
+async def _memory_hits(
+    db: aiosqlite.Connection, mysis_id: int, match: str, limit: int, *, since: int
+) -> list[StoryHit]:
+    """The Mysis's best ``limit`` memories matching ``match`` among those from ``since``."""
+    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
+    async with db.execute(
+        "SELECT m.id, m.role, m.source, m.tool_name, "
+        f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
+        "memories_fts.rank "
+        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+        "WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND m.mysis_id = ? "
+        "ORDER BY memories_fts.rank LIMIT ?",
+        (match, since, mysis_id, limit),
+    ) as cur:
+        return [
+            StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
+            for r in await cur.fetchall()
+        ]
 
 
 async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> int | None:
