@@ -171,22 +171,20 @@ async def search_story(
     A rare word costs well under a millisecond on a million memories. A word found in
     many memories is ranked among its newest :data:`SEARCH_SCOPE` matches (bm25 over
     every match of "iron" in a million memories took 360 ms; over the newest 2 000,
-    about 40); when those hold fewer than ``limit`` of the Mysis's hits, every match is
-    ranked, so an old hit is never lost."""
+    about 40); when those hold fewer than ``limit`` of the Mysis's hits (the other
+    Myses said it more lately), ten times as many, then every match, so an old hit is
+    never lost."""
     match = _fts_query(query)
     if not match:
         return []
     limit = min(max(limit, 1), 200)
     db = store.connection
-    async with db.execute(
-        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-        "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (match, SEARCH_SCOPE - 1),
-    ) as cur:
-        row = await cur.fetchone()
-    hits = await _memory_hits(db, mysis_id, match, limit, since=row[0] if row else 0)
-    if row is not None and len(hits) < limit:
-        hits = await _memory_hits(db, mysis_id, match, limit, since=0)
+    hits: list[StoryHit] = []
+    for scope in (SEARCH_SCOPE, SEARCH_SCOPE * 10, 0):
+        since = await _newest_matches_from(db, match, scope) if scope else 0
+        hits = await _memory_hits(db, mysis_id, match, limit, since=since)
+        if len(hits) >= limit or since == 0:
+            break
     marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
     async with db.execute(
         f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
@@ -201,6 +199,17 @@ async def search_story(
         ]
     hits.sort(key=lambda h: h.rank)
     return hits[:limit]
+
+
+async def _newest_matches_from(db: aiosqlite.Connection, match: str, scope: int) -> int:
+    """The rowid from which the newest ``scope`` matches of ``match`` start (0: fewer)."""
+    async with db.execute(
+        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
+        "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+        (match, scope - 1),
+    ) as cur:
+        row = await cur.fetchone()
+    return int(row[0]) if row else 0
 
 
 async def _memory_hits(
