@@ -286,6 +286,8 @@ class Session:
 def stats(values: list[float]) -> dict:
     """Median, p95 and max in ms."""
     ordered = sorted(values)
+    if not ordered:
+        return {"n": 0}
     return {
         "n": len(ordered),
         "median": round(statistics.median(ordered), 1),

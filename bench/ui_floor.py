@@ -57,7 +57,6 @@ import json
 import os
 import platform
 import random
-import select
 import shlex
 import shutil
 import statistics
@@ -65,7 +64,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,6 +77,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+from ui import Marks, stats  # noqa: E402  (the mark reader and figures of bench/ui.py)
+
 WIDTH, HEIGHT = 200, 60
 PANES = 16
 #: Lines of text in each half of the text screen (the screen has 59 rows above the footer).
@@ -343,61 +345,6 @@ def floor_app(node: Screen[Any]) -> FloorApp:
 
 
 @dataclass
-class Mark:
-    """One line the app wrote."""
-
-    kind: str
-    at: float
-    fields: list[str]
-
-
-class Marks:
-    """Reads the app's marks from a FIFO as they come."""
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.buffer = b""
-        self.all: list[Mark] = []
-        self._next = 0
-
-    def _read(self, timeout: float) -> None:
-        ready, _, _ = select.select([self.fd], [], [], timeout)
-        if not ready:
-            return
-        try:
-            chunk = os.read(self.fd, 65536)
-        except BlockingIOError:
-            return
-        if not chunk:
-            time.sleep(min(timeout, 0.005))  # no writer yet
-            return
-        self.buffer += chunk
-        *lines, self.buffer = self.buffer.split(b"\n")
-        for line in lines:
-            kind, at, *fields = line.decode().split("\t")
-            self.all.append(Mark(kind, float(at), fields))
-
-    def wait(self, predicate: Callable[[Mark], bool], timeout: float = 10.0) -> Mark:
-        """The next mark (not seen by an earlier wait) that satisfies ``predicate``."""
-        deadline = time.monotonic() + timeout
-        while True:
-            while self._next < len(self.all):
-                mark = self.all[self._next]
-                self._next += 1
-                if predicate(mark):
-                    return mark
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no such mark")
-            self._read(min(left, 0.05))
-
-    def drain(self) -> None:
-        """Read what is there and skip it."""
-        self._read(0)
-        self._next = len(self.all)
-
-
-@dataclass
 class Sample:
     """One timed key."""
 
@@ -473,19 +420,6 @@ class Session:
             self.fd = -1
 
 
-def stats(values: list[float]) -> dict[str, float]:
-    """n, median, p95 and max in ms."""
-    ordered = sorted(values)
-    if not ordered:
-        return {"n": 0}
-    return {
-        "n": len(ordered),
-        "median": round(statistics.median(ordered), 1),
-        "p95": round(ordered[max(0, int(len(ordered) * 0.95 + 0.5) - 1)], 1),
-        "max": round(ordered[-1], 1),
-    }
-
-
 def timed_key(session: Session, marks: Marks, key: str, kind: str, expect: str) -> Sample:
     """Type one key, wait for its mark (a kind starting with ``kind``), then poll tmux until
     ``expect`` is on its screen; rest ``GAP_S``."""
@@ -496,7 +430,8 @@ def timed_key(session: Session, marks: Marks, key: str, kind: str, expect: str) 
     start = session.keys(key)
     try:
         mark = marks.wait(
-            lambda m: m.kind == "mark" and m.at >= start and m.fields[0].startswith(kind)
+            lambda m: m.kind == "mark" and m.at >= start and m.fields[0].startswith(kind),
+            timeout=10.0,
         )
     except TimeoutError:
         seen = [m for m in marks.all if m.kind == "mark"][-5:]
