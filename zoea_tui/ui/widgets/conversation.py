@@ -552,9 +552,11 @@ class ConversationLog(ScrollView, can_focus=True):
         if excess > 0:
             dropped = kept[len(kept) - excess :]
             kept = kept[: len(kept) - excess]
-            if any(e.memory is not None for e in dropped) or self._stream in dropped:
+            streamed = self._stream in dropped
+            if streamed:
+                self._stream = None
+            if streamed or any(e.memory is not None for e in dropped):
                 self.at_end = False
-                self._stream = None if self._stream in dropped else self._stream
         self._stick = False
         self._set_entries(older + kept)
         if anchor is not None and anchor in self._entries:
