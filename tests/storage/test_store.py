@@ -13,6 +13,7 @@ import pytest
 from tests.helpers import history_of
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.strategies import STRATEGIES
 from zoea_tui.core.types import ToolCall
 from zoea_tui.resources import data_dir
 from zoea_tui.storage import NewMemory, Store, StoreError
@@ -100,6 +101,37 @@ async def test_history_load_takes_two_indexed_queries_whatever_the_length(
     async with store.connection.execute(f"EXPLAIN QUERY PLAN {selects[1]}") as cur:
         plan = " ".join([str(row[3]) async for row in cur])
     assert "SCAN memories" not in plan and "idx_memories" in plan
+
+
+async def _load_steps(store: Store, mysis_id: int, strategy: str) -> int:
+    """SQLite VM steps (in thousands) one history load takes."""
+    steps = 0
+
+    def count() -> int:
+        nonlocal steps
+        steps += 1
+        return 0
+
+    await store.connection.set_progress_handler(count, 1000)
+    await store.load_history(mysis_id, ComposeSettings(), strategy=strategy)
+    await store.connection.set_progress_handler(None, 1000)
+    return steps
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+async def test_history_load_reads_as_much_for_a_long_story_as_for_a_short_one(
+    store: Store, strategy: str
+) -> None:
+    # Imported stories have no turns recorded: a bound of ``id < NULL`` once made
+    # SQLite walk every memory of the Mysis (plans alone did not show it).
+    short, long = await store.create_mysis("short"), await store.create_mysis("long")
+    steps = [NewMemory("assistant", "llm", f"step {n}") for n in range(20_000)]
+    recent = [NewMemory("user", "summary", "so far"), *steps[:100]]
+    await store.add_memories(short.id, [NewMemory("user", "direct", "go"), *steps[:200], *recent])
+    await store.add_memories(long.id, [NewMemory("user", "direct", "go"), *steps, *recent])
+    short_steps = await _load_steps(store, short.id, strategy)
+    long_steps = await _load_steps(store, long.id, strategy)
+    assert long_steps <= short_steps * 2 + 5, (short_steps, long_steps)
 
 
 async def test_loaded_history_matches_the_reference_builder(store: Store) -> None:

@@ -714,10 +714,13 @@ class Store:
             "AND id <= :u AND id >= "
             + (":tp" if turn is not None else latest_turn)
             + " ORDER BY id LIMIT 1)",
+            # One upper bound: given two (``id <= :u AND id < turn``), SQLite walks down
+            # from the first and tests the other on every row, which read every memory
+            # of a Mysis with no turn recorded (``id < NULL``): 20 ms at 100 000.
             f"SELECT 'h', * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
-            "AND id <= :u AND id < "
+            "AND id < MIN(:u + 1, COALESCE("
             + (":tp" if turn is not None else latest_turn)
-            + " ORDER BY id DESC LIMIT :hn)",
+            + ", 0)) ORDER BY id DESC LIMIT :hn)",
             f"SELECT 'T', * FROM (SELECT {_TURN_AS_MEMORY} FROM turns t "
             "WHERE t.mysis_id = :m AND t.first_memory_id <= :u + 1 AND t.id <= :tid "
             "AND t.first_memory_id >= :lo ORDER BY t.id DESC LIMIT :tn)",
