@@ -142,6 +142,8 @@ class ZoeaApp(App[None]):
         self._tick: int | None = None
         self._recent_notices: dict[str, float] = {}
         self._engine_closing: asyncio.Task[None] | None = None
+        #: The focus view once built (kept and shown again: see :meth:`open_focus`).
+        self._focus: FocusScreen | None = None
         #: Benchmark marks (``ZOEA_FRAME_MARKS``), None in normal use.
         self.frame_marks: FrameMarks | None = None
 
@@ -595,12 +597,31 @@ class ZoeaApp(App[None]):
     # -- navigation -----------------------------------------------------------------------
 
     def open_focus(self, mysis_id: int, *, at: int | None = None) -> None:
-        """Show the focus view of a Mysis (its conversation at memory ``at``, if given)."""
-        screen = self.screen
-        if at is not None and isinstance(screen, FocusScreen) and screen.mysis_id == mysis_id:
-            screen.open_at(at)
-        elif mysis_id in self.views:
-            self.push_screen(FocusScreen(mysis_id, at=at))
+        """Show the focus view of a Mysis (its conversation at memory ``at``, if given).
+
+        The focus view is built once and kept: later opens read the Mysis's content
+        first and switch to the screen with all of it in place, in one frame."""
+        focus = self._focus
+        if mysis_id not in self.views:
+            return
+        if focus is None:
+            self._focus = FocusScreen(mysis_id, at=at)
+            self.install_screen(self._focus, name="focus")
+            self.push_screen(self._focus)
+        elif focus in self.screen_stack:
+            while self.screen is not focus:  # a view opened over it (help, a search)
+                self.pop_screen()
+            focus.retarget(mysis_id, at)
+        else:
+            self._switch_to_focus(focus, mysis_id, at)
+
+    @work(exclusive=True, group="focus-open", exit_on_error=False)
+    async def _switch_to_focus(self, focus: FocusScreen, mysis_id: int, at: int | None) -> None:
+        content = await focus.fetch(mysis_id, at)
+        if focus in self.screen_stack or mysis_id not in self.views:
+            return
+        focus.show(content)
+        self.push_screen(focus)
 
     def select_on_dashboard(self, mysis_id: int) -> None:
         """Select a Mysis on the dashboard (for when the user returns to it)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.text import Text
@@ -81,8 +83,29 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class FocusContent:
+    """What the focus view shows of one Mysis, read before any of it is shown (so the
+    view changes in one frame): a page of its story and its next request."""
+
+    mysis_id: int
+    page: Page
+    #: The memory to centre and mark (a search hit), else the newest page sticks.
+    focus_id: int | None = None
+    preview: PreviewData | None = None
+    #: Why the next request could not be composed (shown in its place).
+    preview_error: str | None = None
+    #: Memories stored while the content was read (shown after the page if newer).
+    arrived: list[Memory] = field(default_factory=list)
+
+
 class FocusScreen(ZoeaScreen[None]):
-    """One Mysis in full; ``[``/``]`` move to the previous/next Mysis without leaving."""
+    """One Mysis in full; ``[``/``]`` move to the previous/next Mysis without leaving.
+
+    The app builds one and keeps it (switching to a screen that exists costs a tenth of
+    building one): each open reads the next Mysis's content first, then shows it all at
+    once with :meth:`show`.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -95,15 +118,19 @@ class FocusScreen(ZoeaScreen[None]):
         Binding("x", "app.requests", "Requests"),
     ]
 
-    mysis_id: reactive[int] = reactive(0, init=False)
     #: None: shown when the terminal is wide enough; True/False: the user's choice.
     sidebar_wanted: reactive[bool | None] = reactive(None, init=False)
 
     def __init__(self, mysis_id: int, *, at: int | None = None) -> None:
         super().__init__()
-        self.set_reactive(FocusScreen.mysis_id, mysis_id)
+        #: The Mysis shown (its content may still be on its way: see :meth:`fetch`).
+        self.mysis_id = mysis_id
         #: The memory to open the conversation at (a search hit), else the newest page.
         self._at = at
+        #: The Mysis whose content is being read, and its memories stored meanwhile.
+        self._reading: FocusContent | None = None
+        #: The Mysis the newest open or step asked for, until it is shown.
+        self._heading: int | None = None
         #: Which part of the story is on screen, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
 
@@ -125,7 +152,8 @@ class FocusScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         self.zoea.engine_events.subscribe(self, self._engine_events)
         self._layout(self.app.size.width)
-        self._load()
+        self.retarget(self.mysis_id, self._at)
+        self._at = None
         self.query_one(ConversationLog).focus()
 
     def on_resize(self) -> None:
@@ -138,9 +166,6 @@ class FocusScreen(ZoeaScreen[None]):
 
     def watch_sidebar_wanted(self) -> None:
         self._layout(self.size.width or self.app.size.width)
-
-    def watch_mysis_id(self) -> None:
-        self._load()
 
     # -- filling -------------------------------------------------------------------------
 
@@ -170,7 +195,50 @@ class FocusScreen(ZoeaScreen[None]):
             return DEFAULT_CONTEXT_WINDOW
         return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
 
-    def _load(self) -> None:
+    def retarget(self, mysis_id: int, at: int | None = None) -> None:
+        """Show Mysis ``mysis_id`` (its newest page, or the page around memory ``at``)
+        once its content is read."""
+        self._heading = mysis_id
+        self._read_and_show(mysis_id, at)
+
+    @work(exclusive=True, group="focus-open", exit_on_error=False)
+    async def _read_and_show(self, mysis_id: int, at: int | None) -> None:
+        self.show(await self.fetch(mysis_id, at))
+
+    async def fetch(self, mysis_id: int, at: int | None = None) -> FocusContent:
+        """Read what :meth:`show` needs for Mysis ``mysis_id``: a page of its story and
+        its next request, side by side (the database reads run off the loop)."""
+        commander = self.zoea.commander
+        content = FocusContent(mysis_id, Page([], [], True, True, 0), focus_id=at)
+        self._reading = content
+        if commander is None:
+            return content
+        page, (preview, error) = await asyncio.gather(
+            self._read_page(mysis_id, at), self._compose_preview(mysis_id)
+        )
+        content = FocusContent(mysis_id, page, at, preview, error, content.arrived)
+        if self._reading is not None and self._reading.mysis_id == mysis_id:
+            self._reading = content
+        return content
+
+    async def _read_page(self, mysis_id: int, at: int | None) -> Page:
+        commander = self.zoea.commander
+        assert commander is not None
+        story = commander.story
+        bounds = await story.bounds(mysis_id)
+        if at is not None:
+            memories = await story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
+        else:
+            memories = await story.page(mysis_id, limit=PAGE)
+        return await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
+
+    def show(self, content: FocusContent) -> None:
+        """Show ``content`` at once: header, sidebar, conversation, next request."""
+        if self._reading is not None and self._reading.mysis_id == content.mysis_id:
+            self._reading = None
+        if self._heading == content.mysis_id:
+            self._heading = None
+        self.mysis_id = content.mysis_id
         view = self._view()
         log = self.query_one(ConversationLog)
         log.names = self.zoea.names
@@ -178,27 +246,18 @@ class FocusScreen(ZoeaScreen[None]):
             log.border_title = Content(f"CONVERSATION · {one_line(view.name, 30)}")
         self._refresh_header()
         self._refresh_sidebar()
-        self.query_one(ContextPreview).data = None
-        self._load_memories(self.mysis_id, self._at)
-        self._at = None
-        self.refresh_preview()
-
-    @work(exclusive=True, group="focus-memories", exit_on_error=False)
-    async def _load_memories(self, mysis_id: int, at: int | None = None) -> None:
-        """Show the newest page of the Mysis's story (or the page around memory ``at``)."""
-        commander = self.zoea.commander
-        if commander is None:
-            return
-        story = commander.story
-        bounds = await story.bounds(mysis_id)
-        if at is not None:
-            memories = await story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
+        page = content.page
+        log.show_page(page, focus_id=content.focus_id)
+        if page.at_end:
+            newest = page.memories[-1].id if page.memories else 0
+            for memory in content.arrived:
+                if memory.id > newest:
+                    log.add_memory(memory)
+        preview = self.query_one(ContextPreview)
+        if content.preview_error is not None:
+            preview.show_error(content.preview_error)
         else:
-            memories = await story.page(mysis_id, limit=PAGE)
-        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
-        if mysis_id != self.mysis_id:
-            return
-        self.query_one(ConversationLog).show_page(page, focus_id=at)
+            preview.data = content.preview
         self._note_page()
 
     async def _page(
@@ -264,7 +323,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def open_at(self, memory_id: int) -> None:
         """Show the conversation at memory ``memory_id`` (a search hit), loading its page."""
-        self._load_memories(self.mysis_id, memory_id)
+        self.retarget(self.mysis_id, memory_id)
 
     def _note_page(self) -> None:
         """Say which part of the story is on screen (benchmarks read ``bench_state``)."""
@@ -278,30 +337,52 @@ class FocusScreen(ZoeaScreen[None]):
     @work(exclusive=True, group="focus-preview", exit_on_error=False)
     async def refresh_preview(self) -> None:
         """Compose the Mysis's next request now (nothing is written or sent)."""
-        commander = self.zoea.commander
-        view = self._view()
-        if commander is None or view is None:
+        mysis_id = self.mysis_id
+        data, error = await self._compose_preview(mysis_id)
+        if mysis_id != self.mysis_id:
             return
-        mysis_id = view.id
+        preview = self.query_one(ContextPreview)
+        if error is not None:
+            preview.show_error(error)
+        elif data is not None:
+            preview.data = data
+
+    async def _compose_preview(self, mysis_id: int) -> tuple[PreviewData | None, str | None]:
+        """The Mysis's next request with its checks, or why it could not be composed."""
+        commander = self.zoea.commander
+        view = self.zoea.views.get(mysis_id)
+        if commander is None or view is None:
+            return None, None
         try:
             composition = await commander.preview(mysis_id)
         except Exception as exc:  # shown in place: the preview is advisory
-            self.query_one(ContextPreview).show_error(str(exc))
-            return
-        if mysis_id != self.mysis_id:
-            return
+            return None, str(exc)
         violations = tuple(validate(composition.messages))
         last = commander.last_sent(mysis_id)
-        self.query_one(ContextPreview).data = PreviewData(
-            composition,
-            self._window(view),
-            upcoming=True,
-            valid=not violations,
-            violations=violations,
-            reuse=reuse(last, composition.messages) if last else None,
+        # Measuring the prefix tokenizes both requests: off the loop.
+        shared = await asyncio.to_thread(reuse, last, composition.messages) if last else None
+        return (
+            PreviewData(
+                composition,
+                self._window(view),
+                upcoming=True,
+                valid=not violations,
+                violations=violations,
+                reuse=shared,
+            ),
+            None,
         )
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
+        reading = self._reading
+        if reading is not None:
+            reading.arrived.extend(
+                e.memory
+                for e in events
+                if isinstance(e, MessageStored) and e.mysis_id == reading.mysis_id
+            )
+        if self not in self.app.screen_stack:
+            return  # kept for the next open, which reads everything afresh
         mine = self.mysis_id
         log = self.query_one(ConversationLog)
         header = sidebar = upcoming = False
@@ -374,7 +455,7 @@ class FocusScreen(ZoeaScreen[None]):
             self.dismiss()
             return
         later = [i for i in ids if i > self.mysis_id]
-        self.mysis_id = later[0] if later else ids[-1]
+        self.retarget(later[0] if later else ids[-1])
 
     # -- actions -----------------------------------------------------------------------
 
@@ -388,8 +469,10 @@ class FocusScreen(ZoeaScreen[None]):
         ids = sorted(self.zoea.views)
         if not ids:
             return
-        index = ids.index(self.mysis_id) if self.mysis_id in ids else 0
-        self.mysis_id = ids[(index + delta) % len(ids)]
+        # From the Mysis on its way, if a step is still being read.
+        current = self._heading if self._heading is not None else self.mysis_id
+        index = ids.index(current) if current in ids else 0
+        self.retarget(ids[(index + delta) % len(ids)])
 
     def action_expand_all(self) -> None:
         """Expand or collapse every entry of the log."""

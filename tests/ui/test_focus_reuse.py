@@ -1,0 +1,122 @@
+"""The focus view is built once and kept: each open reads first, then shows it all at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from zoea_tui.config import Config
+from zoea_tui.orchestrator.events import MessageStored
+from zoea_tui.storage import NewMemory, Store
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.dashboard import DashboardScreen
+from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.widgets.context_preview import ContextPreview
+from zoea_tui.ui.widgets.conversation import ConversationLog
+
+from .helpers import opener, seed, settle
+
+SIZE = (160, 45)
+
+
+async def _seeded(path: Path) -> dict[str, int]:
+    """The fixed swarm, Brin with a conversation of its own; ids by name."""
+    await seed(path)
+    store = await Store.open(path)
+    try:
+        ids = {m.name: m.id for m in await store.list_myses()}
+        await store.add_memories(
+            ids["Brin"],
+            [NewMemory("user", "direct", "Scout the belt.")]
+            + [NewMemory("assistant", "llm", f"Brin's report {n}.") for n in range(5)],
+        )
+        return ids
+    finally:
+        await store.close()
+
+
+def _shown(screen: FocusScreen) -> tuple[set[int], str | None]:
+    """Whose memories the conversation shows, and whose request the preview shows."""
+    log = screen.query_one(ConversationLog)
+    data = screen.query_one(ContextPreview).data
+    owners = {e.memory.mysis_id for e in log.entries if e.memory is not None}
+    return owners, str(data.composition.messages[0]["content"]) if data is not None else None
+
+
+async def test_a_second_open_switches_to_the_same_screen_with_everything_in_place(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "zoea.db"
+    ids = await _seeded(db)
+    app = ZoeaApp(opener(still_config, db))
+    pushed: list[tuple[FocusScreen, set[int], str | None]] = []
+    push = app.push_screen
+
+    def spy(screen: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(screen, FocusScreen) and screen.is_mounted:
+            pushed.append((screen, *_shown(screen)))
+        return push(screen, *args, **kwargs)
+
+    app.push_screen = spy  # type: ignore[method-assign]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_focus(ids["Ada"])
+        await settle(pilot)
+        first = app.screen
+        assert isinstance(first, FocusScreen) and _shown(first)[0] == {ids["Ada"]}
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, DashboardScreen)
+        app.open_focus(ids["Brin"])
+        await settle(pilot)
+        assert app.screen is first
+        # When the kept screen was switched to, Brin's story and request were on it.
+        assert len(pushed) == 1
+        screen, owners, system = pushed[0]
+        assert screen is first and owners == {ids["Brin"]}
+        assert system is not None and "Brin" in system
+        assert "Ada" not in system
+
+
+async def test_steps_typed_before_the_first_is_shown_each_move_on(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "zoea.db"
+    ids = await _seeded(db)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_focus(ids["Ada"])
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FocusScreen)
+        screen.action_step(1)  # `]` twice, the second before the first is read
+        screen.action_step(1)
+        await settle(pilot)
+        assert screen.mysis_id == ids["Cass"]
+        assert _shown(screen)[0] <= {ids["Cass"]}
+
+
+async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "zoea.db"
+    ids = await _seeded(db)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_focus(ids["Ada"])
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FocusScreen) and app.commander is not None
+        content = await screen.fetch(ids["Brin"])
+        late = await app.commander.store.add_memory(
+            ids["Brin"], NewMemory("assistant", "llm", "Stored while the page was read.")
+        )
+        app.engine_events.publish((MessageStored(mysis_id=ids["Brin"], memory=late),))
+        await pilot.pause()  # the event is handled while Ada is still shown
+        screen.show(content)
+        log = screen.query_one(ConversationLog)
+        assert [m.id for m in log.memories][-2:] == [late.id - 1, late.id]
+        await settle(pilot)
+        assert [m.id for m in log.memories].count(late.id) == 1
