@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.app import App, ComposeResult
+from textual.screen import ModalScreen, Screen
 
 from zoea_tui.config import Config
 from zoea_tui.core.types import Memory, ToolCall
@@ -25,6 +27,7 @@ from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text
 from zoea_tui.ui.widgets.swarm_panes import (
     MIN_PANE_HEIGHT,
     MIN_PANE_WIDTH,
+    PANES_PER_PAINT,
     SwarmPanes,
     plan_layout,
 )
@@ -282,3 +285,45 @@ async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
     kinds = [(f[0], f[2], f[3]) for f in lines if f[0] == "mark"]
     assert ("mark", "DashboardScreen", "2") in kinds
     assert kinds[-1] == ("mark", "FocusScreen", "2")
+
+
+class _Swarm(App[None]):
+    """The swarm widget alone, with a screen to cover it."""
+
+    def compose(self) -> ComposeResult:
+        yield SwarmPanes(id="myses")
+
+
+async def test_changed_panes_are_repainted_a_few_at_a_time_and_not_while_covered() -> None:
+    app = _Swarm()
+    async with app.run_test(size=(200, 60)) as pilot:
+        swarm = app.query_one(SwarmPanes)
+        swarm.set_myses([view(id=i, name=f"M{i:02d}") for i in range(1, 17)])
+        await pilot.pause()
+        swarm.selected_id = 16
+        swarm._stale.clear()  # the interval timer runs only while the test awaits
+        for i in range(1, 17):
+            swarm.upsert(view(id=i, name=f"M{i:02d}", activity="docking"))
+
+        def docking() -> list[int]:
+            return [p.mysis_id for p in swarm.query(MysisPane) if p.view.activity == "docking"]
+
+        assert docking() == []  # nothing drawn until the pane's turn
+        swarm._repaint_some()
+        # The selected pane first, then those waiting longest.
+        assert docking() == [1, 2, 3, 16] and len(docking()) == PANES_PER_PAINT + 1
+        await app.push_screen(Screen())
+        covered = docking()
+        swarm._repaint_some()
+        await pilot.pause(0.3)
+        assert docking() == covered and len(covered) < 16  # covered: pictures kept
+        app.pop_screen()
+        await app.push_screen(ModalScreen[None]())
+        before = len(docking())
+        swarm._repaint_some()
+        assert len(docking()) > before  # a dialog over the panes leaves them in sight
+        app.pop_screen()
+        await pilot.pause()
+        while swarm._stale:
+            swarm._repaint_some()
+        assert len(docking()) == 16

@@ -140,17 +140,20 @@ class DashboardScreen(ZoeaScreen[None]):
             memories = await commander.memories(mysis_id, TAIL_MEMORIES)
             if mysis_id not in self._tails:  # events may have started one meanwhile
                 self._tails[mysis_id] = tail_from_memories(memories)
-            self._show_facts(mysis_id, latest_answer(memories))
+            self._show_facts(mysis_id, latest_answer(memories), at_once=True)
 
-    def _show_facts(self, mysis_id: int, answer: str | None = None) -> None:
+    def _show_facts(
+        self, mysis_id: int, answer: str | None = None, *, at_once: bool = False
+    ) -> None:
         commander = self.zoea.commander
-        pane = self.query_one(SwarmPanes).pane(mysis_id)
-        if commander is None or pane is None or mysis_id not in self.zoea.views:
+        if commander is None or mysis_id not in self.zoea.views:
             return
-        pane.show_facts(
+        self.query_one(SwarmPanes).show_facts(
+            mysis_id,
             facts_from_fields(commander.game_fields(mysis_id)),
             tuple(self._tails.get(mysis_id, ())),
             answer,
+            at_once=at_once,
         )
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:

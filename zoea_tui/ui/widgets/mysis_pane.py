@@ -274,13 +274,20 @@ class MysisPane(Widget):
         )
 
     def show_facts(
-        self, facts: GameFacts, actions: Iterable[Action], answer: str | None = None
+        self,
+        facts: GameFacts,
+        actions: Iterable[Action],
+        answer: str | None = None,
+        *,
+        repaint: bool = True,
     ) -> None:
-        """New game facts or actions (redrawn with the next frame)."""
+        """New game facts or actions (redrawn with the next frame, or when the swarm
+        repaints the pane if not ``repaint``)."""
         self.facts, self.actions = facts, actions
         if answer is not None:
             self.answer = answer
-        self.refresh()
+        if repaint:
+            self.refresh()
 
     def watch_view(self, view: MysisView | None) -> None:
         if view is not None:
