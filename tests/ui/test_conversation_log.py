@@ -98,3 +98,26 @@ async def test_tab_and_enter_expand_an_entry_and_a_click_collapses_it() -> None:
         assert "line 39 of a long result" in "\n".join(s.text for s in long.lines)
         await pilot.click(ConversationLog, offset=(5, 1))
         assert not long.expanded and len(long.lines) == height
+
+
+async def test_new_entries_and_pages_never_lay_the_screen_out_again() -> None:
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ConversationLog)
+        log.show_page(Page([memory(i) for i in range(51, 101)], [], False, True, 100))
+        await pilot.pause()
+        layouts: list[object] = []
+        screen = app.screen
+        original = screen._refresh_layout
+        screen._refresh_layout = lambda *a, **k: (layouts.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        log.add_memory(memory(101, LONG))
+        await pilot.pause()
+        log.prepend_page(Page([memory(i) for i in range(1, 51)], [], True, False, 101))
+        await pilot.pause()
+        log.show_page(Page([memory(i) for i in range(1, 31)], [], True, False, 101), top=True)
+        await pilot.pause()
+        assert layouts == []
+        # The scrollbar follows the new virtual size all the same.
+        assert log.vertical_scrollbar.window_virtual_size == log.virtual_size.height
+        assert log.max_scroll_y == log.virtual_size.height - log.scrollable_content_region.height
+        assert any("memory number 1" in row for row in rows(log))

@@ -11,7 +11,12 @@ from textual.screen import ModalScreen, Screen
 from zoea_tui.config import Config
 from zoea_tui.core.types import Memory, ToolCall
 from zoea_tui.orchestrator.commander import Commander
-from zoea_tui.orchestrator.events import MysisView, ToolCallFinished, ToolCallStarted
+from zoea_tui.orchestrator.events import (
+    MysisView,
+    RequestComposed,
+    ToolCallFinished,
+    ToolCallStarted,
+)
 from zoea_tui.ui.activity import (
     ActionTail,
     GameFacts,
@@ -222,6 +227,28 @@ async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         assert not preview.display
+
+
+async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
+    seeded_db: Path, still_config: Config
+) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        commander = app.commander
+        assert commander is not None
+        second = commander.myses()[1].id
+        composition = await commander.preview(second)
+        await commander.bus.publish(
+            RequestComposed(mysis_id=second, composition=composition, valid=True)
+        )
+        await settle(pilot)
+        preview = app.screen.query_one("#dash-preview", PreviewLines)
+        assert preview.data is not None and preview.data.composition is not composition
+        app.screen.query_one(SwarmPanes).selected_id = second
+        await pilot.pause()  # the selection's message is handled: no composing
+        assert preview.data.composition is composition and not preview.data.upcoming
+        assert not [w for w in app.workers if w.group == "dashboard-preview" and not w.is_finished]
 
 
 async def test_many_myses_become_a_compact_list(tmp_path: Path, still_config: Config) -> None:

@@ -58,6 +58,9 @@ class DashboardScreen(ZoeaScreen[None]):
         self._flush_timer: Timer | None = None
         self._preview_timer: Timer | None = None
         self._composed_next: RequestComposed | None = None
+        #: Each Mysis's newest composition (sent or previewed by the engine): shown at
+        #: once when the Mysis is selected, instead of composing one.
+        self._latest: dict[int, RequestComposed] = {}
 
     @property
     def current_mysis_id(self) -> int | None:
@@ -172,6 +175,7 @@ class DashboardScreen(ZoeaScreen[None]):
             elif isinstance(event, MysisDeleted):
                 self._views.pop(event.mysis_id, None)
                 self._tails.pop(event.mysis_id, None)
+                self._latest.pop(event.mysis_id, None)
                 swarm.remove_mysis(event.mysis_id)
             elif isinstance(event, ToolCallStarted):
                 self._tails.setdefault(event.mysis_id, ActionTail()).started(
@@ -186,8 +190,10 @@ class DashboardScreen(ZoeaScreen[None]):
                     tick=self.zoea.status.tick,
                 )
                 self._touched.add(event.mysis_id)
-            elif isinstance(event, RequestComposed) and event.mysis_id == selected:
-                self._composed = event
+            elif isinstance(event, RequestComposed):
+                self._latest[event.mysis_id] = event
+                if event.mysis_id == selected:
+                    self._composed = event
             elif isinstance(event, BroadcastSent):
                 self.query_one(BroadcastLog).add(
                     BroadcastLine(
@@ -255,10 +261,7 @@ class DashboardScreen(ZoeaScreen[None]):
         preview = self.query_one("#dash-preview", PreviewLines)
         if commander is None or mysis_id is None or not preview.display:
             return
-        view = self.zoea.views.get(mysis_id)
-        preview.border_title = Content(
-            f"NEXT REQUEST · {one_line(view.name, 30)}" if view else "NEXT REQUEST"
-        )
+        self._title_preview(mysis_id)
         try:
             composition = await commander.preview(mysis_id)
         except Exception as exc:  # shown in place: the preview is advisory
@@ -276,10 +279,25 @@ class DashboardScreen(ZoeaScreen[None]):
             violations=violations,
         )
 
+    def _title_preview(self, mysis_id: int) -> None:
+        view = self.zoea.views.get(mysis_id)
+        self.query_one("#dash-preview", PreviewLines).border_title = Content(
+            f"NEXT REQUEST · {one_line(view.name, 30)}" if view else "NEXT REQUEST"
+        )
+
     @on(SwarmPanes.Highlighted)
     def _highlighted(self, message: SwarmPanes.Highlighted) -> None:
-        if self.preview_shown and message.mysis_id is not None:
+        if not self.preview_shown or message.mysis_id is None:
+            return
+        latest = self._latest.get(message.mysis_id)
+        if latest is None:
             self.refresh_preview()
+            return
+        # The Mysis's newest request (its header says whether it was sent or is next)
+        # in the frame that moves the selection; a composition is no faster to read.
+        self.workers.cancel_group(self, "dashboard-preview")
+        self._title_preview(message.mysis_id)
+        self._show_composed(latest)
 
     def select(self, mysis_id: int) -> None:
         """Move the selection to ``mysis_id``."""
