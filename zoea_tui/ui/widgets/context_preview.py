@@ -15,7 +15,6 @@ from typing import Any
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
-from textual.containers import VerticalScroll
 from textual.reactive import reactive
 from textual.widget import Widget
 
@@ -23,7 +22,7 @@ from ...core.cache import Reuse
 from ...core.composition import Composition, Item
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
-from .text_block import TextBlock
+from .text_view import TextView
 
 ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT, "tool": fmt.TOOL}
 SHORT_ROLES = {"system": "sys", "user": "user", "assistant": "ai", "tool": "tool"}
@@ -211,20 +210,18 @@ def preview_plain(data: PreviewData, *, expanded: bool = False) -> str:
     return console.export_text()
 
 
-class ContextPreview(VerticalScroll):
-    """Shows a :class:`PreviewData`; ``e`` (on its screen) expands every message."""
+class ContextPreview(TextView):
+    """Shows a :class:`PreviewData`; ``e`` (on its screen) expands every message.
+
+    A line-API view: a request of another length moves the scrollbar, never lays the
+    screen out."""
 
     data: reactive[PreviewData | None] = reactive(None, always_update=True, init=False)
     expanded: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, *, id: str | None = None, title: str = "CONTEXT PREVIEW") -> None:
-        super().__init__(id=id)
+        super().__init__(Text("composing…", style=fmt.MUTED), id=id)
         self.border_title = title
-        self.can_focus = True
-
-    def compose(self):  # type: ignore[no-untyped-def]
-        """One static with the whole request."""
-        yield TextBlock(Text("composing…", style=fmt.MUTED), id="preview-text")
 
     def watch_data(self, data: PreviewData | None) -> None:
         self._refresh_text()
@@ -233,20 +230,17 @@ class ContextPreview(VerticalScroll):
         self._refresh_text()
 
     def _refresh_text(self) -> None:
-        block = self.query_one("#preview-text", TextBlock)
         if self.data is None:
-            block.show(Text("composing…", style=fmt.MUTED))
+            self.show(Text("composing…", style=fmt.MUTED))
             self.border_subtitle = ""
             return
-        block.show(preview_text(self.data, expanded=self.expanded))
+        self.show(preview_text(self.data, expanded=self.expanded))
         comp = self.data.composition
         self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
 
     def show_error(self, message: str) -> None:
         """Say that the preview could not be composed."""
-        self.query_one("#preview-text", TextBlock).show(
-            Text("could not compose: " + one_line(message, 400), style=fmt.ERROR)
-        )
+        self.show(Text("could not compose: " + one_line(message, 400), style=fmt.ERROR))
 
 
 class PreviewLines(Widget):

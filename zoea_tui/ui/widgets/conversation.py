@@ -33,6 +33,7 @@ from textual.strip import Strip
 from ...core.types import Memory, Turn
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
+from .text_view import resize_virtual
 
 #: A collapsed payload shows at most this much.
 COLLAPSED_CHARS = 600
@@ -427,26 +428,10 @@ class ConversationLog(ScrollView, can_focus=True):
             tops.append(y)
             y += len(entry.lines)
         self._tops = tops
-        self._resize_virtual(Size(width, y))
+        resize_virtual(self, Size(width, y))
         self.refresh()
         if self._stick:  # the scrollbar may take a column or a line once laid out
             self.call_after_refresh(self._end_if_stuck)
-
-    def _resize_virtual(self, size: Size) -> None:
-        """Set the virtual size without laying the screen out again.
-
-        Setting ``virtual_size`` asks for a layout of the whole screen (40-60 ms for the
-        focus view at 200x60); a line-API view's virtual size moves only its scrollbar,
-        which ``_scroll_update`` (Textual's own, pinned) updates. A scrollbar that must
-        appear or go still asks for its layout there.
-        """
-        if size == self.virtual_size:
-            return
-        self.set_reactive(ConversationLog.virtual_size, size)
-        if self.is_mounted and self.container_size:
-            self._scroll_update(size)
-        else:
-            self.refresh(layout=True)
 
     def _end_if_stuck(self) -> None:
         if self._stick and self.scroll_y != self.max_scroll_y:

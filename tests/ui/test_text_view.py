@@ -1,0 +1,58 @@
+"""TextView: new text of any length repaints and moves the scrollbar, never lays the screen out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group
+from rich.text import Text
+from textual.app import App, ComposeResult
+
+from zoea_tui.ui.widgets.text_view import TextView
+
+
+class ViewApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield TextView(Text("one line"), id="view")
+
+
+def rows(view: TextView) -> list[str]:
+    return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
+
+
+async def test_new_text_of_any_length_is_shown_without_a_layout() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(TextView)
+        await pilot.pause()
+        assert rows(view)[0] == "one line"
+        layouts: list[Any] = []
+        original = app.screen._refresh_layout
+        app.screen._refresh_layout = lambda *a, **k: (layouts.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        view.show(Group(*(Text(f"row {i}") for i in range(30))))
+        await pilot.pause()
+        assert rows(view)[:2] == ["row 0", "row 1"] and view.max_scroll_y == 20
+        view.scroll_end(animate=False, immediate=True)
+        await pilot.pause()
+        assert rows(view)[-1] == "row 29"
+        view.show(Text("x" * 100), top=True)  # wraps at the view's width
+        await pilot.pause()
+        width = view.scrollable_content_region.width
+        assert view.virtual_size.height == 3 and rows(view)[:3] == [
+            "x" * width,
+            "x" * width,
+            "x" * (100 - 2 * width),
+        ]
+        assert layouts == []
+
+
+async def test_a_new_width_lays_the_text_out_again() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(TextView)
+        view.show(Text("y" * 60))
+        await pilot.pause()
+        assert view.virtual_size.height == 2
+        await pilot.resize_terminal(80, 10)
+        await pilot.pause()
+        assert view.virtual_size.height == 1 and rows(view)[0] == "y" * 60

@@ -1,0 +1,92 @@
+"""Scrollable text drawn with Textual's line API, whose new contents never lay the screen out.
+
+A widget that changes height (``Static.update``, a growing container) or a scroll view
+whose ``virtual_size`` is set asks Textual for a layout of the whole screen: 40-60 ms for
+the focus view at 200x60 on two shared cores. A line-API view has a fixed size; new
+contents change only its virtual size, which moves its scrollbar and nothing else.
+:func:`resize_virtual` does that; :class:`TextView` is such a view over one Rich
+renderable.
+"""
+
+from __future__ import annotations
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+
+def resize_virtual(view: ScrollView, size: Size) -> None:
+    """Give ``view`` the virtual size ``size`` without laying its screen out again.
+
+    Only the scrollbar follows (Textual's own ``_scroll_update``; Textual is pinned). A
+    scrollbar that must appear or go still asks for its layout there, and a view not yet
+    laid out is laid out as usual.
+    """
+    if size == view.virtual_size:
+        return
+    view.set_reactive(ScrollView.virtual_size, size)
+    if view.is_mounted and view.container_size:
+        view._scroll_update(size)
+    else:
+        view.refresh(layout=True)
+
+
+class TextView(ScrollView, can_focus=True):
+    """One Rich renderable, scrollable; :meth:`show` replaces it with a repaint."""
+
+    # The scrollbar always shown: one that comes and goes lays the screen out.
+    DEFAULT_CSS = """
+    TextView {
+        overflow-y: scroll;
+        overflow-x: hidden;
+    }
+    """
+
+    def __init__(
+        self, text: RenderableType | None = None, *, id: str | None = None, classes: str = ""
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._text: RenderableType = text if text is not None else Text()
+        self._lines: list[Strip] = []
+        self._width = 0
+
+    @property
+    def text(self) -> RenderableType:
+        """What is shown."""
+        return self._text
+
+    def show(self, text: RenderableType, *, top: bool = False) -> None:
+        """Show ``text`` (from its top with ``top``, else where the view was)."""
+        self._text = text
+        self._render_lines()
+        if top:
+            self.scroll_to(y=0, animate=False, immediate=True)
+
+    def _render_lines(self) -> None:
+        width = self.scrollable_content_region.width
+        self._width = width
+        if width <= 0:
+            self._lines = []
+            return
+        console = self.app.console
+        options = console.options.update_width(width)
+        rows = console.render_lines(self._text, options, pad=True)
+        self._lines = [Strip(row, width) for row in rows]
+        resize_virtual(self, Size(width, len(self._lines)))
+        self.refresh()
+
+    def on_resize(self) -> None:
+        """Lay the text out again for a new width."""
+        if self.scrollable_content_region.width != self._width:
+            self._render_lines()
+
+    def render_line(self, y: int) -> Strip:
+        """Row ``y`` of the view."""
+        width = self.scrollable_content_region.width
+        index = self.scroll_offset.y + y
+        if index >= len(self._lines):
+            return Strip.blank(width, self.rich_style)
+        strip = self._lines[index]
+        return strip.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
