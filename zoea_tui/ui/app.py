@@ -22,6 +22,7 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
+from textual.driver import Driver
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
@@ -152,6 +153,16 @@ class ZoeaApp(App[None]):
     def get_default_screen(self) -> Screen[Any]:
         """The dashboard."""
         return DashboardScreen(id="dashboard")
+
+    def get_driver_class(self) -> type[Driver]:
+        """Textual's driver for this platform; on Linux and macOS, one that reports a
+        lone Escape when it is due instead of up to 100 ms later (``terminal_driver``)."""
+        driver = super().get_driver_class()
+        if driver.__name__ == "LinuxDriver" and driver.__module__.startswith("textual."):
+            from .terminal_driver import PromptEscapeDriver
+
+            return PromptEscapeDriver
+        return driver
 
     def on_mount(self) -> None:
         self.register_theme(ZOEA_THEME)
