@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
+
+from textual.pilot import Pilot
 
 from zoea_tui.config import Config
 from zoea_tui.orchestrator.events import MessageStored
@@ -78,18 +82,27 @@ async def test_a_second_open_switches_to_the_same_screen_with_everything_in_plac
         assert "Ada" not in system
 
 
-async def test_steps_typed_before_the_first_is_shown_each_move_on(
-    tmp_path: Path, still_config: Config
-) -> None:
+@asynccontextmanager
+async def _ada_in_focus(
+    tmp_path: Path, config: Config
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp, FocusScreen, dict[str, int]]]:
+    """The app on the seeded swarm, its focus view on Ada."""
     db = tmp_path / "zoea.db"
     ids = await _seeded(db)
-    app = ZoeaApp(opener(still_config, db))
+    app = ZoeaApp(opener(config, db))
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         app.open_focus(ids["Ada"])
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, FocusScreen)
+        assert isinstance(screen, FocusScreen) and app.commander is not None
+        yield pilot, app, screen, ids
+
+
+async def test_steps_typed_before_the_first_is_shown_each_move_on(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _ada_in_focus(tmp_path, still_config) as (pilot, _app, screen, ids):
         screen.action_step(1)  # `]` twice, the second before the first is read
         screen.action_step(1)
         await settle(pilot)
@@ -100,15 +113,8 @@ async def test_steps_typed_before_the_first_is_shown_each_move_on(
 async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
     tmp_path: Path, still_config: Config
 ) -> None:
-    db = tmp_path / "zoea.db"
-    ids = await _seeded(db)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        app.open_focus(ids["Ada"])
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, FocusScreen) and app.commander is not None
+    async with _ada_in_focus(tmp_path, still_config) as (pilot, app, screen, ids):
+        assert app.commander is not None
         content = await screen.fetch(ids["Brin"])
         late = await app.commander.store.add_memory(
             ids["Brin"], NewMemory("assistant", "llm", "Stored while the page was read.")
