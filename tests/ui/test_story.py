@@ -14,6 +14,7 @@ from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.screens.inspector import InspectorScreen
 from zoea_tui.ui.screens.search import SearchScreen
 from zoea_tui.ui.widgets.conversation import MAX_ENTRIES, ConversationLog
+from zoea_tui.ui.widgets.text_block import TextBlock
 
 from .helpers import opener, settle, wait_for
 from .story_helpers import seed_long, seed_requests
@@ -143,7 +144,7 @@ async def test_search_finds_broadcasts_and_says_when_nothing_matches(
         assert {h.kind for h in screen.hits} == {"memory", "broadcast"}
         await pilot.press("ctrl+a", *" qqqqzz")
         await settle(pilot)
-        status = screen.query_one("#search-status", Static)
+        status = screen.query_one("#search-status", TextBlock)
         assert "Nothing matches" in str(status.render())
         await pilot.press("escape")
         assert not isinstance(app.screen, SearchScreen)

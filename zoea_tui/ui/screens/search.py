@@ -14,12 +14,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
 from ...storage.story import HIT_CLOSE, HIT_OPEN, StoryHit
 from .. import formatting as fmt
 from ..sanitize import one_line
+from ..widgets.text_block import TextBlock
 from .base import ZoeaModalScreen
 
 #: Hits shown for one query.
@@ -97,7 +98,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
             yield Input(
                 placeholder="words to find (every word must match; prefixes too)", id="search-input"
             )
-            yield Static(
+            yield TextBlock(
                 Text("Type to search; enter opens a hit; esc closes.", style=fmt.MUTED),
                 id="search-status",
             )
@@ -139,14 +140,14 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         options = self.query_one(OptionList)
         options.clear_options()
         options.add_options([Option(hit_prompt(h, names), id=f"{h.kind}-{h.id}") for h in hits])
-        status = self.query_one("#search-status", Static)
+        status = self.query_one("#search-status", TextBlock)
         if not query.strip():
-            status.update(Text("Type to search; enter opens a hit; esc closes.", style=fmt.MUTED))
+            status.show(Text("Type to search; enter opens a hit; esc closes.", style=fmt.MUTED))
         elif not hits:
-            status.update(Text(f"Nothing matches {one_line(query, 60)!r}.", style=fmt.MUTED))
+            status.show(Text(f"Nothing matches {one_line(query, 60)!r}.", style=fmt.MUTED))
         else:
             more = " (the best ones)" if len(hits) >= HIT_LIMIT else ""
-            status.update(
+            status.show(
                 Text(
                     f"{len(hits)} hits{more}, best first · ↓ to choose, enter to open",
                     style=fmt.MUTED,
