@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 
 from zoea_tui.config import Config
 from zoea_tui.storage import NewMemory, Store
@@ -148,6 +148,28 @@ async def test_search_finds_broadcasts_and_says_when_nothing_matches(
         assert "Nothing matches" in str(status.render())
         await pilot.press("escape")
         assert not isinstance(app.screen, SearchScreen)
+
+
+async def test_the_search_is_kept_and_opens_empty_on_the_next_mysis(
+    seeded_db: Path, still_config: Config
+) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash", *"iron")
+        await settle(pilot)
+        first = app.screen
+        assert isinstance(first, SearchScreen) and "Ada" in first._title()
+        assert {h.kind for h in first.hits} == {"memory", "broadcast"}
+        await pilot.press("escape", "right", "slash")
+        await settle(pilot)
+        assert app.screen is first and "Brin" in first._title()
+        assert first.query_one(Input).value == "" and first.hits == []
+        assert first.query_one(OptionList).option_count == 0
+        assert "Type to search" in str(first.query_one("#search-status", TextBlock).render())
+        await pilot.press(*"iron")
+        await settle(pilot)
+        assert {h.kind for h in first.hits} == {"broadcast"}  # Brin said nothing of iron
 
 
 async def test_inspector_opens_requests_as_sent_with_answer_and_diff(

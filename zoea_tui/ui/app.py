@@ -62,6 +62,7 @@ from .widgets.status_bar import SwarmStatus
 if TYPE_CHECKING:
     # The engine is imported when it opens, after the first paint (see run_app).
     from ..orchestrator.commander import Commander
+    from .screens.search import SearchScreen
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +144,9 @@ class ZoeaApp(App[None]):
         self._tick: int | None = None
         self._recent_notices: dict[str, float] = {}
         self._engine_closing: asyncio.Task[None] | None = None
-        #: The focus view once built (kept and shown again: see :meth:`open_focus`).
+        #: The focus view and the search once built (kept and shown again).
         self._focus: FocusScreen | None = None
+        self._search: SearchScreen | None = None
         #: Benchmark marks (``ZOEA_FRAME_MARKS``), None in normal use.
         self.frame_marks: FrameMarks | None = None
 
@@ -565,7 +567,14 @@ class ZoeaApp(App[None]):
             if hit is not None:
                 self.open_focus(mysis_id, at=hit.id)
 
-        self.push_screen(SearchScreen(mysis_id, view.name), chosen)
+        if self._search is None:
+            self._search = SearchScreen(mysis_id, view.name)
+            self.install_screen(self._search, name="search")
+        elif self._search in self.screen_stack:
+            return
+        else:
+            self._search.retarget(mysis_id, view.name)
+        self.push_screen(self._search, chosen)
 
     def action_requests(self) -> None:
         """The request inspector: the requests the Mysis sent, each as sent and answered."""

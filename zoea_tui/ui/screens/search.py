@@ -67,8 +67,16 @@ def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
     return head
 
 
+#: What the status line says before the first word.
+HINT = "Type to search; enter opens a hit; esc closes."
+
+
 class SearchScreen(ZoeaModalScreen[StoryHit | None]):
-    """Search one Mysis's story; dismisses with the chosen hit (None: closed)."""
+    """Search one Mysis's story; dismisses with the chosen hit (None: closed).
+
+    The app builds one and keeps it (a new screen costs a frame of 100-200 ms at 200x60):
+    :meth:`retarget` points it at another Mysis, empty, before it is shown again.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
@@ -94,17 +102,32 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     def compose(self) -> ComposeResult:
         """The query, a status line, the hits."""
         with Vertical(id="search-box") as box:
-            box.border_title = f"SEARCH · {one_line(self.mysis_name, 30)} and the broadcasts"
+            box.border_title = self._title()
             yield Input(
                 placeholder="words to find (every word must match; prefixes too)", id="search-input"
             )
-            yield TextBlock(
-                Text("Type to search; enter opens a hit; esc closes.", style=fmt.MUTED),
-                id="search-status",
-            )
+            yield TextBlock(Text(HINT, style=fmt.MUTED), id="search-status")
             yield OptionList(id="search-hits")
 
     def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def _title(self) -> str:
+        return f"SEARCH · {one_line(self.mysis_name, 30)} and the broadcasts"
+
+    def retarget(self, mysis_id: int, name: str) -> None:
+        """Search Mysis ``mysis_id`` next, starting empty."""
+        self.mysis_id, self.mysis_name = mysis_id, name
+        self.workers.cancel_group(self, "search")
+        self._query = ""
+        self.hits, self.shown_query, self.bench_state = [], None, ""
+        if not self.is_mounted:
+            return
+        self.query_one("#search-box").border_title = self._title()
+        with self.prevent(Input.Changed):
+            self.query_one(Input).value = ""
+        self.query_one(OptionList).clear_options()
+        self.query_one("#search-status", TextBlock).show(Text(HINT, style=fmt.MUTED))
         self.query_one(Input).focus()
 
     @on(Input.Changed, "#search-input")
@@ -142,7 +165,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         options.add_options([Option(hit_prompt(h, names), id=f"{h.kind}-{h.id}") for h in hits])
         status = self.query_one("#search-status", TextBlock)
         if not query.strip():
-            status.show(Text("Type to search; enter opens a hit; esc closes.", style=fmt.MUTED))
+            status.show(Text(HINT, style=fmt.MUTED))
         elif not hits:
             status.show(Text(f"Nothing matches {one_line(query, 60)!r}.", style=fmt.MUTED))
         else:
