@@ -121,3 +121,19 @@ async def test_new_entries_and_pages_never_lay_the_screen_out_again() -> None:
         assert log.vertical_scrollbar.window_virtual_size == log.virtual_size.height
         assert log.max_scroll_y == log.virtual_size.height - log.scrollable_content_region.height
         assert any("memory number 1" in row for row in rows(log))
+
+
+async def test_page_keys_move_a_whole_page_at_once() -> None:
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ConversationLog)
+        log.show_page(Page([memory(i) for i in range(1, 101)], [], True, True, 100))
+        log.focus()
+        await pilot.pause()
+        bottom, page = log.scroll_y, log.scrollable_content_region.height
+        log.action_page_up()
+        assert log.scroll_y == bottom - page  # at once: no animation on its way
+        log.action_page_down()
+        assert log.scroll_y == bottom
+        await pilot.press("pageup")
+        assert log.scroll_y == bottom - page  # the key is bound to it

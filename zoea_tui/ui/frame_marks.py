@@ -5,8 +5,9 @@ the real app in tmux). Then the app writes tab-separated lines to it:
 
 - ``first <t>``: the first frame was painted;
 - ``mark <t> <screen> <mysis> <state>``: after a key, once no finite worker is left
-  (compositions, database pages, searches), no widget of the screen has a message left
-  to handle, and the frame that follows is painted: the key's whole effect is on screen.
+  (compositions, database pages, searches) and no widget of the screen has a message left
+  to handle, twice a moment apart, and the frame that follows is painted: the key's whole
+  effect is on screen.
   ``state`` is the screen's ``bench_state`` when it has one (a screen may say which page
   or how many search hits it shows);
 - ``lag <t> <samples> <ms> <ms> …``: once a second, how many 5 ms probes ran and the
@@ -99,7 +100,7 @@ class FrameMarks:
             node.message_queue_size > 0 for node in screen.walk_children()
         )
 
-    def _check(self, screen: Screen[Any], key: int) -> None:
+    def _check(self, screen: Screen[Any], key: int, confirmed: bool = False) -> None:
         if key != self._key or self._marked >= key:
             return  # a newer key, or already marked
         if screen is not self.app.screen:
@@ -107,6 +108,12 @@ class FrameMarks:
             return
         if self._busy(screen):
             self.app.set_timer(RECHECK_S, partial(self._schedule, key))
+            return
+        if not confirmed:
+            # A message bubbling from one widget to the next is in no queue for an instant
+            # (a pane's "open" on its way to the dashboard): look again a moment later, then
+            # after the frame that follows.
+            self.app.set_timer(RECHECK_S, partial(self._confirm, screen, key))
             return
         self._marked = key
         mysis = getattr(screen, "current_mysis_id", None)
@@ -118,6 +125,14 @@ class FrameMarks:
             "" if mysis is None else str(mysis),
             state.replace("\t", " "),
         )
+
+    def _confirm(self, screen: Screen[Any], key: int) -> None:
+        if key != self._key or self._marked >= key:
+            return
+        if screen is not self.app.screen or self._busy(screen):
+            self._schedule(key)
+            return
+        screen.call_after_refresh(self._check, screen, key, True)
 
     async def _lag_probe(self) -> None:
         next_report = time.monotonic() + 1.0

@@ -691,6 +691,15 @@ class ConversationLog(ScrollView, can_focus=True):
             parts.append(f"↓ {self._unseen} new · end to jump")
         self.border_subtitle = " · ".join(parts)
 
+    def action_page_up(self) -> None:
+        """One page up, at once: a page of a long story is read, not watched scrolling
+        (Textual animates it, and older pages load as the view passes their edge)."""
+        self.scroll_page_up(animate=False)
+
+    def action_page_down(self) -> None:
+        """One page down, at once."""
+        self.scroll_page_down(animate=False)
+
     def action_to_bottom(self) -> None:
         """Jump to the newest entry and stick there (loading the newest page if needed)."""
         if not self.at_end:
