@@ -197,7 +197,12 @@ async def test_delete_asks_first_and_removes_the_row(app: ZoeaApp, commander: Co
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n")
         assert len(commander.myses()) == 3
-        await pilot.press("d", "y")
+        # Each key once the screen it is meant for shows, as a user types them: a key typed
+        # while the dialog may still be closing can go to it (a CI run once saw no delete).
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="no")
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the dialog")
+        await pilot.press("y")
         await wait_for(pilot, lambda: len(commander.myses()) == 2, what="the delete")
         await wait_for(
             pilot, lambda: not app.screen.query(f"#mysis-{first.id}"), what="the row to go"
