@@ -466,12 +466,7 @@ class ConversationLog(ScrollView, can_focus=True):
         """Render again for the new width, keeping the entry at the top in view."""
         if self._entries and self._entries[0].width == self._content_width():
             return
-        top, offset = self._entry_at(int(self.scroll_y))
-        self._layout_entries()
-        if self._stick:
-            self._scroll_end()
-        elif top is not None:
-            self._scroll_y(self._top_of(top) + offset)
+        self._replace_keeping_view(self._entries)
 
     def _entry_at(self, line: int) -> tuple[LogEntry | None, int]:
         index = bisect.bisect_right(self._tops, line) - 1
@@ -798,9 +793,4 @@ class ConversationLog(ScrollView, can_focus=True):
         for entry in self._entries:
             if entry.memory is not None and entry.expanded != value:
                 entry.expanded, entry.width = value, 0
-        anchor, offset = self._entry_at(int(self.scroll_y))
-        self._layout_entries()
-        if self._stick:
-            self._scroll_end()
-        elif anchor is not None:
-            self._scroll_y(self._top_of(anchor) + offset)
+        self._replace_keeping_view(self._entries)
