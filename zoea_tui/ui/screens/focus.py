@@ -127,10 +127,9 @@ class FocusScreen(ZoeaScreen[None]):
         self.mysis_id = mysis_id
         #: The memory to open the conversation at (a search hit), else the newest page.
         self._at = at
-        #: The Mysis whose content is being read, and its memories stored meanwhile.
+        #: The Mysis whose content is on its way (asked for, being read), and its
+        #: memories stored meanwhile; None once it is shown.
         self._reading: FocusContent | None = None
-        #: The Mysis the newest open or step asked for, until it is shown.
-        self._heading: int | None = None
         #: Which part of the story is on screen, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
 
@@ -198,7 +197,7 @@ class FocusScreen(ZoeaScreen[None]):
     def retarget(self, mysis_id: int, at: int | None = None) -> None:
         """Show Mysis ``mysis_id`` (its newest page, or the page around memory ``at``)
         once its content is read."""
-        self._heading = mysis_id
+        self._begin_reading(mysis_id, at)
         self._read_and_show(mysis_id, at)
 
     @work(exclusive=True, group="focus-open", exit_on_error=False)
@@ -209,19 +208,34 @@ class FocusScreen(ZoeaScreen[None]):
         """Read what :meth:`show` needs for Mysis ``mysis_id``: a page of its story and
         its next request, side by side (the database reads run off the loop)."""
         commander = self.zoea.commander
-        content = FocusContent(mysis_id, Page([], [], True, True, 0), focus_id=at)
-        self._reading = content
+        content = self._begin_reading(mysis_id, at)
         if commander is None:
             return content
         page, (preview, error) = await asyncio.gather(
-            self._read_page(mysis_id, at), self._compose_preview(mysis_id)
+            self._read_page(mysis_id, at=at), self._compose_preview(mysis_id)
         )
         content = FocusContent(mysis_id, page, at, preview, error, content.arrived)
         if self._reading is not None and self._reading.mysis_id == mysis_id:
             self._reading = content
         return content
 
-    async def _read_page(self, mysis_id: int, at: int | None) -> Page:
+    def _begin_reading(self, mysis_id: int, at: int | None) -> FocusContent:
+        """Note that Mysis ``mysis_id`` is on its way (keeping the memories already
+        gathered for it)."""
+        if self._reading is None or self._reading.mysis_id != mysis_id:
+            self._reading = FocusContent(mysis_id, Page([], [], True, True, 0), focus_id=at)
+        return self._reading
+
+    async def _read_page(
+        self,
+        mysis_id: int,
+        *,
+        at: int | None = None,
+        before_id: int | None = None,
+        after_id: int | None = None,
+    ) -> Page:
+        """A page of the Mysis's story with the turns begun in it: around memory ``at``,
+        before or after a memory, else the newest."""
         commander = self.zoea.commander
         assert commander is not None
         story = commander.story
@@ -229,15 +243,15 @@ class FocusScreen(ZoeaScreen[None]):
         if at is not None:
             memories = await story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
         else:
-            memories = await story.page(mysis_id, limit=PAGE)
+            memories = await story.page(
+                mysis_id, before_id=before_id, after_id=after_id, limit=PAGE
+            )
         return await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
 
     def show(self, content: FocusContent) -> None:
         """Show ``content`` at once: header, sidebar, conversation, next request."""
         if self._reading is not None and self._reading.mysis_id == content.mysis_id:
             self._reading = None
-        if self._heading == content.mysis_id:
-            self._heading = None
         self.mysis_id = content.mysis_id
         view = self._view()
         log = self.query_one(ConversationLog)
@@ -299,18 +313,15 @@ class FocusScreen(ZoeaScreen[None]):
         if commander is None:
             return
         log = self.query_one(ConversationLog)
-        story = commander.story
         shown = log.memories
-        bounds = await story.bounds(mysis_id)
         if direction == "older" and shown:
-            memories = await story.page(mysis_id, before_id=shown[0].id, limit=PAGE)
+            page = await self._read_page(mysis_id, before_id=shown[0].id)
         elif direction == "newer" and shown:
-            memories = await story.page(mysis_id, after_id=shown[-1].id, limit=PAGE)
+            page = await self._read_page(mysis_id, after_id=shown[-1].id)
         elif direction == "first":
-            memories = await story.page(mysis_id, after_id=0, limit=PAGE)
+            page = await self._read_page(mysis_id, after_id=0)
         else:
-            memories = await story.page(mysis_id, limit=PAGE)
-        page = await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
+            page = await self._read_page(mysis_id)
         if mysis_id != self.mysis_id:
             return
         if direction == "older" and shown:
@@ -470,7 +481,7 @@ class FocusScreen(ZoeaScreen[None]):
         if not ids:
             return
         # From the Mysis on its way, if a step is still being read.
-        current = self._heading if self._heading is not None else self.mysis_id
+        current = self._reading.mysis_id if self._reading is not None else self.mysis_id
         index = ids.index(current) if current in ids else 0
         self.retarget(ids[(index + delta) % len(ids)])
 
