@@ -264,23 +264,39 @@ class Session:
 
     def keys(self, *keys: str) -> float:
         """Type keys; the time just before (the clock starts there)."""
-        start = time.monotonic()
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
-        self.client_ms.append((time.monotonic() - start) * 1000)
-        return start
+        return type_keys(self.name, keys, self.client_ms)
 
     def text(self) -> str:
         """The pane's text now."""
-        return subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        return pane_text(self.name)
 
     def close(self) -> None:
         """End the session (the app is killed with it)."""
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False, capture_output=True)
+        kill_session(self.name)
+
+
+def type_keys(session: str, keys: tuple[str, ...], client_ms: list[float]) -> float:
+    """Type ``keys`` into tmux ``session``; the time just before (the clock starts
+    there). The tmux client's own time goes to ``client_ms``."""
+    start = time.monotonic()
+    subprocess.run(["tmux", "send-keys", "-t", session, *keys], check=True)
+    client_ms.append((time.monotonic() - start) * 1000)
+    return start
+
+
+def pane_text(session: str) -> str:
+    """The text of tmux ``session``'s pane now."""
+    return subprocess.run(
+        ["tmux", "capture-pane", "-p", "-t", session],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def kill_session(session: str) -> None:
+    """End tmux ``session`` (its program is killed with it)."""
+    subprocess.run(["tmux", "kill-session", "-t", session], check=False, capture_output=True)
 
 
 def stats(values: list[float]) -> dict:

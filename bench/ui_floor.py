@@ -79,7 +79,13 @@ from textual.widgets import Static
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from ui import Marks, stats  # noqa: E402  (the mark reader and figures of bench/ui.py)
+from ui import (  # noqa: E402  (bench/ui.py's mark reader, figures and tmux helpers)
+    Marks,
+    kill_session,
+    pane_text,
+    stats,
+    type_keys,
+)
 
 WIDTH, HEIGHT = 200, 60
 PANES = 16
@@ -395,26 +401,18 @@ class Session:
 
     def keys(self, *keys: str) -> float:
         """Type keys; the time just before (the clock starts there)."""
-        start = time.monotonic()
-        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
-        self.client_ms.append((time.monotonic() - start) * 1000)
-        return start
+        return type_keys(self.name, keys, self.client_ms)
 
     def text(self) -> str:
         """The pane's text now."""
         start = time.monotonic()
-        out = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
+        out = pane_text(self.name)
         self.capture_ms.append((time.monotonic() - start) * 1000)
         return out
 
     def close(self) -> None:
         """End the session (the app is killed with it)."""
-        subprocess.run(["tmux", "kill-session", "-t", self.name], check=False, capture_output=True)
+        kill_session(self.name)
         if self.fd >= 0:
             os.close(self.fd)
             self.fd = -1
