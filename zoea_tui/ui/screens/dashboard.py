@@ -10,7 +10,6 @@ from textual.content import Content
 from textual.timer import Timer
 
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
-from ...core.validator import validate
 from ...orchestrator.events import (
     BroadcastSent,
     Event,
@@ -269,15 +268,8 @@ class DashboardScreen(ZoeaScreen[None]):
             return
         if mysis_id != self.current_mysis_id:
             return
-        violations = tuple(validate(composition.messages))
         # No prefix measure here: it tokenizes the whole request (the focus view has it).
-        preview.data = PreviewData(
-            composition,
-            self._window(mysis_id),
-            upcoming=True,
-            valid=not violations,
-            violations=violations,
-        )
+        preview.data = PreviewData.upcoming_checked(composition, self._window(mysis_id))
 
     def _title_preview(self, mysis_id: int) -> None:
         view = self.zoea.views.get(mysis_id)

@@ -17,7 +17,6 @@ from textual.reactive import reactive
 from ...core.cache import reuse
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
 from ...core.types import Memory
-from ...core.validator import validate
 from ...orchestrator.events import (
     ErrorRaised,
     Event,
@@ -368,21 +367,10 @@ class FocusScreen(ZoeaScreen[None]):
             composition = await commander.preview(mysis_id)
         except Exception as exc:  # shown in place: the preview is advisory
             return None, str(exc)
-        violations = tuple(validate(composition.messages))
         last = commander.last_sent(mysis_id)
         # Measuring the prefix tokenizes both requests: off the loop.
         shared = await asyncio.to_thread(reuse, last, composition.messages) if last else None
-        return (
-            PreviewData(
-                composition,
-                self._window(view),
-                upcoming=True,
-                valid=not violations,
-                violations=violations,
-                reuse=shared,
-            ),
-            None,
-        )
+        return PreviewData.upcoming_checked(composition, self._window(view), reuse=shared), None
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
         reading = self._reading

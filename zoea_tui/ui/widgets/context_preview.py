@@ -20,6 +20,7 @@ from textual.widget import Widget
 
 from ...core.cache import Reuse
 from ...core.composition import Composition, Item
+from ...core.validator import validate
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from .text_view import TextView
@@ -48,6 +49,21 @@ class PreviewData:
     violations: tuple[str, ...] = ()
     #: What this request repeats of the Mysis's previous one, as an exact prefix.
     reuse: Reuse | None = None
+
+    @classmethod
+    def upcoming_checked(
+        cls, composition: Composition, window: int, *, reuse: Reuse | None = None
+    ) -> PreviewData:
+        """A freshly composed next request, validated."""
+        violations = tuple(validate(composition.messages))
+        return cls(
+            composition,
+            window,
+            upcoming=True,
+            valid=not violations,
+            violations=violations,
+            reuse=reuse,
+        )
 
 
 def provenance(item: Item) -> str:
