@@ -25,6 +25,7 @@ from zoea_tui.ui.activity import (
     tail_from_memories,
 )
 from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.base import OpaqueScreensApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.widgets.context_preview import PreviewLines
@@ -246,7 +247,7 @@ async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
         preview = app.screen.query_one("#dash-preview", PreviewLines)
         assert preview.data is not None and preview.data.composition is not composition
         app.screen.query_one(SwarmPanes).selected_id = second
-        await pilot.pause()  # the selection's message is handled: no composing
+        # Before anything else runs (no frame can come between): shown, and not composed.
         assert preview.data.composition is composition and not preview.data.upcoming
         assert not [w for w in app.workers if w.group == "dashboard-preview" and not w.is_finished]
 
@@ -314,11 +315,28 @@ async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
     assert kinds[-1] == ("mark", "FocusScreen", "2")
 
 
-class _Swarm(App[None]):
+class _Swarm(OpaqueScreensApp):
     """The swarm widget alone, with a screen to cover it."""
 
     def compose(self) -> ComposeResult:
         yield SwarmPanes(id="myses")
+
+
+async def test_a_screen_under_an_opaque_screen_is_hidden_and_under_a_dialog_shown() -> None:
+    class Plain(App[None]):
+        def compose(self) -> ComposeResult:
+            yield SwarmPanes(id="myses")
+
+    for app_class, hidden in ((Plain, False), (_Swarm, True)):
+        app = app_class()
+        async with app.run_test(size=(80, 24)):
+            under = app.screen
+            await app.push_screen(Screen())
+            # Textual alone keeps the screen under any top screen current (and painting).
+            assert under.is_current is not hidden
+            app.pop_screen()
+            await app.push_screen(ModalScreen[None]())
+            assert under.is_current
 
 
 async def test_changed_panes_are_repainted_a_few_at_a_time_and_not_while_covered() -> None:

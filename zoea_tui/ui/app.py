@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from rich.text import Text
 from textual import events, on, work
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.driver import Driver
 from textual.reactive import reactive
@@ -47,7 +47,7 @@ from . import formatting as fmt
 from .frame_marks import FrameMarks
 from .messages import EngineBatch
 from .sanitize import clean, one_line
-from .screens.base import ZoeaScreen
+from .screens.base import OpaqueScreensApp, ZoeaScreen
 from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
@@ -97,7 +97,7 @@ ENGINE_ACTIONS = frozenset(
 )
 
 
-class ZoeaApp(App[None]):
+class ZoeaApp(OpaqueScreensApp):
     """The command center. ``ZoeaApp(commander)`` or ``ZoeaApp(opener)``."""
 
     TITLE = "Zoea Nova"

@@ -2,13 +2,15 @@
 
 Every screen of the app derives from :class:`ZoeaScreen` (a modal one from
 :class:`ZoeaModalScreen`), so the app finds the target of a key such as ``m`` by type,
-never by looking for an attribute.
+never by looking for an attribute. The app derives from :class:`OpaqueScreensApp`, which
+paints no screen hidden under an opaque one.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from textual.app import App
 from textual.screen import ModalScreen, Screen, ScreenResultType
 
 if TYPE_CHECKING:
@@ -31,3 +33,21 @@ class ZoeaScreen(Screen[ScreenResultType]):
 
 class ZoeaModalScreen(ModalScreen[ScreenResultType], ZoeaScreen[ScreenResultType]):
     """A modal screen of the command center (it may point at a Mysis too)."""
+
+
+class OpaqueScreensApp(App[None]):
+    """An app whose screens under an opaque screen are hidden, and so never painted."""
+
+    @property
+    def _background_screens(self) -> list[Screen[Any]]:
+        """The screens that show through the top one: none when the top one is opaque.
+
+        Textual counts the screen under the top one as visible whatever the top one's
+        background, so a dashboard under the focus view went on painting: each refresh
+        of it (its own, or the one ``push_screen`` asks for) repainted the same region
+        of the focus view, a second full frame after every open. An opaque screen hides
+        everything under it; a translucent one (a dialog) still shows what is below."""
+        stack = self.screen_stack
+        if stack and stack[-1].styles.background.a == 1:
+            return []
+        return super()._background_screens

@@ -77,7 +77,9 @@ class DashboardScreen(ZoeaScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.query_one(SwarmPanes).set_class(True, "-empty")
+        swarm = self.query_one(SwarmPanes)
+        swarm.set_class(True, "-empty")
+        self.watch(swarm, "selected_id", self._highlighted, init=False)
         self._layout(self.app.size.width)
         self.zoea.ready_signal.subscribe(self, self._engine_ready)
         self.zoea.engine_events.subscribe(self, self._engine_events)
@@ -277,18 +279,18 @@ class DashboardScreen(ZoeaScreen[None]):
             f"NEXT REQUEST · {one_line(view.name, 30)}" if view else "NEXT REQUEST"
         )
 
-    @on(SwarmPanes.Highlighted)
-    def _highlighted(self, message: SwarmPanes.Highlighted) -> None:
-        if not self.preview_shown or message.mysis_id is None:
+    def _highlighted(self, mysis_id: int | None) -> None:
+        """The selection moved (watched, so this runs before the frame that shows it)."""
+        if not self.preview_shown or mysis_id is None:
             return
-        latest = self._latest.get(message.mysis_id)
+        latest = self._latest.get(mysis_id)
         if latest is None:
             self.refresh_preview()
             return
         # The Mysis's newest request (its header says whether it was sent or is next)
         # in the frame that moves the selection; a composition is no faster to read.
         self.workers.cancel_group(self, "dashboard-preview")
-        self._title_preview(message.mysis_id)
+        self._title_preview(mysis_id)
         self._show_composed(latest)
 
     def select(self, mysis_id: int) -> None:

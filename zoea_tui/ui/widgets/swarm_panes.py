@@ -18,8 +18,7 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer
 from textual.message import Message
-from textual.reactive import reactive
-from textual.screen import ModalScreen
+from textual.reactive import var
 from textual.widgets import Static
 
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
@@ -89,19 +88,10 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         Binding("enter", "open", "Focus", show=True),
     ]
 
-    selected_id: reactive[int | None] = reactive(None, init=False)
-
-    @dataclass
-    class Highlighted(Message):
-        """The selection moved to ``mysis_id`` (None: the swarm is empty)."""
-
-        swarm: SwarmPanes
-        mysis_id: int | None
-
-        @property
-        def control(self) -> SwarmPanes:
-            """The swarm."""
-            return self.swarm
+    #: The selected Mysis (None: the swarm is empty). Its screen watches it rather than
+    #: waiting for a message, so whatever follows the selection lands in the frame that
+    #: moves it; nothing of the swarm itself is drawn from it (the panes are).
+    selected_id: var[int | None] = var(None, init=False)
 
     @dataclass
     class Opened(Message):
@@ -153,7 +143,8 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
     def _repaint_some(self) -> None:
         """Repaint the selected pane and the longest waiting few, if they are on screen
         (a hidden dashboard's panes keep what they drew until it shows again)."""
-        if not self._stale or not self._seen():
+        # Seen: on top, or under dialogs only (the app counts no screen under an opaque one).
+        if not self._stale or not self.screen.is_current:
             return
         chosen = [self.selected_id] if self.selected_id in self._stale else []
         chosen += [i for i in self._stale if i not in chosen][:PANES_PER_PAINT]
@@ -206,15 +197,6 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
             self.mount_all(new)
             self._order()
         self._changed_count()
-
-    def _seen(self) -> bool:
-        """True while the panes' screen is on top, or under dialogs only."""
-        for screen in reversed(self.app.screen_stack):
-            if screen is self.screen:
-                return True
-            if not isinstance(screen, ModalScreen):
-                return False
-        return False
 
     def upsert(self, view: MysisView) -> None:
         """Add a pane for a new Mysis, or show an existing one's newest view (at its
@@ -307,7 +289,6 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         if new in self._panes:
             self._panes[new].selected = True
             self._scroll_to_selected()
-        self.post_message(self.Highlighted(self, new))
 
     def action_move(self, delta: int) -> None:
         """Move the selection by ``delta`` panes."""
