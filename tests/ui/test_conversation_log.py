@@ -116,6 +116,11 @@ async def test_new_entries_and_pages_never_lay_the_screen_out_again() -> None:
         await pilot.pause()
         log.show_page(Page([memory(i) for i in range(1, 31)], [], True, False, 101), top=True)
         await pilot.pause()
+        # A story shorter than the view, then a long one again: the scrollbar stays.
+        log.show_page(Page([memory(1)], [], True, True, 1))
+        await pilot.pause()
+        log.show_page(Page([memory(i) for i in range(1, 31)], [], True, False, 101), top=True)
+        await pilot.pause()
         assert layouts == []
         # The scrollbar follows the new virtual size all the same.
         assert log.vertical_scrollbar.window_virtual_size == log.virtual_size.height

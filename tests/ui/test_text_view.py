@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 
 from zoea_tui.ui.widgets.text_view import TextView
 
@@ -56,3 +57,27 @@ async def test_a_new_width_lays_the_text_out_again() -> None:
         await pilot.resize_terminal(80, 10)
         await pilot.pause()
         assert view.virtual_size.height == 1 and rows(view)[0] == "y" * 60
+
+
+async def test_a_paint_works_the_views_style_out_once_not_per_row() -> None:
+    calls = []
+
+    class Counted(TextView):
+        @property
+        def rich_style(self) -> Any:
+            calls.append(1)
+            return super().rich_style
+
+    class CountedApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Counted(Group(*(Text(f"row {i}") for i in range(30))))
+
+    app = CountedApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        view = app.query_one(Counted)
+        view._styles_cache.clear()
+        calls.clear()
+        strips = view.render_lines(Region(0, 0, view.size.width, view.size.height))
+        assert [s.text.rstrip() for s in strips][:2] == ["row 0", "row 1"]
+        assert len(calls) == 1

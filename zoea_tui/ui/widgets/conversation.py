@@ -27,13 +27,12 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from ...core.types import Memory, Turn
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
-from .text_view import resize_virtual
+from .text_view import LineView, resize_virtual
 
 #: A collapsed payload shows at most this much.
 COLLAPSED_CHARS = 600
@@ -274,7 +273,7 @@ class Page:
     count: int = 0
 
 
-class ConversationLog(ScrollView, can_focus=True):
+class ConversationLog(LineView, can_focus=True):
     """The story of one Mysis, a page at a time, drawn line by line.
 
     Each entry is rendered to lines once for the width (the line API: a frame paints
@@ -300,8 +299,9 @@ class ConversationLog(ScrollView, can_focus=True):
     }
     DEFAULT_CSS = """
     ConversationLog {
-        /* The scrollbar's column is kept, so the lines' width never changes with it. */
-        scrollbar-gutter: stable;
+        /* The scrollbar is always there: the lines' width never changes with it, and a
+           page that comes or goes never shows or hides it (that lays the screen out). */
+        overflow-y: scroll;
         overflow-x: hidden;
         .conversation--cursor { background: $block-cursor-background; }
         .conversation--hit { color: $warning; background: $boost; }
@@ -450,17 +450,17 @@ class ConversationLog(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         index = bisect.bisect_right(self._tops, line) - 1
         if index < 0 or index >= len(self._entries):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.line_style)
         entry = self._entries[index]
         row = line - self._tops[index]
         if row >= len(entry.lines):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, self.line_style)
         strip = entry.lines[row]
         if entry is self._cursor and self.has_focus and row < len(entry.lines) - 1:
             strip = strip.apply_style(self.get_component_rich_style("conversation--cursor"))
         elif entry.hit and row < len(entry.lines) - 1:
             strip = strip.apply_style(self.get_component_rich_style("conversation--hit"))
-        return strip.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+        return self.fit(strip, width)
 
     def on_resize(self) -> None:
         """Render again for the new width, keeping the entry at the top in view."""

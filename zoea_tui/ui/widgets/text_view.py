@@ -11,8 +11,9 @@ renderable.
 from __future__ import annotations
 
 from rich.console import RenderableType
+from rich.style import Style
 from rich.text import Text
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -33,7 +34,29 @@ def resize_virtual(view: ScrollView, size: Size) -> None:
         view.refresh(layout=True)
 
 
-class TextView(ScrollView, can_focus=True):
+class LineView(ScrollView):
+    """A scroll view drawn with the line API whose rows share one style per paint.
+
+    Textual works a widget's style out from every ancestor's on each call of
+    ``rich_style``; once per paint (``line_style``) instead of twice per row saves a
+    few milliseconds of each full frame of the focus view.
+    """
+
+    #: The widget's style for the rows being painted.
+    line_style = Style()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop``, after working the style out once."""
+        self.line_style = self.rich_style
+        return super().render_lines(crop)
+
+    def fit(self, strip: Strip, width: int) -> Strip:
+        """``strip`` cut or padded to ``width`` in the widget's style."""
+        style = self.line_style
+        return strip.crop_extend(0, width, style).apply_style(style)
+
+
+class TextView(LineView, can_focus=True):
     """One Rich renderable, scrollable; :meth:`show` replaces it with a repaint."""
 
     # The scrollbar always shown: one that comes and goes lays the screen out.
@@ -87,6 +110,5 @@ class TextView(ScrollView, can_focus=True):
         width = self.scrollable_content_region.width
         index = self.scroll_offset.y + y
         if index >= len(self._lines):
-            return Strip.blank(width, self.rich_style)
-        strip = self._lines[index]
-        return strip.crop_extend(0, width, self.rich_style).apply_style(self.rich_style)
+            return Strip.blank(width, self.line_style)
+        return self.fit(self._lines[index], width)
