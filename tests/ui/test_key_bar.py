@@ -41,3 +41,22 @@ async def test_the_bar_shows_the_screens_keys_and_a_click_types_one(app: ZoeaApp
         start = next(s for s, _e, key in bar._spans if key == "question_mark")
         await pilot.click(KeyBar, offset=(start + 1, 0))
         await wait_for(pilot, lambda: isinstance(app.screen, HelpScreen), what="help")
+
+
+async def test_new_bindings_repaint_the_bar_only_when_its_keys_change(app: ZoeaApp) -> None:
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        bar = screen.query_one(KeyBar)
+        repaints: list[object] = []
+        original = bar.refresh
+        bar.refresh = lambda *a, **k: (repaints.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        # Textual tells of new bindings after every change of focus (a screen's return
+        # among them); the same keys draw nothing, a second frame saved.
+        screen.refresh_bindings()
+        await pilot.pause()
+        assert repaints == []
+        bar._drawn = [*(bar._drawn or []), ("z", "z", "Zed", True)]  # as drawn before
+        screen.refresh_bindings()
+        await pilot.pause()
+        assert len(repaints) == 1

@@ -73,6 +73,8 @@ class KeyBar(Widget):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._spans: list[tuple[int, int, str]] = []
+        #: The keys drawn last (a change of bindings that shows the same keys draws nothing).
+        self._drawn: list[tuple[str, str, str, bool]] | None = None
 
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
@@ -81,7 +83,9 @@ class KeyBar(Widget):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen[object]) -> None:
-        if self.is_attached and screen is self.screen:
+        # Textual tells of new bindings a frame after each change of focus, a screen's
+        # return among them: repainting the same keys would cost that key a second frame.
+        if self.is_attached and screen is self.screen and self.keys() != self._drawn:
             self.refresh()  # a repaint of one line; the layout stays as it is
 
     def keys(self) -> list[tuple[str, str, str, bool]]:
@@ -99,8 +103,9 @@ class KeyBar(Widget):
 
     def render(self) -> Text:
         """One line of keys, as many as fit."""
+        self._drawn = self.keys()
         text, self._spans = key_hints(
-            self.keys(),
+            self._drawn,
             self.size.width,
             (
                 self.get_component_rich_style("key-bar--key"),
