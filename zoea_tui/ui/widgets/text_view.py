@@ -53,7 +53,9 @@ class LineView(ScrollView):
     def fit(self, strip: Strip, width: int) -> Strip:
         """``strip`` cut or padded to ``width`` in the widget's style."""
         style = self.line_style
-        return strip.crop_extend(0, width, style).apply_style(style)
+        if strip.cell_length != width:  # a new strip costs as much as styling it
+            strip = strip.crop_extend(0, width, style)
+        return strip.apply_style(style)
 
 
 class TextView(LineView, can_focus=True):
