@@ -4,10 +4,11 @@ Off unless ``ZOEA_FRAME_MARKS`` names a file or FIFO (``bench/ui.py`` makes one 
 the real app in tmux). Then the app writes tab-separated lines to it:
 
 - ``first <t>``: the first frame was painted;
-- ``mark <t> <screen> <mysis> <state>``: after a key, once no finite worker is left
-  (compositions, database pages, searches) and no widget of the screen has a message left
-  to handle, twice a moment apart, and the frame that follows is painted: the key's whole
-  effect is on screen.
+- ``mark <t> <screen> <mysis> <state>``: after a key, once a frame is painted with no
+  finite worker left (compositions, database pages, searches) and no widget of the screen
+  with a message left to handle, and a moment later still none: the key's whole effect
+  is on screen. ``t`` is the end of that frame when nothing was asked to be repainted
+  since, else the end of the next frame.
   ``state`` is the screen's ``bench_state`` when it has one (a screen may say which page
   or how many search hits it shows);
 - ``lag <t> <samples> <ms> <ms> …``: once a second, how many 5 ms probes ran and the
@@ -25,6 +26,8 @@ import time
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from textual.widget import Widget
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
@@ -39,6 +42,25 @@ RESCUE_S = 0.1
 PROBE_S = 0.005
 #: A probe waking later than this is reported.
 LATE_S = 0.005
+
+
+def repaint_pending(screen: Screen[Any]) -> bool:
+    """True while a repaint or a layout of ``screen`` is asked for and not yet painted.
+
+    Read from Textual's own flags (Textual is pinned): a widget holds its request until
+    it is idle, then hands it to its screen, which paints it at its next frame.
+    """
+    if (
+        screen._dirty_widgets
+        or screen._layout_required
+        or screen._repaint_required
+        or screen._scroll_required
+    ):
+        return True
+    return any(
+        node._repaint_required or node._layout_required or node._scroll_required
+        for node in screen.walk_children(Widget)
+    )
 
 
 class FrameMarks:
@@ -101,6 +123,7 @@ class FrameMarks:
         )
 
     def _check(self, screen: Screen[Any], key: int, confirmed: bool = False) -> None:
+        """Runs after a frame is painted."""
         if key != self._key or self._marked >= key:
             return  # a newer key, or already marked
         if screen is not self.app.screen:
@@ -111,28 +134,36 @@ class FrameMarks:
             return
         if not confirmed:
             # A message bubbling from one widget to the next is in no queue for an instant
-            # (a pane's "open" on its way to the dashboard): look again a moment later, then
-            # after the frame that follows.
-            self.app.set_timer(RECHECK_S, partial(self._confirm, screen, key))
+            # (a pane's "open" on its way to the dashboard): look again a moment later.
+            self.app.set_timer(RECHECK_S, partial(self._confirm, screen, key, time.monotonic()))
             return
-        self._marked = key
-        mysis = getattr(screen, "current_mysis_id", None)
-        state = str(getattr(screen, "bench_state", "") or "")
-        self._write(
-            "mark",
-            f"{time.monotonic():.6f}",
-            type(screen).__name__,
-            "" if mysis is None else str(mysis),
-            state.replace("\t", " "),
-        )
+        self._mark(screen, key, time.monotonic())
 
-    def _confirm(self, screen: Screen[Any], key: int) -> None:
+    def _confirm(self, screen: Screen[Any], key: int, painted: float) -> None:
+        """A moment after the frame that ended at ``painted``, with nothing left to do then."""
         if key != self._key or self._marked >= key:
             return
         if screen is not self.app.screen or self._busy(screen):
             self._schedule(key)
             return
+        if not repaint_pending(screen):
+            self._mark(screen, key, painted)  # nothing came since: that frame showed it all
+            return
+        # Something asked for a repaint since (the key's last effect, or the swarm's):
+        # the frame that paints it ends the key.
         screen.call_after_refresh(self._check, screen, key, True)
+
+    def _mark(self, screen: Screen[Any], key: int, at: float) -> None:
+        self._marked = key
+        mysis = getattr(screen, "current_mysis_id", None)
+        state = str(getattr(screen, "bench_state", "") or "")
+        self._write(
+            "mark",
+            f"{at:.6f}",
+            type(screen).__name__,
+            "" if mysis is None else str(mysis),
+            state.replace("\t", " "),
+        )
 
     async def _lag_probe(self) -> None:
         next_report = time.monotonic() + 1.0

@@ -1,0 +1,44 @@
+"""Frame marks: a key is marked at the frame that showed its whole effect."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from zoea_tui.ui.frame_marks import FrameMarks, repaint_pending
+
+
+class Tiny(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("x")
+
+
+def last_mark(path: Path) -> list[str]:
+    lines = [line.split("\t") for line in path.read_text().splitlines()]
+    return [fields for fields in lines if fields[0] == "mark"][-1]
+
+
+async def test_a_key_ends_at_its_frame_unless_a_repaint_was_asked_for_since(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "marks"
+    app = Tiny()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        marks = FrameMarks(app, os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND))
+        screen = app.screen
+        assert not repaint_pending(screen)
+        marks._key = 1
+        marks._confirm(screen, 1, painted=1.0)  # nothing pending: that frame's end
+        assert float(last_mark(path)[1]) == 1.0
+        marks._key = 2
+        app.query_one(Static).refresh()  # asked for after the frame: it may be the key's
+        assert repaint_pending(screen)
+        marks._confirm(screen, 2, painted=2.0)
+        assert float(last_mark(path)[1]) == 1.0  # not marked yet
+        await pilot.pause()
+        assert float(last_mark(path)[1]) > 2.0 and not repaint_pending(screen)
+        marks.close()
