@@ -126,3 +126,25 @@ async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
         assert [m.id for m in log.memories][-2:] == [late.id - 1, late.id]
         await settle(pilot)
         assert [m.id for m in log.memories].count(late.id) == 1
+
+
+async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_uses_them(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "zoea.db"
+    ids = await _seeded(db)
+    app = ZoeaApp(opener(still_config, db), prebuild=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        focus, search = app._focus, app._search
+        assert focus is not None and focus.is_mounted and search is not None
+        assert search.is_mounted
+        # Built, never shown: the dashboard stays on top with its keys.
+        assert app.screen_stack == [app.screen] and isinstance(app.screen, DashboardScreen)
+        assert focus.query_one(ConversationLog).entries  # its Mysis's story already read
+        await pilot.press("right", "enter")
+        await settle(pilot)
+        assert app.screen is focus and _shown(focus)[0] == {ids["Brin"]}
+        await pilot.press("escape", "slash")
+        await settle(pilot)
+        assert app.screen is search
