@@ -27,6 +27,9 @@ ZOEA_THEME = Theme(
         "block-cursor-background": "#3a1a6a",
         "block-cursor-foreground": fmt.TEXT,
         "input-selection-background": "#5a2a9a 50%",
+        # The track is the background: a view with nothing to scroll looks as if it had
+        # no scrollbar (the line-API views keep theirs, so a page never lays them out).
+        "scrollbar-background": "#08080f",
         "scrollbar": "#2a2a55",
         "scrollbar-hover": "#4a2a8a",
         "scrollbar-active": fmt.BRAND,

@@ -183,7 +183,7 @@ class FocusScreen(ZoeaScreen[None]):
         commander = self.zoea.commander
         if commander is None or self.mysis_id not in self.zoea.views:
             return
-        self.query_one(GameStateSidebar).show(
+        self.query_one(GameStateSidebar).show_state(
             commander.game_state(self.mysis_id), self.zoea.status.tick
         )
 

@@ -6,12 +6,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
-from textual.containers import VerticalScroll
 
 from ...game.state_cache import Snapshot
 from .. import formatting as fmt
 from ..sanitize import one_line
-from .text_block import TextBlock
+from .text_view import TextView
 
 #: Tools shown first, in this order; the others follow by name.
 ORDER = (
@@ -75,18 +74,18 @@ def game_state_text(snapshots: Mapping[str, Snapshot], tick: int | None) -> Text
     return text
 
 
-class GameStateSidebar(VerticalScroll):
-    """What the game last told this Mysis, from the engine's cache (no database reads)."""
+class GameStateSidebar(TextView):
+    """What the game last told this Mysis, from the engine's cache (no database reads).
+
+    A line-API view: new snapshots are laid out once and repainted, whatever their
+    length, and never lay the screen out.
+    """
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.border_title = "GAME STATE"
         self.can_focus = False
 
-    def compose(self):  # type: ignore[no-untyped-def]
-        """One static with every snapshot."""
-        yield TextBlock(id="game-state-text")
-
-    def show(self, snapshots: Mapping[str, Snapshot], tick: int | None) -> None:
+    def show_state(self, snapshots: Mapping[str, Snapshot], tick: int | None) -> None:
         """Show these snapshots."""
-        self.query_one("#game-state-text", TextBlock).show(game_state_text(snapshots, tick))
+        self.show(game_state_text(snapshots, tick))
