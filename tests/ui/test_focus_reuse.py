@@ -141,7 +141,9 @@ async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_use
         assert search.is_mounted
         # Built, never shown: the dashboard stays on top with its keys.
         assert app.screen_stack == [app.screen] and isinstance(app.screen, DashboardScreen)
-        assert focus.query_one(ConversationLog).entries  # its Mysis's story already read
+        log = focus.query_one(ConversationLog)
+        assert log.entries  # its Mysis's story already read
+        assert log.size.width > 0 and log.entries[0].width > 0  # laid out, rendered
         await pilot.press("right", "enter")
         await settle(pilot)
         assert app.screen is focus and _shown(focus)[0] == {ids["Brin"]}

@@ -214,8 +214,9 @@ class ZoeaApp(OpaqueScreensApp):
 
         Textual composes, styles and mounts a screen the first time it is pushed: 200-300
         ms for the focus view at 200x60, the longest stall of a session and the slowest
-        open. Started here without being pushed (Textual's own first step of a push;
-        Textual is pinned), each is kept as after a first visit."""
+        open, and its first layout cost as much again. Started and laid out here without
+        being pushed (Textual's own first steps of a push; Textual is pinned), each is
+        kept as after a first visit."""
         from .screens.search import SearchScreen
 
         view = next(iter(sorted(self.views.values(), key=lambda v: v.id)), None)
@@ -223,12 +224,16 @@ class ZoeaApp(OpaqueScreensApp):
             return
         if self._focus is None:
             self._focus = FocusScreen(view.id)
-            self.install_screen(self._focus, name="focus")
-            await self._get_screen(self._focus)[1]
+            await self._build_unseen(self._focus, "focus")
         if self._search is None:
             self._search = SearchScreen(view.id, view.name)
-            self.install_screen(self._search, name="search")
-            await self._get_screen(self._search)[1]
+            await self._build_unseen(self._search, "search")
+
+    async def _build_unseen(self, screen: Screen[Any], name: str) -> None:
+        """Compose, mount and lay out ``screen`` for the terminal's size, unpainted."""
+        self.install_screen(screen, name=name)
+        await self._get_screen(screen)[1]
+        screen._refresh_layout(self.size)  # paints only a screen that is shown
 
     @work(group="engine-events", name="engine-events", exit_on_error=False)
     async def _bridge(self, subscription: Subscription) -> None:
