@@ -4,11 +4,13 @@ expanded with the keyboard and the mouse."""
 
 from __future__ import annotations
 
+import pytest
+from rich.console import RenderableType
 from rich.text import Text
 from textual.app import App, ComposeResult
 
 from zoea_tui.core.types import Memory
-from zoea_tui.ui.widgets.conversation import ConversationLog, Page
+from zoea_tui.ui.widgets.conversation import ConversationLog, LogEntry, Page
 
 LONG = "\n".join(f"line {i} of a long result" for i in range(40))
 
@@ -142,3 +144,35 @@ async def test_page_keys_move_a_whole_page_at_once() -> None:
         assert log.scroll_y == bottom
         await pilot.press("pageup")
         assert log.scroll_y == bottom - page  # the key is bound to it
+
+
+async def test_a_memory_shown_again_is_not_laid_out_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    laid_out: list[int] = []
+    original = LogEntry.renderable
+
+    def renderable(entry: LogEntry, names: dict[str, str]) -> RenderableType:
+        if entry.memory is not None:
+            laid_out.append(entry.memory.id)
+        return original(entry, names)
+
+    monkeypatch.setattr(LogEntry, "renderable", renderable)
+    app = LogApp()
+    async with app.run_test(size=(60, 20)) as pilot:
+        log = app.query_one(ConversationLog)
+        page = Page([memory(i) for i in range(1, 21)], [], True, True, 20)
+        log.show_page(page)
+        await pilot.pause()
+        assert sorted(laid_out) == list(range(1, 21))
+        log.show_page(Page([memory(99)], [], True, True, 1))  # another Mysis, say
+        log.show_page(page)  # and back
+        await pilot.pause()
+        assert laid_out[20:] == [99]  # only memory 99 was new
+        assert any("memory number 20" in row for row in rows(log))
+        # Expanded, a memory is laid out anew; so is every header once a name changes.
+        log.all_expanded = True
+        assert sorted(laid_out[21:]) == list(range(1, 21))
+        log.all_expanded = False
+        assert len(laid_out) == 41  # collapsed again: as laid out before
+        log.names = {"7": "Brin"}
+        log.show_page(page)
+        assert len(laid_out) == 41 + 20
