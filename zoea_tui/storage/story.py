@@ -166,12 +166,14 @@ async def search_story(
 ) -> list[StoryHit]:
     """The Mysis's memories (content and reasoning) and the broadcasts that match every
     word of ``query`` (prefixes allowed), best first by FTS5's bm25 rank, each with a
-    highlighted snippet (FTS5's ``rank``: bm25, which FTS5 sorts itself).
+    highlighted snippet.
 
     A rare word costs well under a millisecond on a million memories. A word found in
     many memories is ranked among its newest :data:`SEARCH_SCOPE` matches (bm25 over
     every match of "iron" in a million memories took 360 ms; over the newest 2 000,
-    about 40); when those hold fewer than ``limit`` of the Mysis's hits (the other
+    about 40, and 15-20 sorted by ``bm25()`` in SQLite rather than by FTS5's own rank
+    order, which gives the same order but ignores the bound on the rowid while it
+    sorts); when those hold fewer than ``limit`` of the Mysis's hits (the other
     Myses said it more lately), ten times as many, then every match, so an old hit is
     never lost."""
     match = _fts_query(query)
@@ -220,10 +222,10 @@ async def _memory_hits(
     async with db.execute(
         "SELECT m.id, m.role, m.source, m.tool_name, "
         f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
-        "memories_fts.rank "
+        "bm25(memories_fts) AS score "
         "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
         "WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND m.mysis_id = ? "
-        "ORDER BY memories_fts.rank LIMIT ?",
+        "ORDER BY score LIMIT ?",
         (match, since, mysis_id, limit),
     ) as cur:
         return [
