@@ -3,6 +3,7 @@ inspector, on the real Commander over prepared databases (nothing moves)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from textual.widgets import Input, OptionList, Static
@@ -142,6 +143,18 @@ async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
         screen = app.screen
         assert isinstance(screen, SearchScreen) and "Ada" in screen._title()
         assert {h.kind for h in screen.hits} == {"memory", "broadcast"}
+        # New hits repaint the list and move its scrollbar; the screen is not laid out.
+        layouts: list[object] = []
+        original = screen._refresh_layout
+        screen._refresh_layout = lambda *a, **k: (layouts.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        hits = screen.hits
+        screen.show_hits("iron", [])
+        screen.show_hits("iron", [replace(h, id=h.id + 1000 * n) for n in range(20) for h in hits])
+        await pilot.pause()
+        hit_list = screen.query_one(OptionList)
+        assert layouts == [] and hit_list.max_scroll_y > 0
+        assert hit_list.vertical_scrollbar.window_virtual_size == hit_list.virtual_size.height
+        screen.show_hits("iron", hits)
         await pilot.press("ctrl+a", *" qqqqzz")
         await settle(pilot)
         status = screen.query_one("#search-status", TextBlock)

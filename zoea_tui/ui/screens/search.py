@@ -14,6 +14,8 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
@@ -71,6 +73,23 @@ def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
 HINT = "Type to search; enter opens a hit; esc closes."
 
 
+class HitList(OptionList):
+    """The hits: new ones repaint the list and move its scrollbar, never lay the screen
+    out (Textual's option list asks for a layout of the whole screen with every new set
+    of options; its size here never depends on them)."""
+
+    DEFAULT_CSS = """
+    HitList {
+        overflow-y: scroll;
+        scrollbar-background: $surface;
+        scrollbar-background-hover: $surface;
+        scrollbar-background-active: $surface;
+    }
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+
 class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     """Search one Mysis's story; dismisses with the chosen hit (None: closed).
 
@@ -107,7 +126,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
                 placeholder="words to find (every word must match; prefixes too)", id="search-input"
             )
             yield TextBlock(Text(HINT, style=fmt.MUTED), id="search-status")
-            yield OptionList(id="search-hits")
+            yield HitList(id="search-hits")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()
