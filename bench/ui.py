@@ -345,6 +345,7 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
             "close-focus": [],
         }
         checks: dict[str, list[bool]] = {k: [] for k in kinds}
+        failed: list[dict] = []
 
         def timed(
             kind: str,
@@ -373,7 +374,20 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
                     f"{seen}\n{session.text()}"
                 ) from None
             kinds.setdefault(kind, []).append((mark.at - start) * 1000)
-            checks.setdefault(kind, []).append(expect in session.text())
+            shown = session.text()
+            checks.setdefault(kind, []).append(expect in shown)
+            if expect not in shown:
+                # Kept whole: tmux may still be drawing the frame (then the second look
+                # has it), or the screen is wrong.
+                time.sleep(0.2)
+                failed.append(
+                    {
+                        "kind": kind,
+                        "expected": expect,
+                        "screen": shown,
+                        "shown_200ms_later": expect in session.text(),
+                    }
+                )
             time.sleep(0.25)  # a commander reads the screen between keys
 
         ids = list(range(1, MYSES + 1))
@@ -430,6 +444,7 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
                 **{k: stats(v) for k, v in kinds.items() if v},
             },
             "screen_checks_passed": {k: f"{sum(v)}/{len(v)}" for k, v in checks.items()},
+            "screen_checks_failed": failed,
             "tmux_send_keys_ms": stats(session.client_ms),
             "loop": {
                 "probe_samples": samples,
