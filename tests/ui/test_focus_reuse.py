@@ -150,3 +150,22 @@ async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_use
         await pilot.press("escape", "slash")
         await settle(pilot)
         assert app.screen is search
+
+
+async def test_deleting_the_mysis_of_the_unseen_focus_view_leaves_it_ready(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "zoea.db"
+    ids = await _seeded(db)
+    app = ZoeaApp(opener(still_config, db), prebuild=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        focus = app._focus
+        assert focus is not None and focus.mysis_id == ids["Ada"]
+        assert app.commander is not None
+        await app.commander.delete_mysis(ids["Ada"])
+        await settle(pilot)
+        assert isinstance(app.screen, DashboardScreen) and ids["Ada"] not in app.views
+        app.open_focus(ids["Brin"])
+        await settle(pilot)
+        assert app.screen is focus and _shown(focus)[0] == {ids["Brin"]}
