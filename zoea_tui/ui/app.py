@@ -217,23 +217,29 @@ class ZoeaApp(OpaqueScreensApp):
         open, and its first layout cost as much again. Started and laid out here without
         being pushed (Textual's own first steps of a push; Textual is pinned), each is
         kept as after a first visit."""
-        from .screens.search import SearchScreen
-
         view = next(iter(sorted(self.views.values(), key=lambda v: v.id)), None)
         if view is None:
             return
-        if self._focus is None:
-            self._focus = FocusScreen(view.id)
-            await self._build_unseen(self._focus, "focus")
-        if self._search is None:
-            self._search = SearchScreen(view.id, view.name)
-            await self._build_unseen(self._search, "search")
+        for screen in (self._kept_focus(view.id), self._kept_search(view.id, view.name)):
+            if not screen.is_running:
+                await self._get_screen(screen)[1]  # composed and mounted
+                screen._refresh_layout(self.size)  # laid out; paints only a screen shown
 
-    async def _build_unseen(self, screen: Screen[Any], name: str) -> None:
-        """Compose, mount and lay out ``screen`` for the terminal's size, unpainted."""
-        self.install_screen(screen, name=name)
-        await self._get_screen(screen)[1]
-        screen._refresh_layout(self.size)  # paints only a screen that is shown
+    def _kept_focus(self, mysis_id: int, at: int | None = None) -> FocusScreen:
+        """The focus view, kept once built (built for Mysis ``mysis_id`` if there is none)."""
+        if self._focus is None:
+            self._focus = FocusScreen(mysis_id, at=at)
+            self.install_screen(self._focus, name="focus")
+        return self._focus
+
+    def _kept_search(self, mysis_id: int, name: str) -> SearchScreen:
+        """The search, kept once built (built for Mysis ``mysis_id`` if there is none)."""
+        from .screens.search import SearchScreen
+
+        if self._search is None:
+            self._search = SearchScreen(mysis_id, name)
+            self.install_screen(self._search, name="search")
+        return self._search
 
     @work(group="engine-events", name="engine-events", exit_on_error=False)
     async def _bridge(self, subscription: Subscription) -> None:
@@ -592,8 +598,6 @@ class ZoeaApp(OpaqueScreensApp):
 
     def action_search(self) -> None:
         """Search the Mysis's memories and the broadcasts; a hit opens the conversation."""
-        from .screens.search import SearchScreen
-
         view = self._target()
         if view is None:
             return
@@ -603,14 +607,11 @@ class ZoeaApp(OpaqueScreensApp):
             if hit is not None:
                 self.open_focus(mysis_id, at=hit.id)
 
-        if self._search is None:
-            self._search = SearchScreen(mysis_id, view.name)
-            self.install_screen(self._search, name="search")
-        elif self._search in self.screen_stack:
+        search = self._kept_search(mysis_id, view.name)
+        if search in self.screen_stack:
             return
-        else:
-            self._search.retarget(mysis_id, view.name)
-        self.push_screen(self._search, chosen)
+        search.retarget(mysis_id, view.name)  # a screen not yet mounted only notes it
+        self.push_screen(search, chosen)
 
     def action_requests(self) -> None:
         """The request inspector: the requests the Mysis sent, each as sent and answered."""
@@ -657,13 +658,11 @@ class ZoeaApp(OpaqueScreensApp):
 
         The focus view is built once and kept: later opens read the Mysis's content
         first and switch to the screen with all of it in place, in one frame."""
-        focus = self._focus
         if mysis_id not in self.views:
             return
-        if focus is None:
-            self._focus = FocusScreen(mysis_id, at=at)
-            self.install_screen(self._focus, name="focus")
-            self.push_screen(self._focus)
+        focus = self._kept_focus(mysis_id, at)
+        if not focus.is_running:
+            self.push_screen(focus)  # built now: its mount reads its Mysis's content
         elif focus in self.screen_stack:
             while self.screen is not focus:  # a view opened over it (help, a search)
                 self.pop_screen()

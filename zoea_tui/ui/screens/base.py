@@ -47,7 +47,7 @@ class OpaqueScreensApp(App[None]):
         of it (its own, or the one ``push_screen`` asks for) repainted the same region
         of the focus view, a second full frame after every open. An opaque screen hides
         everything under it; a translucent one (a dialog) still shows what is below."""
-        stack = self.screen_stack
+        stack = self._screen_stack  # no copy: asked for by every screen, every frame
         if stack and stack[-1].styles.background.a == 1:
             return []
         return super()._background_screens
