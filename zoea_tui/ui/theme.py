@@ -6,6 +6,9 @@ from textual.theme import Theme
 
 from . import formatting as fmt
 
+#: Deep space: the screen, and the track of every scrollbar.
+BACKGROUND = "#08080f"
+
 ZOEA_THEME = Theme(
     name="zoea",
     primary=fmt.BRAND,
@@ -15,7 +18,7 @@ ZOEA_THEME = Theme(
     error=fmt.ERROR,
     success=fmt.USER,
     foreground=fmt.TEXT,
-    background="#08080f",
+    background=BACKGROUND,
     surface="#10101e",
     panel="#1c1c3a",
     dark=True,
@@ -29,7 +32,7 @@ ZOEA_THEME = Theme(
         "input-selection-background": "#5a2a9a 50%",
         # The track is the background: a view with nothing to scroll looks as if it had
         # no scrollbar (the line-API views keep theirs, so a page never lays them out).
-        "scrollbar-background": "#08080f",
+        "scrollbar-background": BACKGROUND,
         "scrollbar": "#2a2a55",
         "scrollbar-hover": "#4a2a8a",
         "scrollbar-active": fmt.BRAND,

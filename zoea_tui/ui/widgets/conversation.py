@@ -302,10 +302,6 @@ class ConversationLog(LineView, can_focus=True):
     }
     DEFAULT_CSS = """
     ConversationLog {
-        /* The scrollbar is always there: the lines' width never changes with it, and a
-           page that comes or goes never shows or hides it (that lays the screen out). */
-        overflow-y: scroll;
-        overflow-x: hidden;
         .conversation--cursor { background: $block-cursor-background; }
         .conversation--hit { color: $warning; background: $boost; }
         .conversation--error { color: $error; }
@@ -426,9 +422,6 @@ class ConversationLog(LineView, can_focus=True):
             entry.lines = [Strip.blank(width)] * 2
             return
         key = None
-        if self._rendered_theme != self.app.theme:
-            self._rendered.clear()
-            self._rendered_theme = self.app.theme
         if entry.memory is not None:
             key = (entry.memory.id, entry.expanded, entry.hit, width)
             kept = self._rendered.get(key)
@@ -456,6 +449,9 @@ class ConversationLog(LineView, can_focus=True):
     def _layout_entries(self) -> None:
         """Render what is not rendered at the current width; recount the lines."""
         width = self._content_width()
+        if self._rendered_theme != self.app.theme:
+            self._rendered.clear()
+            self._rendered_theme = self.app.theme
         tops, y = [], 0
         for entry in self._entries:
             if width and entry.width != width:

@@ -35,11 +35,20 @@ def resize_virtual(view: ScrollView, size: Size) -> None:
 
 
 class LineView(ScrollView):
-    """A scroll view drawn with the line API whose rows share one style per paint.
+    """A scroll view drawn with the line API whose rows share one style per paint, and
+    whose vertical scrollbar is always there (one that comes and goes lays the screen
+    out, and changes the rows' width).
 
     Textual works a widget's style out from every ancestor's on each call of
     ``rich_style``; once per paint (``line_style``) instead of twice per row saves a
     few milliseconds of each full frame of the focus view.
+    """
+
+    DEFAULT_CSS = """
+    LineView {
+        overflow-y: scroll;
+        overflow-x: hidden;
+    }
     """
 
     #: The widget's style for the rows being painted.
@@ -60,14 +69,6 @@ class LineView(ScrollView):
 
 class TextView(LineView, can_focus=True):
     """One Rich renderable, scrollable; :meth:`show` replaces it with a repaint."""
-
-    # The scrollbar always shown: one that comes and goes lays the screen out.
-    DEFAULT_CSS = """
-    TextView {
-        overflow-y: scroll;
-        overflow-x: hidden;
-    }
-    """
 
     def __init__(
         self, text: RenderableType | None = None, *, id: str | None = None, classes: str = ""
