@@ -1,4 +1,5 @@
-"""Helpers of the UI tests: a fixed swarm, an opener, and waiting on the app."""
+"""Helpers of the UI tests: a fixed swarm, an opener, waiting on the app, and watching
+what a screen lays out and a line-API view shows."""
 
 from __future__ import annotations
 
@@ -6,8 +7,11 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 from textual.pilot import Pilot
+from textual.screen import Screen
+from textual.scroll_view import ScrollView
 
 from zoea_tui.config import Config
 from zoea_tui.core.types import ToolCall
@@ -158,3 +162,21 @@ async def settle(pilot: Pilot) -> None:
             # A newer worker of an exclusive group cancels the older one: not a failure.
             await asyncio.gather(*(w.wait() for w in finite), return_exceptions=True)
         await pilot.pause()
+
+
+def layouts_of(screen: Screen[Any]) -> list[object]:
+    """A list that gets an item for each layout of ``screen`` from now on."""
+    layouts: list[object] = []
+    original = screen._refresh_layout
+
+    def spy(*args: Any, **kwargs: Any) -> None:
+        layouts.append(args)
+        original(*args, **kwargs)
+
+    screen._refresh_layout = spy  # type: ignore[method-assign]
+    return layouts
+
+
+def view_rows(view: ScrollView) -> list[str]:
+    """The text of a line-API view's rows on screen, without trailing blanks."""
+    return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]

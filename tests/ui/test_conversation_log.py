@@ -12,6 +12,8 @@ from textual.app import App, ComposeResult
 from zoea_tui.core.types import Memory
 from zoea_tui.ui.widgets.conversation import ConversationLog, LogEntry, Page
 
+from .helpers import layouts_of
+
 LONG = "\n".join(f"line {i} of a long result" for i in range(40))
 
 
@@ -108,10 +110,7 @@ async def test_new_entries_and_pages_never_lay_the_screen_out_again() -> None:
         log = app.query_one(ConversationLog)
         log.show_page(Page([memory(i) for i in range(51, 101)], [], False, True, 100))
         await pilot.pause()
-        layouts: list[object] = []
-        screen = app.screen
-        original = screen._refresh_layout
-        screen._refresh_layout = lambda *a, **k: (layouts.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        layouts = layouts_of(app.screen)
         log.add_memory(memory(101, LONG))
         await pilot.pause()
         log.prepend_page(Page([memory(i) for i in range(1, 51)], [], True, False, 101))

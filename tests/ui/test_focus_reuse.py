@@ -128,14 +128,23 @@ async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
         assert [m.id for m in log.memories].count(late.id) == 1
 
 
+@asynccontextmanager
+async def _prebuilt(
+    tmp_path: Path, config: Config
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp, dict[str, int]]]:
+    """The app on the seeded swarm as ``run_app`` starts it: its views built unseen."""
+    db = tmp_path / "zoea.db"
+    ids = await _seeded(db)
+    app = ZoeaApp(opener(config, db), prebuild=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        yield pilot, app, ids
+
+
 async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_uses_them(
     tmp_path: Path, still_config: Config
 ) -> None:
-    db = tmp_path / "zoea.db"
-    ids = await _seeded(db)
-    app = ZoeaApp(opener(still_config, db), prebuild=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
         focus, search = app._focus, app._search
         assert focus is not None and focus.is_mounted and search is not None
         assert search.is_mounted
@@ -155,11 +164,7 @@ async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_use
 async def test_deleting_the_mysis_of_the_unseen_focus_view_leaves_it_ready(
     tmp_path: Path, still_config: Config
 ) -> None:
-    db = tmp_path / "zoea.db"
-    ids = await _seeded(db)
-    app = ZoeaApp(opener(still_config, db), prebuild=True)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
         focus = app._focus
         assert focus is not None and focus.mysis_id == ids["Ada"]
         assert app.commander is not None

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from textual.app import App, ComposeResult
 
 from zoea_tui.game.state_cache import Snapshot
 from zoea_tui.ui.widgets.game_state import GameStateSidebar
+
+from .helpers import layouts_of, view_rows
 
 
 class SidebarApp(App[None]):
@@ -15,26 +15,20 @@ class SidebarApp(App[None]):
         yield GameStateSidebar(id="game-state")
 
 
-def rows(view: GameStateSidebar) -> list[str]:
-    return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
-
-
 async def test_new_snapshots_are_shown_in_place_without_a_layout() -> None:
     app = SidebarApp()
     async with app.run_test(size=(40, 12)) as pilot:
         sidebar = app.query_one(GameStateSidebar)
         await pilot.pause()
-        layouts: list[Any] = []
-        original = app.screen._refresh_layout
-        app.screen._refresh_layout = lambda *a, **k: (layouts.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        layouts = layouts_of(app.screen)
         sidebar.show_state({}, 5)
         await pilot.pause()
-        assert rows(sidebar)[0].startswith("No game state yet")
+        assert view_rows(sidebar)[0].startswith("No game state yet")
         status = Snapshot("get_status", {"credits": 150, "ship": {"fuel": 80}}, 4, 0.0)
         cargo = Snapshot("get_cargo", {f"item{i}": i for i in range(20)}, 5, 0.0)
         sidebar.show_state({"get_status": status, "get_cargo": cargo}, 5)
         await pilot.pause()
-        shown = rows(sidebar)
+        shown = view_rows(sidebar)
         assert shown[0].startswith("get_status  T4") and " credits: 150" in shown
         assert " ship.fuel: 80" in shown and sidebar.max_scroll_y > 0  # the cargo scrolls
         assert layouts == []

@@ -17,7 +17,7 @@ from zoea_tui.ui.screens.search import SearchScreen
 from zoea_tui.ui.widgets.conversation import MAX_ENTRIES, ConversationLog
 from zoea_tui.ui.widgets.text_block import TextBlock
 
-from .helpers import opener, settle, wait_for
+from .helpers import layouts_of, opener, settle, wait_for
 from .story_helpers import seed_long, seed_requests
 
 SIZE = (120, 40)
@@ -144,9 +144,7 @@ async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
         assert isinstance(screen, SearchScreen) and "Ada" in screen._title()
         assert {h.kind for h in screen.hits} == {"memory", "broadcast"}
         # New hits repaint the list and move its scrollbar; the screen is not laid out.
-        layouts: list[object] = []
-        original = screen._refresh_layout
-        screen._refresh_layout = lambda *a, **k: (layouts.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        layouts = layouts_of(screen)
         hits = screen.hits
         screen.show_hits("iron", [])
         screen.show_hits("iron", [replace(h, id=h.id + 1000 * n) for n in range(20) for h in hits])

@@ -11,14 +11,12 @@ from textual.geometry import Region
 
 from zoea_tui.ui.widgets.text_view import TextView
 
+from .helpers import layouts_of, view_rows
+
 
 class ViewApp(App[None]):
     def compose(self) -> ComposeResult:
         yield TextView(Text("one line"), id="view")
-
-
-def rows(view: TextView) -> list[str]:
-    return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
 
 
 async def test_new_text_of_any_length_is_shown_without_a_layout() -> None:
@@ -26,20 +24,18 @@ async def test_new_text_of_any_length_is_shown_without_a_layout() -> None:
     async with app.run_test(size=(40, 10)) as pilot:
         view = app.query_one(TextView)
         await pilot.pause()
-        assert rows(view)[0] == "one line"
-        layouts: list[Any] = []
-        original = app.screen._refresh_layout
-        app.screen._refresh_layout = lambda *a, **k: (layouts.append(a), original(*a, **k))[1]  # type: ignore[method-assign]
+        assert view_rows(view)[0] == "one line"
+        layouts = layouts_of(app.screen)
         view.show(Group(*(Text(f"row {i}") for i in range(30))))
         await pilot.pause()
-        assert rows(view)[:2] == ["row 0", "row 1"] and view.max_scroll_y == 20
+        assert view_rows(view)[:2] == ["row 0", "row 1"] and view.max_scroll_y == 20
         view.scroll_end(animate=False, immediate=True)
         await pilot.pause()
-        assert rows(view)[-1] == "row 29"
+        assert view_rows(view)[-1] == "row 29"
         view.show(Text("x" * 100), top=True)  # wraps at the view's width
         await pilot.pause()
         width = view.scrollable_content_region.width
-        assert view.virtual_size.height == 3 and rows(view)[:3] == [
+        assert view.virtual_size.height == 3 and view_rows(view)[:3] == [
             "x" * width,
             "x" * width,
             "x" * (100 - 2 * width),
@@ -56,7 +52,7 @@ async def test_a_new_width_lays_the_text_out_again() -> None:
         assert view.virtual_size.height == 2
         await pilot.resize_terminal(80, 10)
         await pilot.pause()
-        assert view.virtual_size.height == 1 and rows(view)[0] == "y" * 60
+        assert view.virtual_size.height == 1 and view_rows(view)[0] == "y" * 60
 
 
 async def test_a_paint_works_the_views_style_out_once_not_per_row() -> None:
