@@ -10,11 +10,14 @@ renderable.
 
 from __future__ import annotations
 
+from typing import Any, Self
+
 from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
+from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 
 
@@ -32,6 +35,64 @@ def resize_virtual(view: ScrollView, size: Size) -> None:
         view._scroll_update(size)
     else:
         view.refresh(layout=True)
+
+
+class SteadyScrollBar(ScrollBar):
+    """A scrollbar that repaints only when what it draws has changed.
+
+    Textual repaints a view's scrollbar whenever a scrollbar colour is set on the view,
+    changed or not, and the screen restyles every view it shows when it comes back on top.
+    Those repaints reach the screen after the frame that already drew the new screen
+    whole, so each open of the focus view cost a second frame, after a frame's wait, for
+    three scrollbars that had not changed. What it draws: its colours (from the view and
+    the background under it), the window and its position, its size and thickness, and
+    whether it is hovered or grabbed. A change to any of these repaints it as before.
+    """
+
+    #: What the bar was last drawn from, or will be by the repaint asked for.
+    _drawn: tuple[Any, ...] | None = None
+
+    def _looks(self) -> tuple[Any, ...]:
+        parent = self.parent
+        assert parent is not None
+        styles = parent.styles
+        return (
+            parent.background_colors,
+            styles.scrollbar_background,
+            styles.scrollbar_color,
+            styles.scrollbar_background_hover,
+            styles.scrollbar_color_hover,
+            styles.scrollbar_background_active,
+            styles.scrollbar_color_active,
+            self.screen.styles.scrollbar_color,
+            self.window_virtual_size,
+            self.window_size,
+            self.position,
+            self.thickness,
+            self.mouse_over,
+            self.grabbed,
+            self.size,
+        )
+
+    def render(self) -> RenderableType:
+        """Draw the bar, remembering what it was drawn from."""
+        self._drawn = self._looks()
+        return super().render()
+
+    def refresh(
+        self,
+        *regions: Region,
+        repaint: bool = True,
+        layout: bool = False,
+        recompose: bool = False,
+    ) -> Self:
+        """Repaint, unless a repaint already drawn or asked for shows the same bar."""
+        if self.is_attached:
+            looks = self._looks()
+            if looks == self._drawn and not (regions or layout or recompose):
+                return self
+            self._drawn = looks
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 class LineView(ScrollView):
@@ -53,6 +114,18 @@ class LineView(ScrollView):
 
     #: The widget's style for the rows being painted.
     line_style = Style()
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The vertical scrollbar, a :class:`SteadyScrollBar` (made as Textual makes its own)."""
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
+            )
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The rows in ``crop``, after working the style out once."""
