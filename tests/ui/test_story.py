@@ -171,6 +171,29 @@ async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
         assert {h.kind for h in screen.hits} == {"broadcast"}  # Brin said nothing of iron
 
 
+async def test_typing_a_query_lays_nothing_out_and_keeps_the_cursor_in_view(
+    seeded_db: Path, still_config: Config
+) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        field = screen.query_one(Input)
+        layouts = layouts_of(screen)
+        query = "iron " * 40  # wider than the field
+        await pilot.press(*query)
+        await settle(pilot)
+        assert field.value == query and layouts == []
+        width = field.scrollable_content_region.width
+        assert field.virtual_size.width == len(query) + 1 > width
+        assert field.scroll_x == field.max_scroll_x > 0  # the end of the text, with the cursor
+        row = field.render_line(0).text
+        assert "iron" in row and row.rstrip().endswith("iron")
+
+
 async def test_inspector_opens_requests_as_sent_with_answer_and_diff(
     tmp_path: Path, still_config: Config
 ) -> None:

@@ -35,3 +35,32 @@ async def test_only_a_change_of_height_asks_for_a_layout() -> None:
         assert layouts == [False, True, False]
         await pilot.pause()
         assert block.size.height == 2
+
+
+class FixedApp(App[None]):
+    CSS = "#fixed { height: 1; }"
+
+    def compose(self) -> ComposeResult:
+        yield TextBlock(Text("one line"), id="fixed")
+        yield TextBlock(Text("one line"), id="auto")
+
+
+async def test_a_block_whose_height_the_stylesheet_fixes_never_asks_for_a_layout() -> None:
+    app = FixedApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        asked: dict[str, list[bool]] = {"fixed": [], "auto": []}
+        for name, seen in asked.items():
+            block = app.query_one(f"#{name}", TextBlock)
+            original = block.refresh
+
+            def spy(*args: Any, _seen: list[bool] = seen, _o: Any = original, **kw: Any) -> Any:
+                _seen.append(bool(kw.get("layout")))
+                return _o(*args, **kw)
+
+            block.refresh = spy  # type: ignore[method-assign]
+            block.show(Text("two\nlines"))
+        assert asked == {"fixed": [False], "auto": [True]}  # the check can fail
+        await pilot.pause()
+        fixed = app.query_one("#fixed", TextBlock)
+        assert fixed.size.height == 1 and "two" in str(fixed.render())

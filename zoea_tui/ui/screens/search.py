@@ -90,6 +90,18 @@ class HitList(OptionList):
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
 
+class QueryInput(Input):
+    """The query: a typed letter repaints it, never lays the screen out.
+
+    Textual's input is a scroll view that sets its virtual size (the text's width) with
+    every change of its value, and a virtual size asks for a layout of the whole screen:
+    one per letter typed. Its own size never depends on it; scrolling along the text
+    reads the virtual size directly.
+    """
+
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+
 class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     """Search one Mysis's story; dismisses with the chosen hit (None: closed).
 
@@ -122,7 +134,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         """The query, a status line, the hits."""
         with Vertical(id="search-box") as box:
             box.border_title = self._title()
-            yield Input(
+            yield QueryInput(
                 placeholder="words to find (every word must match; prefixes too)", id="search-input"
             )
             yield TextBlock(Text(HINT, style=fmt.MUTED), id="search-status")

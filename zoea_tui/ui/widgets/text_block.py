@@ -37,8 +37,13 @@ class TextBlock(Widget):
         return self._text
 
     def show(self, text: RenderableType) -> None:
-        """Show ``text``: a repaint, and a layout only if it needs another height."""
+        """Show ``text``: a repaint, and a layout only if it needs another height (never
+        when its stylesheet fixes the height)."""
         self._text = text
+        height_rule = self.styles.height
+        if height_rule is not None and not height_rule.is_auto:
+            self.refresh()
+            return
         width = self.content_size.width
         height = self._lines(text, width) if width else -1
         changed = height != self._height or height < 0
