@@ -31,6 +31,15 @@ async def _focus(pilot) -> ConversationLog:  # type: ignore[no-untyped-def]
     return pilot.app.screen.query_one(ConversationLog)
 
 
+async def _search(pilot) -> SearchScreen:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    await pilot.press("slash")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SearchScreen)
+    return screen
+
+
 async def test_home_reaches_memory_one_and_end_the_newest(
     tmp_path: Path, still_config: Config
 ) -> None:
@@ -106,11 +115,7 @@ async def test_search_opens_the_conversation_at_the_hit(
         await store.close()
     app = ZoeaApp(opener(still_config, db))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("slash")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SearchScreen)
+        screen = await _search(pilot)
         await pilot.press(*"zorbl")
         await settle(pilot)
         assert screen.bench_state == "search 1"
@@ -176,11 +181,7 @@ async def test_typing_a_query_lays_nothing_out_and_keeps_the_cursor_in_view(
 ) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("slash")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, SearchScreen)
+        screen = await _search(pilot)
         field = screen.query_one(Input)
         layouts = layouts_of(screen)
         query = "iron " * 40  # wider than the field
