@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 from textual.screen import ModalScreen, Screen
 
 from zoea_tui.config import Config
@@ -85,6 +87,11 @@ def test_more_myses_than_fit_become_a_compact_list() -> None:
 
 
 # -- what a pane shows ------------------------------------------------------------------
+
+
+def painted(pane: MysisPane) -> str:
+    """The pane's rows as Textual paints them, border included."""
+    return "\n".join(strip.text for strip in pane.render_lines(Region(0, 0, *pane.outer_size)))
 
 
 def test_pane_shows_state_model_nudges_meter_facts_answer_and_actions() -> None:
@@ -289,8 +296,11 @@ async def test_tool_calls_appear_in_the_panes_action_tail(
         await wait_for(
             pilot, lambda: any(a.call_id == "live-1" for a in pane.actions), what="the live action"
         )
-        await pilot.pause()
-        assert "✓ scan_asteroids depth=3" in pane.render().plain
+        await wait_for(
+            pilot,
+            lambda: "✓ scan_asteroids depth=3" in painted(pane),
+            what="the action on screen",
+        )
 
 
 async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
@@ -372,3 +382,36 @@ async def test_changed_panes_are_repainted_a_few_at_a_time_and_not_while_covered
         while swarm._stale:
             swarm._repaint_some()
         assert len(docking()) == 16
+
+
+async def test_a_pane_repaints_only_the_rows_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    app = _Swarm()
+    async with app.run_test(size=(120, 40)) as pilot:
+        swarm = app.query_one(SwarmPanes)
+        now = time.time()
+        swarm.set_myses([view(next_nudge_at=now + 30.4)])
+        await pilot.pause()
+        pane = swarm.query_one(MysisPane)
+        asked: list[tuple[Region, ...]] = []
+        monkeypatch.setattr(pane, "refresh", lambda *regions, **_: asked.append(regions))
+        width = pane.content_size.width
+
+        pane.view = view(next_nudge_at=now + 20.4)  # only the countdown moves
+        pane.repaint()
+        assert asked == [(Region(0, 0, width, 1),)]
+
+        asked.clear()
+        pane.view = view(next_nudge_at=now + 20.4, last_answer="Bought fuel.")
+        pane.repaint()
+        assert asked == [(Region(0, 4, width, 1),)]  # the answer's row, under four others
+
+        asked.clear()
+        pane.repaint()
+        assert asked == []  # nothing changed: no row, and no whole repaint either
+
+        monkeypatch.undo()
+        await pilot.resize_terminal(100, 40)
+        await pilot.pause()
+        # A new width: every row drawn again (no stylesheet here, so no border).
+        lines = [line.plain for line in pane.text().split("\n")]
+        assert [row.rstrip() for row in painted(pane).splitlines()[: len(lines)]] == lines
