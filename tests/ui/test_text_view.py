@@ -81,6 +81,27 @@ async def test_a_paint_works_the_views_style_out_once_not_per_row() -> None:
         assert len(calls) == 1
 
 
+async def test_kept_rows_are_filtered_once_as_textual_filters_a_line() -> None:
+    # An ANSI colour becomes the theme's truecolour, as Textual's own filter makes it;
+    # the filter runs in the view, once per row kept, so Textual is given none to run.
+    app = ViewApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(TextView)
+        view.show(Text.assemble(("red", "red"), " ", ("hex", "#123456")))
+        await pilot.pause()
+        assert list(view.get_line_filters()) == [] and app.get_line_filters()
+        view._styles_cache.clear()
+        row = view.render_lines(Region(0, 0, view.size.width, 1))[0]
+        colours = {seg.text: seg.style.color for seg in row if seg.style and seg.text.strip()}
+        assert colours["red"] is not None and colours["red"].triplet is not None
+        assert colours["hex"] is not None and colours["hex"].triplet is not None
+        assert colours["hex"].triplet.hex == "#123456"
+        # Unchanged, the row is the same strip paint after paint (Textual caches both steps).
+        kept = view._lines[0]
+        assert view.paint(kept) is view.paint(kept)
+        assert view.paint(kept).text == kept.text
+
+
 class TwoViewsApp(App[None]):
     """A line-API view beside Textual's own scroll view, both taller than the screen."""
 

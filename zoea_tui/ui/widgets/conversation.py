@@ -481,11 +481,11 @@ class ConversationLog(LineView, can_focus=True):
         width = self.scrollable_content_region.width
         index = bisect.bisect_right(self._tops, line) - 1
         if index < 0 or index >= len(self._entries):
-            return Strip.blank(width, self.line_style)
+            return self.blank(width)
         entry = self._entries[index]
         row = line - self._tops[index]
         if row >= len(entry.lines):
-            return Strip.blank(width, self.line_style)
+            return self.blank(width)
         strip = entry.lines[row]
         if entry is self._cursor and self.has_focus and row < len(entry.lines) - 1:
             strip = strip.apply_style(self.get_component_rich_style("conversation--cursor"))

@@ -11,19 +11,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.segment import Segment
-from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive, var
 from textual.strip import Strip
-from textual.widget import Widget
 
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
 from ..activity import Action, GameFacts
 from ..sanitize import one_line
+from .text_view import KeptRows
 
 #: Cells of the context meter's bar in a pane.
 METER_CELLS = 10
@@ -228,7 +227,7 @@ def pane_text(
     return Text("\n").join(_clipped(line, width) for line in lines[: max(height, 1)])
 
 
-class MysisPane(Widget):
+class MysisPane(KeptRows):
     """One Mysis on the dashboard (its id is ``mysis-<id>``); clicks select and open.
 
     Drawn with Textual's line API from rows it keeps: :meth:`repaint` works the lines out
@@ -264,14 +263,13 @@ class MysisPane(Widget):
         self.actions: Iterable[Action] = ()
         #: The newest answer read from the memories (until the view carries one).
         self.answer = ""
-        #: The rows drawn: each line's text, and the same line as a strip without the
-        #: pane's own style (applied per paint; Textual's strips cache that).
+        #: The rows drawn: each line's text, and the same line as a strip, unpainted
+        #: (:meth:`KeptRows.paint` styles it per paint; Textual's strips cache that).
         self._texts: list[Text] = []
         self._rows: list[Strip] = []
         #: What the rows were made for: width, height, compact, selected (a compact row
         #: marks the selection in its text).
         self._shape: tuple[int, int, bool, bool] | None = None
-        self._style = Style()
         self._titles: tuple[Text, str] | None = None
         self.set_reactive(MysisPane.view, view)
         self.set_reactive(MysisPane.compact, compact)
@@ -333,18 +331,13 @@ class MysisPane(Widget):
             width = self.content_size.width
             self.refresh(*(Region(0, y, width, 1) for y in changed))
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """The pane's rows in ``crop``, its style worked out once for them."""
-        self._style = self.rich_style
-        return super().render_lines(crop)
-
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the pane's content."""
         if self._shape != self._current_shape():
             self._redraw()
         if y >= len(self._rows):
-            return Strip.blank(self.content_size.width, self._style)
-        return self._rows[y].apply_style(self._style)
+            return self.blank(self.content_size.width)
+        return self.paint(self._rows[y])
 
     def show_facts(
         self,

@@ -10,15 +10,19 @@ renderable.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Self
 
 from rich.console import RenderableType
 from rich.style import Style
 from rich.text import Text
+from textual.color import Color
+from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
+from textual.widget import Widget
 
 
 def resize_virtual(view: ScrollView, size: Size) -> None:
@@ -95,14 +99,51 @@ class SteadyScrollBar(ScrollBar):
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
-class LineView(ScrollView):
-    """A scroll view drawn with the line API whose rows share one style per paint, and
-    whose vertical scrollbar is always there (one that comes and goes lays the screen
-    out, and changes the rows' width).
+class KeptRows(Widget):
+    """A line-API widget that keeps its rows as strips: each paint styles and filters a
+    row once, not once per frame.
 
     Textual works a widget's style out from every ancestor's on each call of
-    ``rich_style``; once per paint (``line_style``) instead of twice per row saves a
-    few milliseconds of each full frame of the focus view.
+    ``rich_style``; :meth:`render_lines` does it once per paint (``line_style``).
+    Textual also runs its line filters (ANSI colours to the theme's) over every row of
+    every frame, each time into a new strip; here :meth:`paint` runs them on the row kept,
+    styled, and Textual caches both on the strip, so a row that has not changed costs a
+    lookup. The filters' output is the same; only where they run moves.
+    """
+
+    #: The widget's style for the rows being painted.
+    line_style = Style()
+    #: The app's line filters and the background they blend on, for the rows being painted.
+    _line_filters: tuple[LineFilter, ...] = ()
+    _filter_background = Color(0, 0, 0)
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """None for Textual to run: :meth:`paint` has run them on each row."""
+        return ()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop``, after working the style and the filters out once."""
+        self.line_style = self.rich_style
+        self._line_filters = tuple(self.app.get_line_filters())
+        self._filter_background = self.background_colors[1]
+        return super().render_lines(crop)
+
+    def paint(self, strip: Strip) -> Strip:
+        """``strip`` in the widget's style, filtered as Textual would filter its line."""
+        strip = strip.apply_style(self.line_style)
+        for line_filter in self._line_filters:
+            strip = strip.apply_filter(line_filter, self._filter_background)
+        return strip
+
+    def blank(self, width: int) -> Strip:
+        """An empty row of ``width`` cells in the widget's style."""
+        return self.paint(Strip.blank(width))
+
+
+class LineView(KeptRows, ScrollView):
+    """A scroll view drawn with the line API (:class:`KeptRows`), whose vertical
+    scrollbar is always there (one that comes and goes lays the screen out, and changes
+    the rows' width).
     """
 
     DEFAULT_CSS = """
@@ -111,9 +152,6 @@ class LineView(ScrollView):
         overflow-x: hidden;
     }
     """
-
-    #: The widget's style for the rows being painted.
-    line_style = Style()
 
     @property
     def vertical_scrollbar(self) -> ScrollBar:
@@ -127,17 +165,11 @@ class LineView(ScrollView):
             self.app._start_widget(self, bar)
         return self._vertical_scrollbar
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """The rows in ``crop``, after working the style out once."""
-        self.line_style = self.rich_style
-        return super().render_lines(crop)
-
     def fit(self, strip: Strip, width: int) -> Strip:
-        """``strip`` cut or padded to ``width`` in the widget's style."""
-        style = self.line_style
+        """``strip`` cut or padded to ``width``, painted (:meth:`KeptRows.paint`)."""
         if strip.cell_length != width:  # a new strip costs as much as styling it
-            strip = strip.crop_extend(0, width, style)
-        return strip.apply_style(style)
+            strip = strip.crop_extend(0, width, self.line_style)
+        return self.paint(strip)
 
 
 class TextView(LineView, can_focus=True):
@@ -186,5 +218,5 @@ class TextView(LineView, can_focus=True):
         width = self.scrollable_content_region.width
         index = self.scroll_offset.y + y
         if index >= len(self._lines):
-            return Strip.blank(width, self.line_style)
+            return self.blank(width)
         return self.fit(self._lines[index], width)
