@@ -44,6 +44,7 @@ from ..orchestrator.refusals import CommandRefused
 from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
+from . import strip_cycles
 from .frame_marks import FrameMarks
 from .messages import EngineBatch
 from .sanitize import clean, one_line
@@ -131,6 +132,7 @@ class ZoeaApp(OpaqueScreensApp):
         tune_gc: bool = False,
         prebuild: bool = False,
     ) -> None:
+        strip_cycles.install()
         super().__init__()
         self._source = engine
         self.tune_gc = tune_gc

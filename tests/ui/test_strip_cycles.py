@@ -1,0 +1,61 @@
+"""Textual's strips, patched (zoea_tui/ui/strip_cycles.py): no cycle, the same results."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+
+import pytest
+from rich.segment import Segment
+from rich.style import Style
+from textual.strip import Strip
+
+from zoea_tui.ui import strip_cycles
+
+
+def _cyclic_garbage_of(make: object) -> int:
+    """Objects only the collector could free after 200 uses of ``make``."""
+    assert callable(make)
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(200):
+            make()
+        return gc.collect()
+    finally:
+        gc.enable()
+
+
+def _row() -> Strip:
+    return Strip([Segment("ab", Style(bold=True)), Segment("cdef")], 6)
+
+
+@pytest.fixture
+def unpatched() -> Iterator[None]:
+    patched = Strip.divide, Strip.crop_extend
+    Strip.divide, Strip.crop_extend = strip_cycles._divide, strip_cycles._crop_extend  # type: ignore[method-assign]
+    yield
+    Strip.divide, Strip.crop_extend = patched  # type: ignore[method-assign]
+
+
+def test_textual_alone_leaves_a_cycle_per_row_cut_at_its_end(unpatched: None) -> None:
+    # The oracle can fail: Textual's own methods make the garbage the patch removes.
+    assert _cyclic_garbage_of(lambda: _row().divide([6])) >= 200
+    assert _cyclic_garbage_of(lambda: _row().crop_extend(0, 6, None)) >= 200
+
+
+def test_patched_strips_are_freed_without_the_collector() -> None:
+    strip_cycles.install()
+    assert _cyclic_garbage_of(lambda: _row().divide([6, 9])) == 0
+    assert _cyclic_garbage_of(lambda: _row().crop_extend(0, 6, None)) == 0
+
+
+def test_patched_strips_cut_and_pad_as_textual_does() -> None:
+    strip_cycles.install()
+    row = _row()
+    assert row.divide([6]) == [row] and row.divide([6])[0] is row
+    assert [s.text for s in row.divide([2, 6])] == ["ab", "cdef"]
+    assert row.divide([2, 6]) is row.divide([2, 6])  # still cached
+    assert row.crop_extend(0, 6, None) is row
+    assert row.crop_extend(1, 8, None).text == "bcdef  "
+    assert row.crop_extend(0, 3, None).text == "abc"
