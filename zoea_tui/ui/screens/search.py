@@ -16,6 +16,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.geometry import Size
 from textual.reactive import Reactive
+from textual.widget import Widget
 from textual.widgets import Input, OptionList
 from textual.widgets.option_list import Option
 
@@ -23,6 +24,7 @@ from ...storage.story import HIT_CLOSE, HIT_OPEN, StoryHit
 from .. import formatting as fmt
 from ..sanitize import one_line
 from ..widgets.text_block import TextBlock
+from ..widgets.text_view import SteadyVerticalBar
 from .base import ZoeaModalScreen
 
 #: Hits shown for one query.
@@ -73,10 +75,18 @@ def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
 HINT = "Type to search; enter opens a hit; esc closes."
 
 
-class HitList(OptionList):
+class HitList(SteadyVerticalBar, OptionList):
     """The hits: new ones repaint the list and move its scrollbar, never lay the screen
     out (Textual's option list asks for a layout of the whole screen with every new set
-    of options; its size here never depends on them)."""
+    of options; its size here never depends on them).
+
+    Reopening the search restyles it, which set the list's scrollbar colours and told
+    the list its style had changed, both unchanged: each repainted (the list repaints
+    itself for any restyle), and the repaints came a frame or more after the frame that
+    showed the search, so every open was two frames. The scrollbar is steady, and the
+    list repaints for a restyle only when one of its rules changed (a rule that changes
+    repaints it through Textual's own property as well).
+    """
 
     DEFAULT_CSS = """
     HitList {
@@ -88,6 +98,18 @@ class HitList(OptionList):
     """
 
     virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
+
+    #: The rules of the last restyle.
+    _restyled: dict[str, object] | None = None
+
+    def notify_style_update(self) -> None:
+        """Repaint for a restyle that changed a rule (Textual's list repaints for any)."""
+        rules = dict(self.styles.base.get_rules())
+        if rules == self._restyled:
+            Widget.notify_style_update(self)  # the style caches, without the repaint
+            return
+        self._restyled = rules
+        super().notify_style_update()
 
 
 class QueryInput(Input):

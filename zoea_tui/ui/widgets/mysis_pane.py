@@ -17,6 +17,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive, var
 from textual.strip import Strip
+from textual.widget import Widget
 
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
@@ -227,7 +228,7 @@ def pane_text(
     return Text("\n").join(_clipped(line, width) for line in lines[: max(height, 1)])
 
 
-class MysisPane(KeptRows):
+class MysisPane(KeptRows, Widget):
     """One Mysis on the dashboard (its id is ``mysis-<id>``); clicks select and open.
 
     Drawn with Textual's line API from rows it keeps: :meth:`repaint` works the lines out

@@ -11,7 +11,7 @@ renderable.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from rich.console import RenderableType
 from rich.style import Style
@@ -99,9 +99,36 @@ class SteadyScrollBar(ScrollBar):
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
-class KeptRows(Widget):
-    """A line-API widget that keeps its rows as strips: each paint styles and filters a
-    row once, not once per frame.
+if TYPE_CHECKING:
+    _Mixin = Widget
+else:
+    # The mixins below are plain classes when the app runs: Textual inherits CSS, type
+    # names and component classes along a widget's first base that is a DOM node only,
+    # so a mixin placed first must not be one, or the widget would lose its own
+    # class's (OptionList's, ScrollView's).
+    _Mixin = object
+
+
+class SteadyVerticalBar(_Mixin):
+    """Mixin (first among the bases): the widget's vertical scrollbar is a
+    :class:`SteadyScrollBar`."""
+
+    @property
+    def vertical_scrollbar(self) -> ScrollBar:
+        """The vertical scrollbar, a :class:`SteadyScrollBar` (made as Textual makes its own)."""
+        if self._vertical_scrollbar is None:
+            bar = SteadyScrollBar(
+                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
+            )
+            bar.display = False
+            self._vertical_scrollbar = bar
+            self.app._start_widget(self, bar)
+        return self._vertical_scrollbar
+
+
+class KeptRows(_Mixin):
+    """Mixin (first among the bases) for a line-API widget that keeps its rows as strips:
+    each paint styles and filters a row once, not once per frame.
 
     Textual works a widget's style out from every ancestor's on each call of
     ``rich_style``; :meth:`render_lines` does it once per paint (``line_style``).
@@ -140,10 +167,10 @@ class KeptRows(Widget):
         return self.paint(Strip.blank(width))
 
 
-class LineView(KeptRows, ScrollView):
+class LineView(KeptRows, SteadyVerticalBar, ScrollView):
     """A scroll view drawn with the line API (:class:`KeptRows`), whose vertical
     scrollbar is always there (one that comes and goes lays the screen out, and changes
-    the rows' width).
+    the rows' width) and steady (:class:`SteadyVerticalBar`).
     """
 
     DEFAULT_CSS = """
@@ -152,18 +179,6 @@ class LineView(KeptRows, ScrollView):
         overflow-x: hidden;
     }
     """
-
-    @property
-    def vertical_scrollbar(self) -> ScrollBar:
-        """The vertical scrollbar, a :class:`SteadyScrollBar` (made as Textual makes its own)."""
-        if self._vertical_scrollbar is None:
-            bar = SteadyScrollBar(
-                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
-            )
-            bar.display = False
-            self._vertical_scrollbar = bar
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
 
     def fit(self, strip: Strip, width: int) -> Strip:
         """``strip`` cut or padded to ``width``, painted (:meth:`KeptRows.paint`)."""
