@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, Static
 
 from zoea_tui.config import Config
 from zoea_tui.storage import NewMemory, Store
@@ -15,6 +15,7 @@ from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.screens.inspector import InspectorScreen
 from zoea_tui.ui.screens.search import SearchScreen
 from zoea_tui.ui.widgets.conversation import MAX_ENTRIES, ConversationLog
+from zoea_tui.ui.widgets.hit_list import HitList
 from zoea_tui.ui.widgets.text_block import TextBlock
 
 from .helpers import layouts_of, opener, settle, wait_for
@@ -119,8 +120,7 @@ async def test_search_opens_the_conversation_at_the_hit(
         await pilot.press(*"zorbl")
         await settle(pilot)
         assert screen.bench_state == "search 1"
-        prompt = screen.query_one(OptionList).get_option_at_index(0).prompt
-        plain = getattr(prompt, "plain", str(prompt))
+        plain = " ".join(line.plain for line in screen.query_one(HitList).hit_lines(0))
         assert "[b]beacon[/b]" in plain and "\x1b" not in plain  # shown as text, cleaned
         assert "zorblax" in plain
         await pilot.press("enter")
@@ -154,7 +154,7 @@ async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
         screen.show_hits("iron", [])
         screen.show_hits("iron", [replace(h, id=h.id + 1000 * n) for n in range(20) for h in hits])
         await pilot.pause()
-        hit_list = screen.query_one(OptionList)
+        hit_list = screen.query_one(HitList)
         assert layouts == [] and hit_list.max_scroll_y > 0
         assert hit_list.vertical_scrollbar.window_virtual_size == hit_list.virtual_size.height
         screen.show_hits("iron", hits)
@@ -169,7 +169,7 @@ async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
         await settle(pilot)
         assert app.screen is screen and "Brin" in screen._title()
         assert screen.query_one(Input).value == "" and screen.hits == []
-        assert screen.query_one(OptionList).option_count == 0
+        assert screen.query_one(HitList).count == 0
         assert "Type to search" in str(status.render())
         await pilot.press(*"iron")
         await settle(pilot)

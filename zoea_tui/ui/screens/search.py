@@ -16,15 +16,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.widget import Widget
-from textual.widgets import Input, OptionList
-from textual.widgets.option_list import Option
+from textual.widgets import Input
 
 from ...storage.story import HIT_CLOSE, HIT_OPEN, StoryHit
 from .. import formatting as fmt
 from ..sanitize import one_line
+from ..widgets.hit_list import HitList
 from ..widgets.text_block import TextBlock
-from ..widgets.text_view import SteadyVerticalBar
 from .base import ZoeaModalScreen
 
 #: Hits shown for one query.
@@ -48,8 +46,8 @@ def highlighted(snippet: str, limit: int = 300) -> Text:
     return text
 
 
-def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
-    """Two lines for one hit: what and when, then the snippet."""
+def hit_lines(hit: StoryHit, names: dict[str, str]) -> tuple[Text, Text]:
+    """The two lines of one hit: what and when, then the snippet."""
     head = fmt.stamp(hit.created_at, hit.game_tick)
     if hit.kind == "broadcast":
         sender = (
@@ -66,50 +64,11 @@ def hit_prompt(hit: StoryHit, names: dict[str, str]) -> Text:
         }
         head.append(" " + label.get(hit.role, hit.role.upper()), style=f"bold {fmt.TEAL}")
         head.append(f"  #{hit.id}", style=fmt.DIM)
-    head.append("\n  ")
-    head.append_text(highlighted(hit.snippet))
-    return head
+    return head, Text("  ").append_text(highlighted(hit.snippet))
 
 
 #: What the status line says before the first word.
 HINT = "Type to search; enter opens a hit; esc closes."
-
-
-class HitList(SteadyVerticalBar, OptionList):
-    """The hits: new ones repaint the list and move its scrollbar, never lay the screen
-    out (Textual's option list asks for a layout of the whole screen with every new set
-    of options; its size here never depends on them).
-
-    Reopening the search restyles it, which set the list's scrollbar colours and told
-    the list its style had changed, both unchanged: each repainted (the list repaints
-    itself for any restyle), and the repaints came a frame or more after the frame that
-    showed the search, so every open was two frames. The scrollbar is steady, and the
-    list repaints for a restyle only when one of its rules changed (a rule that changes
-    repaints it through Textual's own property as well).
-    """
-
-    DEFAULT_CSS = """
-    HitList {
-        overflow-y: scroll;
-        scrollbar-background: $surface;
-        scrollbar-background-hover: $surface;
-        scrollbar-background-active: $surface;
-    }
-    """
-
-    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
-
-    #: The rules of the last restyle.
-    _restyled: dict[str, object] | None = None
-
-    def notify_style_update(self) -> None:
-        """Repaint for a restyle that changed a rule (Textual's list repaints for any)."""
-        rules = dict(self.styles.base.get_rules())
-        if rules == self._restyled:
-            Widget.notify_style_update(self)  # the style caches, without the repaint
-            return
-        self._restyled = rules
-        super().notify_style_update()
 
 
 class QueryInput(Input):
@@ -179,7 +138,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         self.query_one("#search-box").border_title = self._title()
         with self.prevent(Input.Changed):
             self.query_one(Input).value = ""
-        self.query_one(OptionList).clear_options()
+        self.query_one(HitList).show([])
         self.query_one("#search-status", TextBlock).show(Text(HINT, style=fmt.MUTED))
         self.query_one(Input).focus()
 
@@ -213,9 +172,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         self.hits = hits
         self.shown_query = query
         names = self.zoea.names
-        options = self.query_one(OptionList)
-        options.clear_options()
-        options.add_options([Option(hit_prompt(h, names), id=f"{h.kind}-{h.id}") for h in hits])
+        self.query_one(HitList).show([hit_lines(h, names) for h in hits])
         status = self.query_one("#search-status", TextBlock)
         if not query.strip():
             status.show(Text(HINT, style=fmt.MUTED))
@@ -231,9 +188,9 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
             )
         self.bench_state = f"search {len(hits)}"
 
-    @on(OptionList.OptionSelected, "#search-hits")
-    def _selected(self, event: OptionList.OptionSelected) -> None:
-        self._choose(self.hits[event.option_index])
+    @on(HitList.Chosen, "#search-hits")
+    def _selected(self, event: HitList.Chosen) -> None:
+        self._choose(self.hits[event.index])
 
     def _choose(self, hit: StoryHit) -> None:
         if hit.kind == "memory":
@@ -269,11 +226,11 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
 
     def action_to_hits(self) -> None:
         """Move from the query to the hits."""
-        options = self.query_one(OptionList)
-        if options.option_count:
-            options.focus()
-            if options.highlighted is None:
-                options.highlighted = 0
+        hit_list = self.query_one(HitList)
+        if hit_list.count:
+            hit_list.focus()
+            if hit_list.highlighted is None:
+                hit_list.highlighted = 0
 
     def action_close(self) -> None:
         """Close without opening anything."""
