@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from textual.theme import Theme
 from textual.widgets import Input, OptionList, Select
 
 from zoea_tui.orchestrator.commander import Commander
@@ -409,3 +410,23 @@ async def test_mouse_selects_and_double_click_focuses(app: ZoeaApp, commander: C
         await pilot.click(f"#mysis-{second.id}", times=2)
         await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")
         assert app.screen.mysis_id == second.id
+
+
+async def test_the_theme_in_use_is_looked_up_once_and_follows_every_change(
+    app: ZoeaApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        looked_up: list[str] = []
+        get_theme = app.get_theme
+        monkeypatch.setattr(
+            app, "get_theme", lambda name: looked_up.append(name) or get_theme(name)
+        )
+        zoea = app.current_theme
+        assert all(app.current_theme is zoea for _ in range(100)) and looked_up == []
+        app.theme = "textual-light"
+        assert app.current_theme.name == "textual-light" and looked_up == ["textual-light"]
+        app.register_theme(Theme(name="textual-light", primary="#123456", dark=False))
+        assert app.current_theme.primary == "#123456"  # a new theme under the name in use
+        app.theme = zoea.name
+        assert app.current_theme is zoea

@@ -26,6 +26,7 @@ from textual.driver import Driver
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
+from textual.theme import Theme
 from textual.worker import Worker, WorkerState
 
 from ..config import Config
@@ -174,6 +175,32 @@ class ZoeaApp(OpaqueScreensApp):
 
             return PromptEscapeDriver
         return driver
+
+    #: The theme's name and the theme, while neither changes.
+    _theme_in_use: tuple[str, Theme] | None = None
+
+    @property
+    def current_theme(self) -> Theme:
+        """The theme in use, looked up once per theme set or registered.
+
+        Textual looks it up for every line it paints (for its ANSI palette), each time
+        among two fresh copies of every registered theme: 3.6 µs a line here, about 1 ms
+        of a full frame of the focus view.
+        """
+        cached = self._theme_in_use
+        if cached is None or cached[0] != self.theme:
+            cached = self._theme_in_use = (self.theme, super().current_theme)
+        return cached[1]
+
+    def register_theme(self, theme: Theme) -> None:
+        """Register ``theme`` (a new one under the current name is used from now on)."""
+        self._theme_in_use = None
+        super().register_theme(theme)
+
+    def unregister_theme(self, theme_name: str) -> None:
+        """Unregister the theme named ``theme_name``."""
+        self._theme_in_use = None
+        super().unregister_theme(theme_name)
 
     def on_mount(self) -> None:
         self.register_theme(ZOEA_THEME)
