@@ -9,8 +9,10 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.screen import ModalScreen, Screen
+from textual.widget import Widget
 
 from zoea_tui.config import Config
+from zoea_tui.core.composition import Composition, Item
 from zoea_tui.core.types import Memory, ToolCall
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import (
@@ -30,7 +32,7 @@ from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.base import OpaqueScreensApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
-from zoea_tui.ui.widgets.context_preview import PreviewLines
+from zoea_tui.ui.widgets.context_preview import PreviewData, PreviewLines
 from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text
 from zoea_tui.ui.widgets.swarm_panes import (
     MIN_PANE_HEIGHT,
@@ -89,9 +91,9 @@ def test_more_myses_than_fit_become_a_compact_list() -> None:
 # -- what a pane shows ------------------------------------------------------------------
 
 
-def painted(pane: MysisPane) -> str:
-    """The pane's rows as Textual paints them, border included."""
-    return "\n".join(strip.text for strip in pane.render_lines(Region(0, 0, *pane.outer_size)))
+def painted(widget: Widget) -> str:
+    """A widget's rows as Textual paints them, border included."""
+    return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, *widget.outer_size)))
 
 
 def test_pane_shows_state_model_nudges_meter_facts_answer_and_actions() -> None:
@@ -415,3 +417,50 @@ async def test_a_pane_repaints_only_the_rows_that_changed(monkeypatch: pytest.Mo
         # A new width: every row drawn again (no stylesheet here, so no border).
         lines = [line.plain for line in pane.text().split("\n")]
         assert [row.rstrip() for row in painted(pane).splitlines()[: len(lines)]] == lines
+
+
+class _Preview(App[None]):
+    def compose(self) -> ComposeResult:
+        yield PreviewLines(id="dash-preview")
+
+
+def _composition(last: str) -> Composition:
+    return Composition(
+        strategy="turn-aware",
+        messages=(
+            {"role": "system", "content": "You are Ada"},
+            {"role": "user", "content": "Continue."},
+            {"role": "assistant", "content": last},
+        ),
+        items=(
+            Item("system", "system", "synthetic", 10),
+            Item("user", "nudge", "synthetic", 3),
+            Item("assistant", "memory", "memory", 5, memory_id=7),
+        ),
+        dropped=(),
+        tokens=18,
+    )
+
+
+async def test_the_next_request_repaints_only_the_lines_that_changed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = _Preview()
+    async with app.run_test(size=(80, 12)) as pilot:
+        preview = app.query_one(PreviewLines)
+        preview.data = PreviewData(_composition("Mining."), 32_768, valid=True)
+        await pilot.pause()
+        before = [line.plain for line in preview.text().split("\n")]
+        asked: list[tuple[Region, ...]] = []
+        monkeypatch.setattr(preview, "refresh", lambda *regions, **_: asked.append(regions))
+        preview.data = PreviewData(_composition("Selling."), 32_768, valid=True)
+        after = [line.plain for line in preview.text().split("\n")]
+        changed = [y for y, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
+        assert changed and len(changed) < len(after)  # the last message's line, not all
+        width = preview.content_size.width
+        assert asked == [tuple(Region(0, y, width, 1) for y in changed)]
+        monkeypatch.undo()
+        preview.refresh(*asked[0])  # those rows alone bring the picture up to date
+        await pilot.pause()
+        rows = [row.rstrip() for row in painted(preview).splitlines()[: len(after)]]
+        assert rows == [line[:width] for line in after]

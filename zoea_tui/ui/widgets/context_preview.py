@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
-from textual.reactive import reactive
+from textual.reactive import reactive, var
 from textual.widget import Widget
 
 from ...core.cache import Reuse
@@ -23,7 +23,7 @@ from ...core.composition import Composition, Item
 from ...core.validator import validate
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
-from .text_view import TextView
+from .text_view import TextRows, TextView
 
 ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT, "tool": fmt.TOOL}
 SHORT_ROLES = {"system": "sys", "user": "user", "assistant": "ai", "tool": "tool"}
@@ -259,23 +259,23 @@ class ContextPreview(TextView):
         self.show(Text("could not compose: " + one_line(message, 400), style=fmt.ERROR))
 
 
-class PreviewLines(Widget):
+class PreviewLines(TextRows, Widget):
     """The next request in one line per message, cut to the widget's height.
 
-    A new request repaints this widget only (no layout of the screen), so it can follow
-    a busy Mysis beside the dashboard's panes.
+    A new request repaints this widget only (no layout of the screen), and only the rows
+    whose line changed (:class:`TextRows`), so it can follow a busy Mysis beside the
+    dashboard's panes.
     """
 
-    data: reactive[PreviewData | None] = reactive(
-        None, always_update=True, init=False, layout=False
-    )
+    #: Set by the dashboard; the rows that change are repainted (:meth:`watch_data`).
+    data: var[PreviewData | None] = var(None, always_update=True, init=False)
 
     def __init__(self, *, id: str | None = None, title: str = "NEXT REQUEST") -> None:
         super().__init__(id=id)
         self.border_title = title
         self._error: str | None = None
 
-    def render(self) -> Text:
+    def text(self) -> Text:
         """The header and one line per message, as many as fit."""
         if self._error is not None:
             return Text("could not compose: " + one_line(self._error, 400), style=fmt.ERROR)
@@ -290,17 +290,18 @@ class PreviewLines(Widget):
                 f"… {hidden} more messages (enter: the whole request)", style=f"italic {fmt.MUTED}"
             )
             text = Text("\n").join([*lines[: height - 1], more])
-        text.no_wrap = True
-        text.overflow = "ellipsis"
         return text
 
     def watch_data(self, data: PreviewData | None) -> None:
         self._error = None
         if data is not None:
             comp = data.composition
-            self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
+            subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
+            if subtitle != self.border_subtitle:  # any set repaints the whole widget
+                self.border_subtitle = subtitle
+        self.repaint()
 
     def show_error(self, message: str) -> None:
         """Say that the preview could not be composed."""
         self._error = message
-        self.refresh()
+        self.repaint()

@@ -9,21 +9,19 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
-from rich.segment import Segment
 from rich.text import Text
 from textual import events
-from textual.geometry import Region
 from textual.message import Message
 from textual.reactive import reactive, var
-from textual.strip import Strip
 from textual.widget import Widget
 
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
 from ..activity import Action, GameFacts
 from ..sanitize import one_line
-from .text_view import KeptRows
+from .text_view import TextRows
 
 #: Cells of the context meter's bar in a pane.
 METER_CELLS = 10
@@ -228,7 +226,7 @@ def pane_text(
     return Text("\n").join(_clipped(line, width) for line in lines[: max(height, 1)])
 
 
-class MysisPane(KeptRows, Widget):
+class MysisPane(TextRows, Widget):
     """One Mysis on the dashboard (its id is ``mysis-<id>``); clicks select and open.
 
     Drawn with Textual's line API from rows it keeps: :meth:`repaint` works the lines out
@@ -264,13 +262,6 @@ class MysisPane(KeptRows, Widget):
         self.actions: Iterable[Action] = ()
         #: The newest answer read from the memories (until the view carries one).
         self.answer = ""
-        #: The rows drawn: each line's text, and the same line as a strip, unpainted
-        #: (:meth:`KeptRows.paint` styles it per paint; Textual's strips cache that).
-        self._texts: list[Text] = []
-        self._rows: list[Strip] = []
-        #: What the rows were made for: width, height, compact, selected (a compact row
-        #: marks the selection in its text).
-        self._shape: tuple[int, int, bool, bool] | None = None
         self._titles: tuple[Text, str] | None = None
         self.set_reactive(MysisPane.view, view)
         self.set_reactive(MysisPane.compact, compact)
@@ -294,51 +285,10 @@ class MysisPane(KeptRows, Widget):
             answer=self.answer,
         )
 
-    def _current_shape(self) -> tuple[int, int, bool, bool]:
+    def rows_shape(self) -> tuple[Any, ...]:
+        """The size, and whether the pane is a compact row marking its selection."""
         width, height = self.content_size
         return (width, height, self.compact, self.compact and self.selected)
-
-    def _redraw(self) -> list[int] | None:
-        """Work the rows out again; the rows that changed, or None for all of them."""
-        shape = self._current_shape()
-        texts = list(self.text().split("\n", allow_blank=True)) if shape[0] > 0 else []
-        old_texts, old_rows = self._texts, self._rows
-        rows: list[Strip] = []
-        changed: list[int] = []
-        console = self.app.console
-        for y, text in enumerate(texts):
-            if y < len(old_texts) and old_texts[y] == text and shape == self._shape:
-                rows.append(old_rows[y])
-                continue
-            # Simplified: neighbours in one style are one segment, less for every frame.
-            segments = Segment.simplify(text.render(console))
-            rows.append(Strip(segments, text.cell_len).extend_cell_length(shape[0]))
-            changed.append(y)
-        changed.extend(range(len(texts), len(old_texts)))
-        everything = shape != self._shape
-        self._texts, self._rows, self._shape = texts, rows, shape
-        return None if everything else changed
-
-    def repaint(self) -> None:
-        """Show the newest view, facts and countdown: repaint the rows that changed."""
-        if not self.is_mounted or not self.content_size:
-            self.refresh()
-            return
-        changed = self._redraw()
-        if changed is None:
-            self.refresh()
-        elif changed:
-            # Regions of the content (Textual moves them past the border and padding).
-            width = self.content_size.width
-            self.refresh(*(Region(0, y, width, 1) for y in changed))
-
-    def render_line(self, y: int) -> Strip:
-        """Row ``y`` of the pane's content."""
-        if self._shape != self._current_shape():
-            self._redraw()
-        if y >= len(self._rows):
-            return self.blank(self.content_size.width)
-        return self.paint(self._rows[y])
 
     def show_facts(
         self,

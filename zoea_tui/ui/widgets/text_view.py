@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
 from rich.console import RenderableType
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
@@ -165,6 +166,77 @@ class KeptRows(_Mixin):
     def blank(self, width: int) -> Strip:
         """An empty row of ``width`` cells in the widget's style."""
         return self.paint(Strip.blank(width))
+
+
+class TextRows(KeptRows):
+    """Mixin (first among the bases) for a widget that shows lines of text, one per row,
+    each cut to its width: it keeps each row as a strip, and :meth:`repaint` repaints only
+    the rows whose text changed.
+
+    A widget gives :meth:`text` (what it shows at its size now) and, if its lines depend
+    on more than its size, :meth:`rows_shape`.
+    """
+
+    #: The rows drawn: each line's text, and the same line as a strip, unpainted
+    #: (:meth:`KeptRows.paint` styles it per paint; Textual's strips cache that).
+    _row_texts: tuple[Text, ...] = ()
+    _row_strips: tuple[Strip, ...] = ()
+    #: What the rows were made for (:meth:`rows_shape`).
+    _rows_shape: tuple[Any, ...] | None = None
+
+    def text(self) -> Text:
+        """The lines the widget shows at its size now, one per row."""
+        raise NotImplementedError
+
+    def rows_shape(self) -> tuple[Any, ...]:
+        """What the rows depend on besides their text: the content's size."""
+        return tuple(self.content_size)
+
+    def _redraw(self) -> list[int] | None:
+        """Work the rows out again; the rows that changed, or None for all of them."""
+        shape = self.rows_shape()
+        width = self.content_size.width
+        texts = list(self.text().split("\n", allow_blank=True)) if width > 0 else []
+        old_texts, old_rows = self._row_texts, self._row_strips
+        same_shape = shape == self._rows_shape
+        rows: list[Strip] = []
+        changed: list[int] = []
+        console = self.app.console
+        for y, text in enumerate(texts):
+            if same_shape and y < len(old_texts) and old_texts[y] == text:
+                rows.append(old_rows[y])
+                continue
+            text = text.copy()
+            text.truncate(width, overflow="ellipsis", pad=True)
+            # Simplified: neighbours in one style are one segment, less for every frame.
+            rows.append(Strip(Segment.simplify(text.render(console)), width))
+            changed.append(y)
+        changed.extend(range(len(texts), len(old_texts)))
+        self._row_texts, self._row_strips = tuple(texts), tuple(rows)
+        self._rows_shape = shape
+        return changed if same_shape else None
+
+    def repaint(self) -> None:
+        """Show what changed: repaint the rows whose text changed (all of them for a new
+        shape)."""
+        if not self.is_mounted or not self.content_size:
+            self.refresh()
+            return
+        changed = self._redraw()
+        if changed is None:
+            self.refresh()
+        elif changed:
+            # Regions of the content (Textual moves them past the border and padding).
+            width = self.content_size.width
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
+
+    def render_line(self, y: int) -> Strip:
+        """Row ``y`` of the content."""
+        if self._rows_shape != self.rows_shape():
+            self._redraw()
+        if y >= len(self._row_strips):
+            return self.blank(self.content_size.width)
+        return self.paint(self._row_strips[y])
 
 
 class LineView(KeptRows, SteadyVerticalBar, ScrollView):
