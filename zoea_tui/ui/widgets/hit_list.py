@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.segment import Segment
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
@@ -21,7 +20,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from .text_view import LineView, resize_virtual
+from .text_view import LineView, resize_virtual, text_row
 
 #: Rows per hit: what and when, then the snippet.
 HIT_ROWS = 2
@@ -113,10 +112,8 @@ class HitList(LineView, can_focus=True):
             return self.blank(width)
         strip = self._rows.get(row)
         if strip is None:
-            line = self._hits[index][row % HIT_ROWS].copy()
-            line.truncate(width, overflow="ellipsis", pad=True)
-            strip = Strip(Segment.simplify(line.render(self.app.console)), width)
-            self._rows[row] = strip
+            line = self._hits[index][row % HIT_ROWS]
+            self._rows[row] = strip = text_row(line, width, self.app.console)
         if index == self.highlighted:
             strip = strip.apply_style(self.get_component_rich_style("hit-list--highlighted"))
         return self.paint(strip)

@@ -6,6 +6,10 @@ the focus view at 200x60 on two shared cores. A line-API view has a fixed size; 
 contents change only its virtual size, which moves its scrollbar and nothing else.
 :func:`resize_virtual` does that; :class:`TextView` is such a view over one Rich
 renderable.
+
+The mixins keep paints cheap: :class:`KeptRows` styles and filters each kept row once,
+:class:`TextRows` repaints only the rows whose text changed, :class:`SteadyVerticalBar`
+repaints a scrollbar only when what it draws changed.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -24,6 +28,14 @@ from textual.scroll_view import ScrollView
 from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
+
+
+def text_row(text: Text, width: int, console: Console) -> Strip:
+    """One line of ``text`` as a strip of exactly ``width`` cells (cut with an ellipsis, or
+    padded), neighbouring segments in one style merged (fewer for every frame)."""
+    text = text.copy()
+    text.truncate(width, overflow="ellipsis", pad=True)
+    return Strip(Segment.simplify(text.render(console)), width)
 
 
 def resize_virtual(view: ScrollView, size: Size) -> None:
@@ -206,10 +218,7 @@ class TextRows(KeptRows):
             if same_shape and y < len(old_texts) and old_texts[y] == text:
                 rows.append(old_rows[y])
                 continue
-            text = text.copy()
-            text.truncate(width, overflow="ellipsis", pad=True)
-            # Simplified: neighbours in one style are one segment, less for every frame.
-            rows.append(Strip(Segment.simplify(text.render(console)), width))
+            rows.append(text_row(text, width, console))
             changed.append(y)
         changed.extend(range(len(texts), len(old_texts)))
         self._row_texts, self._row_strips = tuple(texts), tuple(rows)
