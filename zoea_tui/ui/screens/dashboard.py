@@ -275,8 +275,8 @@ class DashboardScreen(ZoeaScreen[None]):
 
     def _title_preview(self, mysis_id: int) -> None:
         view = self.zoea.views.get(mysis_id)
-        self.query_one("#dash-preview", PreviewLines).border_title = Content(
-            f"NEXT REQUEST · {one_line(view.name, 30)}" if view else "NEXT REQUEST"
+        self.query_one("#dash-preview", PreviewLines).label_border(
+            Content(f"NEXT REQUEST · {one_line(view.name, 30)}" if view else "NEXT REQUEST")
         )
 
     def _highlighted(self, mysis_id: int | None) -> None:

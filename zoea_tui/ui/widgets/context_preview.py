@@ -296,9 +296,7 @@ class PreviewLines(TextRows, Widget):
         self._error = None
         if data is not None:
             comp = data.composition
-            subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
-            if subtitle != self.border_subtitle:  # any set repaints the whole widget
-                self.border_subtitle = subtitle
+            self.label_border(subtitle=f"{comp.strategy} · ~{comp.tokens:,} tok")
         self.repaint()
 
     def show_error(self, message: str) -> None:

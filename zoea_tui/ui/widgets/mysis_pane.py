@@ -236,8 +236,7 @@ class MysisPane(TextRows, Widget):
     recolours the pane reuses every row here.
     """
 
-    #: Set by the swarm, which then calls :meth:`repaint` (so a new view repaints only
-    #: the rows it changes, not the whole pane).
+    #: Set through :meth:`show`, which repaints only the rows the new view changes.
     view: var[MysisView | None] = var(None)
     selected: reactive[bool] = reactive(False)
     compact: reactive[bool] = reactive(False)
@@ -262,7 +261,6 @@ class MysisPane(TextRows, Widget):
         self.actions: Iterable[Action] = ()
         #: The newest answer read from the memories (until the view carries one).
         self.answer = ""
-        self._titles: tuple[Text, str] | None = None
         self.set_reactive(MysisPane.view, view)
         self.set_reactive(MysisPane.compact, compact)
         self._update_classes(view)
@@ -289,6 +287,12 @@ class MysisPane(TextRows, Widget):
         """The size, and whether the pane is a compact row marking its selection."""
         width, height = self.content_size
         return (width, height, self.compact, self.compact and self.selected)
+
+    def show(self, view: MysisView, window: int) -> None:
+        """Show ``view`` against a context ``window``: repaint the rows that changed."""
+        self.window = window
+        self.view = view
+        self.repaint()
 
     def show_facts(
         self,
@@ -318,13 +322,11 @@ class MysisPane(TextRows, Widget):
         self.set_class(compact, "-compact")
 
     def _title(self, view: MysisView) -> None:
-        # Set only when changed: Textual repaints the whole pane for any title set.
         glyph = fmt.state_glyph(view)
-        title = Text.assemble((glyph.char + " ", glyph.style), (one_line(view.name, 40), "bold"))
-        subtitle = f"@{one_line(view.account, 30)}" if view.account else ""
-        if (title, subtitle) != self._titles:
-            self._titles = (title, subtitle)
-            self.border_title, self.border_subtitle = title, subtitle
+        self.label_border(
+            Text.assemble((glyph.char + " ", glyph.style), (one_line(view.name, 40), "bold")),
+            f"@{one_line(view.account, 30)}" if view.account else "",
+        )
 
     def _update_classes(self, view: MysisView) -> None:
         self.update_classes(

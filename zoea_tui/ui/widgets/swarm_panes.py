@@ -155,9 +155,9 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
             if pane is None:
                 continue
             if view is not None:
-                pane.window = self.window_for(view)
-                pane.view = view
-            pane.repaint()
+                pane.show(view, self.window_for(view))
+            else:
+                pane.repaint()
 
     # -- contents ---------------------------------------------------------------------
 
@@ -187,9 +187,7 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         for view in views:
             pane = self._panes.get(view.id)
             if pane is not None:
-                pane.window = self.window_for(view)
-                pane.view = view
-                pane.repaint()
+                pane.show(view, self.window_for(view))
             else:
                 pane = MysisPane(view, self.window_for(view), compact=self.layout_plan.compact)
                 self._panes[view.id] = pane

@@ -22,6 +22,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.color import Color
+from textual.content import Content
 from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
@@ -195,6 +196,8 @@ class TextRows(KeptRows):
     _row_strips: tuple[Strip, ...] = ()
     #: What the rows were made for (:meth:`rows_shape`).
     _rows_shape: tuple[Any, ...] | None = None
+    #: The border's title and subtitle as last set by :meth:`label_border`.
+    _labels: tuple[object, object] = (None, None)
 
     def text(self) -> Text:
         """The lines the widget shows at its size now, one per row."""
@@ -203,6 +206,22 @@ class TextRows(KeptRows):
     def rows_shape(self) -> tuple[Any, ...]:
         """What the rows depend on besides their text: the content's size."""
         return tuple(self.content_size)
+
+    def label_border(
+        self,
+        title: Text | Content | str | None = None,
+        subtitle: Text | Content | str | None = None,
+    ) -> None:
+        """Set the border's title and subtitle (None: leave it as it is), each only when
+        it changed: Textual repaints the whole widget for any set, changed or not."""
+        old_title, old_subtitle = self._labels
+        if title is not None and title != old_title:
+            self.border_title = title
+            old_title = title
+        if subtitle is not None and subtitle != old_subtitle:
+            self.border_subtitle = subtitle
+            old_subtitle = subtitle
+        self._labels = (old_title, old_subtitle)
 
     def _redraw(self) -> list[int] | None:
         """Work the rows out again; the rows that changed, or None for all of them."""
@@ -239,10 +258,14 @@ class TextRows(KeptRows):
             width = self.content_size.width
             self.refresh(*(Region(0, y, width, 1) for y in changed))
 
-    def render_line(self, y: int) -> Strip:
-        """Row ``y`` of the content."""
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop``, worked out again first if the shape changed."""
         if self._rows_shape != self.rows_shape():
             self._redraw()
+        return super().render_lines(crop)
+
+    def render_line(self, y: int) -> Strip:
+        """Row ``y`` of the content."""
         if y >= len(self._row_strips):
             return self.blank(self.content_size.width)
         return self.paint(self._row_strips[y])
