@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -174,3 +174,57 @@ async def test_deleting_the_mysis_of_the_unseen_focus_view_leaves_it_ready(
         app.open_focus(ids["Brin"])
         await settle(pilot)
         assert app.screen is focus and _shown(focus)[0] == {ids["Brin"]}
+
+
+def _looks(screen: FocusScreen) -> list[tuple[object, ...]]:
+    """Every node's colours and border, in DOM order."""
+    return [
+        (node, node.styles.background, node.styles.color, node.styles.border)
+        for node in screen.walk_children(with_self=True)
+    ]
+
+
+async def test_the_focus_view_shown_again_is_restyled_only_when_the_styling_changed(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _ada_in_focus(tmp_path, still_config) as (pilot, app, screen, ids):
+        restyled: list[object] = []
+        update_styles = app.update_styles
+
+        def spy(node: Any, animate: bool = True) -> None:
+            restyled.append(node)
+            update_styles(node, animate=animate)
+
+        async def away_then_back(change: Callable[[], None]) -> list[tuple[object, ...]]:
+            """Leave the focus view, ``change`` the styling, open it again: the looks
+            from before the change."""
+            await pilot.press("escape")
+            await settle(pilot)
+            before = _looks(screen)
+            change()
+            await settle(pilot)
+            assert _looks(screen) == before  # Textual restyles no screen away
+            restyled.clear()
+            app.open_focus(ids["Brin"])
+            await settle(pilot)
+            assert app.screen is screen
+            return before
+
+        app.update_styles = spy  # type: ignore[method-assign]
+        await away_then_back(lambda: None)
+        assert screen not in restyled  # nothing changed: kept
+
+        def new_rule() -> None:
+            app.stylesheet.add_source("FocusScreen ConversationLog { color: #102030; }")
+            app.refresh_css()
+
+        changes = {"new theme": lambda: setattr(app, "theme", "textual-light"), "new CSS": new_rule}
+        for change in changes.values():
+            before = await away_then_back(change)
+            assert screen in restyled
+            after = _looks(screen)
+            assert after != before
+            # What a full restyle now would give: the styles shown are current.
+            app.stylesheet.update_nodes(screen.walk_children(with_self=True), animate=False)
+            assert _looks(screen) == after
+        assert screen.query_one(ConversationLog).styles.color.hex == "#102030"
