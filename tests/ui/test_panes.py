@@ -32,7 +32,12 @@ from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.base import OpaqueScreensApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
-from zoea_tui.ui.widgets.context_preview import PreviewData, PreviewLines
+from zoea_tui.ui.widgets.context_preview import (
+    ContextPreview,
+    PreviewData,
+    PreviewLines,
+    preview_text,
+)
 from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text
 from zoea_tui.ui.widgets.swarm_panes import (
     MIN_PANE_HEIGHT,
@@ -42,7 +47,7 @@ from zoea_tui.ui.widgets.swarm_panes import (
     plan_layout,
 )
 
-from .helpers import opener, settle, wait_for
+from .helpers import opener, settle, view_rows, wait_for
 
 
 def view(**changes: object) -> MysisView:
@@ -464,3 +469,45 @@ async def test_the_next_request_repaints_only_the_lines_that_changed(
         await pilot.pause()
         rows = [row.rstrip() for row in painted(preview).splitlines()[: len(after)]]
         assert rows == [line[:width] for line in after]
+
+
+class _WholePreview(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ContextPreview(id="preview")
+
+
+async def test_the_context_preview_renders_only_the_messages_it_has_not_shown(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    app = _WholePreview()
+    async with app.run_test(size=(80, 30)) as pilot:
+        preview = app.query_one(ContextPreview)
+        preview.data = PreviewData(_composition("Mining."), 32_768, valid=True)
+        await pilot.pause()
+        rendered: list[object] = []  # the blocks rendered (not what they render within)
+        depth = [0]
+        render_lines = app.console.render_lines
+
+        def spy(renderable: object, *args: object, **kwargs: object) -> object:
+            if not depth[0]:
+                rendered.append(renderable)
+            depth[0] += 1
+            try:
+                return render_lines(renderable, *args, **kwargs)  # type: ignore[arg-type]
+            finally:
+                depth[0] -= 1
+
+        monkeypatch.setattr(app.console, "render_lines", spy)
+        data = PreviewData(_composition("Selling."), 32_768, valid=True)
+        preview.data = data
+        await pilot.pause()
+        assert len(rendered) == 1  # the new last message; the header and the rest kept
+        monkeypatch.undo()
+        # The rows shown are the whole preview rendered at once.
+        width = preview.scrollable_content_region.width
+        whole = app.console.render_lines(
+            preview_text(data), app.console.options.update_width(width), pad=True
+        )
+        expected = ["".join(s.text for s in row).rstrip() for row in whole]
+        shown = view_rows(preview)
+        assert shown[: len(expected)] == expected and "Selling." in "\n".join(shown)

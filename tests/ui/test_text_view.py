@@ -57,6 +57,72 @@ async def test_a_new_width_lays_the_text_out_again() -> None:
         assert view.virtual_size.height == 1 and view_rows(view)[0] == "y" * 60
 
 
+class Counted:
+    """A block that counts its renderings."""
+
+    renders = 0
+
+    def __init__(self, text: str, rows: int = 2) -> None:
+        self.text = text
+        self.rows = rows
+
+    def __rich_console__(self, console: Any, options: Any) -> Any:
+        Counted.renders += 1
+        for row in range(self.rows):
+            yield Text(f"{self.text}.{row}")
+
+
+async def test_blocks_with_a_guess_are_rendered_when_first_in_view() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(TextView)
+        await pilot.pause()
+        Counted.renders = 0
+        blocks = [Counted(f"b{i}", rows=3 if i % 2 else 2) for i in range(100)]
+        view.show_blocks(blocks, guess=lambda width: [2] * len(blocks), top=True)
+        await pilot.pause()
+        height = view.scrollable_content_region.height
+        # Only the blocks down to the view's height; the rest counted at their guess.
+        assert Counted.renders < 10 and view_rows(view)[:3] == ["b0.0", "b0.1", "b1.0"]
+        assert view.virtual_size.height == sum(b.rows for b in blocks[: Counted.renders]) + 2 * (
+            100 - Counted.renders
+        )
+        view.scroll_to(y=20, animate=False, immediate=True)
+        await pilot.pause()
+        assert (
+            view_rows(view)[:height]
+            == [f"b{i}.{r}" for i, b in enumerate(blocks) for r in range(b.rows)][20 : 20 + height]
+        )
+        view.scroll_end(animate=False, immediate=True)  # to the true end
+        await pilot.pause()
+        assert Counted.renders == 100 and view.virtual_size.height == 250
+        assert view_rows(view)[-1] == "b99.2"
+        Counted.renders = 0
+        view.show_blocks(blocks)  # without a guess: all of them at once
+        assert Counted.renders == 100
+
+
+async def test_blocks_with_keys_are_kept_for_the_next_show() -> None:
+    app = ViewApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        view = app.query_one(TextView)
+        await pilot.pause()
+        blocks = [Counted(f"b{i}") for i in range(4)]
+        keys = [b.text for b in blocks]
+        view.show_blocks(blocks, keys=keys)
+        Counted.renders = 0
+        blocks[2] = Counted("new")
+        view.show_blocks(blocks, keys=[b.text for b in blocks])  # one block is new
+        await pilot.pause()
+        assert Counted.renders == 1
+        assert view_rows(view)[:6] == ["b0.0", "b0.1", "b1.0", "b1.1", "new.0", "new.1"]
+        await pilot.resize_terminal(60, 10)  # a new width renders them all again
+        await pilot.pause()
+        assert Counted.renders == 5
+        view.show_blocks(blocks)  # without keys: rendered, never kept
+        assert Counted.renders == 9
+
+
 async def test_a_paint_works_the_views_style_out_once_not_per_row() -> None:
     calls = []
 

@@ -23,7 +23,7 @@ from ...core.composition import Composition, Item
 from ...core.validator import validate
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
-from .text_view import TextRows, TextView
+from .text_view import TextRows, TextView, guess_height
 
 ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT, "tool": fmt.TOOL}
 SHORT_ROLES = {"system": "sys", "user": "user", "assistant": "ai", "tool": "tool"}
@@ -117,10 +117,11 @@ def _message_body(message: dict[str, Any], limit: int, lines: int | None) -> lis
     return pieces
 
 
-def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
-    """The whole preview as text (pure: used by tests too)."""
+def preview_blocks(data: PreviewData, *, expanded: bool = False) -> list[tuple[Text, Text]]:
+    """The preview's blocks: the header (with no body), then each message's head line
+    and body (its reason, content and tool calls)."""
     comp = data.composition
-    parts: list[RenderableType] = [_header(data)]
+    blocks = [(_header(data), Text())]
     limit, lines = (FULL_CHARS, None) if expanded else (COMPACT_CHARS, COMPACT_LINES)
     for index, (message, item) in enumerate(zip(comp.messages, comp.items, strict=False)):
         role = str(message.get("role", item.role))
@@ -136,10 +137,21 @@ def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
             if body.plain:
                 body.append("\n")
             body.append(piece, style=style)
-        parts.append(head)
-        if body.plain:
-            parts.append(Padding(body, (0, 0, 0, 3)))
-    return Group(*parts)
+        blocks.append((head, body))
+    return blocks
+
+
+#: How far a message's body is set in.
+BODY_INDENT = 3
+
+
+def _block(head: Text, body: Text) -> RenderableType:
+    return Group(head, Padding(body, (0, 0, 0, BODY_INDENT))) if body.plain else head
+
+
+def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
+    """The whole preview as text (pure: used by tests too)."""
+    return Group(*(_block(head, body) for head, body in preview_blocks(data, expanded=expanded)))
 
 
 def preview_lines(data: PreviewData) -> Text:
@@ -250,7 +262,23 @@ class ContextPreview(TextView):
             self.show(Text("composing…", style=fmt.MUTED))
             self.border_subtitle = ""
             return
-        self.show(preview_text(self.data, expanded=self.expanded))
+        blocks = preview_blocks(self.data, expanded=self.expanded)
+
+        def guess(width: int) -> list[int]:
+            return [
+                guess_height(head, width)
+                + (guess_height(body, width - BODY_INDENT) if body.plain else 0)
+                for head, body in blocks
+            ]
+
+        self.show_blocks(
+            [_block(head, body) for head, body in blocks],
+            guess=guess,
+            keys=[
+                (head.plain, tuple(head.spans), body.plain, tuple(body.spans))
+                for head, body in blocks
+            ],
+        )
         comp = self.data.composition
         self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
 

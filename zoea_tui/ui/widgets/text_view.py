@@ -14,10 +14,11 @@ repaints a scrollbar only when what it draws changed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import Callable, Hashable, Sequence
 from typing import TYPE_CHECKING, Any, Self
 
-from rich.console import Console, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -292,50 +293,133 @@ class LineView(KeptRows, SteadyVerticalBar, ScrollView):
 
 
 class TextView(LineView, can_focus=True):
-    """One Rich renderable, scrollable; :meth:`show` replaces it with a repaint."""
+    """Rich renderables one under another, scrollable; :meth:`show` replaces them with a
+    repaint.
+
+    Given a cheap guess of each block's height (:meth:`show_blocks`), a block is rendered
+    only when a row of it is first painted, or rows below it: a request of a hundred
+    messages costs the ones in view, not all of them. Until then the guess stands in for
+    its height in the scrollbar. Given a key for each block, a block's rows are kept
+    (:data:`KEPT_BLOCKS` of them, the least recently shown dropped first): a request shown
+    again, or the next one of the same Mysis, renders only its new messages."""
+
+    #: How many rendered blocks a view keeps.
+    KEPT_BLOCKS = 1024
 
     def __init__(
         self, text: RenderableType | None = None, *, id: str | None = None, classes: str = ""
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self._text: RenderableType = text if text is not None else Text()
+        self._blocks: tuple[RenderableType, ...] = (text if text is not None else Text(),)
+        self._guess: Callable[[int], list[int]] | None = None
+        self._keys: Sequence[Hashable] | None = None
+        #: Rendered blocks by key and width, least recently shown first.
+        self._kept: dict[tuple[Hashable, int], list[Strip]] = {}
+        #: The rows of the blocks rendered so far (the first ``_done``), at ``_width``.
         self._lines: list[Strip] = []
+        self._done = 0
+        #: The guessed height of the blocks not rendered yet.
+        self._guessed: list[int] = []
         self._width = 0
+        #: The width of the rows being painted.
+        self._paint_width = 0
 
     @property
     def text(self) -> RenderableType:
         """What is shown."""
-        return self._text
+        return self._blocks[0] if len(self._blocks) == 1 else Group(*self._blocks)
 
     def show(self, text: RenderableType, *, top: bool = False) -> None:
         """Show ``text`` (from its top with ``top``, else where the view was)."""
-        self._text = text
-        self._render_lines()
+        self.show_blocks((text,), top=top)
+
+    def show_blocks(
+        self,
+        blocks: Sequence[RenderableType],
+        *,
+        guess: Callable[[int], list[int]] | None = None,
+        keys: Sequence[Hashable] | None = None,
+        top: bool = False,
+    ) -> None:
+        """Show ``blocks`` one under another (from the top with ``top``). ``guess`` gives
+        every block's height at a width, cheaply: then each block is rendered when first
+        needed; without it, all of them now. ``keys`` (one per block, equal only for
+        blocks that render the same) keeps each block's rows for the next show."""
+        self._blocks = tuple(blocks)
+        self._guess = guess
+        self._keys = keys
         if top:
             self.scroll_to(y=0, animate=False, immediate=True)
+        self._render_lines()
 
     def _render_lines(self) -> None:
         width = self.scrollable_content_region.width
         self._width = width
+        self._lines, self._done = [], 0
         if width <= 0:
-            self._lines = []
+            return
+        self._guessed = self._guess(width) if self._guess is not None else []
+        self._render_until(self.scroll_offset.y + self.scrollable_content_region.height)
+        self.refresh()
+
+    def _render_until(self, rows: int) -> None:
+        """Render blocks until ``rows`` rows are rendered (every block without a guess),
+        and give the view its height: the rows rendered and the guesses of the rest."""
+        if (
+            self._width <= 0
+            or self._done >= len(self._blocks)
+            or (self._guess is not None and rows <= len(self._lines))
+        ):
             return
         console = self.app.console
-        options = console.options.update_width(width)
-        rows = console.render_lines(self._text, options, pad=True)
-        self._lines = [Strip(row, width) for row in rows]
-        resize_virtual(self, Size(width, len(self._lines)))
-        self.refresh()
+        options = console.options.update_width(self._width)
+        while self._done < len(self._blocks) and (self._guess is None or len(self._lines) < rows):
+            self._lines.extend(self._block_rows(self._done, console, options))
+            self._done += 1
+        rest = sum(self._guessed[self._done :]) if self._guess is not None else 0
+        resize_virtual(self, Size(self._width, len(self._lines) + rest))
+
+    def _block_rows(self, index: int, console: Console, options: ConsoleOptions) -> list[Strip]:
+        """Block ``index`` rendered at the view's width, or as kept from an earlier show."""
+        key = None if self._keys is None else (self._keys[index], self._width)
+        kept = self._kept
+        if key is not None and key in kept:
+            rows = kept[key] = kept.pop(key)  # the most recently shown
+            return rows
+        block = self._blocks[index]
+        rows = [Strip(row, self._width) for row in console.render_lines(block, options, pad=True)]
+        if key is not None:
+            kept[key] = rows
+            if len(kept) > self.KEPT_BLOCKS:
+                del kept[next(iter(kept))]
+        return rows
 
     def on_resize(self) -> None:
         """Lay the text out again for a new width."""
         if self.scrollable_content_region.width != self._width:
             self._render_lines()
 
+    def scroll_end(self, *args: Any, **kwargs: Any) -> None:
+        """Scroll to the true end: every block rendered first."""
+        self._render_until(sys.maxsize)
+        super().scroll_end(*args, **kwargs)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop``, the blocks down to them rendered first."""
+        self._render_until(self.scroll_offset.y + crop.bottom)
+        self._paint_width = self.scrollable_content_region.width
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the view."""
-        width = self.scrollable_content_region.width
         index = self.scroll_offset.y + y
         if index >= len(self._lines):
-            return self.blank(width)
-        return self.fit(self._lines[index], width)
+            return self.blank(self._paint_width)
+        return self.fit(self._lines[index], self._paint_width)
+
+
+def guess_height(text: Text, width: int) -> int:
+    """About how many rows ``text`` takes at ``width`` (folded, not word-wrapped: a word
+    carried to the next row can add one)."""
+    width = max(1, width)
+    return sum(max(1, -(-len(line) // width)) for line in text.plain.split("\n"))
