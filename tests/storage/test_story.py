@@ -170,3 +170,31 @@ async def test_a_common_word_is_ranked_among_its_newest_matches(
     hits = await story.search_story(store, ada, "iron", limit=5)
     assert len(hits) == 5 and all(h.kind == "memory" for h in hits)
     assert brin != ada
+
+
+async def test_each_read_is_one_trip_to_the_database_thread(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """aiosqlite sends every call to its thread through ``_execute``; a read with a cursor
+    took three trips (execute, fetch, close), each waiting its turn on the loop back."""
+    ada = await _mysis_with(store, "Ada", 60)
+    trips: list[object] = []
+    execute = store.connection._execute
+
+    async def counted(fn: object, *args: object, **kwargs: object) -> object:
+        trips.append(fn)
+        return await execute(fn, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(store.connection, "_execute", counted)
+    reads = {
+        "page": story.memory_page(store, ada, limit=50),
+        "bounds": story.story_bounds(store, ada),
+        "turns": story.turns_between(store, ada, 0, 2**62),
+        "around": story.memories_around(store, ada, 30),
+        "mysis": store.get_mysis(ada),
+        "recent": store.recent_memories(ada, limit=20),
+    }
+    for name, read in reads.items():
+        trips.clear()
+        assert await read is not None
+        assert len(trips) == 1, name

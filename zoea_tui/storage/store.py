@@ -14,7 +14,7 @@ import json
 import re
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -357,6 +357,24 @@ class Store:
         """The raw connection (for tests and maintenance commands)."""
         return self._db
 
+    async def fetch_all(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[sqlite3.Row]:
+        """Every row of a query, in one trip to the connection's thread.
+
+        aiosqlite makes a trip of ``execute``, of each fetch and of the cursor's close,
+        and the way back of each waits its turn on the event loop: with a busy swarm,
+        three trips for one query took several milliseconds of waiting.
+        """
+        return list(await self._db.execute_fetchall(sql, parameters))
+
+    async def fetch_one(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> sqlite3.Row | None:
+        """The first row of a query of one row at most (one trip), or None."""
+        rows = await self.fetch_all(sql, parameters)
+        return rows[0] if rows else None
+
     # -- myses ---------------------------------------------------------------
 
     async def create_mysis(
@@ -387,22 +405,21 @@ class Store:
 
     async def get_mysis(self, mysis_id: int) -> MysisRecord:
         """The Mysis with this id."""
-        async with self._db.execute("SELECT * FROM myses WHERE id = ?", (mysis_id,)) as cur:
-            row = await cur.fetchone()
+        row = await self.fetch_one("SELECT * FROM myses WHERE id = ?", (mysis_id,))
         if row is None:
             raise StoreError(f"no Mysis with id {mysis_id}")
         return MysisRecord(*row)
 
     async def find_mysis(self, name: str) -> MysisRecord | None:
         """The Mysis with this name, if any."""
-        async with self._db.execute("SELECT * FROM myses WHERE name = ?", (name,)) as cur:
-            row = await cur.fetchone()
+        row = await self.fetch_one("SELECT * FROM myses WHERE name = ?", (name,))
         return MysisRecord(*row) if row else None
 
     async def list_myses(self) -> list[MysisRecord]:
         """Every Mysis, oldest first."""
-        async with self._db.execute("SELECT * FROM myses ORDER BY id") as cur:
-            return [MysisRecord(*row) for row in await cur.fetchall()]
+        return [
+            MysisRecord(*row) for row in await self.fetch_all("SELECT * FROM myses ORDER BY id")
+        ]
 
     async def update_mysis(self, mysis_id: int, **fields: Any) -> MysisRecord:
         """Change some fields of a Mysis (provider, model, strategy, state…)."""
@@ -475,20 +492,18 @@ class Store:
 
     async def find_account(self, server: str, username: str) -> Account | None:
         """The pooled account with this name on this server."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE server = ? AND username = ?",
             (server, username),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return Account(*row) if row else None
 
     async def account_for(self, mysis_id: int, server: str) -> Account | None:
         """The account assigned to a Mysis on a server, if any."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE server = ? AND mysis_id = ?",
             (server, mysis_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return Account(*row) if row else None
 
     async def claim_account(self, mysis_id: int, server: str) -> Account | None:
@@ -496,12 +511,11 @@ class Store:
         current = await self.account_for(mysis_id, server)
         if current is not None:
             return current
-        async with self._db.execute(
+        row = await self.fetch_one(
             "SELECT username FROM accounts WHERE server = ? AND mysis_id IS NULL "
             "ORDER BY id LIMIT 1",
             (server,),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         if row is None:
             return None
         now = time.time()
@@ -530,8 +544,7 @@ class Store:
         params: tuple[Any, ...] = ()
         if server is not None:
             sql, params = sql + " WHERE server = ?", (server,)
-        async with self._db.execute(sql + " ORDER BY id", params) as cur:
-            return [Account(*row) for row in await cur.fetchall()]
+        return [Account(*row) for row in await self.fetch_all(sql + " ORDER BY id", params)]
 
     # -- memories ------------------------------------------------------------
 
@@ -548,13 +561,12 @@ class Store:
             seq = await self._last_seq(mysis_id)
             for row in rows:
                 seq += 1
-                async with self._db.execute(
+                result = await self.fetch_one(
                     "INSERT INTO memories (mysis_id, role, source, sender_id, content, "
                     "reasoning, tool_calls, tool_call_id, tool_name, created_at, game_tick, "
                     f"tokens, seq) VALUES ({', '.join('?' * 13)}) RETURNING {_MEMORY_COLUMNS}",
                     (*row, seq),
-                ) as cur:
-                    result = await cur.fetchone()
+                )
                 assert result is not None
                 stored.append(_memory(result))
         return stored
@@ -568,15 +580,13 @@ class Store:
         """
         now = time.time()
         async with self._transaction():
-            async with self._db.execute("SELECT id FROM myses WHERE name = ?", (name,)) as cur:
-                row = await cur.fetchone()
+            row = await self.fetch_one("SELECT id FROM myses WHERE name = ?", (name,))
             if row is None:
-                async with self._db.execute(
+                row = await self.fetch_one(
                     "INSERT INTO myses (name, system_prompt, created_at, updated_at) "
                     "VALUES (?, ?, ?, ?) RETURNING id",
                     (name, system_prompt, now, now),
-                ) as cur:
-                    row = await cur.fetchone()
+                )
             elif system_prompt is not None:
                 await self._db.execute(
                     "UPDATE myses SET system_prompt = ?, updated_at = ? WHERE id = ?",
@@ -595,10 +605,9 @@ class Store:
 
     async def _last_seq(self, mysis_id: int) -> int:
         """The running count of the Mysis's newest memory (0 when it has none)."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             "SELECT seq FROM memories WHERE mysis_id = ? ORDER BY id DESC LIMIT 1", (mysis_id,)
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return int(row[0]) if row else 0
 
     @staticmethod
@@ -621,12 +630,11 @@ class Store:
         """Every memory of a Mysis, oldest first, read in batches."""
         after = 0
         while True:
-            async with self._db.execute(
+            rows = await self.fetch_all(
                 f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
                 "ORDER BY id LIMIT ?",
                 (mysis_id, after, batch),
-            ) as cur:
-                rows = list(await cur.fetchall())
+            )
             if not rows:
                 return
             for row in rows:
@@ -635,30 +643,23 @@ class Store:
 
     async def count_memories(self, mysis_id: int) -> int:
         """How many memories a Mysis has."""
-        async with self._db.execute(
-            "SELECT COUNT(*) FROM memories WHERE mysis_id = ?", (mysis_id,)
-        ) as cur:
-            row = await cur.fetchone()
+        row = await self.fetch_one("SELECT COUNT(*) FROM memories WHERE mysis_id = ?", (mysis_id,))
         return int(row[0]) if row else 0
 
     async def recent_memories(
         self, mysis_id: int, limit: int = 200, before_id: int | None = None
     ) -> list[Memory]:
         """The newest ``limit`` memories (older than ``before_id``), oldest first."""
-        async with self._db.execute(
+        rows = await self.fetch_all(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
             "ORDER BY id DESC LIMIT ?",
             (mysis_id, before_id if before_id is not None else 2**62, limit),
-        ) as cur:
-            rows = list(await cur.fetchall())
+        )
         return [_memory(row) for row in reversed(rows)]
 
     async def latest_memory_id(self, mysis_id: int) -> int | None:
         """The id of the newest memory of a Mysis."""
-        async with self._db.execute(
-            "SELECT MAX(id) FROM memories WHERE mysis_id = ?", (mysis_id,)
-        ) as cur:
-            row = await cur.fetchone()
+        row = await self.fetch_one("SELECT MAX(id) FROM memories WHERE mysis_id = ?", (mysis_id,))
         return row[0] if row else None
 
     async def load_history(
@@ -682,13 +683,12 @@ class Store:
         caller knows it (a running turn, the preview of the next one, a logged
         request's); else the latest recorded turn is.
         """
-        async with self._db.execute(
+        row = await self.fetch_one(
             "SELECT m.*, (SELECT b.content FROM broadcasts b "
             "  WHERE b.sender_id IS NULL OR b.sender_id != CAST(m.id AS TEXT) "
             "  ORDER BY b.id DESC LIMIT 1) FROM myses m WHERE m.id = ?",
             (mysis_id,),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         if row is None:
             raise StoreError(f"no Mysis with id {mysis_id}")
         mysis = MysisRecord(*row[:11])
@@ -768,28 +768,27 @@ class Store:
         turns: list[Turn] = []
         prompt = summary = turn_first = None
         before_turn: list[Memory] = []
-        async with self._db.execute(sql, params) as cur:
-            for r in await cur.fetchall():
-                tag = r[0]
-                if tag == "T":
-                    turns.append(_turn_from_memory_row(r[1:]))
-                    continue
-                if tag == "c":
-                    turn = _turn_from_memory_row(r[1:])
-                    continue
-                memory = _memory(r[1:])
-                if tag == "w":
-                    newest.append(memory)
-                elif tag == "p":
-                    prompt = memory
-                elif tag == "s":
-                    summary = memory
-                elif tag == "q":
-                    turn_first = memory
-                elif tag == "h":
-                    before_turn.append(memory)
-                else:
-                    since.append(memory)
+        for r in await self.fetch_all(sql, params):
+            tag = r[0]
+            if tag == "T":
+                turns.append(_turn_from_memory_row(r[1:]))
+                continue
+            if tag == "c":
+                turn = _turn_from_memory_row(r[1:])
+                continue
+            memory = _memory(r[1:])
+            if tag == "w":
+                newest.append(memory)
+            elif tag == "p":
+                prompt = memory
+            elif tag == "s":
+                summary = memory
+            elif tag == "q":
+                turn_first = memory
+            elif tag == "h":
+                before_turn.append(memory)
+            else:
+                since.append(memory)
         newest.reverse()
         since.reverse()
         turns.reverse()
@@ -871,48 +870,44 @@ class Store:
 
     async def get_turn(self, turn_id: int) -> Turn | None:
         """The turn with this id."""
-        async with self._db.execute(
-            f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,)
-        ) as cur:
-            row = await cur.fetchone()
+        row = await self.fetch_one(f"SELECT {_TURN_COLUMNS} FROM turns WHERE id = ?", (turn_id,))
         return _turn(row) if row else None
 
     async def latest_turn(self, mysis_id: int) -> Turn | None:
         """The newest recorded turn of a Mysis."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? ORDER BY id DESC LIMIT 1",
             (mysis_id,),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return _turn(row) if row else None
 
     async def list_turns(self, mysis_id: int, *, after_id: int = 0, limit: int = 500) -> list[Turn]:
         """Recorded turns of a Mysis that began after memory ``after_id``, oldest first."""
-        async with self._db.execute(
-            f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
-            "ORDER BY first_memory_id, id LIMIT ?",
-            (mysis_id, after_id, limit),
-        ) as cur:
-            return [_turn(row) for row in await cur.fetchall()]
+        return [
+            _turn(row)
+            for row in await self.fetch_all(
+                f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
+                "ORDER BY first_memory_id, id LIMIT ?",
+                (mysis_id, after_id, limit),
+            )
+        ]
 
     async def last_sent_memory_id(self, mysis_id: int) -> int:
         """The newest memory any logged request of the Mysis had seen (0: none)."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             "SELECT last_memory_id FROM requests WHERE mysis_id = ? "
             "AND last_memory_id IS NOT NULL ORDER BY id DESC LIMIT 1",
             (mysis_id,),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return int(row[0]) if row and row[0] is not None else 0
 
     async def first_prompt_after(self, mysis_id: int, after_id: int) -> Memory | None:
         """The oldest prompt source (direct or broadcast) newer than memory ``after_id``."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
             "AND role = 'user' AND source IN ('direct', 'broadcast') ORDER BY id LIMIT 1",
             (mysis_id, after_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return _memory(row) if row else None
 
     # -- broadcasts ----------------------------------------------------------
@@ -936,12 +931,11 @@ class Store:
 
     async def recent_broadcasts(self, limit: int = 20) -> list[Broadcast]:
         """The newest broadcasts, oldest first."""
-        async with self._db.execute(
+        rows = await self.fetch_all(
             "SELECT id, sender_id, content, created_at, game_tick FROM broadcasts "
             "ORDER BY id DESC LIMIT ?",
             (limit,),
-        ) as cur:
-            rows = list(await cur.fetchall())
+        )
         return [Broadcast(*row) for row in reversed(rows)]
 
     # -- search --------------------------------------------------------------
@@ -976,21 +970,20 @@ class Store:
         )
         target = f"{field} : ({match})"
         params = (max(text_limit, 0), target, mysis_id, min(max(limit, 1), 100))
-        async with self._db.execute(sql, params) as cur:
-            return [
-                SearchHit(
-                    row[0],
-                    row[1],
-                    row[2],
-                    row[3],
-                    row[4],
-                    row[5],
-                    text=row[6],
-                    text_chars=row[7],
-                    game_tick=row[8],
-                )
-                for row in await cur.fetchall()
-            ]
+        return [
+            SearchHit(
+                row[0],
+                row[1],
+                row[2],
+                row[3],
+                row[4],
+                row[5],
+                text=row[6],
+                text_chars=row[7],
+                game_tick=row[8],
+            )
+            for row in await self.fetch_all(sql, params)
+        ]
 
     async def search_broadcasts(
         self, query: str, *, limit: int = 20, text_limit: int = SEARCH_TEXT_LIMIT
@@ -1007,8 +1000,7 @@ class Store:
             "WHERE broadcasts_fts MATCH ? ORDER BY bm25(broadcasts_fts) LIMIT ?"
         )
         params = (max(text_limit, 0), match, min(max(limit, 1), 100))
-        async with self._db.execute(sql, params) as cur:
-            rows = await cur.fetchall()
+        rows = await self.fetch_all(sql, params)
         return [
             SearchHit(
                 row[0],
@@ -1027,11 +1019,10 @@ class Store:
 
     async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
         """One memory of this Mysis, whole (None: no such memory, or another's)."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND mysis_id = ?",
             (memory_id, mysis_id),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return _memory(row) if row else None
 
     # -- request log ---------------------------------------------------------
@@ -1114,8 +1105,7 @@ class Store:
         if mysis_id is not None:
             sql += " WHERE mysis_id = ?"
             params = (mysis_id,)
-        async with self._db.execute(sql + " ORDER BY id", params) as cur:
-            rows = await cur.fetchall()
+        rows = await self.fetch_all(sql + " ORDER BY id", params)
         return [request_from_row(r) for r in rows]
 
     # -- arena results (migration 007) ---------------------------------------------------
@@ -1127,7 +1117,7 @@ class Store:
         returns the batch id."""
         now = time.time()
         async with self._transaction():
-            async with self._db.execute(
+            row = await self.fetch_one(
                 "INSERT INTO arena_batches (created_at, provider, runs, seed, ticks, report) "
                 "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                 (
@@ -1138,8 +1128,7 @@ class Store:
                     ticks,
                     json.dumps(report, ensure_ascii=False),
                 ),
-            ) as cur:
-                row = await cur.fetchone()
+            )
             assert row is not None
             batch_id = int(row[0])
             await self._db.executemany(
@@ -1169,22 +1158,20 @@ class Store:
 
     async def list_arena_batches(self, limit: int = 50) -> list[ArenaBatch]:
         """Stored arena batches, newest first."""
-        async with self._db.execute(
+        rows = await self.fetch_all(
             "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
             "ORDER BY id DESC LIMIT ?",
             (limit,),
-        ) as cur:
-            rows = await cur.fetchall()
+        )
         return [ArenaBatch(r[0], r[1], r[2], r[3], r[4], r[5], json.loads(r[6])) for r in rows]
 
     async def get_arena_batch(self, batch_id: int) -> ArenaBatch | None:
         """One stored arena batch, or None."""
-        async with self._db.execute(
+        row = await self.fetch_one(
             "SELECT id, created_at, provider, runs, seed, ticks, report FROM arena_batches "
             "WHERE id = ?",
             (batch_id,),
-        ) as cur:
-            row = await cur.fetchone()
+        )
         return (
             ArenaBatch(row[0], row[1], row[2], row[3], row[4], row[5], json.loads(row[6]))
             if row
@@ -1214,8 +1201,7 @@ class Store:
             if value is not None:
                 sql += f" AND {column} = ?"
                 params.append(value)
-        async with self._db.execute(sql + " ORDER BY r.id", params) as cur:
-            rows = await cur.fetchall()
+        rows = await self.fetch_all(sql + " ORDER BY r.id", params)
         return [
             ArenaRunRecord(
                 r[0],

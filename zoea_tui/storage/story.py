@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import aiosqlite
-
 from ..core.types import Memory, Turn
 from .store import (
     _MEMORY_COLUMNS,
@@ -102,20 +100,19 @@ async def memory_page(
     """Up to ``limit`` memories, oldest first: the newest ones older than ``before_id``,
     else the oldest ones newer than ``after_id`` (``after_id=0``: from memory #1), else
     the newest of all."""
-    db = store.connection
     if after_id is not None and before_id is None:
-        async with db.execute(
-            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
-            "ORDER BY id LIMIT ?",
-            (mysis_id, after_id, limit),
-        ) as cur:
-            return _rows(list(await cur.fetchall()))
-    async with db.execute(
+        return _rows(
+            await store.fetch_all(
+                f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
+                "ORDER BY id LIMIT ?",
+                (mysis_id, after_id, limit),
+            )
+        )
+    rows = await store.fetch_all(
         f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
         "ORDER BY id DESC LIMIT ?",
         (mysis_id, before_id if before_id is not None else 2**62, limit),
-    ) as cur:
-        rows = list(await cur.fetchall())
+    )
     return _rows(rows[::-1])
 
 
@@ -124,26 +121,24 @@ async def memories_around(
 ) -> list[Memory]:
     """The memory ``memory_id`` with up to ``before`` older and ``after`` newer ones,
     oldest first (one query, two index walks)."""
-    async with store.connection.execute(
+    rows = await store.fetch_all(
         f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
         "AND id <= :id ORDER BY id DESC LIMIT :b) UNION ALL "
         f"SELECT * FROM (SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = :m "
         "AND id > :id ORDER BY id LIMIT :a)",
         {"m": mysis_id, "id": memory_id, "b": before + 1, "a": after},
-    ) as cur:
-        rows = list(await cur.fetchall())
+    )
     return sorted(_rows(rows), key=lambda m: m.id)
 
 
 async def story_bounds(store: Store, mysis_id: int) -> StoryBounds:
     """The first and newest memory ids and the count (the newest memory's ``seq``)."""
-    async with store.connection.execute(
+    row = await store.fetch_one(
         "SELECT (SELECT id FROM memories WHERE mysis_id = :m ORDER BY id LIMIT 1), "
         "(SELECT id FROM memories WHERE mysis_id = :m ORDER BY id DESC LIMIT 1), "
         "(SELECT seq FROM memories WHERE mysis_id = :m ORDER BY id DESC LIMIT 1)",
         {"m": mysis_id},
-    ) as cur:
-        row = await cur.fetchone()
+    )
     assert row is not None
     return StoryBounds(row[0], row[1], int(row[2] or 0))
 
@@ -153,12 +148,14 @@ async def turns_between(
 ) -> list[Turn]:
     """Recorded turns that began in memories ``after_id < first <= up_to_id + 1``,
     oldest first (a nudge turn begins one past the newest memory of its time)."""
-    async with store.connection.execute(
-        f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
-        "AND first_memory_id <= ? ORDER BY first_memory_id, id LIMIT ?",
-        (mysis_id, after_id, up_to_id + 1, limit),
-    ) as cur:
-        return [_turn(r) for r in await cur.fetchall()]
+    return [
+        _turn(r)
+        for r in await store.fetch_all(
+            f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = ? AND first_memory_id > ? "
+            "AND first_memory_id <= ? ORDER BY first_memory_id, id LIMIT ?",
+            (mysis_id, after_id, up_to_id + 1, limit),
+        )
+    ]
 
 
 async def search_story(
@@ -180,70 +177,65 @@ async def search_story(
     if not match:
         return []
     limit = min(max(limit, 1), 200)
-    db = store.connection
     hits: list[StoryHit] = []
     for scope in (SEARCH_SCOPE, SEARCH_SCOPE * 10, 0):
-        since = await _newest_matches_from(db, match, scope) if scope else 0
-        hits = await _memory_hits(db, mysis_id, match, limit, since=since)
+        since = await _newest_matches_from(store, match, scope) if scope else 0
+        hits = await _memory_hits(store, mysis_id, match, limit, since=since)
         if len(hits) >= limit or since == 0:
             break
     marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
-    async with db.execute(
-        f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
-        "b.sender_id, broadcasts_fts.rank "
-        "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
-        "WHERE broadcasts_fts MATCH ? ORDER BY broadcasts_fts.rank LIMIT ?",
-        (match, limit),
-    ) as cur:
-        hits += [
-            StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3], r[4], r[5])
-            for r in await cur.fetchall()
-        ]
+    hits += [
+        StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3], r[4], r[5])
+        for r in await store.fetch_all(
+            f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
+            "b.sender_id, broadcasts_fts.rank "
+            "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
+            "WHERE broadcasts_fts MATCH ? ORDER BY broadcasts_fts.rank LIMIT ?",
+            (match, limit),
+        )
+    ]
     hits.sort(key=lambda h: h.rank)
     return hits[:limit]
 
 
-async def _newest_matches_from(db: aiosqlite.Connection, match: str, scope: int) -> int:
+async def _newest_matches_from(store: Store, match: str, scope: int) -> int:
     """The rowid from which the newest ``scope`` matches of ``match`` start (0: fewer)."""
-    async with db.execute(
+    row = await store.fetch_one(
         "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
         "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
         (match, scope - 1),
-    ) as cur:
-        row = await cur.fetchone()
+    )
     return int(row[0]) if row else 0
 
 
 async def _memory_hits(
-    db: aiosqlite.Connection, mysis_id: int, match: str, limit: int, *, since: int
+    store: Store, mysis_id: int, match: str, limit: int, *, since: int
 ) -> list[StoryHit]:
     """The Mysis's best ``limit`` memories matching ``match`` among those from ``since``."""
     marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
-    async with db.execute(
-        "SELECT m.id, m.role, m.source, m.tool_name, "
-        f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
-        "bm25(memories_fts) AS score "
-        "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-        "WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND m.mysis_id = ? "
-        "ORDER BY score LIMIT ?",
-        (match, since, mysis_id, limit),
-    ) as cur:
-        return [
-            StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
-            for r in await cur.fetchall()
-        ]
+    return [
+        StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
+        for r in await store.fetch_all(
+            "SELECT m.id, m.role, m.source, m.tool_name, "
+            f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
+            "bm25(memories_fts) AS score "
+            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
+            "WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND m.mysis_id = ? "
+            "ORDER BY score LIMIT ?",
+            (match, since, mysis_id, limit),
+        )
+    ]
 
 
 async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> int | None:
     """The memory that delivered broadcast ``broadcast_id`` to the Mysis (None: it never
     reached this Mysis)."""
-    async with store.connection.execute(
+    row = await store.fetch_one(
         "SELECT m.id FROM broadcasts b JOIN memories m ON m.mysis_id = ? "
         "AND m.role = 'user' AND m.source = 'broadcast' AND m.content = b.content "
         "AND m.created_at >= b.created_at - 1 WHERE b.id = ? ORDER BY m.id LIMIT 1",
         (mysis_id, broadcast_id),
-    ) as cur:
-        row = await cur.fetchone()
+    )
     return int(row[0]) if row else None
 
 
@@ -260,30 +252,28 @@ async def request_page(
     store: Store, mysis_id: int, *, before_id: int | None = None, limit: int = PAGE
 ) -> list[RequestSummary]:
     """The Mysis's logged requests, newest first (older than ``before_id``)."""
-    async with store.connection.execute(
-        f"SELECT {_SUMMARY_COLUMNS} FROM requests WHERE mysis_id = ? AND id < ? "
-        "ORDER BY id DESC LIMIT ?",
-        (mysis_id, before_id if before_id is not None else 2**62, limit),
-    ) as cur:
-        return [RequestSummary(*r) for r in await cur.fetchall()]
+    return [
+        RequestSummary(*r)
+        for r in await store.fetch_all(
+            f"SELECT {_SUMMARY_COLUMNS} FROM requests WHERE mysis_id = ? AND id < ? "
+            "ORDER BY id DESC LIMIT ?",
+            (mysis_id, before_id if before_id is not None else 2**62, limit),
+        )
+    ]
 
 
 async def get_request(store: Store, request_id: int) -> RequestRecord | None:
     """One logged request, whole."""
-    async with store.connection.execute(
-        "SELECT * FROM requests WHERE id = ?", (request_id,)
-    ) as cur:
-        row = await cur.fetchone()
+    row = await store.fetch_one("SELECT * FROM requests WHERE id = ?", (request_id,))
     return request_from_row(row) if row else None
 
 
 async def previous_request(store: Store, request: RequestRecord) -> RequestRecord | None:
     """The request the same Mysis logged just before ``request``."""
-    async with store.connection.execute(
+    row = await store.fetch_one(
         "SELECT * FROM requests WHERE mysis_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
         (request.mysis_id, request.id),
-    ) as cur:
-        row = await cur.fetchone()
+    )
     return request_from_row(row) if row else None
 
 
@@ -294,10 +284,9 @@ async def answer_of(store: Store, request: RequestRecord) -> Memory | None:
     """
     if request.outcome != "ok":
         return None
-    async with store.connection.execute(
+    row = await store.fetch_one(
         f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id > ? "
         "AND role = 'assistant' ORDER BY id LIMIT 1",
         (request.mysis_id, request.last_memory_id or 0),
-    ) as cur:
-        row = await cur.fetchone()
+    )
     return _memory(row) if row else None
