@@ -217,3 +217,24 @@ async def test_a_steady_scrollbar_repaints_when_what_it_draws_changes() -> None:
             assert bar._repaint_required
             await pilot.pause()
             assert drawn() != before
+
+
+async def test_a_steady_scrollbar_that_looks_the_same_is_not_rendered_again() -> None:
+    app = TwoViewsApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        view = app.query_one("#steady", TextView)
+        bar = view.vertical_scrollbar
+        whole = Region(0, 0, bar.size.width, bar.size.height)
+        renders: list[object] = []
+        render = bar.render
+        bar.render = lambda: renders.append(1) or render()  # type: ignore[method-assign]
+        first = bar.render_lines(whole)
+        bar._styles_cache.clear()  # as a repaint of the whole screen asks for it
+        assert bar.render_lines(whole) is first and renders == []
+        view.scroll_to(y=5, animate=False, immediate=True)  # the thumb moves
+        moved = bar.render_lines(whole)
+        assert renders and [list(r) for r in moved] != [list(r) for r in first]
+        view.scroll_to(y=0, animate=False, immediate=True)
+        bar._painted = None  # what Textual paints for the same looks, afresh
+        assert [list(r) for r in bar.render_lines(whole)] == [list(r) for r in first]

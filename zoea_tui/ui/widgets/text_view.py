@@ -31,6 +31,8 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .edged_rows import EdgedRows
+
 
 def text_row(text: Text, width: int, console: Console) -> Strip:
     """One line of ``text`` as a strip of exactly ``width`` cells (cut with an ellipsis, or
@@ -98,6 +100,24 @@ class SteadyScrollBar(ScrollBar):
         self._drawn = self._looks()
         return super().render()
 
+    #: The rows last painted, and what they were painted from (:meth:`render_lines`).
+    _painted: tuple[tuple[Any, ...], list[Strip]] | None = None
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop``: the ones painted last if the bar looks the same (a view
+        shown again, or stepped back to, often has its bar as it was: 1 ms a bar)."""
+        looks = self._looks()
+        if looks != self._drawn:
+            # Drawn from other looks, and no refresh said so (the screen's own scrollbar
+            # colour is set after a bar is first drawn): draw it again.
+            super().refresh()
+        key = (looks, crop, tuple(self.app.get_line_filters()))
+        if self._painted is not None and self._painted[0] == key:
+            return self._painted[1]
+        rows = super().render_lines(crop)
+        self._painted = (key, rows)
+        return rows
+
     def refresh(
         self,
         *regions: Region,
@@ -106,7 +126,7 @@ class SteadyScrollBar(ScrollBar):
         recompose: bool = False,
     ) -> Self:
         """Repaint, unless a repaint already drawn or asked for shows the same bar."""
-        if self.is_attached:
+        if self.is_attached and self._is_mounted:  # Textual marks nothing to draw before
             looks = self._looks()
             if looks == self._drawn and not (regions or layout or recompose):
                 return self
@@ -155,6 +175,11 @@ class KeptRows(_Mixin):
 
     #: The widget's style for the rows being painted.
     line_style = Style()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._styles_cache = EdgedRows()  # each row between edges worked out once a paint
+
     #: The app's line filters and the background they blend on, for the rows being painted.
     _line_filters: tuple[LineFilter, ...] = ()
     _filter_background = Color(0, 0, 0)
