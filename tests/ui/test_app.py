@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from textual.geometry import Region
 from textual.theme import Theme
 from textual.widgets import Input, OptionList, Select
 
@@ -287,7 +288,16 @@ async def test_every_status_bar_follows_the_apps_status(
         app.status = shown
         await pilot.pause()
         assert [bar.status for bar in bars] == [shown, shown]
-        assert "T987654" in str(focus.query_one(StatusBar).render())
+        assert "T987654" in focus.query_one(StatusBar).text().plain
+        bar = focus.query_one(StatusBar)
+        painted = bar.render_lines(Region(0, 0, *bar.outer_size))
+        assert "T987654" in painted[0].text
+        # A new status repaints the line (its region), never the bar's whole render.
+        asked: list[tuple[Region, ...]] = []
+        monkeypatch.setattr(bar, "refresh", lambda *regions, **_: asked.append(regions))
+        app.status = replace(shown, tick=987_655)
+        app.status = replace(shown, tick=987_655)  # the same again: nothing
+        assert asked == [(Region(0, 0, bar.content_size.width, 1),)]
 
 
 async def test_preview_follows_the_requests_the_mysis_composes(app: ZoeaApp) -> None:

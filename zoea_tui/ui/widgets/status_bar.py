@@ -6,10 +6,11 @@ from dataclasses import dataclass, field
 
 from rich.text import Text
 from textual.dom import DOMNode
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.widget import Widget
 
 from .. import formatting as fmt
+from .text_view import TextRows
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +66,19 @@ def status_text(status: SwarmStatus, width: int) -> Text:
     return line
 
 
-class StatusBar(Widget):
-    """One line: LLM/MCP calls in flight, the game tick, state counts and swarm size."""
+class StatusBar(TextRows, Widget):
+    """One line: LLM/MCP calls in flight, the game tick, state counts and swarm size.
 
-    status: reactive[SwarmStatus] = reactive(SwarmStatus)
+    Drawn with the line API (:class:`TextRows`): a new status repaints the line only
+    when its text changed, never the widget's whole render."""
+
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+    }
+    """
+
+    status: var[SwarmStatus] = var(SwarmStatus, init=False)
 
     def __init__(self, source: DOMNode, *, id: str | None = None) -> None:
         """Show ``source.status`` (a :class:`SwarmStatus` reactive) as it changes."""
@@ -81,6 +91,9 @@ class StatusBar(Widget):
     def _show(self, status: SwarmStatus) -> None:
         self.status = status
 
-    def render(self) -> Text:
+    def watch_status(self) -> None:
+        self.repaint()
+
+    def text(self) -> Text:
         """The status line."""
-        return status_text(self.status, self.size.width)
+        return status_text(self.status, self.content_size.width)

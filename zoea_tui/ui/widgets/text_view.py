@@ -73,6 +73,10 @@ class SteadyScrollBar(ScrollBar):
     #: What the bar was last drawn from, or will be by the repaint asked for.
     _drawn: tuple[Any, ...] | None = None
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._styles_cache = EdgedRows()  # each row painted without working edges out
+
     def _looks(self) -> tuple[Any, ...]:
         parent = self.parent
         assert parent is not None
