@@ -238,13 +238,12 @@ class FocusScreen(ZoeaScreen[None]):
         commander = self.zoea.commander
         assert commander is not None
         story = commander.story
-        bounds = await story.bounds(mysis_id)
         if at is not None:
-            memories = await story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
+            read = story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
         else:
-            memories = await story.page(
-                mysis_id, before_id=before_id, after_id=after_id, limit=PAGE
-            )
+            read = story.page(mysis_id, before_id=before_id, after_id=after_id, limit=PAGE)
+        # Both queued at once: the database's thread runs them back to back.
+        bounds, memories = await asyncio.gather(story.bounds(mysis_id), read)
         return await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
 
     def show(self, content: FocusContent) -> None:
