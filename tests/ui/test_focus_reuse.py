@@ -155,9 +155,20 @@ async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_use
         log = focus.query_one(ConversationLog)
         assert log.entries  # its Mysis's story already read
         assert log.size.width > 0 and log.entries[0].width > 0  # laid out, rendered
+        # Read, laid out and styled unseen: its first open only paints.
+        restyled: list[object] = []
+        laid_out: list[object] = []
+        update_styles, refresh_layout = app.update_styles, focus._refresh_layout
+        app.update_styles = lambda node, animate=True: (  # type: ignore[method-assign]
+            restyled.append(node) or update_styles(node, animate=animate)
+        )
+        focus._refresh_layout = lambda *a, **k: (  # type: ignore[method-assign]
+            laid_out.append(a) or refresh_layout(*a, **k)
+        )
         await pilot.press("right", "enter")
         await settle(pilot)
         assert app.screen is focus and _shown(focus)[0] == {ids["Brin"]}
+        assert focus not in restyled and laid_out == []
         await pilot.press("escape", "slash")
         await settle(pilot)
         assert app.screen is search

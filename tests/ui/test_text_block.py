@@ -37,6 +37,25 @@ async def test_only_a_change_of_height_asks_for_a_layout() -> None:
         assert block.size.height == 2
 
 
+async def test_text_as_tall_as_the_first_layout_gave_asks_for_no_layout() -> None:
+    # Shown before it had a width (as a screen built unseen shows it), the block did not
+    # know its height, and its next text asked for a layout of the whole screen.
+    app = BlockApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        await pilot.pause()
+        block = app.query_one(TextBlock)
+        layouts: list[bool] = []
+        original = block.refresh
+
+        def spy(*args: Any, **kwargs: Any) -> Any:
+            layouts.append(bool(kwargs.get("layout")))
+            return original(*args, **kwargs)
+
+        block.refresh = spy  # type: ignore[method-assign]
+        block.show(Text("another line"))
+        assert layouts == [False]
+
+
 class FixedApp(App[None]):
     CSS = "#fixed { height: 1; }"
 

@@ -11,6 +11,7 @@ Start it with :func:`run_app`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import time
@@ -27,7 +28,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.theme import Theme
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from ..config import Config
 from ..orchestrator.events import (
@@ -245,14 +246,24 @@ class ZoeaApp(OpaqueScreensApp):
         ms for the focus view at 200x60, the longest stall of a session and the slowest
         open, and its first layout cost as much again. Started and laid out here without
         being pushed (Textual's own first steps of a push; Textual is pinned), each is
-        kept as after a first visit."""
+        kept as after a first visit: read, laid out and styled, so its first open only
+        paints."""
         view = next(iter(sorted(self.views.values(), key=lambda v: v.id)), None)
         if view is None:
             return
-        for screen in (self._kept_focus(view.id), self._kept_search(view.id, view.name)):
-            if not screen.is_running:
-                await self._get_screen(screen)[1]  # composed and mounted
-                screen._refresh_layout(self.size)  # laid out; paints only a screen shown
+        screens: list[ZoeaScreen[Any]] = [
+            self._kept_focus(view.id),
+            self._kept_search(view.id, view.name),
+        ]
+        built = [screen for screen in screens if not screen.is_running]
+        for screen in built:
+            await self._get_screen(screen)[1]  # composed and mounted (its CSS loaded)
+        # What each reads when mounted is shown first (a new header height lays it out).
+        for worker in [w for w in self.workers if w.node in built]:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+        for screen in built:  # styled by the whole stylesheet: the last screen's CSS is in
+            screen.ready_unseen(self.size)
 
     def _kept_focus(self, mysis_id: int, at: int | None = None) -> FocusScreen:
         """The focus view, kept once built (built for Mysis ``mysis_id`` if there is none)."""

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from textual import events
 from textual.app import App
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.screen import ModalScreen, Screen, ScreenResultType
 from textual.strip import Strip
+from textual.widget import Widget
 
 if TYPE_CHECKING:
     from ..app import ZoeaApp
@@ -49,6 +50,27 @@ class ZoeaScreen(Screen[ScreenResultType]):
             frozenset(app.get_pseudo_classes()),
             frozenset(app.classes),
         )
+
+    def ready_unseen(self, size: Size) -> None:
+        """Lay this screen out and style it while it is not shown, as its first showing
+        would: its first open then only paints.
+
+        Textual lays a screen out when it is first pushed, and restyles every node then,
+        which gives the scrollbars made during that first layout their own styles and so
+        asks for a second layout: 50-60 ms for the focus view at 200x60."""
+        self._refresh_layout(size)
+        self.update_node_styles(animate=False)
+        self._refresh_layout(size)
+        # The layouts the restyle asked for are done: drop the requests, which would
+        # otherwise reach the screen and wait for its first frame (Textual's frame timer
+        # runs only for the screen shown).
+        for node in self.walk_children(Widget, with_self=True):
+            node._layout_required = False
+            for bar in (node._vertical_scrollbar, node._horizontal_scrollbar):
+                if bar is not None:
+                    bar._layout_required = False
+        self._scroll_required = False
+        self._left_under = self._styling()
 
     def _on_screen_suspend(self) -> None:
         """Note the styling the screen leaves under (Textual's handler runs after)."""

@@ -50,6 +50,13 @@ class TextBlock(Widget):
         self._height = height
         self.refresh(layout=changed)
 
+    def on_resize(self) -> None:
+        """Note the height the layout gave the text, so that the next :meth:`show` of
+        text as tall asks for no layout."""
+        width = self.content_size.width
+        if width:
+            self._height = self._lines(self._text, width)
+
     def _lines(self, text: RenderableType, width: int) -> int:
         console = self.app.console
         if isinstance(text, Text):
