@@ -10,6 +10,19 @@ from textual.app import App, ComposeResult
 from zoea_tui.ui.widgets.text_block import TextBlock
 
 
+def _layouts_asked(block: TextBlock) -> list[bool]:
+    """Whether each refresh of ``block`` from now on asks for a layout."""
+    layouts: list[bool] = []
+    original = block.refresh
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        layouts.append(bool(kwargs.get("layout")))
+        return original(*args, **kwargs)
+
+    block.refresh = spy  # type: ignore[method-assign]
+    return layouts
+
+
 class BlockApp(App[None]):
     def compose(self) -> ComposeResult:
         yield TextBlock(Text("one line"), id="block")
@@ -21,14 +34,7 @@ async def test_only_a_change_of_height_asks_for_a_layout() -> None:
         block = app.query_one(TextBlock)
         block.show(Text("first"))
         await pilot.pause()
-        layouts: list[bool] = []
-        original = block.refresh
-
-        def spy(*args: Any, **kwargs: Any) -> Any:
-            layouts.append(bool(kwargs.get("layout")))
-            return original(*args, **kwargs)
-
-        block.refresh = spy  # type: ignore[method-assign]
+        layouts = _layouts_asked(block)
         block.show(Text("second, as short"))
         block.show(Text("third\nnow two lines"))
         block.show(Text("x" * 60))  # wraps to two lines at 40 cells: the same height
@@ -44,14 +50,7 @@ async def test_text_as_tall_as_the_first_layout_gave_asks_for_no_layout() -> Non
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
         block = app.query_one(TextBlock)
-        layouts: list[bool] = []
-        original = block.refresh
-
-        def spy(*args: Any, **kwargs: Any) -> Any:
-            layouts.append(bool(kwargs.get("layout")))
-            return original(*args, **kwargs)
-
-        block.refresh = spy  # type: ignore[method-assign]
+        layouts = _layouts_asked(block)
         block.show(Text("another line"))
         assert layouts == [False]
 

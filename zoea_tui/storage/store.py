@@ -251,6 +251,25 @@ def _fts_query(text: str) -> str:
     return " ".join(f'"{w}"*' for w in words)
 
 
+def _search_hit(
+    row: Sequence[Any], *, text_at: int, extra: dict[str, Any] | None = None
+) -> SearchHit:
+    """A search's row as its hit: the six columns every search selects first, then the
+    text, its whole length and the game tick from column ``text_at``."""
+    return SearchHit(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        extra=extra or {},
+        text=row[text_at],
+        text_chars=row[text_at + 1],
+        game_tick=row[text_at + 2],
+    )
+
+
 def request_from_row(row: Sequence[Any]) -> RequestRecord:
     """A ``requests`` row (``SELECT *``, in table order) as its record."""
     fields = list(row)
@@ -970,20 +989,7 @@ class Store:
         )
         target = f"{field} : ({match})"
         params = (max(text_limit, 0), target, mysis_id, min(max(limit, 1), 100))
-        return [
-            SearchHit(
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                row[4],
-                row[5],
-                text=row[6],
-                text_chars=row[7],
-                game_tick=row[8],
-            )
-            for row in await self.fetch_all(sql, params)
-        ]
+        return [_search_hit(row, text_at=6) for row in await self.fetch_all(sql, params)]
 
     async def search_broadcasts(
         self, query: str, *, limit: int = 20, text_limit: int = SEARCH_TEXT_LIMIT
@@ -1000,21 +1006,9 @@ class Store:
             "WHERE broadcasts_fts MATCH ? ORDER BY bm25(broadcasts_fts) LIMIT ?"
         )
         params = (max(text_limit, 0), match, min(max(limit, 1), 100))
-        rows = await self.fetch_all(sql, params)
         return [
-            SearchHit(
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                row[4],
-                row[5],
-                extra={"sender_id": row[6]},
-                text=row[7],
-                text_chars=row[8],
-                game_tick=row[9],
-            )
-            for row in rows
+            _search_hit(row, text_at=7, extra={"sender_id": row[6]})
+            for row in await self.fetch_all(sql, params)
         ]
 
     async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
