@@ -198,3 +198,7 @@ async def test_each_read_is_one_trip_to_the_database_thread(
         trips.clear()
         assert await read is not None
         assert len(trips) == 1, name
+    # A search with hits enough: its memories and the broadcasts, asked together.
+    trips.clear()
+    assert len(await story.search_story(store, ada, "memory", limit=5)) == 5
+    assert len(trips) == 2

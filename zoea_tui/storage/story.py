@@ -9,6 +9,7 @@ same on a Mysis with a thousand memories and on one with a million
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -177,25 +178,27 @@ async def search_story(
     if not match:
         return []
     limit = min(max(limit, 1), 200)
-    hits: list[StoryHit] = []
-    for scope in (SEARCH_SCOPE, SEARCH_SCOPE * 10, 0):
-        since = await _newest_matches_from(store, match, scope) if scope else 0
-        hits = await _memory_hits(store, mysis_id, match, limit, since=since)
-        if len(hits) >= limit or since == 0:
-            break
-    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
-    hits += [
-        StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3], r[4], r[5])
-        for r in await store.fetch_all(
-            f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
-            "b.sender_id, broadcasts_fts.rank "
-            "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
-            "WHERE broadcasts_fts MATCH ? ORDER BY broadcasts_fts.rank LIMIT ?",
-            (match, limit),
-        )
-    ]
+    # Both asked at once: the database's thread answers them back to back.
+    memories, broadcasts = await asyncio.gather(
+        _ranked_memory_hits(store, mysis_id, match, limit), _broadcast_hits(store, match, limit)
+    )
+    hits = memories + broadcasts
     hits.sort(key=lambda h: h.rank)
     return hits[:limit]
+
+
+async def _ranked_memory_hits(
+    store: Store, mysis_id: int, match: str, limit: int
+) -> list[StoryHit]:
+    """The Mysis's best ``limit`` memories matching ``match``: ranked among the newest
+    :data:`SEARCH_SCOPE` matches, then ten times as many, then all of them, until
+    ``limit`` are found or every match was ranked (one query while hits abound)."""
+    hits: list[StoryHit] = []
+    for scope in (SEARCH_SCOPE, SEARCH_SCOPE * 10, 0):
+        hits = await _memory_hits(store, mysis_id, match, limit, scope=scope)
+        if len(hits) >= limit or not scope or not await _newest_matches_from(store, match, scope):
+            break
+    return hits
 
 
 async def _newest_matches_from(store: Store, match: str, scope: int) -> int:
@@ -209,10 +212,18 @@ async def _newest_matches_from(store: Store, match: str, scope: int) -> int:
 
 
 async def _memory_hits(
-    store: Store, mysis_id: int, match: str, limit: int, *, since: int
+    store: Store, mysis_id: int, match: str, limit: int, *, scope: int
 ) -> list[StoryHit]:
-    """The Mysis's best ``limit`` memories matching ``match`` among those from ``since``."""
+    """The Mysis's best ``limit`` memories among the newest ``scope`` matches of ``match``
+    (0: every match), in one query."""
     marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
+    # Where the newest matches start, worked out once by SQLite (a scalar subquery).
+    since = (
+        "(SELECT COALESCE((SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
+        "ORDER BY rowid DESC LIMIT 1 OFFSET :skip), 0))"
+        if scope
+        else "0"
+    )
     return [
         StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
         for r in await store.fetch_all(
@@ -220,9 +231,24 @@ async def _memory_hits(
             f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
             "bm25(memories_fts) AS score "
             "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? AND memories_fts.rowid >= ? AND m.mysis_id = ? "
-            "ORDER BY score LIMIT ?",
-            (match, since, mysis_id, limit),
+            f"WHERE memories_fts MATCH :match AND memories_fts.rowid >= {since} "
+            "AND m.mysis_id = :mysis ORDER BY score LIMIT :limit",
+            {"match": match, "skip": scope - 1, "mysis": mysis_id, "limit": limit},
+        )
+    ]
+
+
+async def _broadcast_hits(store: Store, match: str, limit: int) -> list[StoryHit]:
+    """The best ``limit`` broadcasts matching ``match``."""
+    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
+    return [
+        StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3], r[4], r[5])
+        for r in await store.fetch_all(
+            f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
+            "b.sender_id, broadcasts_fts.rank "
+            "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
+            "WHERE broadcasts_fts MATCH ? ORDER BY broadcasts_fts.rank LIMIT ?",
+            (match, limit),
         )
     ]
 
