@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 class Edges:
     """What goes on either side of a row of content, for one paint of a widget."""
 
-    #: The rows of content: from ``top`` to ``bottom`` rows from the widget's bottom.
+    #: The rows of content: from row ``top`` to ``bottom`` rows above the widget's end.
     top: int
     bottom: int
     content_width: int
