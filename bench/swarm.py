@@ -6,9 +6,10 @@ loop lag is measured on the monotonic clock), until they have finished T turns i
 all. Reports turns and requests per second, event-loop lag (a 5 ms heartbeat's
 lateness: p50, p99 and max, with the five longest), events published vs delivered
 to a subscriber (none may be dropped; coalesced high-rate events are counted
-apart), and the process's memory (RSS) sampled along the run, to show it stays
-flat. The garbage collector is tuned as the app tunes it (``quiet_collector``:
-the heap frozen once the swarm is open); ``--gc default`` leaves Python's.
+apart), the process's memory (RSS) sampled along the run, to show it stays
+flat, and the garbage collector's pauses by generation (count, median, longest). The
+garbage collector is tuned as the app tunes it (``quiet_collector``: the heap frozen
+once the swarm is open); ``--gc default`` leaves Python's.
 Writes bench/results/swarm.json.
 
 Targets (issue 12): max loop lag ≤ 50 ms with 16 Myses, ≤ 100 ms with 100.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import os
 import platform
@@ -88,24 +90,33 @@ async def run(myses: int, total_turns: int, tune_gc: bool = True) -> dict:
                     return
 
         lags: list[float] = []
+        pauses = CollectorPauses()
+
+        longest = (0.0, 0.0)  # the longest lag, and when it ended (s into the run)
 
         async def heartbeat() -> None:
+            nonlocal longest
             loop = asyncio.get_running_loop()
             while not done.is_set():
                 start = loop.time()
                 await asyncio.sleep(0.005)
-                lags.append(max(0.0, loop.time() - start - 0.005))
+                lag = max(0.0, loop.time() - start - 0.005)
+                lags.append(lag)
+                if lag > longest[0]:
+                    longest = (lag, time.perf_counter() - started)
 
         commander.on_turn = on_turn
         reading = asyncio.create_task(reader())
         beating = asyncio.create_task(heartbeat())
         started = time.perf_counter()
+        pauses.start()
         for i in range(myses):
             await commander.create_mysis(f"b{i:03d}")
         await done.wait()
         wall = time.perf_counter() - started
         # The heartbeat stops first: what follows is the benchmark's own bookkeeping.
         beating.cancel()
+        pauses.stop()
         async with commander.store.connection.execute("SELECT COUNT(*) FROM requests") as cur:
             requests = (await cur.fetchone())[0]
         for view in commander.myses():
@@ -129,6 +140,7 @@ async def run(myses: int, total_turns: int, tune_gc: bool = True) -> dict:
             "p99": round(lags[int(len(lags) * 0.99)] * 1e3, 2),
             "max": round(lags[-1] * 1e3, 2),
             "longest": [round(x * 1e3, 1) for x in lags[-5:][::-1]],
+            "longest_at_s": round(longest[1], 1),
             "samples": len(lags),
             "clock": LAG_CLOCK,
         },
@@ -140,7 +152,42 @@ async def run(myses: int, total_turns: int, tune_gc: bool = True) -> dict:
         },
         "rss_mb_by_turn": memory,
         "rss_growth_mb_after_warmup": round(last - first, 1),
+        "collector_pauses_ms": pauses.report(),
     }
+
+
+class CollectorPauses:
+    """The garbage collector's pauses while the swarm plays, by generation (the longest
+    loop stalls are often one of them)."""
+
+    def __init__(self) -> None:
+        self.by_generation: dict[int, list[float]] = {0: [], 1: [], 2: []}
+        self._began = 0.0
+
+    def _note(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            pause = (time.perf_counter() - self._began) * 1e3
+            self.by_generation[info["generation"]].append(pause)
+
+    def start(self) -> None:
+        gc.callbacks.append(self._note)
+
+    def stop(self) -> None:
+        if self._note in gc.callbacks:
+            gc.callbacks.remove(self._note)
+
+    def report(self) -> dict:
+        """Per generation: how many passes, the median and the longest (ms)."""
+        return {
+            f"gen{generation}": {
+                "n": len(values),
+                "median": round(statistics.median(values), 2) if values else None,
+                "max": round(max(values), 1) if values else None,
+            }
+            for generation, values in self.by_generation.items()
+        }
 
 
 def main() -> None:
@@ -186,8 +233,12 @@ def main() -> None:
             f"{r['myses']:4} Myses: {r['turns']} turns in {r['wall_s']} s "
             f"({r['turns_per_s']} turns/s, {r['requests_per_s']} requests/s); loop lag p99 "
             f"{r['loop_lag_ms']['p99']} ms, max {r['loop_lag_ms']['max']} ms "
+            f"(at {r['loop_lag_ms']['longest_at_s']} s) "
             f"({LAG_CLOCK}); events dropped {r['events']['dropped']}; "
-            f"RSS growth after warm-up {r['rss_growth_mb_after_warmup']} MB"
+            f"RSS growth after warm-up {r['rss_growth_mb_after_warmup']} MB; collector "
+            + ", ".join(
+                f"{gen} {p['n']}× max {p['max']} ms" for gen, p in r["collector_pauses_ms"].items()
+            )
         )
 
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import sys
+import threading
 
 import pytest
 
 from zoea_tui.core.validator import validate
+from zoea_tui.orchestrator import commander as commander_module
 from zoea_tui.orchestrator.commander import STARTER_NAMES, CommandRefused
 from zoea_tui.orchestrator.events import Notice, StateChanged
+from zoea_tui.providers import registry
 
 from .conftest import ScriptedModel, advance_until, calls, drain, settle, transient, until
 
@@ -155,3 +159,27 @@ async def test_tool_results_are_stored_in_order_before_the_next_composition(open
     assert json.loads(tool_messages[-1]["content"])["myses"][0]["you"] is True
     assert not validate(second)
     assert commander.mysis(view.id).state == "running"
+
+
+async def test_opening_loads_the_providers_modules_off_the_loop(
+    open_commander, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Built on the loop, the first autopilot imported its package there: 53 ms, the
+    # longest stall of a swarm's first second.
+    loaded: list[tuple[set[str], bool]] = []
+    monkeypatch.setattr(
+        commander_module,
+        "preload",
+        lambda types: loaded.append((set(types), threading.current_thread() is not main)),
+    )
+    main = threading.main_thread()
+    await open_commander(autostart=False)
+    assert loaded == [({"autopilot"}, True)]  # the starter swarm's and the default's type
+
+
+def test_preloading_leaves_a_module_that_cannot_load_to_the_build(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(registry.MODULES, "local", ".no_such_provider_module")
+    registry.preload(["local", "no-such-type", "autopilot"])  # no error
+    assert "zoea_tui.providers.autopilot" in sys.modules

@@ -27,7 +27,7 @@ from ..game.router import ToolRouter
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot
 from ..providers.base import Provider, ProviderError, ProviderSettings
-from ..providers.registry import build_provider, provider_settings
+from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
 from .clock import Clock, RealClock
 from .context import next_composition
@@ -135,6 +135,8 @@ class Commander:
                         )
                     )
                     records[-1] = await store.update_mysis(records[-1].id, state="running")
+            # The providers' modules load off the loop, before any Mysis is built.
+            await asyncio.to_thread(preload, commander._provider_types(records))
             for record in records:
                 commander._myses[record.id] = commander._runtime(record)
             if autostart:
@@ -173,6 +175,15 @@ class Commander:
         )
         router.account = record.account
         return MysisRuntime(self.services, record, provider, session, router)
+
+    def _provider_types(self, records: list[MysisRecord]) -> set[str]:
+        """The provider types of these Myses and of the default provider (new Myses)."""
+        names = {record.provider for record in records} | {self.config.swarm.default_provider}
+        types: set[str] = set()
+        for name in names:
+            with contextlib.suppress(ConfigError):
+                types.add(self.config.provider(name).type)
+        return types
 
     def _provider(self, record: MysisRecord) -> Provider:
         if self._provider_factory is not None:
