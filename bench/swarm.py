@@ -117,8 +117,7 @@ async def run(myses: int, total_turns: int, tune_gc: bool = True) -> dict:
         # The heartbeat stops first: what follows is the benchmark's own bookkeeping.
         beating.cancel()
         pauses.stop()
-        async with commander.store.connection.execute("SELECT COUNT(*) FROM requests") as cur:
-            requests = (await cur.fetchone())[0]
+        requests = (await commander.store.fetch_one("SELECT COUNT(*) FROM requests"))[0]
         for view in commander.myses():
             await commander.stop_mysis(view.id)
         await commander.bus.publish(Notice(level="info", message="bench-end"))

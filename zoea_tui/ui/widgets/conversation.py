@@ -478,7 +478,7 @@ class ConversationLog(LineView, can_focus=True):
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the view."""
         line = self.scroll_offset.y + y
-        width = self.scrollable_content_region.width
+        width = self.paint_width
         index = bisect.bisect_right(self._tops, line) - 1
         if index < 0 or index >= len(self._entries):
             return self.blank(width)

@@ -102,7 +102,7 @@ class HitList(LineView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the list."""
-        width = self.scrollable_content_region.width
+        width = self.paint_width
         if width != self._rows_width:
             self._rows.clear()
             self._rows_width = width

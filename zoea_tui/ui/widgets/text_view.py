@@ -22,6 +22,7 @@ from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.content import Content
 from textual.filter import LineFilter
@@ -314,6 +315,14 @@ class LineView(KeptRows, SteadyVerticalBar, ScrollView):
     }
     """
 
+    #: The width of the rows being painted (worked out once a paint, not once a row).
+    paint_width = 0
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The rows in ``crop``, after noting the width they are painted at."""
+        self.paint_width = self.scrollable_content_region.width
+        return super().render_lines(crop)
+
     def fit(self, strip: Strip, width: int) -> Strip:
         """``strip`` cut or padded to ``width``, painted (:meth:`KeptRows.paint`)."""
         if strip.cell_length != width:  # a new strip costs as much as styling it
@@ -342,16 +351,14 @@ class TextView(LineView, can_focus=True):
         self._blocks: tuple[RenderableType, ...] = (text if text is not None else Text(),)
         self._guess: Callable[[int], list[int]] | None = None
         self._keys: Sequence[Hashable] | None = None
-        #: Rendered blocks by key and width, least recently shown first.
-        self._kept: dict[tuple[Hashable, int], list[Strip]] = {}
+        #: Rendered blocks by key and width.
+        self._kept: LRUCache[tuple[Hashable, int], list[Strip]] = LRUCache(self.KEPT_BLOCKS)
         #: The rows of the blocks rendered so far (the first ``_done``), at ``_width``.
         self._lines: list[Strip] = []
         self._done = 0
         #: The guessed height of the blocks not rendered yet.
         self._guessed: list[int] = []
         self._width = 0
-        #: The width of the rows being painted.
-        self._paint_width = 0
 
     @property
     def text(self) -> RenderableType:
@@ -394,33 +401,30 @@ class TextView(LineView, can_focus=True):
     def _render_until(self, rows: int) -> None:
         """Render blocks until ``rows`` rows are rendered (every block without a guess),
         and give the view its height: the rows rendered and the guesses of the rest."""
-        if (
-            self._width <= 0
-            or self._done >= len(self._blocks)
-            or (self._guess is not None and rows <= len(self._lines))
-        ):
+        if self._width <= 0:
             return
+        done = self._done
         console = self.app.console
         options = console.options.update_width(self._width)
         while self._done < len(self._blocks) and (self._guess is None or len(self._lines) < rows):
             self._lines.extend(self._block_rows(self._done, console, options))
             self._done += 1
+        if self._done == done:
+            return
         rest = sum(self._guessed[self._done :]) if self._guess is not None else 0
         resize_virtual(self, Size(self._width, len(self._lines) + rest))
 
     def _block_rows(self, index: int, console: Console, options: ConsoleOptions) -> list[Strip]:
         """Block ``index`` rendered at the view's width, or as kept from an earlier show."""
         key = None if self._keys is None else (self._keys[index], self._width)
-        kept = self._kept
-        if key is not None and key in kept:
-            rows = kept[key] = kept.pop(key)  # the most recently shown
-            return rows
-        block = self._blocks[index]
-        rows = [Strip(row, self._width) for row in console.render_lines(block, options, pad=True)]
-        if key is not None:
-            kept[key] = rows
-            if len(kept) > self.KEPT_BLOCKS:
-                del kept[next(iter(kept))]
+        rows = None if key is None else self._kept.get(key)
+        if rows is None:
+            block = self._blocks[index]
+            rows = [
+                Strip(row, self._width) for row in console.render_lines(block, options, pad=True)
+            ]
+            if key is not None:
+                self._kept.set(key, rows)
         return rows
 
     def on_resize(self) -> None:
@@ -436,15 +440,14 @@ class TextView(LineView, can_focus=True):
     def render_lines(self, crop: Region) -> list[Strip]:
         """The rows in ``crop``, the blocks down to them rendered first."""
         self._render_until(self.scroll_offset.y + crop.bottom)
-        self._paint_width = self.scrollable_content_region.width
         return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the view."""
         index = self.scroll_offset.y + y
         if index >= len(self._lines):
-            return self.blank(self._paint_width)
-        return self.fit(self._lines[index], self._paint_width)
+            return self.blank(self.paint_width)
+        return self.fit(self._lines[index], self.paint_width)
 
 
 def guess_height(text: Text, width: int) -> int:
