@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from rich.console import Group
@@ -9,6 +11,8 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.geometry import Region
+from textual.pilot import Pilot
+from textual.scrollbar import ScrollBar
 from textual.widgets import Static
 
 from zoea_tui.ui.widgets.text_view import SteadyScrollBar, TextView
@@ -194,12 +198,18 @@ async def test_a_restyle_repaints_no_scrollbar_that_looks_the_same() -> None:
         assert not steady._repaint_required
 
 
-async def test_a_steady_scrollbar_repaints_when_what_it_draws_changes() -> None:
+@asynccontextmanager
+async def steady_bar() -> AsyncIterator[tuple[Pilot[None], TextView, ScrollBar]]:
+    """The line-API view of a running :class:`TwoViewsApp`, and its scrollbar."""
     app = TwoViewsApp()
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
         view = app.query_one("#steady", TextView)
-        bar = view.vertical_scrollbar
+        yield pilot, view, view.vertical_scrollbar
+
+
+async def test_a_steady_scrollbar_repaints_when_what_it_draws_changes() -> None:
+    async with steady_bar() as (pilot, view, bar):
 
         def drawn() -> list[tuple[tuple[str, str], ...]]:
             """The bar as the screen gets it (from Textual's cache of its rows)."""
@@ -220,11 +230,7 @@ async def test_a_steady_scrollbar_repaints_when_what_it_draws_changes() -> None:
 
 
 async def test_a_steady_scrollbar_that_looks_the_same_is_not_rendered_again() -> None:
-    app = TwoViewsApp()
-    async with app.run_test(size=(40, 10)) as pilot:
-        await pilot.pause()
-        view = app.query_one("#steady", TextView)
-        bar = view.vertical_scrollbar
+    async with steady_bar() as (_pilot, view, bar):
         whole = Region(0, 0, bar.size.width, bar.size.height)
         renders: list[object] = []
         render = bar.render

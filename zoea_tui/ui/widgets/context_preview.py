@@ -23,7 +23,7 @@ from ...core.composition import Composition, Item
 from ...core.validator import validate
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
-from .text_view import TextRows, TextView, guess_height
+from .text_view import TextRows, TextView, guess_height, text_key
 
 ROLE_STYLES = {"system": fmt.SYSTEM, "user": fmt.USER, "assistant": fmt.ASSISTANT, "tool": fmt.TOOL}
 SHORT_ROLES = {"system": "sys", "user": "user", "assistant": "ai", "tool": "tool"}
@@ -274,10 +274,7 @@ class ContextPreview(TextView):
         self.show_blocks(
             [_block(head, body) for head, body in blocks],
             guess=guess,
-            keys=[
-                (head.plain, tuple(head.spans), body.plain, tuple(body.spans))
-                for head, body in blocks
-            ],
+            keys=[text_key(head, body) for head, body in blocks],
         )
         comp = self.data.composition
         self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"

@@ -10,7 +10,7 @@ from rich.text import Text
 from ...game.state_cache import Snapshot
 from .. import formatting as fmt
 from ..sanitize import one_line
-from .text_view import TextView
+from .text_view import TextView, guess_height, text_key
 
 #: Tools shown first, in this order; the others follow by name.
 ORDER = (
@@ -45,18 +45,21 @@ def _flatten(data: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, str
     return pairs
 
 
-def game_state_text(snapshots: Mapping[str, Snapshot], tick: int | None) -> Text:
-    """The sidebar's text from cached snapshots (pure: used by tests too)."""
+def game_state_blocks(snapshots: Mapping[str, Snapshot], tick: int | None) -> list[Text]:
+    """The sidebar's text, one block per tool (each after the first opens with the blank
+    line that sets it apart)."""
     if not snapshots:
-        return Text(
-            "No game state yet: it appears after the Mysis's first game call.", style=fmt.MUTED
-        )
+        return [
+            Text(
+                "No game state yet: it appears after the Mysis's first game call.",
+                style=fmt.MUTED,
+            )
+        ]
     ordered = [t for t in ORDER if t in snapshots] + sorted(t for t in snapshots if t not in ORDER)
-    text = Text()
+    blocks = []
     for n, tool in enumerate(ordered):
         snap = snapshots[tool]
-        if n:
-            text.append("\n\n")
+        text = Text("\n" if n else "")
         text.append(one_line(tool, 40), style=f"bold {fmt.TOOL}")
         when = fmt.ago(snap.tick, tick)
         if snap.tick is not None:
@@ -71,7 +74,13 @@ def game_state_text(snapshots: Mapping[str, Snapshot], tick: int | None) -> Text
             text.append(one_line(value, 200), style=fmt.TEXT)
         if len(pairs) > MAX_LINES_PER_TOOL:
             text.append(f"\n … {len(pairs) - MAX_LINES_PER_TOOL} more fields", style=fmt.DIM)
-    return text
+        blocks.append(text)
+    return blocks
+
+
+def game_state_text(snapshots: Mapping[str, Snapshot], tick: int | None) -> Text:
+    """The sidebar's whole text from cached snapshots (pure: used by tests too)."""
+    return Text("\n").join(game_state_blocks(snapshots, tick))
 
 
 class GameStateSidebar(TextView):
@@ -87,5 +96,12 @@ class GameStateSidebar(TextView):
         self.can_focus = False
 
     def show_state(self, snapshots: Mapping[str, Snapshot], tick: int | None) -> None:
-        """Show these snapshots."""
-        self.show(game_state_text(snapshots, tick))
+        """Show these snapshots: the tools in view are rendered, and a tool's block
+        rendered before is reused while its text is unchanged (stepping between Myses
+        renders what changed since each was shown)."""
+        blocks = game_state_blocks(snapshots, tick)
+        self.show_blocks(
+            blocks,
+            guess=lambda width: [guess_height(block, width) for block in blocks],
+            keys=[text_key(block) for block in blocks],
+        )

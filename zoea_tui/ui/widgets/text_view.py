@@ -450,6 +450,12 @@ class TextView(LineView, can_focus=True):
         return self.fit(self._lines[index], self.paint_width)
 
 
+def text_key(*texts: Text) -> Hashable:
+    """A key for a block made of ``texts`` (:meth:`TextView.show_blocks`): equal only for
+    texts of the same characters and styles, which render the same."""
+    return tuple((text.plain, tuple(text.spans)) for text in texts)
+
+
 def guess_height(text: Text, width: int) -> int:
     """About how many rows ``text`` takes at ``width`` (folded, not word-wrapped: a word
     carried to the next row can add one)."""
