@@ -6,11 +6,13 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from textual import events
 from textual.geometry import Region
 from textual.theme import Theme
 from textual.widgets import Input, OptionList, Select
 
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import Event, Notice
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.confirm import ConfirmScreen
 from zoea_tui.ui.screens.dashboard import DashboardScreen
@@ -139,7 +141,12 @@ async def test_duplicate_name_is_refused_visibly_in_the_form(
             lambda: "already exists" in str(form.query_one("#form-error").render()),
             what="the refusal",
         )
-        assert any(sev == "error" and "already exists" in msg for sev, msg in notes)
+        # Engine news, it comes once the keys typed are handled.
+        await wait_for(
+            pilot,
+            lambda: any(sev == "error" and "already exists" in msg for sev, msg in notes),
+            what="the notification",
+        )
         assert len(commander.myses()) == 3
 
 
@@ -440,3 +447,52 @@ async def test_the_theme_in_use_is_looked_up_once_and_follows_every_change(
         assert app.current_theme.primary == "#123456"  # a new theme under the name in use
         app.theme = zoea.name
         assert app.current_theme is zoea
+
+
+async def test_the_commanders_keys_and_clicks_hold_the_swarms_next_steps(
+    app: ZoeaApp, commander: Commander, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held: list[float] = []
+    gate = commander.services.step_gate
+    monkeypatch.setattr(gate, "hold_s", 5.0)
+    original = commander.commander_input
+
+    def commander_input() -> None:
+        original()
+        held.append(gate.held_for())
+
+    monkeypatch.setattr(commander, "commander_input", commander_input)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        # As the terminal's driver sends them (the pilot's clicks skip the app).
+        for event in (
+            events.MouseMove(None, 5, 5, 0, 0, 0, False, False, False),  # no input
+            events.MouseDown(None, 5, 5, 0, 0, 1, False, False, False),
+            events.MouseUp(None, 5, 5, 0, 0, 1, False, False, False),
+        ):
+            app.post_message(event)
+        await pilot.pause()
+        assert len(held) == 1
+        await pilot.press("right")  # once, though it comes back up to the app
+        assert len(held) == 2 and all(h > 0 for h in held)
+
+
+async def test_engine_news_waits_while_the_commanders_key_is_handled(
+    app: ZoeaApp, commander: Commander, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gate = commander.services.step_gate
+    seen: list[str] = []
+
+    def batch(events: tuple[Event, ...]) -> None:
+        seen.extend(e.message for e in events if isinstance(e, Notice))
+
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.engine_events.subscribe(app.screen, batch)
+        monkeypatch.setattr(gate, "hold_s", 1.0)
+        monkeypatch.setattr(gate, "max_held_s", 1.0)
+        await pilot.press("right")
+        await commander.bus.publish(Notice(level="info", message="news"))
+        await pilot.pause(0.3)  # unheld, a batch reaches the app within milliseconds
+        assert "news" not in seen and gate.held_for() > 0
+        await wait_for(pilot, lambda: "news" in seen, what="the news after the hold")

@@ -20,7 +20,7 @@ from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog
 
-from .helpers import opener, seed, settle
+from .helpers import opener, seed, settle, wait_for
 
 SIZE = (160, 45)
 
@@ -271,3 +271,82 @@ async def test_a_page_asks_for_its_bounds_and_its_memories_at_once(
         answer.set()
         page = await reading
         assert page.memories and page.at_end and page.count == 6
+
+
+async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
+        focus = app._focus
+        assert focus is not None and app.commander is not None
+        await pilot.press("right")  # Brin, then a rest on it: its view is read ahead
+        await wait_for(
+            pilot,
+            lambda: focus._ready is not None and focus._ready.mysis_id == ids["Brin"],
+            what="Brin read ahead",
+        )
+        ready = focus._ready
+        assert ready is not None and ready.mysis_id == ids["Brin"] and not focus._ready_stale
+        # Stored after the read: gathered, and shown after the page on the open.
+        late = await app.commander.store.add_memory(
+            ids["Brin"], NewMemory("assistant", "llm", "Stored after the read-ahead.")
+        )
+        app.engine_events.publish((MessageStored(mysis_id=ids["Brin"], memory=late),))
+        await pilot.pause()
+        assert focus._ready_stale  # something of Brin happened: its request is composed again
+        reads: list[str] = []
+        story = app.commander.story
+        for name in ("page", "bounds", "around", "turns"):
+            original = getattr(story, name)
+
+            def counted(*args: Any, _name: str = name, _original: Any = original, **kw: Any) -> Any:
+                reads.append(_name)
+                return _original(*args, **kw)
+
+            setattr(story, name, counted)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is focus and reads == []  # no page read on the open
+        assert _shown(focus)[0] == {ids["Brin"]}
+        assert focus.query_one(ConversationLog).memories[-1].id == late.id
+
+
+async def test_read_ahead_content_is_handed_over_once_and_only_while_followed(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
+        focus = app._focus
+        assert focus is not None
+        # The app's own read-ahead of the selected Mysis (Ada) first, out of the way.
+        await wait_for(pilot, lambda: focus._ready is not None, what="the read-ahead")
+        assert focus._ready is not None and focus._ready.mysis_id == ids["Ada"]
+        await focus.prepare(ids["Cass"])
+        assert focus.take_ready(ids["Brin"]) is None  # another Mysis: dropped
+        await focus.prepare(ids["Cass"])
+        ready = focus.take_ready(ids["Cass"])
+        assert ready is not None and ready[0].mysis_id == ids["Cass"] and ready[1] is False
+        assert focus.take_ready(ids["Cass"]) is None  # once
+        await focus.prepare(ids["Cass"])
+        await focus.fetch(ids["Brin"])  # another read began: no longer followed
+        assert focus.take_ready(ids["Cass"]) is None
+        # Something of Cass happened while it was read: its request is composed again.
+        assert app.commander is not None
+        go_on = asyncio.Event()
+        fetch = focus.fetch
+
+        async def held_fetch(*args: Any, **kwargs: Any) -> Any:
+            await go_on.wait()
+            return await fetch(*args, **kwargs)
+
+        focus.fetch = held_fetch  # type: ignore[method-assign]
+        reading = asyncio.create_task(focus.prepare(ids["Cass"]))
+        await pilot.pause()
+        late = await app.commander.store.add_memory(
+            ids["Cass"], NewMemory("assistant", "llm", "Stored during the read-ahead.")
+        )
+        app.engine_events.publish((MessageStored(mysis_id=ids["Cass"], memory=late),))
+        await pilot.pause()  # handled while the read is under way
+        go_on.set()
+        await reading
+        ready = focus.take_ready(ids["Cass"])
+        assert ready is not None and ready[1] is True

@@ -215,6 +215,15 @@ class Commander:
         """The configured providers, by name."""
         return list(self.config.providers)
 
+    def commander_input(self) -> None:
+        """The commander pressed a key or clicked: the swarm's next steps wait a moment,
+        so what the key sets off is not queued behind them (:mod:`.step_gate`)."""
+        self.services.step_gate.hold()
+
+    def input_held_for(self) -> float:
+        """Seconds the swarm's next steps still wait for the commander's last key."""
+        return self.services.step_gate.held_for()
+
     def running_count(self) -> int:
         """How many Myses are running."""
         return sum(1 for r in self._myses.values() if r.state == "running")

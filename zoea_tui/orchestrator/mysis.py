@@ -388,6 +388,7 @@ class MysisRuntime:
 
     async def _ask_model(self, nudge_level: int) -> ChatResponse | None:
         """Compose, call the model (with retries), store the answer."""
+        await self.swarm.step_gate.ready()
         settings, provider_settings = self.swarm.settings_for(self.record)
         tools = await self._tool_schemas()
         if tools is None:
@@ -577,6 +578,7 @@ class MysisRuntime:
         await self._fail(f"game server unreachable at {self.router.server}: {detail}")
 
     async def _run_tool(self, call: Any) -> None:
+        await self.swarm.step_gate.ready()
         await self.swarm.bus.publish(ToolCallStarted(mysis_id=self.id, call=call))
         self.activity = ACTIVITY_BY_TOOL.get(call.name, f"calling {call.name}")
         await self.changed("tool")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..config import NudgeConfig
@@ -22,6 +22,7 @@ from ..providers.base import ProviderSettings
 from ..storage import MysisRecord, Store
 from .clock import Clock
 from .events import EventBus
+from .step_gate import StepGate
 
 #: A Mysis's transient model or game failures: three tries in all, 1 s then 2 s apart
 #: (or the server's Retry-After, up to ten minutes).
@@ -39,7 +40,8 @@ class SwarmServices:
     ``in_flight`` counts a call on the network while it runs; ``saw_tick``
     reports a game tick; ``closing`` is True once the swarm shuts down (turns
     end at their next round); ``turn_finished`` hears the id and the count of
-    turns of a Mysis that ended one.
+    turns of a Mysis that ended one; ``step_gate`` holds a Mysis's next step a
+    moment while the commander's key is handled.
     """
 
     store: Store
@@ -56,3 +58,4 @@ class SwarmServices:
     closing: Callable[[], bool]
     turn_finished: Callable[[int, int], None]
     retry: RetryPolicy = MYSIS_RETRY
+    step_gate: StepGate = field(default_factory=StepGate)

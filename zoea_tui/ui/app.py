@@ -47,7 +47,7 @@ from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import strip_cycles
-from .frame_marks import FrameMarks
+from .frame_marks import AHEAD_GROUP, FrameMarks
 from .messages import EngineBatch
 from .sanitize import clean, one_line
 from .screens.base import OpaqueScreensApp, ZoeaScreen
@@ -80,6 +80,8 @@ QUEUE_HIGH_WATER = 4
 SHUTDOWN_S = 3.0
 #: The same notification is not repeated within this many seconds.
 NOTICE_REPEAT_S = 3.0
+#: The commander's input: each holds the swarm's next steps a moment.
+COMMANDER_INPUT = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -213,7 +215,14 @@ class ZoeaApp(OpaqueScreensApp):
         self.open_engine()
 
     async def on_event(self, event: events.Event) -> None:
-        """Every event; a key also asks for a benchmark mark when marks are on."""
+        """Every event. The commander's keys and clicks go before the swarm's next steps;
+        a key also asks for a benchmark mark when marks are on."""
+        if (
+            isinstance(event, COMMANDER_INPUT)
+            and not event.is_forwarded  # else a key bubbling back up
+            and self.commander is not None
+        ):
+            self.commander.commander_input()
         if self.frame_marks is not None and isinstance(event, events.Key):
             self.frame_marks.poke()
         await super().on_event(event)
@@ -264,6 +273,8 @@ class ZoeaApp(OpaqueScreensApp):
                 await worker.wait()
         for screen in built:  # styled by the whole stylesheet: the last screen's CSS is in
             screen.ready_unseen(self.size)
+        if isinstance(self.screen, DashboardScreen):
+            self.screen.read_focus_ahead()
 
     def _kept_focus(self, mysis_id: int, at: int | None = None) -> FocusScreen:
         """The focus view, kept once built (built for Mysis ``mysis_id`` if there is none)."""
@@ -283,10 +294,14 @@ class ZoeaApp(OpaqueScreensApp):
 
     @work(group="engine-events", name="engine-events", exit_on_error=False)
     async def _bridge(self, subscription: Subscription) -> None:
-        """Read the bus and post events in batches (never one message per event)."""
+        """Read the bus and post events in batches (never one message per event). News
+        waits while the commander's key is handled (as the swarm's next steps do), so
+        its frames come after the key's."""
         try:
             while True:
                 batch = [await subscription.get()]
+                while self.commander is not None and (left := self.commander.input_held_for()):
+                    await asyncio.sleep(left)
                 while len(batch) < BATCH_SIZE:
                     event = subscription.get_nowait()
                     if event is None:
@@ -700,6 +715,7 @@ class ZoeaApp(OpaqueScreensApp):
         first and switch to the screen with all of it in place, in one frame."""
         if mysis_id not in self.views:
             return
+        self.workers.cancel_group(self, AHEAD_GROUP)
         focus = self._kept_focus(mysis_id, at)
         if not focus.is_running:
             self.push_screen(focus)  # built now: its mount reads its Mysis's content
@@ -712,11 +728,33 @@ class ZoeaApp(OpaqueScreensApp):
 
     @work(exclusive=True, group="focus-open", exit_on_error=False)
     async def _switch_to_focus(self, focus: FocusScreen, mysis_id: int, at: int | None) -> None:
-        content = await focus.fetch(mysis_id, at)
+        ready = focus.take_ready(mysis_id) if at is None else None
+        if ready is None:
+            content = await focus.fetch(mysis_id, at)
+        else:
+            content, stale = ready
+            if stale:
+                content = await focus.next_request(content)
         if focus in self.screen_stack or mysis_id not in self.views:
             return
         focus.show(content)
         self.push_screen(focus)
+
+    def prepare_focus(self, mysis_id: int) -> None:
+        """Read Mysis ``mysis_id``'s focus view ahead of an open, in a worker (the
+        commander rests on it in the dashboard): the open then only shows it."""
+        focus = self._focus
+        if (
+            focus is not None
+            and focus.is_running
+            and focus not in self.screen_stack
+            and mysis_id in self.views
+        ):
+            self._prepare_focus(focus, mysis_id)
+
+    @work(exclusive=True, group=AHEAD_GROUP, exit_on_error=False)
+    async def _prepare_focus(self, focus: FocusScreen, mysis_id: int) -> None:
+        await focus.prepare(mysis_id)
 
     def select_on_dashboard(self, mysis_id: int) -> None:
         """Select a Mysis on the dashboard (for when the user returns to it)."""

@@ -33,8 +33,12 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
 ENV = "ZOEA_FRAME_MARKS"
-#: Worker groups that never finish (they are not part of any key's effect).
-LONG_RUNNING = frozenset({"engine", "engine-events"})
+#: The group of the work done ahead of keys (the focus view read while the commander
+#: rests on a Mysis in the dashboard).
+AHEAD_GROUP = "ahead"
+#: Worker groups that are part of no key's effect: those that never finish, and the
+#: work done ahead of keys.
+NOT_A_KEYS_EFFECT = frozenset({"engine", "engine-events", AHEAD_GROUP})
 #: How often a pending mark looks again while workers run.
 RECHECK_S = 0.002
 #: How often an unmarked key is looked at again in any case.
@@ -116,7 +120,7 @@ class FrameMarks:
     def _busy(self, screen: Screen[Any]) -> bool:
         """Workers still running, or messages the screen's widgets have not handled yet
         (a key's effect may still be on its way, e.g. a selection message to the screen)."""
-        if any(not w.is_finished and w.group not in LONG_RUNNING for w in self.app.workers):
+        if any(not w.is_finished and w.group not in NOT_A_KEYS_EFFECT for w in self.app.workers):
             return True
         return screen.message_queue_size > 0 or any(
             node.message_queue_size > 0 for node in screen.walk_children()

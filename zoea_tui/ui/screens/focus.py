@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -98,6 +98,13 @@ class FocusContent:
     arrived: list[Memory] = field(default_factory=list)
 
 
+def _concerns(event: Event, mysis_id: int) -> bool:
+    """Whether ``event`` is about Mysis ``mysis_id`` (it may change its next request)."""
+    if isinstance(event, MysisChanged):
+        return event.mysis.id == mysis_id
+    return getattr(event, "mysis_id", None) == mysis_id
+
+
 class FocusScreen(ZoeaScreen[None]):
     """One Mysis in full; ``[``/``]`` move to the previous/next Mysis without leaving.
 
@@ -129,6 +136,12 @@ class FocusScreen(ZoeaScreen[None]):
         #: The Mysis whose content is on its way (asked for, being read), and its
         #: memories stored meanwhile; None once it is shown.
         self._reading: FocusContent | None = None
+        #: Content read ahead of an open (:meth:`prepare`), the Mysis it is read for, and
+        #: whether something of that Mysis happened since the read began, so its next
+        #: request may differ from the one read.
+        self._ready: FocusContent | None = None
+        self._ready_for: int | None = None
+        self._ready_stale = False
         #: Which part of the story is on screen, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
 
@@ -217,6 +230,34 @@ class FocusScreen(ZoeaScreen[None]):
         if self._reading is not None and self._reading.mysis_id == mysis_id:
             self._reading = content
         return content
+
+    async def prepare(self, mysis_id: int) -> None:
+        """Read Mysis ``mysis_id``'s content ahead of an open, while the view is unseen
+        (the commander rests on the Mysis in the dashboard). The memories stored after
+        are gathered as during any read; :meth:`take_ready` hands the content over."""
+        self._ready, self._ready_for, self._ready_stale = None, mysis_id, False
+        content = await self.fetch(mysis_id)
+        if self._reading is content:
+            self._ready = content
+
+    def take_ready(self, mysis_id: int) -> tuple[FocusContent, bool] | None:
+        """The content read ahead for Mysis ``mysis_id``, and whether its next request
+        must be composed again; None when there is none, or it was left behind (another
+        read began, or more than a page was stored since)."""
+        ready, self._ready, self._ready_for = self._ready, None, None
+        if (
+            ready is None
+            or ready.mysis_id != mysis_id
+            or self._reading is not ready
+            or len(ready.arrived) > PAGE
+        ):
+            return None
+        return ready, self._ready_stale
+
+    async def next_request(self, content: FocusContent) -> FocusContent:
+        """``content`` with its Mysis's next request composed now."""
+        preview, error = await self._compose_preview(content.mysis_id)
+        return replace(content, preview=preview, preview_error=error)
 
     def _begin_reading(self, mysis_id: int, at: int | None) -> FocusContent:
         """Note that Mysis ``mysis_id`` is on its way (keeping the memories already
@@ -372,6 +413,9 @@ class FocusScreen(ZoeaScreen[None]):
         return PreviewData.upcoming_checked(composition, self._window(view), reuse=shared), None
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
+        ahead = self._ready_for
+        if ahead is not None and not self._ready_stale:
+            self._ready_stale = any(_concerns(e, ahead) for e in events)
         reading = self._reading
         if reading is not None:
             reading.arrived.extend(
