@@ -93,6 +93,20 @@ async def test_delete_removes_memories_and_releases_the_account(open_commander) 
     await until(lambda: commander.mysis(heir.id).account == account)
 
 
+async def test_snapshots_of_a_just_deleted_mysis_are_empty(open_commander) -> None:
+    # A watcher hears of a delete through the bus, after it happened: asking meanwhile for
+    # what it shows of that Mysis gets nothing, not a refusal (the dashboard once crashed).
+    commander = await open_commander(starter_swarm=False)
+    view = await commander.create_mysis("Doomed")
+    await until(lambda: commander.game_fields(view.id))
+    await commander.delete_mysis(view.id)
+    assert commander.game_fields(view.id) == {}
+    assert commander.game_state(view.id) == {}
+    assert commander.last_sent(view.id) == ()
+    with pytest.raises(CommandRefused):  # commands still refuse an unknown Mysis
+        await commander.send_message(view.id, "mine")
+
+
 async def test_a_message_to_a_stopped_or_errored_mysis_is_refused_visibly(open_commander):
     models = {"Alpha": ScriptedModel(default=calls())}
     commander = await open_commander(models=models, starter_swarm=False)

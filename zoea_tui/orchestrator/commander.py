@@ -259,15 +259,23 @@ class Commander:
         """The newest broadcasts, oldest first."""
         return await self.store.recent_broadcasts(limit)
 
+    # The snapshots below answer for a Mysis deleted a moment ago with nothing: a watcher
+    # hears of a delete through the bus, after it happened, and may still ask meanwhile.
+
     def game_state(self, mysis_id: int) -> dict[str, Snapshot]:
-        """The cached game results of a Mysis's account, by tool."""
-        account = self._get(mysis_id).router.account
+        """The cached game results of a Mysis's account, by tool (empty once deleted)."""
+        account = self._account_of(mysis_id)
         return self.cache.snapshots(account) if account else {}
 
     def game_fields(self, mysis_id: int) -> dict[str, Any]:
-        """The merged game facts of a Mysis's account (``{key: {"value", "tick"}}``)."""
-        account = self._get(mysis_id).router.account
+        """The merged game facts of a Mysis's account (``{key: {"value", "tick"}}``;
+        empty once deleted)."""
+        account = self._account_of(mysis_id)
         return self.cache.state(account) if account else {}
+
+    def _account_of(self, mysis_id: int) -> str | None:
+        runtime = self._myses.get(mysis_id)
+        return runtime.router.account if runtime is not None else None
 
     def game_state_summary(self, mysis_id: int) -> str:
         """The compact projection of the Mysis's game state (shown after each turn's opening)."""
@@ -277,8 +285,10 @@ class Commander:
         return self.cache.summary(account, self.game_tick)
 
     def last_sent(self, mysis_id: int) -> tuple[dict[str, Any], ...]:
-        """The messages of the Mysis's last request sent (empty before its first)."""
-        return self._get(mysis_id).last_sent
+        """The messages of the Mysis's last request sent (empty before its first and
+        once deleted)."""
+        runtime = self._myses.get(mysis_id)
+        return runtime.last_sent if runtime is not None else ()
 
     async def preview(self, mysis_id: int, strategy: str | None = None) -> Composition:
         """The exact next request of a Mysis under ``strategy`` (nothing is written)."""
