@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,7 +17,7 @@ from zoea_tui.orchestrator.events import MessageStored
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
-from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.screens.focus import PAGE, FocusScreen
 from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog
 
@@ -273,6 +274,25 @@ async def test_a_page_asks_for_its_bounds_and_its_memories_at_once(
         assert page.memories and page.at_end and page.count == 6
 
 
+def _done(focus: FocusScreen, mysis_id: int) -> bool:
+    ahead = focus._ahead.get(mysis_id)
+    return ahead is not None and ahead.done
+
+
+def _count_fetches(screen: FocusScreen) -> list[int]:
+    """The Myses whose content the focus view reads on a key from now on (reads ahead
+    are not counted)."""
+    fetched: list[int] = []
+    fetch = screen.fetch
+
+    async def counted(mysis_id: int, at: int | None = None) -> Any:
+        fetched.append(mysis_id)
+        return await fetch(mysis_id, at)
+
+    screen.fetch = counted  # type: ignore[method-assign]
+    return fetched
+
+
 async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
     tmp_path: Path, still_config: Config
 ) -> None:
@@ -280,66 +300,80 @@ async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
         focus = app._focus
         assert focus is not None and app.commander is not None
         await pilot.press("right")  # Brin, then a rest on it: its view is read ahead
-        await wait_for(
-            pilot,
-            lambda: focus._ready is not None and focus._ready.mysis_id == ids["Brin"],
-            what="Brin read ahead",
-        )
-        ready = focus._ready
-        assert ready is not None and ready.mysis_id == ids["Brin"] and not focus._ready_stale
+        await wait_for(pilot, lambda: _done(focus, ids["Brin"]), what="Brin read ahead")
+        assert list(focus._ahead) == [ids["Brin"]] and not focus._ahead[ids["Brin"]].stale
         # Stored after the read: gathered, and shown after the page on the open.
         late = await app.commander.store.add_memory(
             ids["Brin"], NewMemory("assistant", "llm", "Stored after the read-ahead.")
         )
         app.engine_events.publish((MessageStored(mysis_id=ids["Brin"], memory=late),))
         await pilot.pause()
-        assert focus._ready_stale  # something of Brin happened: its request is composed again
-        reads: list[str] = []
-        story = app.commander.story
-        for name in ("page", "bounds", "around", "turns"):
-            original = getattr(story, name)
-
-            def counted(*args: Any, _name: str = name, _original: Any = original, **kw: Any) -> Any:
-                reads.append(_name)
-                return _original(*args, **kw)
-
-            setattr(story, name, counted)
+        assert focus._ahead[ids["Brin"]].stale  # its request is composed again on the open
+        fetched = _count_fetches(focus)
         await pilot.press("enter")
-        await settle(pilot)
-        assert app.screen is focus and reads == []  # no page read on the open
+        await wait_for(pilot, lambda: app.screen is focus, what="the open")
+        assert fetched == []  # no page read on the open
         assert _shown(focus)[0] == {ids["Brin"]}
         assert focus.query_one(ConversationLog).memories[-1].id == late.id
 
 
-async def test_read_ahead_content_is_handed_over_once_and_only_while_followed(
+async def test_the_neighbours_of_the_focused_mysis_are_read_ahead_and_a_step_only_shows(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _ada_in_focus(tmp_path, still_config) as (pilot, _app, screen, ids):
+        order = sorted(ids.values())
+        after, before = order[1], order[-1]  # Ada is the first: `[` wraps to the last
+        assert screen.ahead_ids() == [after, before]
+        await pilot.press("i")  # any key, then a rest: the neighbours are read ahead
+        await wait_for(pilot, lambda: _done(screen, after) and _done(screen, before))
+        fetched = _count_fetches(screen)
+        await pilot.press("right_square_bracket")
+        await wait_for(pilot, lambda: screen.mysis_id == after and screen._reading is None)
+        assert _shown(screen)[0] <= {after} and fetched == []
+        # Resting on Brin reads its own neighbours; `[` goes back to Ada without a read.
+        await wait_for(pilot, lambda: _done(screen, ids["Ada"]), what="Ada read ahead")
+        await pilot.press("left_square_bracket")
+        await wait_for(pilot, lambda: screen.mysis_id == ids["Ada"] and screen._reading is None)
+        assert _shown(screen)[0] <= {ids["Ada"]} and fetched == []
+        # A step shown late (here with no key at all) reads around its Mysis too.
+        await wait_for(pilot, lambda: _done(screen, after) and _done(screen, before))
+        screen.action_step(1)
+        await wait_for(pilot, lambda: _done(screen, ids["Ada"]) and _done(screen, ids["Cass"]))
+
+
+async def test_read_ahead_content_is_handed_over_once_while_wanted_and_within_a_page(
     tmp_path: Path, still_config: Config
 ) -> None:
     async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
         focus = app._focus
-        assert focus is not None
+        assert focus is not None and app.commander is not None
         # The app's own read-ahead of the selected Mysis (Ada) first, out of the way.
-        await wait_for(pilot, lambda: focus._ready is not None, what="the read-ahead")
-        assert focus._ready is not None and focus._ready.mysis_id == ids["Ada"]
-        await focus.prepare(ids["Cass"])
-        assert focus.take_ready(ids["Brin"]) is None  # another Mysis: dropped
-        await focus.prepare(ids["Cass"])
-        ready = focus.take_ready(ids["Cass"])
-        assert ready is not None and ready[0].mysis_id == ids["Cass"] and ready[1] is False
-        assert focus.take_ready(ids["Cass"]) is None  # once
-        await focus.prepare(ids["Cass"])
-        await focus.fetch(ids["Brin"])  # another read began: no longer followed
-        assert focus.take_ready(ids["Cass"]) is None
-        # Something of Cass happened while it was read: its request is composed again.
-        assert app.commander is not None
+        await wait_for(pilot, lambda: _done(focus, ids["Ada"]), what="the read-ahead")
+        await focus.read_ahead([ids["Cass"]])
+        assert focus._take_ahead(ids["Ada"]) is None  # no longer wanted: dropped
+        assert focus._take_ahead(ids["Brin"]) is None  # never read
+        ahead = focus._take_ahead(ids["Cass"])
+        assert ahead is not None and ahead.content.page.memories is not None
+        assert not ahead.stale
+        assert focus._take_ahead(ids["Cass"]) is None  # once
+        # A read that did not end (a key cancelled it) is not handed over, and read again.
         go_on = asyncio.Event()
-        fetch = focus.fetch
+        read_content = focus._read_content
 
-        async def held_fetch(*args: Any, **kwargs: Any) -> Any:
+        async def held(*args: Any) -> Any:
             await go_on.wait()
-            return await fetch(*args, **kwargs)
+            return await read_content(*args)
 
-        focus.fetch = held_fetch  # type: ignore[method-assign]
-        reading = asyncio.create_task(focus.prepare(ids["Cass"]))
+        focus._read_content = held  # type: ignore[method-assign]
+        reading = asyncio.create_task(focus.read_ahead([ids["Cass"]]))
+        await pilot.pause()
+        reading.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await reading
+        assert not _done(focus, ids["Cass"]) and focus._take_ahead(ids["Cass"]) is None
+        # Something of Cass happened while it was read: its request is composed again,
+        # and what was stored meanwhile is gathered.
+        reading = asyncio.create_task(focus.read_ahead([ids["Cass"]]))
         await pilot.pause()
         late = await app.commander.store.add_memory(
             ids["Cass"], NewMemory("assistant", "llm", "Stored during the read-ahead.")
@@ -348,5 +382,12 @@ async def test_read_ahead_content_is_handed_over_once_and_only_while_followed(
         await pilot.pause()  # handled while the read is under way
         go_on.set()
         await reading
-        ready = focus.take_ready(ids["Cass"])
-        assert ready is not None and ready[1] is True
+        ahead = focus._take_ahead(ids["Cass"])
+        assert ahead is not None and ahead.stale and ahead.content.arrived == [late]
+        # More than a page stored since the read: the page is left behind, and dropped.
+        await focus.read_ahead([ids["Cass"]])
+        app.engine_events.publish(
+            tuple(MessageStored(mysis_id=ids["Cass"], memory=late) for _ in range(PAGE + 1))
+        )
+        await pilot.pause()
+        assert ids["Cass"] not in focus._ahead and focus._take_ahead(ids["Cass"]) is None

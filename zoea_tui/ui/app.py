@@ -28,6 +28,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.theme import Theme
+from textual.timer import Timer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from ..config import Config
@@ -82,6 +83,9 @@ SHUTDOWN_S = 3.0
 NOTICE_REPEAT_S = 3.0
 #: The commander's input: each holds the swarm's next steps a moment.
 COMMANDER_INPUT = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
+#: The commander rests this long after a key (and the swarm's hold is over) before the
+#: focus view a next key may show is read ahead.
+AHEAD_S = 0.1
 
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -160,6 +164,7 @@ class ZoeaApp(OpaqueScreensApp):
         #: The focus view and the search once built (kept and shown again).
         self._focus: FocusScreen | None = None
         self._search: SearchScreen | None = None
+        self._ahead_timer: Timer | None = None
         #: Benchmark marks (``ZOEA_FRAME_MARKS``), None in normal use.
         self.frame_marks: FrameMarks | None = None
 
@@ -223,6 +228,7 @@ class ZoeaApp(OpaqueScreensApp):
             and self.commander is not None
         ):
             self.commander.commander_input()
+            self.read_ahead_soon()
         if self.frame_marks is not None and isinstance(event, events.Key):
             self.frame_marks.poke()
         await super().on_event(event)
@@ -273,8 +279,7 @@ class ZoeaApp(OpaqueScreensApp):
                 await worker.wait()
         for screen in built:  # styled by the whole stylesheet: the last screen's CSS is in
             screen.ready_unseen(self.size)
-        if isinstance(self.screen, DashboardScreen):
-            self.screen.read_focus_ahead()
+        self.read_ahead_soon()
 
     def _kept_focus(self, mysis_id: int, at: int | None = None) -> FocusScreen:
         """The focus view, kept once built (built for Mysis ``mysis_id`` if there is none)."""
@@ -715,7 +720,7 @@ class ZoeaApp(OpaqueScreensApp):
         first and switch to the screen with all of it in place, in one frame."""
         if mysis_id not in self.views:
             return
-        self.workers.cancel_group(self, AHEAD_GROUP)
+        self.stop_reading_ahead()
         focus = self._kept_focus(mysis_id, at)
         if not focus.is_running:
             self.push_screen(focus)  # built now: its mount reads its Mysis's content
@@ -728,33 +733,41 @@ class ZoeaApp(OpaqueScreensApp):
 
     @work(exclusive=True, group="focus-open", exit_on_error=False)
     async def _switch_to_focus(self, focus: FocusScreen, mysis_id: int, at: int | None) -> None:
-        ready = focus.take_ready(mysis_id) if at is None else None
-        if ready is None:
-            content = await focus.fetch(mysis_id, at)
-        else:
-            content, stale = ready
-            if stale:
-                content = await focus.next_request(content)
+        content = await focus.read(mysis_id, at)
         if focus in self.screen_stack or mysis_id not in self.views:
             return
         focus.show(content)
         self.push_screen(focus)
 
-    def prepare_focus(self, mysis_id: int) -> None:
-        """Read Mysis ``mysis_id``'s focus view ahead of an open, in a worker (the
-        commander rests on it in the dashboard): the open then only shows it."""
-        focus = self._focus
-        if (
-            focus is not None
-            and focus.is_running
-            and focus not in self.screen_stack
-            and mysis_id in self.views
-        ):
-            self._prepare_focus(focus, mysis_id)
+    def read_ahead_soon(self) -> None:
+        """Once the commander rests (its last key handled, the swarm's hold over), have
+        the kept focus view read ahead what the screen on top says a next key may show
+        (:meth:`ZoeaScreen.ahead_ids`): that key then only shows it."""
+        if self._ahead_timer is not None:
+            self._ahead_timer.stop()
+        held = self.commander.input_held_for() if self.commander is not None else 0.0
+        self._ahead_timer = self.set_timer(max(held, AHEAD_S), self._read_ahead_due)
+
+    def _read_ahead_due(self) -> None:
+        self._ahead_timer = None
+        if self.commander is not None and self.commander.input_held_for():
+            self.read_ahead_soon()  # another key came meanwhile
+            return
+        focus, stack = self._focus, self.screen_stack
+        screen = stack[-1] if stack else None  # none while the app closes
+        if focus is None or not focus.is_running or not isinstance(screen, ZoeaScreen):
+            return
+        ids = [i for i in screen.ahead_ids() if i in self.views]
+        if ids:
+            self._read_ahead(focus, ids)
 
     @work(exclusive=True, group=AHEAD_GROUP, exit_on_error=False)
-    async def _prepare_focus(self, focus: FocusScreen, mysis_id: int) -> None:
-        await focus.prepare(mysis_id)
+    async def _read_ahead(self, focus: FocusScreen, ids: list[int]) -> None:
+        await focus.read_ahead(ids)
+
+    def stop_reading_ahead(self) -> None:
+        """A key moved on: what was being read ahead for the last place is not wanted."""
+        self.workers.cancel_group(self, AHEAD_GROUP)
 
     def select_on_dashboard(self, mysis_id: int) -> None:
         """Select a Mysis on the dashboard (for when the user returns to it)."""

@@ -121,6 +121,11 @@ class ZoeaScreen(Screen[ScreenResultType]):
         """The Mysis this screen points at (the target of m, c, r, s, d, p), if any."""
         return None
 
+    def ahead_ids(self) -> list[int]:
+        """The Myses whose focus view the commander's next key here may show: read
+        ahead while the commander rests (:meth:`ZoeaApp.read_ahead_soon`)."""
+        return []
+
 
 class ZoeaModalScreen(ModalScreen[ScreenResultType], ZoeaScreen[ScreenResultType]):
     """A modal screen of the command center (it may point at a Mysis too)."""

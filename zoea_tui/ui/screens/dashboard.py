@@ -36,9 +36,6 @@ PREVIEW_MIN_WIDTH = 160
 FLUSH_S = 0.1
 #: The request beside the panes follows the selected Mysis's requests this often at most.
 PREVIEW_S = 0.5
-#: The selected Mysis's focus view is read ahead this long after the last key at least
-#: (and not while the swarm's steps wait for that key).
-AHEAD_S = 0.1
 #: Below this height the broadcast history gets fewer lines.
 SHORT_HEIGHT = 30
 #: Memories read per Mysis to fill its action tail when the dashboard opens.
@@ -63,7 +60,6 @@ class DashboardScreen(ZoeaScreen[None]):
         #: Each Mysis's newest composition (sent or previewed by the engine): shown at
         #: once when the Mysis is selected, instead of composing one.
         self._latest: dict[int, RequestComposed] = {}
-        self._ahead_timer: Timer | None = None
 
     @property
     def current_mysis_id(self) -> int | None:
@@ -285,7 +281,6 @@ class DashboardScreen(ZoeaScreen[None]):
 
     def _highlighted(self, mysis_id: int | None) -> None:
         """The selection moved (watched, so this runs before the frame that shows it)."""
-        self.read_focus_ahead()
         if not self.preview_shown or mysis_id is None:
             return
         latest = self._latest.get(mysis_id)
@@ -298,28 +293,10 @@ class DashboardScreen(ZoeaScreen[None]):
         self._title_preview(mysis_id)
         self._show_composed(latest)
 
-    def read_focus_ahead(self) -> None:
-        """Once the commander's last key is handled, read the selected Mysis's focus view
-        ahead of an open (``enter`` then only shows it)."""
-        if self._ahead_timer is not None:
-            self._ahead_timer.stop()
-        commander = self.zoea.commander
-        held = commander.input_held_for() if commander is not None else 0.0
-        self._ahead_timer = self.set_timer(max(held, AHEAD_S), self._read_ahead_due)
-
-    def _read_ahead_due(self) -> None:
-        self._ahead_timer = None
-        commander = self.zoea.commander
-        if commander is not None and commander.input_held_for():
-            self.read_focus_ahead()  # another key came meanwhile
-            return
+    def ahead_ids(self) -> list[int]:
+        """The selected Mysis: ``enter`` shows its focus view."""
         mysis_id = self.current_mysis_id
-        if self.is_current and mysis_id is not None:
-            self.zoea.prepare_focus(mysis_id)
-
-    def on_screen_resume(self) -> None:
-        """Back on the dashboard: read the selected Mysis's focus view ahead."""
-        self.read_focus_ahead()
+        return [] if mysis_id is None else [mysis_id]
 
     def select(self, mysis_id: int) -> None:
         """Move the selection to ``mysis_id``."""

@@ -98,6 +98,36 @@ class FocusContent:
     arrived: list[Memory] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class AheadRead:
+    """A Mysis's content read ahead of an open or a step (:meth:`FocusScreen.read_ahead`).
+
+    The memories stored since the read began gather in ``content.arrived``; ``stale``
+    says something of the Mysis happened since, so its next request may differ."""
+
+    content: FocusContent
+    done: bool = False
+    stale: bool = False
+
+    def note(self, events: tuple[Event, ...]) -> None:
+        """Take in a batch of engine events."""
+        mysis_id = self.content.mysis_id
+        self.stale = self.stale or any(_concerns(e, mysis_id) for e in events)
+        self.content.arrived.extend(
+            e.memory for e in events if isinstance(e, MessageStored) and e.mysis_id == mysis_id
+        )
+
+    @property
+    def behind(self) -> bool:
+        """More than a page was stored since the read: the page read is left behind."""
+        return len(self.content.arrived) > PAGE
+
+
+def _empty(mysis_id: int, focus_id: int | None = None) -> FocusContent:
+    """A Mysis's content before any of it is read."""
+    return FocusContent(mysis_id, Page([], [], True, True, 0), focus_id=focus_id)
+
+
 def _concerns(event: Event, mysis_id: int) -> bool:
     """Whether ``event`` is about Mysis ``mysis_id`` (it may change its next request)."""
     if isinstance(event, MysisChanged):
@@ -110,7 +140,8 @@ class FocusScreen(ZoeaScreen[None]):
 
     The app builds one and keeps it (switching to a screen that exists costs a tenth of
     building one): each open reads the next Mysis's content first, then shows it all at
-    once with :meth:`show`.
+    once with :meth:`show`. While the commander rests, the content an open or a step
+    would read is read ahead (:meth:`read_ahead`), and the key only shows it.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -136,12 +167,8 @@ class FocusScreen(ZoeaScreen[None]):
         #: The Mysis whose content is on its way (asked for, being read), and its
         #: memories stored meanwhile; None once it is shown.
         self._reading: FocusContent | None = None
-        #: Content read ahead of an open (:meth:`prepare`), the Mysis it is read for, and
-        #: whether something of that Mysis happened since the read began, so its next
-        #: request may differ from the one read.
-        self._ready: FocusContent | None = None
-        self._ready_for: int | None = None
-        self._ready_stale = False
+        #: Content read ahead of an open or a step, by Mysis (:meth:`read_ahead`).
+        self._ahead: dict[int, AheadRead] = {}
         #: Which part of the story is on screen, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
 
@@ -209,61 +236,87 @@ class FocusScreen(ZoeaScreen[None]):
     def retarget(self, mysis_id: int, at: int | None = None) -> None:
         """Show Mysis ``mysis_id`` (its newest page, or the page around memory ``at``)
         once its content is read."""
+        self.zoea.stop_reading_ahead()  # what was read ahead around the last Mysis
         self._begin_reading(mysis_id, at)
         self._read_and_show(mysis_id, at)
 
     @work(exclusive=True, group="focus-open", exit_on_error=False)
     async def _read_and_show(self, mysis_id: int, at: int | None) -> None:
-        self.show(await self.fetch(mysis_id, at))
+        self.show(await self.read(mysis_id, at))
+
+    async def read(self, mysis_id: int, at: int | None = None) -> FocusContent:
+        """What :meth:`show` needs for Mysis ``mysis_id``: the content read ahead for it
+        if there is (its next request composed again if something of it happened since
+        the read began), else read now (:meth:`fetch`)."""
+        ahead = self._take_ahead(mysis_id) if at is None else None
+        if ahead is None:
+            return await self.fetch(mysis_id, at)
+        self._reading = ahead.content  # memories stored from now on gather here as well
+        if not ahead.stale:
+            return ahead.content
+        preview, error = await self._compose_preview(mysis_id)
+        content = replace(ahead.content, preview=preview, preview_error=error)
+        if self._reading is ahead.content:
+            self._reading = content
+        return content
 
     async def fetch(self, mysis_id: int, at: int | None = None) -> FocusContent:
         """Read what :meth:`show` needs for Mysis ``mysis_id``: a page of its story and
         its next request, side by side (the database reads run off the loop)."""
-        commander = self.zoea.commander
         content = self._begin_reading(mysis_id, at)
-        if commander is None:
+        if self.zoea.commander is None:
             return content
-        page, (preview, error) = await asyncio.gather(
-            self._read_page(mysis_id, at=at), self._compose_preview(mysis_id)
-        )
-        content = FocusContent(mysis_id, page, at, preview, error, content.arrived)
+        content = await self._read_content(mysis_id, at, content.arrived)
         if self._reading is not None and self._reading.mysis_id == mysis_id:
             self._reading = content
         return content
 
-    async def prepare(self, mysis_id: int) -> None:
-        """Read Mysis ``mysis_id``'s content ahead of an open, while the view is unseen
-        (the commander rests on the Mysis in the dashboard). The memories stored after
-        are gathered as during any read; :meth:`take_ready` hands the content over."""
-        self._ready, self._ready_for, self._ready_stale = None, mysis_id, False
-        content = await self.fetch(mysis_id)
-        if self._reading is content:
-            self._ready = content
+    async def _read_content(
+        self, mysis_id: int, at: int | None, arrived: list[Memory]
+    ) -> FocusContent:
+        page, (preview, error) = await asyncio.gather(
+            self._read_page(mysis_id, at=at), self._compose_preview(mysis_id)
+        )
+        return FocusContent(mysis_id, page, at, preview, error, arrived)
 
-    def take_ready(self, mysis_id: int) -> tuple[FocusContent, bool] | None:
-        """The content read ahead for Mysis ``mysis_id``, and whether its next request
-        must be composed again; None when there is none, or it was left behind (another
-        read began, or more than a page was stored since)."""
-        ready, self._ready, self._ready_for = self._ready, None, None
-        if (
-            ready is None
-            or ready.mysis_id != mysis_id
-            or self._reading is not ready
-            or len(ready.arrived) > PAGE
-        ):
+    async def read_ahead(self, ids: list[int]) -> None:
+        """Read Myses ``ids``' content ahead of an open or a step, side by side, while
+        the commander rests (the Mysis selected in the dashboard, the neighbours of the
+        one shown here). Content read for other Myses is dropped; :meth:`read` hands it
+        over."""
+        self._ahead = {i: a for i, a in self._ahead.items() if i in ids and a.done}
+        wanted = [i for i in ids if i not in self._ahead]
+        for mysis_id in wanted:
+            self._ahead[mysis_id] = AheadRead(_empty(mysis_id))
+        await asyncio.gather(*(self._read_ahead_one(i) for i in wanted))
+
+    async def _read_ahead_one(self, mysis_id: int) -> None:
+        ahead = self._ahead[mysis_id]
+        content = await self._read_content(mysis_id, None, ahead.content.arrived)
+        if self._ahead.get(mysis_id) is ahead:
+            ahead.content, ahead.done = content, True
+
+    def _take_ahead(self, mysis_id: int) -> AheadRead | None:
+        """The content read ahead for Mysis ``mysis_id``, handed over once; None when
+        there is none, its read is not done, or more than a page was stored since."""
+        ahead = self._ahead.pop(mysis_id, None)
+        if ahead is None or not ahead.done or ahead.behind:
             return None
-        return ready, self._ready_stale
+        return ahead
 
-    async def next_request(self, content: FocusContent) -> FocusContent:
-        """``content`` with its Mysis's next request composed now."""
-        preview, error = await self._compose_preview(content.mysis_id)
-        return replace(content, preview=preview, preview_error=error)
+    def ahead_ids(self) -> list[int]:
+        """The Myses a step would show next (``]``, then ``[``), once the shown one is."""
+        ids = sorted(self.zoea.views)
+        if self._reading is not None or self.mysis_id not in ids or len(ids) < 2:
+            return []
+        index = ids.index(self.mysis_id)
+        return list(dict.fromkeys([ids[(index + 1) % len(ids)], ids[index - 1]]))
 
     def _begin_reading(self, mysis_id: int, at: int | None) -> FocusContent:
         """Note that Mysis ``mysis_id`` is on its way (keeping the memories already
         gathered for it)."""
         if self._reading is None or self._reading.mysis_id != mysis_id:
-            self._reading = FocusContent(mysis_id, Page([], [], True, True, 0), focus_id=at)
+            self._reading = _empty(mysis_id, at)
         return self._reading
 
     async def _read_page(
@@ -312,6 +365,8 @@ class FocusScreen(ZoeaScreen[None]):
         else:
             preview.data = content.preview
         self._note_page()
+        if self.is_current:  # a step: read ahead around the new Mysis once the commander rests
+            self.zoea.read_ahead_soon()
 
     async def _page(
         self,
@@ -413,9 +468,10 @@ class FocusScreen(ZoeaScreen[None]):
         return PreviewData.upcoming_checked(composition, self._window(view), reuse=shared), None
 
     def _engine_events(self, events: tuple[Event, ...]) -> None:
-        ahead = self._ready_for
-        if ahead is not None and not self._ready_stale:
-            self._ready_stale = any(_concerns(e, ahead) for e in events)
+        for ahead in list(self._ahead.values()):
+            ahead.note(events)
+            if ahead.behind:
+                del self._ahead[ahead.content.mysis_id]
         reading = self._reading
         if reading is not None:
             reading.arrived.extend(
