@@ -4,8 +4,10 @@ their query plans, which must walk indexes whatever the history's length."""
 from __future__ import annotations
 
 import asyncio
+import random
 import re
 import sqlite3
+from typing import Any
 
 import pytest
 
@@ -64,6 +66,108 @@ async def test_turns_between_includes_a_nudge_one_past_the_page(store: Store) ->
     assert await story.turns_between(store, ada, 4, 9) == []
 
 
+async def _interleaved_story(store: Store) -> tuple[int, list[int]]:
+    """Ada's 40 memories among Brin's (in runs of 1-4), with turns begun at many of
+    Ada's memories, between them and one past the newest: Ada's id and memory ids."""
+    rng = random.Random(7)
+    ada, brin = await store.create_mysis("Ada"), await store.create_mysis("Brin")
+    ids: list[int] = []
+    while len(ids) < 40:
+        for mysis, n in ((ada, rng.randint(1, 4)), (brin, rng.randint(1, 4))):
+            added = await store.add_memories(
+                mysis.id, [NewMemory("assistant", "llm", f"{mysis.name}") for _ in range(n)]
+            )
+            if mysis is ada:
+                ids += [m.id for m in added]
+    # A nudge turn begins one past the newest memory of its time: maybe Brin's id.
+    past = [i + 1 for i in rng.sample(ids, 8)] + [ids[-1] + 1, ids[-1] + 1]
+    for first in sorted(rng.sample(ids, 15) + past):
+        await store.begin_turn(ada.id, "nudge", first)
+    return ada.id, ids
+
+
+def _turns_as_the_view_read_them(turns: list[int], ids: list[int], page: list[int]) -> list[int]:
+    """What the focus view read before a page came in one trip: from the memory before
+    the page (none at the start) to one past its newest, or every later turn when the
+    page holds the newest memory."""
+    lower = 0 if page[0] == ids[0] else max(i for i in ids if i < page[0])
+    upper = 2**62 if page[-1] == ids[-1] else page[-1]
+    return [t for t in turns if lower < t <= upper + 1]
+
+
+async def test_a_page_read_in_one_trip_has_the_turns_the_view_read_in_three(
+    store: Store,
+) -> None:
+    ada, ids = await _interleaved_story(store)
+    turns = [t.first_memory_id for t in await story.turns_between(store, ada, 0, 2**62)]
+    assert len(turns) == 25
+    checked = 0
+    for limit in (1, 2, 3, 7, 50):
+        asks: list[dict[str, int | None]] = [{}]
+        asks += [{"before_id": i} for i in ids[1:]] + [{"after_id": i} for i in [0, *ids[:-1]]]
+        asks += [{"at": i} for i in ids]
+        for ask in asks:
+            page = await story.story_page(store, ada, limit=limit, **ask)
+            shown = [m.id for m in page.memories]
+            assert shown and set(shown) <= set(ids), ask
+            assert [t.first_memory_id for t in page.turns] == _turns_as_the_view_read_them(
+                turns, ids, shown
+            ), (limit, ask)
+            assert page.at_start == (shown[0] == ids[0]) and page.at_end == (shown[-1] == ids[-1])
+            checked += 1
+    assert checked == 5 * 120
+
+
+async def test_the_page_oracle_rejects_turns_cut_at_the_wrong_edge(store: Store) -> None:
+    ada, ids = await _interleaved_story(store)
+    turns = [t.first_memory_id for t in await story.turns_between(store, ada, 0, 2**62)]
+    caught: set[str] = set()
+    for before_id in ids[1:]:
+        page = await story.story_page(store, ada, before_id=before_id, limit=3)
+        shown = [m.id for m in page.memories]
+        wanted = _turns_as_the_view_read_them(turns, ids, shown)
+        if shown[0] == ids[0] or shown[-1] == ids[-1]:
+            continue
+        from_its_first = [t for t in turns if shown[0] <= t <= shown[-1] + 1]
+        to_its_newest = [t for t in turns if t in wanted and t <= shown[-1]]
+        caught |= {"from its first"} if from_its_first != wanted else set()
+        caught |= {"to its newest"} if to_its_newest != wanted else set()
+    assert caught == {"from its first", "to its newest"}
+
+
+async def test_a_page_asks_its_three_queries_before_any_answer_comes_back(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ada = await _mysis_with(store, "Ada", 60)
+    await store.begin_turn(ada, "direct", 4)
+    asked: list[str] = []
+    answer = asyncio.Event()
+    fetch_all = store.fetch_all
+
+    async def held(sql: str, parameters: Any = ()) -> Any:
+        asked.append(sql)
+        await answer.wait()
+        return await fetch_all(sql, parameters)
+
+    monkeypatch.setattr(store, "fetch_all", held)
+    reading = asyncio.ensure_future(story.story_page(store, ada, after_id=0, limit=10))
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert len(asked) == 3  # the page, its turns and the bounds: none waits for another
+    answer.set()
+    page = await reading
+    assert [m.seq for m in page.memories] == list(range(1, 11)) and page.at_start
+    assert [t.first_memory_id for t in page.turns] == [4] and page.bounds.count == 60
+
+
+async def test_an_empty_story_has_an_empty_page_with_every_turn(store: Store) -> None:
+    mysis = await store.create_mysis("Nova")
+    await store.begin_turn(mysis.id, "nudge", 1)
+    page = await story.story_page(store, mysis.id)
+    assert page.memories == [] and page.at_start and page.at_end
+    assert [t.first_memory_id for t in page.turns] == [1]
+
+
 async def test_search_ranks_memories_and_broadcasts_with_marked_hits(store: Store) -> None:
     ada = await _mysis_with(store, "Ada", 30)
     await _mysis_with(store, "Brin", 30)
@@ -116,6 +220,8 @@ async def test_story_queries_use_indexes(store: Store) -> None:
     await story.memories_around(store, ada, 120)
     await story.story_bounds(store, ada)
     await story.turns_between(store, ada, 0, 200)
+    for ask in ({}, {"before_id": 100}, {"after_id": 0}, {"after_id": 120}, {"at": 120}):
+        await story.story_page(store, ada, **ask)
     await story.search_story(store, ada, "iron ore")
     await story.request_page(store, ada)
     record = await story.get_request(store, request)

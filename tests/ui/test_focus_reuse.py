@@ -9,7 +9,6 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.pilot import Pilot
 
 from zoea_tui.config import Config
@@ -242,36 +241,6 @@ async def test_the_focus_view_shown_again_is_restyled_only_when_the_styling_chan
             app.stylesheet.update_nodes(screen.walk_children(with_self=True), animate=False)
             assert _looks(screen) == after
         assert screen.query_one(ConversationLog).styles.color.hex == "#102030"
-
-
-async def test_a_page_asks_for_its_bounds_and_its_memories_at_once(
-    tmp_path: Path, still_config: Config, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    async with _ada_in_focus(tmp_path, still_config) as (_pilot, app, screen, ids):
-        assert app.commander is not None
-        story = app.commander.story
-        asked: list[str] = []
-        answer = asyncio.Event()
-
-        def held(name: str) -> Callable[..., Any]:
-            read = getattr(story, name)
-
-            async def wait_then_read(*args: Any, **kwargs: Any) -> Any:
-                asked.append(name)
-                await answer.wait()
-                return await read(*args, **kwargs)
-
-            return wait_then_read
-
-        for name in ("bounds", "page"):
-            monkeypatch.setattr(story, name, held(name))
-        reading = asyncio.ensure_future(screen._read_page(ids["Brin"]))
-        for _ in range(5):
-            await asyncio.sleep(0)
-        assert sorted(asked) == ["bounds", "page"]  # both asked before either answered
-        answer.set()
-        page = await reading
-        assert page.memories and page.at_end and page.count == 6
 
 
 def _done(focus: FocusScreen, mysis_id: int) -> bool:

@@ -1,7 +1,7 @@
 """The story port: what the UI reads of a Mysis's past (``Commander.story``).
 
-Pages of memories by id, the turn starts among them, search, and the request log with
-each request recomposed as it was sent. Every call is one or two indexed queries
+Pages of memories by id with the turn starts among them, search, and the request log with
+each request recomposed as it was sent. Every call is a few indexed queries asked at once
 (``storage/story.py``) or one recomposition (``orchestrator/requests.py``).
 """
 
@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..core.composition import ComposeSettings
-from ..core.types import Memory, Turn
 from ..providers.base import ProviderSettings
 from ..storage import Store
 from ..storage import story as queries
 from ..storage.store import MysisRecord
-from ..storage.story import PAGE, RequestSummary, StoryBounds, StoryHit
+from ..storage.story import PAGE, RequestSummary, StoryHit, StoryPage
 from .requests import RequestInspection, inspect_request
 
 SettingsFor = Callable[[MysisRecord], tuple[ComposeSettings, ProviderSettings]]
@@ -29,39 +28,26 @@ class StoryPort:
         self._store = store
         self._settings_for = settings_for
 
-    async def bounds(self, mysis_id: int) -> StoryBounds:
-        """The first and newest memory of a Mysis and how many it has."""
-        return await queries.story_bounds(await self._store.reader(), mysis_id)
-
-    async def page(
+    async def read_page(
         self,
         mysis_id: int,
         *,
         before_id: int | None = None,
         after_id: int | None = None,
+        at: int | None = None,
         limit: int = PAGE,
-    ) -> list[Memory]:
-        """A page of memories, oldest first (see ``storage.story.memory_page``)."""
-        return await queries.memory_page(
+    ) -> StoryPage:
+        """A page with its turns and the story's bounds, asked at once (see
+        ``storage.story.story_page``): around memory ``at``, before or after a memory,
+        else the newest."""
+        return await queries.story_page(
             await self._store.reader(),
             mysis_id,
             before_id=before_id,
             after_id=after_id,
+            at=at,
             limit=limit,
         )
-
-    async def around(
-        self, mysis_id: int, memory_id: int, *, before: int = PAGE // 2, after: int = PAGE // 2
-    ) -> list[Memory]:
-        """A page with ``memory_id`` in its middle, oldest first."""
-        return await queries.memories_around(
-            await self._store.reader(), mysis_id, memory_id, before=before, after=after
-        )
-
-    async def turns(self, mysis_id: int, after_id: int, up_to_id: int) -> list[Turn]:
-        """The turns that began among memories ``after_id < id <= up_to_id`` (and right
-        after ``up_to_id``), oldest first."""
-        return await queries.turns_between(await self._store.reader(), mysis_id, after_id, up_to_id)
 
     async def search(self, mysis_id: int, query: str, *, limit: int = 50) -> list[StoryHit]:
         """The Mysis's memories and the broadcasts matching ``query``, best first."""

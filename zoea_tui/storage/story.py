@@ -36,6 +36,10 @@ HIT_CLOSE = "\x03"
 SNIPPET_TOKENS = 16
 #: A word with more matches than this is ranked among its newest this many.
 SEARCH_SCOPE = 2000
+#: The most turns read with one page.
+TURNS_PER_PAGE = 1000
+#: Past every memory id: a page that reaches the newest memory takes every turn after it.
+_NO_END = 2**62
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,26 @@ class StoryBounds:
     first_id: int | None
     last_id: int | None
     count: int
+
+
+@dataclass(frozen=True, slots=True)
+class StoryPage:
+    """A page of a Mysis's story: its memories oldest first, the turns that began among
+    them, and the bounds of the whole story (whether the page reaches either end)."""
+
+    memories: list[Memory]
+    turns: list[Turn]
+    bounds: StoryBounds
+
+    @property
+    def at_start(self) -> bool:
+        """The page holds the Mysis's first memory (or the story is empty)."""
+        return not self.memories or self.memories[0].id == self.bounds.first_id
+
+    @property
+    def at_end(self) -> bool:
+        """The page holds the Mysis's newest memory (or the story is empty)."""
+        return not self.memories or self.memories[-1].id == self.bounds.last_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +168,59 @@ async def story_bounds(store: Store, mysis_id: int) -> StoryBounds:
     return StoryBounds(row[0], row[1], int(row[2] or 0))
 
 
+async def story_page(
+    store: Store,
+    mysis_id: int,
+    *,
+    before_id: int | None = None,
+    after_id: int | None = None,
+    at: int | None = None,
+    limit: int = PAGE,
+) -> StoryPage:
+    """A page of the Mysis's story: around memory ``at`` (:func:`memories_around`, half
+    the page each side), else as :func:`memory_page` reads it; with the turns begun
+    among its memories (:func:`turns_between` from the memory before the page to its
+    newest, or to the end when it holds the newest) and the story's bounds.
+
+    The three queries are asked at once: the connection's thread runs them back to back
+    and none waits for another's answer to come back through the event loop. So the
+    turns' query finds the page's edges itself, by the same index walks as the page's.
+    """
+    newest = "(SELECT id FROM memories WHERE mysis_id = :m ORDER BY id DESC LIMIT 1)"
+    if at is not None:
+        before = after = limit // 2
+        memories = memories_around(store, mysis_id, at, before=before, after=after)
+        params = {"m": mysis_id, "x": at, "skip": before + 1, "last": after - 1}
+        below = "id <= :x ORDER BY id DESC LIMIT 1 OFFSET :skip"
+        top = "id > :x ORDER BY id LIMIT 1 OFFSET :last" if after else "id = :x"
+    elif after_id is not None and before_id is None:
+        memories = memory_page(store, mysis_id, after_id=after_id, limit=limit)
+        params = {"m": mysis_id, "x": after_id, "last": limit - 1}
+        below = "id <= :x ORDER BY id DESC LIMIT 1"
+        top = "id > :x ORDER BY id LIMIT 1 OFFSET :last"
+    else:
+        memories = memory_page(store, mysis_id, before_id=before_id, limit=limit)
+        x = before_id if before_id is not None else _NO_END
+        params = {"m": mysis_id, "x": x, "skip": limit}
+        below = "id < :x ORDER BY id DESC LIMIT 1 OFFSET :skip"
+        top = "id < :x ORDER BY id DESC LIMIT 1"
+    # From the memory before the page (none: from the start) to one past its newest
+    # memory (a nudge turn begins there), or to the end when that is the Mysis's newest.
+    turns = store.fetch_all(
+        f"SELECT {_TURN_COLUMNS} FROM turns WHERE mysis_id = :m "
+        f"AND first_memory_id > COALESCE((SELECT id FROM memories WHERE mysis_id = :m "
+        f"AND {below}), 0) "
+        f"AND first_memory_id <= COALESCE(NULLIF((SELECT id FROM memories "
+        f"WHERE mysis_id = :m AND {top}), {newest}) + 1, :no_end) "
+        "ORDER BY first_memory_id, id LIMIT :limit",
+        {**params, "no_end": _NO_END, "limit": TURNS_PER_PAGE},
+    )
+    page, turn_rows, bounds = await asyncio.gather(memories, turns, story_bounds(store, mysis_id))
+    return StoryPage(page, [_turn(r) for r in turn_rows], bounds)
+
+
 async def turns_between(
-    store: Store, mysis_id: int, after_id: int, up_to_id: int, limit: int = 1000
+    store: Store, mysis_id: int, after_id: int, up_to_id: int, limit: int = TURNS_PER_PAGE
 ) -> list[Turn]:
     """Recorded turns that began in memories ``after_id < first <= up_to_id + 1``,
     oldest first (a nudge turn begins one past the newest memory of its time)."""

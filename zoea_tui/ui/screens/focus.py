@@ -328,17 +328,13 @@ class FocusScreen(ZoeaScreen[None]):
         after_id: int | None = None,
     ) -> Page:
         """A page of the Mysis's story with the turns begun in it: around memory ``at``,
-        before or after a memory, else the newest."""
+        before or after a memory, else the newest (one trip to the database)."""
         commander = self.zoea.commander
         assert commander is not None
-        story = commander.story
-        if at is not None:
-            read = story.around(mysis_id, at, before=PAGE // 2, after=PAGE // 2)
-        else:
-            read = story.page(mysis_id, before_id=before_id, after_id=after_id, limit=PAGE)
-        # Both queued at once: the database's thread runs them back to back.
-        bounds, memories = await asyncio.gather(story.bounds(mysis_id), read)
-        return await self._page(mysis_id, memories, bounds.first_id, bounds.last_id, bounds.count)
+        read = await commander.story.read_page(
+            mysis_id, at=at, before_id=before_id, after_id=after_id, limit=PAGE
+        )
+        return Page(read.memories, read.turns, read.at_start, read.at_end, read.bounds.count)
 
     def show(self, content: FocusContent) -> None:
         """Show ``content`` at once: header, sidebar, conversation, next request."""
@@ -367,34 +363,6 @@ class FocusScreen(ZoeaScreen[None]):
         self._note_page()
         if self.is_current:  # a step: read ahead around the new Mysis once the commander rests
             self.zoea.read_ahead_soon()
-
-    async def _page(
-        self,
-        mysis_id: int,
-        memories: list[Memory],
-        first_id: int | None,
-        last_id: int | None,
-        count: int,
-    ) -> Page:
-        """A page with the turns that began among its memories."""
-        commander = self.zoea.commander
-        assert commander is not None
-        at_start = not memories or memories[0].id == first_id
-        at_end = not memories or memories[-1].id == last_id
-        if memories:
-            lower = 0 if at_start else await self._previous_id(mysis_id, memories[0].id)
-            upper = 2**62 if at_end else memories[-1].id
-            turns = await commander.story.turns(mysis_id, lower, upper)
-        else:
-            turns = await commander.story.turns(mysis_id, 0, 2**62)
-        return Page(memories, turns, at_start, at_end, count)
-
-    async def _previous_id(self, mysis_id: int, memory_id: int) -> int:
-        """The id of the Mysis's memory just before ``memory_id`` (0: none)."""
-        commander = self.zoea.commander
-        assert commander is not None
-        before = await commander.story.page(mysis_id, before_id=memory_id, limit=1)
-        return before[0].id if before else 0
 
     @on(ConversationLog.PageWanted)
     def _page_wanted(self, event: ConversationLog.PageWanted) -> None:
