@@ -292,7 +292,7 @@ async def test_the_neighbours_of_the_focused_mysis_are_read_ahead_and_a_step_onl
     async with _ada_in_focus(tmp_path, still_config) as (pilot, _app, screen, ids):
         order = sorted(ids.values())
         after, before = order[1], order[-1]  # Ada is the first: `[` wraps to the last
-        assert screen.ahead_ids() == [after, before]
+        assert screen.neighbours() == [after, before]
         await pilot.press("i")  # any key, then a rest: the neighbours are read ahead
         await wait_for(pilot, lambda: _done(screen, after) and _done(screen, before))
         fetched = _count_fetches(screen)

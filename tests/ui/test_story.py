@@ -91,6 +91,35 @@ async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
         assert len(log.entries) == before and "1 new" in str(log.border_subtitle)
 
 
+async def test_resting_near_the_top_reads_the_older_page_ahead_of_the_keys(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "long.db"
+    await seed_long(db, 1000)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        log = await _focus(pilot)
+        screen = app.screen
+        assert isinstance(screen, FocusScreen)
+        asked: list[str] = []
+        load = screen._load_page
+        screen._load_page = lambda mysis_id, direction: (
+            asked.append(direction)
+            or load(  # type: ignore[method-assign]
+                mysis_id, direction
+            )
+        )
+        assert log.span is not None
+        first = log.span[0]
+        while log.span is not None and log.span[0] == first and log.scroll_y > 0:
+            await pilot.press("pageup")  # a commander reading up, resting between keys
+            await pilot.pause(0.3)
+            await settle(pilot)
+        # Read while the commander rested near the top: no key asked for it.
+        assert asked == [] and log.span is not None and log.span[0] < first
+        assert log.scroll_y > 0 and not log.waiting
+
+
 async def test_search_opens_the_conversation_at_the_hit(
     tmp_path: Path, still_config: Config
 ) -> None:

@@ -740,9 +740,9 @@ class ZoeaApp(OpaqueScreensApp):
         self.push_screen(focus)
 
     def read_ahead_soon(self) -> None:
-        """Once the commander rests (its last key handled, the swarm's hold over), have
-        the kept focus view read ahead what the screen on top says a next key may show
-        (:meth:`ZoeaScreen.ahead_ids`): that key then only shows it."""
+        """Once the commander rests (its last key handled, the swarm's hold over), let
+        the screen on top read ahead what a next key may show
+        (:meth:`ZoeaScreen.when_rested`): that key then only shows it."""
         if self._ahead_timer is not None:
             self._ahead_timer.stop()
         held = self.commander.input_held_for() if self.commander is not None else 0.0
@@ -753,12 +753,16 @@ class ZoeaApp(OpaqueScreensApp):
         if self.commander is not None and self.commander.input_held_for():
             self.read_ahead_soon()  # another key came meanwhile
             return
-        focus, stack = self._focus, self.screen_stack
+        stack = self.screen_stack
         screen = stack[-1] if stack else None  # none while the app closes
-        if focus is None or not focus.is_running or not isinstance(screen, ZoeaScreen):
-            return
-        ids = [i for i in screen.ahead_ids() if i in self.views]
-        if ids:
+        if isinstance(screen, ZoeaScreen):
+            screen.when_rested()
+
+    def read_focus_ahead(self, ids: list[int]) -> None:
+        """Have the kept focus view read Myses ``ids``' content ahead (in a worker)."""
+        focus = self._focus
+        ids = [i for i in ids if i in self.views]
+        if focus is not None and focus.is_running and ids:
             self._read_ahead(focus, ids)
 
     @work(exclusive=True, group=AHEAD_GROUP, exit_on_error=False)

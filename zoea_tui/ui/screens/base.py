@@ -121,10 +121,9 @@ class ZoeaScreen(Screen[ScreenResultType]):
         """The Mysis this screen points at (the target of m, c, r, s, d, p), if any."""
         return None
 
-    def ahead_ids(self) -> list[int]:
-        """The Myses whose focus view the commander's next key here may show: read
-        ahead while the commander rests (:meth:`ZoeaApp.read_ahead_soon`)."""
-        return []
+    def when_rested(self) -> None:
+        """The commander rests (its last key handled, the swarm's hold over): read ahead
+        what a next key here may show (:meth:`ZoeaApp.read_ahead_soon`)."""
 
 
 class ZoeaModalScreen(ModalScreen[ScreenResultType], ZoeaScreen[ScreenResultType]):

@@ -293,10 +293,11 @@ class DashboardScreen(ZoeaScreen[None]):
         self._title_preview(mysis_id)
         self._show_composed(latest)
 
-    def ahead_ids(self) -> list[int]:
-        """The selected Mysis: ``enter`` shows its focus view."""
+    def when_rested(self) -> None:
+        """Read the selected Mysis's focus view ahead: ``enter`` then only shows it."""
         mysis_id = self.current_mysis_id
-        return [] if mysis_id is None else [mysis_id]
+        if mysis_id is not None:
+            self.zoea.read_focus_ahead([mysis_id])
 
     def select(self, mysis_id: int) -> None:
         """Move the selection to ``mysis_id``."""

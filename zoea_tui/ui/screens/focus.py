@@ -30,6 +30,7 @@ from ...orchestrator.events import (
     StreamDelta,
 )
 from .. import formatting as fmt
+from ..frame_marks import AHEAD_GROUP
 from ..sanitize import clip, one_line
 from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.conversation import ConversationLog, Page
@@ -304,7 +305,16 @@ class FocusScreen(ZoeaScreen[None]):
             return None
         return ahead
 
-    def ahead_ids(self) -> list[int]:
+    def when_rested(self) -> None:
+        """Read ahead the Myses a step would show, and the page beyond the edge the
+        conversation is near."""
+        self.zoea.read_focus_ahead(self.neighbours())
+        if self._reading is None:
+            direction = self.query_one(ConversationLog).want_ahead()
+            if direction is not None:
+                self._load_page_ahead(self.mysis_id, direction)
+
+    def neighbours(self) -> list[int]:
         """The Myses a step would show next (``]``, then ``[``), once the shown one is."""
         ids = sorted(self.zoea.views)
         if self._reading is not None or self.mysis_id not in ids or len(ids) < 2:
@@ -370,7 +380,14 @@ class FocusScreen(ZoeaScreen[None]):
 
     @work(exclusive=True, group="focus-page", exit_on_error=False)
     async def _load_page(self, mysis_id: int, direction: str) -> None:
-        """Fetch the page the log asked for (by id, in this worker) and show it."""
+        await self._fill_page(mysis_id, direction)
+
+    @work(exclusive=True, group=AHEAD_GROUP, exit_on_error=False)
+    async def _load_page_ahead(self, mysis_id: int, direction: str) -> None:
+        await self._fill_page(mysis_id, direction)
+
+    async def _fill_page(self, mysis_id: int, direction: str) -> None:
+        """Fetch the page the log asked for (by id, in a worker) and show it."""
         commander = self.zoea.commander
         if commander is None:
             return

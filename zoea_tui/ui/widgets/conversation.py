@@ -44,6 +44,9 @@ EXPANDED_CHARS = 40_000
 MAX_ENTRIES = 200
 #: Within this many lines of an edge, the page beyond it is asked for.
 EDGE_LINES = 3
+#: Within this many screens of an edge, the page beyond it is read ahead while the
+#: commander rests (:meth:`ConversationLog.want_ahead`).
+AHEAD_SCREENS = 2
 #: Memories kept rendered across pages and Myses (a page seen again is not laid out again).
 RENDERED_KEPT = 2000
 
@@ -707,6 +710,23 @@ class ConversationLog(LineView, can_focus=True):
         if not self.waiting:
             self.waiting = True
             self.post_message(self.PageWanted(self, direction))
+
+    def want_ahead(self) -> str | None:
+        """The page to read ahead while the commander rests: ``"older"`` or ``"newer"``
+        when the view is within :data:`AHEAD_SCREENS` of an edge with more beyond it
+        (marked as waiting for it), else None. A key that then reaches the edge finds
+        the page there, or already on its way."""
+        if self.waiting or not self.entries:
+            return None
+        margin = AHEAD_SCREENS * self.size.height
+        if not self.at_start and self.scroll_y <= margin:
+            direction = "older"
+        elif not self.at_end and self.max_scroll_y - self.scroll_y <= margin:
+            direction = "newer"
+        else:
+            return None
+        self.waiting = True
+        return direction
 
     def _update_subtitle(self) -> None:
         parts = []
