@@ -9,7 +9,8 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from zoea_tui.ui.frame_marks import AHEAD_GROUP, FrameMarks, repaint_pending
+from zoea_tui.ui.frame_marks import FrameMarks, repaint_pending
+from zoea_tui.ui.screens.base import AHEAD_GROUP
 
 
 class Tiny(App[None]):

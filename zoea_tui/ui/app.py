@@ -48,10 +48,10 @@ from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import strip_cycles
-from .frame_marks import AHEAD_GROUP, FrameMarks
+from .frame_marks import FrameMarks
 from .messages import EngineBatch
 from .sanitize import clean, one_line
-from .screens.base import OpaqueScreensApp, ZoeaScreen
+from .screens.base import AHEAD_GROUP, OpaqueScreensApp, ZoeaScreen
 from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen

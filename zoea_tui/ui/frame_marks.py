@@ -28,14 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
 
+from .screens.base import AHEAD_GROUP
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
 ENV = "ZOEA_FRAME_MARKS"
-#: The group of the work done ahead of keys (the focus view read while the commander
-#: rests on a Mysis in the dashboard).
-AHEAD_GROUP = "ahead"
 #: Worker groups that are part of no key's effect: those that never finish, and the
 #: work done ahead of keys.
 NOT_A_KEYS_EFFECT = frozenset({"engine", "engine-events", AHEAD_GROUP})

@@ -20,6 +20,10 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from ..app import ZoeaApp
 
+#: The worker group of what is read ahead of the commander's next key while it rests
+#: (:meth:`ZoeaScreen.when_rested`): part of no key's effect.
+AHEAD_GROUP = "ahead"
+
 
 class ZoeaScreen(Screen[ScreenResultType]):
     """A screen of the command center.

@@ -30,7 +30,6 @@ from ...orchestrator.events import (
     StreamDelta,
 )
 from .. import formatting as fmt
-from ..frame_marks import AHEAD_GROUP
 from ..sanitize import clip, one_line
 from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.conversation import ConversationLog, Page
@@ -38,7 +37,7 @@ from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from ..widgets.text_block import TextBlock
-from .base import ZoeaScreen
+from .base import AHEAD_GROUP, ZoeaScreen
 
 #: Memories in one page of the conversation (pages load by id as the log scrolls).
 PAGE = 50
