@@ -3,9 +3,12 @@ inspector, on the real Commander over prepared databases (nothing moves)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from zoea_tui.config import Config
@@ -41,14 +44,22 @@ async def _search(pilot) -> SearchScreen:  # type: ignore[no-untyped-def]
     return screen
 
 
+@asynccontextmanager
+async def _long_story_in_focus(
+    tmp_path: Path, config: Config, memories: int
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp, ConversationLog]]:
+    """The app on a Mysis with a long story, its focus view open on the newest page."""
+    db = tmp_path / "long.db"
+    await seed_long(db, memories)
+    app = ZoeaApp(opener(config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        yield pilot, app, await _focus(pilot)
+
+
 async def test_home_reaches_memory_one_and_end_the_newest(
     tmp_path: Path, still_config: Config
 ) -> None:
-    db = tmp_path / "long.db"
-    await seed_long(db, 3000)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        log = await _focus(pilot)
+    async with _long_story_in_focus(tmp_path, still_config, 3000) as (pilot, app, log):
         assert log.span == (2960, 3009) and log.at_end and not log.at_start
         assert "of 3,009" in str(log.border_subtitle)
         await pilot.press("home")
@@ -68,11 +79,7 @@ async def test_home_reaches_memory_one_and_end_the_newest(
 async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
     tmp_path: Path, still_config: Config
 ) -> None:
-    db = tmp_path / "long.db"
-    await seed_long(db, 1000)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        log = await _focus(pilot)
+    async with _long_story_in_focus(tmp_path, still_config, 1000) as (pilot, _app, log):
         for _ in range(40):
             await pilot.press("pageup")
             await settle(pilot)
@@ -94,11 +101,7 @@ async def test_scrolling_up_loads_older_pages_and_keeps_few_entries(
 async def test_resting_near_the_top_reads_the_older_page_ahead_of_the_keys(
     tmp_path: Path, still_config: Config
 ) -> None:
-    db = tmp_path / "long.db"
-    await seed_long(db, 1000)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        log = await _focus(pilot)
+    async with _long_story_in_focus(tmp_path, still_config, 1000) as (pilot, app, log):
         screen = app.screen
         assert isinstance(screen, FocusScreen)
         asked: list[str] = []
