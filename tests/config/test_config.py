@@ -241,7 +241,11 @@ MISTAKES = [
         OPENAI_HEAD + "temprature = 0.5\n",
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-        "seed",
+        "seed, stream",
+    ),
+    (
+        OPENAI_HEAD + 'stream = "yes"\n',
+        'providers.q.stream: expected "auto", true or false, got "yes"',
     ),
     (
         '[providers.q]\nendpoint = "http://localhost:11434"\nmodel = "qwen3:8b"\n',

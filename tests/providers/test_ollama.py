@@ -21,6 +21,7 @@ from tests.fakes import (
 )
 from zoea_tui.providers.base import (
     ChatRequest,
+    CutShortError,
     MalformedResponseError,
     ModelNotFoundError,
     Provider,
@@ -321,7 +322,7 @@ async def test_connection_cut_is_retried_then_unavailable(
     server.script(Reply("a long enough answer", cut_after=2))
     assert (await provider.chat(ask(stream=stream))).content == "ok"
     server.default = Reply("a long enough answer", cut_after=2)
-    with pytest.raises(ProviderUnavailableError):
+    with pytest.raises(CutShortError):
         await provider.chat(ask(stream=stream))
 
 
@@ -330,7 +331,7 @@ async def test_stream_without_its_done_line_is_unavailable(
 ) -> None:
     line = {"model": MODEL, "message": {"role": "assistant", "content": "half"}, "done": False}
     server.default = Raw(json.dumps(line) + "\n", content_type="application/x-ndjson")
-    with pytest.raises(ProviderUnavailableError, match="ended before"):
+    with pytest.raises(CutShortError, match="ended before"):
         await provider.chat(ask(stream=True))
 
 

@@ -28,6 +28,7 @@ from zoea_tui.providers.base import (
     AuthenticationError,
     BadRequestError,
     ChatRequest,
+    CutShortError,
     MalformedResponseError,
     ModelNotFoundError,
     Provider,
@@ -575,8 +576,11 @@ async def test_bad_request_carries_the_servers_words(
     server.script(HttpError(status, "messages with role 'tool' must follow tool_calls"))
     with pytest.raises(BadRequestError) as caught:
         await provider.chat(ask())
-    assert caught.value.message == "messages with role 'tool' must follow tool_calls"
+    assert caught.value.said == "messages with role 'tool' must follow tool_calls"
+    assert f"answered HTTP {status}: messages with role 'tool'" in caught.value.message
     assert caught.value.status == status
+    assert caught.value.kind == "refused"
+    assert caught.value.describe().startswith("refused: ")
     assert sleep.delays == []
 
 
@@ -607,34 +611,193 @@ async def test_timeout_then_answer_recovers(
     assert (await provider.chat(ask(timeout=0.05))).content == "on time"
 
 
-async def test_stream_cut_mid_way_is_retried(
+async def test_stream_cut_mid_way_is_retried_streamed_when_streaming_is_forced(
+    server: FakeOpenAIServer, sleep: RecordingSleep
+) -> None:
+    client = OpenAIProvider(server.url, "fake-model", sleep=sleep, stream=True)
+    server.script(Reply("a long answer", cut_after=3), Reply("whole"))
+    try:
+        assert (await client.chat(ask(stream=True))).content == "whole"
+    finally:
+        await client.aclose()
+    assert sleep.delays == [0.5]
+    assert [r.json()["stream"] for r in server.chat_requests] == [True, True]
+    assert client.streaming and client.notes == {}
+
+
+async def test_auto_falls_back_to_unstreamed_at_once_and_stays_there(
     server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
 ) -> None:
-    server.script(Reply("a long answer", cut_after=3), Reply("whole"))
-    assert (await provider.chat(ask(stream=True))).content == "whole"
-    assert sleep.delays == [0.5]
+    server.script(
+        Reply("a long answer", cut_after=3),
+        Reply(tool_calls=[Call("get_status", "{}")]),
+        Reply("next"),
+    )
+
+    first = await provider.chat(ask(stream=True))
+    second = await provider.chat(ask(stream=True))
+
+    assert first.tool_calls[0].name == "get_status"
+    assert second.content == "next"
+    assert [r.json()["stream"] for r in server.chat_requests] == [True, False, False]
+    assert sleep.delays == []  # the fallback is no retry: it goes at once
+    assert not provider.streaming
+    assert "unstreamed" in provider.notes["stream"]
+
+
+async def test_a_refused_mode_is_never_repeated_by_the_retries(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    # The stream breaks, then the unstreamed request fails transiently and is retried:
+    # every retry goes unstreamed.
+    server.script(
+        Reply("a long answer", cut_after=3), HttpError(503), HttpError(503), Reply("late")
+    )
+    assert (await provider.chat(ask(stream=True))).content == "late"
+    assert [r.json()["stream"] for r in server.chat_requests] == [True, False, False, False]
+
+
+async def test_stream_false_never_streams(server: FakeOpenAIServer, sleep: RecordingSleep) -> None:
+    client = OpenAIProvider(server.url, "fake-model", sleep=sleep, stream=False)
+    server.script(Reply("plain"))
+    try:
+        assert (await client.chat(ask(stream=True))).content == "plain"
+    finally:
+        await client.aclose()
+    assert server.chat_requests[0].json()["stream"] is False
+
+
+async def test_a_refusal_naming_streaming_falls_back(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(HttpError(400, "Streaming is not supported with tools"), Reply("fine"))
+    assert (await provider.chat(ask(stream=True))).content == "fine"
+    assert [r.json()["stream"] for r in server.chat_requests] == [True, False]
+
+
+async def test_a_refusal_not_about_streaming_does_not_fall_back(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.script(HttpError(400, "request (8251 tokens) exceeds the available context size"))
+    with pytest.raises(BadRequestError) as caught:
+        await provider.chat(ask(stream=True))
+    assert len(server.chat_requests) == 1
+    assert provider.streaming
+    assert "exceeds the available context size" in caught.value.message
+    assert "larger context" in caught.value.message  # and what to do
 
 
 @pytest.mark.parametrize("stream", [False, True])
-async def test_connection_cut_every_time_is_provider_unavailable(
-    server: FakeOpenAIServer, provider: OpenAIProvider, stream: bool
+async def test_connection_cut_every_time_is_cut_short(
+    server: FakeOpenAIServer, sleep: RecordingSleep, stream: bool
 ) -> None:
+    client = OpenAIProvider(server.url, "fake-model", sleep=sleep, stream=stream)
     server.default = Reply("a long answer that never arrives whole", cut_after=5)
-    with pytest.raises(ProviderUnavailableError) as caught:
-        await provider.chat(ask(stream=stream))
+    with pytest.raises(CutShortError) as caught:
+        await client.chat(ask(stream=stream))
+    await client.aclose()
     assert caught.value.retryable
+    assert caught.value.kind == "cut_short"
+    assert "broke off after HTTP 200" in caught.value.message
     assert len(server.requests) == 4
 
 
-async def test_stream_ending_without_finish_or_done_is_unavailable(
+async def test_stream_ending_without_finish_or_done_is_cut_short(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
     server.default = Raw(
         _sse([{"choices": [{"delta": {"content": "half"}}]}], done=False),
         content_type="text/event-stream",
     )
-    with pytest.raises(ProviderUnavailableError, match="ended before"):
+    with pytest.raises(CutShortError, match="ended before"):
         await provider.chat(ask(stream=True))
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_web_page_is_not_an_openai_answer(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep, stream: bool
+) -> None:
+    page = "<!DOCTYPE html><html><head><title>Welcome to nginx!</title></head><body>hi</body>"
+    server.default = Raw(page, content_type="text/html")
+    with pytest.raises(MalformedResponseError) as caught:
+        await provider.chat(ask(stream=stream))
+    assert caught.value.kind == "not_compatible"
+    assert "web page" in caught.value.message and "Welcome to nginx!" in caught.value.message
+    assert not caught.value.retryable
+    assert sleep.delays == []
+
+
+async def test_a_web_page_behind_an_error_status_is_named_by_its_title(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>"
+    server.default = Raw(page, status=502, content_type="text/html")
+    with pytest.raises(ServerError) as caught:
+        await provider.chat(ask())
+    assert caught.value.said == "a web page: 502 Bad Gateway"
+
+
+async def test_an_empty_200_is_not_an_openai_answer(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    server.default = Raw("", content_type="application/json")
+    with pytest.raises(MalformedResponseError, match="empty body"):
+        await provider.chat(ask())
+
+
+async def test_a_stream_request_answered_with_one_json_body_is_read_whole(
+    server: FakeOpenAIServer, provider: OpenAIProvider
+) -> None:
+    body = {"choices": [{"message": {"role": "assistant", "content": "whole"}}]}
+    server.default = Raw(json.dumps(body), content_type="application/json")
+    assert (await provider.chat(ask(stream=True))).content == "whole"
+
+
+async def test_a_500_naming_a_parse_error_is_not_retried(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    server.default = HttpError(500, "Failed to parse tool call arguments as JSON")
+    with pytest.raises(ServerError) as caught:
+        await provider.chat(ask())
+    assert not caught.value.retryable
+    assert caught.value.kind == "server_error"
+    assert len(server.requests) == 1
+    assert sleep.delays == []
+
+
+async def test_a_kept_alive_connection_closed_by_the_server_is_tried_once_more() -> None:
+    # A server that closes each connection after its answer, without saying so
+    # (no "Connection: close"): the next request finds the pooled connection dead.
+    answer = json.dumps({"choices": [{"message": {"role": "assistant", "content": "ok"}}]})
+    head = (
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(answer)}\r\n\r\n"
+    )
+    served = 0
+
+    async def answer_then_close(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        nonlocal served
+        headers = (await reader.readuntil(b"\r\n\r\n")).decode().lower()
+        length = int(headers.split("content-length:")[1].split("\r\n")[0])
+        await reader.readexactly(length)
+        writer.write((head + answer).encode())
+        await writer.drain()
+        served += 1
+        await asyncio.sleep(0.05)
+        writer.close()
+
+    listener = await asyncio.start_server(answer_then_close, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    client = OpenAIProvider(f"http://127.0.0.1:{port}", "m", max_retries=0)
+    try:
+        assert (await client.chat(ask())).content == "ok"
+        await asyncio.sleep(0.2)  # the server has closed the kept-alive connection
+        assert (await client.chat(ask())).content == "ok"
+    finally:
+        await client.aclose()
+        listener.close()
+        await listener.wait_closed()
+    assert served == 2
 
 
 @pytest.mark.parametrize("stream", [False, True])

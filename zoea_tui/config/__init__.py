@@ -48,6 +48,7 @@ from .model import (
     PathsConfig,
     ProviderConfig,
     ProviderType,
+    StreamSetting,
     SwarmConfig,
     builtin_providers,
 )
@@ -82,6 +83,7 @@ __all__ = [
     "PathsConfig",
     "ProviderConfig",
     "ProviderType",
+    "StreamSetting",
     "SwarmConfig",
     "apply_env",
     "build_config",

@@ -49,6 +49,7 @@ from .model import (
     PathsConfig,
     ProviderConfig,
     ProviderType,
+    StreamSetting,
     SwarmConfig,
     builtin_providers,
 )
@@ -85,6 +86,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "timeout",
         "api_key_env",
         "seed",
+        "stream",
     ),
     "ollama": (
         "type",
@@ -96,6 +98,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "timeout",
         "api_key_env",
         "seed",
+        "stream",
     ),
     "local": ("type", "model", "temperature", "max_tokens", "context_window", "timeout", "seed"),
     "autopilot": ("type", "context_window"),
@@ -211,6 +214,12 @@ def _check_game_endpoint(value: Any) -> str:
         raise _Invalid(
             f'"{EMBEDDED}" or an http(s) URL such as "https://game.spacemolt.com/mcp"'
         ) from None
+
+
+def _check_stream(value: Any) -> StreamSetting:
+    if value is True or value is False or value == "auto":
+        return cast(StreamSetting, value)
+    raise _Invalid('"auto", true or false')
 
 
 def _check_strategy(value: Any) -> str:
@@ -396,6 +405,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         timeout=table.get("timeout", _number_checker(0), 600.0),
         api_key_env=table.get("api_key_env", _check_env_name, None),
         seed=table.get("seed", _int(), None),
+        stream=table.get("stream", _check_stream, "auto") if remote else "auto",
     )
 
 

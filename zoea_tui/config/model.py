@@ -18,6 +18,10 @@ from ..core.strategies import DEFAULT_STRATEGY
 
 ProviderType = Literal["openai", "ollama", "autopilot", "local"]
 
+#: The ``stream`` key: always, never, or ``"auto"`` (stream, and send unstreamed for the
+#: session once the server breaks a streamed answer).
+StreamSetting = bool | Literal["auto"]
+
 #: Every provider type, in the order error messages list them.
 PROVIDER_TYPES: tuple[ProviderType, ...] = ("openai", "ollama", "autopilot", "local")
 
@@ -116,6 +120,9 @@ class ProviderConfig:
     api_key_env: str | None = None
     #: Sampling seed sent to servers that accept one; None: not sent.
     seed: int | None = None
+    #: Stream answers: True, False, or "auto" (fall back to unstreamed when the server
+    #: breaks a streamed answer, as llama-cpp-python's server does with tool calls).
+    stream: StreamSetting = "auto"
 
     @property
     def is_remote(self) -> bool:

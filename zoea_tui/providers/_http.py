@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -23,12 +24,14 @@ from typing import Any
 
 import httpx
 
+from ..config import StreamSetting
 from ..core.retry import RetryPolicy, Sleep, with_retries
 from .base import (
     AuthenticationError,
     BadRequestError,
     ChatRequest,
     ChatResponse,
+    CutShortError,
     EventSink,
     MalformedResponseError,
     ModelNotFoundError,
@@ -42,20 +45,21 @@ from .base import (
 logger = logging.getLogger(__name__)
 
 
-#: The failures a client retries by itself; anything else escapes at once. A malformed
-#: answer is retryable for the caller but not retried here: a garbled body tends to repeat.
-TRANSIENT: tuple[type[ProviderError], ...] = (
-    ProviderUnavailableError,
-    ProviderTimeoutError,
-    RateLimitedError,
-    ServerError,
-)
 _MAX_ERROR_TEXT = 500
+
+#: A 5xx that names one of these failed on what it was sent: the same request fails
+#: the same way again (llama.cpp: "Failed to parse tool call arguments as JSON").
+_REPEATS = re.compile(r"\bpars(?:e|ing)\b|\bjson\b", re.IGNORECASE)
+#: A refusal that says the request does not fit the server's context.
+_TOO_LONG = re.compile(r"context (?:size|length|window)|too many tokens|exceeds", re.IGNORECASE)
+_HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_HTML_TAG = re.compile(r"<[^>]+>")
 
 
 def is_transient(error: Exception) -> bool:
-    """True for the failures a client retries by itself (:data:`TRANSIENT`)."""
-    return isinstance(error, TRANSIENT)
+    """True for the failures a client retries by itself: those whose ``retryable`` is set
+    (a 5xx that names a parse error, a refusal, a malformed answer are not)."""
+    return isinstance(error, ProviderError) and error.retryable
 
 
 def retry_after(error: Exception) -> float | None:
@@ -90,9 +94,23 @@ def redact(text: str, secret: str | None) -> str:
     return text.replace(secret, "***") if secret else text
 
 
+def html_gist(text: str) -> str | None:
+    """What an HTML page says in a line (its title, else its first words); None if the
+    text is not HTML."""
+    head = text.lstrip()[:200].lower()
+    if not (head.startswith("<!doctype html") or head.startswith("<html") or "<body" in head):
+        return None
+    title = _HTML_TITLE.search(text)
+    words = title.group(1) if title else _HTML_TAG.sub(" ", text)
+    return " ".join(words.split())[:120] or "an empty page"
+
+
 def server_message(body: bytes, secret: str | None = None) -> str:
-    """The server's own words from an error body (OpenAI, Ollama or plain text)."""
+    """The server's own words from an error body (OpenAI, Ollama, plain text or a web
+    page, of which the title)."""
     text = body.decode("utf-8", errors="replace").strip()
+    if (gist := html_gist(text)) is not None:
+        return redact(f"a web page: {gist}", secret)
     try:
         data = json.loads(text)
     except ValueError:
@@ -116,14 +134,29 @@ def error_for_status(
     retry_after = parse_retry_after(headers.get("retry-after"))
     where = f"{url} answered HTTP {status}: {said}"
     if status in (401, 403):
-        return AuthenticationError(f"{where}. Check the provider's API key and its access.")
+        return AuthenticationError(
+            f"{where}. Check the provider's API key and its access.", said=said
+        )
     if status == 404:
-        return ModelNotFoundError(f"{where}. Check the endpoint and the model name.")
+        return ModelNotFoundError(f"{where}. Check the endpoint and the model name.", said=said)
     if status == 429:
-        return RateLimitedError(f"{where}. Rate limited; try again later.", retry_after=retry_after)
+        return RateLimitedError(
+            f"{where}. Rate limited; try again later.", retry_after=retry_after, said=said
+        )
     if status >= 500:
-        return ServerError(where, status=status, retry_after=retry_after)
-    return BadRequestError(said, status=status)
+        return ServerError(
+            where,
+            status=status,
+            retry_after=retry_after,
+            said=said,
+            repeats=bool(_REPEATS.search(said)),
+        )
+    if _TOO_LONG.search(said):
+        where += (
+            ". The request is larger than the server's context: start the server with a "
+            "larger context, or lower context_window in the provider's configuration"
+        )
+    return BadRequestError(where, status=status, said=said)
 
 
 def stream_error(data: Any, *, url: str, secret: str | None = None) -> ProviderError | None:
@@ -131,7 +164,32 @@ def stream_error(data: Any, *, url: str, secret: str | None = None) -> ProviderE
     if not isinstance(data, dict) or not data.get("error"):
         return None
     said = server_message(json.dumps(data).encode(), secret)
-    return ServerError(f"{url} reported an error mid-answer: {said}", status=500)
+    return ServerError(
+        f"{url} reported an error mid-answer: {said}",
+        status=500,
+        said=said,
+        repeats=bool(_REPEATS.search(said)),
+    )
+
+
+def not_compatible(response: httpx.Response, body: bytes, *, url: str) -> ProviderError | None:
+    """The error for a 200 answer that is no chat completion at all (a web page, an empty
+    body), before anyone tries to parse it; None when it may be one."""
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    text = body.decode("utf-8", errors="replace")
+    gist = html_gist(text)
+    if kind == "text/html" or gist is not None:
+        return MalformedResponseError(
+            f"{url} answered a web page ({kind or 'no content type'}: {gist or 'no title'}), "
+            "not an OpenAI-compatible answer: check the endpoint's address, port and path.",
+            said=gist,
+        )
+    if not text.strip():
+        return MalformedResponseError(
+            f"{url} answered HTTP {response.status_code} with an empty body, not an "
+            "OpenAI-compatible answer: check the endpoint's address, port and path."
+        )
+    return None
 
 
 def load_json(text: bytes | str, *, url: str) -> Any:
@@ -139,7 +197,33 @@ def load_json(text: bytes | str, *, url: str) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise MalformedResponseError(f"{url} answered with invalid JSON ({exc}).") from None
+        shown = text if isinstance(text, str) else text.decode("utf-8", errors="replace")
+        shown = " ".join(shown.split())[:80]
+        raise MalformedResponseError(
+            f"{url} answered something that is not JSON ({exc}): {shown!r}, not an "
+            "OpenAI-compatible answer."
+        ) from None
+
+
+async def read_json(response: httpx.Response, *, url: str) -> Any:
+    """The whole JSON body of a 200 answer; a web page, an empty body or text that is not
+    JSON raises :class:`MalformedResponseError` saying what came."""
+    body = await response.aread()
+    if error := not_compatible(response, body, url=url):
+        raise error
+    return load_json(body, url=url)
+
+
+def streams_events(response: httpx.Response, streamed: bool) -> bool:
+    """Whether a 200 answer is a stream of events (SSE or NDJSON) rather than one body.
+
+    A server that ignores ``stream`` answers one JSON body to a streamed request, and
+    some stream whatever they are asked: the answer's content type decides.
+    """
+    kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind in ("text/event-stream", "application/x-ndjson"):
+        return True
+    return streamed and kind not in ("application/json", "text/html")
 
 
 @asynccontextmanager
@@ -152,30 +236,48 @@ async def exchange(
     headers: Mapping[str, str] | None = None,
     json_body: Any = None,
     secret: str | None = None,
+    streamed: bool = False,
 ) -> AsyncIterator[httpx.Response]:
     """Send one request and yield its successful, still-open response.
 
     ``timeout`` bounds the whole exchange, reading the answer included. Every
-    failure inside (sending, refusal, reading) leaves as a typed ProviderError;
-    cancellation closes the response and propagates unchanged.
+    failure inside leaves as a typed ProviderError: no connection is
+    *unreachable*; a connection that breaks once the answer began (HTTP 200) is
+    *cut short* (``streamed`` says whether the request was streamed). A kept-alive
+    connection that the server closed meanwhile is tried once more on a new one
+    before anything is said (servers drop a connection after a broken stream).
+    Cancellation closes the response and propagates unchanged.
     """
+    answered = False
     try:
         async with asyncio.timeout(timeout):
-            async with client.stream(
+            request = client.build_request(
                 method, url, headers=headers, json=json_body, timeout=httpx.Timeout(timeout)
-            ) as response:
+            )
+            try:
+                response = await client.send(request, stream=True)
+            except (httpx.ReadError, httpx.RemoteProtocolError, httpx.WriteError):
+                response = await client.send(request, stream=True)
+            try:
                 if response.status_code >= 400:
                     body = await response.aread()
                     raise error_for_status(
                         response.status_code, body, response.headers, url=url, secret=secret
                     )
+                answered = True
                 yield response
+            finally:
+                await response.aclose()
     except (TimeoutError, httpx.TimeoutException):
         raise ProviderTimeoutError(
             f"No complete answer from {url} within {timeout:g} s (the provider's timeout)."
         ) from None
     except httpx.TransportError as exc:
         detail = redact(str(exc), secret) or type(exc).__name__
+        if answered:
+            raise CutShortError(
+                f"The answer from {url} broke off after HTTP 200 ({detail}).", streamed=streamed
+            ) from None
         raise ProviderUnavailableError(f"Could not reach {url}: {detail}.") from None
     except httpx.DecodingError as exc:
         raise MalformedResponseError(f"{url} sent an undecodable body: {exc}.") from None
@@ -203,10 +305,18 @@ async def ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
 
 
 class HttpProvider:
-    """The frame shared by the HTTP clients: client, retries, latency, headers.
+    """The frame shared by the HTTP clients: client, retries, latency, headers, and how
+    it streams.
 
-    Subclasses implement :meth:`_attempt` (one try of one request) and set
-    ``label``. The API key only ever travels in the ``Authorization`` header.
+    Subclasses implement :meth:`_attempt` (one try of one request, streamed or not as
+    the request says) and set ``label``. The API key only ever travels in the
+    ``Authorization`` header.
+
+    ``stream`` is the provider's ``stream`` key: True or False fix the mode; under
+    ``"auto"`` a streamed request that the server breaks or refuses before the answer
+    is complete is sent once more unstreamed, and when that works the provider stays
+    unstreamed for the session (:attr:`streaming` turns False and :attr:`notes` says
+    why). A retry never repeats a request in a mode the server has already refused.
     """
 
     label: str
@@ -221,6 +331,7 @@ class HttpProvider:
         max_retries: int = 3,
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
+        stream: StreamSetting = "auto",
     ) -> None:
         self.endpoint = endpoint.rstrip("/")
         self.model = model
@@ -233,6 +344,12 @@ class HttpProvider:
         self._retry = RetryPolicy(attempts=max_retries + 1, backoff_base=backoff_base)
         self._sleep = sleep
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.stream_setting: StreamSetting = stream
+        #: Whether requests that ask to stream are streamed (False once ``auto`` fell back).
+        self.streaming = stream is not False
+        #: What the commander should know about this provider, by topic ("stream",
+        #: "context"): shown on the Mysis's provider line and in the request inspector.
+        self.notes: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(endpoint={self.endpoint!r}, model={self.model!r})"
@@ -241,7 +358,7 @@ class HttpProvider:
         """Answer one request, retrying transient failures; latency covers the retries."""
         started = time.perf_counter()
         response = await with_retries(
-            lambda: self._attempt(request, on_event),
+            lambda: self._adapting(request, on_event),
             self._retry,
             sleep=self._sleep,
             transient=is_transient,
@@ -249,6 +366,23 @@ class HttpProvider:
             on_retry=_log_retry,
         )
         return replace(response, latency_s=time.perf_counter() - started)
+
+    async def _adapting(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
+        """One try in the mode the server has not refused; under ``auto``, a streamed try
+        the server breaks is sent again at once unstreamed."""
+        streamed = request.stream and self.streaming
+        if streamed != request.stream:
+            request = replace(request, stream=streamed)
+        try:
+            return await self._attempt(request, on_event)
+        except ProviderError as error:
+            if not (streamed and self.stream_setting == "auto" and _refuses_streaming(error)):
+                raise
+            self.streaming = False
+            said = error.said or error.message
+            self.notes["stream"] = f"unstreamed: the server broke a streamed answer ({said})"
+            logger.warning("%s: sending unstreamed from now on after: %s", self.endpoint, said)
+        return await self._attempt(replace(request, stream=False), on_event)
 
     async def aclose(self) -> None:
         """Close the HTTP client if this provider created it."""
@@ -259,7 +393,13 @@ class HttpProvider:
         return request.settings.model or self.model
 
     def _exchange(
-        self, url: str, timeout: float, json_body: Any = None, method: str = "POST"
+        self,
+        url: str,
+        timeout: float,
+        json_body: Any = None,
+        method: str = "POST",
+        *,
+        streamed: bool = False,
     ) -> AbstractAsyncContextManager[httpx.Response]:
         return exchange(
             self._client,
@@ -269,7 +409,16 @@ class HttpProvider:
             headers=self._headers,
             json_body=json_body,
             secret=self._api_key,
+            streamed=streamed,
         )
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         raise NotImplementedError
+
+
+def _refuses_streaming(error: ProviderError) -> bool:
+    """Whether a failed streamed request may work unstreamed: the stream broke, or the
+    server's refusal names streaming."""
+    if isinstance(error, CutShortError):
+        return error.streamed
+    return error.kind in ("refused", "server_error") and "stream" in (error.said or "").lower()

@@ -124,43 +124,107 @@ StreamEvent = TextDelta | ReasoningDelta | ToolCallDelta
 EventSink = Callable[[StreamEvent], None]
 
 
+#: The classes of failure every view names (docs/ARCHITECTURE.md, 'Failures'): no
+#: connection; no complete answer in time; the server said no (4xx); the server failed
+#: (5xx); the answer is not an OpenAI-compatible one (a web page, an empty 200, not
+#: JSON); the answer stopped before its end (a broken stream).
+FailureKind = Literal[
+    "unreachable", "timeout", "refused", "server_error", "not_compatible", "cut_short"
+]
+
+#: How each class reads in one line, for the commander.
+FAILURE_LABELS: dict[str, str] = {
+    "unreachable": "unreachable",
+    "timeout": "timed out",
+    "refused": "refused",
+    "server_error": "server error",
+    "not_compatible": "not an OpenAI-compatible answer",
+    "cut_short": "cut short",
+}
+
+
 class ProviderError(Exception):
-    """A failed LLM call. ``retryable`` errors may succeed if tried again later."""
+    """A failed LLM call. ``retryable`` errors may succeed if tried again later.
+
+    ``kind`` is the failure's class (:data:`FailureKind`); ``said`` the server's own
+    words when it gave any (an error body, a status line), which every view shows.
+    """
 
     retryable: bool = False
+    kind: FailureKind = "refused"
 
-    def __init__(self, message: str, *, retry_after: float | None = None) -> None:
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, said: str | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.retry_after = retry_after
+        self.said = said
+
+    def describe(self) -> str:
+        """One line for the commander: the class, then what happened."""
+        return f"{FAILURE_LABELS[self.kind]}: {self.message}"
 
 
 class ProviderUnavailableError(ProviderError):
-    """The endpoint could not be reached or the connection broke mid-answer."""
+    """The endpoint could not be reached (no connection, or it dropped before answering)."""
 
     retryable = True
+    kind: FailureKind = "unreachable"
 
 
 class ProviderTimeoutError(ProviderError):
     """The request took longer than the configured timeout."""
 
     retryable = True
+    kind: FailureKind = "timeout"
+
+
+class CutShortError(ProviderError):
+    """The answer began (HTTP 200) and stopped before its end: a broken stream.
+
+    ``streamed`` tells whether the request was streamed: a provider whose stream mode
+    is ``auto`` then sends it again unstreamed (some servers break streamed tool calls).
+    """
+
+    retryable = True
+    kind: FailureKind = "cut_short"
+
+    def __init__(self, message: str, *, streamed: bool = True, said: str | None = None) -> None:
+        super().__init__(message, said=said)
+        self.streamed = streamed
 
 
 class RateLimitedError(ProviderError):
     """HTTP 429; ``retry_after`` holds the server's hint in seconds when it gave one."""
 
     retryable = True
+    kind: FailureKind = "refused"
 
 
 class ServerError(ProviderError):
-    """HTTP 5xx from the model server."""
+    """HTTP 5xx from the model server.
+
+    Transient unless the server names a failure it will repeat for the same request
+    (it could not parse what it was sent): then ``retryable`` is False.
+    """
 
     retryable = True
+    kind: FailureKind = "server_error"
 
-    def __init__(self, message: str, *, status: int, retry_after: float | None = None) -> None:
-        super().__init__(message, retry_after=retry_after)
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        retry_after: float | None = None,
+        said: str | None = None,
+        repeats: bool = False,
+    ) -> None:
+        super().__init__(message, retry_after=retry_after, said=said)
         self.status = status
+        if repeats:
+            self.retryable = False
 
 
 class AuthenticationError(ProviderError):
@@ -174,15 +238,19 @@ class ModelNotFoundError(ProviderError):
 class BadRequestError(ProviderError):
     """HTTP 400/422 and other refusals; ``message`` carries the server's own words."""
 
-    def __init__(self, message: str, *, status: int = 400) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, status: int = 400, said: str | None = None) -> None:
+        super().__init__(message, said=said if said is not None else message)
         self.status = status
 
 
 class MalformedResponseError(ProviderError):
-    """The server answered something that is not a valid chat response."""
+    """The server answered something that is not a valid chat response.
 
-    retryable = True
+    Not retried: a web page, an empty answer or a body that is not JSON comes back
+    the same the next time (a proxy, a wrong port or path).
+    """
+
+    kind: FailureKind = "not_compatible"
 
 
 @runtime_checkable

@@ -14,8 +14,9 @@ from typing import Any
 
 import httpx
 
+from ..config import StreamSetting
 from ..core.retry import Sleep
-from ._http import HttpProvider, load_json, ndjson_lines, stream_error
+from ._http import HttpProvider, load_json, ndjson_lines, read_json, stream_error, streams_events
 from ._wire import (
     arguments_object,
     as_dict,
@@ -29,6 +30,7 @@ from ._wire import (
 from .base import (
     ChatRequest,
     ChatResponse,
+    CutShortError,
     EventSink,
     MalformedResponseError,
     Message,
@@ -61,6 +63,7 @@ class OllamaProvider(HttpProvider):
         max_retries: int = 3,
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
+        stream: StreamSetting = "auto",
     ) -> None:
         super().__init__(
             endpoint,
@@ -70,6 +73,7 @@ class OllamaProvider(HttpProvider):
             max_retries=max_retries,
             backoff_base=backoff_base,
             sleep=sleep,
+            stream=stream,
         )
         self.url = f"{self.endpoint}/api/chat"
 
@@ -112,14 +116,16 @@ class OllamaProvider(HttpProvider):
         model = self._model_of(request)
         body = request_body(request, model)
         try:
-            async with self._exchange(self.url, request.settings.timeout, body) as response:
-                if request.stream:
+            async with self._exchange(
+                self.url, request.settings.timeout, body, streamed=request.stream
+            ) as response:
+                if streams_events(response, request.stream):
                     answer = _Answer(model)
                     async for line in ndjson_lines(response):
                         if answer.add(load_json(line, url=self.url), self.url, on_event):
                             break
                     return answer.response(self.url)
-                data = load_json(await response.aread(), url=self.url)
+                data = await read_json(response, url=self.url)
         except ModelNotFoundError as exc:
             raise ModelNotFoundError(f"{exc.message} Pull it with: ollama pull {model}") from None
         answer = _Answer(model)
@@ -233,9 +239,7 @@ class _Answer:
     def response(self, url: str) -> ChatResponse:
         """The finished answer; a stream without its ``done`` line was cut short."""
         if not self.done:
-            raise ProviderUnavailableError(
-                f"The stream from {url} ended before the answer was complete."
-            )
+            raise CutShortError(f"The stream from {url} ended before the answer was complete.")
         calls = with_stable_ids(self.calls)
         # Ollama reuses the loaded model's KV state for a matching prefix but reports
         # nothing about it (no cached-token count in /api/chat), so cached_tokens stays None.

@@ -15,8 +15,9 @@ from typing import Any
 
 import httpx
 
+from ..config import StreamSetting
 from ..core.retry import Sleep
-from ._http import HttpProvider, load_json, sse_data, stream_error
+from ._http import HttpProvider, load_json, read_json, sse_data, stream_error, streams_events
 from ._wire import (
     arguments_text,
     as_dict,
@@ -31,10 +32,10 @@ from ._wire import (
 from .base import (
     ChatRequest,
     ChatResponse,
+    CutShortError,
     EventSink,
     MalformedResponseError,
     Message,
-    ProviderUnavailableError,
     ReasoningDelta,
     TextDelta,
     ToolCallDelta,
@@ -63,6 +64,7 @@ class OpenAIProvider(HttpProvider):
         max_retries: int = 3,
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
+        stream: StreamSetting = "auto",
     ) -> None:
         super().__init__(
             endpoint,
@@ -72,14 +74,18 @@ class OpenAIProvider(HttpProvider):
             max_retries=max_retries,
             backoff_base=backoff_base,
             sleep=sleep,
+            stream=stream,
         )
         self.url = f"{self.endpoint}/chat/completions"
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
         body = request_body(request, model)
-        async with self._exchange(self.url, request.settings.timeout, body) as response:
-            if request.stream:
+        streamed = request.stream
+        async with self._exchange(
+            self.url, request.settings.timeout, body, streamed=streamed
+        ) as response:
+            if streams_events(response, streamed):
                 answer = _Answer(model)
                 async for data in sse_data(response):
                     if data.strip() == "[DONE]":
@@ -87,7 +93,7 @@ class OpenAIProvider(HttpProvider):
                         break
                     answer.add(load_json(data, url=self.url), self.url, on_event)
                 return answer.response(self.url)
-            data = load_json(await response.aread(), url=self.url)
+            data = await read_json(response, url=self.url)
         return parse_completion(data, model, self.url)
 
 
@@ -220,8 +226,9 @@ class _Answer:
     def response(self, url: str) -> ChatResponse:
         """The finished answer; a stream that stopped before its end is a broken connection."""
         if not self.done and self.finish is None:
-            raise ProviderUnavailableError(
-                f"The stream from {url} ended before the answer was complete."
+            raise CutShortError(
+                f"The stream from {url} ended before the answer was complete"
+                + (" (it sent nothing)." if not (self.text or self.calls) else ".")
             )
         calls = with_stable_ids(
             [

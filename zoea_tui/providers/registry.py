@@ -73,6 +73,7 @@ def build_provider(
             config.model,
             api_key=resolve_api_key(config, env=env),
             max_retries=max_retries,
+            stream=config.stream,
         )
     if config.type == "ollama":
         from .ollama import OllamaProvider
@@ -83,6 +84,7 @@ def build_provider(
             config.model,
             api_key=resolve_api_key(config, env=env),
             max_retries=max_retries,
+            stream=config.stream,
         )
     if config.type == "local":
         try:
