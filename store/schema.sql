@@ -106,7 +106,7 @@ CREATE TABLE requests (
     latency_ms        REAL,
     outcome           TEXT NOT NULL DEFAULT 'pending',
     error             TEXT
-, tools_tokens INTEGER NOT NULL DEFAULT 0, turn_id INTEGER, cached_tokens INTEGER, inputs TEXT, digest TEXT);
+, tools_tokens INTEGER NOT NULL DEFAULT 0, turn_id INTEGER, cached_tokens INTEGER, inputs TEXT, digest TEXT, error_kind TEXT, streamed INTEGER);
 
 CREATE TABLE schema_migrations ( version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL);
 

@@ -199,7 +199,7 @@ def _config(args: argparse.Namespace) -> Config:
 async def _cmd_simulate(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .orchestrator.headless import simulate, to_json
+    from .orchestrator.headless import provider_silence, simulate, to_json
 
     config = _config(args)
     if not 1 <= args.myses <= 100:
@@ -223,19 +223,27 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
             seed=args.seed,
             db_path=db,
         )
+    silence = provider_silence(report)
     if args.json:
         print(to_json(report))
-        return 0
-    tokens = report["prompt_tokens"]
-    score = report["score"].get("total", {})
-    print(
-        f"{report['myses']} Myses × {report['turns']} turns · {strategy} · {provider}: "
-        f"{report['requests']} requests, prompt tokens mean {tokens['mean']:,} "
-        f"p95 {tokens['p95']:,} max {tokens['max']:,}; {report['violations']} violations; "
-        f"{report['tool_calls']} tool calls ({report['tool_errors']} errors); "
-        f"{report['nudges']} nudges; score {score.get('score', 0)} "
-        f"(ore sold {score.get('ore_sold', 0)}); {report['wall_s']} s"
-    )
+    else:
+        tokens = report["prompt_tokens"]
+        score = report["score"].get("total", {})
+        print(
+            f"{report['myses']} Myses × {report['turns']} turns · {strategy} · {provider}: "
+            f"{report['requests']} requests ({report['answered']} answered, "
+            f"{len(report['failures'])} provider failures), prompt tokens mean "
+            f"{tokens['mean']:,} p95 {tokens['p95']:,} max {tokens['max']:,}; "
+            f"{report['violations']} violations; {report['tool_calls']} tool calls "
+            f"({report['tool_errors']} game errors); {report['nudges']} nudges; score "
+            f"{score.get('score', 0)} (ore sold {score.get('ore_sold', 0)}); "
+            f"{report['wall_s']} s"
+        )
+        for failure in report["failures"][:5]:
+            print(f"  {failure['mysis']}: {failure['message']}")
+    if silence is not None:
+        print(f"zoea simulate: {silence}", file=sys.stderr)
+        return 3
     return 0
 
 

@@ -9,8 +9,9 @@ clock, so each row checks the requests log and the clock's waits.
 | timeout once                  | logged as a timeout, retried after 1 s; plays on        |
 | 500 once / 503 once           | logged with the server's words, retried after 1 s       |
 | 429 with Retry-After: 7       | retried after exactly the 7 s the server asked for      |
-| stream cut mid-way            | retried; the partial text was streamed, never stored    |
-| malformed JSON                | logged as invalid JSON, retried by the orchestrator     |
+| stream cut mid-way            | sent again at once unstreamed (stream = "auto") and     |
+|                               | unstreamed after; the partial text never stored         |
+| malformed JSON                | logged as "not JSON", retried once by the orchestrator  |
 | invalid JSON tool arguments   | an invalid_json tool error goes back to the model       |
 | tool call without id          | a stable id, the same in the call, its result and the   |
 |                               | next request                                            |
@@ -70,8 +71,11 @@ def retried(words: str, wait: float) -> Check:
 
 
 def cut_stream(run: Run) -> None:
-    retried("incomplete", 1.0)(run)  # the client read part of the stream ("a lo", "ng a"…)
-    assert run.server.chat_requests[0].json()["stream"] is True
+    # stream = "auto": the same request goes again at once, unstreamed, and stays so.
+    first = run.requests[0]
+    assert first.outcome == "ok" and first.streamed is False, first
+    assert [r.json()["stream"] for r in run.server.chat_requests[:3]] == [True, False, False]
+    assert run.clock.sleeps[:1] != [1.0]  # no retry wait: the fallback goes at once
     assert not any(m.content and LONG.startswith(m.content) for m in run.memories)
     assert not any("a lo" in m.content for m in run.memories)  # none of it was stored
 
@@ -115,7 +119,7 @@ RECOVERABLE: dict[str, tuple[list[object], Check]] = {
         retried("rate limited", 7.0),
     ),
     "stream cut mid-way": ([Reply(LONG, cut_after=5)], cut_stream),
-    "malformed JSON": ([Malformed()], retried("invalid json", 1.0)),
+    "malformed JSON": ([Malformed()], retried("not json", 1.0)),
     "invalid JSON tool arguments": (
         [Reply("", tool_calls=[Call("travel", '{"target_poi": ')])],
         invalid_arguments,
@@ -186,6 +190,7 @@ async def test_the_mysis_stops_with_a_clear_error(fault, words: str, tmp_path: P
             watch.feed(sub)
             error = commander.mysis(view.id).last_error
             assert words in error.lower() and "fake-gpt" in error
+            assert error.split(": ")[1] in ("server error", "refused")  # its class
             await nothing_lost(commander, watch, tmp_path / "zoea.db")
             # Fixed upstream, a relaunch plays again.
             server.default = DONE

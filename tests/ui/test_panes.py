@@ -145,6 +145,13 @@ def test_an_errored_pane_shows_its_error() -> None:
     assert "✖ HTTP 503 retry later" in text
 
 
+def test_the_provider_line_says_what_the_provider_learned() -> None:
+    note = "unstreamed: the server broke a streamed answer (it sent nothing)"
+    text = pane_text(view(provider_note=note), GameFacts(), (), 160, 12, 32_768).plain
+    assert note in text
+    assert "unstreamed" not in pane_text(view(), GameFacts(), (), 160, 12, 32_768).plain
+
+
 def test_tail_and_latest_answer_come_from_stored_memories() -> None:
     memories = [
         Memory(
@@ -511,3 +518,36 @@ async def test_the_context_preview_renders_only_the_messages_it_has_not_shown(
         expected = ["".join(s.text for s in row).rstrip() for row in whole]
         shown = view_rows(preview)
         assert shown[: len(expected)] == expected and "Selling." in "\n".join(shown)
+
+
+def test_the_inspector_names_how_a_request_ended() -> None:
+    from zoea_tui.storage.story import RequestSummary
+    from zoea_tui.ui.screens.inspector import outcome_text, request_row
+
+    def summary(outcome: str, kind: str | None = None, streamed: int | None = 1) -> RequestSummary:
+        return RequestSummary(
+            1,
+            1,
+            0.0,
+            "turn-aware",
+            3,
+            100,
+            None,
+            None,
+            12.0,
+            outcome,
+            None,
+            None,
+            5,
+            kind,
+            streamed,
+        )
+
+    assert outcome_text(summary("ok")) == "ok"
+    assert outcome_text(summary("ok", streamed=0)) == "ok unstreamed"
+    assert outcome_text(summary("ok", streamed=None)) == "ok"
+    assert outcome_text(summary("error", "refused")) == "error: refused"
+    assert outcome_text(summary("error", "not_compatible")) == (
+        "error: not an OpenAI-compatible answer"
+    )
+    assert "error: cut short" in request_row(summary("error", "cut_short")).plain

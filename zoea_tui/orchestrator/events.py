@@ -56,6 +56,9 @@ class MysisView:
     #: Prompt tokens the server said it served from its cache on the last call (None:
     #: it did not say).
     last_cached_tokens: int | None = None
+    #: What the commander should know about the provider as it runs (it fell back to
+    #: unstreamed requests; the server's context is smaller than configured); "" if nothing.
+    provider_note: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -215,6 +218,8 @@ class ErrorRaised(Event):
     mysis_id: int | None
     message: str
     transient: bool = False
+    #: The class of a provider's failure (``providers.base.FailureKind``); None otherwise.
+    kind: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -25,7 +25,14 @@ from ..game.backend import GameBackend
 from ..storage import Store
 from .clock import VirtualClock
 from .commander import Commander
-from .events import ErrorRaised, NudgeSent, RequestComposed, StateChanged, ToolCallFinished
+from .events import (
+    ErrorRaised,
+    NudgeSent,
+    RequestComposed,
+    StateChanged,
+    TokenUsage,
+    ToolCallFinished,
+)
 from .mysis import MysisRuntime
 from .requests import recompose
 
@@ -83,7 +90,10 @@ async def simulate(
         "tool_errors": 0,
         "nudges": 0,
         "errors": 0,
+        "answered": 0,
     }
+    #: Each Mysis's failure as the commander is told it (the provider's class and words).
+    failures: list[dict[str, Any]] = []
     prompt_tokens: list[int] = []
     tally = ReuseTally()
 
@@ -111,8 +121,18 @@ async def simulate(
             counters["tool_errors"] += int(event.is_error)
         elif isinstance(event, NudgeSent):
             counters["nudges"] += 1
+        elif isinstance(event, TokenUsage):
+            counters["answered"] += 1
         elif isinstance(event, ErrorRaised):
             counters["errors"] += 1
+            runtime = commander._myses.get(event.mysis_id) if event.mysis_id else None
+            failures.append(
+                {
+                    "mysis": runtime.name if runtime else None,
+                    "kind": event.kind,
+                    "message": event.message,
+                }
+            )
         elif isinstance(event, StateChanged) and created and commander.running_count() == 0:
             done.set()
 
@@ -151,6 +171,8 @@ async def simulate(
         "tool_errors": counters["tool_errors"],
         "nudges": counters["nudges"],
         "errors": counters["errors"],
+        "answered": counters["answered"],
+        "failures": failures,
         "score": score,
         **tally.report(),
         "wall_s": round(time.perf_counter() - started, 3),
@@ -249,6 +271,17 @@ async def _full_history_prefix(store: Store, mysis_id: int, system: str) -> Call
         return cumulative[index] if index >= 0 else 0
 
     return at
+
+
+def provider_silence(report: dict[str, Any]) -> str | None:
+    """Why the provider answered none of a run's requests, in one line (the first
+    failure, in its class and the server's words); None when it answered any."""
+    if report["answered"]:
+        return None
+    failures = report.get("failures") or []
+    if failures:
+        return f"the provider answered none of its requests: {failures[0]['message']}"
+    return "the provider answered none of its requests"
 
 
 def to_json(report: dict[str, Any]) -> str:

@@ -100,6 +100,12 @@ def _any_failure(error: Exception) -> bool:
     return True
 
 
+def provider_note(provider: Provider) -> str:
+    """What a provider says of itself as it runs (``HttpProvider.notes``), in one line."""
+    notes: dict[str, str] = getattr(provider, "notes", {})
+    return "; ".join(notes.values())
+
+
 class MysisRuntime:
     """The live part of a Mysis; the commander owns one per stored Mysis."""
 
@@ -186,6 +192,7 @@ class MysisRuntime:
             next_nudge_at=self.next_nudge_at,
             waiting_on_game=self.waiting_on_game,
             last_cached_tokens=self.last_cached_tokens,
+            provider_note=provider_note(self.provider),
         )
 
     async def changed(self, reason: str = "") -> None:
@@ -245,12 +252,16 @@ class MysisRuntime:
             )
         await self.changed(f"state {new}")
 
-    async def _fail(self, message: str) -> None:
+    async def _fail(self, message: str, kind: str | None = None) -> None:
         """Become errored, unless the commander stopped the Mysis meanwhile."""
         if self.state == "stopped":
             return
-        await self.swarm.bus.publish(ErrorRaised(mysis_id=self.id, message=message))
+        await self.swarm.bus.publish(ErrorRaised(mysis_id=self.id, message=message, kind=kind))
         await self._set_state("errored", message)
+
+    async def _provider_failed(self, error: ProviderError) -> None:
+        """Become errored with the provider's failure told in its class and its words."""
+        await self._fail(f"{self.provider.label}: {error.describe()}", kind=error.kind)
 
     def deliver(self) -> None:
         """A prompt was stored for this Mysis: run a turn soon."""
@@ -329,7 +340,7 @@ class MysisRuntime:
         try:
             await check()
         except ProviderError as exc:
-            await self._fail(f"{self.provider.label}: {exc.message}")
+            await self._provider_failed(exc)
             return False
         self._checked = True
         return True
@@ -448,7 +459,7 @@ class MysisRuntime:
                 on_retry=self._retrying,
             )
         except ProviderError as exc:
-            await self._fail(f"{self.provider.label}: {exc.message}")
+            await self._provider_failed(exc)
             return None
         await self.swarm.bus.publish(
             TokenUsage(
@@ -504,7 +515,7 @@ class MysisRuntime:
         started = time.perf_counter()
         self.activity = "thinking"
         await self.changed("thinking")
-        outcome, error, response = "error", None, None
+        outcome, error, kind, response = "error", None, None, None
         try:
             async with self.swarm.in_flight("llm"):
                 response = await self.provider.chat(request, on_event=self._stream_sink())
@@ -514,13 +525,14 @@ class MysisRuntime:
             outcome, error = "cancelled", "stopped during the call"
             raise
         except ProviderError as exc:
-            error = exc.message  # the log says how the call ended before the state does
+            # The log says how the call ended before the state does.
+            error, kind = exc.message, exc.kind
             raise
         finally:
-            await self._finish_request(request_id, outcome, response, started, error)
+            await self._finish_request(request_id, outcome, response, started, error, kind)
 
     async def _retrying(self, error: Exception, wait: float) -> None:
-        message = error.message if isinstance(error, ProviderError) else str(error)
+        message = error.describe() if isinstance(error, ProviderError) else str(error)
         self.last_line = f"retrying after: {message}"
         await self.changed("retry")
 
@@ -531,8 +543,10 @@ class MysisRuntime:
         response: ChatResponse | None,
         started: float,
         error: str | None,
+        error_kind: str | None = None,
     ) -> None:
-        """Record how a logged call ended (with the server's token counts when it answered)."""
+        """Record how a logged call ended (with the server's token counts when it answered,
+        the class of its failure, and whether it went unstreamed)."""
         usage = response.usage if response is not None and outcome == "ok" else None
         await self.swarm.store.finish_request(
             request_id,
@@ -542,6 +556,8 @@ class MysisRuntime:
             latency_ms=(time.perf_counter() - started) * 1000,
             error=error,
             cached_tokens=usage.cached_tokens if usage else None,
+            error_kind=error_kind,
+            streamed=getattr(self.provider, "streaming", None),
         )
 
     async def compose(

@@ -58,8 +58,8 @@ _HTML_TAG = re.compile(r"<[^>]+>")
 
 def is_transient(error: Exception) -> bool:
     """True for the failures a client retries by itself: those whose ``retryable`` is set
-    (a 5xx that names a parse error, a refusal, a malformed answer are not)."""
-    return isinstance(error, ProviderError) and error.retryable
+    (a 5xx that names a parse error and a refusal are not), but for a malformed answer."""
+    return isinstance(error, ProviderError) and error.retryable and error.kind != "not_compatible"
 
 
 def retry_after(error: Exception) -> float | None:
@@ -183,11 +183,13 @@ def not_compatible(response: httpx.Response, body: bytes, *, url: str) -> Provid
             f"{url} answered a web page ({kind or 'no content type'}: {gist or 'no title'}), "
             "not an OpenAI-compatible answer: check the endpoint's address, port and path.",
             said=gist,
+            repeats=True,
         )
     if not text.strip():
         return MalformedResponseError(
             f"{url} answered HTTP {response.status_code} with an empty body, not an "
-            "OpenAI-compatible answer: check the endpoint's address, port and path."
+            "OpenAI-compatible answer: check the endpoint's address, port and path.",
+            repeats=True,
         )
     return None
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW
+from ..core.failures import FAILURE_LABELS, FailureKind
 from ..core.types import ToolCall
 
 Message = dict[str, Any]
@@ -122,25 +123,6 @@ class ToolCallDelta:
 
 StreamEvent = TextDelta | ReasoningDelta | ToolCallDelta
 EventSink = Callable[[StreamEvent], None]
-
-
-#: The classes of failure every view names (docs/ARCHITECTURE.md, 'Failures'): no
-#: connection; no complete answer in time; the server said no (4xx); the server failed
-#: (5xx); the answer is not an OpenAI-compatible one (a web page, an empty 200, not
-#: JSON); the answer stopped before its end (a broken stream).
-FailureKind = Literal[
-    "unreachable", "timeout", "refused", "server_error", "not_compatible", "cut_short"
-]
-
-#: How each class reads in one line, for the commander.
-FAILURE_LABELS: dict[str, str] = {
-    "unreachable": "unreachable",
-    "timeout": "timed out",
-    "refused": "refused",
-    "server_error": "server error",
-    "not_compatible": "not an OpenAI-compatible answer",
-    "cut_short": "cut short",
-}
 
 
 class ProviderError(Exception):
@@ -246,11 +228,18 @@ class BadRequestError(ProviderError):
 class MalformedResponseError(ProviderError):
     """The server answered something that is not a valid chat response.
 
-    Not retried: a web page, an empty answer or a body that is not JSON comes back
-    the same the next time (a proxy, a wrong port or path).
+    A client does not retry it by itself (a garbled body tends to repeat); its caller
+    may, once, unless ``retryable`` is off: a web page or an empty answer comes back the
+    same every time (a proxy, a wrong port or path).
     """
 
+    retryable = True
     kind: FailureKind = "not_compatible"
+
+    def __init__(self, message: str, *, said: str | None = None, repeats: bool = False) -> None:
+        super().__init__(message, said=said)
+        if repeats:
+            self.retryable = False
 
 
 @runtime_checkable

@@ -170,6 +170,10 @@ class RequestRecord:
     inputs: str | None = None
     #: SHA-256 of the messages as sent (``core.cache.serialize``); None in older logs.
     digest: str | None = None
+    #: The class of the failure (``providers.base.FailureKind``); None if it did not fail.
+    error_kind: str | None = None
+    #: Whether the answer came streamed (None: not an HTTP provider, or an older log).
+    streamed: bool | None = None
 
     def recorded_inputs(self) -> dict[str, Any]:
         """The recorded composition inputs (empty for requests logged before them)."""
@@ -274,6 +278,8 @@ def request_from_row(row: Sequence[Any]) -> RequestRecord:
     """A ``requests`` row (``SELECT *``, in table order) as its record."""
     fields = list(row)
     fields[6] = json.loads(fields[6])
+    if fields[19] is not None:  # streamed: SQLite keeps 0 or 1
+        fields[19] = bool(fields[19])
     return RequestRecord(*fields)
 
 
@@ -1075,12 +1081,16 @@ class Store:
         latency_ms: float | None = None,
         error: str | None = None,
         cached_tokens: int | None = None,
+        error_kind: str | None = None,
+        streamed: bool | None = None,
     ) -> None:
-        """Record how a logged request ended (``cached_tokens``: as the server reported)."""
+        """Record how a logged request ended (``cached_tokens``: as the server reported;
+        ``error_kind``: the class of its failure; ``streamed``: how the answer came)."""
         async with self._lock:
             await self._db.execute(
                 "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
-                "latency_ms = ?, error = ?, cached_tokens = ? WHERE id = ?",
+                "latency_ms = ?, error = ?, cached_tokens = ?, error_kind = ?, streamed = ? "
+                "WHERE id = ?",
                 (
                     outcome,
                     prompt_tokens,
@@ -1088,6 +1098,8 @@ class Store:
                     latency_ms,
                     error,
                     cached_tokens,
+                    error_kind,
+                    streamed,
                     request_id,
                 ),
             )

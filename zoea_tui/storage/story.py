@@ -108,6 +108,10 @@ class RequestSummary:
     error: str | None
     turn_id: int | None
     last_memory_id: int | None
+    #: The class of the failure (``providers.base.FailureKind``); None if it did not fail.
+    error_kind: str | None = None
+    #: Whether the answer came streamed (SQLite's 0 or 1; None: no HTTP provider).
+    streamed: int | None = None
 
 
 def _rows(rows: Sequence[Sequence[Any]]) -> list[Memory]:
@@ -345,7 +349,7 @@ async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> in
 _SUMMARY_COLUMNS = (
     "id, mysis_id, created_at, strategy, json_array_length(items), "
     "estimated_tokens, prompt_tokens, cached_tokens, latency_ms, outcome, "
-    "error, turn_id, last_memory_id"
+    "error, turn_id, last_memory_id, error_kind, streamed"
 )
 
 

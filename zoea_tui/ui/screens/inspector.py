@@ -17,8 +17,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from ...core.failures import failure_label
 from ...core.request_diff import RequestDiff
 from ...orchestrator.requests import RequestInspection
+from ...storage import RequestRecord
 from ...storage.story import PAGE, RequestSummary
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
@@ -31,13 +33,23 @@ MESSAGE_CHARS = 1500
 _OUTCOME_STYLE = {"ok": fmt.TEAL, "pending": fmt.WARNING}
 
 
+def outcome_text(r: RequestSummary | RequestRecord) -> str:
+    """How a request ended: ``ok`` (``ok unstreamed`` when the provider had to fall back
+    from streaming), or the class of its failure (``error: refused``)."""
+    if r.outcome == "error" and r.error_kind:
+        return f"error: {failure_label(r.error_kind)}"
+    if r.outcome == "ok" and r.streamed is not None and not r.streamed:
+        return "ok unstreamed"
+    return r.outcome
+
+
 def request_row(r: RequestSummary) -> Text:
     """Two lines of the list: id, time, outcome and latency; strategy, messages, tokens
     (as the server counted them, else estimated) and cached tokens."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"#{r.id} ", style=fmt.DIM)
     text.append(fmt.clock(r.created_at), style=fmt.MUTED)
-    text.append(f" {r.outcome}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))
+    text.append(f" {outcome_text(r)}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))
     if r.latency_ms is not None:
         text.append(f" · {r.latency_ms / 1000:.2f} s", style=fmt.MUTED)
     text.append("\n  ")
@@ -131,7 +143,7 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
         text.append(f" · {r.cached_tokens} served from the server's cache", style=fmt.TEXT)
     if r.latency_ms is not None:
         text.append(f" · {r.latency_ms / 1000:.2f} s", style=fmt.TEXT)
-    text.append(f" · {r.outcome}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))
+    text.append(f" · {outcome_text(r)}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))
     if r.error:
         text.append(f"\n✖ {one_line(r.error, 300)}", style=fmt.ERROR)
     text.append("\n")

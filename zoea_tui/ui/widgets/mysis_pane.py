@@ -138,6 +138,8 @@ def _model_line(view: MysisView) -> Text:
     if view.model and view.model not in (view.provider_label or ""):
         text.append(f" · {one_line(view.model, 40)}", style=fmt.SYSTEM)
     text.append(f" · {view.strategy}", style=fmt.MUTED)
+    if view.provider_note:
+        text.append(f" · {one_line(view.provider_note, 120)}", style=fmt.WARNING)
     return text
 
 

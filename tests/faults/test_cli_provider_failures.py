@@ -1,0 +1,107 @@
+"""What the commander reads when the model server fails: ``zoea simulate`` over real HTTP.
+
+A run whose provider answered none of its requests exits 3 with one line in the
+server's own words (stderr), and its JSON names each failure's class; a server that
+breaks streamed answers is used unstreamed and the run plays on.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import refused_url
+from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Raw, Reply
+
+CONTEXT_WORDS = "request (8251 tokens) exceeds the available context size (8192 tokens)"
+
+
+def simulate(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    config = tmp_path / "zoea.toml"
+    config.write_text(
+        f'[providers.engine]\ntype = "openai"\nendpoint = "{url}"\nmodel = "m"\ntimeout = 10\n'
+    )
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zoea_tui.cli",
+            "simulate",
+            "--config",
+            str(config),
+            "--provider",
+            "engine",
+            "--myses",
+            "1",
+            "--turns",
+            "2",
+            "--db",
+            str(tmp_path / "sim.db"),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+
+
+@pytest.mark.parametrize("json_output", [False, True])
+def test_a_refusal_every_time_exits_3_in_the_servers_words(
+    tmp_path: Path, json_output: bool
+) -> None:
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.default = HttpError(400, CONTEXT_WORDS)
+        done = simulate(tmp_path, server.url, *(["--json"] if json_output else []))
+
+    assert done.returncode == 3, done.stderr
+    line = done.stderr.strip()
+    assert line.count("\n") == 0, done.stderr
+    assert line.startswith("zoea simulate: the provider answered none of its requests: ")
+    assert "refused" in line and CONTEXT_WORDS in line
+    assert len(server.chat_requests) == 1  # a refusal is not retried as if transient
+    if json_output:
+        report = json.loads(done.stdout)
+        assert report["answered"] == 0
+        assert [f["kind"] for f in report["failures"]] == ["refused"]
+        assert CONTEXT_WORDS in report["failures"][0]["message"]
+    else:
+        assert "0 answered, 1 provider failures" in done.stdout
+        assert CONTEXT_WORDS in done.stdout
+
+
+def test_a_web_page_is_named_for_what_it_is(tmp_path: Path) -> None:
+    page = "<html><head><title>Router login</title></head><body>hello</body></html>"
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.default = Raw(page, content_type="text/html")
+        done = simulate(tmp_path, server.url, "--json")
+
+    assert done.returncode == 3
+    assert "web page" in done.stderr and "Router login" in done.stderr
+    assert "ended before" not in done.stderr  # not reported as a stream cut short
+    assert json.loads(done.stdout)["failures"][0]["kind"] == "not_compatible"
+
+
+def test_an_unreachable_endpoint_exits_3(tmp_path: Path) -> None:
+    done = simulate(tmp_path, refused_url())
+    assert done.returncode == 3
+    assert "unreachable: Could not reach" in done.stderr
+
+
+def test_a_server_that_breaks_streams_is_used_unstreamed_and_the_run_plays(
+    tmp_path: Path,
+) -> None:
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.script(Reply("x" * 200, cut_after=3))  # the first, streamed, answer breaks
+        server.default = Reply(tool_calls=[Call("get_status", "{}")])
+        done = simulate(tmp_path, server.url, "--json")
+
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["errors"] == 0 and report["failures"] == []
+    assert report["answered"] == report["requests"] >= 2
+    streams = [r.json()["stream"] for r in server.chat_requests]
+    assert streams[0] is True and not any(streams[1:])
