@@ -103,7 +103,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
 
 
 async def _arena(args: argparse.Namespace) -> int:
-    from .arena.report import build_report, leaderboard, table, to_json
+    from .arena.report import build_report, first_error, leaderboard, table, to_json
     from .arena.runner import RunHooks, RunResult, run_arena
     from .storage import Store
 
@@ -116,13 +116,17 @@ async def _arena(args: argparse.Namespace) -> int:
     quiet = args.json
 
     def said(result: RunResult) -> None:
-        if not quiet:
-            print(
-                f"  {result.scenario} · {result.strategy} · seed {result.seed}: score "
-                f"{result.score:.1f} ({'pass' if result.passed else 'fail'}, "
-                f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
-                file=sys.stderr,
-            )
+        if quiet:
+            return
+        where = f"  {result.scenario} · {result.strategy} · seed {result.seed}:"
+        if result.errored:
+            print(f"{where} errored: {result.error} in {result.wall_s:.1f} s", file=sys.stderr)
+            return
+        print(
+            f"{where} score {result.score:.1f} ({'pass' if result.passed else 'fail'}, "
+            f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
+            file=sys.stderr,
+        )
 
     async def measure(name: str) -> dict[str, Any]:
         results = await run_arena(
@@ -138,8 +142,13 @@ async def _arena(args: argparse.Namespace) -> int:
         return build_report(name, args.runs, results)
 
     report = await measure(provider)
+    silence = first_error(report)
     baseline = None
-    if config.providers[provider].type != "autopilot" and "autopilot" in config.providers:
+    if (
+        silence is None
+        and config.providers[provider].type != "autopilot"
+        and "autopilot" in config.providers
+    ):
         baseline = await measure("autopilot")
     async with await Store.open(database) as store:
         for one in (baseline, report):
@@ -157,4 +166,7 @@ async def _arena(args: argparse.Namespace) -> int:
         print(to_json(report))
     else:
         print(table(report, baseline))
+    if silence is not None:
+        print(f"zoea arena: the provider answered none of its requests: {silence}", file=sys.stderr)
+        return 3
     return 0

@@ -22,6 +22,9 @@ RUN_KEYS = {
     "uncached_tokens",
     "requests",
     "invalid_requests",
+    "errored",
+    "error",
+    "answered",
 }
 
 
@@ -58,7 +61,16 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     assert set(report) == {"provider", "runs", "cells", "composite"}
     assert report["provider"] == "autopilot" and report["runs"] == 2
     (cell,) = report["cells"]
-    assert set(cell) == {"scenario", "strategy", "score_mean", "score_std", "pass_rate", "runs"}
+    assert set(cell) == {
+        "scenario",
+        "strategy",
+        "score_mean",
+        "score_std",
+        "pass_rate",
+        "errored",
+        "runs",
+    }
+    assert cell["errored"] == 0
     assert cell["scenario"] == "s1-bootstrap-grind" and cell["strategy"] == "turn-aware"
     assert len(cell["runs"]) == 2
     for run in cell["runs"]:
@@ -171,3 +183,77 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
     assert run["metrics"]["systems_explored"] == 0  # the home system is not explored
     # s2: 50·(0/10) + 25·(3/4) + 25·(4/20)
     assert run["score"] == pytest.approx(18.75 + 5)
+
+
+def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.fakes.llm_servers import HttpError
+
+    words = "request (9000 tokens) exceeds the available context size (8192 tokens)"
+    server = FakeOpenAIServer()
+    server.default = HttpError(400, words)
+    with server.running_in_thread():
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[providers.small]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
+            encoding="utf-8",
+        )
+        code = main(
+            [
+                "arena",
+                "--scenario",
+                "s1",
+                "--provider",
+                "small",
+                "--ticks",
+                "6",
+                "--runs",
+                "2",
+                "--config",
+                str(config),
+                "--db",
+                str(tmp_path / "a.db"),
+                "--out",
+                str(tmp_path / "out"),
+                "--json",
+            ]
+        )
+    captured = capsys.readouterr()
+    assert code == 3
+    assert captured.err.count("\n") == 1
+    assert captured.err.startswith("zoea arena: the provider answered none of its requests: ")
+    assert "refused" in captured.err and words in captured.err
+    report = json.loads(captured.out)
+    (cell,) = report["cells"]
+    assert cell["errored"] == 2 and cell["score_mean"] is None  # not scored 0
+    assert report["composite"] == {"turn-aware": None}
+    for run in cell["runs"]:
+        assert run["errored"] is True and run["pass"] is False
+        assert words in run["error"] and run["answered"] == 0
+    board = (tmp_path / "out" / "leaderboard.md").read_text()
+    assert "| small | turn-aware | errored | errored |" in board
+
+
+def test_an_errored_run_is_left_out_of_the_mean() -> None:
+    from zoea_tui.arena.report import build_report, table
+    from zoea_tui.arena.runner import RunResult
+
+    def run(score: float, errored: bool = False) -> RunResult:
+        return RunResult(
+            "s1",
+            "turn-aware",
+            0,
+            score,
+            score >= 20,
+            {"level": "pass"},
+            errored=errored,
+            error="refused: no" if errored else None,
+            answered=0 if errored else 3,
+        )
+
+    report = build_report("p", 3, [run(40.0), run(0.0, errored=True), run(60.0)])
+    (cell,) = report["cells"]
+    assert cell["score_mean"] == 50.0 and cell["errored"] == 1
+    assert report["composite"] == {"turn-aware": 50.0}
+    assert "(1 errored)" in table(report)

@@ -24,8 +24,9 @@ def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict
     out_cells = []
     by_strategy: dict[str, list[float]] = {}
     for (scenario, strategy), group in cells.items():
-        scores = [r.score for r in group]
-        mean = round(scoring.mean(scores), 2)
+        # An errored run (its provider failed) is shown, never scored: not 0 in a mean.
+        scores = [r.score for r in group if not r.errored]
+        mean = round(scoring.mean(scores), 2) if scores else None
         out_cells.append(
             {
                 "scenario": SCENARIOS[scenario].id,
@@ -33,12 +34,31 @@ def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict
                 "score_mean": mean,
                 "score_std": round(scoring.population_std(scores), 2),
                 "pass_rate": round(scoring.pass_rate(scores), 4),
+                "errored": len(group) - len(scores),
                 "runs": [r.to_json() for r in group],
             }
         )
-        by_strategy.setdefault(strategy, []).append(mean)
-    composite = {s: round(scoring.composite(means), 2) for s, means in by_strategy.items()}
+        means = by_strategy.setdefault(strategy, [])
+        if mean is not None:
+            means.append(mean)
+    composite = {
+        s: round(scoring.composite(means), 2) if means else None for s, means in by_strategy.items()
+    }
     return {"provider": provider, "runs": runs, "cells": out_cells, "composite": composite}
+
+
+def first_error(report: dict[str, Any]) -> str | None:
+    """Why the provider answered none of a report's requests (the first errored run's
+    message); None when it answered any."""
+    runs = [run for cell in report["cells"] for run in cell["runs"]]
+    if any(run.get("answered") for run in runs) or not runs:
+        return None
+    return next((run["error"] for run in runs if run.get("error")), "no answer")
+
+
+def score_text(value: float | None) -> str:
+    """A mean score or composite as shown: "errored" when every run behind it errored."""
+    return "errored" if value is None else f"{value:.1f}"
 
 
 def to_json(report: dict[str, Any]) -> str:
@@ -64,11 +84,17 @@ def _grid(
 def _cell_text(cell: dict[str, Any] | None) -> str:
     if cell is None:
         return "—"
-    levels = [r["metrics"].get("level", "none") for r in cell["runs"]]
+    scored = [r for r in cell["runs"] if not r.get("errored")]
+    errored = (
+        f" ({len(cell['runs']) - len(scored)} errored)" if len(scored) < len(cell["runs"]) else ""
+    )
+    if not scored:
+        return "errored" + errored
+    levels = [r["metrics"].get("level", "none") for r in scored]
     level = max(levels, key=("none", "pass", "good", "excellent").index) if levels else "none"
     passed = f"{round(cell['pass_rate'] * 100)}%"
-    std = f"±{cell['score_std']:.1f}" if len(cell["runs"]) > 1 else ""
-    return f"{cell['score_mean']:.1f}{std} {passed} {level}"
+    std = f"±{cell['score_std']:.1f}" if len(scored) > 1 else ""
+    return f"{cell['score_mean']:.1f}{std} {passed} {level}{errored}"
 
 
 def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str:
@@ -81,7 +107,7 @@ def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str
     rows.append(
         [
             f"composite ({report['provider']})",
-            *(f"{report['composite'].get(st, 0):.1f}" for st in strategies),
+            *(score_text(report["composite"].get(st)) for st in strategies),
         ]
     )
     if baseline is not None:
@@ -89,7 +115,7 @@ def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str
             0,
             [
                 "composite (autopilot baseline)",
-                *(f"{baseline['composite'].get(st, 0):.1f}" for st in strategies),
+                *(score_text(baseline["composite"].get(st)) for st in strategies),
             ],
         )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
@@ -125,14 +151,18 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
             cells = []
             for scenario in scenarios:
                 cell = grid.get((scenario, strategy))
-                cells.append(
-                    "—"
-                    if cell is None
-                    else f"{cell['score_mean']:.1f} ({round(cell['pass_rate'] * 100)}%)"
-                )
+                if cell is None:
+                    cells.append("—")
+                elif cell["score_mean"] is None:
+                    cells.append("errored")
+                else:
+                    errored = f", {cell['errored']} errored" if cell.get("errored") else ""
+                    cells.append(
+                        f"{cell['score_mean']:.1f} ({round(cell['pass_rate'] * 100)}%{errored})"
+                    )
             lines.append(
                 f"| {report['provider']} | {strategy} | "
                 + " | ".join(cells)
-                + f" | {report['composite'].get(strategy, 0):.1f} |"
+                + f" | {score_text(report['composite'].get(strategy))} |"
             )
     return "\n".join(lines) + "\n"

@@ -25,7 +25,13 @@ from ..core.strategies import STRATEGIES
 from ..game.backend import GameBackend
 from ..orchestrator.clock import VirtualClock
 from ..orchestrator.commander import Commander
-from ..orchestrator.events import MessageStored, StateChanged, ToolCallFinished
+from ..orchestrator.events import (
+    ErrorRaised,
+    MessageStored,
+    StateChanged,
+    TokenUsage,
+    ToolCallFinished,
+)
 from ..providers.base import Provider
 from ..providers.registry import build_provider
 from ..storage import MysisRecord
@@ -63,12 +69,21 @@ class RunResult:
     requests: int = 0
     invalid_requests: int = 0
     wall_s: float = 0.0
+    #: The scored Mysis's provider failed (its class and the server's words in
+    #: ``error``): the run is shown as errored and left out of means and composites.
+    errored: bool = False
+    error: str | None = None
+    #: Requests the scored Mysis's provider answered.
+    answered: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """The run as the JSON contract has it."""
         return {
             "score": self.score,
             "pass": self.passed,
+            "errored": self.errored,
+            "error": self.error,
+            "answered": self.answered,
             "metrics": self.metrics,
             "tokens_in": self.tokens_in,
             "tokens_out": self.tokens_out,
@@ -150,9 +165,10 @@ async def play(
             starter_swarm=False,
             provider_factory=_provider_factory(config, meter, scored),
         )
-        tally, username = await _run(
+        outcome = await _run(
             commander, scenario, meter, hooks, provider=provider, strategy=composer, scored=scored
         )
+    tally, username = outcome.tally, outcome.username
     assert backend.host is not None
     metrics = run_metrics(backend.host.world, username, tally, ticks=meter.played, budget=budget)
     metrics["level"] = scenario.level(metrics)
@@ -161,12 +177,13 @@ async def play(
     wall = round(time.perf_counter() - started, 3)
     metrics["wall_s"] = wall
     score = scoring.score_run(scenario.key, metrics)
+    errored = outcome.failure is not None
     result = RunResult(
         scenario.key,
         strategy,
         seed,
         score,
-        scoring.passed(score),
+        scoring.passed(score) and not errored,
         metrics,
         tokens_in=meter.tokens_in,
         tokens_out=meter.tokens_out,
@@ -174,10 +191,24 @@ async def play(
         requests=meter.requests,
         invalid_requests=meter.invalid_requests,
         wall_s=wall,
+        errored=errored,
+        error=outcome.failure,
+        answered=outcome.answered,
     )
     if hooks.on_run is not None:
         hooks.on_run(result)
     return result
+
+
+@dataclass(slots=True)
+class _Outcome:
+    """What watching a run's scored Mysis gathered."""
+
+    tally: CallTally = field(default_factory=CallTally)
+    username: str | None = None
+    #: Its provider's failure as the commander is told it; None when it never failed.
+    failure: str | None = None
+    answered: int = 0
 
 
 async def _run(
@@ -189,10 +220,11 @@ async def _run(
     provider: str,
     strategy: str,
     scored: str,
-) -> tuple[CallTally, str | None]:
-    """Create the Myses, give the task, wait for the end; the tally and the account."""
+) -> _Outcome:
+    """Create the Myses, give the task, wait for the end; what the scored Mysis did."""
     sub = commander.bus.subscribe(maxsize=100_000)
-    tally = CallTally()
+    outcome = _Outcome()
+    tally = outcome.tally
     ended = asyncio.Event()
     main_id: list[int] = []
     call_names: dict[str, str] = {}
@@ -209,6 +241,10 @@ async def _run(
             name = call_names.get(memory.tool_call_id or "", "")
             if memory.role == "tool" and name in _COMBAT_TOOLS:
                 tally.results.append((name, memory.content or ""))
+        elif isinstance(event, TokenUsage):
+            outcome.answered += 1
+        elif isinstance(event, ErrorRaised) and event.kind is not None:
+            outcome.failure = outcome.failure or event.message
         elif isinstance(event, StateChanged) and event.new in ("idle", "errored", "stopped"):
             ended.set()
 
@@ -217,7 +253,6 @@ async def _run(
             handle(event)
 
     watcher = asyncio.create_task(watch())
-    username: str | None = None
     try:
         companion = (
             COMPANION_PROVIDER if COMPANION_PROVIDER in commander.config.providers else provider
@@ -241,7 +276,7 @@ async def _run(
         for task in (finished, stopped):
             task.cancel()
         runtime = commander._myses.get(view.id)
-        username = runtime.router.account if runtime is not None else None
+        outcome.username = runtime.router.account if runtime is not None else None
         for runtime in list(commander._myses.values()):
             await runtime.stop(timeout=1.0)
     finally:
@@ -252,7 +287,7 @@ async def _run(
         while (event := sub.get_nowait()) is not None:
             handle(event)
         sub.close()
-    return tally, username
+    return outcome
 
 
 async def run_arena(

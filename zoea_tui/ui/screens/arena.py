@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Static
 
-from ...arena.report import build_report
+from ...arena.report import build_report, score_text
 from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
 from ...arena.scenarios import SCENARIOS, resolve
 from ...core.types import Memory
@@ -214,7 +214,7 @@ class ArenaScreen(ZoeaScreen[None]):
         table = self.query_one("#arena-past", DataTable)
         table.clear()
         for batch in batches:
-            composite = ", ".join(f"{k} {v:.1f}" for k, v in batch.composite.items())
+            composite = ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
             table.add_row(
                 str(batch.id),
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(batch.created_at)),
@@ -238,7 +238,7 @@ class ArenaScreen(ZoeaScreen[None]):
             self._add_cell(cell)
         self._status(
             f"Batch #{batch.id} · {batch.provider} · composite "
-            + ", ".join(f"{k} {v:.1f}" for k, v in batch.composite.items())
+            + ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
         )
 
     # -- messages --------------------------------------------------------------------------
@@ -260,7 +260,9 @@ class ArenaScreen(ZoeaScreen[None]):
         if message.report is None:
             self._status(f"The arena failed: {message.error}")
             return
-        composite = ", ".join(f"{k} {v:.1f}" for k, v in message.report["composite"].items())
+        composite = ", ".join(
+            f"{k} {score_text(v)}" for k, v in message.report["composite"].items()
+        )
         self._status(f"Done · {message.report['provider']} · composite {composite}")
         self.load_past()
 
@@ -275,14 +277,17 @@ class ArenaScreen(ZoeaScreen[None]):
 
     def _add_cell(self, cell: dict[str, Any]) -> None:
         runs = cell["runs"]
-        levels = [r["metrics"].get("level", "none") for r in runs]
+        levels = [r["metrics"].get("level", "none") for r in runs if not r.get("errored")]
+        errors = [r["error"] for r in runs if r.get("errored")]
+        if errors:  # the server's words, where the commander looks
+            self._status(f"{cell['scenario']} · {cell['strategy']}: errored: {errors[0]}")
         self.query_one("#arena-results", DataTable).add_row(
             cell["scenario"],
             cell["strategy"],
-            f"{cell['score_mean']:.1f}",
+            score_text(cell["score_mean"]),
             f"{cell['score_std']:.1f}",
             f"{round(cell['pass_rate'] * 100)}%",
-            ", ".join(dict.fromkeys(levels)),
+            ", ".join([*dict.fromkeys(levels), *([f"{len(errors)} errored"] if errors else [])]),
             f"{sum(r['tokens_in'] for r in runs):,}",
             str(sum(r["requests"] for r in runs)),
         )
