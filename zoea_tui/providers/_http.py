@@ -233,6 +233,7 @@ class HttpProvider:
         self._retry = RetryPolicy(attempts=max_retries + 1, backoff_base=backoff_base)
         self._sleep = sleep
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.notes: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(endpoint={self.endpoint!r}, model={self.model!r})"
