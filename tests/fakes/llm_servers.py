@@ -2,8 +2,8 @@
 
 Two servers speak the wire formats of docs/ARCHITECTURE.md, 'Providers':
 :class:`FakeOpenAIServer` (``POST …/chat/completions``, JSON or SSE; given
-:class:`LlamaServer` rules, also llama-server's ``GET /props`` and ``POST /tokenize``
-and its refusals) and :class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON,
+:class:`LlamaServer` rules, also llama-server's ``GET /props``, its token count and its
+refusals) and :class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON,
 ``GET /api/tags``, ``GET /api/version`` and ``POST /api/show``). Each is a tiny
 HTTP/1.1 server on ``127.0.0.1`` at a free port, run in the current event loop
 (``async with``) or in a thread of its own (:meth:`FakeServer.running_in_thread`, for
@@ -143,8 +143,8 @@ class LlamaServer:
     Its tokenizer is not the estimate's: here one token per ``bytes_per_token`` bytes of
     the prompt its chat template renders (a ChatML template that writes the tool schemas
     into the system turn). It counts each prompt that way (``usage.prompt_tokens``,
-    whatever the script says), tells its slot's context at ``GET /props`` and tokenizes
-    at ``POST /tokenize``. Like the real one it refuses, before any reply of the script
+    whatever the script says) and tells its slot's context at ``GET /props``. Like the
+    real one it refuses, before any reply of the script
     is used, a prompt over ``n_ctx`` with HTTP 400 and a history whose call arguments
     are not JSON with HTTP 500.
     """
@@ -669,8 +669,8 @@ class FakeOpenAIServer(FakeServer):
 
     async def _respond(self, request: RecordedRequest, conn: _Connection) -> None:
         render = _OpenAIRenderer("", False)
-        if self.llama is not None and request.path in ("/props", "/tokenize"):
-            await conn.send(200, json.dumps(self._llama_route(request, self.llama)).encode())
+        if self.llama is not None and request.method == "GET" and request.path == "/props":
+            await conn.send(200, json.dumps(self._props(self.llama)).encode())
             return
         if not self._is_chat(request):
             await conn.send(404, render.error(404, f"no route {request.path}"))
@@ -696,15 +696,12 @@ class FakeOpenAIServer(FakeServer):
         )
 
     @staticmethod
-    def _llama_route(request: RecordedRequest, llama: LlamaServer) -> dict[str, Any]:
-        if request.path == "/props":
-            return {
-                "default_generation_settings": {"n_ctx": llama.n_ctx, "params": {}},
-                "total_slots": 1,
-                "chat_template": "chatml",
-            }
-        content = request.json().get("content") or ""
-        return {"tokens": list(range(llama.count(content)))}
+    def _props(llama: LlamaServer) -> dict[str, Any]:
+        return {
+            "default_generation_settings": {"n_ctx": llama.n_ctx, "params": {}},
+            "total_slots": 1,
+            "chat_template": "chatml",
+        }
 
 
 # --- Ollama -------------------------------------------------------------------------------

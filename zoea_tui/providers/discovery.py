@@ -51,7 +51,7 @@ class ReportsContext(Protocol):
 
 def server_root(endpoint: str) -> str:
     """An OpenAI-compatible endpoint without its ``/v1``: where llama-server's own routes
-    (``/props``, ``/tokenize``) live."""
+    (``/props``) live."""
     endpoint = endpoint.rstrip("/")
     return endpoint[: -len("/v1")] if endpoint.endswith("/v1") else endpoint
 
