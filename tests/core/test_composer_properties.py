@@ -46,6 +46,12 @@ texts = st.one_of(
 call_ids = st.one_of(
     st.sampled_from(["", "call_0", "dup"]), st.text("abc123", min_size=4, max_size=8)
 )
+#: Call arguments as models write them: mostly objects, sometimes cut at ``max_tokens``
+#: or not an object at all (the composer must send them as objects: V8).
+arguments = st.one_of(
+    st.integers(0, 9).map(lambda n: json.dumps({"n": n})),
+    st.sampled_from(['{"target', "[1]", "", "null", '"go"', "{}", '{"a": {"b": [1, 2', "{}}"]),
+)
 result_modes = st.sampled_from(
     ["all", "all", "all", "none", "some", "reversed", "duplicate", "late", "big"]
 )
@@ -56,7 +62,7 @@ op = st.one_of(
     st.tuples(st.just("say"), texts),
     st.tuples(
         st.just("calls"),
-        st.lists(st.tuples(call_ids, st.sampled_from(TOOLS)), min_size=1, max_size=4),
+        st.lists(st.tuples(call_ids, st.sampled_from(TOOLS), arguments), min_size=1, max_size=4),
         result_modes,
         texts,
     ),
@@ -84,8 +90,8 @@ def build(ops: list[tuple]) -> Log:
             log.add("user", "summary", o[1])
         else:
             _, calls, mode, text = o
-            log.call(*[(cid, name, json.dumps({"n": i})) for i, (cid, name) in enumerate(calls)])
-            results = [(cid, name) for cid, name in calls]
+            log.call(*[(cid, name, args) for cid, name, args in calls])
+            results = [(cid, name) for cid, name, _ in calls]
             if mode == "none":
                 results = []
             elif mode == "some":
@@ -109,6 +115,7 @@ compose_settings = st.builds(
     context_window=st.sampled_from([2048, 8192, 32_768]),
     tools_tokens=st.sampled_from([0, 300]),
     nudge_level=st.integers(0, 3),
+    token_scale=st.sampled_from([1.0, 1.0, 1.36, 0.8, 2.5]),
 )
 
 
@@ -130,7 +137,8 @@ def test_every_strategy_composes_valid_bounded_deterministic_requests(
         assert roles[0] == "system" and roles.count("system") == 1
         assert json.dumps(first.messages) == json.dumps(again.messages), strategy
         assert first.items == again.items and first.dropped == again.dropped
-        assert first.tokens == request_tokens(list(first.messages), cfg.tools_tokens)
+        assert first.raw_tokens == request_tokens(list(first.messages), cfg.tools_tokens)
+        assert first.tokens == cfg.engine_tokens(first.estimated_tokens)
         assert first.tokens <= cfg.context_window, (strategy, first.tokens)
         assert len(first.items) == len(first.messages)
         kept = {i.memory_id for i in first.items if i.memory_id is not None}

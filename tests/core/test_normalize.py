@@ -1,6 +1,6 @@
 """The normalizer's repairs, one broken history at a time.
 
-``finalize`` is what makes every strategy's selection valid (V1–V7). The property
+``finalize`` is what makes every strategy's selection valid (V1–V8). The property
 tests only check that its output validates; these check each repair itself: what
 was inserted, renamed, moved or dropped, and the reason recorded for it. (The
 seed-003 ``clean_messages`` cases live in ``test_seed_behaviour.py``.)
@@ -1055,3 +1055,62 @@ def test_a_broadcast_only_echoed_by_the_assistant_is_still_in_the_state() -> Non
     assert c.messages[-1]["content"] == prompts.state_message(
         "- Location: sol", "All Myses: sell your ore."
     )
+
+
+# -- V8: call arguments are sent as JSON objects ------------------------------------
+
+
+@pytest.mark.parametrize("arguments", ['{"target', "[1]", "", "null"])
+def test_call_arguments_that_are_not_an_object_are_sent_as_an_empty_object(
+    arguments: str,
+) -> None:
+    log = Log()
+    log.direct("go")
+    cut = log.call(("a", "travel", arguments), ("b", "get_status", '{"full": true}'))
+    log.result("a", "travel", '{"error": {"code": "cut_off"}}')
+    log.result("b", "get_status", "{}")
+    c = finalized(log)  # validates (V8 included)
+    calls = c.messages[2]["tool_calls"]
+    assert [call["function"]["arguments"] for call in calls] == ["{}", '{"full": true}']
+    item = c.items[2]
+    assert item.memory_id == cut.id and item.action == "kept"
+    assert "not a JSON object sent as {}" in item.reason
+    assert cut.tool_calls[0].arguments == arguments, "the memory keeps what the model wrote"
+    assert finalized(log).messages == c.messages, "the same text every time (cache-stable)"
+
+
+def test_clean_messages_send_cut_arguments_as_an_object_too() -> None:
+    log = Log()
+    log.direct("go")
+    log.call(("a", "travel", '{"target'))
+    log.result("a", "travel", "cut")
+    messages = clean_messages([keep(m) for m in log.memories], SETTINGS)
+    assert messages[1]["tool_calls"][0]["function"]["arguments"] == "{}"
+
+
+# -- the engine's calibration (token_scale) -------------------------------------------
+
+
+def test_the_scale_turns_the_estimate_into_the_engines_count() -> None:
+    log = two_big_loops()
+    plain = unbounded(log)
+    scaled = unbounded(log, token_scale=1.36)
+    assert scaled.messages == plain.messages
+    assert scaled.raw_tokens == plain.raw_tokens == plain.tokens
+    assert scaled.tokens == -(-plain.tokens * 136 // 100)  # rounded up
+
+
+def test_a_request_that_fits_the_estimate_is_cut_to_fit_the_engine() -> None:
+    log = two_big_loops()
+    full = unbounded(log)
+    window = full.tokens + 10  # fits by the estimate alone
+    assert fitted(log, window).messages == full.messages
+    scaled = fitted(log, window, token_scale=1.36)
+    assert scaled.tokens <= window < full.tokens * 1.36
+    assert scaled.messages != full.messages
+    assert scaled.raw_tokens is not None and scaled.raw_tokens <= window / 1.36
+
+
+def test_the_scale_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="token_scale"):
+        ComposeSettings(token_scale=0)

@@ -1,7 +1,7 @@
 """The validator can fail: every rule it enforces, broken one at a time.
 
 Each test builds a request that breaks exactly one rule of docs/CONTEXT.md, 'API rules'
-(V1–V7 and the Anthropic checks listed there) and asserts the validator reports
+(V1–V8 and the Anthropic checks listed there) and asserts the validator reports
 exactly that violation, by its code and text. A validator that always answered
 "valid" (or that reported the wrong rule) fails here.
 """
@@ -89,8 +89,8 @@ def test_a_valid_request_has_no_violation() -> None:
         ),
         # An assistant with text and no content key issues (content None with calls: V4 ok).
         [system(), user("go"), assistant(None, call("a")), tool("a", "")],
-        # Tool arguments may be empty (rendered as {}).
-        [system(), user("go"), assistant("", call("a", "mine", "")), tool("a")],
+        # Arguments are any JSON object, nested and spaced as the model wrote it (V8).
+        [system(), user("go"), assistant("", call("a", "mine", ' {"a": [1, {}]} ')), tool("a")],
     ],
     ids=[
         "ends-on-tool",
@@ -357,6 +357,33 @@ def test_malformed_tool_call_without_function() -> None:
 def test_validate_reports_rather_than_crashes_on_dict_arguments() -> None:
     messages = [system(), user("go"), assistant("", call("a", "mine", {"n": 1})), tool("a")]
     assert validate(messages) == ["#2: malformed tool call 'a'"]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    ['{"target', "[1]", "", "null", '"north"', "3", '{"a": 1}}'],
+    ids=["cut-at-max-tokens", "list", "empty", "null", "string", "number", "trailing-brace"],
+)
+def test_v8_call_arguments_that_are_not_a_json_object(arguments: str) -> None:
+    messages = [system(), user("go"), assistant("", call("a", "travel", arguments)), tool("a")]
+    assert validate(messages) == [
+        f"V8: #2 arguments of 'a' are not a JSON object: {arguments[:40]!r}"
+    ]
+
+
+def test_v8_names_each_bad_call_of_a_parallel_answer() -> None:
+    messages = [
+        system(),
+        user("go"),
+        assistant("", call("a", "travel", '{"target'), call("b", "mine"), call("c", "sell", "[1]")),
+        tool("a"),
+        tool("b"),
+        tool("c"),
+    ]
+    assert validate_openai(messages) == [
+        "V8: #2 arguments of 'a' are not a JSON object: '{\"target'",
+        "V8: #2 arguments of 'c' are not a JSON object: '[1]'",
+    ]
 
 
 # -- to_anthropic: the Messages API rendering ---------------------------------------

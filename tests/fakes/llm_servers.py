@@ -1,11 +1,13 @@
 """Real HTTP model servers on loopback, scripted reply by reply, for tests and benchmarks.
 
 Two servers speak the wire formats of docs/ARCHITECTURE.md, 'Providers':
-:class:`FakeOpenAIServer` (``POST …/chat/completions``, JSON or SSE) and
-:class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON, ``GET /api/tags``
-and ``GET /api/version``). Each is a tiny HTTP/1.1 server on ``127.0.0.1`` at a
-free port, run in the current event loop (``async with``) or in a thread of
-its own (:meth:`FakeServer.running_in_thread`, for synchronous callers).
+:class:`FakeOpenAIServer` (``POST …/chat/completions``, JSON or SSE; given
+:class:`LlamaServer` rules, also llama-server's ``GET /props``, its token count and its
+refusals) and :class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON,
+``GET /api/tags``, ``GET /api/version`` and ``POST /api/show``). Each is a tiny
+HTTP/1.1 server on ``127.0.0.1`` at a free port, run in the current event loop
+(``async with``) or in a thread of its own (:meth:`FakeServer.running_in_thread`, for
+synchronous callers).
 
 Each chat request takes the next item of the script, or :attr:`FakeServer.default`
 when the script is empty:
@@ -39,11 +41,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Self
 
 # --- the script -------------------------------------------------------------------------
@@ -130,6 +133,68 @@ class Raw(Scripted):
 
 
 Item = Reply | HttpError | Malformed | Raw
+
+
+@dataclass(frozen=True, slots=True)
+class LlamaServer:
+    """What llama.cpp's ``llama-server`` does beyond the OpenAI routes (measured:
+    /work/shared/reference/providers.md, 'Real engines').
+
+    Its tokenizer is not the estimate's: here one token per ``bytes_per_token`` bytes of
+    the prompt its chat template renders (a ChatML template that writes the tool schemas
+    into the system turn). It counts each prompt that way (``usage.prompt_tokens``,
+    whatever the script says) and tells its slot's context at ``GET /props``. Like the
+    real one it refuses, before any reply of the script
+    is used, a prompt over ``n_ctx`` with HTTP 400 and a history whose call arguments
+    are not JSON with HTTP 500.
+    """
+
+    n_ctx: int = 8192
+    #: 3.55 makes the 79 tool schemas of the embedded game and a first prompt 8,116
+    #: tokens where the estimate says 5,979 (measured on llama-server: 8,120 for 5,981).
+    bytes_per_token: float = 3.55
+
+    def count(self, text: str) -> int:
+        """Tokens of ``text``."""
+        return math.ceil(len(text.encode("utf-8")) / self.bytes_per_token)
+
+    def render(self, body: Mapping[str, Any]) -> str:
+        """The prompt a request becomes (ChatML, the tools in the system turn)."""
+        tools = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in body.get("tools") or ())
+        out: list[str] = []
+        for index, message in enumerate(body.get("messages") or ()):
+            text = message.get("content") or ""
+            if index == 0 and tools:
+                text += "\n\n# Tools\n<tools>\n" + tools + "</tools>"
+            for call in message.get("tool_calls") or ():
+                fn = call["function"]
+                text += f'\n<tool_call>{{"name": "{fn["name"]}", "arguments": {fn["arguments"]}}}'
+            out.append(f"<|im_start|>{message.get('role')}\n{text}<|im_end|>\n")
+        return "".join(out) + "<|im_start|>assistant\n"
+
+    def prompt_tokens(self, body: Mapping[str, Any]) -> int:
+        """What the server counts for a request."""
+        return self.count(self.render(body))
+
+    def refusal(self, body: Mapping[str, Any]) -> HttpError | None:
+        """The server's answer to a request it will not run (None: it runs it)."""
+        for message in body.get("messages") or ():
+            for call in message.get("tool_calls") or ():
+                arguments = call["function"]["arguments"]
+                try:
+                    json.loads(arguments)
+                except ValueError:
+                    return HttpError(
+                        500, f"Failed to parse tool call arguments as JSON: {arguments[:60]}"
+                    )
+        tokens = self.prompt_tokens(body)
+        if tokens > self.n_ctx:
+            return HttpError(
+                400,
+                f"request ({tokens} tokens) exceeds the available context size "
+                f"({self.n_ctx} tokens), try increasing it",
+            )
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,10 +646,18 @@ class FakeOpenAIServer(FakeServer):
     key is refused with 401; with ``models`` set, any other model gets 404.
     """
 
-    def __init__(self, *, api_key: str | None = None, models: Sequence[str] | None = None):
+    def __init__(
+        self,
+        *,
+        api_key: str | None = None,
+        models: Sequence[str] | None = None,
+        llama: LlamaServer | None = None,
+    ):
         super().__init__()
         self.api_key = api_key
         self.models = models
+        #: Set: the server behaves as a llama-server (:class:`LlamaServer`).
+        self.llama = llama
 
     @property
     def url(self) -> str:
@@ -596,6 +669,9 @@ class FakeOpenAIServer(FakeServer):
 
     async def _respond(self, request: RecordedRequest, conn: _Connection) -> None:
         render = _OpenAIRenderer("", False)
+        if self.llama is not None and request.method == "GET" and request.path == "/props":
+            await conn.send(200, json.dumps(self._props(self.llama)).encode())
+            return
         if not self._is_chat(request):
             await conn.send(404, render.error(404, f"no route {request.path}"))
             return
@@ -608,10 +684,24 @@ class FakeOpenAIServer(FakeServer):
             await conn.send(404, render.error(404, f"The model `{model}` does not exist."))
             return
         include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+        if self.llama is not None and (refusal := self.llama.refusal(body)) is not None:
+            await conn.send(refusal.status, render.error(refusal.status, refusal.message))
+            return
         item, serial = self._next()
+        if self.llama is not None and isinstance(item, Reply):
+            completion = item.usage[1] if item.usage is not None else 0
+            item = replace(item, usage=(self.llama.prompt_tokens(body), completion))
         await self._play(
             conn, item, _OpenAIRenderer(model, include_usage), body.get("stream") is True, serial
         )
+
+    @staticmethod
+    def _props(llama: LlamaServer) -> dict[str, Any]:
+        return {
+            "default_generation_settings": {"n_ctx": llama.n_ctx, "params": {}},
+            "total_slots": 1,
+            "chat_template": "chatml",
+        }
 
 
 # --- Ollama -------------------------------------------------------------------------------
@@ -682,17 +772,29 @@ def _tagged(name: str) -> str:
 
 
 class FakeOllamaServer(FakeServer):
-    """An Ollama server: ``POST /api/chat``, ``GET /api/tags``, ``GET /api/version``.
+    """An Ollama server: ``POST /api/chat``, ``GET /api/tags``, ``GET /api/version``,
+    ``POST /api/show``.
 
     ``models`` are the installed models (``/api/tags``); a chat with any other
     model gets Ollama's 404 "not found, try pulling it first". Like Ollama, a
     request without ``stream`` is streamed.
     """
 
-    def __init__(self, *, models: Sequence[str] = ("qwen3:8b",), version: str = "0.12.3"):
+    def __init__(
+        self,
+        *,
+        models: Sequence[str] = ("qwen3:8b",),
+        version: str = "0.12.3",
+        context_length: int | None = None,
+        parameters: str = "",
+    ):
         super().__init__()
         self.models = list(models)
         self.version = version
+        #: What ``/api/show`` reports as ``model_info["qwen3.context_length"]`` (None: no
+        #: length), with ``parameters`` (the Modelfile's, e.g. ``"num_ctx 4096"``).
+        self.context_length = context_length
+        self.parameters = parameters
 
     def _is_chat(self, request: RecordedRequest) -> bool:
         return request.method == "POST" and request.path == "/api/chat"
@@ -713,6 +815,16 @@ class FakeOllamaServer(FakeServer):
                 for m in self.models
             ]
             await conn.send(200, json.dumps({"models": models}).encode())
+        elif request.method == "POST" and request.path == "/api/show":
+            model = request.json().get("model", "")
+            if _tagged(model) not in {_tagged(m) for m in self.models}:
+                await conn.send(404, render.error(404, f"model '{model}' not found"))
+                return
+            info: dict[str, Any] = {"general.architecture": "qwen3"}
+            if self.context_length is not None:
+                info["qwen3.context_length"] = self.context_length
+            shown = {"parameters": self.parameters, "model_info": info, "details": {}}
+            await conn.send(200, json.dumps(shown).encode())
         elif not self._is_chat(request):
             await conn.send(404, b"404 page not found", "text/plain")
         else:

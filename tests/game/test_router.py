@@ -161,6 +161,19 @@ async def test_the_assignment_survives_a_restart_and_the_pool_is_shared(
         await reopened.close()
 
 
+async def test_a_call_cut_at_max_tokens_is_answered_with_a_cut_off_error(store, make_session):
+    router = await _router(store, make_session, "nova")
+    cut = await router.execute(ToolCall("c", "travel", '{"target'), cut_off=True)
+    assert cut.is_error and cut.error_code == "cut_off"
+    error = json.loads(cut.content)["error"]
+    assert error["code"] == "cut_off"
+    assert "travel was cut off at max_tokens" in error["message"]
+    assert "'{\"target'" in error["message"], "the model sees what arrived"
+    # A cut answer's call whose arguments are whole runs as usual (the game answers it).
+    whole = await router.execute(ToolCall("d", "get_status", "{}"), cut_off=True)
+    assert whole.error_code == "not_authenticated", whole.content
+
+
 async def test_invalid_json_arguments_are_a_tool_error_not_a_crash(store, make_session):
     router = await _router(store, make_session, "nova")
     result = await router.execute(ToolCall("c", "travel", '{"target_poi": "main_belt"'))

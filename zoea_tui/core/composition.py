@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -47,11 +48,34 @@ class ComposeSettings:
     snapshot_tools: tuple[str, ...] = DEFAULT_SNAPSHOT_TOOLS
     #: The Mysis's current encouragement count (the level of a synthetic nudge).
     nudge_level: int = 0
+    #: The engine's tokens per estimated token: the engine's tokenizer and chat template
+    #: count differently from the estimate (``core/tokens.py``). Learnt from the counts
+    #: the engine reports (``orchestrator/calibration.py``); 1.0 until it has answered.
+    token_scale: float = 1.0
+
+    def __post_init__(self) -> None:
+        if not self.token_scale > 0:
+            raise ValueError(f"token_scale must be positive (got {self.token_scale!r})")
 
     @property
     def budget(self) -> int:
-        """Most prompt tokens a request may carry."""
+        """Most prompt tokens (the engine's) a request may carry."""
         return max(self.context_window - self.reserve_tokens, 256)
+
+    @property
+    def estimate_budget(self) -> int:
+        """:attr:`budget` in estimated tokens (what the composer counts)."""
+        return math.floor(self.budget / self.token_scale)
+
+    def engine_tokens(self, estimate: int) -> int:
+        """An estimate in the engine's tokens (rounded up: the budget errs on the safe side).
+
+        An estimate within :attr:`estimate_budget` is within :attr:`budget`.
+        """
+        if self.token_scale == 1.0:
+            return estimate
+        # The small allowance absorbs float error: floor(B / s) * s may compute as B + ε.
+        return math.ceil(estimate * self.token_scale - 1e-6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +180,7 @@ class Composition:
     messages: tuple[dict[str, Any], ...]
     items: tuple[Item, ...]
     dropped: tuple[Dropped, ...]
+    #: Prompt tokens in the engine's count (the estimate times ``token_scale``).
     tokens: int
     #: Set by ``summarize`` when a summary must be written before sending.
     summary_request: SummaryRequest | None = None
@@ -173,6 +198,14 @@ class Composition:
     game_state: str = ""
     latest_broadcast: str | None = None
     account: str | None = None
+    #: The estimate before calibration (``core/tokens.py``; the items count in it): what
+    #: the engine's own count is compared with. None: the same as ``tokens``.
+    raw_tokens: int | None = None
+
+    @property
+    def estimated_tokens(self) -> int:
+        """The uncalibrated estimate (``tokens`` when none was kept)."""
+        return self.tokens if self.raw_tokens is None else self.raw_tokens
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form used by ``zoea context --json`` and the request log."""

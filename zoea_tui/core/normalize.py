@@ -1,7 +1,7 @@
 """The shared guarantees, applied to every strategy's selection.
 
 Every composed request passes through :func:`finalize`, which makes it valid
-under the OpenAI and Anthropic rules (V1–V7 of docs/CONTEXT.md, 'API rules'), caps
+under the OpenAI and Anthropic rules (V1–V8 of docs/CONTEXT.md, 'API rules'), caps
 each tool result, keeps the whole request inside the model's context window,
 and records the provenance of every message. Strategies only choose; this
 module is the one place where requests are made correct.
@@ -23,8 +23,15 @@ from .tokens import (
 )
 from .turns import current_turn
 from .types import ToolCall
+from .validator import is_json_object
 
 Block = list[Slot]
+
+#: What a stored call's arguments are sent as when they are not a JSON object (a call
+#: cut at ``max_tokens``, or a model that wrote a list): the one form every server
+#: parses (V8). The stored memory keeps what the model wrote; the tool result that
+#: answers the call says what was wrong with it.
+INVALID_ARGUMENTS_SENT = "{}"
 
 
 @dataclass(slots=True)
@@ -91,7 +98,8 @@ def finalize(
         messages=tuple(r.message for r in flat),
         items=items,
         dropped=tuple(Dropped(i, dropped[i]) for i in sorted(dropped)),
-        tokens=total,
+        tokens=settings.engine_tokens(total),
+        raw_tokens=total,
         uses_nudge=uses_nudge or any(r.slot.kind == "nudge" for r in flat),
         state_text=state_text,
     )
@@ -292,7 +300,9 @@ def _fix_edges(
 
 
 def _render(slot: Slot, settings: ComposeSettings) -> _Rendered:
-    """The OpenAI message of a slot, with tool results capped."""
+    """The OpenAI message of a slot, with tool results capped and call arguments that
+    every server parses (V8)."""
+    slot = _with_object_arguments(slot)
     content = slot.content
     content_tokens: int | None = None
     if slot.memory is not None and slot.memory.tokens and slot.content is slot.memory.content:
@@ -317,6 +327,18 @@ def _render(slot: Slot, settings: ComposeSettings) -> _Rendered:
     return _Rendered(slot, message, message_tokens(message, content_tokens))
 
 
+def _with_object_arguments(slot: Slot) -> Slot:
+    """``slot`` with each call whose arguments are not a JSON object sent as ``{}``."""
+    if all(is_json_object(c.arguments) for c in slot.tool_calls):
+        return slot
+    calls = tuple(
+        c if is_json_object(c.arguments) else replace(c, arguments=INVALID_ARGUMENTS_SENT)
+        for c in slot.tool_calls
+    )
+    why = "call arguments that are not a JSON object sent as {} (the memory keeps them)"
+    return replace(slot, tool_calls=calls, reason=f"{slot.reason}; {why}" if slot.reason else why)
+
+
 def _truncated(slot: Slot, total_tokens: int, cap: int, why: str) -> Slot:
     notice = prompts.truncation_notice(slot.memory_id, len(slot.content), total_tokens)
     room = max(cap - count_tokens(notice), 16)
@@ -336,7 +358,8 @@ def _fit_budget(
     In order: old tool results become placeholders, then the oldest unpinned
     blocks go, then the largest remaining messages are cut down.
     """
-    budget = settings.budget - REQUEST_OVERHEAD - settings.tools_tokens
+    # Counted in estimated tokens: the engine's budget divided by its calibration.
+    budget = settings.estimate_budget - REQUEST_OVERHEAD - settings.tools_tokens
     total = system.tokens + sum(r.tokens for block in blocks for r in block)
     if total <= budget:
         return system, blocks

@@ -1,4 +1,4 @@
-"""The request rules of OpenAI and Anthropic (V1–V7 of docs/CONTEXT.md, 'API rules').
+"""The request rules of OpenAI and Anthropic (V1–V8 of docs/CONTEXT.md, 'API rules').
 
 ``validate_openai`` checks a chat-completions message list; ``to_anthropic``
 derives the Messages-API rendering and ``validate_anthropic`` checks it. The
@@ -13,6 +13,15 @@ from typing import Any
 
 #: A chat-completions message list (a list or a composition's tuple).
 Messages = Sequence[dict[str, Any]]
+
+
+def is_json_object(text: str) -> bool:
+    """Whether ``text`` parses as a JSON object (V8: what every server accepts as a
+    call's arguments; a call cut at ``max_tokens`` leaves text such as ``{"target``)."""
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, TypeError):
+        return False
 
 
 def validate_openai(messages: Messages) -> list[str]:
@@ -74,6 +83,13 @@ def validate_openai(messages: Messages) -> list[str]:
                     fn = call.get("function") or {}
                     if not fn.get("name") or not isinstance(fn.get("arguments"), str):
                         violations.append(f"#{index}: malformed tool call {call_id!r}")
+                    elif not is_json_object(fn["arguments"]):
+                        # llama-server answers HTTP 500 "Failed to parse tool call
+                        # arguments as JSON" to every later request that carries it.
+                        violations.append(
+                            f"V8: #{index} arguments of {call_id!r} are not a JSON object: "
+                            f"{fn['arguments'][:40]!r}"
+                        )
     if open_calls is not None:
         missing = [c for c, answered in open_calls.items() if not answered]
         if missing:

@@ -258,9 +258,24 @@ class ToolRouter:
 
     # -- calls ----------------------------------------------------------------
 
-    async def execute(self, call: ToolCall) -> RoutedResult:
-        """Run one tool call and return the (redacted) text to store and show."""
+    async def execute(self, call: ToolCall, *, cut_off: bool = False) -> RoutedResult:
+        """Run one tool call and return the (redacted) text to store and show.
+
+        ``cut_off``: the answer that made the call ended at ``max_tokens``; a call whose
+        arguments are then incomplete is not run, and the model is told why.
+        """
         args = call.parsed_arguments()
+        if args is None and cut_off:
+            return RoutedResult(
+                error_content(
+                    "cut_off",
+                    f"Your call to {call.name} was cut off at max_tokens before its "
+                    f"arguments were complete ({call.arguments[:200]!r}), so it was not run. "
+                    "Call it again with complete arguments, writing less before the call.",
+                ),
+                is_error=True,
+                error_code="cut_off",
+            )
         if args is None:
             return RoutedResult(
                 error_content(

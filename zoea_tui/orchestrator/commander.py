@@ -296,7 +296,7 @@ class Commander:
         name = strategy or runtime.record.strategy
         if name not in STRATEGIES:
             raise CommandRefused(f"unknown strategy {name!r}")
-        settings, _ = self.settings_for(runtime.record)
+        settings, _ = self.services.fitted_settings(runtime.record)
         turn = await runtime.upcoming_turn()
         level = turn.nudge_level if turn.kind == "nudge" else 0
         settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)

@@ -46,6 +46,7 @@ from ..providers.base import (
     TextDelta,
 )
 from ..storage import MysisRecord, NewMemory
+from .calibration import engine_of
 from .context import next_composition
 from .events import (
     ErrorRaised,
@@ -334,6 +335,11 @@ class MysisRuntime:
 
     async def _preflight(self) -> bool:
         """Check once that the model exists (Ollama: ``/api/tags``), before the first call."""
+        # The server's own context, when it tells it (engine fit: calibration.py).
+        configured = self.swarm.settings_for(self.record)[1]
+        await self.swarm.fit.discover(
+            engine_of(self.record.provider, configured), self.provider, configured.context_window
+        )
         check = getattr(self.provider, "check_model", None)
         if check is None or self._checked:
             return True
@@ -388,7 +394,7 @@ class MysisRuntime:
                     # unless the Mysis was stopped (the composer then says "no response").
                     if self.state != "running":
                         return
-                    await self._run_tool(call)
+                    await self._run_tool(call, cut=response.finish_reason == "length")
             self.last_line = f"turn ended after {rounds} tool rounds"
             await self.changed("turn limit")
         finally:
@@ -400,7 +406,7 @@ class MysisRuntime:
     async def _ask_model(self, nudge_level: int) -> ChatResponse | None:
         """Compose, call the model (with retries), store the answer."""
         await self.swarm.step_gate.ready()
-        settings, provider_settings = self.swarm.settings_for(self.record)
+        settings, provider_settings = self.swarm.fitted_settings(self.record)  # engine fit
         tools = await self._tool_schemas()
         if tools is None:
             return None
@@ -472,6 +478,9 @@ class MysisRuntime:
             )
         )
         self.last_cached_tokens = response.usage.cached_tokens
+        # Engine fit: the engine's own count calibrates the swarm's estimate of it.
+        engine = engine_of(self.record.provider, provider_settings)
+        self.swarm.fit.observe(engine, self.provider, composition, response.usage)
         if response.content.strip() or response.tool_calls:
             self.nudges = 0  # a productive answer resets the encouragements
         await self._store(
@@ -593,7 +602,8 @@ class MysisRuntime:
         """Become errored, naming the game's endpoint and what went wrong."""
         await self._fail(f"game server unreachable at {self.router.server}: {detail}")
 
-    async def _run_tool(self, call: Any) -> None:
+    async def _run_tool(self, call: Any, *, cut: bool = False) -> None:
+        """Run one call (``cut``: its answer ended at ``max_tokens``, see ToolRouter.execute)."""
         await self.swarm.step_gate.ready()
         await self.swarm.bus.publish(ToolCallStarted(mysis_id=self.id, call=call))
         self.activity = ACTIVITY_BY_TOOL.get(call.name, f"calling {call.name}")
@@ -602,7 +612,7 @@ class MysisRuntime:
 
         async def attempt() -> RoutedResult:
             async with self.swarm.in_flight("mcp"):
-                routed = await self.router.execute(call)
+                routed = await self.router.execute(call, cut_off=cut)
             if routed.unreachable:
                 raise _Unreachable(routed)
             return routed

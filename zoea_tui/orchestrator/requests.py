@@ -27,6 +27,8 @@ def recorded_settings(request: RequestRecord, fallback: ComposeSettings) -> Comp
     nudge level and tool-schema tokens."""
     knobs = request.recorded_inputs().get("settings") or {}
     chosen = {k: v for k, v in knobs.items() if k in _KNOBS}
+    if chosen:  # logged before the engine's calibration: composed uncalibrated
+        chosen.setdefault("token_scale", 1.0)
     if "snapshot_tools" in chosen:
         chosen["snapshot_tools"] = tuple(chosen["snapshot_tools"])
     settings = replace(fallback, **chosen) if chosen else fallback

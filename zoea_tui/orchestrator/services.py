@@ -20,6 +20,7 @@ from ..core.composition import ComposeSettings
 from ..core.retry import RetryPolicy
 from ..providers.base import ProviderSettings
 from ..storage import MysisRecord, Store
+from .calibration import EngineFit, engine_of
 from .clock import Clock
 from .events import EventBus
 from .step_gate import StepGate
@@ -41,7 +42,8 @@ class SwarmServices:
     reports a game tick; ``closing`` is True once the swarm shuts down (turns
     end at their next round); ``turn_finished`` hears the id and the count of
     turns of a Mysis that ended one; ``step_gate`` holds a Mysis's next step a
-    moment while the commander's key is handled.
+    moment while the commander's key is handled; ``fit`` is what the swarm learnt of
+    each engine (``calibration.py``).
     """
 
     store: Store
@@ -59,3 +61,12 @@ class SwarmServices:
     turn_finished: Callable[[int, int], None]
     retry: RetryPolicy = MYSIS_RETRY
     step_gate: StepGate = field(default_factory=StepGate)
+    #: What the swarm learnt of each engine (token scale, server context): the
+    #: settings of ``settings_for`` are fitted to it before composing.
+    fit: EngineFit = field(default_factory=EngineFit)
+
+    def fitted_settings(self, record: MysisRecord) -> tuple[ComposeSettings, ProviderSettings]:
+        """The settings of ``settings_for``, fitted to what the swarm learnt of the
+        record's engine (``EngineFit.fitted``)."""
+        settings, provider = self.settings_for(record)
+        return self.fit.fitted(engine_of(record.provider, provider), settings, provider)

@@ -41,6 +41,7 @@ from .base import (
     TextDelta,
     ToolCallDelta,
 )
+from .discovery import ServerContext, ollama_context
 
 
 class OllamaProvider(HttpProvider):
@@ -96,6 +97,10 @@ class OllamaProvider(HttpProvider):
                 f"Ollama at {self.endpoint} has no model {model!r} (installed: {installed})."
                 f" Pull it with: ollama pull {model}"
             )
+
+    async def server_context(self, model: str | None = None) -> ServerContext | None:
+        """The model's training context (``/api/show``); None when Ollama does not say."""
+        return await ollama_context(self, model or self.model)
 
     async def version(self, *, timeout: float = 10.0) -> str:
         """The server's version (``GET /api/version``), checked once without retrying."""

@@ -41,6 +41,7 @@ from .base import (
     ToolCallDelta,
     Usage,
 )
+from .discovery import ServerContext, llama_server_context
 
 
 class OpenAIProvider(HttpProvider):
@@ -77,6 +78,11 @@ class OpenAIProvider(HttpProvider):
             stream=stream,
         )
         self.url = f"{self.endpoint}/chat/completions"
+
+    async def server_context(self, model: str | None = None) -> ServerContext | None:
+        """The context of one of the server's slots when it is a llama-server (``/props``);
+        None from any other server (quietly)."""
+        return await llama_server_context(self)
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)

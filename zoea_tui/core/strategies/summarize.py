@@ -62,7 +62,7 @@ def needs_summary(history: History, settings: ComposeSettings) -> bool:
     memories = history.since_summary if history.since_summary is not None else history.window
     if not memories:
         return False
-    trigger = min(settings.summarize_threshold, settings.budget)
+    trigger = min(settings.summarize_threshold, settings.estimate_budget)
     return estimated_tokens(history) > trigger
 
 

@@ -60,6 +60,9 @@ class AutopilotProvider:
     """
 
     label: str = LABEL
+    #: Its usage is the app's own estimate, not an engine's count: nothing to calibrate
+    #: (``orchestrator/calibration.py``).
+    usage_is_estimate: bool = True
 
     def __init__(self, settings: ProviderSettings | None = None) -> None:
         self.settings = settings or ProviderSettings(model=LABEL)

@@ -1,0 +1,85 @@
+"""What servers say about their context, asked over real loopback HTTP; and that asking
+never fails, whatever the server does."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from tests.fakes.llm_servers import FakeOllamaServer, FakeOpenAIServer, LlamaServer
+from zoea_tui.providers.discovery import ReportsContext, ServerContext, server_root
+from zoea_tui.providers.ollama import OllamaProvider
+from zoea_tui.providers.openai_compat import OpenAIProvider
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "root"),
+    [
+        ("http://h:8080/v1", "http://h:8080"),
+        ("http://h:8080/v1/", "http://h:8080"),
+        ("http://h:8080", "http://h:8080"),
+        ("http://h/llama/v1", "http://h/llama"),
+    ],
+)
+def test_llama_servers_own_routes_are_at_the_root(endpoint: str, root: str) -> None:
+    assert server_root(endpoint) == root
+
+
+async def test_llama_server_tells_its_slot_context_at_props() -> None:
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=4096)) as llama:
+        provider = OpenAIProvider(llama.url, "qwen2.5")
+        try:
+            assert isinstance(provider, ReportsContext)
+            assert await provider.server_context() == ServerContext(4096, "llama-server /props")
+        finally:
+            await provider.aclose()
+    assert [(r.method, r.path) for r in llama.requests] == [("GET", "/props")]
+
+
+async def test_an_openai_server_without_props_tells_nothing_quietly() -> None:
+    async with FakeOpenAIServer() as cloud:
+        provider = OpenAIProvider(cloud.url, "gpt")
+        try:
+            assert await provider.server_context() is None
+        finally:
+            await provider.aclose()
+
+
+async def test_an_unreachable_server_tells_nothing_quietly() -> None:
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    provider = OpenAIProvider(f"http://127.0.0.1:{port}/v1", "gpt")
+    ollama = OllamaProvider(f"http://127.0.0.1:{port}", "qwen3:8b")
+    try:
+        assert await provider.server_context() is None
+        assert await ollama.server_context() is None
+    finally:
+        await provider.aclose()
+        await ollama.aclose()
+
+
+async def test_ollama_tells_the_models_training_context_at_api_show() -> None:
+    async with FakeOllamaServer(context_length=40_960, parameters="num_ctx 4096") as home:
+        provider = OllamaProvider(home.origin, "qwen3:8b")
+        try:
+            found = await provider.server_context()
+            missing = await provider.server_context("llama3:70b")  # not pulled: 404
+        finally:
+            await provider.aclose()
+    assert found == ServerContext(40_960, "ollama /api/show")
+    assert missing is None
+    assert [r.json() for r in home.requests if r.path == "/api/show"] == [
+        {"model": "qwen3:8b"},
+        {"model": "llama3:70b"},
+    ]
+
+
+async def test_ollama_without_a_context_length_tells_nothing() -> None:
+    async with FakeOllamaServer(context_length=None, parameters="num_ctx 4096") as home:
+        provider = OllamaProvider(home.origin, "qwen3:8b")
+        try:
+            assert await provider.server_context() is None
+        finally:
+            await provider.aclose()
