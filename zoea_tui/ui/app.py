@@ -164,7 +164,9 @@ class ZoeaApp(OpaqueScreensApp):
         #: The focus view and the search once built (kept and shown again).
         self._focus: FocusScreen | None = None
         self._search: SearchScreen | None = None
+        #: Reading ahead waits for this timer, and at least until ``_ahead_after``.
         self._ahead_timer: Timer | None = None
+        self._ahead_after = 0.0
         #: Benchmark marks (``ZOEA_FRAME_MARKS``), None in normal use.
         self.frame_marks: FrameMarks | None = None
 
@@ -742,17 +744,23 @@ class ZoeaApp(OpaqueScreensApp):
     def read_ahead_soon(self) -> None:
         """Once the commander rests (its last key handled, the swarm's hold over), let
         the screen on top read ahead what a next key may show
-        (:meth:`ZoeaScreen.when_rested`): that key then only shows it."""
-        if self._ahead_timer is not None:
-            self._ahead_timer.stop()
+        (:meth:`ZoeaScreen.when_rested`): that key then only shows it. Called for every
+        key and click: it moves a deadline, and one timer looks at it when due."""
+        self._ahead_after = time.monotonic() + AHEAD_S
+        if self._ahead_timer is None:
+            self._ahead_timer = self.set_timer(self._ahead_wait(), self._read_ahead_due)
+
+    def _ahead_wait(self) -> float:
+        """Seconds until the commander rests (0: it rests now)."""
         held = self.commander.input_held_for() if self.commander is not None else 0.0
-        self._ahead_timer = self.set_timer(max(held, AHEAD_S), self._read_ahead_due)
+        return max(held, self._ahead_after - time.monotonic(), 0.0)
 
     def _read_ahead_due(self) -> None:
-        self._ahead_timer = None
-        if self.commander is not None and self.commander.input_held_for():
-            self.read_ahead_soon()  # another key came meanwhile
+        wait = self._ahead_wait()
+        if wait:  # another key came meanwhile
+            self._ahead_timer = self.set_timer(wait, self._read_ahead_due)
             return
+        self._ahead_timer = None
         stack = self.screen_stack
         screen = stack[-1] if stack else None  # none while the app closes
         if isinstance(screen, ZoeaScreen):

@@ -60,6 +60,8 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
     text.append(one_line(view.provider_label or view.provider, 60), style=fmt.SYSTEM)
     if view.model and view.model not in (view.provider_label or ""):
         text.append(f" · {one_line(view.model, 40)}", style=fmt.SYSTEM)
+    if view.provider_note:
+        text.append(f" · {one_line(view.provider_note, 120)}", style=fmt.WARNING)
     text.append("   ")
     text.append(
         f"@{one_line(view.account, 40)}" if view.account else "not logged in",
@@ -113,9 +115,7 @@ class AheadRead:
         """Take in a batch of engine events."""
         mysis_id = self.content.mysis_id
         self.stale = self.stale or any(_concerns(e, mysis_id) for e in events)
-        self.content.arrived.extend(
-            e.memory for e in events if isinstance(e, MessageStored) and e.mysis_id == mysis_id
-        )
+        self.content.arrived.extend(_stored(events, mysis_id))
 
     @property
     def behind(self) -> bool:
@@ -126,6 +126,11 @@ class AheadRead:
 def _empty(mysis_id: int, focus_id: int | None = None) -> FocusContent:
     """A Mysis's content before any of it is read."""
     return FocusContent(mysis_id, Page([], [], True, True, 0), focus_id=focus_id)
+
+
+def _stored(events: tuple[Event, ...], mysis_id: int) -> list[Memory]:
+    """The memories of Mysis ``mysis_id`` stored in this batch of events."""
+    return [e.memory for e in events if isinstance(e, MessageStored) and e.mysis_id == mysis_id]
 
 
 def _concerns(event: Event, mysis_id: int) -> bool:
@@ -458,11 +463,7 @@ class FocusScreen(ZoeaScreen[None]):
                 del self._ahead[ahead.content.mysis_id]
         reading = self._reading
         if reading is not None:
-            reading.arrived.extend(
-                e.memory
-                for e in events
-                if isinstance(e, MessageStored) and e.mysis_id == reading.mysis_id
-            )
+            reading.arrived.extend(_stored(events, reading.mysis_id))
         if self not in self.app.screen_stack:
             return  # kept for the next open, which reads everything afresh
         mine = self.mysis_id
