@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, cli_arena
+from .cli_parsing import OneLineParser, int_flag, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.strategies import STRATEGIES
@@ -27,13 +28,13 @@ class UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="zoea", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="zoea", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"zoea {__version__}")
     parser.add_argument("--config", type=Path, help="configuration file (TOML)")
     parser.add_argument("--db", type=Path, help="database file")
     parser.add_argument("--data-dir", type=Path, help="data folder")
     parser.add_argument("--debug", action="store_true", help="verbose log file")
-    sub = parser.add_subparsers(dest="command")
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser)
 
     p = sub.add_parser("import", help="import a conversation (JSONL) as memories")
     p.add_argument("--db", type=Path, required=True)
@@ -52,11 +53,13 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("simulate", help="run a swarm headless on the embedded world")
     p.add_argument("--myses", type=int, default=4, help="how many Myses (default 4)")
-    p.add_argument("--turns", type=int, default=10, help="turns per Mysis (default 10)")
+    p.add_argument(
+        "--turns", type=int_flag(1, 1_000_000), default=10, help="turns per Mysis (default 10)"
+    )
     p.add_argument("--strategy", choices=list(STRATEGIES))
     p.add_argument("--provider", help="a configured provider (default: swarm.default_provider)")
     p.add_argument("--config", type=Path, help="configuration file (TOML)")
-    p.add_argument("--seed", type=int, default=0, help="world seed")
+    p.add_argument("--seed", type=seed_flag, default=0, help="world seed")
     p.add_argument("--db", type=Path, help="database file (default: a temporary one)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
@@ -68,13 +71,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
     p = sub.add_parser("sim", help="the embedded SpaceMolt world")
-    sim = p.add_subparsers(dest="sim_command", required=True)
+    sim = p.add_subparsers(dest="sim_command", required=True, parser_class=OneLineParser)
     p = sim.add_parser("serve", help="serve the embedded world over Streamable HTTP (MCP)")
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: loopback only)"
     )
     p.add_argument("--port", type=int, default=8765, help="port (0 picks a free one)")
-    p.add_argument("--seed", type=int, default=0, help="world seed")
+    p.add_argument("--seed", type=seed_flag, default=0, help="world seed")
     p.add_argument(
         "--tick-seconds",
         type=float,
@@ -312,17 +315,49 @@ def _run_tui(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"zoea: {exc}", file=sys.stderr)
         return 2
-    log_file = setup_logging(database.parent, debug=args.debug)
+    try:
+        log_file = setup_logging(database.parent, debug=args.debug)
+    except OSError as exc:
+        print(
+            f"zoea: cannot use the data folder {database.parent}: {exc.strerror or exc}; "
+            "choose another with --data-dir or ZOEA_DATA_DIR",
+            file=sys.stderr,
+        )
+        return 2
     from .ui.app import run_app
 
     try:
         return run_app(config, database, debug=args.debug)
+    except StoreError as exc:
+        print(f"zoea: {exc}", file=sys.stderr)
+        return 2
     except Exception as exc:  # the terminal is restored by now: say what happened
         print(f"zoea: {type(exc).__name__}: {exc} (details in {log_file})", file=sys.stderr)
         import logging
 
         logging.getLogger(__name__).exception("the app failed")
         return 1
+
+
+def _unexpected(args: argparse.Namespace, exc: BaseException) -> int:
+    """One line for a failure nobody foresaw, never a traceback; ``--debug`` logs it."""
+    line = f"zoea {args.command}: unexpected {type(exc).__name__}: {exc}"
+    if args.debug:
+        import logging
+
+        from .config import data_dir
+        from .logs import setup_logging
+
+        try:
+            log_file = setup_logging(data_dir(Config(), args.data_dir), debug=True)
+            logging.getLogger(__name__).error("zoea %s failed", args.command, exc_info=exc)
+            line += f" (the traceback is in {log_file})"
+        except (OSError, ConfigError):
+            line += " (the data folder could not take the log)"
+    else:
+        line += " (run with --debug to log the traceback)"
+    print(line, file=sys.stderr)
+    return 1
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -343,6 +378,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        return _unexpected(args, exc)
 
 
 if __name__ == "__main__":

@@ -9,30 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
+from .cli_parsing import SQLITE_INT_MAX, seed_flag
 from .config import Config, ConfigError, db_path, load_config
-
-
-class _OneLineParser(argparse.ArgumentParser):
-    """Reports a bad flag on one line (``zoea arena: …``) and exits 2."""
-
-    def error(self, message: str) -> NoReturn:
-        print(f"zoea arena: {message}", file=sys.stderr)
-        raise SystemExit(2)
-
-    def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
-        # Unknown flags are this command's to report (the top level would print usage).
-        namespace, extras = super().parse_known_args(args, namespace)
-        if extras:
-            self.error(f"unrecognized arguments: {' '.join(extras)}")
-        return namespace, extras
 
 
 def add_parser(sub: Any) -> None:
     """Register ``zoea arena`` on the subcommands of ``zoea``."""
     p = sub.add_parser("arena", help="play SMBench's scenarios on the embedded world, scored")
-    p.__class__ = _OneLineParser
     p.add_argument("--scenario", required=True, help="s1 … s6, or all")
     p.add_argument("--provider", help="a configured provider (autopilot included)")
     p.add_argument(
@@ -40,7 +25,10 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--runs", type=int, default=1, help="runs per scenario and strategy")
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the first run's world (run i plays seed K+i)"
+        "--seed",
+        type=seed_flag,
+        default=0,
+        help="seed of the first run's world (run i plays seed K+i)",
     )
     p.add_argument(
         "--ticks",
@@ -90,6 +78,8 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
         raise _usage("--runs must be between 1 and 100")
     if args.ticks is not None and not 1 <= args.ticks <= 10_000:
         raise _usage("--ticks must be between 1 and 10000")
+    if args.seed + args.runs - 1 > SQLITE_INT_MAX:
+        raise _usage(f"--seed plus --runs must stay within {SQLITE_INT_MAX} (what SQLite stores)")
     return scenarios, strategies, args.provider
 
 

@@ -197,10 +197,13 @@ MISTAKES = [
         "[context]\nmax_context_messages = false\n",
         "context.max_context_messages: expected an integer of at least 1, got false",
     ),
-    ("[nudge]\nidle_seconds = 0\n", "nudge.idle_seconds: expected a number greater than 0, got 0"),
+    (
+        "[nudge]\nidle_seconds = 0\n",
+        "nudge.idle_seconds: expected a number greater than 0 and at most 1e+09, got 0",
+    ),
     (
         '[nudge]\nwait_state_seconds = "2m"\n',
-        'nudge.wait_state_seconds: expected a number greater than 0, got "2m"',
+        'nudge.wait_state_seconds: expected a number greater than 0 and at most 1e+09, got "2m"',
     ),
     (
         "[nudge]\nmax_encouragements = 0\n",
@@ -235,7 +238,10 @@ MISTAKES = [
         OPENAI_HEAD + "context_window = 100\n",
         "providers.q.context_window: expected an integer of at least 512, got 100",
     ),
-    (OPENAI_HEAD + "timeout = 0\n", "providers.q.timeout: expected a number greater than 0, got 0"),
+    (
+        OPENAI_HEAD + "timeout = 0\n",
+        "providers.q.timeout: expected a number greater than 0 and at most 1e+09, got 0",
+    ),
     (OPENAI_HEAD + "seed = 1.5\n", "providers.q.seed: expected an integer, got 1.5"),
     (
         OPENAI_HEAD + "temprature = 0.5\n",
@@ -288,7 +294,24 @@ MISTAKES = [
         'game.endpoint: expected "embedded" or an http(s) URL such as '
         '"https://game.spacemolt.com/mcp", got "spacemolt"',
     ),
-    ("[game]\ntick_seconds = 0\n", "game.tick_seconds: expected a number greater than 0, got 0"),
+    (
+        "[context]\nmax_context_messages = 100000000000000000000\n",
+        "context.max_context_messages: expected an integer from 1 to 9223372036854775807 "
+        "(what SQLite stores), got 100000000000000000000",
+    ),
+    (
+        "[game]\nseed = -99999999999999999999\n",
+        "game.seed: expected an integer from -9223372036854775808 to 9223372036854775807 "
+        "(what SQLite stores), got -99999999999999999999",
+    ),
+    (
+        "[nudge]\nidle_seconds = 1e300\n",
+        "nudge.idle_seconds: expected a number greater than 0 and at most 1e+09, got 1e+300",
+    ),
+    (
+        "[game]\ntick_seconds = 0\n",
+        "game.tick_seconds: expected a number greater than 0 and at most 1e+09, got 0",
+    ),
     (
         "[game]\nstarting_credits = -5\n",
         "game.starting_credits: expected an integer of at least 0, got -5",

@@ -107,6 +107,12 @@ ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
 
 MAX_MYSES = 100
 MIN_CONTEXT_WINDOW = 512
+#: The largest integer SQLite stores (a signed 64-bit INTEGER): no number of the
+#: configuration may pass it, whatever its own upper bound.
+INT_MAX = 2**63 - 1
+#: The longest time a configuration may set, in seconds (about 31 years): beyond it the
+#: event loop's clock arithmetic loses its meaning.
+MAX_SECONDS = 1e9
 
 _PROVIDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
@@ -168,20 +174,26 @@ def _check_int(value: Any, lo: int | None = None, hi: int | None = None) -> int:
     ok = isinstance(value, int) and not isinstance(value, bool)
     if not ok or (lo is not None and value < lo) or (hi is not None and value > hi):
         raise _Invalid(_int_phrase(lo, hi))
+    if not -INT_MAX - 1 <= value <= INT_MAX:
+        bottom = -INT_MAX - 1 if lo is None else lo
+        raise _Invalid(f"an integer from {bottom} to {INT_MAX} (what SQLite stores)")
     return int(value)
 
 
 def _number_checker(lo: float, hi: float | None = None) -> Callable[[Any], float]:
-    """Numbers in ``lo..hi`` (``hi`` None: strictly greater than ``lo``); ints allowed."""
+    """Numbers in ``lo..hi`` (``hi`` None: strictly greater than ``lo``, at most
+    :data:`MAX_SECONDS`: the open-ended numbers are all times); ints allowed."""
     phrase = (
-        f"a number between {lo:g} and {hi:g}" if hi is not None else f"a number greater than {lo:g}"
+        f"a number between {lo:g} and {hi:g}"
+        if hi is not None
+        else f"a number greater than {lo:g} and at most {MAX_SECONDS:g}"
     )
 
     def check(value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise _Invalid(phrase)
         number = float(value)
-        in_range = lo <= number <= hi if hi is not None else number > lo
+        in_range = lo <= number <= hi if hi is not None else lo < number <= MAX_SECONDS
         if not math.isfinite(number) or not in_range:
             raise _Invalid(phrase)
         return number

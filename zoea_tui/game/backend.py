@@ -29,11 +29,17 @@ class GameBackend:
 
     @classmethod
     def from_config(
-        cls, game: GameConfig, *, data_dir: Path | None = None, simulated: bool = False
+        cls,
+        game: GameConfig,
+        *,
+        data_dir: Path | None = None,
+        simulated: bool = False,
+        state_path: Path | None = None,
     ) -> GameBackend:
-        """The backend ``[game]`` describes; the embedded world is saved in ``data_dir``."""
+        """The backend ``[game]`` describes; the embedded world is saved in ``data_dir``
+        (``world.json``), or in ``state_path`` when given, and loaded from there."""
         if game.endpoint == EMBEDDED:
-            state = data_dir / "world.json" if data_dir is not None else None
+            state = state_path or (data_dir / "world.json" if data_dir is not None else None)
             host = WorldHost.open(
                 seed=game.seed,
                 tick_seconds=0 if simulated else game.tick_seconds,

@@ -72,7 +72,10 @@ async def simulate(
         game=replace(config.game, seed=seed, endpoint="embedded"),
         swarm=replace(config.swarm, max_myses=max(myses, config.swarm.max_myses)),
     )
-    backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
+    # The world lives beside the database, so a second run on it carries on in the same
+    # world (its accounts, ships and markets) rather than in a new one.
+    world = db_path.with_name(db_path.name + ".world.json")
+    backend = GameBackend.from_config(config.game, simulated=True, state_path=world)
     started = time.perf_counter()
     commander = await Commander.open(
         config, db_path=db_path, clock=VirtualClock(), backend=backend, starter_swarm=False
@@ -143,8 +146,17 @@ async def simulate(
     commander.on_turn = on_turn
     watcher = asyncio.create_task(watch())
     try:
+        # A database that holds the swarm already (a second run): its Myses carry on.
+        existing = {view.name: view.id for view in commander.myses()}
         for i in range(myses):
-            await commander.create_mysis(f"sim-{i + 1:02d}", provider=provider, strategy=strategy)
+            name = f"sim-{i + 1:02d}"
+            if name in existing:
+                await commander.configure_mysis(
+                    existing[name], provider=provider, strategy=strategy
+                )
+                await commander.start_mysis(existing[name])
+            else:
+                await commander.create_mysis(name, provider=provider, strategy=strategy)
         created = True
         if commander.running_count() == 0:
             done.set()

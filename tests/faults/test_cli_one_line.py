@@ -1,0 +1,121 @@
+"""Every command says a mistake in one line and the right exit code; none prints a traceback.
+
+Tried as a careless user would: bad flags on every command, numbers beyond what SQLite
+stores, a data folder under a file, ``simulate`` run twice on one database.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from zoea_tui.cli import main
+
+
+def zoea(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+    )
+
+
+BIG = str(2**63 - 1)
+REPLAY = ["replay", "--db", "x.db", "--strategy", "loop-slice"]
+BAD_FLAGS = [
+    (["simulate", "--turns", "x"], "zoea simulate: argument --turns: expected a whole number"),
+    (["simulate", "--turns", "0"], "zoea simulate: argument --turns: expected a number from 1"),
+    (
+        ["simulate", "--seed", "123456789012345678901"],
+        "zoea simulate: argument --seed: expected a number from 0 to 9223372036854775807",
+    ),
+    (["simulate", "--bogus"], "zoea simulate: unrecognized arguments: --bogus"),
+    (["export", "--db", "x.db"], "zoea export: the following arguments are required: --mysis"),
+    (["context", "--db", "x.db", "--mysis", "a", "--strategy", "psychic"], "zoea context: "),
+    (["replay", "--db", "x.db"], "zoea replay: the following arguments are required"),
+    (["import", "--db", "x.db"], "zoea import: the following arguments are required"),
+    (["sim", "serve", "--seed", "-1"], "zoea sim serve: argument --seed"),
+    (["sim"], "zoea sim: the following arguments are required"),
+    (["nonsense"], "zoea: argument command: invalid choice"),
+    (
+        [
+            *["arena", "--scenario", "s1", "--provider", "autopilot", "--runs", "2", "--seed"],
+            str(2**63 - 1),
+        ],
+        "zoea arena: --seed plus --runs must stay within",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "words"), BAD_FLAGS, ids=[" ".join(a) for a, _ in BAD_FLAGS])
+def test_a_bad_flag_is_one_line_and_exit_2(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    try:
+        code = main(args)
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert err.startswith(words), err
+
+
+def test_a_data_folder_under_a_file_stops_the_tui_in_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    done = zoea("--data-dir", blocker / "data")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert str(blocker / "data") in done.stderr and "--data-dir" in done.stderr
+
+
+def test_an_unforeseen_failure_is_one_line_and_debug_logs_its_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zoea_tui.cli as cli
+
+    async def broken(args: object) -> int:
+        raise RuntimeError("the flux capacitor melted")
+
+    monkeypatch.setitem(cli._COMMANDS, "replay", broken)
+    assert main(REPLAY) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "zoea replay: unexpected RuntimeError: the flux capacitor melted" in err
+    assert "--debug" in err
+
+    data = tmp_path / "data"
+    assert (
+        main(
+            [
+                "--debug",
+                "--data-dir",
+                str(data),
+                *["replay", "--db", "x.db", "--strategy", "loop-slice"],
+            ]
+        )
+        == 1
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(data / "zoea.log") in err
+    log = (data / "zoea.log").read_text()
+    assert "Traceback" in log and "the flux capacitor melted" in log
+
+
+def test_simulate_twice_on_one_database_carries_the_swarm_on(tmp_path: Path) -> None:
+    db = tmp_path / "sim.db"
+    args = ("simulate", "--myses", "2", "--turns", "3", "--db", db, "--json")
+    first = zoea(*args)
+    assert first.returncode == 0, first.stderr
+    second = zoea(*args)
+    assert second.returncode == 0, second.stderr
+    report = json.loads(second.stdout)
+    assert report["errors"] == 0 and report["tool_errors"] == 0  # the same world: logged in
+    assert report["score"]["total"]["score"] > json.loads(first.stdout)["score"]["total"]["score"]
