@@ -32,7 +32,7 @@ from zoea_tui.providers.base import (
 )
 from zoea_tui.sim import World
 
-ACCOUNT = "Ada"  # the store keeps the account name; the prompt renders the section
+ACCOUNT = "Ada"  # the store keeps the account name; the state message renders the section
 
 
 class Game:
@@ -69,8 +69,11 @@ class Chat:
         *,
         account: str | None = ACCOUNT,
         broadcast: str | None = None,
+        name: str | None = None,
     ) -> None:
-        system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE, account=account)
+        system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE)
+        #: The account section the composer puts in the state message.
+        self.account = prompts.account_text(account, name)
         self.body: list[dict[str, Any]] = [{"role": "system", "content": system}]
         #: The volatile facts the composer sends last (game state, latest broadcast).
         self.game_state = ""
@@ -81,8 +84,9 @@ class Chat:
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The request: the conversation, then the closing state message when there is one."""
-        state = prompts.state_message(self.game_state, self.broadcast)
+        """The request: the conversation, then the closing state message (the account,
+        the game state, the latest broadcast)."""
+        state = prompts.state_message(self.game_state, self.broadcast, self.account)
         return [*self.body, *([{"role": "user", "content": state}] if state else [])]
 
     def user(self, text: str) -> Chat:
@@ -231,9 +235,8 @@ async def test_fresh_start_without_account_registers() -> None:
     assert args["empire"] == "solarian"
 
 
-async def test_register_uses_the_name_offered_in_the_system_prompt() -> None:
-    chat = Chat(account=None)
-    chat.body[0]["content"] += "\nYour name is Vega.\n"
+async def test_register_uses_the_name_offered_in_the_state_message() -> None:
+    chat = Chat(account=None, name="Vega")
     assert calls(await answer(chat)) == [("register", {"username": "Vega", "empire": "solarian"})]
 
 
@@ -382,11 +385,13 @@ async def test_a_state_message_after_the_turn_opening_is_facts_not_an_order(
     still read as facts ("Hold: ..." is not an order to hold) and never opens a turn."""
     chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
     game.fly("main_belt")
+    pinned, chat.account = chat.account, ""  # pinned after the opening: none closes it
     chat.nudge().user(
         prompts.state_message(
             "- Game tick: 40\n- Location: sol / main_belt (now)\n- Docked: no (now)\n"
             "- Credits: 150 (now)\n- Cargo: 0/50 (now)\n- Hold: empty (now)",
             None,
+            pinned,
         )
     )
     chat.loop("mine", game("mine"))
