@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from tests.providers.autopilot_harness import TOOLS, Harness
 from zoea_tui.core import prompts
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.game_tool import GAME_TOOL, effective_call, game_tool, wrap
 from zoea_tui.core.summarizer import EXTRACTIVE_LABEL
 from zoea_tui.providers.autopilot import LABEL, AutopilotProvider
 from zoea_tui.providers.autopilot.orders import parse_order
@@ -183,6 +185,53 @@ async def test_answer_has_the_shape_of_a_model_answer(game: Game) -> None:
     deltas = [e for e in events if isinstance(e, ToolCallDelta) and e.index == 0]
     assert deltas[0].id == response.tool_calls[0].id and deltas[0].name
     assert "".join(d.arguments for d in deltas) == response.tool_calls[0].arguments
+
+
+#: The same tools, compact: the zoea_* ones and one game tool listing the world's.
+COMPACT_TOOLS = [
+    *(t for t in TOOLS if t["function"]["name"].startswith("zoea_")),
+    game_tool(t for t in TOOLS if not t["function"]["name"].startswith("zoea_")),
+]
+
+
+def compacted(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` as a compact Mysis sends them: each game call made through game."""
+    out = []
+    for message in messages:
+        calls = []
+        for call in message.get("tool_calls") or ():
+            fn = call["function"]
+            if not fn["name"].startswith("zoea_"):
+                args = json.loads(fn["arguments"])
+                fn = {"name": GAME_TOOL, "arguments": wrap(fn["name"], args)}
+            calls.append({**call, "function": fn})
+        out.append({**message, "tool_calls": calls} if calls else message)
+    return out
+
+
+async def test_offered_one_game_tool_it_plays_the_same_through_it(game: Game) -> None:
+    """Compact tools: the autopilot reads game calls as their commands and calls the
+    commands it chooses through game, exactly as it would call them by name."""
+    chat = Chat().loop("get_system", game("get_system"))
+    game.fly("main_belt")
+    game.fill_hold()
+    game.fly("sol_central")
+    chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
+    for item in cargo["cargo"]:
+        chat.loop(
+            "sell",
+            game("sell", item_id=item["item_id"], quantity=item["quantity"]),
+            item_id=item["item_id"],
+            quantity=item["quantity"],
+        )
+    for messages in (chat.messages[:4], chat.messages[:-2], chat.messages):
+        full = await answer(messages)
+        compact = await answer(compacted(messages), tools=COMPACT_TOOLS)
+        assert full.content == compact.content and full.tool_calls
+        assert {c.name for c in compact.tool_calls} <= {GAME_TOOL, "zoea_search_messages"}
+        assert [effective_call(c) for c in compact.tool_calls] == [
+            replace(c, id=e.id) for c, e in zip(full.tool_calls, compact.tool_calls, strict=True)
+        ]
 
 
 async def test_text_answer_streams_its_text() -> None:
