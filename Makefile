@@ -46,6 +46,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/compose.py
+	$(BIN)/python bench/tools.py
 	$(BIN)/python bench/providers.py
 	$(BIN)/python bench/autopilot.py
 	$(BIN)/python bench/world.py

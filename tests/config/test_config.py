@@ -244,10 +244,18 @@ MISTAKES = [
     ),
     (OPENAI_HEAD + "seed = 1.5\n", "providers.q.seed: expected an integer, got 1.5"),
     (
+        OPENAI_HEAD + 'tools = "compat"\n',
+        'providers.q.tools: expected one of "full", "compact", got "compat"',
+    ),
+    (
+        "[providers.autopilot]\ntools = true\n",
+        'providers.autopilot.tools: expected one of "full", "compact", got true',
+    ),
+    (
         OPENAI_HEAD + "temprature = 0.5\n",
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-        "seed, stream",
+        "seed, stream, tools",
     ),
     (
         OPENAI_HEAD + 'stream = "yes"\n',
@@ -276,12 +284,12 @@ MISTAKES = [
     (
         '[providers.autopilot]\nendpoint = "http://localhost:11434"\n',
         'providers.autopilot.endpoint: not used by type "autopilot"; its keys are: '
-        "type, context_window",
+        "type, context_window, tools",
     ),
     (
         '[providers.local]\napi_key_env = "KEY"\n',
         'providers.local.api_key_env: not used by type "local"; its keys are: '
-        "type, model, temperature, max_tokens, context_window, timeout, seed",
+        "type, model, temperature, max_tokens, context_window, timeout, seed, tools",
     ),
     ("[providers]\nq = 5\n", "providers.q: expected a table ([providers.q]), got 5"),
     (
@@ -437,11 +445,18 @@ def test_provider_settings_carry_every_model_knob(tmp_path: Path) -> None:
     config = load_text(
         tmp_path,
         OPENAI_HEAD + "temperature = 1\nmax_tokens = 256\n"
-        "context_window = 8192\ntimeout = 30\nseed = 7\n",
+        'context_window = 8192\ntimeout = 30\nseed = 7\ntools = "compact"\n',
     )
     assert provider_settings(config.providers["q"]) == ProviderSettings(
-        model="m", temperature=1.0, max_tokens=256, context_window=8192, timeout=30.0, seed=7
+        model="m",
+        temperature=1.0,
+        max_tokens=256,
+        context_window=8192,
+        timeout=30.0,
+        seed=7,
+        tools="compact",
     )
+    assert provider_settings(Config().provider("autopilot")).tools == "full"
 
 
 def test_compose_settings_take_context_knobs_and_the_models_window(tmp_path: Path) -> None:

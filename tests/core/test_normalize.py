@@ -39,9 +39,11 @@ def finalized(
 
 
 def body(c: Composition) -> list[dict[str, Any]]:
-    """The messages after the system prompt."""
+    """The messages after the system prompt, but for the closing state message (it
+    always tells the account; the state tests below check it)."""
     assert c.messages[0]["role"] == "system"
-    return list(c.messages[1:])
+    end = len(c.messages) - (c.items[-1].kind == "state")
+    return list(c.messages[1:end])
 
 
 def reasons(c: Composition) -> dict[int, str]:
@@ -242,7 +244,8 @@ def test_result_whose_call_left_the_selection_is_dropped() -> None:
     selection = Selection([keep(memories[0]), keep(memories[2]), keep(memories[3])])
     c = finalize(selection, history, SETTINGS, "test")
     assert validate(c.messages) == []
-    assert [m["role"] for m in c.messages] == ["system", "user", "user"]
+    assert [m["role"] for m in c.messages] == ["system", "user", "user", "user"]
+    assert c.items[-1].kind == "state"
     assert reasons(c) == {
         memories[1].id: "not selected by the strategy",
         memories[2].id: "orphaned tool result: its call is not in the request",
@@ -261,7 +264,7 @@ def test_late_result_is_moved_next_to_its_call() -> None:
     late = log.result("b", "sell", "2")
     c = finalized(log)
     assert [m.get("tool_call_id") or m["content"] for m in body(c)] == ["go", "", "a", "b", "hurry"]
-    assert [i.memory_id for i in c.items[1:]] == [1, 2, 3, late.id, interruption.id]
+    assert [i.memory_id for i in c.items[1:-1]] == [1, 2, 3, late.id, interruption.id]
     assert c.items[4].reason == "moved next to its call"
     assert c.items[3].reason == ""
 
@@ -328,7 +331,7 @@ def test_results_in_reverse_order_follow_the_call_order_without_a_reason() -> No
     log.result("a", "mine", "1")
     c = finalized(log)
     assert [m.get("tool_call_id") for m in body(c)[2:]] == ["a", "b"]
-    assert [i.reason for i in c.items[3:]] == ["", ""]
+    assert [i.reason for i in c.items[3:-1]] == ["", ""]
 
 
 def test_a_result_is_not_claimed_past_the_next_call() -> None:
@@ -429,8 +432,8 @@ def test_trailing_assistant_message_gets_a_nudge(level: int) -> None:
     log.say("Done.")
     c = finalized(log, ComposeSettings(nudge_level=level))
     assert body(c)[-1] == {"role": "user", "content": prompts.nudge_text(level)}
-    assert c.items[-1].kind == "nudge" and c.uses_nudge
-    assert c.items[-1].reason == (
+    assert c.items[-2].kind == "nudge" and c.uses_nudge
+    assert c.items[-2].reason == (
         f"the request must end with a user message: synthetic nudge, level {max(level, 1)}"
     )
 
@@ -442,7 +445,7 @@ def test_request_ending_on_a_note_gets_a_nudge() -> None:
     history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
     note = synthetic_user("[older turns are not shown]", "note", "a strategy's note")
     c = finalize(Selection([keep(log.memories[0]), note]), history, SETTINGS, "test")
-    assert [i.kind for i in c.items] == ["system", "memory", "note", "nudge"]
+    assert [i.kind for i in c.items] == ["system", "memory", "note", "nudge", "state"]
 
 
 def test_request_ending_on_a_user_message_gets_no_nudge() -> None:
@@ -450,7 +453,7 @@ def test_request_ending_on_a_user_message_gets_no_nudge() -> None:
     log.say("Hello.")
     log.direct("go")
     c = finalized(log)
-    assert [i.kind for i in c.items] == ["system", "note", "memory", "memory"]
+    assert [i.kind for i in c.items] == ["system", "note", "memory", "memory", "state"]
 
 
 def test_trailing_answer_followed_by_the_state_message_still_gets_a_nudge() -> None:
@@ -469,7 +472,7 @@ def test_request_of_only_an_assistant_message_gets_a_note_and_a_nudge() -> None:
     log = Log()
     log.say("Hello.")
     c = finalized(log)
-    assert [i.kind for i in c.items] == ["system", "note", "memory", "nudge"]
+    assert [i.kind for i in c.items] == ["system", "note", "memory", "nudge", "state"]
 
 
 def test_request_that_ends_on_a_tool_result_gets_no_nudge() -> None:
@@ -482,8 +485,8 @@ def test_request_that_ends_on_a_tool_result_gets_no_nudge() -> None:
 
 def test_empty_history_is_a_nudge() -> None:
     c = finalized(Log())
-    assert [m["role"] for m in c.messages] == ["system", "user"]
-    assert c.items[1].kind == "nudge"
+    assert [m["role"] for m in c.messages] == ["system", "user", "user"]
+    assert c.items[1].kind == "nudge" and c.items[2].kind == "state"
     assert c.items[1].reason.startswith("empty history: ")
 
 
@@ -573,18 +576,30 @@ def test_clean_messages_drops_orphans_and_system_rows() -> None:
 # -- the system message and the request's provenance --------------------------------
 
 
-def test_system_message_is_rendered_with_account_and_name_and_explained() -> None:
+def test_the_system_message_is_the_same_for_every_account_and_name() -> None:
+    """The whole swarm shares the system prompt (and the tools after it) byte for byte:
+    the account and the name travel in the state message after the turn's opening.
+    Putting either back into the system prompt fails here."""
     log = Log()
     log.direct("go")
+    systems = set()
     for history, expected in [
         (
             History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories), account="Ore"),
             "Username: Ore",
         ),
-        (History(mysis_id=1, mysis_name="Ore_7", window=tuple(log.memories)), "Your name is Ore_7"),
+        (History(mysis_id=2, mysis_name="Ore_7", window=tuple(log.memories)), "Your name is Ore_7"),
+        (
+            History(mysis_id=3, mysis_name="Vega", window=tuple(log.memories), account="Vg"),
+            "Username: Vg",
+        ),
     ]:
         c = finalize(Selection([keep(log.memories[0])]), history, SETTINGS, "turn-aware")
-        assert expected in c.messages[0]["content"]
+        systems.add(c.messages[0]["content"])
+        assert "Ore" not in c.messages[0]["content"] and "Vg" not in c.messages[0]["content"]
+        assert c.items[-1].kind == "state"
+        assert expected in c.messages[-1]["content"]
+        assert c.messages[-1]["content"].startswith(prompts.STATE_HEADER + "\n## Account\n")
         assert c.items[0] == Item(
             role="system",
             kind="system",
@@ -595,6 +610,8 @@ def test_system_message_is_rendered_with_account_and_name_and_explained() -> Non
         )
         assert c.strategy == "turn-aware"
         assert c.tokens == REQUEST_OVERHEAD + sum(i.tokens for i in c.items)
+    assert systems == {prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE)}
+    assert prompts.ACCOUNT_POINTER in systems.pop()
 
 
 # -- guarantee 3: the request fits the context window --------------------------------
@@ -721,7 +738,7 @@ def test_nothing_is_cut_once_the_drops_make_it_fit_exactly() -> None:
     window = full.tokens - full.items[1].tokens - full.items[2].tokens
     c = fitted(log, window)
     assert c.tokens == window
-    assert [i.action for i in c.items] == ["synthetic", "kept", "kept"]
+    assert [i.action for i in c.items] == ["synthetic", "kept", "kept", "synthetic"]
 
 
 def test_pinned_blocks_are_never_dropped() -> None:
@@ -852,7 +869,7 @@ def test_the_gap_note_s_tokens_count_against_the_window() -> None:
     full = unbounded(log)
     window = full.tokens - full.items[2].tokens  # no room left for the note
     c = fitted(log, window)
-    assert [i.kind for i in c.items] == ["system", "note", "memory", "memory"]
+    assert [i.kind for i in c.items] == ["system", "note", "memory", "memory", "state"]
     assert c.tokens <= window
 
 
@@ -904,7 +921,7 @@ def test_cuts_go_on_to_the_next_largest_message() -> None:
     window = full.tokens - 1500  # more than either message can give alone
     c = fitted(log, window, selection)
     assert c.tokens <= window
-    assert [i.action for i in c.items] == ["synthetic", "truncated", "truncated"]
+    assert [i.action for i in c.items] == ["synthetic", "truncated", "truncated", "synthetic"]
     assert c.items[0].tokens == full.items[0].tokens, "the system prompt is not cut"
 
 
@@ -932,10 +949,11 @@ def test_a_request_of_only_the_state_message_is_cut_to_fit() -> None:
         system_template=words(1000, "rule"),
     )
     full = unbounded(Log(), Selection([]), history)
-    assert [i.kind for i in full.items] == ["system", "state"]
+    # Information is not an order: a nudge opens the request before it.
+    assert [i.kind for i in full.items] == ["system", "nudge", "state"]
     c = fitted(Log(), full.tokens - 500, Selection([]), history)
     assert c.tokens <= full.tokens - 500
-    assert [i.kind for i in c.items] == ["system", "state"]
+    assert [i.kind for i in c.items] == ["system", "nudge", "state"]
 
 
 def test_a_window_smaller_than_any_request_ends_with_the_smallest_it_can_make() -> None:
@@ -945,10 +963,15 @@ def test_a_window_smaller_than_any_request_ends_with_the_smallest_it_can_make() 
     selection = Selection([keep(m, pinned=True) for m in log.memories])
     c = fitted(log, 300, selection)  # finishes: every message is cut as far as it goes
     assert c.tokens > 300
-    assert all(i.action == "truncated" for i in c.items)
+    # (the account's few words in the state message cost less than a truncation notice)
+    assert all(i.action == "truncated" for i in c.items if i.kind != "state")
 
 
 # -- the game state: after each turn's opening, as that turn first had it -----------
+
+
+#: The account section of the histories below (no account yet; the Mysis is "test").
+ACCOUNT = prompts.account_text(None, "test")
 
 
 def _state_request(
@@ -1001,7 +1024,7 @@ def test_a_turn_composed_for_the_first_time_gets_the_live_state_after_its_openin
     first = log.direct("go")
     turn = Turn(1, first.id, "direct")
     c = _state_request(log, turns=(turn,), turn=turn)
-    live = prompts.state_message("- Location: sol", None)
+    live = prompts.state_message("- Location: sol", None, ACCOUNT)
     assert [(n, text) for n, text, _ in _states(c)] == [(2, live)]
     assert c.state_text == live
 
@@ -1031,7 +1054,7 @@ def test_without_the_current_opening_in_view_the_live_state_closes_the_request()
     log.direct("go")
     turn = Turn(1, 999, "nudge", 1, "Continue.")
     c = _state_request(log, turn=turn)
-    live = prompts.state_message("- Location: sol", None)
+    live = prompts.state_message("- Location: sol", None, ACCOUNT)
     assert _states(c) == [
         (len(c.messages) - 1, live, "current game state and latest broadcast (volatile: sent last)")
     ]
@@ -1043,7 +1066,7 @@ def test_a_broadcast_already_sent_as_a_user_message_is_not_repeated_in_the_state
     log.broadcast("All Myses: sell your ore.")
     c = _state_request(log, broadcast="All Myses: sell your ore.")
     assert "Swarm Broadcast" not in c.messages[-1]["content"]
-    assert c.messages[-1]["content"] == prompts.state_message("- Location: sol", None)
+    assert c.messages[-1]["content"] == prompts.state_message("- Location: sol", None, ACCOUNT)
 
 
 def test_a_broadcast_only_echoed_by_the_assistant_is_still_in_the_state() -> None:
@@ -1053,7 +1076,7 @@ def test_a_broadcast_only_echoed_by_the_assistant_is_still_in_the_state() -> Non
     log.direct("next")
     c = _state_request(log, broadcast="All Myses: sell your ore.")
     assert c.messages[-1]["content"] == prompts.state_message(
-        "- Location: sol", "All Myses: sell your ore."
+        "- Location: sol", "All Myses: sell your ore.", ACCOUNT
     )
 
 

@@ -153,7 +153,8 @@ def test_turn_aware_pins_prompt_of_a_turn_longer_than_the_window() -> None:
     settings = ComposeSettings(max_context_messages=10)
     c = compose(history_of(log.memories, settings), "turn-aware", settings)
     assert c.messages[1]["content"] == prompt.content
-    assert c.items[2].kind == "note" and "not shown" in c.messages[2]["content"]
+    assert c.items[2].kind == "state", "the turn's facts follow its opening"
+    assert c.items[3].kind == "note" and "not shown" in c.messages[3]["content"]
     assert validate(c.messages) == []
 
 
@@ -237,7 +238,7 @@ def test_loop_slice_is_system_prompt_source_and_latest_loop() -> None:
     log.loop("b", "dock", "{}")
     log.loop("c", "sell", '{"total_earned": 50}')
     c = compose(history_of(log.memories), "loop-slice", SETTINGS)
-    assert ids(c) == [None, order.id, 7, 8]
+    assert ids(c) == [None, order.id, None, 7, 8]  # the state follows the opening
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
@@ -303,7 +304,7 @@ def test_summarize_composes_from_the_latest_summary() -> None:
     log.loop("b", "sell", "{}")
     settings = ComposeSettings(summarize_threshold=100_000)
     c = compose(history_of(log.memories, settings, strategy="summarize"), "summarize", settings)
-    assert ids(c) == [None, summary.id, 5, 6]
+    assert ids(c) == [None, summary.id, 5, 6, None]  # the state message closes it
     assert c.items[1].kind == "summary"
     assert c.summary_request is None
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.game_tool import GAME_TOOL, guide_commands
 from zoea_tui.core.strategies import STRATEGIES
-from zoea_tui.core.tokens import count_tokens
+from zoea_tui.core.tokens import count_tokens, tools_tokens
 from zoea_tui.core.types import ToolCall
 from zoea_tui.game.router import (
     ORCHESTRATOR_TOOL_NAMES,
@@ -219,6 +220,91 @@ async def test_results_feed_the_game_state_cache(store, make_session) -> None:
     summary = cache.summary("carto")
     assert "Credits:" in summary and "sol_central" in summary
     assert router.account == "carto"
+
+
+# -- the compact game tool ---------------------------------------------------------------
+
+
+def _game(command: str, args: Any = None, **extra: Any) -> str:
+    """The arguments of a compact ``game`` call."""
+    body: dict[str, Any] = {"command": command, **extra}
+    if args is not None:
+        body["args"] = args
+    return json.dumps(body)
+
+
+async def test_compact_tools_are_ours_then_one_game_tool_listing_every_command(
+    store, make_session
+) -> None:
+    router = await _router(store, make_session, "nova")
+    full = await router.tool_schemas()
+    compact = await router.tool_schemas("compact")
+    assert compact is await router.tool_schemas("compact"), "the same list until the game's changes"
+    assert await router.tool_schemas() is full, "each mode keeps its own list"
+    assert compact[:6] == full[:6], "the zoea_* tools stay whole"
+    (game,) = compact[6:]
+    assert game["function"]["name"] == GAME_TOOL
+    assert game["function"]["parameters"]["required"] == ["command"]
+    description = game["function"]["description"]
+    names = [t["function"]["name"] for t in full[6:]]
+    assert guide_commands(description) == frozenset(names)
+    lines = re.findall(r"[a-z_]+\([^)]*\)", description.partition("Commands: ")[2])
+    assert [line.split("(")[0] for line in lines] == names, "each once, sorted"
+    assert "buy(item_id, quantity:int)" in lines and "login()" in lines
+    assert any(line.startswith("register(username, empire:solarian|") for line in lines)
+    assert "password" not in description and "session_id" not in description
+    assert tools_tokens(compact) < tools_tokens(full) * 0.3
+
+
+async def test_a_game_call_runs_the_command_it_names(store, make_session) -> None:
+    cache = GameStateCache()
+    router = await _router(store, make_session, "alpha", cache=cache)
+    registered = await router.execute(
+        ToolCall("c", "game", _game("register", {"username": "carto", "empire": "solarian"}))
+    )
+    assert not registered.is_error, registered.content
+    password = (await store.account_for(router.mysis_id, SERVER)).password
+    assert password not in registered.content and REDACTED in registered.content
+    status = await router.execute(ToolCall("c", "game", _game("get_status")))
+    direct = await router.execute(ToolCall("c", "get_status", "{}"))
+    assert json.loads(status.content)["player"] == json.loads(direct.content)["player"]
+    assert "sol_central" in cache.summary("carto"), "the cache knows the command, not 'game'"
+    # args as a JSON text, and arguments beside command: both understood.
+    trip = await router.execute(
+        ToolCall("c", "game", _game("travel", json.dumps({"target_poi": "main_belt"})))
+    )
+    assert not trip.is_error, trip.content
+    log = await router.execute(ToolCall("c", "game", _game("captains_log_add", entry="hi")))
+    assert not log.is_error, log.content
+    # login through game: Zoea Nova fills the credentials; no password comes back.
+    await router.execute(ToolCall("c", "game", _game("logout", {})))
+    login = await router.execute(ToolCall("c", "game", _game("login", {})))
+    assert not login.is_error and password not in login.content, login.content
+    # The zoea_* tools are reached through game too.
+    found = await router.execute(
+        ToolCall("c", "game", _game("zoea_search_messages", {"query": "x"}))
+    )
+    assert not found.is_error, found.content
+
+
+async def test_a_bad_game_call_is_a_tool_error_for_the_model_not_a_crash(
+    store, make_session
+) -> None:
+    router = await _router(store, make_session, "nova")
+    cases = [
+        (_game("get_stauts"), "unknown_command", "Did you mean get_status"),
+        (_game("game"), "unknown_command", "is not a game command"),
+        (_game("travel", ["main_belt"]), "invalid_arguments", "args must be a JSON object"),
+        (_game("travel", "main_belt"), "invalid_arguments", 'got "main_belt"'),
+        (_game("travel", 5), "invalid_arguments", "got 5"),
+        (json.dumps({"args": {}}), "invalid_arguments", "command is required"),
+        (json.dumps({"command": 3}), "invalid_arguments", "command is required"),
+        ('{"command": "get_status"', "invalid_json", "JSON object"),
+    ]
+    for arguments, code, words in cases:
+        result = await router.execute(ToolCall("c", "game", arguments))
+        assert result.is_error and result.error_code == code, (arguments, result.content)
+        assert words in json.loads(result.content)["error"]["message"], result.content
 
 
 # -- search answers and zoea_read_memory ------------------------------------------------

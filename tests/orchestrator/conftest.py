@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from zoea_tui.config import Config
+from zoea_tui.core import prompts
 from zoea_tui.core.types import ToolCall
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import ManualClock
@@ -119,6 +120,17 @@ async def until(predicate: Callable[[], bool], limit: float = 5.0) -> None:
         if loop.time() > deadline:
             raise AssertionError("condition not reached")
         await asyncio.sleep(0.005)
+
+
+def last_said(request: ChatRequest) -> dict[str, Any]:
+    """The request's last message but for the state message (the account, the game
+    state) that follows a turn's opening."""
+    said = [
+        m
+        for m in request.messages
+        if not (m["role"] == "user" and str(m.get("content")).startswith(prompts.STATE_HEADER))
+    ]
+    return said[-1]
 
 
 def drain(sub: Subscription) -> list[Event]:

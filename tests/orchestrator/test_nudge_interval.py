@@ -6,7 +6,7 @@ from zoea_tui.core import prompts
 from zoea_tui.orchestrator.events import NudgeSent
 from zoea_tui.providers.base import ChatResponse
 
-from .conftest import ScriptedModel, drain, settle, until
+from .conftest import ScriptedModel, drain, last_said, settle, until
 
 IDLE = 30.0
 JUST_BEFORE = IDLE - 0.001
@@ -33,4 +33,4 @@ async def test_an_idle_mysis_is_nudged_at_30_s_and_not_before(
         (nudge,) = [e for e in drain(sub) if isinstance(e, NudgeSent)]
         # A productive answer reset the counter, so each nudge is the first level's.
         assert nudge.level == 1
-        assert model.requests[turn].messages[-1]["content"] == prompts.nudge_text(1)
+        assert last_said(model.requests[turn])["content"] == prompts.nudge_text(1)

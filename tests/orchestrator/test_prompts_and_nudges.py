@@ -6,7 +6,7 @@ from zoea_tui.core import prompts
 from zoea_tui.orchestrator.events import BroadcastSent, NudgeSent
 from zoea_tui.providers.base import ChatResponse
 
-from .conftest import ScriptedModel, advance_until, calls, drain, until
+from .conftest import ScriptedModel, advance_until, calls, drain, last_said, until
 
 SILENT = ChatResponse(content="")  # an answer with nothing in it: not productive
 
@@ -19,7 +19,7 @@ async def test_a_direct_message_reaches_its_mysis_and_is_answered(open_commander
     await until(lambda: len(models["Alpha"].requests) == 1 and len(models["Bravo"].requests) == 1)
     await commander.send_message(a.id, "Report your cargo.")
     await until(lambda: len(models["Alpha"].requests) == 2)
-    last = models["Alpha"].requests[-1].messages[-1]
+    last = last_said(models["Alpha"].requests[-1])
     assert last == {"role": "user", "content": "Report your cargo."}
     assert len(models["Bravo"].requests) == 1
 
@@ -44,7 +44,7 @@ async def test_a_broadcast_reaches_idle_and_running_and_wakes_the_idle(
     event = next(e for e in drain(sub) if isinstance(e, BroadcastSent))
     assert set(event.recipients) == {idle.id, run.id}
     await until(
-        lambda: models["Idle"].requests[-1].messages[-1]["content"] == "All Myses: mine iron."
+        lambda: last_said(models["Idle"].requests[-1])["content"] == "All Myses: mine iron."
     )
     system = models["Idle"].requests[-1].messages[0]["content"]
     assert "All Myses: mine iron." not in system  # volatile: never in the system prompt
@@ -63,7 +63,7 @@ async def test_nudges_escalate_then_the_breaker_idles_the_mysis(open_commander, 
     await advance_until(clock, lambda: commander.mysis(view.id).state == "idle", step=5)
     nudges = [e for e in drain(sub) if isinstance(e, NudgeSent)]
     assert [n.level for n in nudges] == [1, 2, 3]
-    assert [model.requests[i].messages[-1]["content"] for i in (1, 2, 3)] == [
+    assert [last_said(model.requests[i])["content"] for i in (1, 2, 3)] == [
         prompts.nudge_text(1),
         prompts.nudge_text(2),
         prompts.nudge_text(3),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from tests.providers.autopilot_harness import TOOLS, Harness
 from zoea_tui.core import prompts
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.game_tool import GAME_TOOL, effective_call, game_tool, wrap
 from zoea_tui.core.summarizer import EXTRACTIVE_LABEL
 from zoea_tui.providers.autopilot import LABEL, AutopilotProvider
 from zoea_tui.providers.autopilot.orders import parse_order
@@ -32,7 +34,7 @@ from zoea_tui.providers.base import (
 )
 from zoea_tui.sim import World
 
-ACCOUNT = "Ada"  # the store keeps the account name; the prompt renders the section
+ACCOUNT = "Ada"  # the store keeps the account name; the state message renders the section
 
 
 class Game:
@@ -69,8 +71,11 @@ class Chat:
         *,
         account: str | None = ACCOUNT,
         broadcast: str | None = None,
+        name: str | None = None,
     ) -> None:
-        system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE, account=account)
+        system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE)
+        #: The account section the composer puts in the state message.
+        self.account = prompts.account_text(account, name)
         self.body: list[dict[str, Any]] = [{"role": "system", "content": system}]
         #: The volatile facts the composer sends last (game state, latest broadcast).
         self.game_state = ""
@@ -81,8 +86,9 @@ class Chat:
 
     @property
     def messages(self) -> list[dict[str, Any]]:
-        """The request: the conversation, then the closing state message when there is one."""
-        state = prompts.state_message(self.game_state, self.broadcast)
+        """The request: the conversation, then the closing state message (the account,
+        the game state, the latest broadcast)."""
+        state = prompts.state_message(self.game_state, self.broadcast, self.account)
         return [*self.body, *([{"role": "user", "content": state}] if state else [])]
 
     def user(self, text: str) -> Chat:
@@ -181,6 +187,53 @@ async def test_answer_has_the_shape_of_a_model_answer(game: Game) -> None:
     assert "".join(d.arguments for d in deltas) == response.tool_calls[0].arguments
 
 
+#: The same tools, compact: the zoea_* ones and one game tool listing the world's.
+COMPACT_TOOLS = [
+    *(t for t in TOOLS if t["function"]["name"].startswith("zoea_")),
+    game_tool(t for t in TOOLS if not t["function"]["name"].startswith("zoea_")),
+]
+
+
+def compacted(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` as a compact Mysis sends them: each game call made through game."""
+    out = []
+    for message in messages:
+        calls = []
+        for call in message.get("tool_calls") or ():
+            fn = call["function"]
+            if not fn["name"].startswith("zoea_"):
+                args = json.loads(fn["arguments"])
+                fn = {"name": GAME_TOOL, "arguments": wrap(fn["name"], args)}
+            calls.append({**call, "function": fn})
+        out.append({**message, "tool_calls": calls} if calls else message)
+    return out
+
+
+async def test_offered_one_game_tool_it_plays_the_same_through_it(game: Game) -> None:
+    """Compact tools: the autopilot reads game calls as their commands and calls the
+    commands it chooses through game, exactly as it would call them by name."""
+    chat = Chat().loop("get_system", game("get_system"))
+    game.fly("main_belt")
+    game.fill_hold()
+    game.fly("sol_central")
+    chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
+    for item in cargo["cargo"]:
+        chat.loop(
+            "sell",
+            game("sell", item_id=item["item_id"], quantity=item["quantity"]),
+            item_id=item["item_id"],
+            quantity=item["quantity"],
+        )
+    for messages in (chat.messages[:4], chat.messages[:-2], chat.messages):
+        full = await answer(messages)
+        compact = await answer(compacted(messages), tools=COMPACT_TOOLS)
+        assert full.content == compact.content and full.tool_calls
+        assert {c.name for c in compact.tool_calls} <= {GAME_TOOL, "zoea_search_messages"}
+        assert [effective_call(c) for c in compact.tool_calls] == [
+            replace(c, id=e.id) for c, e in zip(full.tool_calls, compact.tool_calls, strict=True)
+        ]
+
+
 async def test_text_answer_streams_its_text() -> None:
     events: list[StreamEvent] = []
     response = await answer(Chat("Hold position."), events=events)
@@ -231,9 +284,8 @@ async def test_fresh_start_without_account_registers() -> None:
     assert args["empire"] == "solarian"
 
 
-async def test_register_uses_the_name_offered_in_the_system_prompt() -> None:
-    chat = Chat(account=None)
-    chat.body[0]["content"] += "\nYour name is Vega.\n"
+async def test_register_uses_the_name_offered_in_the_state_message() -> None:
+    chat = Chat(account=None, name="Vega")
     assert calls(await answer(chat)) == [("register", {"username": "Vega", "empire": "solarian"})]
 
 
@@ -382,11 +434,13 @@ async def test_a_state_message_after_the_turn_opening_is_facts_not_an_order(
     still read as facts ("Hold: ..." is not an order to hold) and never opens a turn."""
     chat = Chat(None).loop("get_system", game("get_system", system_id="sol"), system_id="sol")
     game.fly("main_belt")
+    pinned, chat.account = chat.account, ""  # pinned after the opening: none closes it
     chat.nudge().user(
         prompts.state_message(
             "- Game tick: 40\n- Location: sol / main_belt (now)\n- Docked: no (now)\n"
             "- Credits: 150 (now)\n- Cargo: 0/50 (now)\n- Hold: empty (now)",
             None,
+            pinned,
         )
     )
     chat.loop("mine", game("mine"))

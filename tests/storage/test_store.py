@@ -135,7 +135,7 @@ async def test_history_load_reads_as_much_for_a_long_story_as_for_a_short_one(
 
 
 async def test_loaded_history_matches_the_reference_builder(store: Store) -> None:
-    mysis = await store.create_mysis("alpha")
+    mysis = await store.create_mysis("test")  # the reference's name (the state message tells it)
     memories = [NewMemory("user", "direct", "old order")]
     for n in range(30):
         memories.append(NewMemory("assistant", "llm", tool_calls=(ToolCall(f"c{n}", "mine"),)))

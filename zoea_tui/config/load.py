@@ -33,6 +33,7 @@ from typing import Any, NoReturn, TypeVar, cast
 from urllib.parse import urlsplit
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW
+from ..core.game_tool import TOOLS_MODES, ToolsMode
 from ..core.strategies import STRATEGIES
 from . import paths
 from .model import (
@@ -87,6 +88,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "api_key_env",
         "seed",
         "stream",
+        "tools",
     ),
     "ollama": (
         "type",
@@ -99,9 +101,19 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "api_key_env",
         "seed",
         "stream",
+        "tools",
     ),
-    "local": ("type", "model", "temperature", "max_tokens", "context_window", "timeout", "seed"),
-    "autopilot": ("type", "context_window"),
+    "local": (
+        "type",
+        "model",
+        "temperature",
+        "max_tokens",
+        "context_window",
+        "timeout",
+        "seed",
+        "tools",
+    ),
+    "autopilot": ("type", "context_window", "tools"),
 }
 ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
 
@@ -238,6 +250,12 @@ def _check_strategy(value: Any) -> str:
     if value not in STRATEGIES:
         raise _Invalid(f"one of {_quoted(list(STRATEGIES))}")
     return str(value)
+
+
+def _check_tools(value: Any) -> ToolsMode:
+    if value not in TOOLS_MODES:
+        raise _Invalid(f"one of {_quoted(TOOLS_MODES)}")
+    return cast(ToolsMode, value)
 
 
 def _check_env_name(value: Any) -> str:
@@ -418,6 +436,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         api_key_env=table.get("api_key_env", _check_env_name, None),
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
+        tools=table.get("tools", _check_tools, "full"),
     )
 
 

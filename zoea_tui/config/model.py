@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW, DEFAULT_WINDOW_MARGIN, ComposeSettings
+from ..core.game_tool import ToolsMode
 from ..core.strategies import DEFAULT_STRATEGY
 
 ProviderType = Literal["openai", "ollama", "autopilot", "local"]
@@ -123,6 +124,10 @@ class ProviderConfig:
     #: Stream answers: True, False, or "auto" (fall back to unstreamed when the server
     #: breaks a streamed answer, as llama-cpp-python's server does with tool calls).
     stream: StreamSetting = "auto"
+    #: How requests carry the game's tools: ``"full"``, a schema per game command (about
+    #: 5 500 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
+    #: lists the commands and their arguments once (``core/game_tool.py``).
+    tools: ToolsMode = "full"
 
     @property
     def is_remote(self) -> bool:

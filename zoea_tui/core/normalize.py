@@ -56,12 +56,9 @@ def finalize(
     blocks = _pair_tool_calls(slots, dropped)
     blocks = _fix_edges(blocks, settings, _opening_id(history))
 
-    system_text = prompts.render_system_prompt(
-        history.system_template, account=history.account, name=history.mysis_name
-    )
     system_slot = Slot(
         role="system",
-        content=system_text,
+        content=prompts.render_system_prompt(history.system_template),
         kind="system",
         action="synthetic",
         reason="rendered from the system prompt template",
@@ -108,7 +105,9 @@ def finalize(
 def _with_state(
     slots: list[Slot], history: History, settings: ComposeSettings
 ) -> tuple[list[Slot], str | None]:
-    """Put the volatile facts (game state, latest broadcast) where a cache keeps them.
+    """Put what is particular to this Mysis and turn (its account, the game state, the
+    latest broadcast) where a cache keeps it: after the system prompt and the tools,
+    which the whole swarm shares byte for byte.
 
     Each turn's facts stand right after its opening, as its first request had them
     (recorded with the turn), so they do not move while the turn goes on; a turn whose
@@ -120,7 +119,8 @@ def _with_state(
     broadcast = history.latest_broadcast
     if broadcast is not None and any(s.role == "user" and s.content == broadcast for s in slots):
         broadcast = None  # already in view as a message
-    live = prompts.state_message(history.game_state, broadcast)
+    account = prompts.account_text(history.account, history.mysis_name)
+    live = prompts.state_message(history.game_state, broadcast, account)
     recorded = {t.first_memory_id: t.state for t in history.turns if t.state}
     out: list[Slot] = []
     placed: str | None = None
@@ -276,8 +276,9 @@ def _fix_edges(
     blocks: list[Block], settings: ComposeSettings, opening_id: int | None = None
 ) -> list[Block]:
     """First message a user message (V5); last a user or tool message (V6)."""
-    if not blocks:
-        return [[nudge(settings.nudge_level, "empty history")]]
+    if all([s.kind for s in block] == ["state"] for block in blocks):
+        # Nothing to answer but the state message (information, not an order).
+        return [[nudge(settings.nudge_level, "empty history")], *blocks]
     if blocks[0][0].role != "user":
         first = blocks[0][0].memory_id
         text = (

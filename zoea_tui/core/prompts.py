@@ -115,7 +115,8 @@ def nudge_text(level: int) -> str:
 
 
 def account_text(account: str | None, name: str | None = None) -> str:
-    """The ``{{ACCOUNT}}`` section: the account's name (never its password)."""
+    """The account section of the state message: the account's name (never its
+    password), or the name to register with when there is none yet."""
     if account:
         return (
             f"Username: {account} (call login() with no arguments: Zoea Nova fills in "
@@ -126,19 +127,27 @@ def account_text(account: str | None, name: str | None = None) -> str:
     return NO_ACCOUNT
 
 
-def render_system_prompt(template: str, *, account: str | None, name: str | None = None) -> str:
+#: What ``{{ACCOUNT}}`` renders to: the account itself travels in the state message.
+ACCOUNT_POINTER = (
+    "The game-state message after each turn's opening names your account (or the "
+    "name to register with)."
+)
+
+
+def render_system_prompt(template: str) -> str:
     """Render the system prompt of a Mysis.
 
-    ``account`` is the account name only (never a password); ``name`` the Mysis's
-    name, offered as the username to register when there is no account yet. Nothing
-    that changes from one request to the next goes in here: the prompt stays
-    byte-identical across a Mysis's requests, which is what lets a provider's prompt
-    cache reuse it. The volatile facts travel at the end of the request
-    (:func:`state_message`); a custom template's ``{{GAME_STATE_SUMMARY}}`` and
-    ``{{LATEST_BROADCAST}}`` therefore render empty.
+    Nothing particular to one Mysis goes in here, and nothing that changes from one
+    request to the next: every Mysis with the same template and provider sends the
+    same bytes, so a provider's prompt cache reuses the system prompt and the tools
+    that follow it across the whole swarm (docs/CONTEXT.md, 'Prompt caches'). The
+    account, the Mysis's name and the volatile facts travel in the state message
+    after each turn's opening (:func:`state_message`); ``{{ACCOUNT}}`` points there,
+    and a custom template's ``{{GAME_STATE_SUMMARY}}`` and ``{{LATEST_BROADCAST}}``
+    render empty.
     """
     return (
-        template.replace("{{ACCOUNT}}", account_text(account, name))
+        template.replace("{{ACCOUNT}}", ACCOUNT_POINTER)
         .replace("{{GAME_STATE_SUMMARY}}", "")
         .replace("{{LATEST_BROADCAST}}", "")
     )
@@ -150,14 +159,18 @@ STATE_HEADER = "[Game state; information, not an order]"
 STATE_BROADCAST_CHARS = 600
 
 
-def state_message(game_state: str, latest_broadcast: str | None) -> str:
-    """The volatile facts of a turn (game state with recency, latest broadcast).
+def state_message(game_state: str, latest_broadcast: str | None, account: str = "") -> str:
+    """The facts particular to a Mysis and its turn: its account (``account``, the
+    text of :func:`account_text`), the game state with recency, the latest broadcast.
 
     The composer puts them right after the turn's opening and keeps them there for
-    the whole turn, so they never break a prompt cache's prefix; "" when there is
-    nothing to tell.
+    the whole turn, so they never break a prompt cache's prefix, and keeps them out
+    of the system prompt, which the whole swarm shares; "" when there is nothing to
+    tell.
     """
     parts = []
+    if account.strip():
+        parts.append(f"## Account\n{account.strip()}")
     if game_state.strip():
         parts.append(f"## Game State\n{game_state.strip()}")
     if latest_broadcast and latest_broadcast.strip():

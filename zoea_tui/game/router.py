@@ -1,7 +1,9 @@
 """The tool router: what a Mysis may call, and where each call goes.
 
 It offers the game's tools plus the orchestrator's own (``zoea_*``), in one
-stable order so prompt caches keep hitting; runs each call for one Mysis;
+stable order so prompt caches keep hitting, either a schema per game tool or,
+compact, one ``game(command, args)`` tool (``core/game_tool.py``); runs each call
+for one Mysis, a ``game`` call as the command it names;
 fills game credentials at ``login`` from the account pool; captures the
 password ``register`` returns; and redacts every pooled password from what
 it hands back, so no password ever reaches a model or the memories.
@@ -9,12 +11,14 @@ it hands back, so no password ever reaches a model or the memories.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+from ..core.game_tool import GAME_TOOL, GameCallError, ToolsMode, game_command, game_tool
 from ..core.tokens import count_tokens
 from ..core.types import Memory, ToolCall
 from ..storage import SearchHit, Store
@@ -226,16 +230,22 @@ class ToolRouter:
         self.swarm = swarm
         self.account: str | None = None
         self._secrets: set[str] = set()
-        self._schemas: list[dict[str, Any]] | None = None
-        self._schema_generation = -1
+        #: The schemas by mode, with the game's tool list they were made from.
+        self._schemas: dict[ToolsMode, tuple[int, list[dict[str, Any]]]] = {}
         session.relogin = self._relogin
 
     # -- what the model sees --------------------------------------------------
 
-    async def tool_schemas(self) -> list[dict[str, Any]]:
-        """Orchestrator tools first, then the game's, sorted by name (stable order)."""
+    async def tool_schemas(self, mode: ToolsMode = "full") -> list[dict[str, Any]]:
+        """Orchestrator tools first, then the game's, sorted by name (stable order).
+
+        ``"compact"``: the game's tools as the one ``game`` tool, whose description
+        lists them in the same order. Either list is the same object, byte for byte
+        the same for every Mysis, until the game's list changes.
+        """
         tools = await self.session.list_tools()
-        if self._schemas is None or self._schema_generation != id(tools):
+        cached = self._schemas.get(mode)
+        if cached is None or cached[0] != id(tools):
             game = [
                 model_schema(t)
                 for t in sorted(tools, key=lambda t: t.name)
@@ -245,9 +255,9 @@ class ToolRouter:
                 function_tool(t["name"], t["description"], t["parameters"])
                 for t in ORCHESTRATOR_TOOLS
             ]
-            self._schemas = ours + game
-            self._schema_generation = id(tools)
-        return self._schemas
+            cached = (id(tools), ours + ([game_tool(game)] if mode == "compact" else game))
+            self._schemas[mode] = cached
+        return cached[1]
 
     def redact(self, text: str) -> str:
         """``text`` with every known game password replaced."""
@@ -262,7 +272,9 @@ class ToolRouter:
         """Run one tool call and return the (redacted) text to store and show.
 
         ``cut_off``: the answer that made the call ended at ``max_tokens``; a call whose
-        arguments are then incomplete is not run, and the model is told why.
+        arguments are then incomplete is not run, and the model is told why. A ``game``
+        call runs the command it names, with its ``args``: a malformed one or an unknown
+        command is a tool error for the model, never an exception.
         """
         args = call.parsed_arguments()
         if args is None and cut_off:
@@ -286,14 +298,22 @@ class ToolRouter:
                 is_error=True,
                 error_code="invalid_json",
             )
-        if call.name in ORCHESTRATOR_TOOL_NAMES:
-            return await self._orchestrator_tool(call.name, args)
+        name = call.name
+        if name == GAME_TOOL:
+            try:
+                name, args = game_command(args)
+            except GameCallError as error:
+                return _invalid(str(error))
+        if name in ORCHESTRATOR_TOOL_NAMES:
+            return await self._orchestrator_tool(name, args)
         await self._load_secrets()
         try:
-            if call.name == "login":
+            if call.name == GAME_TOOL and (unknown := await self._unknown_command(name)):
+                return unknown
+            if name == "login":
                 outcome = await self._login(args)
             else:
-                outcome = await self.session.call(call.name, args)
+                outcome = await self.session.call(name, args)
         except GameToolError as error:
             return RoutedResult(
                 self.redact(json.dumps(error.to_payload(), ensure_ascii=False)),
@@ -311,17 +331,34 @@ class ToolRouter:
                 error_message=str(error),
             )
         data = outcome.data
-        if call.name == "register" and data is not None:
+        if name == "register" and data is not None:
             await self._remember_registration(args, data)
-        elif call.name == "login" and data is not None:
+        elif name == "login" and data is not None:
             self.account = str(data.get("username") or args.get("username") or self.account)
         if self.account and data is not None:
-            self.cache.update(self.account, call.name, data, outcome.tick)
+            self.cache.update(self.account, name, data, outcome.tick)
         text = outcome.text
-        if call.name == "register" and data is not None and "password" in data:
+        if name == "register" and data is not None and "password" in data:
             text = json.dumps({**data, "password": REDACTED}, ensure_ascii=False)
         return RoutedResult(
             self.redact(text), tick=outcome.tick, wait_ticks=ticks_to_wait(data, outcome.tick)
+        )
+
+    async def _unknown_command(self, command: str) -> RoutedResult | None:
+        """The error for a ``game`` call naming no game command (None: it names one)."""
+        names = [t.name for t in await self.session.list_tools()]
+        if command in names and command != GAME_TOOL:
+            return None
+        close = difflib.get_close_matches(command, names, n=3)
+        hint = f" Did you mean {' or '.join(close)}?" if close else ""
+        return RoutedResult(
+            error_content(
+                "unknown_command",
+                f"{_shown(command)} is not a game command.{hint} The game tool's "
+                "description lists every command and its arguments.",
+            ),
+            is_error=True,
+            error_code="unknown_command",
         )
 
     async def _login(self, args: dict[str, Any]) -> Any:

@@ -28,6 +28,7 @@ from ..config import NudgeConfig
 from ..core import prompts
 from ..core.cache import reuse
 from ..core.composition import ComposeSettings, Composition
+from ..core.game_tool import ToolsMode, effective_call
 from ..core.retry import with_retries
 from ..core.tokens import tools_tokens
 from ..core.types import Memory, Turn
@@ -407,7 +408,7 @@ class MysisRuntime:
         """Compose, call the model (with retries), store the answer."""
         await self.swarm.step_gate.ready()
         settings, provider_settings = self.swarm.fitted_settings(self.record)  # engine fit
-        tools = await self._tool_schemas()
+        tools = await self._tool_schemas(provider_settings.tools)
         if tools is None:
             return None
         if tools is not self._tools:  # the router hands back the same list until it changes
@@ -498,7 +499,7 @@ class MysisRuntime:
             if not response.tool_calls:
                 self.last_answer = self.last_line
         elif response.tool_calls:
-            self.last_line = "→ " + ", ".join(c.name for c in response.tool_calls)
+            self.last_line = "→ " + ", ".join(effective_call(c).name for c in response.tool_calls)
         await self.changed("answered")
         return response
 
@@ -583,12 +584,12 @@ class MysisRuntime:
             turn=self.turn,
         )
 
-    async def _tool_schemas(self) -> list[dict[str, Any]] | None:
+    async def _tool_schemas(self, mode: ToolsMode) -> list[dict[str, Any]] | None:
         """The game's tool list; None once the retries failed (the Mysis is then errored)."""
 
         async def attempt() -> list[dict[str, Any]]:
             async with self.swarm.in_flight("mcp"):
-                return await self.router.tool_schemas()
+                return await self.router.tool_schemas(mode)
 
         try:  # connection trouble: back off, then give up
             return await with_retries(
@@ -606,7 +607,8 @@ class MysisRuntime:
         """Run one call (``cut``: its answer ended at ``max_tokens``, see ToolRouter.execute)."""
         await self.swarm.step_gate.ready()
         await self.swarm.bus.publish(ToolCallStarted(mysis_id=self.id, call=call))
-        self.activity = ACTIVITY_BY_TOOL.get(call.name, f"calling {call.name}")
+        runs = effective_call(call).name  # a compact game call: the command it names
+        self.activity = ACTIVITY_BY_TOOL.get(runs, f"calling {runs}")
         await self.changed("tool")
         started = time.perf_counter()
 
@@ -641,7 +643,7 @@ class MysisRuntime:
                 "tool",
                 result.content,
                 tool_call_id=call.id,
-                tool_name=call.name,
+                tool_name=runs,
                 game_tick=self.game_tick,
             )
         )

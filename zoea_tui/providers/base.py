@@ -22,6 +22,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW
 from ..core.failures import FAILURE_LABELS, FailureKind
+from ..core.game_tool import ToolsMode
 from ..core.types import ToolCall
 
 Message = dict[str, Any]
@@ -34,7 +35,8 @@ class ProviderSettings:
 
     ``timeout`` bounds one whole request (connect, prompt processing and the
     full answer); ``context_window`` is sent to servers that need it (Ollama's
-    ``num_ctx``).
+    ``num_ctx``); ``tools`` says how the Mysis's requests carry the game's tools
+    (``core/game_tool.py``): the runtime asks the router for them so.
     """
 
     model: str = ""
@@ -43,6 +45,7 @@ class ProviderSettings:
     context_window: int = DEFAULT_CONTEXT_WINDOW
     timeout: float = 600.0
     seed: int | None = None
+    tools: ToolsMode = "full"
 
 
 @dataclass(frozen=True, slots=True)

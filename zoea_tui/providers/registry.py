@@ -24,6 +24,7 @@ def provider_settings(config: ProviderConfig) -> ProviderSettings:
         context_window=config.context_window,
         timeout=config.timeout,
         seed=config.seed,
+        tools=config.tools,
     )
 
 

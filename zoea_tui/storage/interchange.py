@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.game_tool import effective_call
 from ..core.types import Memory, ToolCall
 from .store import NewMemory
 
@@ -152,7 +153,7 @@ def parse_conversation(lines: Iterable[str]) -> Conversation:
                 raise ImportFormatError(
                     number, "assistant message has neither content nor tool_calls"
                 )
-            call_names.update((c.id, c.name) for c in calls)
+            call_names.update((c.id, effective_call(c).name) for c in calls)  # game: its command
             memories.append(
                 NewMemory(
                     "assistant",

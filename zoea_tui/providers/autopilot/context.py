@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...core import prompts
+from ...core.game_tool import effective
 from .facts import (
     ALIASES,
     RETRYABLE,
@@ -150,7 +151,8 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
             assistant_calls += bool(tool_calls)
             for call in tool_calls:
                 fn = call.get("function") or {}
-                name, arguments = fn.get("name", ""), fn.get("arguments") or "{}"
+                # A compact game call is read as the command it runs.
+                name, arguments = effective(fn.get("name", ""), fn.get("arguments") or "{}")
                 calls[call.get("id", "")] = (name, arguments, index)
                 if name == "captains_log_add":
                     last_log = index

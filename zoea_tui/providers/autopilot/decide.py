@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.game_tool import GAME_TOOL, guide_commands
 from ...core.summarizer import extractive_summary
 from .._wire import as_dict
 from . import scenario_play
@@ -113,7 +114,20 @@ def _say(text: str, reasoning: str) -> Decision:
 
 
 def tool_names(tools: Sequence[dict[str, Any]]) -> frozenset[str]:
-    """Names of the offered tools (OpenAI function schemas, or bare ``{name}`` dicts)."""
+    """Names of the offered tools (OpenAI function schemas, or bare ``{name}`` dicts),
+    with the commands a compact ``game`` tool lists (``core/game_tool.py``)."""
+    names = set()
+    for tool in tools:
+        fn = as_dict(tool.get("function")) or as_dict(tool)
+        if isinstance(fn.get("name"), str):
+            names.add(fn["name"])
+            if fn["name"] == GAME_TOOL and isinstance(fn.get("description"), str):
+                names.update(guide_commands(fn["description"]))
+    return frozenset(names)
+
+
+def direct_names(tools: Sequence[dict[str, Any]]) -> frozenset[str]:
+    """Names of the tools offered with a schema of their own (not through ``game``)."""
     names = set()
     for tool in tools:
         fn = as_dict(tool.get("function")) or as_dict(tool)
@@ -986,4 +1000,4 @@ class _Planner:
         )
 
 
-__all__ = ["Decision", "decide", "report", "summary_text", "tool_names"]
+__all__ = ["Decision", "decide", "direct_names", "report", "summary_text", "tool_names"]

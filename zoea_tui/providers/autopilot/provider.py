@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...core.composition import SummaryRequest
+from ...core.game_tool import GAME_TOOL, wrap
 from ...core.summarizer import ExtractiveSummarizer
 from ...core.tokens import REQUEST_OVERHEAD, count_tokens, message_tokens
 from ...core.types import ToolCall
@@ -30,7 +31,7 @@ from ..base import (
     ToolSchema,
     Usage,
 )
-from .decide import Decision, decide, tool_names
+from .decide import Decision, decide, direct_names, tool_names
 
 #: What the UI shows as the model: honestly not a language model.
 LABEL = "autopilot (rule-based)"
@@ -74,7 +75,7 @@ class AutopilotProvider:
         started = time.perf_counter()
         names = tool_names(request.tools)
         decision = decide(request.messages, names)
-        calls = self.tool_calls(request.messages, decision)
+        calls = self.tool_calls(request.messages, decision, direct_names(request.tools))
         if on_event is not None:
             _emit(on_event, decision, calls)
         return ChatResponse(
@@ -95,19 +96,28 @@ class AutopilotProvider:
         """Nothing to release."""
 
     @staticmethod
-    def tool_calls(messages: Sequence[dict[str, Any]], decision: Decision) -> tuple[ToolCall, ...]:
-        """The decision's calls with ids derived from the messages (unique per response)."""
+    def tool_calls(
+        messages: Sequence[dict[str, Any]],
+        decision: Decision,
+        direct: frozenset[str] | None = None,
+    ) -> tuple[ToolCall, ...]:
+        """The decision's calls with ids derived from the messages (unique per response).
+
+        A command not offered by name (``direct``) but through a compact ``game`` tool
+        is called through it: ``game(command, args)``.
+        """
         if not decision.calls:
             return ()
         seed = fingerprint(messages)
-        return tuple(
-            ToolCall(
-                id=f"call_ap_{seed}_{index}",
-                name=name,
-                arguments=json.dumps(args, ensure_ascii=False),
-            )
-            for index, (name, args) in enumerate(decision.calls)
-        )
+        offered = direct or frozenset()
+        calls = []
+        for index, (name, args) in enumerate(decision.calls):
+            if GAME_TOOL in offered and name not in offered:
+                tool, arguments = GAME_TOOL, wrap(name, args)
+            else:
+                tool, arguments = name, json.dumps(args, ensure_ascii=False)
+            calls.append(ToolCall(id=f"call_ap_{seed}_{index}", name=tool, arguments=arguments))
+        return tuple(calls)
 
     def usage(self, request: ChatRequest, decision: Decision, calls: tuple[ToolCall, ...]) -> Usage:
         """Token estimate of the request and the answer (the tokenizer's counts are cached)."""

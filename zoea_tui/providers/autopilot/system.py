@@ -1,9 +1,9 @@
 """What the autopilot reads in the rendered system prompt and the game-state message.
 
-The system prompt's ``## Account`` section, and the ``## Game State`` and ``## Swarm
-Broadcast`` sections of the state message that follows each turn's opening (read
-together with the system prompt, see ``context.split_state``), are split once per
-distinct text: they change rarely between requests, so the parse is cached.
+The ``## Account``, ``## Game State`` and ``## Swarm Broadcast`` sections of the
+state message that follows each turn's opening (read after the system prompt, whose
+own ``## Account`` section only points there, see ``context.split_state``) are split
+once per distinct text: they change rarely between requests, so the parse is cached.
 """
 
 from __future__ import annotations
