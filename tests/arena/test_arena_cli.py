@@ -257,3 +257,37 @@ def test_an_errored_run_is_left_out_of_the_mean() -> None:
     assert cell["score_mean"] == 50.0 and cell["errored"] == 1
     assert report["composite"] == {"turn-aware": 50.0}
     assert "(1 errored)" in table(report)
+
+
+def test_a_compact_provider_is_scored_by_the_commands_it_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def game(command: str, **args: str) -> Reply:
+        return Reply("", tool_calls=[Call("game", {"command": command, "args": args})])
+
+    server = FakeOpenAIServer()
+    server.script(
+        game("register", username="Vega", empire="solarian"),
+        game("forum_create_thread", title="Hello", content="Anyone mining in Sol?"),
+        Reply("Posted."),
+    )
+    server.default = Reply("Holding here.")
+    with server.running_in_thread():
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n'
+            'tools = "compact"\n',
+            encoding="utf-8",
+        )
+        code = main(
+            [
+                *("arena", "--scenario", "s4", "--provider", "scripted", "--ticks", "6"),
+                *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
+            ]
+        )
+        tools = [t["function"]["name"] for t in server.chat_requests[0].json()["tools"]]
+    assert code == 0
+    assert "game" in tools and "forum_create_thread" not in tools
+    (run,) = json.loads(capsys.readouterr().out)["cells"][0]["runs"]
+    assert run["metrics"]["tool_calls"] == 2 and run["metrics"]["tool_errors"] == 0
+    assert run["metrics"]["forum_posts"] == 1

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Config
+from ..core.game_tool import effective_call
 from ..core.strategies import STRATEGIES
 from ..game.backend import GameBackend
 from ..orchestrator.clock import VirtualClock
@@ -233,11 +234,12 @@ async def _run(
         if not main_id or getattr(event, "mysis_id", None) != main_id[0]:
             return
         if isinstance(event, ToolCallFinished):
-            tally.add(event.call.name, event.is_error)
+            # A compact provider's game(command, args) counts as the command it runs.
+            tally.add(effective_call(event.call).name, event.is_error)
         elif isinstance(event, MessageStored):
             memory = event.memory
             for call in memory.tool_calls:
-                call_names[call.id] = call.name
+                call_names[call.id] = effective_call(call).name
             name = call_names.get(memory.tool_call_id or "", "")
             if memory.role == "tool" and name in _COMBAT_TOOLS:
                 tally.results.append((name, memory.content or ""))
