@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, cli_arena
-from .cli_parsing import OneLineParser, int_flag, seed_flag
+from .cli_parsing import OneLineParser, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.strategies import STRATEGIES
@@ -115,7 +115,7 @@ async def _cmd_import(args: argparse.Namespace) -> int:
         mysis, count = await store.import_conversation(
             args.mysis, conversation.memories, system_prompt=conversation.system_prompt
         )
-    print(f"imported {count} memories into Mysis {mysis.name!r}", file=sys.stderr)
+    say(f"imported {count} memories into Mysis {mysis.name!r}", sys.stderr)
     return 0
 
 
@@ -175,20 +175,20 @@ async def _cmd_context(args: argparse.Namespace) -> int:
         json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(
+    say(
         f"Mysis {mysis.name} · strategy {strategy} · {len(composition.messages)} messages · "
         f"~{composition.tokens:,} tokens · {'valid' if not violations else 'INVALID'}"
     )
     for message, item in zip(composition.messages, composition.items, strict=True):
         origin = f"#{item.memory_id}" if item.memory_id is not None else item.kind
         note = f" ({item.reason})" if item.reason else ""
-        print(f"\n── {message['role']} · {origin} · {item.action}{note} · {item.tokens} tok")
+        say(f"\n── {message['role']} · {origin} · {item.action}{note} · {item.tokens} tok")
         for call in message.get("tool_calls") or ():
-            print(f"   → {call['function']['name']}({call['function']['arguments']})")
+            say(f"   → {call['function']['name']}({call['function']['arguments']})")
         text = message.get("content") or ""
-        print(text if len(text) <= 2000 else text[:2000] + f"\n… ({len(text):,} chars)")
+        say(text if len(text) <= 2000 else text[:2000] + f"\n… ({len(text):,} chars)")
     for line in violations:
-        print(f"violation: {line}")
+        say(f"violation: {line}")
     return 0
 
 
@@ -232,7 +232,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     else:
         tokens = report["prompt_tokens"]
         score = report["score"].get("total", {})
-        print(
+        say(
             f"{report['myses']} Myses × {report['turns']} turns · {strategy} · {provider}: "
             f"{report['requests']} requests ({report['answered']} answered, "
             f"{len(report['failures'])} provider failures), prompt tokens mean "
@@ -243,9 +243,9 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
             f"{report['wall_s']} s"
         )
         for failure in report["failures"][:5]:
-            print(f"  {failure['mysis']}: {failure['message']}")
+            say(f"  {failure['mysis']}: {failure['message']}")
     if silence is not None:
-        print(f"zoea simulate: {silence}", file=sys.stderr)
+        say(f"zoea simulate: {silence}", sys.stderr)
         return 3
     return 0
 
@@ -265,7 +265,7 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
         print(to_json(report))
         return 0
     tokens = report["prompt_tokens"]
-    print(
+    say(
         f"{report['requests']} requests under {args.strategy}: prompt tokens mean "
         f"{tokens['mean']:,} p95 {tokens['p95']:,} max {tokens['max']:,}; "
         f"{report['violations']} violations; {report['ratio_to_full_history']} of the full "
@@ -313,15 +313,15 @@ def _run_tui(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         database = db_path(config, args.db, args.data_dir)
     except ConfigError as exc:
-        print(f"zoea: {exc}", file=sys.stderr)
+        say(f"zoea: {exc}", sys.stderr)
         return 2
     try:
         log_file = setup_logging(database.parent, debug=args.debug)
     except OSError as exc:
-        print(
+        say(
             f"zoea: cannot use the data folder {database.parent}: {exc.strerror or exc}; "
             "choose another with --data-dir or ZOEA_DATA_DIR",
-            file=sys.stderr,
+            sys.stderr,
         )
         return 2
     from .ui.app import run_app
@@ -329,10 +329,10 @@ def _run_tui(args: argparse.Namespace) -> int:
     try:
         return run_app(config, database, debug=args.debug)
     except StoreError as exc:
-        print(f"zoea: {exc}", file=sys.stderr)
+        say(f"zoea: {exc}", sys.stderr)
         return 2
     except Exception as exc:  # the terminal is restored by now: say what happened
-        print(f"zoea: {type(exc).__name__}: {exc} (details in {log_file})", file=sys.stderr)
+        say(f"zoea: {type(exc).__name__}: {exc} (details in {log_file})", sys.stderr)
         import logging
 
         logging.getLogger(__name__).exception("the app failed")
@@ -356,7 +356,7 @@ def _unexpected(args: argparse.Namespace, exc: BaseException) -> int:
             line += " (the data folder could not take the log)"
     else:
         line += " (run with --debug to log the traceback)"
-    print(line, file=sys.stderr)
+    say(line, sys.stderr)
     return 1
 
 
@@ -369,7 +369,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return asyncio.run(_COMMANDS[args.command](args))
     except (UsageError, StoreError) as exc:
-        print(f"zoea {args.command}: {exc}", file=sys.stderr)
+        say(f"zoea {args.command}: {exc}", sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .cli_parsing import SQLITE_INT_MAX, seed_flag
+from .cli_parsing import SQLITE_INT_MAX, say, seed_flag
 from .config import Config, ConfigError, db_path, load_config
 
 
@@ -88,7 +88,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
     try:
         return await _arena(args)
     except BadInput as exc:
-        print(f"zoea arena: {exc}", file=sys.stderr)
+        say(f"zoea arena: {exc}", sys.stderr)
         return 2
 
 
@@ -110,12 +110,12 @@ async def _arena(args: argparse.Namespace) -> int:
             return
         where = f"  {result.scenario} · {result.strategy} · seed {result.seed}:"
         if result.errored:
-            print(f"{where} errored: {result.error} in {result.wall_s:.1f} s", file=sys.stderr)
+            say(f"{where} errored: {result.error} in {result.wall_s:.1f} s", sys.stderr)
             return
-        print(
+        say(
             f"{where} score {result.score:.1f} ({'pass' if result.passed else 'fail'}, "
             f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
-            file=sys.stderr,
+            sys.stderr,
         )
 
     async def measure(name: str) -> dict[str, Any]:
@@ -155,8 +155,8 @@ async def _arena(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(report))
     else:
-        print(table(report, baseline))
+        say(table(report, baseline))
     if silence is not None:
-        print(f"zoea arena: the provider answered none of its requests: {silence}", file=sys.stderr)
+        say(f"zoea arena: the provider answered none of its requests: {silence}", sys.stderr)
         return 3
     return 0

@@ -11,7 +11,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TextIO
+
+from .core.terminal_text import escaped
 
 #: The largest integer SQLite stores (a signed 64-bit INTEGER).
 SQLITE_INT_MAX = 2**63 - 1
@@ -21,7 +23,7 @@ class OneLineParser(argparse.ArgumentParser):
     """Reports a bad flag on one line (``zoea CMD: …``) and exits 2."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: {message}", file=sys.stderr)
+        say(f"{self.prog}: {message}", sys.stderr)
         raise SystemExit(2)
 
     def parse_known_args(self, args: Any = None, namespace: Any = None) -> Any:
@@ -50,3 +52,10 @@ def int_flag(lo: int, hi: int) -> Callable[[str], int]:
 
 #: A world seed: any integer SQLite can store, from 0.
 seed_flag = int_flag(0, SQLITE_INT_MAX)
+
+
+def say(text: str, out: TextIO | None = None) -> None:
+    """Print a human-readable line of a command: model, tool and user text in it shows
+    its control characters escaped, whether or not ``out`` is a terminal (``--json``
+    output never comes here: it stays exact)."""
+    print(escaped(text), file=out if out is not None else sys.stdout)

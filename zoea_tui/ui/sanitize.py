@@ -9,39 +9,13 @@ kilobytes of work.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from rich.text import Text
 
-_ESCAPES = re.compile(
-    r"""
-      \x1b\[[0-?]*[ -/]*[@-~]?            # CSI: colours, cursor moves, erase
-    | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?  # OSC: titles, hyperlinks, clipboard
-    | \x1b[PX^_][^\x1b]*(?:\x1b\\)?       # DCS, SOS, PM, APC
-    | \x1b[ -/]*[0-~]?                    # other escapes (charset, keypad...)
-    | \x9b[0-?]*[ -/]*[@-~]?              # 8-bit CSI
-    """,
-    re.VERBOSE,
-)
-# C0 (except tab and newline), DEL, C1, bidi overrides and isolates, BOM.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+from ..core.terminal_text import clean
 
-
-def clean(text: object) -> str:
-    """``text`` without terminal escape sequences or control characters (tab, newline kept).
-
-    ``\\r\\n`` and lone ``\\r`` become newlines; anything that is not a string is first
-    turned into one.
-    """
-    value = text if isinstance(text, str) else str(text)
-    if not value:
-        return ""
-    if "\r" in value:
-        value = value.replace("\r\n", "\n").replace("\r", "\n")
-    if "\x1b" in value or "\x9b" in value:
-        value = _ESCAPES.sub("", value)
-    return _CONTROLS.sub("", value)
+__all__ = ["Clipped", "clean", "clip", "one_line"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,59 @@
+"""Untrusted text made safe for a terminal: one place for the TUI and the command line.
+
+Model answers, tool results and user input may hold terminal escape sequences (a title
+change, a screen clear, a hyperlink, a clipboard write), control characters and
+bidirectional overrides. The TUI drops them (:func:`clean`, through
+``ui/sanitize.py``); the command line's human output shows them escaped
+(:func:`escaped`), so a reader sees that they were there. ``--json`` output is exact
+and passes through neither.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ESCAPES = re.compile(
+    r"""
+      \x1b\[[0-?]*[ -/]*[@-~]?            # CSI: colours, cursor moves, erase
+    | \x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?  # OSC: titles, hyperlinks, clipboard
+    | \x1b[PX^_][^\x1b]*(?:\x1b\\)?       # DCS, SOS, PM, APC
+    | \x1b[ -/]*[0-~]?                    # other escapes (charset, keypad...)
+    | \x9b[0-?]*[ -/]*[@-~]?              # 8-bit CSI
+    """,
+    re.VERBOSE,
+)
+#: C0 (except tab and newline), DEL, C1, bidi overrides and isolates, BOM.
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+#: What :func:`escaped` shows escaped: every control character above, CR included.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def clean(text: object) -> str:
+    """``text`` without terminal escape sequences or control characters (tab, newline kept).
+
+    ``\\r\\n`` and lone ``\\r`` become newlines; anything that is not a string is first
+    turned into one.
+    """
+    value = text if isinstance(text, str) else str(text)
+    if not value:
+        return ""
+    if "\r" in value:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    if "\x1b" in value or "\x9b" in value:
+        value = _ESCAPES.sub("", value)
+    return _CONTROLS.sub("", value)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def escaped(text: object) -> str:
+    """``text`` with every control character shown as its escape (``\\x1b``, ``\\u202e``),
+    tab and newline kept: safe to print to a terminal, and nothing hidden from the reader.
+    """
+    value = text if isinstance(text, str) else str(text)
+    if "\r\n" in value:
+        value = value.replace("\r\n", "\n")
+    return _UNSAFE.sub(_escape, value)
