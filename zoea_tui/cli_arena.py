@@ -118,7 +118,15 @@ async def _arena(args: argparse.Namespace) -> int:
             sys.stderr,
         )
 
-    async def measure(name: str) -> dict[str, Any]:
+    async def measure(store: Store, name: str) -> tuple[int, dict[str, Any]]:
+        """Play a batch for provider ``name``, storing each run the moment it ends."""
+        batch = await store.begin_arena_batch(name, args.runs, seed=args.seed, ticks=args.ticks)
+
+        async def keep(result: RunResult) -> None:
+            one = build_report(name, 1, [result])["cells"][0]
+            await store.add_arena_run(batch, one["scenario"], one["strategy"], one["runs"][0])
+            said(result)  # once it is safe
+
         results = await run_arena(
             config,
             scenarios,
@@ -127,31 +135,35 @@ async def _arena(args: argparse.Namespace) -> int:
             runs=args.runs,
             seed=args.seed,
             ticks=args.ticks,
-            hooks=RunHooks(on_run=said),
+            hooks=RunHooks(on_run=keep),
         )
-        return build_report(name, args.runs, results)
+        await store.finish_arena_batch(batch, build_report(name, args.runs, results))
+        stored = await store.get_arena_batch(batch)
+        assert stored is not None
+        return batch, stored.report
 
-    report = await measure(provider)
-    silence = first_error(report)
-    baseline = None
-    if (
-        silence is None
-        and config.providers[provider].type != "autopilot"
-        and "autopilot" in config.providers
-    ):
-        baseline = await measure("autopilot")
+    # The database is opened (and refused, if it must be) before anything is played.
     async with await Store.open(database) as store:
-        for one in (baseline, report):
-            if one is not None:
-                await store.add_arena_batch(one, seed=args.seed, ticks=args.ticks)
-    if args.out is not None:
+        batch, report = await measure(store, provider)
+        silence = first_error(report)
+        baseline = None
+        if (
+            silence is None
+            and config.providers[provider].type != "autopilot"
+            and "autopilot" in config.providers
+        ):
+            baseline = (await measure(store, "autopilot"))[1]
+    if args.out is not None:  # written from what is stored
         try:
             args.out.mkdir(parents=True, exist_ok=True)
             (args.out / "arena.json").write_text(to_json(report) + "\n", encoding="utf-8")
             boards = [r for r in (baseline, report) if r is not None]
             (args.out / "leaderboard.md").write_text(leaderboard(boards), encoding="utf-8")
         except OSError as exc:
-            raise _usage(f"cannot write to {args.out}: {exc}") from None
+            raise _usage(
+                f"cannot write to {args.out}: {exc.strerror or exc}; every run is stored in "
+                f"{database} as batch #{batch} (the arena screen, A, shows it)"
+            ) from None
     if args.json:
         print(to_json(report))
     else:

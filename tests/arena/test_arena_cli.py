@@ -291,3 +291,64 @@ def test_a_compact_provider_is_scored_by_the_commands_it_runs(
     (run,) = json.loads(capsys.readouterr().out)["cells"][0]["runs"]
     assert run["metrics"]["tool_calls"] == 2 and run["metrics"]["tool_errors"] == 0
     assert run["metrics"]["forum_posts"] == 1
+
+
+def test_a_failing_out_folder_loses_no_run_and_says_where_they_are(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    db = tmp_path / "arena.db"
+    done = zoea(
+        *("arena", "--scenario", "s1", "--provider", "autopilot", "--ticks", "8"),
+        *("--runs", "2", "--db", str(db), "--out", str(blocker / "out")),
+    )
+    assert done.returncode == 2
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("zoea arena: cannot write to ") and "batch #1" in last
+
+    async def stored() -> None:
+        async with await Store.open(db) as store:
+            (batch,) = await store.list_arena_batches()
+            assert len(await store.list_arena_runs()) == 2
+            assert [c["scenario"] for c in batch.report["cells"]] == ["s1-bootstrap-grind"]
+
+    import asyncio
+
+    asyncio.run(stored())
+
+
+def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
+    import asyncio
+    import signal
+
+    db = tmp_path / "arena.db"
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "zoea_tui.cli",
+            "arena",
+            "--scenario",
+            "s1",
+            "--provider",
+            "autopilot",
+            "--ticks",
+            "60",
+            "--runs",
+            "50",
+            "--db",
+            str(db),
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stderr is not None
+    first = child.stderr.readline()  # the first run's line: it has ended
+    child.send_signal(signal.SIGKILL)
+    child.wait(30)
+    assert "score" in first, first
+
+    async def stored() -> list[object]:
+        async with await Store.open(db) as store:
+            return list(await store.list_arena_runs())
+
+    assert len(asyncio.run(stored())) >= 1

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -102,7 +103,7 @@ class RunHooks:
     on_progress: Progress | None = None
     #: The run's commander and the scored Mysis's id, once it exists.
     on_start: Callable[[Commander, int], Any] | None = None
-    #: Called with each finished run.
+    #: Called with each finished run (awaited when it returns an awaitable).
     on_run: Callable[[RunResult], Any] | None = None
     #: Called before each run with (scenario, strategy, run index, runs).
     on_begin: Callable[[Scenario, str, int, int], Any] | None = None
@@ -197,7 +198,9 @@ async def play(
         answered=outcome.answered,
     )
     if hooks.on_run is not None:
-        hooks.on_run(result)
+        stored = hooks.on_run(result)
+        if inspect.isawaitable(stored):  # e.g. the CLI stores each run as it ends
+            await stored
     return result
 
 

@@ -1119,48 +1119,68 @@ class Store:
     async def add_arena_batch(
         self, report: dict[str, Any], *, seed: int, ticks: int | None = None
     ) -> int:
-        """Store an arena report (the ``zoea arena --json`` contract) and each of its runs;
-        returns the batch id."""
-        now = time.time()
+        """Store a finished arena report (the ``zoea arena --json`` contract) and each of
+        its runs at once; returns the batch id."""
+        batch_id = await self.begin_arena_batch(
+            report["provider"], report["runs"], seed=seed, ticks=ticks
+        )
+        for cell in report["cells"]:
+            for run in cell["runs"]:
+                await self.add_arena_run(batch_id, cell["scenario"], cell["strategy"], run)
+        await self.finish_arena_batch(batch_id, report)
+        return batch_id
+
+    async def begin_arena_batch(
+        self, provider: str, runs: int, *, seed: int, ticks: int | None = None
+    ) -> int:
+        """Open a batch before its first run is played, so each run is stored the moment
+        it ends (:meth:`add_arena_run`); its report is ``{}`` until
+        :meth:`finish_arena_batch`. Returns the batch id."""
         async with self._transaction():
             row = await self.fetch_one(
                 "INSERT INTO arena_batches (created_at, provider, runs, seed, ticks, report) "
-                "VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                (
-                    now,
-                    report["provider"],
-                    report["runs"],
-                    seed,
-                    ticks,
-                    json.dumps(report, ensure_ascii=False),
-                ),
+                "VALUES (?, ?, ?, ?, ?, '{}') RETURNING id",
+                (time.time(), provider, runs, seed, ticks),
             )
-            assert row is not None
-            batch_id = int(row[0])
-            await self._db.executemany(
+        assert row is not None
+        return int(row[0])
+
+    async def add_arena_run(
+        self, batch_id: int, scenario: str, strategy: str, run: dict[str, Any]
+    ) -> None:
+        """Store one finished run (``RunResult.to_json``) of a batch, committed at once."""
+        async with self._transaction():
+            await self._db.execute(
                 "INSERT INTO arena_runs (batch_id, scenario, strategy, seed, score, passed, "
                 "metrics, tokens_in, tokens_out, uncached_tokens, requests, invalid_requests) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (
-                        batch_id,
-                        cell["scenario"],
-                        cell["strategy"],
-                        int(run["metrics"].get("seed", seed)),
-                        run["score"],
-                        int(run["pass"]),
-                        json.dumps(run["metrics"], ensure_ascii=False),
-                        run["tokens_in"],
-                        run["tokens_out"],
-                        run["uncached_tokens"],
-                        run["requests"],
-                        run["invalid_requests"],
-                    )
-                    for cell in report["cells"]
-                    for run in cell["runs"]
-                ],
+                (
+                    batch_id,
+                    scenario,
+                    strategy,
+                    int(run["metrics"].get("seed", 0)),
+                    run["score"],
+                    int(run["pass"]),
+                    json.dumps(
+                        {**run["metrics"], "errored": run.get("errored", False)}
+                        | ({"error": run["error"]} if run.get("error") else {}),
+                        ensure_ascii=False,
+                    ),
+                    run["tokens_in"],
+                    run["tokens_out"],
+                    run["uncached_tokens"],
+                    run["requests"],
+                    run["invalid_requests"],
+                ),
             )
-        return batch_id
+
+    async def finish_arena_batch(self, batch_id: int, report: dict[str, Any]) -> None:
+        """Record a batch's whole report once every run is stored."""
+        async with self._transaction():
+            await self._db.execute(
+                "UPDATE arena_batches SET report = ? WHERE id = ?",
+                (json.dumps(report, ensure_ascii=False), batch_id),
+            )
 
     async def list_arena_batches(self, limit: int = 50) -> list[ArenaBatch]:
         """Stored arena batches, newest first."""
