@@ -42,11 +42,14 @@ async def _seeded(path: Path) -> dict[str, int]:
 
 
 def _shown(screen: FocusScreen) -> tuple[set[int], str | None]:
-    """Whose memories the conversation shows, and whose request the preview shows."""
+    """Whose memories the conversation shows, and whose request the preview shows (its
+    text: the system prompt is the swarm's, the Mysis's name travels after it)."""
     log = screen.query_one(ConversationLog)
     data = screen.query_one(ContextPreview).data
     owners = {e.memory.mysis_id for e in log.entries if e.memory is not None}
-    return owners, str(data.composition.messages[0]["content"]) if data is not None else None
+    if data is None:
+        return owners, None
+    return owners, "\n".join(str(m.get("content") or "") for m in data.composition.messages)
 
 
 async def test_a_second_open_switches_to_the_same_screen_with_everything_in_place(
@@ -55,7 +58,7 @@ async def test_a_second_open_switches_to_the_same_screen_with_everything_in_plac
     db = tmp_path / "zoea.db"
     ids = await _seeded(db)
     app = ZoeaApp(opener(still_config, db))
-    pushed: list[tuple[FocusScreen, set[int], str | None]] = []
+    pushed: list[tuple[FocusScreen, set[int], str | None]] = []  # (screen, owners, request)
     push = app.push_screen
 
     def spy(screen: Any, *args: Any, **kwargs: Any) -> Any:
@@ -78,10 +81,10 @@ async def test_a_second_open_switches_to_the_same_screen_with_everything_in_plac
         assert app.screen is first
         # When the kept screen was switched to, Brin's story and request were on it.
         assert len(pushed) == 1
-        screen, owners, system = pushed[0]
+        screen, owners, request = pushed[0]
         assert screen is first and owners == {ids["Brin"]}
-        assert system is not None and "Brin" in system
-        assert "Ada" not in system
+        assert request is not None and "Brin" in request
+        assert "Ada" not in request
 
 
 @asynccontextmanager
