@@ -149,7 +149,8 @@ class Commander:
         return commander
 
     async def shutdown(self, timeout: float = 10.0) -> None:
-        """Let in-flight turns end (bounded), stop the loops, close sessions and store.
+        """Let in-flight turns end (bounded by ``timeout``; 0: cut them at once), stop
+        the loops, close sessions and store.
 
         States are left as they are, so the next launch resumes the same swarm.
         """
@@ -157,13 +158,16 @@ class Commander:
             return
         self._closed = True
         runtimes = list(self._myses.values())
-        await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
-        for runtime in runtimes:
-            await runtime.halt(timeout=1.0)
-        for runtime in runtimes:
-            await runtime.session.aclose()
-            with contextlib.suppress(Exception):
-                await runtime.provider.aclose()
+        if timeout > 0:
+            await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
+        # Every Mysis at once: a call still in flight is cancelled (its request is logged
+        # as cancelled; a call without its result is answered "Tool no response" next time).
+        await asyncio.gather(*(r.halt(timeout=1.0) for r in runtimes))
+        await asyncio.gather(
+            *(r.session.aclose() for r in runtimes),
+            *(r.provider.aclose() for r in runtimes),
+            return_exceptions=True,
+        )
         await self.backend.stop()
         await self.store.close()
 

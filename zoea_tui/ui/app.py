@@ -77,8 +77,10 @@ EngineSource: TypeAlias = "Commander | Callable[[], Awaitable[Commander]]"
 BATCH_SIZE = 256
 #: The bridge waits while this many messages are queued in the app (backpressure).
 QUEUE_HIGH_WATER = 4
-#: How long quitting waits for turns in flight before the engine stops them.
-SHUTDOWN_S = 3.0
+#: How long quitting waits for turns in flight before the engine stops them: not at all,
+#: the commander is gone at once; a cut call is logged as cancelled and answered "Tool no
+#: response" at the next launch, where the swarm resumes.
+SHUTDOWN_S = 0.0
 #: The same notification is not repeated within this many seconds.
 NOTICE_REPEAT_S = 3.0
 #: The commander's input: each holds the swarm's next steps a moment.
@@ -698,7 +700,8 @@ class ZoeaApp(OpaqueScreensApp):
             f"{running} Mys{'is is' if running == 1 else 'es are'} running.\n", style=fmt.TEXT
         )
         question.append(
-            "Quit? Their turns end cleanly and they resume at the next launch.", style=fmt.MUTED
+            "Quit? Calls in flight are cut; the swarm resumes at the next launch.",
+            style=fmt.MUTED,
         )
 
         async def answer(yes: bool | None) -> None:
