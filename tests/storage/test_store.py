@@ -59,7 +59,7 @@ async def test_a_database_newer_than_the_program_is_refused(tmp_path: Path) -> N
     async with aiosqlite.connect(path) as db:
         await db.execute("INSERT INTO schema_migrations VALUES (999, 'future', 0)")
         await db.commit()
-    with pytest.raises(RuntimeError, match="newer than this program"):
+    with pytest.raises(StoreError, match="newer than this program"):
         await Store.open(path)
 
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-import sqlite3
 from typing import Any
 
 import pytest
 
 from zoea_tui.core.composition import Composition, Item
-from zoea_tui.storage import NewMemory, Store, story
+from zoea_tui.storage import NewMemory, Store, StoreError, story
 
 
 async def _mysis_with(store: Store, name: str, n: int) -> int:
@@ -257,7 +256,7 @@ async def test_the_reader_reads_while_a_write_transaction_is_open(store: Store) 
 
 async def test_the_reader_refuses_writes(store: Store) -> None:
     reader = await store.reader()
-    with pytest.raises(sqlite3.Error):
+    with pytest.raises(StoreError, match="read-only"):
         await reader.create_mysis("Nobody")
     assert [m.name for m in await store.list_myses()] == []
 

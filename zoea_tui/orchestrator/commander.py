@@ -115,7 +115,6 @@ class Commander:
         provider_factory: ProviderFactory | None = None,
     ) -> Commander:
         """Open the store and the game; restore the swarm (and seed it when empty)."""
-        db_path.parent.mkdir(parents=True, exist_ok=True)
         store = await Store.open(db_path)
         backend = backend or GameBackend.from_config(config.game, data_dir=db_path.parent)
         commander = cls(config, store, backend, clock=clock, provider_factory=provider_factory)

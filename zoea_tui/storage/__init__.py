@@ -1,5 +1,6 @@
 """The SQLite store (aiosqlite); schema and migrations come from ``store/``."""
 
+from .errors import StoreError
 from .store import (
     Account,
     Broadcast,
@@ -8,7 +9,6 @@ from .store import (
     RequestRecord,
     SearchHit,
     Store,
-    StoreError,
 )
 
 __all__ = [

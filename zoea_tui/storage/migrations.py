@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
+import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +13,7 @@ from pathlib import Path
 import aiosqlite
 
 from ..resources import data_dir
+from .preflight import refuse_newer
 
 _NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 
@@ -37,46 +41,79 @@ def load_migrations(folder: Path | None = None) -> list[Migration]:
     return found
 
 
+#: The ledger of applied migrations; created inside the first migration's transaction,
+#: so a database killed before that commit is still an empty one.
+_CREATE_LEDGER = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+)
+_LINE_COMMENT = re.compile(r"--[^\n]*")
+
+
+def latest_version(migrations: list[Migration] | None = None) -> int:
+    """The schema version this program migrates databases to."""
+    migrations = load_migrations() if migrations is None else migrations
+    return migrations[-1].version if migrations else 0
+
+
+def statements(sql: str) -> list[str]:
+    """The statements of a migration file, in order (a trigger's body stays whole)."""
+    found: list[str] = []
+    buffer = ""
+    for piece in sql.split(";"):
+        buffer += piece + ";"
+        if sqlite3.complete_statement(buffer):
+            if _LINE_COMMENT.sub("", buffer).strip(" \t\n;"):
+                found.append(buffer.strip())
+            buffer = ""
+    return found
+
+
 async def current_version(db: aiosqlite.Connection) -> int:
-    """The highest applied migration (0 for a new database)."""
-    await db.execute(
-        "CREATE TABLE IF NOT EXISTS schema_migrations ("
-        " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
+    """The highest applied migration (0 for a new database); reads only."""
+    ledger = await db.execute_fetchall(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
     )
-    async with db.execute("SELECT COALESCE(MAX(version), 0) FROM schema_migrations") as cur:
-        row = await cur.fetchone()
-    return int(row[0]) if row else 0
+    if not list(ledger):
+        return 0
+    rows = list(
+        await db.execute_fetchall("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+    )
+    return int(rows[0][0]) if rows else 0
 
 
-async def migrate(db: aiosqlite.Connection, *, up_to: int | None = None) -> list[int]:
+async def migrate(
+    db: aiosqlite.Connection, *, up_to: int | None = None, path: Path | str = "the database"
+) -> list[int]:
     """Apply the migrations the database lacks, each in its own transaction.
 
-    Returns the versions applied. A database newer than this program is
-    refused rather than touched.
+    A migration's statements and its ``schema_migrations`` row commit together or not
+    at all: a process killed at any statement leaves the database at the version before
+    it. Returns the versions applied. A database newer than this program is refused
+    (:class:`StoreError` naming ``path``) rather than touched.
     """
     migrations = load_migrations()
     have = await current_version(db)
-    latest = migrations[-1].version if migrations else 0
-    if have > latest:
-        raise RuntimeError(
-            f"the database is at schema version {have}, newer than this program ({latest}); "
-            "upgrade Zoea Nova to open it"
-        )
+    refuse_newer(have, latest_version(migrations), path)
     applied = []
     for migration in migrations:
         if migration.version <= have or (up_to is not None and migration.version > up_to):
             continue
-        script = (
-            "BEGIN IMMEDIATE;\n"
-            f"{migration.sql}\n"
-            "INSERT INTO schema_migrations (version, name, applied_at) "
-            f"VALUES ({migration.version}, '{migration.name}', {time.time()});\n"
-            "COMMIT;"
-        )
+        # Statement by statement under one explicit transaction: executescript() would
+        # commit whatever was pending first, and hides where a failure happened.
+        await db.execute("BEGIN IMMEDIATE")
         try:
-            await db.executescript(script)
-        except Exception:
-            await db.execute("ROLLBACK") if db.in_transaction else None
+            await db.execute(_CREATE_LEDGER)
+            for statement in statements(migration.sql):
+                await db.execute(statement)
+            await db.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                (migration.version, migration.name, time.time()),
+            )
+            await db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                await asyncio.shield(db.execute("ROLLBACK"))
             raise
         applied.append(migration.version)
     return applied

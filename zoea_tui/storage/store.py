@@ -28,7 +28,9 @@ from ..core.tokens import count_tokens
 from ..core.types import Memory, ToolCall, Turn, tool_calls_from_json, tool_calls_to_json
 from ..core.window import stepped_window
 from .arena import ArenaBatch, ArenaRunRecord
-from .migrations import migrate
+from .errors import ANOTHER_FILE, StoreError, store_error
+from .migrations import latest_version, migrate
+from .preflight import examine
 
 #: Most memories loaded after the latest summary by the ``summarize`` strategy;
 #: far more than any threshold lets accumulate, but a fixed bound on the read.
@@ -48,10 +50,6 @@ _TURN_AS_MEMORY = (
 )
 #: Most turn starts loaded with one history (turns inside the loaded memories).
 TURN_SCAN_LIMIT = 2000
-
-
-class StoreError(Exception):
-    """A store operation that cannot be done (unknown Mysis, duplicate name…)."""
 
 
 _ACCOUNT_COLUMNS = "id, server, username, password, empire, mysis_id"
@@ -283,6 +281,32 @@ def request_from_row(row: Sequence[Any]) -> RequestRecord:
     return RequestRecord(*fields)
 
 
+def _folder_error(path: Path, exc: OSError) -> StoreError:
+    """Why the folder of ``path`` cannot be made, in one line."""
+    in_the_way = next((p for p in path.parents if p.exists()), None)
+    if in_the_way is not None and not in_the_way.is_dir():
+        reason = f"{in_the_way} is a file, not a folder"
+    else:
+        reason = " ".join((exc.strerror or str(exc)).split())
+    return StoreError(
+        f"cannot create the folder {path.parent} for {path}: {reason}; {ANOTHER_FILE}"
+    )
+
+
+async def _probe_write_lock(db: aiosqlite.Connection) -> None:
+    """Fail now, not at the first write, if the file is read-only or another program
+    holds its write lock: take the lock, write a page, and roll it back."""
+    rows = list(await db.execute_fetchall("PRAGMA user_version"))
+    await db.execute("BEGIN IMMEDIATE")
+    try:
+        await db.execute(f"PRAGMA user_version = {int(rows[0][0])}")
+    except BaseException:
+        with contextlib.suppress(sqlite3.Error):
+            await db.execute("ROLLBACK")
+        raise
+    await db.execute("ROLLBACK")
+
+
 class Store:
     """Async repository over one SQLite file."""
 
@@ -299,9 +323,22 @@ class Store:
         self._since: dict[int, tuple[int, int, tuple[Memory, ...]]] = {}
 
     @contextlib.asynccontextmanager
+    async def _writing(self) -> AsyncIterator[None]:
+        """The write lock; the file's own failures (locked by another program, read-only,
+        disk full, damaged) leave as one-line :class:`StoreError`, others as they are."""
+        async with self._lock:
+            try:
+                yield
+            except sqlite3.Error as exc:
+                mapped = store_error(exc, self.path)
+                if mapped is None:
+                    raise
+                raise mapped from exc
+
+    @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
         """All or nothing, and alone: BEGIN IMMEDIATE … COMMIT under the write lock."""
-        async with self._lock:
+        async with self._writing():
             try:
                 await self._db.execute("BEGIN IMMEDIATE")
                 yield
@@ -327,18 +364,43 @@ class Store:
             await asyncio.shield(self._db.execute("ROLLBACK"))
 
     @classmethod
-    async def open(cls, path: str | Path, *, migrate_up_to: int | None = None) -> Store:
-        """Open (creating if needed) and migrate the database at ``path``."""
+    async def open(
+        cls, path: str | Path, *, migrate_up_to: int | None = None, busy_timeout: float = 5.0
+    ) -> Store:
+        """Open (creating if needed) and migrate the database at ``path``.
+
+        The file is examined first without writing (:func:`~.preflight.examine`): a file
+        that is not Zoea's, is damaged or is newer than this program is refused with
+        every byte kept. Every failure to open is a one-line :class:`StoreError`;
+        ``busy_timeout``: seconds to wait for another program's lock.
+        """
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = await aiosqlite.connect(path, isolation_level=None)
+        await asyncio.to_thread(examine, path, latest_version(), busy_timeout=busy_timeout)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise _folder_error(path, exc) from None
+        try:
+            db = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            mapped = store_error(exc, path)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        try:
+            await db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
             await db.execute("PRAGMA journal_mode = WAL")
             await db.execute("PRAGMA foreign_keys = ON")
-            await db.execute("PRAGMA busy_timeout = 5000")
             await db.execute("PRAGMA synchronous = NORMAL")
-            await migrate(db, up_to=migrate_up_to)
-        except Exception:
+            await migrate(db, up_to=migrate_up_to, path=path)
+            await _probe_write_lock(db)
+        except sqlite3.Error as exc:
+            await db.close()
+            mapped = store_error(exc, path)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        except BaseException:
             await db.close()
             raise
         return cls(db, path)
@@ -415,7 +477,7 @@ class Store:
         now = time.time()
         try:
             async with (
-                self._lock,
+                self._writing(),
                 self._db.execute(
                     "INSERT INTO myses (name, provider, model, strategy, system_prompt, created_at,"
                     " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -462,7 +524,7 @@ class Store:
             raise StoreError(f"cannot update {sorted(unknown)}")
         if fields:
             assignments = ", ".join(f"{key} = ?" for key in fields)
-            async with self._lock:
+            async with self._writing():
                 await self._db.execute(
                     f"UPDATE myses SET {assignments}, updated_at = ? WHERE id = ?",
                     (*fields.values(), time.time(), mysis_id),
@@ -472,7 +534,7 @@ class Store:
     async def delete_mysis(self, mysis_id: int) -> None:
         """Delete a Mysis with its memories and request log."""
         self._since.pop(mysis_id, None)
-        async with self._lock:
+        async with self._writing():
             await self._db.execute("DELETE FROM myses WHERE id = ?", (mysis_id,))
 
     # -- accounts ------------------------------------------------------------
@@ -875,7 +937,7 @@ class Store:
         """Record the start of a turn (``text``: the nudge or start text the model gets)."""
         now = time.time()
         async with (
-            self._lock,
+            self._writing(),
             self._db.execute(
                 f"INSERT INTO turns (mysis_id, first_memory_id, kind, nudge_level, text, "
                 f"created_at, game_tick) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING {_TURN_COLUMNS}",
@@ -888,7 +950,7 @@ class Store:
 
     async def set_turn_state(self, turn_id: int, state: str) -> None:
         """Record the volatile facts the turn's first request carried after its opening."""
-        async with self._lock:
+        async with self._writing():
             await self._db.execute(
                 "UPDATE turns SET state = ? WHERE id = ? AND state IS NULL", (state, turn_id)
             )
@@ -943,7 +1005,7 @@ class Store:
         """Record a broadcast (the per-recipient memories are stored separately)."""
         now = time.time()
         async with (
-            self._lock,
+            self._writing(),
             self._db.execute(
                 "INSERT INTO broadcasts (sender_id, content, created_at, game_tick) "
                 "VALUES (?, ?, ?, ?) RETURNING id",
@@ -1046,7 +1108,7 @@ class Store:
         """
         inputs = request_inputs(composition, settings) if settings is not None else None
         async with (
-            self._lock,
+            self._writing(),
             self._db.execute(
                 "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
                 " items, estimated_tokens, outcome, tools_tokens, turn_id, inputs, digest) "
@@ -1086,7 +1148,7 @@ class Store:
     ) -> None:
         """Record how a logged request ended (``cached_tokens``: as the server reported;
         ``error_kind``: the class of its failure; ``streamed``: how the answer came)."""
-        async with self._lock:
+        async with self._writing():
             await self._db.execute(
                 "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
                 "latency_ms = ?, error = ?, cached_tokens = ?, error_kind = ?, streamed = ? "

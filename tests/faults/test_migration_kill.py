@@ -1,0 +1,122 @@
+"""A process killed at any statement of opening and migrating leaves a whole version.
+
+``migration_child`` opens a copy of a database once per statement SQLite runs while
+opening it, and SIGKILLs itself as that statement starts. Every copy must then be
+exactly the schema of some version (the migrations it has committed, nothing of the
+next), keep its rows, and open and migrate to the end.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from zoea_tui.storage import Store
+from zoea_tui.storage.migrations import latest_version, schema_text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _snapshot(path: Path) -> tuple[str, list[int], str]:
+    """The schema text, the applied versions and the integrity verdict of a database."""
+    async with aiosqlite.connect(path) as db:
+        integrity = (await db.execute_fetchall("PRAGMA integrity_check"))[0][0]
+        ledger = await db.execute_fetchall(
+            "SELECT 1 FROM sqlite_master WHERE name = 'schema_migrations'"
+        )
+        versions: list[int] = []
+        if list(ledger):
+            rows = await db.execute_fetchall("SELECT version FROM schema_migrations ORDER BY 1")
+            versions = [row[0] for row in rows]
+        return await schema_text(db), versions, integrity
+
+
+async def _schemas(folder: Path) -> dict[int, str]:
+    """The schema of a clean database at every version, 0 (empty) to the latest."""
+    schemas = {}
+    for version in range(latest_version() + 1):
+        path = folder / f"clean-{version}.db"
+        await (await Store.open(path, migrate_up_to=version)).close()
+        schemas[version] = (await _snapshot(path))[0]
+    return schemas
+
+
+async def _veteran(path: Path) -> None:
+    """A version-1 database with a Mysis, two memories and a broadcast."""
+    old = await Store.open(path, migrate_up_to=1)
+    mysis = await old.create_mysis("veteran")
+    for text in ("remember the iron belt", "and the copper one"):
+        await old.connection.execute(
+            "INSERT INTO memories (mysis_id, role, source, content, created_at, tokens) "
+            "VALUES (?, 'user', 'direct', ?, 0, 5)",
+            (mysis.id, text),
+        )
+    await old.add_broadcast("all hands: sell copper")
+    await old.close()
+
+
+async def _rows(path: Path) -> list[tuple[object, ...]]:
+    async with aiosqlite.connect(path) as db:
+        return [
+            tuple(row)
+            for row in await db.execute_fetchall(
+                "SELECT m.name, x.content FROM memories x JOIN myses m ON m.id = x.mysis_id "
+                "ORDER BY x.id"
+            )
+        ]
+
+
+@pytest.mark.parametrize("start", ["new", "version 1 with rows"])
+async def test_a_kill_at_any_statement_leaves_a_whole_version_that_opens(
+    start: str, tmp_path: Path
+) -> None:
+    schemas = await _schemas(tmp_path)
+    template = tmp_path / "template.db"
+    first = 0
+    if start != "new":
+        await _veteran(template)
+        first = 1
+    out = tmp_path / "killed"
+    out.mkdir()
+    child = subprocess.run(
+        [sys.executable, "-m", "tests.faults.migration_child", str(template), str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert child.returncode == 0, child.stderr[-3000:]
+    statements = json.loads((out / "statements.json").read_text())
+    outcomes = json.loads((out / "outcomes.json").read_text())
+    # Every migration's statements ran in this open, so every position was a kill point.
+    assert len(statements) > 4 * (latest_version() - first)
+    assert set(outcomes.values()) == {"killed"}, outcomes
+
+    reached = set()
+    for k in range(1, len(statements) + 1):
+        killed = out / f"{k}.db"
+        where = f"killed as statement {k} started: {statements[k - 1][:80]!r}"
+        schema, versions, integrity = await _snapshot(killed)
+        assert integrity == "ok", where
+        version = len(versions)
+        assert versions == list(range(1, version + 1)), where
+        assert schema == schemas[version], f"{where}: not the schema of version {version}"
+        reached.add(version)
+        if first:
+            assert [r[1] for r in await _rows(killed)] == [
+                "remember the iron belt",
+                "and the copper one",
+            ], where
+        store = await Store.open(killed)
+        await store.close()
+        schema, versions, _ = await _snapshot(killed)
+        assert versions == list(range(1, latest_version() + 1)), where
+        assert schema == schemas[latest_version()], where
+        if first:
+            assert len(await _rows(killed)) == 2, where
+    assert reached == set(range(first, latest_version() + 1))

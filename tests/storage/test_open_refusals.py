@@ -1,0 +1,197 @@
+"""Store.open looks before it touches: files it refuses keep every byte.
+
+Each refusal is one :class:`StoreError` line naming the file and what to do, and the
+folder holds the same files after as before (no ``-wal``, ``-shm`` or ``-journal``).
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import aiosqlite
+import pytest
+
+from zoea_tui.storage import NewMemory, Store, StoreError
+from zoea_tui.storage.migrations import latest_version, migrate
+
+
+def _folder(path: Path) -> dict[str, bytes]:
+    """Every file of the database's folder, with its bytes."""
+    return {p.name: p.read_bytes() for p in sorted(path.parent.iterdir()) if p.is_file()}
+
+
+async def _refused(path: Path, *needles: str) -> str:
+    """Open ``path``, expect a one-line refusal mentioning ``needles``; nothing changes."""
+    before = _folder(path)
+    with pytest.raises(StoreError) as caught:
+        await Store.open(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert str(path) in message
+    for needle in needles:
+        assert needle in message
+    assert _folder(path) == before, "a refused file was changed"
+    return message
+
+
+def _foreign_rollback(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE recipes (id INTEGER PRIMARY KEY, name TEXT)")
+        db.execute("INSERT INTO recipes (name) VALUES ('soup')")
+    db.close()
+
+
+def _foreign_wal(path: Path) -> None:
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, taken REAL)")
+    db.execute("INSERT INTO photos (taken) VALUES (1.5)")
+    db.close()
+
+
+def _rails(path: Path) -> None:
+    """Another program's own ``schema_migrations`` (one text column, as Rails has)."""
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE TABLE schema_migrations (version TEXT PRIMARY KEY)")
+        db.execute("INSERT INTO schema_migrations VALUES ('20240101120000')")
+        db.execute("CREATE TABLE users (id INTEGER PRIMARY KEY)")
+    db.close()
+
+
+def _random_bytes(path: Path) -> None:
+    path.write_bytes(random.Random(7).randbytes(8192))
+
+
+def _garbage_after_header(path: Path) -> None:
+    path.write_bytes(b"SQLite format 3\x00" + random.Random(8).randbytes(8192))
+
+
+def _text(path: Path) -> None:
+    path.write_text("name,score\nada,3\n", encoding="utf-8")
+
+
+FOREIGN: dict[str, tuple[Callable[[Path], None], tuple[str, ...]]] = {
+    "another program's database": (_foreign_rollback, ("another program", "recipes", "--db")),
+    "another program's WAL database": (_foreign_wal, ("another program", "photos", "--db")),
+    "another program's schema_migrations": (_rails, ("another program", "users", "--db")),
+    "random bytes": (_random_bytes, ("not a SQLite database", "--db")),
+    "a SQLite header over garbage": (_garbage_after_header, ("damaged", "--db")),
+    "a text file": (_text, ("not a SQLite database", "--db")),
+}
+
+
+@pytest.mark.parametrize("case", list(FOREIGN))
+async def test_a_file_that_is_not_zoeas_is_refused_untouched(case: str, tmp_path: Path) -> None:
+    make, needles = FOREIGN[case]
+    path = tmp_path / "their.db"
+    make(path)
+    message = await _refused(path, "left untouched", *needles)
+    assert "upgrade" not in message
+
+
+async def _zoea_db(path: Path) -> None:
+    """A Zoea database with one Mysis and one memory, closed cleanly."""
+    async with await Store.open(path) as store:
+        mysis = await store.create_mysis("Ada")
+        await store.add_memory(mysis.id, NewMemory(role="user", source="direct", content="hi"))
+
+
+async def test_a_truncated_zoea_database_is_refused_untouched(tmp_path: Path) -> None:
+    whole = tmp_path / "whole.db"
+    await _zoea_db(whole)
+    data = whole.read_bytes()
+    for cut in (50, len(data) // 2, len(data) - 1):
+        path = tmp_path / f"cut-{cut}" / "zoea.db"
+        path.parent.mkdir()
+        path.write_bytes(data[:cut])
+        await _refused(path, "damaged", "truncated", "backup")
+
+
+async def _set_version(path: Path, version: int) -> None:
+    """Make a migrated database claim ``version`` as its newest migration."""
+    async with aiosqlite.connect(path) as db:
+        await db.execute("DELETE FROM schema_migrations WHERE version > ?", (version,))
+        await db.execute(
+            "INSERT OR IGNORE INTO schema_migrations VALUES (?, 'from the future', 0)",
+            (version,),
+        )
+        await db.commit()
+
+
+async def test_the_newer_boundary_is_exact(tmp_path: Path) -> None:
+    """The latest version opens; one more is refused untouched, at open and by migrate."""
+    latest = latest_version()
+    at_latest = tmp_path / "latest" / "zoea.db"
+    at_latest.parent.mkdir()
+    await _zoea_db(at_latest)
+    await _set_version(at_latest, latest)
+    async with await Store.open(at_latest) as store:
+        assert [m.name for m in await store.list_myses()] == ["Ada"]
+        assert await migrate(store.connection) == []
+
+    newer = tmp_path / "newer" / "zoea.db"
+    newer.parent.mkdir()
+    await _zoea_db(newer)
+    await _set_version(newer, latest + 1)
+    message = await _refused(newer, "left untouched", "upgrade Zoea Nova")
+    assert f"schema version {latest + 1}, newer than this program's ({latest})" in message
+    async with aiosqlite.connect(newer) as db:
+        with pytest.raises(StoreError, match="newer than this program"):
+            await migrate(db)
+
+
+async def test_a_newer_database_left_open_by_a_crash_is_refused(tmp_path: Path) -> None:
+    """With its -wal still beside it (SQLite must read it), the refusal writes nothing."""
+    path = tmp_path / "zoea.db"
+    await _zoea_db(path)
+    await _set_version(path, latest_version() + 3)
+    holder = sqlite3.connect(path, isolation_level=None)  # keeps the -wal and -shm there
+    try:
+        holder.execute("INSERT INTO myses (name, created_at, updated_at) VALUES ('Bo', 0, 0)")
+        assert (tmp_path / "zoea.db-wal").exists()
+        with pytest.raises(StoreError, match="newer than this program"):
+            await Store.open(path)
+        assert [r[0] for r in holder.execute("SELECT name FROM myses ORDER BY id")] == [
+            "Ada",
+            "Bo",
+        ]
+    finally:
+        holder.close()
+
+
+async def test_empty_and_missing_files_become_new_databases(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    blank = tmp_path / "blank.db"
+    sqlite3.connect(blank).execute("PRAGMA user_version = 0").connection.close()
+    missing = tmp_path / "deep" / "er" / "new.db"
+    for path in (empty, blank, missing):
+        async with await Store.open(path) as store:
+            await store.create_mysis("Ada")
+        async with await Store.open(path) as store:
+            assert [m.name for m in await store.list_myses()] == ["Ada"]
+
+
+async def test_a_folder_is_not_a_database(tmp_path: Path) -> None:
+    folder = tmp_path / "zoea.db"
+    folder.mkdir()
+    with pytest.raises(StoreError, match="is a folder") as caught:
+        await Store.open(folder)
+    assert "\n" not in str(caught.value)
+    assert list(folder.iterdir()) == []
+
+
+async def test_a_data_folder_under_a_file_is_one_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n", encoding="utf-8")
+    path = blocker / "data" / "zoea.db"
+    with pytest.raises(StoreError) as caught:
+        await Store.open(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert f"cannot create the folder {path.parent} for {path}" in message
+    assert f"{blocker} is a file, not a folder" in message
+    assert blocker.read_text(encoding="utf-8") == "mine\n"
