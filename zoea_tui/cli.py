@@ -19,6 +19,7 @@ from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.strategies import STRATEGIES
 from .core.validator import validate
+from .orchestrator.refusals import CommandRefused
 from .storage import MysisRecord, Store, StoreError
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
 
@@ -92,10 +93,7 @@ def _parser() -> argparse.ArgumentParser:
 async def _open_existing(path: Path) -> Store:
     if not path.exists():
         raise UsageError(f"database {path} does not exist")
-    try:
-        return await Store.open(path)
-    except Exception as exc:
-        raise UsageError(f"cannot open database {path}: {exc}") from None
+    return await Store.open(path)  # a refusal is a one-line StoreError naming the file
 
 
 async def _cmd_import(args: argparse.Namespace) -> int:
@@ -107,10 +105,7 @@ async def _cmd_import(args: argparse.Namespace) -> int:
         conversation = parse_conversation(text.splitlines())
     except ImportFormatError as exc:
         raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
-    try:
-        store = await Store.open(args.db)
-    except Exception as exc:
-        raise UsageError(f"cannot open database {args.db}: {exc}") from None
+    store = await Store.open(args.db)  # a refusal is a one-line StoreError naming the file
     async with store:
         mysis, count = await store.import_conversation(
             args.mysis, conversation.memories, system_prompt=conversation.system_prompt
@@ -368,7 +363,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_tui(args)
     try:
         return asyncio.run(_COMMANDS[args.command](args))
-    except (UsageError, StoreError) as exc:
+    except (UsageError, StoreError, CommandRefused) as exc:
         say(f"zoea {args.command}: {exc}", sys.stderr)
         return 2
     except KeyboardInterrupt:
