@@ -176,6 +176,18 @@ class World:
         session["last_tick"] = self.tick
         return sid, self.players[session["username"]]
 
+    def player_for(self, key: str | None, session_id: object = None) -> Player | None:
+        """The player a call from `key` (or naming `session_id`) would act as, if any.
+
+        A lookup only: unlike a call it neither renews nor ends the session.
+        """
+        if isinstance(session_id, str) and session_id:
+            sid: str | None = session_id
+        else:
+            sid = self._bindings.get(key) if key is not None else None
+        session = self._sessions.get(sid) if sid is not None else None
+        return self.players.get(session["username"]) if session is not None else None
+
     def start_session(self, key: str | None, player: Player) -> str:
         """Log `player` in for `key`: a new session id, ending the player's older login."""
         if key is not None and key in self._bindings:
