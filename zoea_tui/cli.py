@@ -73,7 +73,10 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sim", help="the embedded SpaceMolt world")
     sim = p.add_subparsers(dest="sim_command", required=True, parser_class=OneLineParser)
-    p = sim.add_parser("serve", help="serve the embedded world over Streamable HTTP (MCP)")
+    p = sim.add_parser(
+        "serve",
+        help="serve the embedded world: MCP at /mcp, SpaceMolt's HTTP API at /api/v2",
+    )
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: loopback only)"
     )
@@ -86,6 +89,10 @@ def _parser() -> argparse.ArgumentParser:
         help="length of a game tick in seconds (0: advance on demand)",
     )
     p.add_argument("--state", type=Path, help="load the world from this file and save it there")
+    p.add_argument(
+        "--admin-token",
+        help="bearer token of the benchmark admin endpoints (default: a new one, printed)",
+    )
     cli_arena.add_parser(sub)
     return parser
 
@@ -270,6 +277,7 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 async def _cmd_sim(args: argparse.Namespace) -> int:
+    from .sim.api_sessions import ApiSettings
     from .sim.host import WorldHost
     from .sim.serve import serve_forever
 
@@ -277,12 +285,15 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         raise UsageError("--tick-seconds must be 0 or more")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be between 0 and 65535")
+    if args.admin_token is not None and not args.admin_token.strip():
+        raise UsageError("--admin-token must not be empty")
+    api = ApiSettings(admin_token=args.admin_token) if args.admin_token else None
     try:
         host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds, state_path=args.state)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
     try:
-        await serve_forever(host, bind=args.host, port=args.port)
+        await serve_forever(host, bind=args.host, port=args.port, api=api)
     except OSError as exc:
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
     return 0
