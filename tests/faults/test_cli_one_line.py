@@ -41,6 +41,7 @@ BAD_FLAGS = [
     (["replay", "--db", "x.db"], "zoea replay: the following arguments are required"),
     (["import", "--db", "x.db"], "zoea import: the following arguments are required"),
     (["sim", "serve", "--seed", "-1"], "zoea sim serve: argument --seed"),
+    (["sim", "serve", "--admin-token", " "], "zoea sim: --admin-token must not be empty"),
     (["sim"], "zoea sim: the following arguments are required"),
     (["nonsense"], "zoea: argument command: invalid choice"),
     (

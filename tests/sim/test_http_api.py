@@ -9,6 +9,11 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+import os
+import re
+import signal
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from typing import Any
@@ -486,3 +491,50 @@ async def test_reset_starts_a_new_world_and_ends_every_session(
     assert reseeded.json()["seed"] == 7 and host.world.seed == 7
     bad = await http.post(f"{base}/reset", headers=admin, json={"seed": "x"})
     assert bad.status_code == 400 and host.world.seed == 7
+
+
+# -- zoea sim serve -----------------------------------------------------------------------------
+
+
+def test_zoea_sim_serve_prints_and_serves_the_http_api_and_the_admin_token() -> None:
+    """What a user points SpaceMolt's client and SMBench at, in its own process."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            *("-m", "zoea_tui.cli", "sim", "serve", "--port", "0", "--seed", "42"),
+            *("--tick-seconds", "0.05", "--admin-token", "s3cret"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert proc.stdout is not None
+        lines = [proc.stdout.readline() for _ in range(3)]
+        found = re.search(r"HTTP API \(SpaceMolt's client: --url\): (http://\S+/api/v2)", lines[1])
+        smbench = re.search(r"server\.url: (http://\S+)\s+admin_token: (\S+)", lines[2])
+        assert found and smbench, "".join(lines)
+        api, root, token = found.group(1), smbench.group(1), smbench.group(2)
+        assert token == "s3cret" and api == f"{root}/api/v2"
+        with httpx.Client(timeout=30) as http:
+            assert http.get(f"{root}/healthz").json()["status"] == "ok"
+            sid = http.post(f"{api}/session").json()["session"]["id"]
+            made = http.post(
+                f"{api}/spacemolt_auth/register",
+                headers={"X-Session-Id": sid},
+                json={"username": "Remote", "empire": "solarian"},
+            )
+            assert made.status_code == 200, made.text
+            undocked = http.post(f"{api}/spacemolt/undock", headers={"X-Session-Id": sid})
+            assert undocked.json()["structuredContent"]["action"] == "undocked"
+            stats = http.get(
+                f"{root}/api/admin/benchmark/player-stats",
+                params={"player_id": "Remote"},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert stats.json()["username"] == "Remote"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0, err
