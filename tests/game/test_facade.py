@@ -170,6 +170,27 @@ async def test_game_errors_are_is_error_results_with_code_and_message(host) -> N
     } <= set(seen)
 
 
+async def test_over_mcp_two_pilots_act_in_one_tick_and_one_pilot_only_once(host) -> None:
+    """On a real clock (moved here by the test) each action is answered when its tick
+    resolves; a pilot's second action meanwhile is action_pending, another pilot's is not."""
+    timed = WorldHost(host.world, tick_seconds=3600)
+    async with (
+        Client(in_process_server(timed), mode="legacy") as a,
+        Client(in_process_server(timed), mode="legacy") as b,
+    ):
+        await _register(a, "alpha")
+        await _register(b, "bravo")
+        start = timed.current_tick
+        moves = [asyncio.create_task(c.call_tool("undock", {})) for c in (a, b)]
+        await _until(lambda: not any(p.docked for p in timed.world.players.values()))
+        again = await a.call_tool("dock", {})
+        assert again.is_error and _payload(again)["error"]["code"] == "action_pending"
+        timed.advance(1)
+        answers = [_payload(r) for r in await asyncio.gather(*moves)]
+    assert [r["action"] for r in answers] == ["undocked", "undocked"]
+    assert {r["current_tick"] for r in answers} == {start + 1}
+
+
 async def test_travel_blocks_until_arrival(host) -> None:
     async with Client(in_process_server(host), mode="legacy") as client:
         await _register(client, "traveler")
