@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import sys
 from collections.abc import Sequence
@@ -284,7 +285,13 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
     try:
         await serve_forever(host, bind=args.host, port=args.port)
     except OSError as exc:
-        raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"cannot serve on {args.host}:{args.port}: the port is in use; "
+                "choose another with --port (0 picks a free one)"
+            ) from None
+        reason = exc.strerror or exc
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     return 0
 
 
