@@ -8,9 +8,11 @@ port, started once for the module. What this server does (llama-cpp-python 0.3.3
 * Streamed requests *with* tools do not: when the model picks a tool, the server
   raises ``ValueError("Automatic streaming tool choice is not supported")`` after
   sending its 200 headers, so the event stream ends empty or the connection breaks.
-  The client must report either as a broken connection (retryable); a test pins
-  it, so a fixed server shows up here. The server then drops that kept-alive
-  connection, so the next request on it fails once and is retried.
+  With ``stream = true`` the client reports it as an answer cut short
+  (:class:`CutShortError`, ``streamed``); under ``stream = "auto"`` (the default) it
+  sends the request again unstreamed and stays unstreamed. Tests pin both, so a
+  fixed server shows up here. The server then drops that kept-alive connection;
+  ``exchange`` tries such a connection once more on a new one.
 * An assistant message with ``"content": null`` is refused with HTTP 500; the client
   sends ``""`` instead, which the round trip relies on.
 """
@@ -27,12 +29,12 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.fakes import RecordingSleep, refused_url
+from tests.fakes import refused_url
 from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS
 from zoea_tui.providers.base import (
     ChatRequest,
+    CutShortError,
     ProviderSettings,
-    ProviderUnavailableError,
     StreamEvent,
     TextDelta,
 )
@@ -161,14 +163,36 @@ async def test_streamed_text_without_tools(client: OpenAIProvider) -> None:
 
 
 async def test_streaming_with_tools_is_cut_short_by_this_server(llama_server: str) -> None:
-    # After the broken stream the server drops the kept-alive connection, so the next
-    # request on it fails once (ReadError); the client's own retry recovers on a new one.
-    sleep = RecordingSleep()
-    client = OpenAIProvider(llama_server, "local", max_retries=2, sleep=sleep)
+    # stream = true: the broken stream is told as an answer cut short, never as a server
+    # out of reach; no retry is allowed, so it is this server's first answer that is told.
+    client = OpenAIProvider(llama_server, "local", max_retries=0, stream=True)
     try:
-        with pytest.raises(ProviderUnavailableError):
+        with pytest.raises(CutShortError) as cut:
             await client.chat(ask(STATUS_ORDER, stream=True))
 
+        assert cut.value.kind == "cut_short"
+        assert cut.value.streamed
+        assert client.streaming  # the mode was fixed: nothing fell back
+        # The server dropped the kept-alive connection; the next request reaches it on
+        # a new one without any retry of the provider's.
         assert (await client.chat(ask(STATUS_ORDER))).tool_calls
+    finally:
+        await client.aclose()
+
+
+async def test_auto_streaming_falls_back_unstreamed_when_this_server_breaks_it(
+    llama_server: str,
+) -> None:
+    client = OpenAIProvider(llama_server, "local", max_retries=0, stream="auto")
+    events: list[StreamEvent] = []
+    try:
+        answer = await client.chat(ask(STATUS_ORDER, stream=True), events.append)
+
+        assert answer.tool_calls and {c.name for c in answer.tool_calls} <= OFFERED
+        assert not client.streaming
+        assert client.notes["stream"].startswith("unstreamed: the server broke a streamed")
+        # Later streamed requests go unstreamed at once: they are not broken again.
+        again = await client.chat(ask(STATUS_ORDER, stream=True))
+        assert again.tool_calls
     finally:
         await client.aclose()
