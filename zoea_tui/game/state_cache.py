@@ -6,7 +6,9 @@ at. :meth:`GameStateCache.summary` projects a few fields of the newest ones
 into a short text for the game-state message of each turn ("Location: Sol / Main Belt,
 undocked (seen 3 ticks ago)"). The projection picks fields; it never copies a
 result, so a 190 KB ``get_map`` cannot reach the prompt, and the text is cut
-to :data:`MAX_SUMMARY_CHARS` whatever the server sends.
+to :data:`MAX_SUMMARY_CHARS` whatever the server sends. A snapshot is kept with its
+secrets masked (``core/redaction.py``): the sidebar that shows it never holds a password,
+a session id or a token.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Any
+
+from ..core.redaction import mask_data
 
 #: Tools whose results describe the current state (kept, latest one wins).
 SNAPSHOT_TOOLS = frozenset(
@@ -69,13 +73,14 @@ class GameStateCache:
         *,
         at: float | None = None,
     ) -> None:
-        """Record a successful result of ``tool`` for ``account``."""
+        """Record a successful result of ``tool`` for ``account`` (its secrets masked)."""
         if data is None or tool not in SNAPSHOT_TOOLS:
             if tick is not None:
                 self._tick[account] = max(tick, self._tick.get(account, tick))
             return
         snapshots = self._by_account.setdefault(account, {})
-        snapshots[tool] = Snapshot(tool, data, tick, time.time() if at is None else at)
+        kept = mask_data(data)
+        snapshots[tool] = Snapshot(tool, kept, tick, time.time() if at is None else at)
         if tick is not None:
             self._tick[account] = max(tick, self._tick.get(account, tick))
 

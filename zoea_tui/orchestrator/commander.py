@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 from ..config import Config, ConfigError
 from ..core.composition import ComposeSettings, Composition
+from ..core.redaction import mask_text
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
@@ -431,13 +432,19 @@ class Commander:
                 "before sending messages",
                 mysis_id=mysis_id,
             )
+        text = await self._without_secrets(text)
         await self._deliver(runtime, NewMemory("user", "direct", text, game_tick=self.game_tick))
 
     async def broadcast(self, text: str) -> int:
         """A commander broadcast to every idle or running Mysis; returns the recipients."""
         if not text.strip():
             await self._refuse("the broadcast is empty")
-        return await self._broadcast(text, sender=None)
+        return await self._broadcast(await self._without_secrets(text), sender=None)
+
+    async def _without_secrets(self, text: str) -> str:
+        """The commander's words with every pooled password masked: Zoea Nova fills
+        them in at login, so none reaches a model, the memories or a view."""
+        return mask_text(text, [a.password for a in await self.store.list_accounts()])
 
     # -- the router's side (SwarmPort) ------------------------------------------------------
 
