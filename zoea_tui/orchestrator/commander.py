@@ -173,7 +173,8 @@ class Commander:
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)
-        session = GameSession(self.backend.connector(), name=record.name)
+        # The session waits out timing refusals and reconnects on the swarm's clock.
+        session = GameSession(self.backend.connector(), name=record.name, sleep=self.clock.sleep)
         router = ToolRouter(
             self.store, record.id, session, server=self.backend.server, cache=self.cache, swarm=self
         )
