@@ -13,11 +13,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import __version__, cli_arena
 from .cli_parsing import OneLineParser, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
+from .core.redaction import mask_data
 from .core.strategies import STRATEGIES
 from .core.validator import validate
 from .orchestrator.refusals import CommandRefused
@@ -126,13 +128,16 @@ async def _cmd_export(args: argparse.Namespace) -> int:
     async with await _open_existing(args.db) as store:
         mysis = await _find(store, args.mysis)
         out = sys.stdout
+        # Secrets out of sight: the pool's passwords and every secret's field are masked.
+        known = [account.password for account in await store.list_accounts()]
+
+        def line(data: dict[str, Any]) -> str:
+            return json.dumps(mask_data(data, known), ensure_ascii=False) + "\n"
+
         if mysis.system_prompt is not None:
-            out.write(
-                json.dumps({"role": "system", "content": mysis.system_prompt}, ensure_ascii=False)
-                + "\n"
-            )
+            out.write(line({"role": "system", "content": mysis.system_prompt}))
         async for memory in store.iter_memories(mysis.id):
-            out.write(json.dumps(memory_to_json(memory), ensure_ascii=False) + "\n")
+            out.write(line(memory_to_json(memory)))
     return 0
 
 

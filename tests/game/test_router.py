@@ -10,6 +10,7 @@ from typing import Any
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.game_tool import GAME_TOOL, guide_commands
+from zoea_tui.core.redaction import SESSION_MASK
 from zoea_tui.core.strategies import STRATEGIES
 from zoea_tui.core.tokens import count_tokens, tools_tokens
 from zoea_tui.core.types import ToolCall
@@ -23,6 +24,7 @@ from zoea_tui.game.router import (
     ToolRouter,
 )
 from zoea_tui.game.state_cache import GameStateCache
+from zoea_tui.sim.errors import GameError
 from zoea_tui.storage import NewMemory, Store
 
 SERVER = "embedded"
@@ -129,6 +131,59 @@ async def test_tool_results_never_show_a_password(store, make_session) -> None:
     listed = await _run(router, store, "captains_log_list", {}, 2)
     assert password not in result.content + listed.content
     assert REDACTED in listed.content
+
+
+async def test_a_game_refusal_carrying_the_password_is_masked_like_a_result(
+    store, make_session, host, monkeypatch
+) -> None:
+    """A refusal that echoes the password (its message and its details) reaches the
+    model, the memories and the error text with the mask, never the value."""
+    router = await _router(store, make_session, "nova")
+    await _run(router, store, "register", {"username": "nova3", "empire": "solarian"})
+    password = (await store.account_for(router.mysis_id, SERVER)).password
+    session_id = "5e55" * 8
+    real_call = host.call
+
+    async def echoing(key, tool, args):
+        if tool == "captains_log_add":
+            raise GameError(
+                "invalid_payload",
+                f"entry refused for password {password}",
+                password=password,
+                session_id=session_id,
+            )
+        return await real_call(key, tool, args)
+
+    monkeypatch.setattr(host, "call", echoing)
+    refused = await _run(router, store, "captains_log_add", {"entry": "hello"}, 1)
+    assert refused.is_error and refused.error_code == "invalid_payload"
+    for text in (refused.content, refused.error_message or ""):
+        assert password not in text and session_id not in text, text
+        assert REDACTED in text
+    assert json.loads(refused.content)["error"]["session_id"] == SESSION_MASK
+    async with store.connection.execute("SELECT content FROM memories") as cur:
+        stored = " ".join(row[0] for row in await cur.fetchall())
+    assert password not in stored and session_id not in stored
+
+
+async def test_session_ids_never_reach_a_model_the_memories_or_the_state_cache(
+    store, make_session
+) -> None:
+    cache = GameStateCache()
+    router = await _router(store, make_session, "nova", cache=cache)
+    registered = await _run(router, store, "register", {"username": "nova4", "empire": "solarian"})
+    await _run(router, store, "logout", {}, 1)
+    login = await _run(router, store, "login", {}, 2)
+    password = (await store.account_for(router.mysis_id, SERVER)).password
+    for result in (registered, login):
+        data = json.loads(result.content)
+        assert data["session_id"] == SESSION_MASK, result.content
+    assert json.loads(registered.content)["password"] == REDACTED
+    for tool in ("register", "login"):
+        kept = cache.latest("nova4", tool)
+        assert kept is not None and kept.data["session_id"] == SESSION_MASK
+        assert password not in json.dumps(kept.data)
+    assert cache.latest("nova4", "register").data["password"] == REDACTED
 
 
 async def test_login_without_an_account_says_to_register(store, make_session) -> None:

@@ -5,8 +5,9 @@ stable order so prompt caches keep hitting, either a schema per game tool or,
 compact, one ``game(command, args)`` tool (``core/game_tool.py``); runs each call
 for one Mysis, a ``game`` call as the command it names;
 fills game credentials at ``login`` from the account pool; captures the
-password ``register`` returns; and redacts every pooled password from what
-it hands back, so no password ever reaches a model or the memories.
+password ``register`` returns; and masks every pooled password, and every
+secret's field (password, session id, token), in what it hands back, results and
+refusals alike (``core/redaction.py``), so no secret ever reaches a model or the memories.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from ..core.game_tool import GAME_TOOL, GameCallError, ToolsMode, game_command, game_tool
+from ..core.redaction import PASSWORD_MASK, mask_data, mask_text
 from ..core.tokens import count_tokens
 from ..core.types import Memory, ToolCall
 from ..storage import SearchHit, Store
@@ -27,7 +29,7 @@ from .session import GameSession, ToolInfo
 from .state_cache import GameStateCache
 from .waits import ticks_to_wait
 
-REDACTED = "[password stored by Zoea Nova]"
+REDACTED = PASSWORD_MASK
 SEARCH_LIMIT_DEFAULT = 20
 SEARCH_LIMIT_MAX = 100
 #: Characters of a hit's content (or reasoning) a search answer shows.
@@ -260,11 +262,8 @@ class ToolRouter:
         return cached[1]
 
     def redact(self, text: str) -> str:
-        """``text`` with every known game password replaced."""
-        for secret in self._secrets:
-            if secret and secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
+        """``text`` with every known game password and every secret's field masked."""
+        return mask_text(text, self._secrets)
 
     # -- calls ----------------------------------------------------------------
 
@@ -323,12 +322,13 @@ class ToolRouter:
                 wait_seconds=error.wait_seconds,
             )
         except GameConnectionError as error:
+            message = self.redact(str(error))
             return RoutedResult(
-                error_content("game_unreachable", str(error)),
+                error_content("game_unreachable", message),
                 is_error=True,
                 error_code="game_unreachable",
                 unreachable=True,
-                error_message=str(error),
+                error_message=message,
             )
         data = outcome.data
         if name == "register" and data is not None:
@@ -339,7 +339,7 @@ class ToolRouter:
             self.cache.update(self.account, name, data, outcome.tick)
         text = outcome.text
         if name == "register" and data is not None and "password" in data:
-            text = json.dumps({**data, "password": REDACTED}, ensure_ascii=False)
+            text = json.dumps(mask_data(data), ensure_ascii=False)  # whatever the text said
         return RoutedResult(
             self.redact(text), tick=outcome.tick, wait_ticks=ticks_to_wait(data, outcome.tick)
         )
@@ -375,7 +375,8 @@ class ToolRouter:
         if account is None:
             account = await self.store.claim_account(self.mysis_id, self.server)
         if account is None:
-            if isinstance(wanted, str) and isinstance(args.get("password"), str):
+            if isinstance(wanted, str) and isinstance(given := args.get("password"), str):
+                self._secrets.add(given)  # masked in what comes back, refusals too
                 return await self.session.call("login", args)  # credentials the user gave
             raise GameToolError(
                 "no_account",

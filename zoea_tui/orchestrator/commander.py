@@ -19,6 +19,7 @@ from typing import Any, NoReturn
 
 from ..config import Config, ConfigError
 from ..core.composition import ComposeSettings, Composition
+from ..core.redaction import mask_text
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
@@ -172,7 +173,8 @@ class Commander:
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)
-        session = GameSession(self.backend.connector(), name=record.name)
+        # The session waits out timing refusals and reconnects on the swarm's clock.
+        session = GameSession(self.backend.connector(), name=record.name, sleep=self.clock.sleep)
         router = ToolRouter(
             self.store, record.id, session, server=self.backend.server, cache=self.cache, swarm=self
         )
@@ -431,13 +433,19 @@ class Commander:
                 "before sending messages",
                 mysis_id=mysis_id,
             )
+        text = await self._without_secrets(text)
         await self._deliver(runtime, NewMemory("user", "direct", text, game_tick=self.game_tick))
 
     async def broadcast(self, text: str) -> int:
         """A commander broadcast to every idle or running Mysis; returns the recipients."""
         if not text.strip():
             await self._refuse("the broadcast is empty")
-        return await self._broadcast(text, sender=None)
+        return await self._broadcast(await self._without_secrets(text), sender=None)
+
+    async def _without_secrets(self, text: str) -> str:
+        """The commander's words with every pooled password masked: Zoea Nova fills
+        them in at login, so none reaches a model, the memories or a view."""
+        return mask_text(text, [a.password for a in await self.store.list_accounts()])
 
     # -- the router's side (SwarmPort) ------------------------------------------------------
 

@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from ..config import StreamSetting
+from ..core.redaction import TOKEN_MASK, mask_text
 from ..core.retry import RetryPolicy, Sleep, with_retries
 from .base import (
     AuthenticationError,
@@ -90,8 +91,8 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 
 
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` masked."""
-    return text.replace(secret, "***") if secret else text
+    """``text`` with ``secret`` (the API key) and every secret's field masked."""
+    return mask_text(text, (secret,) if secret else (), mask=TOKEN_MASK)
 
 
 def html_gist(text: str) -> str | None:

@@ -70,6 +70,7 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "Search",
         (
             ("↓", "from the words to the hits (best first)"),
+            ("↑ ↓  pgup pgdn  home end", "move among the hits"),
             ("enter  click", "open the conversation at the hit"),
             ("esc", "close"),
         ),
@@ -82,6 +83,20 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     (
+        "Arena",
+        (
+            ("ctrl+r", "run the chosen scenarios"),
+            ("esc", "back"),
+        ),
+    ),
+    (
+        "Questions",
+        (
+            ("y", "yes"),
+            ("n  esc", "no"),
+        ),
+    ),
+    (
         "Forms and input bar",
         (
             ("tab  shift+tab", "next or previous field"),
@@ -89,5 +104,9 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("↑ ↓", "earlier messages and broadcasts (input history)"),
             ("esc", "cancel"),
         ),
+    ),
+    (
+        "This help",
+        (("esc  ?  q", "close it"),),
     ),
 )
