@@ -165,6 +165,8 @@ class SummaryRequest:
     #: Tokens of the request that triggered it.
     tokens: int
     build_messages: Callable[[], tuple[dict[str, Any], ...]] = field(repr=False, compare=False)
+    #: Most tokens the summary may take (the stored text is cut to it; None: no bound).
+    max_tokens: int | None = None
 
     @cached_property
     def messages(self) -> tuple[dict[str, Any], ...]:
