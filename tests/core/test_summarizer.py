@@ -12,7 +12,9 @@ from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.strategies.summarize import summary_content
 from zoea_tui.core.summarizer import EXTRACTIVE_LABEL, extractive_summary, parse_summary
 
-SETTINGS = ComposeSettings(summarize_threshold=600)
+SETTINGS = ComposeSettings(summarize_threshold=4_000)
+#: About 700 tokens of a mining result: six of them pass the threshold.
+PAD = " ".join(f"ore{i}" for i in range(350))
 ORDER = "Mine iron at the Vega belt and never sell below 12 credits."
 
 
@@ -46,7 +48,7 @@ def mining(log: Log, times: int) -> None:
             f"m{len(log.memories)}_{n}",
             "mine",
             json.dumps(
-                {"kind": "yield", "resource_id": "iron_ore", "quantity": 5, "pad": "x" * 120}
+                {"kind": "yield", "resource_id": "iron_ore", "quantity": 5, "pad": PAD}
             ),
         )
 
