@@ -47,9 +47,7 @@ def mining(log: Log, times: int) -> None:
         log.loop(
             f"m{len(log.memories)}_{n}",
             "mine",
-            json.dumps(
-                {"kind": "yield", "resource_id": "iron_ore", "quantity": 5, "pad": PAD}
-            ),
+            json.dumps({"kind": "yield", "resource_id": "iron_ore", "quantity": 5, "pad": PAD}),
         )
 
 
