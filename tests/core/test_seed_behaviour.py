@@ -35,7 +35,9 @@ def test_snapshot_compaction_keeps_only_latest_get_ship_content() -> None:
     log.direct("Report your ship.")
     for n in range(15):
         log.loop(f"c{n}", "get_ship", json.dumps({"ship": {"fuel": 100 - n}}))
-    settings = ComposeSettings(max_context_messages=40)
+    # A margin of 1: the window (and the compaction with it) moves at every memory, as
+    # in the seed; the stepped compaction is tested in test_cache_and_window.py.
+    settings = ComposeSettings(max_context_messages=40, window_margin=1)
     c = compose(history_of(log.memories, settings), "snapshot-compaction", settings)
     tool_messages = [m for m in c.messages if m["role"] == "tool"]
     assert len(tool_messages) == 15, "every call keeps its (placeholder) result"
@@ -53,7 +55,8 @@ def test_snapshot_compaction_leaves_non_snapshot_messages_alone() -> None:
     log.loop("b", "mine", '{"quantity": 5}')
     log.loop("c", "mine", '{"quantity": 6}')
     log.loop("d", "get_ship", '{"ship": 2}')
-    c = compose(history_of(log.memories), "snapshot-compaction", SETTINGS)
+    settings = ComposeSettings(window_margin=1)
+    c = compose(history_of(log.memories, settings), "snapshot-compaction", settings)
     contents = [m["content"] for m in c.messages if m["role"] == "tool"]
     assert contents[1:3] == ['{"quantity": 5}', '{"quantity": 6}']
     assert "a newer get_ship result follows" in contents[0] and contents[3] == '{"ship": 2}'
