@@ -450,6 +450,7 @@ class Commander:
         return {
             "myses": [
                 {
+                    "id": v.id,
                     "name": v.name,
                     "state": v.state,
                     "account": v.account,
