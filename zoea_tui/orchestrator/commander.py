@@ -458,6 +458,7 @@ class Commander:
         return {
             "myses": [
                 {
+                    "id": v.id,
                     "name": v.name,
                     "state": v.state,
                     "account": v.account,
