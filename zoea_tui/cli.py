@@ -245,6 +245,8 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
         )
         for failure in report["failures"][:5]:
             say(f"  {failure['mysis']}: {failure['message']}")
+        for note in sorted(set(report["provider_notes"].values())):
+            say(f"  {provider}: {note}")
     if silence is not None:
         say(f"zoea simulate: {silence}", sys.stderr)
         return 3
