@@ -41,7 +41,7 @@ from .base import (
     TextDelta,
     ToolCallDelta,
 )
-from .discovery import ServerContext, ollama_context
+from .discovery import DISCOVERY_TIMEOUT, ServerContext, list_models, ollama_context
 
 
 class OllamaProvider(HttpProvider):
@@ -101,6 +101,10 @@ class OllamaProvider(HttpProvider):
     async def server_context(self, model: str | None = None) -> ServerContext | None:
         """The model's training context (``/api/show``); None when Ollama does not say."""
         return await ollama_context(self, model or self.model)
+
+    async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
+        """The models pulled on the server (``GET /api/tags``); raises its failure."""
+        return await list_models(self, "/api/tags", timeout=timeout)
 
     async def version(self, *, timeout: float = 10.0) -> str:
         """The server's version (``GET /api/version``), checked once without retrying."""
