@@ -64,6 +64,7 @@ async def cmd_probe(args: argparse.Namespace) -> int:
 
 
 async def _probe(args: argparse.Namespace) -> int:
+    from .config.load import conventions_note
     from .providers.probe import probe
 
     try:
@@ -72,7 +73,7 @@ async def _probe(args: argparse.Namespace) -> int:
         raise BadInput(str(exc)) from None
     target, origin = _target(args, config)
     report = await probe(target)
-    applied = str(config.source) if config.source else "no config file (the defaults)"
+    applied = conventions_note(config, os.environ)
     if args.json:
         data = report.to_json()
         data["verdict"]["applied"] = applied
@@ -130,7 +131,8 @@ def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
         context_window=provider.context_window,
         timeout=args.timeout,
     )
-    return target, f"provider {text}"
+    where = f"added by {provider.origin}" if provider.origin else "configured"
+    return target, f"provider {text} ({where})"
 
 
 def _print(report: Any, origin: str, applied: str, *, no_file: bool) -> None:

@@ -122,3 +122,23 @@ def test_bad_arguments_exit_2_in_one_line(tmp_path: Path, args: list[str], words
 
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and words in done.stderr, done.stderr
+
+
+def test_probe_says_which_convention_applied(tmp_path: Path) -> None:
+    with FakeOpenAIServer(listed=["served"]).running_in_thread() as server:
+        server.default = STATUS_CALL
+        done = zoea(tmp_path, "probe", "openai", OPENAI_BASE_URL=server.url)
+        config = tmp_path / "zoea.toml"
+        config.write_text("[swarm]\nmax_myses = 2\n")
+        filed = zoea(
+            tmp_path, "probe", server.url, "--config", str(config), OPENAI_BASE_URL=server.url
+        )
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "provider openai (added by $OPENAI_BASE_URL)" in done.stdout
+    assert f"no config file; $OPENAI_BASE_URL adds provider openai ({server.url})" in done.stdout
+    assert "model tried        served" in done.stdout
+    assert filed.returncode == 0
+    assert f"configuration: {config} (OPENAI_BASE_URL not read: a config file always wins)" in (
+        filed.stdout
+    )

@@ -177,7 +177,14 @@ class Commander:
             self.store, record.id, session, server=self.backend.server, cache=self.cache, swarm=self
         )
         router.account = record.account
-        return MysisRuntime(self.services, record, provider, session, router)
+        runtime = MysisRuntime(self.services, record, provider, session, router)
+        runtime.provider_origin = self._origin(record.provider)
+        return runtime
+
+    def _origin(self, name: str) -> str:
+        """The convention that added provider ``name`` ("" for a configured one)."""
+        provider = self.config.providers.get(name)
+        return (provider.origin or "") if provider is not None else ""
 
     def _provider_types(self, records: list[MysisRecord]) -> set[str]:
         """The provider types of these Myses and of the default provider (new Myses)."""
@@ -385,6 +392,7 @@ class Commander:
         if "provider" in fields or "model" in fields:
             old = runtime.provider
             runtime.provider = self._provider(runtime.record)
+            runtime.provider_origin = self._origin(runtime.record.provider)
             with contextlib.suppress(Exception):
                 await old.aclose()
         await runtime.changed("configured")

@@ -161,6 +161,8 @@ class MysisRuntime:
         #: The messages of the last request sent (what the next one is compared with).
         self.last_sent: tuple[dict[str, Any], ...] = ()
         self._publishing: set[asyncio.Task[None]] = set()
+        #: The environment variable whose convention added the provider ("" if none).
+        self.provider_origin = ""
 
     # -- views ----------------------------------------------------------------
 
@@ -195,6 +197,7 @@ class MysisRuntime:
             waiting_on_game=self.waiting_on_game,
             last_cached_tokens=self.last_cached_tokens,
             provider_note=provider_note(self.provider),
+            provider_origin=self.provider_origin,
         )
 
     async def changed(self, reason: str = "") -> None:

@@ -85,6 +85,8 @@ class OllamaProvider(HttpProvider):
         answer and :class:`ModelNotFoundError` (naming the ``ollama pull``
         command) when the model is not installed.
         """
+        if not (model or self.model):  # a provider of $OLLAMA_HOST: the first one pulled
+            await self._choose_model()
         model = model or self.model
         data = await self._get("/api/tags", timeout)
         names = [

@@ -31,7 +31,7 @@ from textual.theme import Theme
 from textual.timer import Timer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from ..config import Config
+from ..config import Config, ProviderConfig
 from ..orchestrator.events import (
     ErrorRaised,
     Event,
@@ -686,8 +686,18 @@ class ZoeaApp(OpaqueScreensApp):
             self.push_screen(InspectorScreen(view.id, view.name))
 
     def action_help(self) -> None:
-        """Every key."""
-        self.push_screen(HelpScreen())
+        """Every key, and where the providers come from."""
+        import os
+
+        from ..config import conventions_note
+
+        commander = self.commander
+        if commander is None:
+            self.push_screen(HelpScreen())
+            return
+        config = commander.config
+        rows = [(name, describe_provider(p)) for name, p in config.providers.items()]
+        self.push_screen(HelpScreen(rows, conventions_note(config, os.environ)))
 
     async def action_quit(self) -> None:
         """Quit; asks first while Myses are running."""
@@ -846,6 +856,18 @@ def quiet_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
+
+
+def describe_provider(provider: ProviderConfig) -> str:
+    """A provider in one line: its type, where it is, its model, and where it comes from."""
+    if provider.type == "autopilot":
+        what = "the built-in rule-based pilot (no model)"
+    elif provider.type == "local":
+        what = f"in-process llama.cpp · {provider.model}"
+    else:
+        model = provider.model or "the first model the server lists"
+        what = f"{provider.type} · {provider.endpoint} · {model}"
+    return what + (f" · from {provider.origin}" if provider.origin else "")
 
 
 def run_app(config: Config, db_path: Path, *, debug: bool = False) -> int:
