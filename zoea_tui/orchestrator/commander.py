@@ -27,6 +27,7 @@ from ..game.router import ToolRouter
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot
 from ..providers.base import Provider, ProviderError, ProviderSettings
+from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
 from .clock import Clock, RealClock
@@ -224,6 +225,26 @@ class Commander:
     def provider_names(self) -> list[str]:
         """The configured providers, by name."""
         return list(self.config.providers)
+
+    async def list_models(self, provider: str) -> list[str]:
+        """The models provider ``provider`` can fly, its configured model first: what its
+        server lists (quietly: empty when it lists none or does not answer); the local
+        model; none for the autopilot."""
+        try:
+            cfg = self.config.provider(provider)
+        except ConfigError:
+            return []
+        if not cfg.is_remote:
+            return [cfg.model] if cfg.type == "local" else []
+        try:
+            client = build_provider(cfg, max_retries=0)
+        except (ConfigError, ProviderError):
+            return []
+        try:
+            listed = await listed_models(client)
+            return ordered_models(listed, cfg.model) if listed else []
+        finally:
+            await client.aclose()
 
     def commander_input(self) -> None:
         """The commander pressed a key or clicked: the swarm's next steps wait a moment,

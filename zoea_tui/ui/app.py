@@ -573,7 +573,7 @@ class ZoeaApp(OpaqueScreensApp):
             self.select_on_dashboard(view.id)
             return None
 
-        self.push_screen(NewMysisScreen(self._choices(), create))
+        self.push_screen(NewMysisScreen(self._choices(), create, list_models=commander.list_models))
 
     def action_configure(self) -> None:
         """The configure form for the selected or focused Mysis."""
@@ -596,7 +596,14 @@ class ZoeaApp(OpaqueScreensApp):
             self.say(f"{new.name}: {new.provider_label} · {new.strategy}")
             return None
 
-        self.push_screen(ConfigureScreen(self._choices(view), configure, subject=view.name))
+        self.push_screen(
+            ConfigureScreen(
+                self._choices(view),
+                configure,
+                subject=view.name,
+                list_models=commander.list_models,
+            )
+        )
 
     def action_relaunch(self) -> None:
         """Start the Mysis again (idle, stopped or errored)."""

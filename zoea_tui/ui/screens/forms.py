@@ -3,6 +3,11 @@
 A form only collects values; the app passes in the coroutine that acts on them
 (``submit``), which returns None on success or the refusal text, shown in the form
 so the user can correct it without typing everything again.
+
+The model is picked from the list the provider's server gives (``list_models``, fetched
+in a worker when the form opens and whenever the provider changes; the configured model
+first), or typed: "other…" opens the text field, which is all there is for a server that
+lists nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ class MysisSettings:
 
 #: Creates or configures; returns None when done, else why it was refused.
 Submit = Callable[[MysisSettings], Awaitable[str | None]]
+#: The models a provider's server lists, the configured one first (empty: type one).
+ListModels = Callable[[str], Awaitable[list[str]]]
+
+#: The model list's last choice: type the model's name instead.
+OTHER = "\x00other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +70,21 @@ class MysisForm(ModalScreen[bool]):
     submit_label = "Save"
     with_name = False
 
-    def __init__(self, choices: FormChoices, submit: Submit, *, subject: str = "") -> None:
+    def __init__(
+        self,
+        choices: FormChoices,
+        submit: Submit,
+        *,
+        subject: str = "",
+        list_models: ListModels | None = None,
+    ) -> None:
         super().__init__(classes="form-screen")
         self.choices = choices
         self.submit = submit
         self.subject = subject
+        self.list_models = list_models
+        #: The models offered for the provider in the form (empty: free text only).
+        self.models: list[str] = []
 
     def compose(self) -> ComposeResult:
         """Name (new Mysis only), provider, model, strategy, and the buttons."""
@@ -91,6 +111,11 @@ class MysisForm(ModalScreen[bool]):
                 )
             with Horizontal(classes="form-row"):
                 yield Label("Model")
+                model_list: Select[str] = Select(
+                    [], allow_blank=True, id="form-model-list", compact=True
+                )
+                model_list.display = False
+                yield model_list
                 yield Input(
                     value=c.model,
                     placeholder=self._model_placeholder(c.provider),
@@ -118,15 +143,56 @@ class MysisForm(ModalScreen[bool]):
     def on_mount(self) -> None:
         first = "#form-name" if self.with_name else "#form-provider"
         self.query_one(first).focus()
+        self._fetch_models(self.choices.provider)
 
     @on(Select.Changed, "#form-provider")
     def _provider_changed(self, event: Select.Changed) -> None:
         self.query_one("#form-model", Input).placeholder = self._model_placeholder(str(event.value))
+        self._fetch_models(str(event.value))
+
+    @work(exclusive=True, group="form-models", exit_on_error=False)
+    async def _fetch_models(self, provider: str) -> None:
+        """Ask the provider's server for its models, then offer them."""
+        if self.list_models is None:
+            return
+        models = await self.list_models(provider)
+        if str(self.query_one("#form-provider", Select).value) == provider:
+            self.offer_models(models)
+
+    def offer_models(self, models: list[str]) -> None:
+        """Offer ``models`` in the list (the typed or current model chosen when listed,
+        else the first); with none, the text field alone."""
+        self.models = models
+        picker: Select[str] = self.query_one("#form-model-list", Select)
+        field = self.query_one("#form-model", Input)
+        if not models:
+            picker.display, field.display = False, True
+            return
+        typed = field.value.strip()
+        options = [(Text(m), m) for m in models] + [(Text("other… (type it)"), OTHER)]
+        picker.set_options(options)
+        picker.value = typed if typed in models else (OTHER if typed else models[0])
+        picker.display = True
+        field.display = picker.value == OTHER
+
+    @on(Select.Changed, "#form-model-list")
+    def _model_picked(self, event: Select.Changed) -> None:
+        field = self.query_one("#form-model", Input)
+        field.display = event.value == OTHER
+        if field.display and self.is_mounted:
+            field.focus()
+
+    def chosen_model(self) -> str | None:
+        """The model picked from the list, or typed (None: the provider's default)."""
+        picker: Select[str] = self.query_one("#form-model-list", Select)
+        if picker.display and not picker.is_blank() and picker.value != OTHER:
+            return str(picker.value)
+        return self.query_one("#form-model", Input).value.strip() or None
 
     def collected(self) -> MysisSettings:
         """The values in the form."""
         name = self.query_one("#form-name", Input).value.strip() if self.with_name else None
-        model = self.query_one("#form-model", Input).value.strip() or None
+        model = self.chosen_model()
         provider = self.query_one("#form-provider", Select).value
         strategy = self.query_one("#form-strategy", Select).value
         return MysisSettings(name=name, provider=str(provider), model=model, strategy=str(strategy))
@@ -183,6 +249,13 @@ class ConfigureScreen(MysisForm):
 
     submit_label = "Save"
 
-    def __init__(self, choices: FormChoices, submit: Submit, *, subject: str = "") -> None:
-        super().__init__(choices, submit, subject=subject)
+    def __init__(
+        self,
+        choices: FormChoices,
+        submit: Submit,
+        *,
+        subject: str = "",
+        list_models: ListModels | None = None,
+    ) -> None:
+        super().__init__(choices, submit, subject=subject, list_models=list_models)
         self.title_text = f"◆ CONFIGURE {one_line(subject, 30)}"
