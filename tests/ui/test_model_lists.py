@@ -12,7 +12,8 @@ from tests.fakes.llm_servers import FakeOpenAIServer
 from zoea_tui.config import Config, GameConfig, ProviderConfig, builtin_providers
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
-from zoea_tui.ui.screens.forms import OTHER, ConfigureScreen, MysisForm, NewMysisScreen
+from zoea_tui.ui.screens.forms import ConfigureScreen, MysisForm, NewMysisScreen
+from zoea_tui.ui.widgets.model_field import OTHER
 
 from .helpers import opener, settle, wait_for
 

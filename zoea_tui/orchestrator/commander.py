@@ -15,9 +15,9 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..config import Config, ConfigError
+from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
 from ..core.composition import ComposeSettings, Composition
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
@@ -46,6 +46,9 @@ from .mysis import MysisRuntime
 from .refusals import CommandRefused
 from .services import SwarmServices
 from .story import StoryPort
+
+if TYPE_CHECKING:
+    from ..providers.probe import ProbeReport
 
 log = logging.getLogger(__name__)
 
@@ -225,6 +228,36 @@ class Commander:
     def provider_names(self) -> list[str]:
         """The configured providers, by name."""
         return list(self.config.providers)
+
+    def add_provider(self, provider: ProviderConfig, *, source: Path | None = None) -> None:
+        """Offer ``provider`` to new and configured Myses from now on (the add-provider form
+        writes it to the config file ``source`` through ``config/edit.py``)."""
+        if provider.name in self.config.providers:
+            raise CommandRefused(f"a provider named {provider.name!r} exists already")
+        providers = {**self.config.providers, provider.name: provider}
+        self.config = replace(self.config, providers=providers, source=source or self.config.source)
+
+    async def probe(self, provider: ProviderConfig, *, timeout: float = 30.0) -> ProbeReport:
+        """What ``provider``'s endpoint can do for a swarm (``providers/probe.py``)."""
+        from ..providers.probe import ProbeTarget, probe
+
+        if not provider.is_remote or provider.endpoint is None:
+            raise CommandRefused(f"provider {provider.name!r} has no endpoint to probe")
+        try:
+            key = resolve_api_key(provider)
+        except ConfigError as exc:
+            raise CommandRefused(str(exc)) from None
+        target = ProbeTarget(
+            endpoint=provider.endpoint,
+            type="ollama" if provider.type == "ollama" else "openai",
+            model=provider.model,
+            api_key=key,
+            api_key_env=provider.api_key_env,
+            name=provider.name,
+            context_window=provider.context_window,
+            timeout=timeout,
+        )
+        return await probe(target)
 
     async def list_models(self, provider: str) -> list[str]:
         """The models provider ``provider`` can fly, its configured model first: what its

@@ -172,13 +172,16 @@ class ProbeReport:
         return "compact" if small else "full"
 
     @property
-    def suggested_name(self) -> str:
-        """The provider name the proposed configuration uses."""
-        if self.name:
-            return self.name
+    def server_name(self) -> str:
+        """A provider name after the server: ``ollama``, ``llama-server`` or ``openai``."""
         if self.type == "ollama":
             return "ollama"
         return "llama-server" if self.context_source.startswith("llama-server") else "openai"
+
+    @property
+    def suggested_name(self) -> str:
+        """The provider name the proposed configuration uses."""
+        return self.name or self.server_name
 
     def summary(self) -> str:
         """The verdict in one line."""
@@ -267,7 +270,9 @@ class ProbeReport:
             if value:
                 return "yes" + took(step)
             failure = next((f for f in self.failures if f.step == step), None)
-            why = f": {failure_label(failure.kind)}: {failure.message}" if failure else ""
+            words = " ".join((failure.said or failure.message).split()) if failure else ""
+            words = words if len(words) <= 120 else words[:119] + "…"
+            why = f": {failure_label(failure.kind)}: {words}" if failure else ""
             return "no" + why + took(step)
 
         listed = ", ".join(self.models[:8]) + (" …" if len(self.models) > 8 else "")
@@ -388,7 +393,9 @@ async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClie
     if report.context_window is not None:
         window = min(window, report.context_window)
     settings = ProviderSettings(
-        model=report.model,
+        # A server that lists nothing is asked for some model: many serve one whatever
+        # the name (llama-server); the others' refusals say which they know.
+        model=report.model or "default",
         temperature=0.0,
         max_tokens=PROBE_MAX_TOKENS,
         context_window=window,

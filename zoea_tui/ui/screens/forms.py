@@ -27,6 +27,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from .. import formatting as fmt
 from ..sanitize import one_line
+from ..widgets.model_field import ModelField
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,9 +44,6 @@ class MysisSettings:
 Submit = Callable[[MysisSettings], Awaitable[str | None]]
 #: The models a provider's server lists, the configured one first (empty: type one).
 ListModels = Callable[[str], Awaitable[list[str]]]
-
-#: The model list's last choice: type the model's name instead.
-OTHER = "\x00other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +81,6 @@ class MysisForm(ModalScreen[bool]):
         self.submit = submit
         self.subject = subject
         self.list_models = list_models
-        #: The models offered for the provider in the form (empty: free text only).
-        self.models: list[str] = []
 
     def compose(self) -> ComposeResult:
         """Name (new Mysis only), provider, model, strategy, and the buttons."""
@@ -111,17 +107,7 @@ class MysisForm(ModalScreen[bool]):
                 )
             with Horizontal(classes="form-row"):
                 yield Label("Model")
-                model_list: Select[str] = Select(
-                    [], allow_blank=True, id="form-model-list", compact=True
-                )
-                model_list.display = False
-                yield model_list
-                yield Input(
-                    value=c.model,
-                    placeholder=self._model_placeholder(c.provider),
-                    id="form-model",
-                    compact=True,
-                )
+                yield ModelField(c.model, self._model_placeholder(c.provider))
             with Horizontal(classes="form-row"):
                 yield Label("Strategy")
                 yield Select(
@@ -157,42 +143,17 @@ class MysisForm(ModalScreen[bool]):
             return
         models = await self.list_models(provider)
         if str(self.query_one("#form-provider", Select).value) == provider:
-            self.offer_models(models)
+            self.query_one(ModelField).offer(models)
 
-    def offer_models(self, models: list[str]) -> None:
-        """Offer ``models`` in the list (the typed or current model chosen when listed,
-        else the first); with none, the text field alone."""
-        self.models = models
-        picker: Select[str] = self.query_one("#form-model-list", Select)
-        field = self.query_one("#form-model", Input)
-        if not models:
-            picker.display, field.display = False, True
-            return
-        typed = field.value.strip()
-        options = [(Text(m), m) for m in models] + [(Text("other… (type it)"), OTHER)]
-        picker.set_options(options)
-        picker.value = typed if typed in models else (OTHER if typed else models[0])
-        picker.display = True
-        field.display = picker.value == OTHER
-
-    @on(Select.Changed, "#form-model-list")
-    def _model_picked(self, event: Select.Changed) -> None:
-        field = self.query_one("#form-model", Input)
-        field.display = event.value == OTHER
-        if field.display and self.is_mounted:
-            field.focus()
-
-    def chosen_model(self) -> str | None:
-        """The model picked from the list, or typed (None: the provider's default)."""
-        picker: Select[str] = self.query_one("#form-model-list", Select)
-        if picker.display and not picker.is_blank() and picker.value != OTHER:
-            return str(picker.value)
-        return self.query_one("#form-model", Input).value.strip() or None
+    @property
+    def models(self) -> list[str]:
+        """The models offered for the provider in the form (empty: free text only)."""
+        return self.query_one(ModelField).models
 
     def collected(self) -> MysisSettings:
         """The values in the form."""
         name = self.query_one("#form-name", Input).value.strip() if self.with_name else None
-        model = self.chosen_model()
+        model = self.query_one(ModelField).value
         provider = self.query_one("#form-provider", Select).value
         strategy = self.query_one("#form-strategy", Select).value
         return MysisSettings(name=name, provider=str(provider), model=model, strategy=str(strategy))
