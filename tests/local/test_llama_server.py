@@ -17,17 +17,12 @@ port, started once for the module. What this server does (llama-cpp-python 0.3.3
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.fakes import RecordingSleep, refused_url
+from tests.fakes import RecordingSleep
 from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS
 from zoea_tui.providers.base import (
     ChatRequest,
@@ -40,7 +35,6 @@ from zoea_tui.providers.openai_compat import OpenAIProvider
 
 pytestmark = pytest.mark.local
 
-STARTUP_TIMEOUT = 60.0
 STATUS_ORDER = [
     {"role": "system", "content": SYSTEM},
     {"role": "user", "content": "Check your status"},
@@ -53,67 +47,6 @@ def ask(
     settings = {"temperature": 0.0, "seed": 0, "timeout": 60.0} | settings
     return ChatRequest(
         messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
-    )
-
-
-@pytest.fixture(scope="module")
-def llama_server(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on a free loopback port; yields its ``/v1`` URL."""
-    base = refused_url()  # a loopback port nothing listens on
-    port = base.rsplit(":", 1)[1]
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(gguf),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        port,
-        "--n_ctx",
-        "2048",
-        "--n_threads",
-        "2",
-        "--chat_format",
-        "chatml-function-calling",
-        "--model_alias",
-        "local",
-    ]
-    with log.open("wb") as output:
-        server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-    try:
-        _wait_until_ready(f"{base}/v1/models", server, log)
-        yield f"{base}/v1"
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def _wait_until_ready(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(
-                f"llama_cpp.server exited with {server.returncode}:\n"
-                f"{log.read_text(errors='replace')[-3000:]}",
-                pytrace=False,
-            )
-        try:
-            if httpx.get(url, timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(
-        f"llama_cpp.server did not answer {url} within {STARTUP_TIMEOUT:g} s:\n"
-        f"{log.read_text(errors='replace')[-3000:]}",
-        pytrace=False,
     )
 
 
