@@ -35,6 +35,7 @@ from .base import (
     MalformedResponseError,
     Message,
     ModelNotFoundError,
+    ProviderError,
     ProviderTimeoutError,
     ProviderUnavailableError,
     ReasoningDelta,
@@ -102,6 +103,11 @@ class OllamaProvider(HttpProvider):
 
     async def server_context(self, model: str | None = None) -> ServerContext | None:
         """The model's training context (``/api/show``); None when Ollama does not say."""
+        if not (model or self.model):  # a provider of $OLLAMA_HOST: the first one pulled
+            try:
+                await self._choose_model()
+            except ProviderError:
+                return None
         return await ollama_context(self, model or self.model)
 
     async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
