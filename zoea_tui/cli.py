@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, cli_arena
+from . import __version__, cli_arena, cli_probe
 from .cli_parsing import OneLineParser, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
@@ -90,6 +90,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--state", type=Path, help="load the world from this file and save it there")
     cli_arena.add_parser(sub)
+    cli_probe.add_parser(sub)
     return parser
 
 
@@ -310,6 +311,7 @@ _COMMANDS = {
     "replay": _cmd_replay,
     "sim": _cmd_sim,
     "arena": cli_arena.cmd_arena,
+    "probe": cli_probe.cmd_probe,
 }
 
 

@@ -136,6 +136,12 @@ def _start(gguf: Path, port: str, n_ctx: int, log: Path) -> subprocess.Popen[byt
         return subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
 
 
+@pytest.fixture
+def llama_server(llama_cpp_servers: LlamaCppServers) -> str:
+    """The ``/v1`` URL of the session's playing server."""
+    return llama_cpp_servers.playing.url
+
+
 def _wait_until_ready(server: LlamaCppServer, process: subprocess.Popen[bytes]) -> None:
     url = f"{server.url}/models"
     deadline = time.monotonic() + STARTUP_TIMEOUT

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS, LlamaCppServers
+from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS
 from zoea_tui.providers.base import (
     ChatRequest,
     CutShortError,
@@ -50,12 +50,6 @@ def ask(
     return ChatRequest(
         messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
     )
-
-
-@pytest.fixture
-def llama_server(llama_cpp_servers: LlamaCppServers) -> str:
-    """The ``/v1`` URL of the session's playing server."""
-    return llama_cpp_servers.playing.url
 
 
 @pytest.fixture

@@ -164,6 +164,8 @@ class MysisRuntime:
         self._publishing: set[asyncio.Task[None]] = set()
         #: The summary whose pause the commander was told of (``summarize``).
         self._paused_told: int | None = None
+        #: The environment variable whose convention added the provider ("" if none).
+        self.provider_origin = ""
 
     # -- views ----------------------------------------------------------------
 
@@ -198,6 +200,7 @@ class MysisRuntime:
             waiting_on_game=self.waiting_on_game,
             last_cached_tokens=self.last_cached_tokens,
             provider_note=provider_note(self.provider),
+            provider_origin=self.provider_origin,
         )
 
     async def changed(self, reason: str = "") -> None:
