@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from . import __version__, cli_arena
+from . import __version__, cli_arena, cli_probe
 from .cli_parsing import OneLineParser, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
+from .core.redaction import mask_data
 from .core.strategies import STRATEGIES
 from .core.validator import validate
 from .orchestrator.refusals import CommandRefused
@@ -94,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
         help="bearer token of the benchmark admin endpoints (default: a new one, printed)",
     )
     cli_arena.add_parser(sub)
+    cli_probe.add_parser(sub)
     return parser
 
 
@@ -132,13 +136,16 @@ async def _cmd_export(args: argparse.Namespace) -> int:
     async with await _open_existing(args.db) as store:
         mysis = await _find(store, args.mysis)
         out = sys.stdout
+        # Secrets out of sight: the pool's passwords and every secret's field are masked.
+        known = [account.password for account in await store.list_accounts()]
+
+        def line(data: dict[str, Any]) -> str:
+            return json.dumps(mask_data(data, known), ensure_ascii=False) + "\n"
+
         if mysis.system_prompt is not None:
-            out.write(
-                json.dumps({"role": "system", "content": mysis.system_prompt}, ensure_ascii=False)
-                + "\n"
-            )
+            out.write(line({"role": "system", "content": mysis.system_prompt}))
         async for memory in store.iter_memories(mysis.id):
-            out.write(json.dumps(memory_to_json(memory), ensure_ascii=False) + "\n")
+            out.write(line(memory_to_json(memory)))
     return 0
 
 
@@ -246,6 +253,8 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
         )
         for failure in report["failures"][:5]:
             say(f"  {failure['mysis']}: {failure['message']}")
+        for note in sorted(set(report["provider_notes"].values())):
+            say(f"  {provider}: {note}")
     if silence is not None:
         say(f"zoea simulate: {silence}", sys.stderr)
         return 3
@@ -295,7 +304,13 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
     try:
         await serve_forever(host, bind=args.host, port=args.port, api=api)
     except OSError as exc:
-        raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"cannot serve on {args.host}:{args.port}: the port is in use; "
+                "choose another with --port (0 picks a free one)"
+            ) from None
+        reason = exc.strerror or exc
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     return 0
 
 
@@ -307,6 +322,7 @@ _COMMANDS = {
     "replay": _cmd_replay,
     "sim": _cmd_sim,
     "arena": cli_arena.cmd_arena,
+    "probe": cli_probe.cmd_probe,
 }
 
 

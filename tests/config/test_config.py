@@ -25,6 +25,7 @@ from zoea_tui.config import (
     SwarmConfig,
     builtin_providers,
     check_credentials,
+    conventions_note,
     data_dir,
     db_path,
     load_config,
@@ -763,7 +764,10 @@ def test_the_example_file_lists_every_key() -> None:
         assert keys[section] == {f.name for f in fields(cls)}, section
     provider_keys = set().union(*(v for k, v in keys.items() if k.startswith("providers.")))
     assert provider_keys == set(PROVIDER_KEYS["openai"])
-    assert {f.name for f in fields(ProviderConfig)} - {"name"} == set(PROVIDER_KEYS["openai"])
+    # ``origin`` is no key: it says a convention of the environment made the provider.
+    assert {f.name for f in fields(ProviderConfig)} - {"name", "origin"} == set(
+        PROVIDER_KEYS["openai"]
+    )
 
 
 def test_the_optional_keys_of_the_example_are_valid_when_uncommented(tmp_path: Path) -> None:
@@ -790,3 +794,77 @@ def test_config_does_not_import_textual_or_rich() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+# -- the conventions of other tools: OPENAI_BASE_URL, OLLAMA_HOST -----------------------------
+
+
+def no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No config file anywhere: the default one's folder is empty."""
+    monkeypatch.setattr("zoea_tui.config.paths.user_config_dir", lambda: tmp_path / "none")
+
+
+def test_openai_base_url_adds_an_openai_provider_with_its_key_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    config = load_config(env={"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1/"})
+    provider = config.providers["openai"]
+    assert (provider.type, provider.endpoint, provider.model) == (
+        "openai",
+        "http://127.0.0.1:8080/v1",
+        "",
+    )
+    assert provider.api_key_env == "OPENAI_API_KEY" and provider.origin == "$OPENAI_BASE_URL"
+    assert config.swarm.default_provider == "autopilot"  # a real model stays opt-in
+    assert "$OPENAI_BASE_URL adds provider openai" in conventions_note(config, {})
+
+
+@pytest.mark.parametrize(
+    ("host", "endpoint"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:11434"),
+        ("0.0.0.0:11500", "http://0.0.0.0:11500"),
+        ("http://gpu-box", "http://gpu-box:11434"),
+        ("https://ollama.example.org/", "https://ollama.example.org"),
+        ("[::1]", "http://[::1]:11434"),
+    ],
+)
+def test_ollama_host_is_read_as_ollama_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str, endpoint: str
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    config = load_config(env={"OLLAMA_HOST": host, "ZOEA_DEFAULT_PROVIDER": "ollama"})
+    assert config.providers["ollama"].endpoint == endpoint
+    assert config.providers["ollama"].origin == "$OLLAMA_HOST"
+    assert config.swarm.default_provider == "ollama"
+
+
+def test_a_config_file_always_wins_over_the_conventions(tmp_path: Path) -> None:
+    path = write(tmp_path, "[swarm]\nmax_myses = 4\n")
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1", "OLLAMA_HOST": "127.0.0.1"}
+    config = load_config(path, env=env)
+    assert set(config.providers) == {"autopilot", "local"}
+    note = conventions_note(config, env)
+    assert note.startswith(str(path)) and "OPENAI_BASE_URL and OLLAMA_HOST not read" in note
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("OPENAI_BASE_URL", "localhost:8080"), ("OLLAMA_HOST", "ftp://x"), ("OLLAMA_HOST", "h:x")],
+)
+def test_a_convention_that_makes_no_url_is_refused_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    with pytest.raises(ConfigError, match=f"^environment variable {name} "):
+        load_config(env={name: value})
+
+
+def test_without_file_or_conventions_the_note_says_what_would_add_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    config = load_config(env={"OPENAI_BASE_URL": ""})
+    assert set(config.providers) == {"autopilot", "local"}
+    assert "OPENAI_BASE_URL or OLLAMA_HOST would add" in conventions_note(config, {})

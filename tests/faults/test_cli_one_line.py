@@ -7,6 +7,7 @@ stores, a data folder under a file, ``simulate`` run twice on one database.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,17 @@ def test_simulate_twice_on_one_database_carries_the_swarm_on(tmp_path: Path) -> 
     report = json.loads(second.stdout)
     assert report["errors"] == 0 and report["tool_errors"] == 0  # the same world: logged in
     assert report["score"]["total"]["score"] > json.loads(first.stdout)["score"]["total"]["score"]
+
+
+def test_sim_serve_on_a_port_in_use_is_one_line_and_exit_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = zoea("sim", "serve", "--port", str(port))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"zoea sim: cannot serve on 127.0.0.1:{port}: the port is in use; "
+        "choose another with --port (0 picks a free one)"
+    ]
+    assert done.stdout == ""

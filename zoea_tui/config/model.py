@@ -128,6 +128,10 @@ class ProviderConfig:
     #: 5 500 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
     #: lists the commands and their arguments once (``core/game_tool.py``).
     tools: ToolsMode = "full"
+    #: Where the provider comes from when no file defined it: the environment variable of
+    #: a convention (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); None for the file's and
+    #: the built-ins. Shown in the help and on the provider line.
+    origin: str | None = None
 
     @property
     def is_remote(self) -> bool:

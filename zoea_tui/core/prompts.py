@@ -106,6 +106,10 @@ where we left off without asking clarifying questions.
 
 LAST_REQUEST_PREFIX = "Last request from user was: "
 SUMMARY_HEADER = "Summary of your earlier conversation (older messages are searchable):\n\n"
+#: Closes a summary cut to leave room under the summary threshold.
+SUMMARY_SHORTENED = (
+    "[summary shortened to leave room under the summary threshold; the full history is searchable]"
+)
 
 
 def nudge_text(level: int) -> str:

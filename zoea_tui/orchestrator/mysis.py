@@ -55,6 +55,7 @@ from .events import (
     MysisChanged,
     MysisState,
     MysisView,
+    Notice,
     NudgeSent,
     RequestComposed,
     StateChanged,
@@ -161,6 +162,10 @@ class MysisRuntime:
         #: The messages of the last request sent (what the next one is compared with).
         self.last_sent: tuple[dict[str, Any], ...] = ()
         self._publishing: set[asyncio.Task[None]] = set()
+        #: The summary whose pause the commander was told of (``summarize``).
+        self._paused_told: int | None = None
+        #: The environment variable whose convention added the provider ("" if none).
+        self.provider_origin = ""
 
     # -- views ----------------------------------------------------------------
 
@@ -195,6 +200,7 @@ class MysisRuntime:
             waiting_on_game=self.waiting_on_game,
             last_cached_tokens=self.last_cached_tokens,
             provider_note=provider_note(self.provider),
+            provider_origin=self.provider_origin,
         )
 
     async def changed(self, reason: str = "") -> None:
@@ -415,6 +421,7 @@ class MysisRuntime:
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
+        await self._tell_paused_summaries(composition)
         violations = tuple(validate(composition.messages))
         # Tokenizing the whole request takes tens of ms: off the loop.
         measured = (
@@ -502,6 +509,20 @@ class MysisRuntime:
             self.last_line = "→ " + ", ".join(effective_call(c).name for c in response.tool_calls)
         await self.changed("answered")
         return response
+
+    async def _tell_paused_summaries(self, composition: Composition) -> None:
+        """Tell the commander, once per summary, that summaries are paused and why."""
+        gauge = composition.summary_gauge
+        if gauge is None or gauge.paused is None or gauge.summary_id == self._paused_told:
+            return
+        self._paused_told = gauge.summary_id
+        await self.swarm.bus.publish(
+            Notice(
+                level="warning",
+                message=f"{self.name}: summaries paused: {gauge.paused}.",
+                mysis_id=self.id,
+            )
+        )
 
     async def _call_model(
         self,

@@ -381,7 +381,7 @@ class World:
         world.seed = data["seed"]
         world.starting_credits = data["config"]["starting_credits"]
         world.session_timeout_ticks = data["config"]["session_timeout_ticks"]
-        world.rng = random.Random()
+        world.rng = random.Random(world.seed)  # its state is set from the save just below
         version, internal, gauss = data["rng"]
         world.rng.setstate((version, tuple(internal), gauss))
         world.galaxy = Galaxy.from_dict(data["galaxy"])

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 from collections.abc import AsyncIterator
 
 import uvicorn
@@ -80,7 +81,10 @@ class HttpWorldServer:
 
     async def start(self) -> None:
         """Bind and serve in the background; return once accepting connections."""
-        self._task = asyncio.create_task(self._server.serve(), name="world-http")
+        # Bound here rather than by uvicorn, which on a port in use logs and exits the
+        # process: the caller gets the OSError and says it in one line.
+        listening = _bound_socket(self.bind, self.port)
+        self._task = asyncio.create_task(self._server.serve([listening]), name="world-http")
         while not self._server.started:
             if self._task.done():
                 self._task.result()  # raises the bind error
@@ -109,6 +113,19 @@ class HttpWorldServer:
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+
+def _bound_socket(bind: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``bind:port`` (``OSError`` when the port is taken)."""
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
 @contextlib.asynccontextmanager
