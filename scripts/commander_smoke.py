@@ -22,9 +22,11 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -138,7 +140,7 @@ async def smoke(commander: Path, bun: str, api: str, seconds: float) -> dict[str
     station = next(p.id for p in pois if p.base is not None)
     session = f"zoea-smoke-{os.getpid()}"
     async with (
-        serving(host, api=ApiSettings(admin_token=TOKEN)) as world,
+        serving(host, api=ApiSettings(TOKEN, time.time, lambda: secrets.token_hex(16))) as world,
         ScriptedModel(belt, station) as model,
     ):
         env = {**os.environ, "OPENAI_COMPAT_BASE_URL": model.url, "OPENAI_COMPAT_API_KEY": "x"}

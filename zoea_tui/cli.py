@@ -10,7 +10,9 @@ import argparse
 import asyncio
 import errno
 import json
+import secrets
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -296,7 +298,11 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         raise UsageError("--port must be between 0 and 65535")
     if args.admin_token is not None and not args.admin_token.strip():
         raise UsageError("--admin-token must not be empty")
-    api = ApiSettings(admin_token=args.admin_token) if args.admin_token else None
+    api = ApiSettings(
+        admin_token=args.admin_token or secrets.token_urlsafe(18),
+        clock=time.time,
+        new_id=lambda: secrets.token_hex(16),
+    )
     try:
         host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds, state_path=args.state)
     except (OSError, ValueError, KeyError) as exc:

@@ -15,16 +15,18 @@ import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from mcp import Client
 
 from tests.fakes.spacemolt_client import SpaceMoltClient
 from zoea_tui.sim import World
-from zoea_tui.sim.api_sessions import ApiSettings
+from zoea_tui.sim.api_sessions import ApiSettings, iso_utc
 from zoea_tui.sim.host import WorldHost
 from zoea_tui.sim.http_api import command_path
 from zoea_tui.sim.serve import HttpWorldServer
@@ -51,9 +53,7 @@ def clock() -> FakeClock:
 
 def _settings(clock: FakeClock) -> ApiSettings:
     ids = itertools.count(1)
-    return ApiSettings(
-        admin_token=TOKEN, session_ttl=TTL, clock=clock, new_id=lambda: f"sess{next(ids):04d}"
-    )
+    return ApiSettings(TOKEN, clock=clock, new_id=lambda: f"sess{next(ids):04d}", session_ttl=TTL)
 
 
 @pytest.fixture
@@ -538,3 +538,12 @@ def test_zoea_sim_serve_prints_and_serves_the_http_api_and_the_admin_token() -> 
         proc.send_signal(signal.SIGTERM)
         _out, err = proc.communicate(timeout=20)
     assert proc.returncode == 0, err
+
+
+@given(st.floats(min_value=-30_000_000_000, max_value=253_000_000_000, allow_nan=False))
+def test_session_times_are_iso_8601_utc_as_datetime_writes_them(seconds: float) -> None:
+    """The world's package reads no clock, so it turns seconds into dates by itself."""
+    millis = round(seconds * 1000)
+    moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=millis)
+    expected = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    assert iso_utc(seconds) == expected

@@ -69,7 +69,9 @@ class ScriptedModel:
 @pytest.fixture
 async def world_server() -> AsyncIterator[HttpWorldServer]:
     host = WorldHost(World(seed=42), tick_seconds=0.02)
-    async with serving(host, api=ApiSettings(admin_token=TOKEN)) as server:
+    ids = itertools.count(1)
+    api = ApiSettings(TOKEN, clock=lambda: 1_800_000_000.0, new_id=lambda: f"s{next(ids)}")
+    async with serving(host, api=api) as server:
         yield server
 
 

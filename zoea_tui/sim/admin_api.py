@@ -13,7 +13,7 @@ after it (``src/lib/admin-client.ts`` in SpaceMolt/smbench):
   username; SMBench passes its own run name, which names no player, so then the player
   registered last is answered (``matched_by: "latest"``): after a reset, the run's.
 * ``GET /api/admin/benchmark/event-log``: the latest calls, oldest first, as a list of
-  ``{"tick", "ts", "player_id", "username", "command", "success", "error_code"}``.
+  ``{"seq", "tick", "player_id", "username", "command", "success", "error_code"}``.
 
 Every one needs ``Authorization: Bearer <token>``, the token ``zoea sim serve`` prints.
 """

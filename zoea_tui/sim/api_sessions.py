@@ -4,15 +4,17 @@ An API session is only a connection: a login made on it is bound to it, as a log
 bound to an MCP session, and it ends when the session is forgotten. A session expires
 after ``ttl`` seconds without a request (the real server's 30 minutes); every request
 moves its end.
+
+The world's package reads no clock and draws no randomness but the world's seeded one
+(``tests/sim/test_world_purity.py``), so the wall clock and the makers of session ids
+and of the admin token come from the caller (``zoea sim serve``: ``cli.py``; tests:
+their own, so a session expires without anyone waiting).
 """
 
 from __future__ import annotations
 
-import secrets
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 
 from . import errors
 from .errors import GameError
@@ -21,22 +23,16 @@ from .errors import GameError
 SESSION_TTL_SECONDS = 30 * 60
 
 
-def _new_id() -> str:
-    return secrets.token_hex(16)
-
-
 @dataclass(frozen=True)
 class ApiSettings:
-    """How ``zoea sim serve`` runs the HTTP API.
+    """How the HTTP API runs: ``admin_token`` guards the benchmark admin endpoints,
+    ``clock`` gives the wall clock in seconds since 1970, ``new_id`` makes session ids
+    (unguessable ones for a real server)."""
 
-    ``clock`` (wall-clock seconds) and ``new_id`` are injectable so tests can expire a
-    session without waiting; ``admin_token`` guards the benchmark admin endpoints.
-    """
-
-    admin_token: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    admin_token: str
+    clock: Callable[[], float]
+    new_id: Callable[[], str]
     session_ttl: float = SESSION_TTL_SECONDS
-    clock: Callable[[], float] = time.time
-    new_id: Callable[[], str] = _new_id
 
 
 @dataclass
@@ -54,8 +50,8 @@ class ApiSession:
 
     def to_dict(self, player_id: str | None = None) -> dict[str, str]:
         """``{"id", "createdAt", "expiresAt"}`` (and ``playerId`` once logged in)."""
-        data = {"id": self.id, "createdAt": _iso(self.created_at)}
-        data["expiresAt"] = _iso(self.expires_at)
+        data = {"id": self.id, "createdAt": iso_utc(self.created_at)}
+        data["expiresAt"] = iso_utc(self.expires_at)
         if player_id is not None:
             data["playerId"] = player_id
         return data
@@ -112,7 +108,24 @@ class ApiSessions:
         return len(self._sessions)
 
 
-def _iso(seconds: float) -> str:
-    """An instant as ISO 8601 in UTC, e.g. ``2026-03-12T10:04:05.120Z``."""
-    moment = datetime.fromtimestamp(seconds, tz=UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+def iso_utc(seconds: float) -> str:
+    """An instant (seconds since 1970) as ISO 8601 in UTC to the millisecond, e.g.
+    ``2026-03-12T10:04:05.120Z``: a pure function, the proleptic Gregorian calendar's
+    days from the epoch turned into a date (H. Hinnant's ``civil_from_days``)."""
+    millis_total = round(seconds * 1000)
+    whole, millis = divmod(millis_total, 1000)
+    days, rest = divmod(whole, 86_400)
+    hour, rest = divmod(rest, 3_600)
+    minute, second = divmod(rest, 60)
+    shifted = days + 719_468  # days from 0000-03-01
+    era = shifted // 146_097
+    day_of_era = shifted - era * 146_097
+    year_of_era = (
+        day_of_era - day_of_era // 1_460 + day_of_era // 36_524 - day_of_era // 146_096
+    ) // 365
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    month_index = (5 * day_of_year + 2) // 153  # 0 = March
+    day = day_of_year - (153 * month_index + 2) // 5 + 1
+    month = month_index + 3 if month_index < 10 else month_index - 9
+    year = year_of_era + era * 400 + (1 if month <= 2 else 0)
+    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}.{millis:03d}Z"

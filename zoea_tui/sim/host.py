@@ -19,7 +19,6 @@ import json
 import os
 import pickle
 import tempfile
-import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +65,7 @@ class WorldHost:
         self.calls = 0
         #: The latest calls, oldest first: what the admin API's event log shows.
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_CAP)
+        self._logged = 0  # calls logged since the start or the last reset
         self._held: dict[str, _Held] = {}  # username -> the action waiting for its tick
         self._generation = 0  # counts resets: a wait across a reset ends
         self._ticked = asyncio.Event()
@@ -169,6 +169,7 @@ class WorldHost:
         self._generation += 1
         self._held.clear()
         self.events.clear()
+        self._logged = 0
         self._ticked.set()
         self._ticked = asyncio.Event()
         return self.world
@@ -264,10 +265,11 @@ class WorldHost:
     ) -> None:
         """One line of the event log: who called what, at which tick, and how it went."""
         player = self.world.player_for(key, (args or {}).get("session_id"))
+        self._logged += 1
         self.events.append(
             {
+                "seq": self._logged,
                 "tick": self.world.current_tick,
-                "ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "player_id": player.id if player is not None else None,
                 "username": player.username if player is not None else None,
                 "command": tool,

@@ -28,9 +28,9 @@ log = logging.getLogger(__name__)
 class HttpWorldServer:
     """A uvicorn server for one host, started and stopped inside the running loop.
 
-    ``port=0`` picks a free port; :attr:`url` tells which after :meth:`start`. A
-    :class:`WorldHost` is also served as the HTTP API (``api``: its settings; by default
-    a new admin token, the real server's session lifetime).
+    ``port=0`` picks a free port; :attr:`url` tells which after :meth:`start`. Given
+    ``api`` (its settings: the admin token, the wall clock, the session ids), a
+    :class:`WorldHost` is also served as the HTTP API.
     """
 
     def __init__(
@@ -46,9 +46,11 @@ class HttpWorldServer:
         self.api: ApiSettings | None = None
         self.sessions: ApiSessions | None = None
         routes = None
-        if isinstance(host, WorldHost):
-            self.api = api or ApiSettings()
-            self.sessions = ApiSessions(self.api)
+        if api is not None:
+            if not isinstance(host, WorldHost):
+                raise TypeError("the HTTP API serves a WorldHost")
+            self.api = api
+            self.sessions = ApiSessions(api)
             admin = AdminApi(host, self.sessions, self.api.admin_token)
             routes = admin.routes() + HttpApi(host, self.sessions).routes()
         config = uvicorn.Config(
@@ -137,9 +139,7 @@ async def serving(
         yield server
 
 
-async def serve_forever(
-    host: WorldHost, *, bind: str, port: int, api: ApiSettings | None = None
-) -> None:
+async def serve_forever(host: WorldHost, *, bind: str, port: int, api: ApiSettings) -> None:
     """``zoea sim serve``: serve until SIGINT/SIGTERM, then save the world."""
     # uvicorn catches the signal, stops, then raises it again once its own handlers are
     # removed; a quiet handler of ours turns that second delivery into a clean return.
