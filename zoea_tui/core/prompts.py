@@ -18,6 +18,7 @@ NUDGE_TEXTS: dict[int, str] = {
     3: "URGENT: Respond immediately. Check your system status.",
 }
 
+
 def breaker_error(encouragements: int) -> str:
     """Why the circuit breaker idled a Mysis: seed 000's words, with the configured count."""
     return f"Failed to respond after {encouragements} encouragements"
