@@ -8,8 +8,10 @@ running accept messages; a message wakes an idle Mysis.
 
 A turn: compose → call the model → store the assistant message → run each
 tool call in order, storing each result → compose again, up to
-``max_tool_iterations`` rounds; then the turn ends gracefully. Every request
-is logged with its composition. A stop during a call never becomes an error.
+``max_tool_iterations`` rounds; then the turn ends gracefully. A prompt that
+arrives during a turn ends it after the round under way, and opens the next turn
+(docs/CONTEXT.md, 'Turns and nudges'). Every request is logged with its
+composition. A stop during a call never becomes an error.
 
 A runtime sees its swarm only through :class:`~.services.SwarmServices`; its
 transient failures are retried under the one policy of ``core/retry.py``.
@@ -290,7 +292,7 @@ class MysisRuntime:
                     self.prompt_pending = False
                     self.wake.clear()
                     upcoming = await self.upcoming_turn(answering=True)
-                    if upcoming.kind != "nudge":  # else the prompt was answered mid-turn
+                    if upcoming.kind != "nudge":  # else the prompt was already sent
                         self._fresh = False
                         await self._turn(upcoming)
                     continue
@@ -304,7 +306,7 @@ class MysisRuntime:
                 if woke or self.prompt_pending or self.state != "running":
                     continue
                 if self.nudges >= nudge.max_encouragements:
-                    await self._go_idle(prompts.BREAKER_ERROR)
+                    await self._go_idle(prompts.breaker_error(nudge.max_encouragements))
                     return
                 upcoming = await self.upcoming_turn()
                 self.nudges = upcoming.nudge_level
@@ -402,6 +404,10 @@ class MysisRuntime:
                     if self.state != "running":
                         return
                     await self._run_tool(call, cut=response.finish_reason == "length")
+                if self.prompt_pending:
+                    # A prompt arrived during this round: the turn starts at the most recent
+                    # prompt (seed 004), so it ends here and the prompt opens the next one.
+                    return
             self.last_line = f"turn ended after {rounds} tool rounds"
             await self.changed("turn limit")
         finally:
