@@ -521,6 +521,7 @@ class MysisRuntime:
             tools_tokens=settings.tools_tokens,
             turn_id=turn_id,
             settings=settings,
+            turn_state=self.turn.state if self.turn is not None else None,
         )
         started = time.perf_counter()
         self.activity = "thinking"
