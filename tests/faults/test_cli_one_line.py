@@ -42,6 +42,7 @@ BAD_FLAGS = [
     (["import", "--db", "x.db"], "zoea import: the following arguments are required"),
     (["sim", "serve", "--seed", "-1"], "zoea sim serve: argument --seed"),
     (["sim"], "zoea sim: the following arguments are required"),
+    (["vacuum", "--bogus"], "zoea vacuum: unrecognized arguments: --bogus"),
     (["nonsense"], "zoea: argument command: invalid choice"),
     (
         [

@@ -35,6 +35,7 @@ from .load import (
     build_config,
     load_config,
     locate_config,
+    parse_request_log,
 )
 from .model import (
     EMBEDDED,
@@ -48,6 +49,8 @@ from .model import (
     PathsConfig,
     ProviderConfig,
     ProviderType,
+    RequestLogRetention,
+    StorageConfig,
     StreamSetting,
     SwarmConfig,
     builtin_providers,
@@ -83,6 +86,8 @@ __all__ = [
     "PathsConfig",
     "ProviderConfig",
     "ProviderType",
+    "RequestLogRetention",
+    "StorageConfig",
     "StreamSetting",
     "SwarmConfig",
     "apply_env",
@@ -95,6 +100,7 @@ __all__ = [
     "default_credentials_path",
     "load_config",
     "locate_config",
+    "parse_request_log",
     "resolve_api_key",
     "user_config_dir",
     "user_data_dir",

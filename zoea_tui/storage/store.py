@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import json
 import re
 import sqlite3
@@ -40,6 +41,7 @@ from .request_log import (
     inputs_text,
     item_shape,
     memory_ids_text,
+    referenced_parts_sql,
     shape_ids,
     text_hash,
 )
@@ -64,6 +66,8 @@ _TURN_AS_MEMORY = (
 TURN_SCAN_LIMIT = 2000
 #: Most request parts a store remembers by text before it forgets them all.
 PART_CACHE = 4096
+#: Requests thinned in one write (the swarm's writes go on between two).
+THIN_BATCH = 2000
 
 
 _ACCOUNT_COLUMNS = "id, server, username, password, empire, mysis_id"
@@ -362,6 +366,8 @@ class Store:
         self._part_ids: dict[str, int] = {}
         #: Item shapes read, by id (an id is never reused, so this never goes stale).
         self._shape_texts: dict[int, str] = {}
+        #: Requests up to these ids were already thinned (None: by age; else per Mysis).
+        self._thinned_upto: dict[int | None, int] = {}
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[None]:
@@ -1287,6 +1293,107 @@ class Store:
             ):
                 self._shape_texts[part_id] = text
         return [request_from_row(row, self._shape_texts) for row in rows]
+
+    # -- retention (``[storage] request_log``) --------------------------------------
+
+    async def thin_requests(
+        self,
+        *,
+        older_than: float | None = None,
+        keep_per_mysis: int | None = None,
+        batch: int = THIN_BATCH,
+    ) -> int:
+        """Thin the requests no longer kept in full: those logged before ``older_than``
+        (a ``time.time()``), or all but the newest ``keep_per_mysis`` of each Mysis.
+
+        A thinned request keeps its figures, settings and item shapes and loses its
+        memory ids, facts and digest (``storage/request_log.py``); memories are never
+        touched. Done in batches of ``batch`` requests, each its own short write, so the
+        swarm's writes go on in between. Returns how many requests were thinned.
+        """
+        thinned = 0
+        if older_than is not None:
+            thinned += await self._thin_before(older_than, batch)
+        if keep_per_mysis is not None:
+            for (mysis_id,) in await self.fetch_all("SELECT id FROM myses ORDER BY id"):
+                thinned += await self._thin_mysis(mysis_id, max(keep_per_mysis, 1), batch)
+        return thinned
+
+    async def _thin_range(self, where: str, params: Sequence[Any]) -> int:
+        async with self._writing():
+            cursor = await self._db.execute(
+                "UPDATE requests SET memory_ids = NULL, facts_id = NULL, digest = NULL "
+                f"WHERE {where} AND memory_ids IS NOT NULL",
+                params,
+            )
+            return max(cursor.rowcount, 0)
+
+    async def _thin_before(self, cutoff: float, batch: int) -> int:
+        """Thin requests in id order up to the first one logged at ``cutoff`` or later."""
+        after, thinned = self._thinned_upto.get(None, 0), 0
+        while True:
+            rows = await self.fetch_all(
+                "SELECT id, created_at FROM requests WHERE id > ? ORDER BY id LIMIT ?",
+                (after, batch),
+            )
+            old = list(itertools.takewhile(lambda row: row[1] < cutoff, rows))
+            if old:
+                thinned += await self._thin_range("id > ? AND id <= ?", (after, old[-1][0]))
+                after = self._thinned_upto[None] = old[-1][0]
+            if len(old) < batch:
+                return thinned
+            await asyncio.sleep(0)
+
+    async def _thin_mysis(self, mysis_id: int, keep: int, batch: int) -> int:
+        """Thin a Mysis's requests older than its newest ``keep``."""
+        edge = await self.fetch_one(
+            "SELECT id FROM requests WHERE mysis_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
+            (mysis_id, keep),
+        )
+        if edge is None:
+            return 0
+        after, thinned = self._thinned_upto.get(mysis_id, 0), 0
+        while after < edge[0]:
+            rows = await self.fetch_all(
+                "SELECT id FROM requests WHERE mysis_id = ? AND id > ? AND id <= ? "
+                "ORDER BY id LIMIT ?",
+                (mysis_id, after, edge[0], batch),
+            )
+            if not rows:
+                break
+            thinned += await self._thin_range(
+                "mysis_id = ? AND id > ? AND id <= ?", (mysis_id, after, rows[-1][0])
+            )
+            after = self._thinned_upto[mysis_id] = rows[-1][0]
+            await asyncio.sleep(0)
+        return thinned
+
+    async def drop_unused_parts(self) -> int:
+        """Delete the request parts no request refers to any more (after thinning, or a
+        Mysis deleted with its log); returns how many. A store writing beside this one
+        looks its parts up again when one it knew is gone (:meth:`log_request`)."""
+        async with self._writing():
+            cursor = await self._db.execute(
+                f"DELETE FROM request_parts WHERE id NOT IN ({referenced_parts_sql()})"
+            )
+            self._part_ids.clear()
+            return max(cursor.rowcount, 0)
+
+    async def checkpoint(self) -> bool:
+        """Empty the WAL into the file and truncate it; False when another connection
+        is reading or writing and it could not be emptied whole."""
+        async with self._writing():
+            row = await self.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+        return row is not None and row[0] == 0
+
+    async def vacuum(self) -> bool:
+        """Rebuild the file without its free pages and empty the WAL into it (the file
+        then takes only what its rows need). Run it alone with the file
+        (:meth:`checkpoint` tells): beside a reader the rebuilt copy waits in the WAL
+        until the reader lets go. Returns whether the WAL was emptied."""
+        async with self._writing():
+            await self._db.execute("VACUUM")
+        return await self.checkpoint()
 
     # -- arena results (migration 007) ---------------------------------------------------
 
