@@ -47,6 +47,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/compose.py
 	$(BIN)/python bench/tools.py
+	$(BIN)/python bench/storage.py
 	$(BIN)/python bench/providers.py
 	$(BIN)/python bench/autopilot.py
 	$(BIN)/python bench/world.py

@@ -76,6 +76,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="configuration file (TOML)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
+    p = sub.add_parser(
+        "vacuum", help="apply [storage] request_log, reclaim the space, say how much"
+    )
+    p.add_argument(
+        "--db", type=Path, default=argparse.SUPPRESS, help="database file (default: zoea's own)"
+    )
+    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    p.add_argument(
+        "--request-log",
+        metavar="KEEP",
+        help='what to keep in full this time: "all", "7d" or a number of requests per Mysis '
+        "(default: [storage] request_log)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+
     p = sub.add_parser("sim", help="the embedded SpaceMolt world")
     sim = p.add_subparsers(dest="sim_command", required=True, parser_class=OneLineParser)
     p = sim.add_parser(
@@ -287,6 +302,41 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _cmd_vacuum(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from .config import db_path, parse_request_log
+    from .config.paths import database_bytes, size_text
+    from .orchestrator.retention import vacuum
+
+    config = _config(args)
+    policy = config.storage.request_log
+    if args.request_log is not None:
+        try:
+            policy = parse_request_log(args.request_log)
+        except ValueError as exc:
+            raise UsageError(f"--request-log: {exc}") from None
+    try:
+        path = db_path(config, getattr(args, "db", None), args.data_dir)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    before = database_bytes(path)  # opening may migrate it: the size the user had
+    async with await _open_existing(path) as store:
+        report = await vacuum(store, policy, bytes_before=before)
+    # Closed, as it was before: no shared-memory index beside it.
+    report = replace(report, bytes_after=database_bytes(path))
+    if args.json:
+        print(json.dumps(report.to_json()))
+        return 0
+    say(
+        f"{path}: {size_text(report.bytes_before)} → {size_text(report.bytes_after)}, "
+        f"reclaimed {size_text(report.reclaimed)} ({report.reclaimed:,} bytes); "
+        f"request log kept in full: {policy.describe()} ({report.thinned:,} requests thinned "
+        "now); memories are never dropped"
+    )
+    return 0
+
+
 async def _cmd_sim(args: argparse.Namespace) -> int:
     from .sim.api_sessions import ApiSettings
     from .sim.host import WorldHost
@@ -326,6 +376,7 @@ _COMMANDS = {
     "context": _cmd_context,
     "simulate": _cmd_simulate,
     "replay": _cmd_replay,
+    "vacuum": _cmd_vacuum,
     "sim": _cmd_sim,
     "arena": cli_arena.cmd_arena,
     "probe": cli_probe.cmd_probe,

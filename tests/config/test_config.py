@@ -22,6 +22,8 @@ from zoea_tui.config import (
     NudgeConfig,
     PathsConfig,
     ProviderConfig,
+    RequestLogRetention,
+    StorageConfig,
     SwarmConfig,
     builtin_providers,
     check_credentials,
@@ -29,6 +31,7 @@ from zoea_tui.config import (
     data_dir,
     db_path,
     load_config,
+    parse_request_log,
     resolve_api_key,
 )
 from zoea_tui.config import paths as config_paths
@@ -146,7 +149,7 @@ MISTAKES = [
     (
         "[swarms]\nmax_myses = 3\n",
         'swarms: unknown section (did you mean "swarm"?); '
-        "expected one of: swarm, context, nudge, providers, game, paths",
+        "expected one of: swarm, context, nudge, providers, game, paths, storage",
     ),
     ("swarm = 3\n", "swarm: expected a table ([swarm]), got 3"),
     ("max_myses = 3\n[swarm]\n", "max_myses: a key outside its section; it belongs under [swarm]"),
@@ -328,6 +331,34 @@ MISTAKES = [
     ("[game]\nseed = 2024-01-01\n", "game.seed: expected an integer, got a date/time (2024-01-01)"),
     ('[paths]\ndb = ""\n', 'paths.db: expected a non-empty string, got ""'),
     ("[paths]\ndata_dir = [1]\n", "paths.data_dir: expected a non-empty string, got an array"),
+    (
+        '[storage]\nrequest_log = "7x"\n',
+        'storage.request_log: expected "all", a number of days such as "7d", or a number of '
+        'requests per Mysis such as 500, got "7x"',
+    ),
+    (
+        "[storage]\nrequest_log = 7.5\n",
+        'storage.request_log: expected "all", a number of days such as "7d", or a number of '
+        "requests per Mysis such as 500, got 7.5",
+    ),
+    (
+        '[storage]\nrequest_log = "0d"\n',
+        'storage.request_log: expected a number of days from 1 to 36500, got "0d"',
+    ),
+    (
+        "[storage]\nrequest_log = 0\n",
+        "storage.request_log: expected a number of requests per Mysis from 1 to "
+        "9223372036854775807, got 0",
+    ),
+    (
+        "[storage]\nrequest_log = true\n",
+        'storage.request_log: expected "all", a number of days such as "7d", or a number of '
+        "requests per Mysis such as 500, got true",
+    ),
+    (
+        'request_log = "7d"\n',
+        "request_log: a key outside its section; it belongs under [storage]",
+    ),
 ]
 
 
@@ -340,6 +371,34 @@ def test_each_mistake_is_one_line_naming_file_key_and_expectation(
         load_config(path, env={})
     assert str(caught.value) == f"{path}: {message}"
     assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("value", "policy"),
+    [
+        ('"all"', RequestLogRetention()),
+        ('"ALL"', RequestLogRetention()),
+        ('"7d"', RequestLogRetention(days=7)),
+        ('"30 days"', RequestLogRetention(days=30)),
+        ('"1 day"', RequestLogRetention(days=1)),
+        ("500", RequestLogRetention(requests=500)),
+        ('"500"', RequestLogRetention(requests=500)),
+        ('"500 requests"', RequestLogRetention(requests=500)),
+    ],
+)
+def test_request_log_retention_reads_days_or_requests_per_mysis(
+    tmp_path: Path, value: str, policy: RequestLogRetention
+) -> None:
+    config = load_config(write(tmp_path, f"[storage]\nrequest_log = {value}\n"), env={})
+    assert config.storage.request_log == policy
+    assert parse_request_log(policy.spec()) == policy  # what vacuum's flag takes
+
+
+def test_request_log_keeps_everything_by_default() -> None:
+    assert Config().storage.request_log.keeps_all
+    assert Config().storage.request_log.describe() == "every request"
+    with pytest.raises(ValueError, match='expected "all", a number of days'):
+        parse_request_log("a week")
 
 
 def test_error_carries_the_dotted_key_and_the_file(tmp_path: Path) -> None:
@@ -744,6 +803,7 @@ def test_the_example_file_loads_and_keeps_the_defaults() -> None:
         nudge=defaults.nudge,
         game=defaults.game,
         paths=defaults.paths,
+        storage=defaults.storage,
         providers=config.providers,
     )
     assert config.providers["autopilot"] == defaults.providers["autopilot"]
@@ -760,6 +820,7 @@ def test_the_example_file_lists_every_key() -> None:
         ("nudge", NudgeConfig),
         ("game", GameConfig),
         ("paths", PathsConfig),
+        ("storage", StorageConfig),
     ):
         assert keys[section] == {f.name for f in fields(cls)}, section
     provider_keys = set().union(*(v for k, v in keys.items() if k.startswith("providers.")))

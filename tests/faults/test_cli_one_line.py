@@ -44,6 +44,7 @@ BAD_FLAGS = [
     (["sim", "serve", "--seed", "-1"], "zoea sim serve: argument --seed"),
     (["sim", "serve", "--admin-token", " "], "zoea sim: --admin-token must not be empty"),
     (["sim"], "zoea sim: the following arguments are required"),
+    (["vacuum", "--bogus"], "zoea vacuum: unrecognized arguments: --bogus"),
     (["nonsense"], "zoea: argument command: invalid choice"),
     (
         [

@@ -42,6 +42,7 @@ from .load import (
     conventions_note,
     load_config,
     locate_config,
+    parse_request_log,
 )
 from .model import (
     EMBEDDED,
@@ -55,6 +56,8 @@ from .model import (
     PathsConfig,
     ProviderConfig,
     ProviderType,
+    RequestLogRetention,
+    StorageConfig,
     StreamSetting,
     SwarmConfig,
     builtin_providers,
@@ -93,6 +96,8 @@ __all__ = [
     "PathsConfig",
     "ProviderConfig",
     "ProviderType",
+    "RequestLogRetention",
+    "StorageConfig",
     "StreamSetting",
     "SwarmConfig",
     "apply_env",
@@ -107,6 +112,7 @@ __all__ = [
     "default_credentials_path",
     "load_config",
     "locate_config",
+    "parse_request_log",
     "resolve_api_key",
     "user_config_dir",
     "user_data_dir",

@@ -60,6 +60,8 @@ from .model import (
     PathsConfig,
     ProviderConfig,
     ProviderType,
+    RequestLogRetention,
+    StorageConfig,
     StreamSetting,
     SwarmConfig,
     builtin_providers,
@@ -76,7 +78,7 @@ ENV_OLLAMA_HOST = "OLLAMA_HOST"
 #: Ollama's port when ``OLLAMA_HOST`` names none.
 OLLAMA_PORT = 11434
 
-SECTIONS = ("swarm", "context", "nudge", "providers", "game", "paths")
+SECTIONS = ("swarm", "context", "nudge", "providers", "game", "paths", "storage")
 
 #: The keys of each plain section: the fields of its dataclass.
 _SECTION_KEYS: dict[str, tuple[str, ...]] = {
@@ -87,6 +89,7 @@ _SECTION_KEYS: dict[str, tuple[str, ...]] = {
         ("nudge", NudgeConfig),
         ("game", GameConfig),
         ("paths", PathsConfig),
+        ("storage", StorageConfig),
     )
 }
 
@@ -282,6 +285,45 @@ def _check_env_name(value: Any) -> str:
             show_value=False,
         )
     return value
+
+
+#: The longest request-log retention in days (a century).
+MAX_RETENTION_DAYS = 36_500
+_RETENTION = re.compile(
+    r"(?P<n>[0-9]+)\s*(?:(?P<days>d|days?)|(?P<requests>requests?))?", re.IGNORECASE
+)
+RETENTION_EXPECTED = (
+    '"all", a number of days such as "7d", or a number of requests per Mysis such as 500'
+)
+
+
+def _check_request_log(value: Any) -> RequestLogRetention:
+    """``[storage] request_log``: ``"all"``, ``"7d"`` (or ``"7 days"``), or ``500``
+    (or ``"500"``, ``"500 requests"``): requests per Mysis."""
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return RequestLogRetention()
+    if isinstance(value, int) and not isinstance(value, bool):
+        count, days = value, False
+    elif isinstance(value, str) and (found := _RETENTION.fullmatch(value.strip())):
+        count, days = int(found["n"]), found["days"] is not None
+    else:
+        raise _Invalid(RETENTION_EXPECTED)
+    if days:
+        if not 1 <= count <= MAX_RETENTION_DAYS:
+            raise _Invalid(f"a number of days from 1 to {MAX_RETENTION_DAYS}")
+        return RequestLogRetention(days=count)
+    if not 1 <= count <= INT_MAX:
+        raise _Invalid(f"a number of requests per Mysis from 1 to {INT_MAX}")
+    return RequestLogRetention(requests=count)
+
+
+def parse_request_log(text: str) -> RequestLogRetention:
+    """A retention policy as typed on the command line (``zoea vacuum --request-log``);
+    ``ValueError`` says what was expected, in one line."""
+    try:
+        return _check_request_log(text)
+    except _Invalid as bad:
+        raise ValueError(f"expected {bad.expected}, got {show(text)}") from None
 
 
 def _check_max_myses(value: Any) -> int:
@@ -486,6 +528,12 @@ def _paths(table: _Table, base: Path | None) -> PathsConfig:
     return PathsConfig(data_dir=table.get("data_dir", check, None), db=table.get("db", check, None))
 
 
+def _storage(table: _Table) -> StorageConfig:
+    table.only(_SECTION_KEYS["storage"])
+    d = StorageConfig()
+    return StorageConfig(request_log=table.get("request_log", _check_request_log, d.request_log))
+
+
 def _check_default_provider(name: str, providers: Mapping[str, ProviderConfig]) -> str:
     if name not in providers:
         raise _Invalid(f"one of the defined providers ({', '.join(sorted(providers))})")
@@ -519,6 +567,7 @@ def build_config(
     providers = _providers(section("providers"))
     game = _game(section("game"))
     paths_config = _paths(section("paths"), base_dir)
+    storage = _storage(section("storage"))
     # Checked last: it must name a provider defined above (the built-ins always are).
     swarm_table.get(
         "default_provider", lambda value: _check_default_provider(value, providers), None
@@ -530,6 +579,7 @@ def build_config(
         providers=providers,
         game=game,
         paths=paths_config,
+        storage=storage,
         source=source,
     )
 

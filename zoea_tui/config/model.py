@@ -184,6 +184,51 @@ class PathsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestLogRetention:
+    """How much of the request log is kept in full (``[storage] request_log``).
+
+    ``"all"`` (both None): every request. ``"7d"``: the requests of the last 7 days.
+    ``500``: the newest 500 requests of each Mysis. The others are *thinned*: still
+    listed with their figures and recomposed, but without the memory ids, facts and
+    digest that check them byte for byte. Memories are never dropped.
+    """
+
+    #: Keep in full the requests of the last this many days.
+    days: int | None = None
+    #: Keep in full the newest this many requests of each Mysis.
+    requests: int | None = None
+
+    @property
+    def keeps_all(self) -> bool:
+        """True when nothing is ever thinned."""
+        return self.days is None and self.requests is None
+
+    def describe(self) -> str:
+        """The policy in words, as messages show it."""
+        if self.days is not None:
+            return f"the last {self.days} day{'s' * (self.days != 1)}"
+        if self.requests is not None:
+            return f"the newest {self.requests} request{'s' * (self.requests != 1)} of each Mysis"
+        return "every request"
+
+    def spec(self) -> str:
+        """The policy as the configuration writes it (``"all"``, ``"7d"``, ``"500"``)."""
+        if self.days is not None:
+            return f"{self.days}d"
+        if self.requests is not None:
+            return str(self.requests)
+        return "all"
+
+
+@dataclass(frozen=True, slots=True)
+class StorageConfig:
+    """``[storage]``: what the database keeps."""
+
+    #: How much of the request log is kept in full (:class:`RequestLogRetention`).
+    request_log: RequestLogRetention = field(default_factory=RequestLogRetention)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole configuration; ``Config()`` is the configuration with no file."""
 
@@ -194,6 +239,7 @@ class Config:
     providers: dict[str, ProviderConfig] = field(default_factory=builtin_providers)
     game: GameConfig = field(default_factory=GameConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
     #: The file this came from; None when no file was read.
     source: Path | None = field(default=None, compare=False)
 

@@ -45,6 +45,7 @@ from .events import (
 )
 from .mysis import MysisRuntime
 from .refusals import CommandRefused
+from .retention import RetentionKeeper
 from .services import SwarmServices
 from .story import StoryPort
 
@@ -104,6 +105,8 @@ class Commander:
         )
         #: What the UI reads of the Myses' past: pages, search, the request log.
         self.story = StoryPort(store, self.settings_for)
+        #: Keeps the request log as ``[storage] request_log`` says (memories never go).
+        self.retention = RetentionKeeper(store, config.storage.request_log)
 
     # -- opening and closing -----------------------------------------------------
 
@@ -143,6 +146,7 @@ class Commander:
             await asyncio.to_thread(preload, commander._provider_types(records))
             for record in records:
                 commander._myses[record.id] = commander._runtime(record)
+            commander.retention.start()
             if autostart:
                 for runtime in commander._myses.values():
                     if runtime.state == "running":
@@ -170,6 +174,7 @@ class Commander:
         await asyncio.gather(
             *(r.session.aclose() for r in runtimes),
             *(r.provider.aclose() for r in runtimes),
+            self.retention.close(),
             return_exceptions=True,
         )
         await self.backend.stop()
@@ -565,6 +570,7 @@ class Commander:
     def _turn_finished(self, mysis_id: int, turns: int) -> None:
         """A Mysis ended its ``turns``-th turn (headless runs count them)."""
         runtime = self._myses.get(mysis_id)
+        self.retention.turn_finished()
         if self.on_turn is not None and runtime is not None:
             self.on_turn(runtime)
 

@@ -539,27 +539,47 @@ class MysisRuntime:
         settings: ComposeSettings,
         turn_id: int | None,
     ) -> ChatResponse:
-        """One try of one request: logged before, its outcome recorded after."""
-        request_id = await self.swarm.store.log_request(
-            self.id,
-            composition,
-            last_memory_id=last_id,
-            nudge_level=nudge_level,
-            tools_tokens=settings.tools_tokens,
-            turn_id=turn_id,
-            settings=settings,
+        """One try of one request: logged before, its outcome recorded after.
+
+        A cut that comes while the request is being logged still finds it logged (the
+        write goes on in the database's thread) and records it as cancelled: no request
+        is left pending by a quit.
+        """
+        logging = asyncio.ensure_future(
+            self.swarm.store.log_request(
+                self.id,
+                composition,
+                last_memory_id=last_id,
+                nudge_level=nudge_level,
+                tools_tokens=settings.tools_tokens,
+                turn_id=turn_id,
+                settings=settings,
+                turn_state=self.turn.state if self.turn is not None else None,
+            )
         )
         started = time.perf_counter()
-        self.activity = "thinking"
-        await self.changed("thinking")
-        outcome, error, kind, response = "error", None, None, None
         try:
+            request_id = await asyncio.shield(logging)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                request_id = await logging
+                await self._finish_request(
+                    request_id, "cancelled", None, started, "stopped before the call"
+                )
+            raise
+        outcome, kind, response = "cancelled", None, None
+        error: str | None = "stopped before the call"
+        try:
+            self.activity = "thinking"
+            await self.changed("thinking")
+            outcome, error = "error", None
             async with self.swarm.in_flight("llm"):
                 response = await self.provider.chat(request, on_event=self._stream_sink())
             outcome = "ok"
             return response
         except asyncio.CancelledError:
-            outcome, error = "cancelled", "stopped during the call"
+            if outcome != "cancelled":
+                outcome, error = "cancelled", "stopped during the call"
             raise
         except ProviderError as exc:
             # The log says how the call ended before the state does.

@@ -159,6 +159,12 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
             "Mysis's system prompt or account changed since)\n",
             style=fmt.ERROR,
         )
+    elif r.thinned:
+        text.append(
+            "? recomposed from the log (thinned by [storage] request_log: its digest is "
+            "gone, so it cannot be checked)\n",
+            style=fmt.WARNING,
+        )
     else:
         text.append(
             "? recomposed from the log (logged before digests were kept: cannot be checked)\n",
