@@ -41,6 +41,11 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--out", type=Path, help="write arena.json and leaderboard.md here")
     p.add_argument("--json", action="store_true", help="print the JSON report")
+    p.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="do not play the autopilot baseline after another provider",
+    )
 
 
 class BadInput(Exception):
@@ -113,7 +118,7 @@ async def _arena(args: argparse.Namespace) -> int:
             say(f"{where} errored: {result.error} in {result.wall_s:.1f} s", sys.stderr)
             return
         say(
-            f"{where} score {result.score:.1f} ({'pass' if result.passed else 'fail'}, "
+            f"{where} score {result.score:.1f} ({'≥' if result.passed else '<'} 20, level "
             f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
             sys.stderr,
         )
@@ -149,14 +154,18 @@ async def _arena(args: argparse.Namespace) -> int:
         baseline = None
         if (
             silence is None
+            and not args.no_baseline
             and config.providers[provider].type != "autopilot"
             and "autopilot" in config.providers
         ):
             baseline = (await measure(store, "autopilot"))[1]
+    # The baseline travels with the report (absent with --no-baseline, or when the
+    # provider is the autopilot itself); it is stored as a batch of its own.
+    printed = {**report, "baseline": baseline} if baseline is not None else report
     if args.out is not None:  # written from what is stored
         try:
             args.out.mkdir(parents=True, exist_ok=True)
-            (args.out / "arena.json").write_text(to_json(report) + "\n", encoding="utf-8")
+            (args.out / "arena.json").write_text(to_json(printed) + "\n", encoding="utf-8")
             boards = [r for r in (baseline, report) if r is not None]
             (args.out / "leaderboard.md").write_text(leaderboard(boards), encoding="utf-8")
         except OSError as exc:
@@ -165,7 +174,7 @@ async def _arena(args: argparse.Namespace) -> int:
                 f"{database} as batch #{batch} (the arena screen, A, shows it)"
             ) from None
     if args.json:
-        print(to_json(report))
+        print(to_json(printed))
     else:
         say(table(report, baseline))
     if silence is not None:

@@ -25,6 +25,7 @@ RUN_KEYS = {
     "errored",
     "error",
     "answered",
+    "level",
 }
 
 
@@ -58,6 +59,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
+    # The provider is the autopilot: no baseline beside it.
     assert set(report) == {"provider", "runs", "cells", "composite"}
     assert report["provider"] == "autopilot" and report["runs"] == 2
     (cell,) = report["cells"]
@@ -66,10 +68,14 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         "strategy",
         "score_mean",
         "score_std",
+        "score_ci95",
         "pass_rate",
+        "levels",
+        "metrics_mean",
         "errored",
         "runs",
     }
+    assert sum(cell["levels"].values()) == 2
     assert cell["errored"] == 0
     assert cell["scenario"] == "s1-bootstrap-grind" and cell["strategy"] == "turn-aware"
     assert len(cell["runs"]) == 2
@@ -130,7 +136,10 @@ def _script() -> list[Reply]:
     return [
         Reply("", tool_calls=[Call("register", {"username": "Vega", "empire": "solarian"})]),
         Reply("", tool_calls=[Call("mine", {})]),
-        Reply("", tool_calls=[Call("undock", {}), Call("get_system", {})]),
+        Reply(
+            "",
+            tool_calls=[Call("undock", {}), Call("zoea_swarm_status", {}), Call("get_system", {})],
+        ),
         Reply("Looked around."),
     ]
 
@@ -177,12 +186,19 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
         if m["role"] == "user"
     )
     assert run["requests"] == len(bodies) and run["requests"] <= 6
+    # Only the game's commands are scored; the swarm's zoea_* tool is counted apart.
     assert run["metrics"]["tool_calls"] == 4 and run["metrics"]["tool_errors"] == 1
+    assert (run["metrics"]["game_calls"], run["metrics"]["game_errors"]) == (4, 1)
+    assert (run["metrics"]["swarm_calls"], run["metrics"]["swarm_errors"]) == (1, 0)
     assert run["tokens_in"] == 12 * run["requests"] and run["tokens_out"] == 7 * run["requests"]
     assert run["invalid_requests"] == 0
     assert run["metrics"]["systems_explored"] == 0  # the home system is not explored
     # s2: 50·(0/10) + 25·(3/4) + 25·(4/20)
     assert run["score"] == pytest.approx(18.75 + 5)
+    # The autopilot's baseline travels with the report.
+    baseline = report["baseline"]
+    assert baseline["provider"] == "autopilot"
+    assert baseline["cells"][0]["scenario"] == "s2-navigation"
 
 
 def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
@@ -283,12 +299,16 @@ def test_a_compact_provider_is_scored_by_the_commands_it_runs(
             [
                 *("arena", "--scenario", "s4", "--provider", "scripted", "--ticks", "6"),
                 *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
+                "--no-baseline",
             ]
         )
         tools = [t["function"]["name"] for t in server.chat_requests[0].json()["tools"]]
     assert code == 0
     assert "game" in tools and "forum_create_thread" not in tools
-    (run,) = json.loads(capsys.readouterr().out)["cells"][0]["runs"]
+    report = json.loads(capsys.readouterr().out)
+    assert "baseline" not in report  # --no-baseline
+    assert report["composite"] == {} and set(report["composite_s4"]) == {"turn-aware"}
+    (run,) = report["cells"][0]["runs"]
     assert run["metrics"]["tool_calls"] == 2 and run["metrics"]["tool_errors"] == 0
     assert run["metrics"]["forum_posts"] == 1
 

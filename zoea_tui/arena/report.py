@@ -1,8 +1,11 @@
 """The arena's results: the JSON contract, the printed table, the Markdown leaderboard.
 
 The JSON (docs/ARCHITECTURE.md, 'Command line'): ``{"provider", "runs", "cells":
-[{"scenario", "strategy", "score_mean", "score_std", "pass_rate", "runs": [...]}],
-"composite": {STRATEGY: score}}``; a run is :meth:`RunResult.to_json`.
+[{"scenario", "strategy", "score_mean", "score_std", "score_ci95", "pass_rate", "levels",
+"errored", "runs": [...]}], "composite": {STRATEGY: score}}`` plus ``"composite_s4"`` when
+s4 was played; a run is :meth:`RunResult.to_json`. The composite is SMBench's: the mean
+over s1 s2 s3 s5 s6 only. ``pass_rate`` is SMBench's pass (a score of at least 20);
+``levels`` counts the success levels the scored runs reached, a separate thing.
 """
 
 from __future__ import annotations
@@ -13,7 +16,32 @@ from typing import Any
 
 from . import scoring
 from .runner import RunResult
-from .scenarios import SCENARIOS
+from .scenarios import ALL_LEVELS, SCENARIOS
+
+
+def _levels(group: Sequence[RunResult]) -> dict[str, int]:
+    """How many scored runs reached each success level (the highest one they reached)."""
+    counts = dict.fromkeys(ALL_LEVELS, 0)
+    for result in group:
+        if not result.errored:
+            level = str(result.metrics.get("level", "none"))
+            counts[level if level in counts else "none"] += 1
+    return counts
+
+
+#: Raw figures every cell averages, beside its scenario's own.
+COMMON_RAW: tuple[str, ...] = ("game_calls", "game_errors", "swarm_calls")
+
+
+def _raw_means(scenario: str, group: Sequence[RunResult]) -> dict[str, float]:
+    """The scenario's raw figures and the call counts, averaged over the scored runs."""
+    scored = [r for r in group if not r.errored]
+    if not scored:
+        return {}
+    keys = (*SCENARIOS[scenario].raw, *COMMON_RAW)
+    return {
+        k: round(scoring.mean([float(r.metrics.get(k, 0) or 0) for r in scored]), 2) for k in keys
+    }
 
 
 def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict[str, Any]:
@@ -23,6 +51,7 @@ def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict
         cells.setdefault((result.scenario, result.strategy), []).append(result)
     out_cells = []
     by_strategy: dict[str, list[float]] = {}
+    social: dict[str, float | None] = {}
     for (scenario, strategy), group in cells.items():
         # An errored run (its provider failed) is shown, never scored: not 0 in a mean.
         scores = [r.score for r in group if not r.errored]
@@ -33,18 +62,34 @@ def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict
                 "strategy": strategy,
                 "score_mean": mean,
                 "score_std": round(scoring.population_std(scores), 2),
+                "score_ci95": scoring.ci95(scores),
+                # SMBench's pass: a score of at least 20 (not the success level "pass").
                 "pass_rate": round(scoring.pass_rate(scores), 4),
+                "levels": _levels(group),
+                "metrics_mean": _raw_means(scenario, group),
                 "errored": len(group) - len(scores),
                 "runs": [r.to_json() for r in group],
             }
         )
+        key = SCENARIOS[scenario].key
+        if key not in scoring.COMPOSITE_SCENARIOS:
+            social[strategy] = mean
+            continue
         means = by_strategy.setdefault(strategy, [])
         if mean is not None:
             means.append(mean)
     composite = {
         s: round(scoring.composite(means), 2) if means else None for s, means in by_strategy.items()
     }
-    return {"provider": provider, "runs": runs, "cells": out_cells, "composite": composite}
+    report: dict[str, Any] = {
+        "provider": provider,
+        "runs": runs,
+        "cells": out_cells,
+        "composite": composite,
+    }
+    if social:  # s4, which SMBench never runs: reported apart, never in the composite
+        report["composite_s4"] = social
+    return report
 
 
 def first_error(report: dict[str, Any]) -> str | None:
@@ -81,6 +126,12 @@ def _grid(
     return scenarios, strategies, grid
 
 
+def levels_text(levels: dict[str, int]) -> str:
+    """A cell's success levels as counts, best first ("excellent 2, good 1")."""
+    parts = [f"{name} {levels[name]}" for name in reversed(ALL_LEVELS) if levels.get(name)]
+    return ", ".join(parts) or "—"
+
+
 def _cell_text(cell: dict[str, Any] | None) -> str:
     if cell is None:
         return "—"
@@ -90,24 +141,30 @@ def _cell_text(cell: dict[str, Any] | None) -> str:
     )
     if not scored:
         return "errored" + errored
-    levels = [r["metrics"].get("level", "none") for r in scored]
-    level = max(levels, key=("none", "pass", "good", "excellent").index) if levels else "none"
-    passed = f"{round(cell['pass_rate'] * 100)}%"
-    std = f"±{cell['score_std']:.1f}" if len(scored) > 1 else ""
-    return f"{cell['score_mean']:.1f}{std} {passed} {level}{errored}"
+    ci = cell.get("score_ci95")
+    spread = f" [{ci[0]:.0f}–{ci[1]:.0f}]" if ci else ""
+    passed = f"≥20 {round(cell['pass_rate'] * 100)}%"
+    levels = cell.get("levels") or {}
+    return f"{cell['score_mean']:.1f}{spread} {passed} · {levels_text(levels)}{errored}"
+
+
+def _composite_text(report: dict[str, Any], strategy: str) -> str:
+    composite = report.get("composite") or {}
+    return score_text(composite[strategy]) if strategy in composite else "—"
 
 
 def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str:
-    """A plain-text table: one row per scenario, one column per strategy (mean score,
-    pass rate, best success level reached), then the composite; the autopilot's
+    """A plain-text table: one row per scenario, one column per strategy (mean score, its
+    95 % interval, the share of runs scoring at least 20, and how many runs reached each
+    success level), then the composite over SMBench's five scenarios; the autopilot's
     baseline composite first when another provider was measured."""
     scenarios, strategies, grid = _grid(report)
     header = ["scenario", *strategies]
     rows = [[s, *(_cell_text(grid.get((s, st))) for st in strategies)] for s in scenarios]
     rows.append(
         [
-            f"composite ({report['provider']})",
-            *(score_text(report["composite"].get(st)) for st in strategies),
+            f"composite s1 s2 s3 s5 s6 ({report['provider']})",
+            *(_composite_text(report, st) for st in strategies),
         ]
     )
     if baseline is not None:
@@ -115,7 +172,7 @@ def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str
             0,
             [
                 "composite (autopilot baseline)",
-                *(score_text(baseline["composite"].get(st)) for st in strategies),
+                *(_composite_text(baseline, st) for st in strategies),
             ],
         )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
@@ -139,8 +196,11 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
     lines = [
         "# Zoea Nova arena leaderboard",
         "",
-        "SMBench's scenarios on the embedded world (mean score over runs, pass rate; "
-        "a run passes at 20). The autopilot is the rule-based baseline.",
+        "SMBench's scenarios on the embedded world: mean score over runs, the share of "
+        "runs scoring at least 20 (SMBench's pass) and the success levels the runs "
+        "reached (a separate thing SMBench's scorer never reads). The composite is the "
+        "mean over s1 s2 s3 s5 s6, as SMBench's; s4 stands apart. The autopilot is the "
+        "rule-based baseline.",
         "",
         "| provider | strategy | " + " | ".join(scenarios) + " | composite |",
         "|---|---|" + "---|" * len(scenarios) + "---|",
@@ -157,12 +217,14 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
                     cells.append("errored")
                 else:
                     errored = f", {cell['errored']} errored" if cell.get("errored") else ""
+                    levels = levels_text(cell.get("levels") or {})
                     cells.append(
-                        f"{cell['score_mean']:.1f} ({round(cell['pass_rate'] * 100)}%{errored})"
+                        f"{cell['score_mean']:.1f} (≥20 {round(cell['pass_rate'] * 100)}%; "
+                        f"{levels}{errored})"
                     )
             lines.append(
                 f"| {report['provider']} | {strategy} | "
                 + " | ".join(cells)
-                + f" | {score_text(report['composite'].get(strategy))} |"
+                + f" | {_composite_text(report, strategy)} |"
             )
     return "\n".join(lines) + "\n"

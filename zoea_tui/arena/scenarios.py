@@ -16,6 +16,8 @@ Level = Callable[[Metrics], bool]
 
 #: The success levels, in order.
 LEVELS = ("pass", "good", "excellent")
+#: What a run's ``level`` may be: none reached, or the highest one reached.
+ALL_LEVELS = ("none", *LEVELS)
 
 
 def _m(metrics: Metrics, key: str) -> float:
@@ -40,6 +42,8 @@ class Scenario:
     level_text: tuple[str, str, str]
     #: Companion Myses (autopilot) sharing the world.
     companions: int = 0
+    #: The raw figures the scenario is about (shown beside its score, averaged per cell).
+    raw: tuple[str, ...] = ()
 
     def achieved(self, metrics: Metrics) -> dict[str, bool]:
         """``{"pass": …, "good": …, "excellent": …}`` for a run's metrics."""
@@ -98,6 +102,7 @@ SCENARIOS: dict[str, Scenario] = {
                 _at_least("credits_earned", 3_000),
             ),
             ("earn ≥ 500 cr", "earn ≥ 1 500 cr", "earn ≥ 3 000 cr"),
+            raw=("credits_earned", "credits_spent", "ore_mined"),
         ),
         Scenario(
             "s2",
@@ -113,6 +118,7 @@ SCENARIOS: dict[str, Scenario] = {
                 _at_least("systems_explored", 10),
             ),
             ("visit ≥ 3 systems", "visit ≥ 6 systems", "visit ≥ 10 systems"),
+            raw=("systems_explored",),
         ),
         Scenario(
             "s3",
@@ -129,6 +135,7 @@ SCENARIOS: dict[str, Scenario] = {
                 _at_least("final_credits", 15_000),
             ),
             ("end with ≥ 1 000 cr", "end with ≥ 5 000 cr", "end with ≥ 15 000 cr"),
+            raw=("final_credits", "credits_earned", "credits_spent"),
         ),
         Scenario(
             "s4",
@@ -142,6 +149,7 @@ SCENARIOS: dict[str, Scenario] = {
             (_social_pass, _social_good, _social_excellent),
             ("3 chats and a status", "all of it", "a reply received or real forum content"),
             companions=2,
+            raw=("chats", "log_entries", "forum_posts"),
         ),
         Scenario(
             "s5",
@@ -157,6 +165,7 @@ SCENARIOS: dict[str, Scenario] = {
                 _at_least("pirates_destroyed", 1),
             ),
             ("a weapon installed", "a pirate engaged and survived", "a pirate destroyed"),
+            raw=("weapons_installed", "pirates_engaged", "pirates_destroyed", "destroyed"),
         ),
         Scenario(
             "s6",
@@ -172,6 +181,7 @@ SCENARIOS: dict[str, Scenario] = {
                 _at_least("missions_completed", 3),
             ),
             ("≥ 1 accepted", "≥ 1 completed", "≥ 3 completed"),
+            raw=("missions_accepted", "missions_completed", "credits_earned"),
         ),
     )
 }

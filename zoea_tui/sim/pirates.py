@@ -252,6 +252,7 @@ def on_tick(world: World) -> None:
                     hull=pirate["max_hull"],
                     shield=pirate["max_shield"],
                     engaged_with=[],
+                    life=pirate.get("life", 0) + 1,
                 )
             continue
         pirate["shield"] = min(pirate["max_shield"], pirate["shield"] + SHIELD_RECHARGE_PIRATE)

@@ -23,7 +23,8 @@ Fields of `PlayerStats`:
   standing exchange orders);
 - exploration: `systems_explored` (distinct systems reached by jump, the start system
   excluded), `systems_visited` (distinct systems seen, the start system included);
-- combat: `pirates_engaged` (distinct pirates attacked), `pirates_destroyed`,
+- combat: `pirates_engaged` (distinct pirates attacked; a pirate back after being
+  destroyed is a new one, so it is never below `pirates_destroyed`), `pirates_destroyed`,
   `ships_lost`, `damage_dealt`, `damage_taken`, `bounties_earned` (credits),
   `weapons_installed`, `defenses_installed` (modules fitted now);
 - missions: `missions_accepted`, `missions_completed`, `missions_abandoned`,

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Static
 
-from ...arena.report import build_report, score_text
+from ...arena.report import build_report, levels_text, score_text
 from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
 from ...arena.scenarios import SCENARIOS, resolve
 from ...core.types import Memory
@@ -127,7 +127,7 @@ class ArenaScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         results = self.query_one("#arena-results", DataTable)
         results.add_columns(
-            "scenario", "strategy", "score", "±", "pass", "level", "tokens in", "requests"
+            "scenario", "strategy", "score", "95% CI", "≥20", "levels", "tokens in", "requests"
         )
         past = self.query_one("#arena-past", DataTable)
         past.add_columns("#", "when", "provider", "scenarios", "composite")
@@ -277,17 +277,22 @@ class ArenaScreen(ZoeaScreen[None]):
 
     def _add_cell(self, cell: dict[str, Any]) -> None:
         runs = cell["runs"]
-        levels = [r["metrics"].get("level", "none") for r in runs if not r.get("errored")]
         errors = [r["error"] for r in runs if r.get("errored")]
+        ci = cell.get("score_ci95")
         if errors:  # the server's words, where the commander looks
             self._status(f"{cell['scenario']} · {cell['strategy']}: errored: {errors[0]}")
         self.query_one("#arena-results", DataTable).add_row(
             cell["scenario"],
             cell["strategy"],
             score_text(cell["score_mean"]),
-            f"{cell['score_std']:.1f}",
+            f"{ci[0]:.0f}–{ci[1]:.0f}" if ci else "—",
             f"{round(cell['pass_rate'] * 100)}%",
-            ", ".join([*dict.fromkeys(levels), *([f"{len(errors)} errored"] if errors else [])]),
+            ", ".join(
+                [
+                    levels_text(cell.get("levels") or {}),
+                    *([f"{len(errors)} errored"] if errors else []),
+                ]
+            ),
             f"{sum(r['tokens_in'] for r in runs):,}",
             str(sum(r["requests"] for r in runs)),
         )
