@@ -31,9 +31,16 @@ def add_parser(sub: Any) -> None:
         help="seed of the first run's world (run i plays seed K+i)",
     )
     p.add_argument(
+        "--budget",
+        choices=("smbench", "ticks"),
+        default="smbench",
+        help="smbench (default): one client turn of at most 30 model requests, as SMBench's "
+        "published runs; ticks: the scenario's whole tick budget",
+    )
+    p.add_argument(
         "--ticks",
         type=int,
-        help="play this many ticks instead of each scenario's budget (quick checks)",
+        help="play at most this many ticks instead of each scenario's budget (quick checks)",
     )
     p.add_argument("--config", type=Path, help="configuration file (TOML)")
     p.add_argument(
@@ -128,7 +135,7 @@ async def _arena(args: argparse.Namespace) -> int:
         batch = await store.begin_arena_batch(name, args.runs, seed=args.seed, ticks=args.ticks)
 
         async def keep(result: RunResult) -> None:
-            one = build_report(name, 1, [result])["cells"][0]
+            one = build_report(name, 1, [result], budget=args.budget)["cells"][0]
             await store.add_arena_run(batch, one["scenario"], one["strategy"], one["runs"][0])
             said(result)  # once it is safe
 
@@ -141,8 +148,11 @@ async def _arena(args: argparse.Namespace) -> int:
             seed=args.seed,
             ticks=args.ticks,
             hooks=RunHooks(on_run=keep),
+            budget_kind=args.budget,
         )
-        await store.finish_arena_batch(batch, build_report(name, args.runs, results))
+        await store.finish_arena_batch(
+            batch, build_report(name, args.runs, results, budget=args.budget)
+        )
         stored = await store.get_arena_batch(batch)
         assert stored is not None
         return batch, stored.report

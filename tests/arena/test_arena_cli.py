@@ -45,6 +45,8 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         "autopilot",
         "--strategy",
         "turn-aware",
+        "--budget",
+        "ticks",
         "--ticks",
         "40",
         "--runs",
@@ -60,7 +62,8 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     # The provider is the autopilot: no baseline beside it.
-    assert set(report) == {"provider", "runs", "cells", "composite"}
+    assert set(report) == {"provider", "budget", "runs", "cells", "composite"}
+    assert report["budget"] == "ticks"
     assert report["provider"] == "autopilot" and report["runs"] == 2
     (cell,) = report["cells"]
     assert set(cell) == {
@@ -116,6 +119,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         (["--scenario", "s1", "--provider", "autopilot", "--runs", "two"], "invalid int"),
         (["--scenario", "s1", "--provider", "autopilot", "--bogus"], "unrecognized"),
         (["--provider", "autopilot"], "--scenario"),
+        (["--scenario", "s1", "--provider", "autopilot", "--budget", "forever"], "invalid choice"),
     ],
 )
 def test_arena_refuses_bad_flags_with_one_line(
@@ -185,7 +189,9 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
         for m in bodies[0]["messages"]
         if m["role"] == "user"
     )
-    assert run["requests"] == len(bodies) and run["requests"] <= 6
+    assert report["budget"] == "smbench"  # the default
+    # One client turn: it ended when the model answered without a tool call.
+    assert run["requests"] == len(bodies) == 4 and run["metrics"]["turns"] == 1
     # Only the game's commands are scored; the swarm's zoea_* tool is counted apart.
     assert run["metrics"]["tool_calls"] == 4 and run["metrics"]["tool_errors"] == 1
     assert (run["metrics"]["game_calls"], run["metrics"]["game_errors"]) == (4, 1)
@@ -372,3 +378,54 @@ def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
             return list(await store.list_arena_runs())
 
     assert len(asyncio.run(stored())) >= 1
+
+
+def _tool_forever(tmp_path: Path, server: FakeOpenAIServer, *budget: str) -> dict:  # type: ignore[type-arg]
+    """A model that checks its status at every request, under ``budget`` flags."""
+    server.default = Reply("", tool_calls=[Call("get_status", {})])
+    with server.running_in_thread():
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[providers.busy]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
+            encoding="utf-8",
+        )
+        done = zoea(
+            *("arena", "--scenario", "s2", "--provider", "busy", "--no-baseline", "--json"),
+            *("--config", str(config), "--db", str(tmp_path / "a.db"), *budget),
+        )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_smbench_budget_is_one_turn_of_at_most_30_requests(tmp_path: Path) -> None:
+    server = FakeOpenAIServer()
+    report = _tool_forever(tmp_path, server)
+    (run,) = report["cells"][0]["runs"]
+    assert report["budget"] == "smbench"
+    assert run["requests"] == 30 == len(server.chat_requests)
+    assert run["metrics"]["max_requests"] == 30 and run["metrics"]["turns"] == 1
+    assert run["metrics"]["game_calls"] == 30
+    assert run["metrics"]["ticks"] < 200  # the turn ended first, not the ticks
+
+
+def test_ticks_budget_plays_turn_after_turn_until_the_ticks_are_spent(tmp_path: Path) -> None:
+    server = FakeOpenAIServer()
+    server.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Done for now."))
+    report = _tool_forever(tmp_path, server, "--budget", "ticks", "--ticks", "45")
+    (run,) = report["cells"][0]["runs"]
+    assert report["budget"] == "ticks" and run["metrics"]["max_requests"] is None
+    # The model ended its first turn after two requests; nudges started more turns.
+    assert run["metrics"]["turns"] >= 2 and run["requests"] > 30
+    assert run["metrics"]["ticks"] == 45
+
+
+def test_a_table_and_a_leaderboard_name_their_budget() -> None:
+    from zoea_tui.arena.report import build_report, leaderboard, table
+    from zoea_tui.arena.runner import RunResult
+
+    result = RunResult("s1", "turn-aware", 0, 30.0, True, {"level": "none"}, answered=1)
+    report = build_report("p", 1, [result], budget="smbench")
+    assert table(report).startswith("budget: smbench (SMBench's: one client turn of at most 30")
+    assert "Budget: smbench (SMBench's: one client turn" in leaderboard([report])
+    ticks = build_report("p", 1, [result], budget="ticks")
+    assert "whole tick budget" in table(ticks)

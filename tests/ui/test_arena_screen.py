@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, ProgressBar
+from textual.widgets import DataTable, ProgressBar, Select
 
 from zoea_tui.config import Config
 from zoea_tui.ui.app import ZoeaApp
@@ -27,6 +27,7 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ArenaScreen)
+        screen.query_one("#arena-budget", Select).value = "ticks"  # the whole 15 ticks
         await pilot.press("ctrl+r")
         results = screen.query_one("#arena-results", DataTable)
         past = screen.query_one("#arena-past", DataTable)
@@ -40,6 +41,7 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         assert app.commander is not None
         (batch,) = await app.commander.store.list_arena_batches()
         assert batch.provider == "autopilot" and batch.ticks == 15
+        assert batch.report["budget"] == "ticks"
         # Reopening the batch shows its results again.
         results.clear()
         past.focus()

@@ -1,6 +1,6 @@
 """The arena's results: the JSON contract, the printed table, the Markdown leaderboard.
 
-The JSON (docs/ARCHITECTURE.md, 'Command line'): ``{"provider", "runs", "cells":
+The JSON (docs/ARCHITECTURE.md, 'Command line'): ``{"provider", "budget", "runs", "cells":
 [{"scenario", "strategy", "score_mean", "score_std", "score_ci95", "pass_rate", "levels",
 "errored", "runs": [...]}], "composite": {STRATEGY: score}}`` plus ``"composite_s4"`` when
 s4 was played; a run is :meth:`RunResult.to_json`. The composite is SMBench's: the mean
@@ -44,8 +44,25 @@ def _raw_means(scenario: str, group: Sequence[RunResult]) -> dict[str, float]:
     }
 
 
-def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict[str, Any]:
-    """The JSON contract of a set of runs (cells in the order they were played)."""
+def budget_of(results: Sequence[RunResult], default: str = "smbench") -> str:
+    """The budget the runs were played under (their own record of it)."""
+    kinds = {str(r.metrics.get("budget_kind")) for r in results if r.metrics.get("budget_kind")}
+    return kinds.pop() if len(kinds) == 1 else default
+
+
+#: How each budget is named in tables and leaderboards.
+BUDGET_TEXT = {
+    "smbench": "SMBench's: one client turn of at most 30 model requests, as every published "
+    "SMBench run (within the scenario's ticks)",
+    "ticks": "the scenario's whole tick budget (200 or 300 ticks), turn after turn",
+}
+
+
+def build_report(
+    provider: str, runs: int, results: Sequence[RunResult], *, budget: str | None = None
+) -> dict[str, Any]:
+    """The JSON contract of a set of runs (cells in the order they were played);
+    ``budget`` defaults to what the runs record."""
     cells: dict[tuple[str, str], list[RunResult]] = {}
     for result in results:
         cells.setdefault((result.scenario, result.strategy), []).append(result)
@@ -83,6 +100,7 @@ def build_report(provider: str, runs: int, results: Sequence[RunResult]) -> dict
     }
     report: dict[str, Any] = {
         "provider": provider,
+        "budget": budget or budget_of(results),
         "runs": runs,
         "cells": out_cells,
         "composite": composite,
@@ -181,7 +199,14 @@ def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str
         for row in [header, *rows]
     ]
     lines.insert(1, "  ".join("─" * w for w in widths))
+    lines.insert(0, f"budget: {budget_line(report)}")
     return "\n".join(lines)
+
+
+def budget_line(report: dict[str, Any]) -> str:
+    """The report's budget, named ("smbench (SMBench's: one client turn …)")."""
+    kind = str(report.get("budget") or "ticks")
+    return f"{kind} ({BUDGET_TEXT.get(kind, kind)})"
 
 
 def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
@@ -201,6 +226,8 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
         "reached (a separate thing SMBench's scorer never reads). The composite is the "
         "mean over s1 s2 s3 s5 s6, as SMBench's; s4 stands apart. The autopilot is the "
         "rule-based baseline.",
+        "",
+        *dict.fromkeys(f"Budget: {budget_line(r)}." for r in ordered),
         "",
         "| provider | strategy | " + " | ".join(scenarios) + " | composite |",
         "|---|---|" + "---|" * len(scenarios) + "---|",

@@ -38,7 +38,7 @@ from ..providers.base import Provider
 from ..providers.registry import build_provider
 from ..storage import MysisRecord
 from . import scoring
-from .meter import MeteredProvider, Progress, TickMeter
+from .meter import BUDGETS, SMBENCH_REQUESTS, MeteredProvider, Progress, TickMeter
 from .metrics import CallTally, run_metrics
 from .scenarios import Scenario
 
@@ -142,19 +142,37 @@ async def play(
     ticks: int | None = None,
     hooks: RunHooks | None = None,
     workdir: Path | None = None,
+    budget_kind: str = "smbench",
 ) -> RunResult:
-    """Play one run of ``scenario`` and score it."""
+    """Play one run of ``scenario`` and score it.
+
+    ``budget_kind`` is ``"smbench"`` (SMBench's: the scored Mysis's first turn, at most
+    :data:`SMBENCH_REQUESTS` model requests, within the tick budget) or ``"ticks"`` (the
+    whole tick budget, turn after turn).
+    """
+    if budget_kind not in BUDGETS:
+        raise ValueError(f"unknown budget {budget_kind!r}; expected one of: {', '.join(BUDGETS)}")
     hooks = hooks or RunHooks()
     budget = ticks or scenario.budget
+    one_turn = budget_kind == "smbench"
     config, composer = composer_strategy(config, strategy)
+    context = config.context
+    if one_turn:  # SMBench's client: one turn of up to 30 tool rounds
+        context = replace(context, max_tool_iterations=SMBENCH_REQUESTS)
     config = replace(
         config,
+        context=context,
         game=replace(config.game, seed=seed, endpoint="embedded"),
         swarm=replace(config.swarm, max_myses=max(config.swarm.max_myses, scenario.companions + 1)),
     )
     backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
     assert backend.host is not None
-    meter = TickMeter(backend.host, budget, hooks.on_progress)
+    meter = TickMeter(
+        backend.host,
+        budget,
+        hooks.on_progress,
+        max_requests=SMBENCH_REQUESTS if one_turn else None,
+    )
     scored = f"arena-{scenario.key}"
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
@@ -170,7 +188,14 @@ async def play(
             provider_factory=_provider_factory(config, meter, scored),
         )
         outcome = await _run(
-            commander, scenario, meter, hooks, provider=provider, strategy=composer, scored=scored
+            commander,
+            scenario,
+            meter,
+            hooks,
+            provider=provider,
+            strategy=composer,
+            scored=scored,
+            one_turn=one_turn,
         )
     tally, username = outcome.tally, outcome.username
     assert backend.host is not None
@@ -178,6 +203,9 @@ async def play(
     metrics["level"] = scenario.level(metrics)
     metrics["levels"] = scenario.achieved(metrics)
     metrics["seed"] = seed
+    metrics["budget_kind"] = budget_kind
+    metrics["max_requests"] = meter.max_requests
+    metrics["turns"] = outcome.turns
     wall = round(time.perf_counter() - started, 3)
     metrics["wall_s"] = wall
     score = scoring.score_run(scenario.key, metrics)
@@ -215,6 +243,8 @@ class _Outcome:
     #: Its provider's failure as the commander is told it; None when it never failed.
     failure: str | None = None
     answered: int = 0
+    #: Turns the scored Mysis ended.
+    turns: int = 0
 
 
 async def _run(
@@ -226,8 +256,12 @@ async def _run(
     provider: str,
     strategy: str,
     scored: str,
+    one_turn: bool = False,
 ) -> _Outcome:
-    """Create the Myses, give the task, wait for the end; what the scored Mysis did."""
+    """Create the Myses, give the task, wait for the end; what the scored Mysis did.
+
+    With ``one_turn`` the run ends when the scored Mysis ends its first turn, as
+    SMBench's client ends a run when its one turn is over."""
     sub = commander.bus.subscribe(maxsize=100_000)
     outcome = _Outcome()
     tally = outcome.tally
@@ -272,6 +306,15 @@ async def _run(
             scored, provider=provider, strategy=strategy, start=False
         )
         main_id.append(view.id)
+
+        def turn_ended(runtime: Any) -> None:
+            if runtime.id == view.id and not (one_turn and ended.is_set()):
+                outcome.turns += 1
+                if one_turn:  # SMBench's client stops after its one turn: nothing more counts
+                    meter.finished.set()
+                    ended.set()
+
+        commander.on_turn = turn_ended
         if hooks.on_start is not None:
             hooks.on_start(commander, view.id)
         # A commander broadcast: it starts every Mysis, and as the swarm's latest broadcast
@@ -307,6 +350,7 @@ async def run_arena(
     seed: int = 0,
     ticks: int | None = None,
     hooks: RunHooks | None = None,
+    budget_kind: str = "smbench",
 ) -> list[RunResult]:
     """Every run of every scenario under every strategy, in that order."""
     hooks = hooks or RunHooks()
@@ -325,6 +369,7 @@ async def run_arena(
                         seed=seed + index,
                         ticks=ticks,
                         hooks=hooks,
+                        budget_kind=budget_kind,
                     )
                 )
     return results

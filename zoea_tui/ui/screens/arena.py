@@ -110,6 +110,12 @@ class ArenaScreen(ZoeaScreen[None]):
                     allow_blank=False,
                     id="arena-strategy",
                 )
+                yield Select(
+                    [("budget: SMBench", "smbench"), ("budget: ticks", "ticks")],
+                    value="smbench",
+                    allow_blank=False,
+                    id="arena-budget",
+                )
                 yield Button("Run", id="arena-run", variant="primary")
             yield Label(
                 "Choose a scenario, a provider and strategies, then Run.",
@@ -149,13 +155,17 @@ class ArenaScreen(ZoeaScreen[None]):
         scenario = str(self.query_one("#arena-scenario", Select).value)
         provider = str(self.query_one("#arena-provider", Select).value)
         strategy = str(self.query_one("#arena-strategy", Select).value)
+        budget = str(self.query_one("#arena-budget", Select).value)
         strategies = list(ALL_STRATEGIES) if strategy == "all" else [strategy]
         self.query_one("#arena-results", DataTable).clear()
-        self.play(scenario, provider, strategies)
+        self.play(scenario, provider, strategies, budget)
 
     @work(group="arena", name="arena-play", exclusive=True, exit_on_error=False)
-    async def play(self, scenario: str, provider: str, strategies: list[str]) -> None:
+    async def play(
+        self, scenario: str, provider: str, strategies: list[str], budget: str = "smbench"
+    ) -> None:
         """The batch, in a worker: every callback only posts a message."""
+        self._unit = "requests" if budget == "smbench" else "ticks"
         commander = self.zoea.commander
         assert commander is not None
         listeners: set[asyncio.Task[None]] = set()
@@ -193,8 +203,9 @@ class ArenaScreen(ZoeaScreen[None]):
                 hooks=RunHooks(
                     on_progress=progress, on_start=started, on_run=finished, on_begin=begin
                 ),
+                budget_kind=budget,
             )
-            report = build_report(provider, 1, results)
+            report = build_report(provider, 1, results, budget=budget)
             await commander.store.add_arena_batch(report, seed=0, ticks=self.ticks)
         except Exception as exc:  # shown on screen; the app goes on
             self.post_message(self.Finished(None, f"{type(exc).__name__}: {exc}"))
@@ -236,9 +247,10 @@ class ArenaScreen(ZoeaScreen[None]):
         self.query_one("#arena-results", DataTable).clear()
         for cell in batch.report["cells"]:
             self._add_cell(cell)
+        composite = ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
+        budget = batch.report.get("budget", "ticks")
         self._status(
-            f"Batch #{batch.id} · {batch.provider} · composite "
-            + ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
+            f"Batch #{batch.id} · {batch.provider} · budget {budget} · composite {composite}"
         )
 
     # -- messages --------------------------------------------------------------------------
@@ -251,7 +263,8 @@ class ArenaScreen(ZoeaScreen[None]):
     def on_arena_screen_progress(self, message: Progress) -> None:
         bar = self.query_one(ProgressBar)
         bar.update(total=message.budget, progress=message.played)
-        self._status(f"{message.label}: {message.played}/{message.budget} ticks")
+        unit = getattr(self, "_unit", "ticks")
+        self._status(f"{message.label}: {message.played}/{message.budget} {unit}")
 
     def on_arena_screen_live_memory(self, message: LiveMemory) -> None:
         self.query_one(ConversationLog).add_memory(message.memory)
@@ -263,7 +276,10 @@ class ArenaScreen(ZoeaScreen[None]):
         composite = ", ".join(
             f"{k} {score_text(v)}" for k, v in message.report["composite"].items()
         )
-        self._status(f"Done · {message.report['provider']} · composite {composite}")
+        self._status(
+            f"Done · {message.report['provider']} · budget {message.report['budget']} · "
+            f"composite {composite}"
+        )
         self.load_past()
 
     # -- helpers -----------------------------------------------------------------------------
