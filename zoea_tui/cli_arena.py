@@ -38,6 +38,13 @@ def add_parser(sub: Any) -> None:
         "published runs; ticks: the scenario's whole tick budget",
     )
     p.add_argument(
+        "--world",
+        choices=("smbench", "classic"),
+        default="smbench",
+        help="smbench (default): the world calibrated against SMBench's published runs; "
+        "classic: the app's own embedded world",
+    )
+    p.add_argument(
         "--ticks",
         type=int,
         help="play at most this many ticks instead of each scenario's budget (quick checks)",
@@ -149,6 +156,7 @@ async def _arena(args: argparse.Namespace) -> int:
             ticks=args.ticks,
             hooks=RunHooks(on_run=keep),
             budget_kind=args.budget,
+            world=args.world,
         )
         await store.finish_arena_batch(
             batch, build_report(name, args.runs, results, budget=args.budget)

@@ -1,4 +1,5 @@
-"""Short arena runs: the autopilot reaches the combat and mission levels under turn-aware."""
+"""Short arena runs: the autopilot reaches the combat and mission levels under turn-aware
+(in the classic world, where modules are sold at home and missions repeat)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ async def test_s5_the_autopilot_arms_and_destroys_a_pirate() -> None:
         seed=0,
         ticks=120,
         budget_kind="ticks",
+        world="classic",
     )
     metrics = result.metrics
     assert metrics["weapons_installed"] >= 1
@@ -33,6 +35,7 @@ async def test_s6_the_autopilot_completes_missions() -> None:
         seed=0,
         ticks=120,
         budget_kind="ticks",
+        world="classic",
     )
     assert result.metrics["missions_completed"] >= 3
     assert result.metrics["level"] == "excellent"
@@ -47,6 +50,7 @@ async def test_s3_the_autopilot_trades_to_excellent() -> None:
         strategy="turn-aware",
         seed=0,
         budget_kind="ticks",
+        world="classic",
     )
     metrics = result.metrics
     assert metrics["orders_created"] >= 20 and metrics["orders_filled"] >= 20

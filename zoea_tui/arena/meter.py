@@ -29,6 +29,10 @@ Progress = Callable[[int, int], None]
 SMBENCH_REQUESTS = 30
 #: The budgets ``zoea arena --budget`` knows.
 BUDGETS: tuple[str, ...] = ("smbench", "ticks")
+#: Also known to the runner, for calibration (``bench/arena_calibration.py``): the first
+#: :data:`SMBENCH_REQUESTS` requests, over as many turns as they take (what a pilot that
+#: keeps its one turn going would play under SMBench's budget).
+CALIBRATION_BUDGETS: tuple[str, ...] = (*BUDGETS, "requests")
 
 
 class TickMeter:

@@ -50,6 +50,11 @@ def budget_of(results: Sequence[RunResult], default: str = "smbench") -> str:
     return kinds.pop() if len(kinds) == 1 else default
 
 
+def _world_of(results: Sequence[RunResult]) -> str:
+    worlds = {str(r.metrics.get("world")) for r in results if r.metrics.get("world")}
+    return worlds.pop() if len(worlds) == 1 else "smbench"
+
+
 #: How each budget is named in tables and leaderboards.
 BUDGET_TEXT = {
     "smbench": "SMBench's: one client turn of at most 30 model requests, as every published "
@@ -101,6 +106,7 @@ def build_report(
     report: dict[str, Any] = {
         "provider": provider,
         "budget": budget or budget_of(results),
+        "world": _world_of(results),
         "runs": runs,
         "cells": out_cells,
         "composite": composite,

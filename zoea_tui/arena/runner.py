@@ -38,7 +38,7 @@ from ..providers.base import Provider
 from ..providers.registry import build_provider
 from ..storage import MysisRecord
 from . import scoring
-from .meter import BUDGETS, SMBENCH_REQUESTS, MeteredProvider, Progress, TickMeter
+from .meter import CALIBRATION_BUDGETS, SMBENCH_REQUESTS, MeteredProvider, Progress, TickMeter
 from .metrics import CallTally, run_metrics
 from .scenarios import Scenario
 
@@ -143,15 +143,21 @@ async def play(
     hooks: RunHooks | None = None,
     workdir: Path | None = None,
     budget_kind: str = "smbench",
+    world: str = "smbench",
 ) -> RunResult:
     """Play one run of ``scenario`` and score it.
 
+    ``world`` is the embedded world's profile: ``"smbench"``, calibrated against SMBench's
+    published runs (``zoea_tui/sim/profiles.py``), or ``"classic"``, the app's own.
+
     ``budget_kind`` is ``"smbench"`` (SMBench's: the scored Mysis's first turn, at most
     :data:`SMBENCH_REQUESTS` model requests, within the tick budget) or ``"ticks"`` (the
-    whole tick budget, turn after turn).
+    whole tick budget, turn after turn); ``"requests"`` (calibration only) is the first
+    :data:`SMBENCH_REQUESTS` requests over as many turns as they take.
     """
-    if budget_kind not in BUDGETS:
-        raise ValueError(f"unknown budget {budget_kind!r}; expected one of: {', '.join(BUDGETS)}")
+    if budget_kind not in CALIBRATION_BUDGETS:
+        known = ", ".join(CALIBRATION_BUDGETS)
+        raise ValueError(f"unknown budget {budget_kind!r}; expected one of: {known}")
     hooks = hooks or RunHooks()
     budget = ticks or scenario.budget
     one_turn = budget_kind == "smbench"
@@ -162,7 +168,7 @@ async def play(
     config = replace(
         config,
         context=context,
-        game=replace(config.game, seed=seed, endpoint="embedded"),
+        game=replace(config.game, seed=seed, endpoint="embedded", world=world),
         swarm=replace(config.swarm, max_myses=max(config.swarm.max_myses, scenario.companions + 1)),
     )
     backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
@@ -171,7 +177,7 @@ async def play(
         backend.host,
         budget,
         hooks.on_progress,
-        max_requests=SMBENCH_REQUESTS if one_turn else None,
+        max_requests=SMBENCH_REQUESTS if budget_kind != "ticks" else None,
     )
     scored = f"arena-{scenario.key}"
     started = time.perf_counter()
@@ -204,6 +210,7 @@ async def play(
     metrics["levels"] = scenario.achieved(metrics)
     metrics["seed"] = seed
     metrics["budget_kind"] = budget_kind
+    metrics["world"] = world
     metrics["max_requests"] = meter.max_requests
     metrics["turns"] = outcome.turns
     wall = round(time.perf_counter() - started, 3)
@@ -351,6 +358,7 @@ async def run_arena(
     ticks: int | None = None,
     hooks: RunHooks | None = None,
     budget_kind: str = "smbench",
+    world: str = "smbench",
 ) -> list[RunResult]:
     """Every run of every scenario under every strategy, in that order."""
     hooks = hooks or RunHooks()
@@ -370,6 +378,7 @@ async def run_arena(
                         ticks=ticks,
                         hooks=hooks,
                         budget_kind=budget_kind,
+                        world=world,
                     )
                 )
     return results

@@ -42,6 +42,7 @@ from .model import (
     LOCAL_MODEL,
     PROVIDER_TYPES,
     REMOTE_TYPES,
+    WORLDS,
     Config,
     ConfigError,
     ContextConfig,
@@ -249,6 +250,12 @@ def _check_stream(value: Any) -> StreamSetting:
 def _check_strategy(value: Any) -> str:
     if value not in STRATEGIES:
         raise _Invalid(f"one of {_quoted(list(STRATEGIES))}")
+    return str(value)
+
+
+def _check_world(value: Any) -> str:
+    if value not in WORLDS:
+        raise _Invalid(f"one of {_quoted(WORLDS)}")
     return str(value)
 
 
@@ -462,6 +469,7 @@ def _game(table: _Table) -> GameConfig:
         tick_seconds=table.get("tick_seconds", _number_checker(0), d.tick_seconds),
         starting_credits=table.get("starting_credits", _int(0), d.starting_credits),
         timeout=table.get("timeout", _number_checker(0), d.timeout),
+        world=table.get("world", _check_world, d.world),
     )
 
 

@@ -58,13 +58,15 @@ class WorldHost:
         tick_seconds: float = 1.0,
         state_path: Path | None = None,
         starting_credits: int | None = None,
+        world_profile: str = "classic",
     ) -> WorldHost:
-        """A host for the world saved at ``state_path``, or a new one from ``seed``."""
+        """A host for the world saved at ``state_path``, or a new one from ``seed``
+        (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``)."""
         world: World | None = None
         if state_path is not None and state_path.exists():
             world = World.from_dict(json.loads(state_path.read_text(encoding="utf-8")))
         if world is None:
-            world = World(seed, starting_credits=starting_credits)
+            world = World(seed, starting_credits=starting_credits, world=world_profile)
         return cls(world, tick_seconds=tick_seconds, state_path=state_path)
 
     @property

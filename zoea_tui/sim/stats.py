@@ -16,8 +16,12 @@ The same counters are in the game itself: `get_status` → `player.stats` and
 Fields of `PlayerStats`:
 
 - identity and wallet: `player_id`, `username`, `tick` (the world clock when read),
-  `credits` (now; SMBench's `final_credits`), `credits_earned` (every credit received:
-  station sales, filled sell orders, mission rewards, pirate bounties), `credits_spent`;
+  `credits` (now; SMBench's `final_credits`), `credits_earned` (every credit received,
+  gross: station sales, filled sell orders, mission rewards, pirate bounties),
+  `credits_spent` (every credit paid: station buys, filled buy orders, fuel, repairs,
+  ships); so `credits` = starting credits + `credits_earned` - `credits_spent` - the
+  credits held in escrow by resting buy orders, the books SMBench's server keeps (in every
+  published run, final credits = 100 + credits_earned - credits_spent);
 - mining and trade: `ore_mined`, `ore_sold` (units), `trades_completed` (station buys and
   sells, plus order fills), `orders_created`, `orders_filled` (fills of the player's
   standing exchange orders);
