@@ -45,6 +45,13 @@ def add_parser(sub: Any) -> None:
         "classic: the app's own embedded world",
     )
     p.add_argument(
+        "--smbench",
+        type=Path,
+        metavar="DIR",
+        help="your SMBench checkout: send its scenario files and its client's prompt "
+        "(with one game tool) instead of the arena's own words",
+    )
+    p.add_argument(
         "--ticks",
         type=int,
         help="play at most this many ticks instead of each scenario's budget (quick checks)",
@@ -99,6 +106,16 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
         raise _usage("--ticks must be between 1 and 10000")
     if args.seed + args.runs - 1 > SQLITE_INT_MAX:
         raise _usage(f"--seed plus --runs must stay within {SQLITE_INT_MAX} (what SQLite stores)")
+    if args.smbench is not None:
+        from .arena.smbench import CheckoutError, load
+
+        try:
+            args.checkout = load(args.smbench)
+        except CheckoutError as exc:
+            raise _usage(str(exc)) from None
+        missing = [s.id for s in scenarios if s.key not in args.checkout.scenarios]
+        if missing:
+            raise _usage(f"{args.smbench} has no scenario file for {', '.join(missing)}")
     return scenarios, strategies, args.provider
 
 
@@ -157,6 +174,7 @@ async def _arena(args: argparse.Namespace) -> int:
             hooks=RunHooks(on_run=keep),
             budget_kind=args.budget,
             world=args.world,
+            checkout=getattr(args, "checkout", None),
         )
         await store.finish_arena_batch(
             batch, build_report(name, args.runs, results, budget=args.budget)

@@ -62,8 +62,9 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     # The provider is the autopilot: no baseline beside it.
-    assert set(report) == {"provider", "budget", "world", "runs", "cells", "composite"}
+    assert set(report) == {"provider", "budget", "world", "prompt", "runs", "cells", "composite"}
     assert report["budget"] == "ticks" and report["world"] == "smbench"
+    assert report["prompt"] == "arena"
     assert report["provider"] == "autopilot" and report["runs"] == 2
     (cell,) = report["cells"]
     assert set(cell) == {

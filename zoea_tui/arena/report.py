@@ -107,6 +107,10 @@ def build_report(
         "provider": provider,
         "budget": budget or budget_of(results),
         "world": _world_of(results),
+        # Whose words told the task: the arena's own, or SMBench's checkout (--smbench).
+        "prompt": "smbench"
+        if any(r.metrics.get("prompt") == "smbench" for r in results)
+        else "arena",
         "runs": runs,
         "cells": out_cells,
         "composite": composite,

@@ -41,6 +41,7 @@ from . import scoring
 from .meter import CALIBRATION_BUDGETS, SMBENCH_REQUESTS, MeteredProvider, Progress, TickMeter
 from .metrics import CallTally, run_metrics
 from .scenarios import Scenario
+from .smbench import Checkout
 
 #: Not a strategy of the composer: ``sliding-window`` with a window of every memory
 #: (still cut to the model's context window), the arena's full-history reference.
@@ -144,8 +145,14 @@ async def play(
     workdir: Path | None = None,
     budget_kind: str = "smbench",
     world: str = "smbench",
+    checkout: Checkout | None = None,
 ) -> RunResult:
     """Play one run of ``scenario`` and score it.
+
+    With ``checkout`` (an SMBench checkout, :mod:`.smbench`) the scored Mysis is told its
+    task as SMBench's client tells it: the client's system prompt with the scenario file
+    in it, ``Begin your mission: …`` as the first message, one ``game`` tool (``tools =
+    "compact"``); without, the task is the arena's own words (:attr:`Scenario.task`).
 
     ``world`` is the embedded world's profile: ``"smbench"``, calibrated against SMBench's
     published runs (``zoea_tui/sim/profiles.py``), or ``"classic"``, the app's own.
@@ -161,6 +168,15 @@ async def play(
     hooks = hooks or RunHooks()
     budget = ticks or scenario.budget
     one_turn = budget_kind == "smbench"
+    task, system_prompt = scenario.task, None
+    if checkout is not None:
+        if scenario.key not in checkout.scenarios:
+            raise ValueError(f"{checkout.root} has no scenario file for {scenario.id}")
+        task = checkout.task(scenario.key)
+        # SMBench's client offers one game(command, args) tool: so does the scored Mysis.
+        providers = dict(config.providers)
+        providers[provider] = replace(providers[provider], tools="compact")
+        config = replace(config, providers=providers)
     config, composer = composer_strategy(config, strategy)
     context = config.context
     if one_turn:  # SMBench's client: one turn of up to 30 tool rounds
@@ -173,6 +189,9 @@ async def play(
     )
     backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
     assert backend.host is not None
+    if checkout is not None:
+        commands = [spec["name"] for spec in backend.host.tool_specs()]
+        system_prompt = checkout.system_prompt(scenario.key, commands)
     meter = TickMeter(
         backend.host,
         budget,
@@ -202,6 +221,8 @@ async def play(
             strategy=composer,
             scored=scored,
             one_turn=one_turn,
+            task=task,
+            system_prompt=system_prompt,
         )
     tally, username = outcome.tally, outcome.username
     assert backend.host is not None
@@ -211,6 +232,7 @@ async def play(
     metrics["seed"] = seed
     metrics["budget_kind"] = budget_kind
     metrics["world"] = world
+    metrics["prompt"] = "smbench" if checkout is not None else "arena"
     metrics["max_requests"] = meter.max_requests
     metrics["turns"] = outcome.turns
     wall = round(time.perf_counter() - started, 3)
@@ -264,6 +286,8 @@ async def _run(
     strategy: str,
     scored: str,
     one_turn: bool = False,
+    task: str = "",
+    system_prompt: str | None = None,
 ) -> _Outcome:
     """Create the Myses, give the task, wait for the end; what the scored Mysis did.
 
@@ -310,7 +334,7 @@ async def _run(
                 f"pilot-{index + 1}", provider=companion, strategy=strategy, start=False
             )
         view = await commander.create_mysis(
-            scored, provider=provider, strategy=strategy, start=False
+            scored, provider=provider, strategy=strategy, start=False, system_prompt=system_prompt
         )
         main_id.append(view.id)
 
@@ -326,12 +350,12 @@ async def _run(
             hooks.on_start(commander, view.id)
         # A commander broadcast: it starts every Mysis, and as the swarm's latest broadcast
         # it stands in every request's state message, whatever the strategy keeps.
-        await commander.broadcast(scenario.task)
+        await commander.broadcast(task or scenario.task)
         finished = asyncio.create_task(meter.finished.wait())
         stopped = asyncio.create_task(ended.wait())
         await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        for task in (finished, stopped):
-            task.cancel()
+        for waiter in (finished, stopped):
+            waiter.cancel()
         runtime = commander._myses.get(view.id)
         outcome.username = runtime.router.account if runtime is not None else None
         for runtime in list(commander._myses.values()):
@@ -359,6 +383,7 @@ async def run_arena(
     hooks: RunHooks | None = None,
     budget_kind: str = "smbench",
     world: str = "smbench",
+    checkout: Checkout | None = None,
 ) -> list[RunResult]:
     """Every run of every scenario under every strategy, in that order."""
     hooks = hooks or RunHooks()
@@ -379,6 +404,7 @@ async def run_arena(
                         hooks=hooks,
                         budget_kind=budget_kind,
                         world=world,
+                        checkout=checkout,
                     )
                 )
     return results
