@@ -62,7 +62,10 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     # The provider is the autopilot: no baseline beside it.
-    assert set(report) == {"provider", "budget", "world", "prompt", "runs", "cells", "composite"}
+    assert set(report) == {
+        *("provider", "budget", "world", "prompt", "runs", "cells", "composite"),
+        *("plan", "estimate", "actual"),
+    }
     assert report["budget"] == "ticks" and report["world"] == "smbench"
     assert report["prompt"] == "arena"
     assert report["provider"] == "autopilot" and report["runs"] == 2
@@ -369,9 +372,11 @@ def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
         text=True,
     )
     assert child.stderr is not None
+    estimate = child.stderr.readline()  # said before anything is played
     first = child.stderr.readline()  # the first run's line: it has ended
     child.send_signal(signal.SIGKILL)
     child.wait(30)
+    assert estimate.startswith("zoea arena: autopilot: estimate: 50 run(s)"), estimate
     assert "score" in first, first
 
     async def stored() -> list[object]:

@@ -62,6 +62,14 @@ class TickMeter:
         self.finished = asyncio.Event()
         self.requests = 0
         self.tokens_in = 0
+        #: Prompt tokens the server said it served from its cache (when it says).
+        self.cached_tokens = 0
+        #: Per answered request of the scored Mysis: its prompt tokens (the server's count,
+        #: else 0) and the part served from the cache (None when the server does not say).
+        self.series_tokens: list[int] = []
+        self.series_cached: list[int | None] = []
+        #: Per request: the share of it a prompt cache could reuse from the one before.
+        self.series_reuse: list[float] = []
         self.tokens_out = 0
         self.refused = 0
         #: Requests that broke the API rules (docs/ARCHITECTURE.md, 'Validity').
@@ -141,7 +149,8 @@ class MeteredProvider:
         self.meter.requests += 1
         if request.tools:
             self.meter.violating += bool(validate(request.messages))
-            self.meter.tally.add(0, request.messages)
+            measured = self.meter.tally.add(0, request.messages)
+            self.meter.series_reuse.append(round(measured.share, 4) if measured else 0.0)
         try:
             response = await self.inner.chat(request, on_event)
         except ProviderError:
@@ -150,6 +159,9 @@ class MeteredProvider:
         usage = response.usage
         if usage is not None:
             self.meter.tokens_in += usage.prompt_tokens or 0
+            self.meter.cached_tokens += usage.cached_tokens or 0
+            self.meter.series_tokens.append(usage.prompt_tokens or 0)
+            self.meter.series_cached.append(usage.cached_tokens)
             self.meter.tokens_out += usage.completion_tokens or 0
         return response
 

@@ -54,6 +54,8 @@ ARENA_STRATEGIES: tuple[str, ...] = (*STRATEGIES, FULL_HISTORY)
 _COMBAT_TOOLS = frozenset({"attack", "fight", "engage", "combat"})
 #: The provider of companion Myses: the built-in autopilot.
 COMPANION_PROVIDER = "autopilot"
+#: The files SQLite keeps beside a database.
+SIDE = ("-wal", "-shm", "-journal")
 
 
 @dataclass(slots=True)
@@ -78,6 +80,33 @@ class RunResult:
     error: str | None = None
     #: Requests the scored Mysis's provider answered.
     answered: int = 0
+
+    @classmethod
+    def from_stored(
+        cls,
+        scenario: str,
+        strategy: str,
+        run: dict[str, Any],
+    ) -> RunResult:
+        """A run back from what the store keeps of it (``to_json`` and the metrics)."""
+        metrics = dict(run["metrics"])
+        return cls(
+            scenario.split("-", 1)[0],
+            strategy,
+            int(metrics.get("seed", 0)),
+            float(run["score"]),
+            bool(run["pass"]),
+            metrics,
+            tokens_in=int(run.get("tokens_in", 0)),
+            tokens_out=int(run.get("tokens_out", 0)),
+            uncached_tokens=int(run.get("uncached_tokens", 0)),
+            requests=int(run.get("requests", 0)),
+            invalid_requests=int(run.get("invalid_requests", 0)),
+            wall_s=float(metrics.get("wall_s", 0.0)),
+            errored=bool(run.get("errored", metrics.get("errored", False))),
+            error=run.get("error", metrics.get("error")),
+            answered=int(run.get("answered") or metrics.get("answered") or 0),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The run as the JSON contract has it."""
@@ -204,9 +233,14 @@ async def play(
         folder = workdir or Path(
             stack.enter_context(tempfile.TemporaryDirectory(prefix="zoea-arena-"))
         )
+        # Kept when ``workdir`` is given: the run's whole conversation and request log.
+        transcript = folder / f"{scenario.key}-{strategy}-{seed}.db"
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in (transcript, *(transcript.with_name(transcript.name + s) for s in SIDE)):
+            stale.unlink(missing_ok=True)  # a run cut short before: played again from scratch
         commander = await Commander.open(
             config,
-            db_path=folder / f"{scenario.key}-{strategy}-{seed}.db",
+            db_path=transcript,
             clock=VirtualClock(),
             backend=backend,
             starter_swarm=False,
@@ -233,6 +267,16 @@ async def play(
     metrics["budget_kind"] = budget_kind
     metrics["world"] = world
     metrics["prompt"] = "smbench" if checkout is not None else "arena"
+    metrics["cached_tokens"] = meter.cached_tokens
+    metrics["answered"] = outcome.answered
+    metrics["transcript"] = str(transcript) if workdir is not None else None
+    # Per request, for the arena screen's sparklines: prompt tokens, the server's cached
+    # tokens (None when it does not say), the prefix a cache could reuse.
+    metrics["series"] = {
+        "prompt_tokens": meter.series_tokens,
+        "cached_tokens": meter.series_cached,
+        "reuse": meter.series_reuse,
+    }
     metrics["max_requests"] = meter.max_requests
     metrics["turns"] = outcome.turns
     wall = round(time.perf_counter() - started, 3)
@@ -384,27 +428,46 @@ async def run_arena(
     budget_kind: str = "smbench",
     world: str = "smbench",
     checkout: Checkout | None = None,
+    jobs: int = 1,
+    keep: Path | None = None,
+    skip: Callable[[Scenario, str, int], bool] | None = None,
 ) -> list[RunResult]:
-    """Every run of every scenario under every strategy, in that order."""
+    """Every run of every scenario under every strategy, in that order.
+
+    ``jobs`` runs are played side by side (each on its own world and its own Mysis; an
+    engine with as many slots, or a hosted API, answers them at once). With ``keep`` each
+    run's own database (its whole conversation and request log) is kept in that folder
+    instead of being deleted with the run. ``skip(scenario, strategy, seed)`` leaves a run
+    out (``--resume``: the runs already stored).
+    """
     hooks = hooks or RunHooks()
-    results: list[RunResult] = []
-    for scenario in scenarios:
-        for strategy in strategies:
-            for index in range(runs):
-                if hooks.on_begin is not None:
-                    hooks.on_begin(scenario, strategy, index, runs)
-                results.append(
-                    await play(
-                        config,
-                        scenario,
-                        provider=provider,
-                        strategy=strategy,
-                        seed=seed + index,
-                        ticks=ticks,
-                        hooks=hooks,
-                        budget_kind=budget_kind,
-                        world=world,
-                        checkout=checkout,
-                    )
-                )
-    return results
+    plan = [
+        (scenario, strategy, index)
+        for scenario in scenarios
+        for strategy in strategies
+        for index in range(runs)
+        if skip is None or not skip(scenario, strategy, seed + index)
+    ]
+    slots = asyncio.Semaphore(max(1, jobs))
+
+    async def one(scenario: Scenario, strategy: str, index: int) -> RunResult:
+        async with slots:
+            if hooks.on_begin is not None:
+                hooks.on_begin(scenario, strategy, index, runs)
+            return await play(
+                config,
+                scenario,
+                provider=provider,
+                strategy=strategy,
+                seed=seed + index,
+                ticks=ticks,
+                hooks=hooks,
+                budget_kind=budget_kind,
+                world=world,
+                checkout=checkout,
+                workdir=keep,
+            )
+
+    if jobs <= 1:
+        return [await one(*spec) for spec in plan]
+    return list(await asyncio.gather(*(one(*spec) for spec in plan)))

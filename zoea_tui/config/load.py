@@ -90,6 +90,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
     ),
     "ollama": (
         "type",
@@ -103,6 +106,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
     ),
     "local": (
         "type",
@@ -212,6 +218,11 @@ def _number_checker(lo: float, hi: float | None = None) -> Callable[[Any], float
         return number
 
     return check
+
+
+def _check_price(value: Any) -> float:
+    """A price in USD per million tokens: 0 (free) up to a million."""
+    return _number_checker(0, 1e6)(value)
 
 
 def _check_text(value: Any) -> str:
@@ -444,6 +455,9 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
+        price_in=table.get("price_in", _check_price, None),
+        price_cached=table.get("price_cached", _check_price, None),
+        price_out=table.get("price_out", _check_price, None),
     )
 
 

@@ -131,6 +131,12 @@ class ProviderConfig:
     #: 5 500 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
     #: lists the commands and their arguments once (``core/game_tool.py``).
     tools: ToolsMode = "full"
+    #: Prices in USD per million tokens: prompt tokens, prompt tokens served from the
+    #: server's cache, answer tokens; None: not known (``zoea arena`` then estimates no
+    #: cost). Only ever read to estimate and report what a batch costs.
+    price_in: float | None = None
+    price_cached: float | None = None
+    price_out: float | None = None
 
     @property
     def is_remote(self) -> bool:
