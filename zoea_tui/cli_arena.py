@@ -163,15 +163,11 @@ def _replan(args: argparse.Namespace, plan: dict[str, Any]) -> None:
             setattr(args, key, Path(plan[key]) if key == "smbench" and plan[key] else plan[key])
 
 
-def transcripts_folder(database: Path, batch: int) -> Path:
-    """Where each run of a batch keeps its own database (its whole conversation)."""
-    return database.parent / f"{database.stem}.arena" / f"batch-{batch}"
-
-
 async def _arena(args: argparse.Namespace) -> int:
     from .arena.estimate import Measured, actual, describe, estimate
     from .arena.report import build_report, first_error, leaderboard, table, to_json
     from .arena.runner import RunHooks, RunResult, run_arena
+    from .arena.transcripts import folder_for
     from .storage import Store
 
     try:
@@ -261,7 +257,7 @@ async def _arena(args: argparse.Namespace) -> int:
                 world=args.world,
                 checkout=checkout,
                 jobs=args.jobs,
-                keep=transcripts_folder(database, batch),
+                keep=folder_for(database, batch),
                 skip=lambda s, st, seed: (s.id, st, seed) in done,
             )
             wall = time.perf_counter() - started

@@ -151,3 +151,15 @@ def test_a_cell_counts_its_levels_and_keeps_score_20_apart_from_level_pass() -> 
     text = table(build_report("p", 4, results))
     assert "≥20 75%" in text and "excellent 2, pass 1, none 1" in text
     assert "excellent 2, pass 1, none 1" in leaderboard([build_report("p", 4, results)])
+
+
+def test_scores_are_drawn_as_bars_in_the_leaderboard() -> None:
+    from zoea_tui.arena.report import bar, bars, build_report, leaderboard
+
+    assert bar(100.0, 10) == "█" * 10 and bar(0.0, 10) == "·" * 10
+    assert bar(55.0, 10) == "█████▌····" and bar(None, 4) == "····"
+    assert bar(130.0, 4) == "████" and bar(-5.0, 4) == "····"
+    report = build_report("p", 1, [_result("s1", 40.0, "pass"), _result("s2", 75.0, "good")])
+    assert bars(report, 8) == ["s1 turn-aware  ███▎····  40.0", "s2 turn-aware  ██████··  75.0"]
+    board = leaderboard([report])
+    assert "## Score per scenario and strategy" in board and "s2 turn-aware" in board

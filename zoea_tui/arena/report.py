@@ -219,6 +219,40 @@ def budget_line(report: dict[str, Any]) -> str:
     return f"{kind} ({BUDGET_TEXT.get(kind, kind)})"
 
 
+#: Cells of a score bar (a score of 100 fills them all).
+BAR_WIDTH = 20
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(score: float | None, width: int = BAR_WIDTH) -> str:
+    """A score of 0–100 as a bar of ``width`` cells, to an eighth of a cell."""
+    if score is None:
+        return "·" * width
+    eighths = round(max(0.0, min(100.0, score)) / 100 * width * 8)
+    full, part = divmod(eighths, 8)
+    text = "█" * full + (_EIGHTHS[part] if part else "")
+    return text.ljust(width, "·")
+
+
+def bars(report: dict[str, Any], width: int = BAR_WIDTH) -> list[str]:
+    """Score per scenario × strategy as bars, one line each (its mean, errored if every
+    run errored): ``s1 turn-aware  ██████████▌········  52.6``."""
+    scenarios, strategies, grid = _grid(report)
+    lines = []
+    name = max((len(st) for st in strategies), default=0)
+    for scenario in scenarios:
+        for strategy in strategies:
+            cell = grid.get((scenario, strategy))
+            if cell is None:
+                continue
+            mean = cell["score_mean"]
+            lines.append(
+                f"{scenario.split('-', 1)[0]} {strategy.ljust(name)}  {bar(mean, width)}  "
+                f"{score_text(mean)}"
+            )
+    return lines
+
+
 def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
     """The Markdown leaderboard: one row per provider (the autopilot baseline first when
     present) and strategy, the score of each scenario and the composite."""
@@ -264,4 +298,7 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
                 + " | ".join(cells)
                 + f" | {_composite_text(report, strategy)} |"
             )
-    return "\n".join(lines) + "\n"
+    lines += ["", "## Score per scenario and strategy", ""]
+    for report in ordered:
+        lines += [f"{report['provider']}:", "", "```", *bars(report), "```", ""]
+    return "\n".join(lines).rstrip("\n") + "\n"
