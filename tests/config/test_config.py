@@ -259,7 +259,11 @@ MISTAKES = [
         OPENAI_HEAD + "temprature = 0.5\n",
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-        "seed, stream, tools",
+        "seed, stream, tools, price_in, price_cached, price_out",
+    ),
+    (
+        OPENAI_HEAD + "price_in = -1\n",
+        "providers.q.price_in: expected a number between 0 and 1e+06, got -1",
     ),
     (
         OPENAI_HEAD + 'stream = "yes"\n',

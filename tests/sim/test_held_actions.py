@@ -175,6 +175,13 @@ async def test_a_reset_answers_the_waiting_calls_and_starts_a_new_world(host: Wo
     assert caught.value.code == "not_authenticated"
 
 
+def test_a_reset_keeps_the_world_of_the_host() -> None:
+    host = WorldHost(World(seed=7, world="smbench"), tick_seconds=0)
+    fresh = host.reset()
+    assert fresh.profile.name == "smbench"
+    assert fresh.starting_credits == World(seed=7, world="smbench").starting_credits
+
+
 async def test_every_call_is_in_the_event_log(host: WorldHost) -> None:
     key = await register(host, "ada")
     with pytest.raises(GameError):

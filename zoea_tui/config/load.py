@@ -52,6 +52,7 @@ from .model import (
     LOCAL_MODEL,
     PROVIDER_TYPES,
     REMOTE_TYPES,
+    WORLDS,
     Config,
     ConfigError,
     ContextConfig,
@@ -107,6 +108,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
     ),
     "ollama": (
         "type",
@@ -120,6 +124,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
     ),
     "local": (
         "type",
@@ -231,6 +238,11 @@ def _number_checker(lo: float, hi: float | None = None) -> Callable[[Any], float
     return check
 
 
+def _check_price(value: Any) -> float:
+    """A price in USD per million tokens: 0 (free) up to a million."""
+    return _number_checker(0, 1e6)(value)
+
+
 def _check_text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("a non-empty string")
@@ -267,6 +279,12 @@ def _check_stream(value: Any) -> StreamSetting:
 def _check_strategy(value: Any) -> str:
     if value not in STRATEGIES:
         raise _Invalid(f"one of {_quoted(list(STRATEGIES))}")
+    return str(value)
+
+
+def _check_world(value: Any) -> str:
+    if value not in WORLDS:
+        raise _Invalid(f"one of {_quoted(WORLDS)}")
     return str(value)
 
 
@@ -494,6 +512,9 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
+        price_in=table.get("price_in", _check_price, None),
+        price_cached=table.get("price_cached", _check_price, None),
+        price_out=table.get("price_out", _check_price, None),
     )
 
 
@@ -519,6 +540,7 @@ def _game(table: _Table) -> GameConfig:
         tick_seconds=table.get("tick_seconds", _number_checker(0), d.tick_seconds),
         starting_credits=table.get("starting_credits", _int(0), d.starting_credits),
         timeout=table.get("timeout", _number_checker(0), d.timeout),
+        world=table.get("world", _check_world, d.world),
     )
 
 

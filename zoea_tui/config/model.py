@@ -38,6 +38,9 @@ LOCAL_CONTEXT_WINDOW = 8192  # SmolLM2 was trained on 8k; 4k leaves no room besi
 #: The ``game.endpoint`` value that selects the in-process world.
 EMBEDDED = "embedded"
 
+#: The embedded world's profiles (``game.world``; ``zoea_tui/sim/profiles.py``).
+WORLDS: tuple[str, ...] = ("classic", "smbench")
+
 
 class ConfigError(Exception):
     """The configuration cannot be used; ``str(error)`` is one line for the user.
@@ -132,6 +135,12 @@ class ProviderConfig:
     #: a convention (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); None for the file's and
     #: the built-ins. Shown in the help and on the provider line.
     origin: str | None = None
+    #: Prices in USD per million tokens: prompt tokens, prompt tokens served from the
+    #: server's cache, answer tokens; None: not known (``zoea arena`` then estimates no
+    #: cost). Only ever read to estimate and report what a batch costs.
+    price_in: float | None = None
+    price_cached: float | None = None
+    price_out: float | None = None
 
     @property
     def is_remote(self) -> bool:
@@ -163,6 +172,9 @@ class GameConfig:
     starting_credits: int | None = None
     #: Read timeout of one MCP call in seconds (the real game can hold a call for minutes).
     timeout: float = 600.0
+    #: The embedded world's profile: ``"classic"``, or ``"smbench"``, the world calibrated
+    #: against SMBench's published runs (the arena's; ``zoea_tui/sim/profiles.py``).
+    world: str = "classic"
 
     @property
     def embedded(self) -> bool:

@@ -391,8 +391,10 @@ class Commander:
         model: str | None = None,
         strategy: str | None = None,
         start: bool = True,
+        system_prompt: str | None = None,
     ) -> MysisView:
-        """Create a Mysis (refused: empty or duplicate name, unknown provider, full swarm)."""
+        """Create a Mysis (refused: empty or duplicate name, unknown provider, full swarm);
+        ``system_prompt`` is its own template instead of the built-in one."""
         name = name.strip()
         if not name:
             return await self._refuse("a Mysis needs a name")
@@ -415,6 +417,7 @@ class Commander:
                 provider=provider,
                 model=model or self.config.provider(provider).model,
                 strategy=strategy,
+                system_prompt=system_prompt,
             )
         except StoreError as exc:
             return await self._refuse(str(exc))

@@ -80,13 +80,15 @@ class WorldHost:
         tick_seconds: float = 1.0,
         state_path: Path | None = None,
         starting_credits: int | None = None,
+        world_profile: str = "classic",
     ) -> WorldHost:
-        """A host for the world saved at ``state_path``, or a new one from ``seed``."""
+        """A host for the world saved at ``state_path``, or a new one from ``seed``
+        (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``)."""
         world: World | None = None
         if state_path is not None and state_path.exists():
             world = World.from_dict(json.loads(state_path.read_text(encoding="utf-8")))
         if world is None:
-            world = World(seed, starting_credits=starting_credits)
+            world = World(seed, starting_credits=starting_credits, world=world_profile)
         return cls(world, tick_seconds=tick_seconds, state_path=state_path)
 
     @property
@@ -165,6 +167,7 @@ class WorldHost:
             old.seed if seed is None else seed,
             starting_credits=old.starting_credits,
             session_timeout_ticks=old.session_timeout_ticks,
+            world=old.profile.name,
         )
         self._generation += 1
         self._held.clear()

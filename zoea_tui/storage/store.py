@@ -1437,8 +1437,10 @@ class Store:
         scenario: str | None = None,
         strategy: str | None = None,
         provider: str | None = None,
+        batch_id: int | None = None,
     ) -> list[ArenaRunRecord]:
-        """Stored runs, oldest first, optionally of one scenario id, strategy or provider."""
+        """Stored runs, oldest first, optionally of one scenario id, strategy, provider or
+        batch."""
         sql = (
             "SELECT r.batch_id, b.created_at, b.provider, r.scenario, r.strategy, r.seed, "
             "r.score, r.passed, r.metrics, r.tokens_in, r.tokens_out, r.uncached_tokens, "
@@ -1450,6 +1452,7 @@ class Store:
             ("r.scenario", scenario),
             ("r.strategy", strategy),
             ("b.provider", provider),
+            ("r.batch_id", batch_id),
         ):
             if value is not None:
                 sql += f" AND {column} = ?"
