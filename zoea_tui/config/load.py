@@ -89,6 +89,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "max_tool_iterations",
     ),
     "ollama": (
         "type",
@@ -102,6 +103,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "max_tool_iterations",
     ),
     "local": (
         "type",
@@ -112,8 +114,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "timeout",
         "seed",
         "tools",
+        "max_tool_iterations",
     ),
-    "autopilot": ("type", "context_window", "tools"),
+    "autopilot": ("type", "context_window", "tools", "max_tool_iterations"),
 }
 ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
 
@@ -437,6 +440,11 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
+        max_tool_iterations=table.get(
+            "max_tool_iterations",
+            _int(1),
+            builtin.max_tool_iterations if builtin is not None else None,
+        ),
     )
 
 
