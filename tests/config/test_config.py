@@ -259,7 +259,7 @@ MISTAKES = [
         OPENAI_HEAD + "temprature = 0.5\n",
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-        "seed, stream, tools, price_in, price_cached, price_out",
+        "seed, stream, tools, price_in, price_cached, price_out, max_tool_iterations",
     ),
     (
         OPENAI_HEAD + "price_in = -1\n",
@@ -292,12 +292,13 @@ MISTAKES = [
     (
         '[providers.autopilot]\nendpoint = "http://localhost:11434"\n',
         'providers.autopilot.endpoint: not used by type "autopilot"; its keys are: '
-        "type, context_window, tools",
+        "type, context_window, tools, max_tool_iterations",
     ),
     (
         '[providers.local]\napi_key_env = "KEY"\n',
         'providers.local.api_key_env: not used by type "local"; its keys are: '
-        "type, model, temperature, max_tokens, context_window, timeout, seed, tools",
+        "type, model, temperature, max_tokens, context_window, timeout, seed, tools, "
+        "max_tool_iterations",
     ),
     ("[providers]\nq = 5\n", "providers.q: expected a table ([providers.q]), got 5"),
     (
@@ -933,3 +934,20 @@ def test_without_file_or_conventions_the_note_says_what_would_add_one(
     config = load_config(env={"OPENAI_BASE_URL": ""})
     assert set(config.providers) == {"autopilot", "local"}
     assert "OPENAI_BASE_URL or OLLAMA_HOST would add" in conventions_note(config, {})
+
+
+def test_a_provider_may_set_its_own_round_limit(tmp_path: Path) -> None:
+    """The built-in autopilot plays long turns; a file may change that, or give any
+    provider its own limit; unset, a provider takes ``[context] max_tool_iterations``."""
+    assert Config().providers["autopilot"].max_tool_iterations == 100
+    assert Config().providers["local"].max_tool_iterations is None
+    path = tmp_path / "c.toml"
+    path.write_text(
+        "[context]\nmax_tool_iterations = 7\n[providers.autopilot]\nmax_tool_iterations = 12\n"
+        + OPENAI_HEAD
+        + "max_tool_iterations = 3\n"
+    )
+    config = load_config(path, env={})
+    assert config.providers["autopilot"].max_tool_iterations == 12
+    assert config.providers["q"].max_tool_iterations == 3
+    assert config.context.max_tool_iterations == 7

@@ -111,6 +111,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "price_in",
         "price_cached",
         "price_out",
+        "max_tool_iterations",
     ),
     "ollama": (
         "type",
@@ -127,6 +128,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "price_in",
         "price_cached",
         "price_out",
+        "max_tool_iterations",
     ),
     "local": (
         "type",
@@ -137,8 +139,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "timeout",
         "seed",
         "tools",
+        "max_tool_iterations",
     ),
-    "autopilot": ("type", "context_window", "tools"),
+    "autopilot": ("type", "context_window", "tools", "max_tool_iterations"),
 }
 ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
 
@@ -515,6 +518,11 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         price_in=table.get("price_in", _check_price, None),
         price_cached=table.get("price_cached", _check_price, None),
         price_out=table.get("price_out", _check_price, None),
+        max_tool_iterations=table.get(
+            "max_tool_iterations",
+            _int(1),
+            builtin.max_tool_iterations if builtin is not None else None,
+        ),
     )
 
 

@@ -141,6 +141,10 @@ class ProviderConfig:
     price_in: float | None = None
     price_cached: float | None = None
     price_out: float | None = None
+    #: Rounds of tool calls a turn may take on this provider; None: ``[context]
+    #: max_tool_iterations``. The built-in autopilot plays longer turns (a cycle of
+    #: mining and selling is some twenty rounds, and a round costs it nothing).
+    max_tool_iterations: int | None = None
 
     @property
     def is_remote(self) -> bool:
@@ -148,10 +152,18 @@ class ProviderConfig:
         return self.type in REMOTE_TYPES
 
 
+#: Rounds a turn of the built-in autopilot may take (``[providers.autopilot]
+#: max_tool_iterations``): several cycles of mining, selling and flying back, so that a
+#: swarm left alone is seen playing rather than waiting for its nudges.
+AUTOPILOT_TURN_ROUNDS = 100
+
+
 def builtin_providers() -> dict[str, ProviderConfig]:
     """The providers every configuration has unless its file redefines them."""
     return {
-        "autopilot": ProviderConfig(name="autopilot", type="autopilot"),
+        "autopilot": ProviderConfig(
+            name="autopilot", type="autopilot", max_tool_iterations=AUTOPILOT_TURN_ROUNDS
+        ),
         "local": ProviderConfig(
             name="local", type="local", model=LOCAL_MODEL, context_window=LOCAL_CONTEXT_WINDOW
         ),

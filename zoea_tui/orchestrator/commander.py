@@ -550,6 +550,8 @@ class Commander:
             cfg = self.config.provider(self.config.swarm.default_provider)
         settings = self.config.compose_settings(cfg.name)
         chosen = provider_settings(cfg)
+        if chosen.turn_rounds is None:
+            chosen = replace(chosen, turn_rounds=self.config.context.max_tool_iterations)
         if record.model and cfg.type != "autopilot":
             chosen = replace(chosen, model=record.model)
         return settings, chosen

@@ -388,12 +388,15 @@ class MysisRuntime:
             game_tick=self.game_tick,
         )
         try:
-            rounds = self.swarm.max_tool_iterations
+            rounds = (
+                self.swarm.settings_for(self.record)[1].turn_rounds
+                or self.swarm.max_tool_iterations
+            )
             for iteration in range(rounds):
                 if self.swarm.closing():
                     return  # quitting: end the turn at this round's boundary
                 level = upcoming.nudge_level if iteration == 0 else 0
-                response = await self._ask_model(level)
+                response = await self._ask_model(level, iteration + 1)
                 if response is None:
                     return
                 if not response.tool_calls:
@@ -416,7 +419,9 @@ class MysisRuntime:
             self.between_turns.set()
             self.swarm.turn_finished(self.id, self.turns)
 
-    async def _ask_model(self, nudge_level: int) -> ChatResponse | None:
+    async def _ask_model(
+        self, nudge_level: int, turn_round: int | None = None
+    ) -> ChatResponse | None:
         """Compose, call the model (with retries), store the answer."""
         await self.swarm.step_gate.ready()
         settings, provider_settings = self.swarm.fitted_settings(self.record)  # engine fit
@@ -460,7 +465,10 @@ class MysisRuntime:
             self.turn = replace(turn, state=composition.state_text)
         self.last_sent = composition.messages
         request = ChatRequest(
-            messages=composition.messages, tools=tools, settings=provider_settings
+            messages=composition.messages,
+            tools=tools,
+            settings=provider_settings,
+            turn_round=turn_round,
         )
         turn_id = self.turn.id if self.turn is not None else None
 
