@@ -17,7 +17,7 @@ from zoea_tui.core.compose import compose
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.headless import simulate
 from zoea_tui.orchestrator.requests import inspect_request
-from zoea_tui.orchestrator.retention import apply_retention
+from zoea_tui.orchestrator.retention import EVERY_TURNS, RetentionKeeper, apply_retention
 from zoea_tui.storage import NewMemory, Store
 
 
@@ -123,8 +123,7 @@ async def test_the_swarm_applies_the_policy_when_it_opens(played: Path, tmp_path
     config = replace(Config(), storage=StorageConfig(RequestLogRetention(requests=2)))
     commander = await Commander.open(config, db_path=db, autostart=False, starter_swarm=False)
     try:
-        assert commander.retention._task is not None
-        await commander.retention._task
+        await commander.retention.settled()
         assert commander.retention.thinned > 0
     finally:
         await commander.shutdown(timeout=0)
@@ -241,3 +240,22 @@ def test_vacuum_beside_the_app_says_the_database_is_in_use_in_one_line(
         "zoea vacuum again; nothing was changed\n"
     )
     assert _counts(db) == before
+
+
+async def test_the_swarm_applies_the_policy_again_every_500_turns(
+    played: Path, tmp_path: Path
+) -> None:
+    db = _copy(played, tmp_path)
+    store = await Store.open(db)
+    keeper = RetentionKeeper(store, RequestLogRetention(requests=1))
+    try:
+        for _ in range(EVERY_TURNS - 1):
+            keeper.turn_finished()
+        await keeper.settled()
+        assert keeper.thinned == 0  # not yet
+        keeper.turn_finished()
+        await keeper.settled()
+        assert keeper.thinned == _counts(db)[1] - 2
+    finally:
+        await keeper.close()
+        await store.close()

@@ -123,6 +123,11 @@ class RetentionKeeper:
         except Exception:  # the log keeps growing in full; the swarm plays on
             log.exception("applying [storage] request_log failed")
 
+    async def settled(self) -> None:
+        """Wait for the pass under way, if any, to end."""
+        if self._task is not None and not self._task.done():
+            await asyncio.wait([self._task])
+
     async def close(self) -> None:
         """Stop a pass under way (a batch already written stays written)."""
         if self._task is not None and not self._task.done():
