@@ -114,7 +114,11 @@ def test_an_unforeseen_failure_is_one_line_and_debug_logs_its_traceback(
 
 def test_simulate_twice_on_one_database_carries_the_swarm_on(tmp_path: Path) -> None:
     db = tmp_path / "sim.db"
-    args = ("simulate", "--myses", "2", "--turns", "3", "--db", db, "--json")
+    # Turns of ten rounds: the autopilot's own turns (100 rounds) mine a belt bare, and a
+    # "no_resources" refusal is play, not the lost login this test looks for.
+    config = tmp_path / "ten.toml"
+    config.write_text("[providers.autopilot]\nmax_tool_iterations = 10\n")
+    args = ("simulate", "--myses", "2", "--turns", "3", "--config", config, "--db", db, "--json")
     first = zoea(*args)
     assert first.returncode == 0, first.stderr
     second = zoea(*args)
