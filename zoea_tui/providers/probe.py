@@ -145,6 +145,8 @@ class ProbeReport:
     tokens_estimate: int = 0
     tokens_engine: int | None = None
     cache_reuse: float | None = None
+    #: The repeated request's prompt tokens and how many of them came from the cache.
+    cache_counts: tuple[int, int] | None = None
     latency_s: dict[str, float | None] = field(
         default_factory=lambda: dict.fromkeys(("models", "stream", "unstreamed", "repeat"))
     )
@@ -313,9 +315,13 @@ class ProbeReport:
         )
 
     def _cache_line(self) -> str:
-        if self.cache_reuse is None:
+        if self.cache_reuse is None or self.cache_counts is None:
             return "the engine reported no cache count"
-        return f"{self.cache_reuse:.0%} of the repeated request served from the cache"
+        cached, prompt = self.cache_counts
+        return (
+            f"the same request again: {cached} of its {prompt} prompt tokens served from "
+            f"the cache ({self.cache_reuse:.1%})"
+        )
 
 
 async def probe(target: ProbeTarget, *, client: httpx.AsyncClient | None = None) -> ProbeReport:
@@ -418,6 +424,7 @@ async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClie
             cached, prompt = repeat.usage.cached_tokens, repeat.usage.prompt_tokens
             if cached is not None and prompt:
                 report.cache_reuse = round(min(cached / prompt, 1.0), 3)
+                report.cache_counts = (min(cached, prompt), prompt)
     counts = [a.usage.prompt_tokens for a in answers if a.usage.prompt_tokens]
     report.tokens_engine = max(counts) if counts else None
     _verdict(report)
@@ -450,8 +457,8 @@ def _read_calls(report: ProbeReport, answers: list[ChatResponse]) -> None:
             report.answered_text = text[:80] + ("…" if len(text) > 80 else "")
             if answer.finish_reason == "length":
                 report.notes.append(
-                    f"the answer was cut at {PROBE_MAX_TOKENS} tokens before any tool call "
-                    "(a thinking model?)"
+                    f"the answer ran to the {PROBE_MAX_TOKENS}-token cap without a tool call "
+                    "(a model that rambles, or one that thinks at length first)"
                 )
 
 
@@ -461,8 +468,9 @@ def _verdict(report: ProbeReport) -> None:
     elif not report.tool_call_parsed:
         report.problems.append("no tool call came back parsed")
         report.notes.append(
-            "a Mysis acts only by tool calls: llama-server needs --jinja (and a model whose "
-            "template has tools); on Ollama, pick a model tagged 'tools'"
+            "a Mysis acts only by tool calls: pick a model trained for them (Qwen2.5, Qwen3, "
+            "Llama 3.1+ …); llama-server reads them only with --jinja and a chat template "
+            "that renders tools; on Ollama, a model tagged 'tools'"
         )
     if report.context_window is not None and report.context_window < MIN_CONTEXT:
         report.problems.append(
