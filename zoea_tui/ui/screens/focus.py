@@ -315,8 +315,10 @@ class FocusScreen(ZoeaScreen[None]):
         """Read ahead the Myses a step would show, and the page beyond the edge the
         conversation is near."""
         self.zoea.read_focus_ahead(self.neighbours())
-        if self._reading is None:
-            direction = self.query_one(ConversationLog).want_ahead()
+        # The screen can be on the stack before its widgets are mounted (a push under way).
+        logs = self.query(ConversationLog)
+        if self._reading is None and logs:
+            direction = logs.first().want_ahead()
             if direction is not None:
                 self._load_page_ahead(self.mysis_id, direction)
 
