@@ -47,6 +47,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/compose.py
 	$(BIN)/python bench/tools.py
+	$(BIN)/python bench/storage.py
 	$(BIN)/python bench/providers.py
 	$(BIN)/python bench/autopilot.py
 	$(BIN)/python bench/world.py
@@ -54,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/swarm.py
 	$(BIN)/python bench/ui.py
 	$(BIN)/python bench/arena.py
+	$(BIN)/python bench/liveliness.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

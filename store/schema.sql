@@ -54,6 +54,12 @@ CREATE VIRTUAL TABLE broadcasts_fts USING fts5(
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+CREATE VIRTUAL TABLE broadcasts_substr_fts USING fts5(
+    content,
+    content = 'broadcasts', content_rowid = 'id',
+    tokenize = 'trigram'
+);
+
 CREATE TABLE memories (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,
     mysis_id     INTEGER NOT NULL REFERENCES myses(id) ON DELETE CASCADE,
@@ -77,6 +83,12 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+CREATE VIRTUAL TABLE memories_substr_fts USING fts5(
+    content, reasoning,
+    content = 'memories', content_rowid = 'id',
+    tokenize = 'trigram'
+);
+
 CREATE TABLE myses (
     id            INTEGER PRIMARY KEY,
     name          TEXT NOT NULL UNIQUE,
@@ -92,21 +104,36 @@ CREATE TABLE myses (
     updated_at    REAL NOT NULL
 );
 
+CREATE TABLE request_parts (
+    id   INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: an id always names one text
+    hash INTEGER NOT NULL,                   -- the first 8 bytes of the text's SHA-256
+    text TEXT NOT NULL
+);
+
 CREATE TABLE requests (
     id                INTEGER PRIMARY KEY AUTOINCREMENT,
     mysis_id          INTEGER NOT NULL REFERENCES myses(id) ON DELETE CASCADE,
     created_at        REAL NOT NULL,
     strategy          TEXT NOT NULL,
-    last_memory_id    INTEGER,     -- the newest memory when the request was composed
+    last_memory_id    INTEGER,        -- the newest memory when the request was composed
     nudge_level       INTEGER NOT NULL DEFAULT 0,
-    items             TEXT NOT NULL,  -- JSON: the composition's item list
     estimated_tokens  INTEGER NOT NULL,
+    tools_tokens      INTEGER NOT NULL DEFAULT 0,
+    turn_id           INTEGER,
     prompt_tokens     INTEGER,        -- as reported by the provider
     completion_tokens INTEGER,
+    cached_tokens     INTEGER,
     latency_ms        REAL,
     outcome           TEXT NOT NULL DEFAULT 'pending',
-    error             TEXT
-, tools_tokens INTEGER NOT NULL DEFAULT 0, turn_id INTEGER, cached_tokens INTEGER, inputs TEXT, digest TEXT, error_kind TEXT, streamed INTEGER);
+    error             TEXT,
+    error_kind        TEXT,
+    streamed          INTEGER,
+    settings_id       INTEGER REFERENCES request_parts(id),  -- NULL: logged before 008
+    items_id          INTEGER REFERENCES request_parts(id),  -- JSON list of item shape ids
+    memory_ids        TEXT,           -- NULL: thinned by [storage] request_log
+    facts_id          INTEGER REFERENCES request_parts(id),  -- NULL: its turn's state
+    digest            BLOB            -- NULL: logged before 008, or thinned
+);
 
 CREATE TABLE schema_migrations ( version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL);
 
@@ -138,6 +165,8 @@ CREATE INDEX idx_memories_prompts ON memories (mysis_id, id)
     WHERE role = 'user' AND source IN ('direct', 'broadcast');
 
 CREATE INDEX idx_memories_summaries ON memories (mysis_id, id) WHERE source = 'summary';
+
+CREATE INDEX idx_request_parts_hash ON request_parts (hash);
 
 CREATE INDEX idx_requests_mysis ON requests (mysis_id, id);
 

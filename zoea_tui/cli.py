@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
+import secrets
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import __version__, cli_arena
+from . import __version__, cli_arena, cli_probe
 from .cli_parsing import OneLineParser, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
@@ -73,9 +76,27 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", type=Path, help="configuration file (TOML)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
+    p = sub.add_parser(
+        "vacuum", help="apply [storage] request_log, reclaim the space, say how much"
+    )
+    p.add_argument(
+        "--db", type=Path, default=argparse.SUPPRESS, help="database file (default: zoea's own)"
+    )
+    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    p.add_argument(
+        "--request-log",
+        metavar="KEEP",
+        help='what to keep in full this time: "all", "7d" or a number of requests per Mysis '
+        "(default: [storage] request_log)",
+    )
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+
     p = sub.add_parser("sim", help="the embedded SpaceMolt world")
     sim = p.add_subparsers(dest="sim_command", required=True, parser_class=OneLineParser)
-    p = sim.add_parser("serve", help="serve the embedded world over Streamable HTTP (MCP)")
+    p = sim.add_parser(
+        "serve",
+        help="serve the embedded world: MCP at /mcp, SpaceMolt's HTTP API at /api/v2",
+    )
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: loopback only)"
     )
@@ -88,7 +109,12 @@ def _parser() -> argparse.ArgumentParser:
         help="length of a game tick in seconds (0: advance on demand)",
     )
     p.add_argument("--state", type=Path, help="load the world from this file and save it there")
+    p.add_argument(
+        "--admin-token",
+        help="bearer token of the benchmark admin endpoints (default: a new one, printed)",
+    )
     cli_arena.add_parser(sub)
+    cli_probe.add_parser(sub)
     return parser
 
 
@@ -244,6 +270,8 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
         )
         for failure in report["failures"][:5]:
             say(f"  {failure['mysis']}: {failure['message']}")
+        for note in sorted(set(report["provider_notes"].values())):
+            say(f"  {provider}: {note}")
     if silence is not None:
         say(f"zoea simulate: {silence}", sys.stderr)
         return 3
@@ -274,7 +302,43 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+async def _cmd_vacuum(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from .config import db_path, parse_request_log
+    from .config.paths import database_bytes, size_text
+    from .orchestrator.retention import vacuum
+
+    config = _config(args)
+    policy = config.storage.request_log
+    if args.request_log is not None:
+        try:
+            policy = parse_request_log(args.request_log)
+        except ValueError as exc:
+            raise UsageError(f"--request-log: {exc}") from None
+    try:
+        path = db_path(config, getattr(args, "db", None), args.data_dir)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    before = database_bytes(path)  # opening may migrate it: the size the user had
+    async with await _open_existing(path) as store:
+        report = await vacuum(store, policy, bytes_before=before)
+    # Closed, as it was before: no shared-memory index beside it.
+    report = replace(report, bytes_after=database_bytes(path))
+    if args.json:
+        print(json.dumps(report.to_json()))
+        return 0
+    say(
+        f"{path}: {size_text(report.bytes_before)} → {size_text(report.bytes_after)}, "
+        f"reclaimed {size_text(report.reclaimed)} ({report.reclaimed:,} bytes); "
+        f"request log kept in full: {policy.describe()} ({report.thinned:,} requests thinned "
+        "now); memories are never dropped"
+    )
+    return 0
+
+
 async def _cmd_sim(args: argparse.Namespace) -> int:
+    from .sim.api_sessions import ApiSettings
     from .sim.host import WorldHost
     from .sim.serve import serve_forever
 
@@ -282,14 +346,27 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         raise UsageError("--tick-seconds must be 0 or more")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be between 0 and 65535")
+    if args.admin_token is not None and not args.admin_token.strip():
+        raise UsageError("--admin-token must not be empty")
+    api = ApiSettings(
+        admin_token=args.admin_token or secrets.token_urlsafe(18),
+        clock=time.time,
+        new_id=lambda: secrets.token_hex(16),
+    )
     try:
         host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds, state_path=args.state)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
     try:
-        await serve_forever(host, bind=args.host, port=args.port)
+        await serve_forever(host, bind=args.host, port=args.port, api=api)
     except OSError as exc:
-        raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"cannot serve on {args.host}:{args.port}: the port is in use; "
+                "choose another with --port (0 picks a free one)"
+            ) from None
+        reason = exc.strerror or exc
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     return 0
 
 
@@ -299,8 +376,10 @@ _COMMANDS = {
     "context": _cmd_context,
     "simulate": _cmd_simulate,
     "replay": _cmd_replay,
+    "vacuum": _cmd_vacuum,
     "sim": _cmd_sim,
     "arena": cli_arena.cmd_arena,
+    "probe": cli_probe.cmd_probe,
 }
 
 

@@ -60,6 +60,38 @@ async def _veteran(path: Path) -> None:
     await old.close()
 
 
+#: The request log of the version-10 veteran, as that version wrote it.
+_OLD_ITEMS = [
+    {"role": "system", "kind": "system", "memory_id": "synthetic", "action": "synthetic",
+     "reason": "rendered from the system prompt template", "tokens": 400},
+    {"role": "user", "kind": "memory", "memory_id": 1, "action": "kept", "reason": "",
+     "tokens": 9},
+    {"role": "user", "kind": "memory", "memory_id": 2, "action": "kept", "reason": "",
+     "tokens": 8},
+]  # fmt: skip
+_OLD_INPUTS = '{"settings": {"max_context_messages": 20}, "game_state": "", "account": null}'
+
+
+async def _veteran_with_log(path: Path) -> None:
+    """A version-10 database with a Mysis, two memories and three logged requests."""
+    await _veteran(path)
+    old = await Store.open(path, migrate_up_to=10)
+    for n in range(3):
+        await old.connection.execute(
+            "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, items, "
+            "estimated_tokens, inputs, digest) VALUES (1, ?, 'turn-aware', 2, ?, 417, ?, ?)",
+            (n, json.dumps(_OLD_ITEMS[: n + 1]), _OLD_INPUTS if n else None, f"{n:064x}"),
+        )
+    await old.close()
+
+
+async def _requests(path: Path) -> list[tuple[object, ...]]:
+    """The veteran's requests in a form both versions share."""
+    async with aiosqlite.connect(path) as db:
+        rows = await db.execute_fetchall("SELECT id, created_at, last_memory_id FROM requests")
+        return [tuple(row) for row in rows]
+
+
 async def _rows(path: Path) -> list[tuple[object, ...]]:
     async with aiosqlite.connect(path) as db:
         return [
@@ -71,16 +103,19 @@ async def _rows(path: Path) -> list[tuple[object, ...]]:
         ]
 
 
-@pytest.mark.parametrize("start", ["new", "version 1 with rows"])
+@pytest.mark.parametrize("start", ["new", "version 1 with rows", "version 10 with a log"])
 async def test_a_kill_at_any_statement_leaves_a_whole_version_that_opens(
     start: str, tmp_path: Path
 ) -> None:
     schemas = await _schemas(tmp_path)
     template = tmp_path / "template.db"
     first = 0
-    if start != "new":
+    if start == "version 1 with rows":
         await _veteran(template)
         first = 1
+    elif start == "version 10 with a log":
+        await _veteran_with_log(template)
+        first = 10
     out = tmp_path / "killed"
     out.mkdir()
     child = subprocess.run(
@@ -112,7 +147,14 @@ async def test_a_kill_at_any_statement_leaves_a_whole_version_that_opens(
                 "remember the iron belt",
                 "and the copper one",
             ], where
+        if first == 10:
+            assert await _requests(killed) == [(1, 0.0, 2), (2, 1.0, 2), (3, 2.0, 2)], where
         store = await Store.open(killed)
+        if first == 10:
+            logged = await store.list_requests()
+            assert [len(r.items) for r in logged] == [1, 2, 3], where
+            assert logged[2].items[2]["memory_id"] == 2, where
+            assert logged[2].digest == f"{2:064x}", where
         await store.close()
         schema, versions, _ = await _snapshot(killed)
         assert versions == list(range(1, latest_version() + 1)), where

@@ -17,6 +17,7 @@ from zoea_tui.core.types import ToolCall
 from zoea_tui.game.errors import GameConnectionError
 from zoea_tui.game.router import (
     ORCHESTRATOR_TOOL_NAMES,
+    ORCHESTRATOR_TOOLS,
     READ_PAGE_CHARS,
     REDACTED,
     SEARCH_ANSWER_CHARS,
@@ -461,7 +462,7 @@ async def test_reasoning_search_gives_the_reasoning(store) -> None:
     [hit] = found["results"]
     assert hit["memory_id"] == memory.id and hit["role"] == "assistant"
     assert hit["reasoning"] == "Travel cooldown is long, so refuel first."
-    assert "content" not in hit and "[cooldown]" in hit["snippet"]
+    assert hit["content"] == "Heading out." and "[cooldown]" in hit["snippet"]
     assert (await _json(router, "zoea_search_messages", {"query": "cooldown"}))["count"] == 0
     long = "Why wait: " + "the jump drive must cool down. " * 100
     thought = await store.add_memory(
@@ -727,3 +728,91 @@ async def test_read_memory_names_only_the_other_parts_a_memory_has(store) -> Non
     assert page["content"] == "mine copper" and "other_parts" not in page
     calls = await _json(router, "zoea_read_memory", {"memory_id": memory.id, "part": "tool_calls"})
     assert calls["tool_calls"] == "" and calls["total_chars"] == 0
+
+
+# -- substring search, another Mysis, exact matches (issue 29) ---------------------------
+
+
+async def test_search_finds_parts_of_words_in_any_case(store) -> None:
+    router = await _offline(store, "alpha")
+    iron = await store.add_memory(router.mysis_id, NewMemory("user", "direct", "Mine IRON ore"))
+    found = await _json(router, "zoea_search_messages", {"query": "ron"})
+    assert [h["memory_id"] for h in found["results"]] == [iron.id]
+    assert found["results"][0]["snippet"] == "Mine I[RON] ore"
+    assert (await _json(router, "zoea_search_messages", {"query": "or"}))["count"] == 1
+    assert (await _json(router, "zoea_search_messages", {"query": "ron gold"}))["count"] == 0
+
+
+async def test_exact_search_wants_the_whole_query_with_its_case(store) -> None:
+    router = await _offline(store, "alpha")
+    await store.add_memory(router.mysis_id, NewMemory("user", "direct", "Mine IRON ore"))
+    exact = {"query": "IRON ore", "exact": True}
+    assert (await _json(router, "zoea_search_messages", exact))["count"] == 1
+    for query in ("iron ore", "ore IRON"):
+        found = await _json(router, "zoea_search_messages", {"query": query, "exact": True})
+        assert found["count"] == 0 and found["exact"] is True
+    code, message = _error(
+        await _call(router, "zoea_search_messages", {"query": "x", "exact": "sometimes"})
+    )
+    assert code == "invalid_arguments" and "exact must be true or false" in message
+
+
+async def test_search_and_read_reach_another_mysis_of_the_swarm(store) -> None:
+    router = await _offline(store, "alpha")
+    beta = await store.create_mysis("beta")
+    long = "Vega prices: " + "iron 14 cr; " * 200
+    memory = await store.add_memory(
+        beta.id,
+        NewMemory("tool", "tool", long, tool_call_id="c1", tool_name="view_market"),
+    )
+    assert (await _json(router, "zoea_search_messages", {"query": "Vega"}))["count"] == 0
+    for who in (beta.id, str(beta.id), "beta"):
+        found = await _json(router, "zoea_search_messages", {"query": "Vega", "mysis_id": who})
+        assert found["mysis_id"] == beta.id and found["count"] == 1
+    [hit] = found["results"]
+    read = f"zoea_read_memory(memory_id={memory.id}, offset={SEARCH_HIT_CHARS}, mysis_id={beta.id})"
+    assert hit["content"].endswith(f"more characters: {read}]")
+    page = await _json(
+        router,
+        "zoea_read_memory",
+        {"memory_id": memory.id, "offset": SEARCH_HIT_CHARS, "mysis_id": beta.id},
+    )
+    assert page["mysis_id"] == beta.id and page["content"] == long[SEARCH_HIT_CHARS:]
+    own = await _call(router, "zoea_read_memory", {"memory_id": memory.id})
+    assert _error(own)[0] == "not_found", "without mysis_id a read stays among its own"
+
+
+async def test_a_mysis_outside_the_swarm_is_refused_with_a_message(store) -> None:
+    router = await _offline(store, "alpha")
+    for who in (999, "nobody"):
+        for tool in ("zoea_search_messages", "zoea_search_reasoning", "zoea_read_memory"):
+            args = {"query": "iron", "memory_id": 1, "mysis_id": who}
+            code, message = _error(await _call(router, tool, args))
+            assert code == "not_found", tool
+            assert "in your swarm" in message and "zoea_swarm_status" in message
+
+
+async def test_reasoning_hits_carry_what_was_answered(store) -> None:
+    router = await _offline(store, "alpha")
+    await store.add_memory(
+        router.mysis_id,
+        NewMemory(
+            "assistant",
+            "llm",
+            "",
+            reasoning="Cargo is full, so selling at Sol.",
+            tool_calls=(ToolCall("c1", "sell", '{"item_id": "iron_ore"}'),),
+        ),
+    )
+    [hit] = (await _json(router, "zoea_search_reasoning", {"query": "SELLING"}))["results"]
+    assert hit["content"] == "" and hit["tool_calls"] == ["sell"]
+    assert hit["reasoning"] == "Cargo is full, so selling at Sol."
+
+
+async def test_search_schemas_offer_exact_and_another_mysis() -> None:
+    by_name = {t["name"]: t["parameters"]["properties"] for t in ORCHESTRATOR_TOOLS}
+    for name in ("zoea_search_messages", "zoea_search_reasoning", "zoea_read_memory"):
+        assert by_name[name]["mysis_id"]["type"] == "integer", name
+    for name in ("zoea_search_messages", "zoea_search_reasoning", "zoea_search_broadcasts"):
+        assert by_name[name]["exact"]["type"] == "boolean", name
+    assert "mysis_id" not in by_name["zoea_search_broadcasts"], "broadcasts belong to all"

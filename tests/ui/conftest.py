@@ -18,6 +18,7 @@ from zoea_tui.config import Config, GameConfig, NudgeConfig
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.ui import formatting
 from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens import help as help_screen
 
 from .helpers import seed
 
@@ -58,6 +59,24 @@ def app(commander: Commander) -> ZoeaApp:
 def utc_clock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Times shown in UTC, so pictures do not depend on the machine's time zone."""
     monkeypatch.setattr(formatting, "clock", lambda ts: time.strftime("%H:%M:%S", time.gmtime(ts)))
+
+
+@pytest.fixture
+def fixed_data_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help's data folder and sizes fixed, so pictures do not depend on where the
+    test's files are and what they weigh."""
+    monkeypatch.setattr(
+        help_screen,
+        "data_rows",
+        lambda db: [
+            ("folder", "/home/pilot/.local/share/zoea-nova · 1.2 MB"),
+            (
+                "database",
+                "zoea.db · 1.1 MB with its WAL; "
+                "`zoea vacuum` applies [storage] request_log and reclaims space",
+            ),
+        ],
+    )
 
 
 @pytest.fixture

@@ -6,10 +6,11 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from rich.table import Table
 from textual import events
 from textual.geometry import Region
 from textual.theme import Theme
-from textual.widgets import Input, OptionList, Select
+from textual.widgets import Input, OptionList, Select, Static
 
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import Event, Notice
@@ -446,6 +447,23 @@ async def test_question_mark_opens_the_help_and_escape_closes_it(app: ZoeaApp) -
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert isinstance(app.screen, DashboardScreen)
+
+
+async def test_help_shows_the_data_folder_and_what_it_weighs(
+    app: ZoeaApp, commander: Commander
+) -> None:
+    db = commander.store.path
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        table = app.screen.query_one("#help-table", Static).content
+    assert isinstance(table, Table)
+    rows = list(zip(*(column.cells for column in table.columns), strict=True))
+    shown = {str(name): str(what) for name, what in rows if str(name)}
+    size, unit = shown["folder"].removeprefix(f"{db.parent} · ").split()
+    assert unit in ("KB", "MB") and float(size.replace(",", "")) > 0
+    assert shown["database"].startswith(f"{db.name} · ")
+    assert "zoea vacuum" in shown["database"]
 
 
 async def test_palette_offers_every_action(app: ZoeaApp, commander: Commander) -> None:

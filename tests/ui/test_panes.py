@@ -7,6 +7,7 @@ import json
 import time
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from textual.app import App, ComposeResult
@@ -36,6 +37,7 @@ from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.base import OpaqueScreensApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.widgets import mysis_pane
 from zoea_tui.ui.widgets.context_preview import (
     NEXT_TITLE,
     SENT_TITLE,
@@ -434,14 +436,18 @@ async def test_changed_panes_are_repainted_a_few_at_a_time_and_not_while_covered
 
 async def test_a_pane_repaints_only_the_rows_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
     app = _Swarm()
+    now = time.time()
+    # The countdown reads the wall clock: hold it still, so a slow machine does not move
+    # "nudge in 20s" to 19s between the paint and the comparison below.
+    monkeypatch.setattr(mysis_pane, "time", SimpleNamespace(time=lambda: now))
     async with app.run_test(size=(120, 40)) as pilot:
         swarm = app.query_one(SwarmPanes)
-        now = time.time()
         swarm.set_myses([view(next_nudge_at=now + 30.4)])
         await pilot.pause()
         pane = swarm.query_one(MysisPane)
         asked: list[tuple[Region, ...]] = []
-        monkeypatch.setattr(pane, "refresh", lambda *regions, **_: asked.append(regions))
+        spy = pytest.MonkeyPatch()
+        spy.setattr(pane, "refresh", lambda *regions, **_: asked.append(regions))
         width = pane.content_size.width
 
         pane.view = view(next_nudge_at=now + 20.4)  # only the countdown moves
@@ -457,7 +463,7 @@ async def test_a_pane_repaints_only_the_rows_that_changed(monkeypatch: pytest.Mo
         pane.repaint()
         assert asked == []  # nothing changed: no row, and no whole repaint either
 
-        monkeypatch.undo()
+        spy.undo()
         await pilot.resize_terminal(100, 40)
         await pilot.pause()
         # A new width: every row drawn again (no stylesheet here, so no border).

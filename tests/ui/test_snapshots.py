@@ -69,6 +69,7 @@ def test_view(
     seeded_db: Path,
     still_config: Config,
     utc_clock: None,
+    fixed_data_size: None,
     view: str,
     size: tuple[int, int],
 ) -> None:

@@ -15,6 +15,16 @@ Environment overrides, applied over the file and checked like it (empty = unset)
 - ``ZOEA_GAME_ENDPOINT``    → ``game.endpoint``
 
 (``ZOEA_DATA_DIR`` and ``ZOEA_DB`` are read by :mod:`.paths`, below the command line.)
+
+The conventions every LLM tool honours, only when there is no config file (a config file
+always wins, whatever it defines):
+
+- ``OPENAI_BASE_URL`` (+ ``OPENAI_API_KEY``) → a provider ``openai`` of type ``openai``;
+- ``OLLAMA_HOST`` (``host``, ``host:port`` or a URL; port 11434 by default) → a provider
+  ``ollama`` of type ``ollama``.
+
+Neither names a model: such a provider flies the first model its server lists (the new-Mysis
+and configure forms list them all). :func:`conventions_note` says which applied.
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ from .model import (
     LOCAL_MODEL,
     PROVIDER_TYPES,
     REMOTE_TYPES,
+    WORLDS,
     Config,
     ConfigError,
     ContextConfig,
@@ -50,6 +61,8 @@ from .model import (
     PathsConfig,
     ProviderConfig,
     ProviderType,
+    RequestLogRetention,
+    StorageConfig,
     StreamSetting,
     SwarmConfig,
     builtin_providers,
@@ -60,8 +73,13 @@ ENV_MAX_MYSES = "ZOEA_MAX_MYSES"
 ENV_DEFAULT_PROVIDER = "ZOEA_DEFAULT_PROVIDER"
 ENV_STRATEGY = "ZOEA_STRATEGY"
 ENV_GAME_ENDPOINT = "ZOEA_GAME_ENDPOINT"
+ENV_OPENAI_BASE_URL = "OPENAI_BASE_URL"
+ENV_OPENAI_API_KEY = "OPENAI_API_KEY"
+ENV_OLLAMA_HOST = "OLLAMA_HOST"
+#: Ollama's port when ``OLLAMA_HOST`` names none.
+OLLAMA_PORT = 11434
 
-SECTIONS = ("swarm", "context", "nudge", "providers", "game", "paths")
+SECTIONS = ("swarm", "context", "nudge", "providers", "game", "paths", "storage")
 
 #: The keys of each plain section: the fields of its dataclass.
 _SECTION_KEYS: dict[str, tuple[str, ...]] = {
@@ -72,6 +90,7 @@ _SECTION_KEYS: dict[str, tuple[str, ...]] = {
         ("nudge", NudgeConfig),
         ("game", GameConfig),
         ("paths", PathsConfig),
+        ("storage", StorageConfig),
     )
 }
 
@@ -89,6 +108,10 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
+        "max_tool_iterations",
     ),
     "ollama": (
         "type",
@@ -102,6 +125,10 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
+        "max_tool_iterations",
     ),
     "local": (
         "type",
@@ -112,8 +139,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "timeout",
         "seed",
         "tools",
+        "max_tool_iterations",
     ),
-    "autopilot": ("type", "context_window", "tools"),
+    "autopilot": ("type", "context_window", "tools", "max_tool_iterations"),
 }
 ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
 
@@ -213,6 +241,11 @@ def _number_checker(lo: float, hi: float | None = None) -> Callable[[Any], float
     return check
 
 
+def _check_price(value: Any) -> float:
+    """A price in USD per million tokens: 0 (free) up to a million."""
+    return _number_checker(0, 1e6)(value)
+
+
 def _check_text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("a non-empty string")
@@ -252,6 +285,12 @@ def _check_strategy(value: Any) -> str:
     return str(value)
 
 
+def _check_world(value: Any) -> str:
+    if value not in WORLDS:
+        raise _Invalid(f"one of {_quoted(WORLDS)}")
+    return str(value)
+
+
 def _check_tools(value: Any) -> ToolsMode:
     if value not in TOOLS_MODES:
         raise _Invalid(f"one of {_quoted(TOOLS_MODES)}")
@@ -267,6 +306,45 @@ def _check_env_name(value: Any) -> str:
             show_value=False,
         )
     return value
+
+
+#: The longest request-log retention in days (a century).
+MAX_RETENTION_DAYS = 36_500
+_RETENTION = re.compile(
+    r"(?P<n>[0-9]+)\s*(?:(?P<days>d|days?)|(?P<requests>requests?))?", re.IGNORECASE
+)
+RETENTION_EXPECTED = (
+    '"all", a number of days such as "7d", or a number of requests per Mysis such as 500'
+)
+
+
+def _check_request_log(value: Any) -> RequestLogRetention:
+    """``[storage] request_log``: ``"all"``, ``"7d"`` (or ``"7 days"``), or ``500``
+    (or ``"500"``, ``"500 requests"``): requests per Mysis."""
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return RequestLogRetention()
+    if isinstance(value, int) and not isinstance(value, bool):
+        count, days = value, False
+    elif isinstance(value, str) and (found := _RETENTION.fullmatch(value.strip())):
+        count, days = int(found["n"]), found["days"] is not None
+    else:
+        raise _Invalid(RETENTION_EXPECTED)
+    if days:
+        if not 1 <= count <= MAX_RETENTION_DAYS:
+            raise _Invalid(f"a number of days from 1 to {MAX_RETENTION_DAYS}")
+        return RequestLogRetention(days=count)
+    if not 1 <= count <= INT_MAX:
+        raise _Invalid(f"a number of requests per Mysis from 1 to {INT_MAX}")
+    return RequestLogRetention(requests=count)
+
+
+def parse_request_log(text: str) -> RequestLogRetention:
+    """A retention policy as typed on the command line (``zoea vacuum --request-log``);
+    ``ValueError`` says what was expected, in one line."""
+    try:
+        return _check_request_log(text)
+    except _Invalid as bad:
+        raise ValueError(f"expected {bad.expected}, got {show(text)}") from None
 
 
 def _check_max_myses(value: Any) -> int:
@@ -437,6 +515,14 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
+        price_in=table.get("price_in", _check_price, None),
+        price_cached=table.get("price_cached", _check_price, None),
+        price_out=table.get("price_out", _check_price, None),
+        max_tool_iterations=table.get(
+            "max_tool_iterations",
+            _int(1),
+            builtin.max_tool_iterations if builtin is not None else None,
+        ),
     )
 
 
@@ -462,6 +548,7 @@ def _game(table: _Table) -> GameConfig:
         tick_seconds=table.get("tick_seconds", _number_checker(0), d.tick_seconds),
         starting_credits=table.get("starting_credits", _int(0), d.starting_credits),
         timeout=table.get("timeout", _number_checker(0), d.timeout),
+        world=table.get("world", _check_world, d.world),
     )
 
 
@@ -469,6 +556,12 @@ def _paths(table: _Table, base: Path | None) -> PathsConfig:
     table.only(_SECTION_KEYS["paths"])
     check = _path_checker(base)
     return PathsConfig(data_dir=table.get("data_dir", check, None), db=table.get("db", check, None))
+
+
+def _storage(table: _Table) -> StorageConfig:
+    table.only(_SECTION_KEYS["storage"])
+    d = StorageConfig()
+    return StorageConfig(request_log=table.get("request_log", _check_request_log, d.request_log))
 
 
 def _check_default_provider(name: str, providers: Mapping[str, ProviderConfig]) -> str:
@@ -504,6 +597,7 @@ def build_config(
     providers = _providers(section("providers"))
     game = _game(section("game"))
     paths_config = _paths(section("paths"), base_dir)
+    storage = _storage(section("storage"))
     # Checked last: it must name a provider defined above (the built-ins always are).
     swarm_table.get(
         "default_provider", lambda value: _check_default_provider(value, providers), None
@@ -515,6 +609,7 @@ def build_config(
         providers=providers,
         game=game,
         paths=paths_config,
+        storage=storage,
         source=source,
     )
 
@@ -562,6 +657,68 @@ def apply_env(config: Config, env: Mapping[str, str]) -> Config:
     if endpoint is not None:
         game = dataclasses.replace(game, endpoint=endpoint)
     return dataclasses.replace(config, swarm=swarm, game=game)
+
+
+# -- the conventions of other tools ------------------------------------------------------
+
+
+def _ollama_url(value: Any) -> str:
+    """``OLLAMA_HOST`` as Ollama reads it: ``host``, ``host:port`` or a URL; http and port
+    11434 unless it says otherwise."""
+    text = str(value).strip()
+    if "://" not in text:
+        text = f"http://{text}"
+    parts = urlsplit(text)
+    try:
+        port = parts.port
+    except ValueError:
+        raise _Invalid('a host, host:port or URL such as "127.0.0.1:11434"') from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _Invalid('a host, host:port or URL such as "127.0.0.1:11434"')
+    if port is None and parts.scheme == "http":
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        text = parts._replace(netloc=f"{host}:{OLLAMA_PORT}").geturl()
+    return text.rstrip("/")
+
+
+def convention_providers(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
+    """The providers the environment's conventions add when there is no config file."""
+    found: dict[str, ProviderConfig] = {}
+    base = _env_value(env, ENV_OPENAI_BASE_URL, "providers.openai.endpoint", _check_url)
+    if base is not None:
+        found["openai"] = ProviderConfig(
+            name="openai",
+            type="openai",
+            endpoint=base,
+            api_key_env=ENV_OPENAI_API_KEY,
+            origin=f"${ENV_OPENAI_BASE_URL}",
+        )
+    host = _env_value(env, ENV_OLLAMA_HOST, "providers.ollama.endpoint", _ollama_url)
+    if host is not None:
+        found["ollama"] = ProviderConfig(
+            name="ollama", type="ollama", endpoint=host, origin=f"${ENV_OLLAMA_HOST}"
+        )
+    return found
+
+
+def conventions_note(config: Config, env: Mapping[str, str] = os.environ) -> str:
+    """Which configuration applied, in a line: the file (and the conventions it silences),
+    or the conventions that added providers, or the defaults."""
+    named = [v for v in (ENV_OPENAI_BASE_URL, ENV_OLLAMA_HOST) if env.get(v, "").strip()]
+    if config.source is not None:
+        silenced = f" ({' and '.join(named)} not read: a config file always wins)" if named else ""
+        return f"{config.source}{silenced}"
+    added = [
+        f"{p.origin} adds provider {p.name} ({p.endpoint})"
+        for p in config.providers.values()
+        if p.origin
+    ]
+    if added:
+        return "no config file; " + "; ".join(added)
+    return (
+        f"no config file (the defaults; {ENV_OPENAI_BASE_URL} or {ENV_OLLAMA_HOST} would add "
+        "a provider)"
+    )
 
 
 # -- the file ----------------------------------------------------------------------------
@@ -622,7 +779,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] = os.envi
     the environment overrides). Raises :class:`ConfigError` on any mistake."""
     file = locate_config(path, env)
     if file is None:
-        config = Config()
+        config = Config(providers={**builtin_providers(), **convention_providers(env)})
     else:
         config = build_config(
             read_toml(file), str(file), source=file, base_dir=file.absolute().parent

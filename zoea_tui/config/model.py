@@ -38,6 +38,9 @@ LOCAL_CONTEXT_WINDOW = 8192  # SmolLM2 was trained on 8k; 4k leaves no room besi
 #: The ``game.endpoint`` value that selects the in-process world.
 EMBEDDED = "embedded"
 
+#: The embedded world's profiles (``game.world``; ``zoea_tui/sim/profiles.py``).
+WORLDS: tuple[str, ...] = ("classic", "smbench")
+
 
 class ConfigError(Exception):
     """The configuration cannot be used; ``str(error)`` is one line for the user.
@@ -128,6 +131,20 @@ class ProviderConfig:
     #: 5 500 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
     #: lists the commands and their arguments once (``core/game_tool.py``).
     tools: ToolsMode = "full"
+    #: Where the provider comes from when no file defined it: the environment variable of
+    #: a convention (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); None for the file's and
+    #: the built-ins. Shown in the help and on the provider line.
+    origin: str | None = None
+    #: Prices in USD per million tokens: prompt tokens, prompt tokens served from the
+    #: server's cache, answer tokens; None: not known (``zoea arena`` then estimates no
+    #: cost). Only ever read to estimate and report what a batch costs.
+    price_in: float | None = None
+    price_cached: float | None = None
+    price_out: float | None = None
+    #: Rounds of tool calls a turn may take on this provider; None: ``[context]
+    #: max_tool_iterations``. The built-in autopilot plays longer turns (a cycle of
+    #: mining and selling is some twenty rounds, and a round costs it nothing).
+    max_tool_iterations: int | None = None
 
     @property
     def is_remote(self) -> bool:
@@ -135,10 +152,18 @@ class ProviderConfig:
         return self.type in REMOTE_TYPES
 
 
+#: Rounds a turn of the built-in autopilot may take (``[providers.autopilot]
+#: max_tool_iterations``): several cycles of mining, selling and flying back, so that a
+#: swarm left alone is seen playing rather than waiting for its nudges.
+AUTOPILOT_TURN_ROUNDS = 100
+
+
 def builtin_providers() -> dict[str, ProviderConfig]:
     """The providers every configuration has unless its file redefines them."""
     return {
-        "autopilot": ProviderConfig(name="autopilot", type="autopilot"),
+        "autopilot": ProviderConfig(
+            name="autopilot", type="autopilot", max_tool_iterations=AUTOPILOT_TURN_ROUNDS
+        ),
         "local": ProviderConfig(
             name="local", type="local", model=LOCAL_MODEL, context_window=LOCAL_CONTEXT_WINDOW
         ),
@@ -159,6 +184,9 @@ class GameConfig:
     starting_credits: int | None = None
     #: Read timeout of one MCP call in seconds (the real game can hold a call for minutes).
     timeout: float = 600.0
+    #: The embedded world's profile: ``"classic"``, or ``"smbench"``, the world calibrated
+    #: against SMBench's published runs (the arena's; ``zoea_tui/sim/profiles.py``).
+    world: str = "classic"
 
     @property
     def embedded(self) -> bool:
@@ -180,6 +208,51 @@ class PathsConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RequestLogRetention:
+    """How much of the request log is kept in full (``[storage] request_log``).
+
+    ``"all"`` (both None): every request. ``"7d"``: the requests of the last 7 days.
+    ``500``: the newest 500 requests of each Mysis. The others are *thinned*: still
+    listed with their figures and recomposed, but without the memory ids, facts and
+    digest that check them byte for byte. Memories are never dropped.
+    """
+
+    #: Keep in full the requests of the last this many days.
+    days: int | None = None
+    #: Keep in full the newest this many requests of each Mysis.
+    requests: int | None = None
+
+    @property
+    def keeps_all(self) -> bool:
+        """True when nothing is ever thinned."""
+        return self.days is None and self.requests is None
+
+    def describe(self) -> str:
+        """The policy in words, as messages show it."""
+        if self.days is not None:
+            return f"the last {self.days} day{'s' * (self.days != 1)}"
+        if self.requests is not None:
+            return f"the newest {self.requests} request{'s' * (self.requests != 1)} of each Mysis"
+        return "every request"
+
+    def spec(self) -> str:
+        """The policy as the configuration writes it (``"all"``, ``"7d"``, ``"500"``)."""
+        if self.days is not None:
+            return f"{self.days}d"
+        if self.requests is not None:
+            return str(self.requests)
+        return "all"
+
+
+@dataclass(frozen=True, slots=True)
+class StorageConfig:
+    """``[storage]``: what the database keeps."""
+
+    #: How much of the request log is kept in full (:class:`RequestLogRetention`).
+    request_log: RequestLogRetention = field(default_factory=RequestLogRetention)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole configuration; ``Config()`` is the configuration with no file."""
 
@@ -190,6 +263,7 @@ class Config:
     providers: dict[str, ProviderConfig] = field(default_factory=builtin_providers)
     game: GameConfig = field(default_factory=GameConfig)
     paths: PathsConfig = field(default_factory=PathsConfig)
+    storage: StorageConfig = field(default_factory=StorageConfig)
     #: The file this came from; None when no file was read.
     source: Path | None = field(default=None, compare=False)
 

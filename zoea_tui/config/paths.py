@@ -12,6 +12,7 @@ Precedence, highest first (empty environment variables count as unset):
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -85,3 +86,33 @@ def db_path(
         if folder is not None:
             return folder / DB_FILE
     return user_data_dir() / DB_FILE
+
+
+def database_bytes(path: Path) -> int:
+    """The bytes of a database on disk: the file, its WAL and its shared-memory index."""
+    total = 0
+    for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+        with contextlib.suppress(OSError):
+            total += (path.parent / name).stat().st_size
+    return total
+
+
+def folder_bytes(folder: Path) -> int:
+    """The bytes of the files directly in ``folder`` (the data folder: the database,
+    the world's state, the logs); 0 when it cannot be read."""
+    total = 0
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                if entry.is_file(follow_symlinks=False):
+                    total += entry.stat(follow_symlinks=False).st_size
+    return total
+
+
+def size_text(count: int) -> str:
+    """Bytes as a person reads them: ``12.3 MB``, ``840 KB`` (1 000-based, as disks)."""
+    if count >= 1_000_000_000:
+        return f"{count / 1e9:,.2f} GB"
+    if count >= 1_000_000:
+        return f"{count / 1e6:,.1f} MB"
+    return f"{count / 1e3:,.0f} KB"

@@ -14,6 +14,7 @@ import aiosqlite
 
 from ..resources import data_dir
 from .preflight import refuse_newer
+from .request_log import text_hash, unhex
 
 _NAME = re.compile(r"^(\d{3})_([a-z0-9_]+)\.sql$")
 
@@ -48,6 +49,17 @@ _CREATE_LEDGER = (
     " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL)"
 )
 _LINE_COMMENT = re.compile(r"--[^\n]*")
+
+
+def _hash_or_null(text: str | None) -> int | None:
+    return None if text is None else text_hash(text)
+
+
+async def register_functions(db: aiosqlite.Connection) -> None:
+    """The SQL functions migrations may call (pure, deterministic): ``zoea_text_hash``
+    (a request part's key, ``storage/request_log.py``) and ``zoea_unhex``."""
+    await db.create_function("zoea_text_hash", 1, _hash_or_null, deterministic=True)
+    await db.create_function("zoea_unhex", 1, unhex, deterministic=True)
 
 
 def latest_version(migrations: list[Migration] | None = None) -> int:
@@ -95,7 +107,9 @@ async def migrate(
     migrations = load_migrations()
     have = await current_version(db)
     refuse_newer(have, latest_version(migrations), path)
-    applied = []
+    applied: list[int] = []
+    if have < latest_version(migrations):
+        await register_functions(db)
     for migration in migrations:
         if migration.version <= have or (up_to is not None and migration.version > up_to):
             continue

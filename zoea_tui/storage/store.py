@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import json
 import re
 import sqlite3
@@ -31,6 +32,20 @@ from .arena import ArenaBatch, ArenaRunRecord
 from .errors import ANOTHER_FILE, StoreError, store_error
 from .migrations import latest_version, migrate
 from .preflight import examine
+from .request_log import (
+    REQUEST_SELECT,
+    chunks,
+    compact,
+    decode_items,
+    facts_text,
+    inputs_text,
+    item_shape,
+    memory_ids_text,
+    referenced_parts_sql,
+    shape_ids,
+    text_hash,
+)
+from .search import SEARCH_TEXT_LIMIT, SearchHit, search_broadcasts, search_memories
 
 #: Most memories loaded after the latest summary by the ``summarize`` strategy;
 #: far more than any threshold lets accumulate, but a fixed bound on the read.
@@ -50,6 +65,10 @@ _TURN_AS_MEMORY = (
 )
 #: Most turn starts loaded with one history (turns inside the loaded memories).
 TURN_SCAN_LIMIT = 2000
+#: Most request parts a store remembers by text before it forgets them all.
+PART_CACHE = 4096
+#: Requests thinned in one write (the swarm's writes go on between two).
+THIN_BATCH = 2000
 
 
 _ACCOUNT_COLUMNS = "id, server, username, password, empire, mysis_id"
@@ -116,31 +135,6 @@ class Broadcast:
     game_tick: int | None = None
 
 
-#: Characters of each search hit's text read with it (the start of the text).
-SEARCH_TEXT_LIMIT = 4000
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One search result, with a snippet around the match.
-
-    ``text`` is the start of the searched text (the memory's ``content`` or
-    ``reasoning``, the broadcast's content), at most the search's ``text_limit``
-    characters; ``text_chars`` is that text's whole length.
-    """
-
-    memory_id: int
-    role: str
-    source: str
-    tool_name: str | None
-    snippet: str
-    created_at: float
-    extra: dict[str, Any] = field(default_factory=dict)
-    text: str = ""
-    text_chars: int = 0
-    game_tick: int | None = None
-
-
 @dataclass(frozen=True, slots=True)
 class RequestRecord:
     """One logged LLM call."""
@@ -151,6 +145,8 @@ class RequestRecord:
     strategy: str
     last_memory_id: int | None
     nudge_level: int
+    #: The composition's items (``Item.to_dict`` without the tokens, which a
+    #: recomposition counts again; ``memory_id`` None when thinned).
     items: list[dict[str, Any]]
     estimated_tokens: int
     prompt_tokens: int | None
@@ -172,6 +168,9 @@ class RequestRecord:
     error_kind: str | None = None
     #: Whether the answer came streamed (None: not an HTTP provider, or an older log).
     streamed: bool | None = None
+    #: Thinned by the retention policy (``[storage] request_log``): its item memory ids,
+    #: facts and digest are gone; it is still recomposed, but cannot be checked.
+    thinned: bool = False
 
     def recorded_inputs(self) -> dict[str, Any]:
         """The recorded composition inputs (empty for requests logged before them)."""
@@ -183,20 +182,13 @@ def messages_digest(messages: Sequence[dict[str, Any]]) -> str:
     return hashlib.sha256(serialize(messages).encode("utf-8")).hexdigest()
 
 
-def request_inputs(composition: Composition, settings: ComposeSettings) -> str:
-    """JSON of what recomposing a request needs beyond the stored history."""
+def settings_text(settings: ComposeSettings) -> str:
+    """The part text of the composition settings a request was composed with (its nudge
+    level and tool-schema tokens have their own columns)."""
     knobs = asdict(settings)
-    knobs.pop("nudge_level", None)  # both have their own columns
+    knobs.pop("nudge_level", None)
     knobs.pop("tools_tokens", None)
-    return json.dumps(
-        {
-            "settings": knobs,
-            "game_state": composition.game_state,
-            "latest_broadcast": composition.latest_broadcast,
-            "account": composition.account,
-        },
-        ensure_ascii=False,
-    )
+    return compact(knobs)
 
 
 def _memory(row: Sequence[Any]) -> Memory:
@@ -253,32 +245,38 @@ def _fts_query(text: str) -> str:
     return " ".join(f'"{w}"*' for w in words)
 
 
-def _search_hit(
-    row: Sequence[Any], *, text_at: int, extra: dict[str, Any] | None = None
-) -> SearchHit:
-    """A search's row as its hit: the six columns every search selects first, then the
-    text, its whole length and the game tick from column ``text_at``."""
-    return SearchHit(
-        row[0],
-        row[1],
-        row[2],
-        row[3],
-        row[4],
-        row[5],
-        extra=extra or {},
-        text=row[text_at],
-        text_chars=row[text_at + 1],
-        game_tick=row[text_at + 2],
+def request_from_row(row: Sequence[Any], shapes: Mapping[int, str]) -> RequestRecord:
+    """A row of :data:`~.request_log.REQUEST_SELECT` as its record (``shapes``: the text
+    of every item shape it names)."""
+    (
+        request_id, mysis_id, created_at, strategy, last_memory_id, nudge_level,
+        item_list, memory_ids, estimated, prompt, completion, latency, outcome, error,
+        tools_tokens, turn_id, cached, settings, facts, digest, error_kind, streamed,
+    ) = row  # fmt: skip
+    items = decode_items([shapes[i] for i in shape_ids(item_list)], memory_ids, last_memory_id)
+    return RequestRecord(
+        id=request_id,
+        mysis_id=mysis_id,
+        created_at=created_at,
+        strategy=strategy,
+        last_memory_id=last_memory_id,
+        nudge_level=nudge_level,
+        items=items,
+        estimated_tokens=estimated,
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        latency_ms=latency,
+        outcome=outcome,
+        error=error,
+        tools_tokens=tools_tokens,
+        turn_id=turn_id,
+        cached_tokens=cached,
+        inputs=inputs_text(settings, facts),
+        digest=digest.hex() if digest is not None else None,
+        error_kind=error_kind,
+        streamed=None if streamed is None else bool(streamed),  # SQLite keeps 0 or 1
+        thinned=memory_ids is None,
     )
-
-
-def request_from_row(row: Sequence[Any]) -> RequestRecord:
-    """A ``requests`` row (``SELECT *``, in table order) as its record."""
-    fields = list(row)
-    fields[6] = json.loads(fields[6])
-    if fields[19] is not None:  # streamed: SQLite keeps 0 or 1
-        fields[19] = bool(fields[19])
-    return RequestRecord(*fields)
 
 
 def _folder_error(path: Path, exc: OSError) -> StoreError:
@@ -321,6 +319,12 @@ class Store:
         self._reader_lock = asyncio.Lock()
         #: Per Mysis: (latest summary id, newest id read, memories after the summary).
         self._since: dict[int, tuple[int, int, tuple[Memory, ...]]] = {}
+        #: Request parts this store wrote or found, by text (settings, item shapes).
+        self._part_ids: dict[str, int] = {}
+        #: Item shapes read, by id (an id is never reused, so this never goes stale).
+        self._shape_texts: dict[int, str] = {}
+        #: Requests up to these ids were already thinned (None: by age; else per Mysis).
+        self._thinned_upto: dict[int | None, int] = {}
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[None]:
@@ -1035,49 +1039,38 @@ class Store:
         limit: int = 20,
         field: str = "content",
         text_limit: int = SEARCH_TEXT_LIMIT,
+        exact: bool = False,
     ) -> list[SearchHit]:
-        """Ranked, case-insensitive full-text search of one Mysis's memories.
+        """Ranked, case-insensitive substring search of one Mysis's memories
+        (``storage/search.py``; ``exact``: the whole query, case-sensitive).
 
         ``field`` is ``content`` or ``reasoning``; each hit carries the start of
         that field (at most ``text_limit`` characters) and its whole length.
         """
         if field not in ("content", "reasoning"):
             raise StoreError(f"cannot search {field!r}")
-        match = _fts_query(query)
-        if not match:
-            return []
-        column = 0 if field == "content" else 1
-        sql = (
-            "SELECT m.id, m.role, m.source, m.tool_name, "
-            f"snippet(memories_fts, {column}, '[', ']', ' … ', 24), m.created_at, "
-            f"substr(m.{field}, 1, ?), length(m.{field}), m.game_tick "
-            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? AND m.mysis_id = ? "
-            "ORDER BY bm25(memories_fts) LIMIT ?"
+        return await search_memories(
+            self.fetch_all,
+            mysis_id,
+            query,
+            limit=limit,
+            field=field,
+            text_limit=text_limit,
+            exact=exact,
         )
-        target = f"{field} : ({match})"
-        params = (max(text_limit, 0), target, mysis_id, min(max(limit, 1), 100))
-        return [_search_hit(row, text_at=6) for row in await self.fetch_all(sql, params)]
 
     async def search_broadcasts(
-        self, query: str, *, limit: int = 20, text_limit: int = SEARCH_TEXT_LIMIT
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        text_limit: int = SEARCH_TEXT_LIMIT,
+        exact: bool = False,
     ) -> list[SearchHit]:
-        """Ranked full-text search of every broadcast (with the start of each)."""
-        match = _fts_query(query)
-        if not match:
-            return []
-        sql = (
-            "SELECT b.id, 'user', 'broadcast', NULL, "
-            "snippet(broadcasts_fts, 0, '[', ']', ' … ', 24), b.created_at, b.sender_id, "
-            "substr(b.content, 1, ?), length(b.content), b.game_tick "
-            "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
-            "WHERE broadcasts_fts MATCH ? ORDER BY bm25(broadcasts_fts) LIMIT ?"
+        """Ranked substring search of every broadcast (with the start of each)."""
+        return await search_broadcasts(
+            self.fetch_all, query, limit=limit, text_limit=text_limit, exact=exact
         )
-        params = (max(text_limit, 0), match, min(max(limit, 1), 100))
-        return [
-            _search_hit(row, text_at=7, extra={"sender_id": row[6]})
-            for row in await self.fetch_all(sql, params)
-        ]
 
     async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
         """One memory of this Mysis, whole (None: no such memory, or another's)."""
@@ -1100,37 +1093,91 @@ class Store:
         tools_tokens: int = 0,
         turn_id: int | None = None,
         settings: ComposeSettings | None = None,
+        turn_state: str | None = None,
     ) -> int:
         """Record a composed request; returns its id for :meth:`finish_request`.
 
-        With ``settings``, what a recomposition needs beyond the history is kept too
-        (``request_inputs``) with the digest of the messages.
+        With ``settings``, what a recomposition needs beyond the history is kept too:
+        the settings, and the facts (game state, latest broadcast, account) unless the
+        request carried only its turn's recorded state (``turn_state``: the state
+        recorded with turn ``turn_id``). What repeats is stored once
+        (``storage/request_log.py``).
         """
-        inputs = request_inputs(composition, settings) if settings is not None else None
-        async with (
-            self._writing(),
-            self._db.execute(
-                "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
-                " items, estimated_tokens, outcome, tools_tokens, turn_id, inputs, digest) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-                (
-                    mysis_id,
-                    time.time(),
-                    composition.strategy,
-                    last_memory_id,
-                    nudge_level,
-                    json.dumps([i.to_dict() for i in composition.items]),
-                    composition.tokens,
-                    outcome,
-                    tools_tokens,
-                    turn_id,
-                    inputs,
-                    messages_digest(composition.messages),
-                ),
-            ) as cur,
+        facts = None
+        if settings is not None and not (
+            turn_id is not None
+            and composition.state_text is not None
+            and composition.state_text == turn_state
         ):
-            row = await cur.fetchone()
-        assert row is not None
+            facts = facts_text(
+                composition.game_state, composition.latest_broadcast, composition.account
+            )
+        row = (
+            mysis_id,
+            time.time(),
+            composition.strategy,
+            last_memory_id,
+            nudge_level,
+            composition.tokens,
+            outcome,
+            tools_tokens,
+            turn_id,
+            memory_ids_text(composition.items, last_memory_id),
+            bytes.fromhex(messages_digest(composition.messages)),
+        )
+        shapes = [item_shape(i) for i in composition.items]
+        async with self._writing():
+            for attempt in (1, 2):
+                try:
+                    return await self._insert_request(
+                        row, shapes, settings_text(settings) if settings else None, facts
+                    )
+                except sqlite3.IntegrityError:
+                    # A part this store knew was removed since (``zoea vacuum`` run beside
+                    # the app, after a Mysis was deleted): look every part up again.
+                    self._part_ids.clear()
+                    if attempt == 2:
+                        raise
+        raise AssertionError("unreachable")
+
+    async def _insert_request(
+        self, row: tuple[Any, ...], shapes: list[str], settings: str | None, facts: str | None
+    ) -> int:
+        """Insert a request row with its parts (under the write lock)."""
+        ids = [await self._part(shape, keep=True) for shape in shapes]
+        items_id = await self._part(compact(ids), keep=True)
+        settings_id = await self._part(settings, keep=True) if settings is not None else None
+        facts_id = await self._part(facts, keep=False) if facts is not None else None
+        inserted = await self.fetch_one(
+            "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
+            " estimated_tokens, outcome, tools_tokens, turn_id, memory_ids, digest,"
+            " items_id, settings_id, facts_id) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            (*row, items_id, settings_id, facts_id),
+        )
+        assert inserted is not None
+        return int(inserted[0])
+
+    async def _part(self, text: str, *, keep: bool) -> int:
+        """The id of a request part, stored now if it is new (under the write lock).
+
+        ``keep``: remember it (settings and item shapes repeat; facts seldom do)."""
+        known = self._part_ids.get(text)
+        if known is not None:
+            return known
+        key = text_hash(text)
+        row = await self.fetch_one(
+            "SELECT id FROM request_parts WHERE hash = ? AND text = ? LIMIT 1", (key, text)
+        )
+        if row is None:
+            row = await self.fetch_one(
+                "INSERT INTO request_parts (hash, text) VALUES (?, ?) RETURNING id", (key, text)
+            )
+            assert row is not None
+        if keep:
+            if len(self._part_ids) >= PART_CACHE:
+                self._part_ids.clear()
+            self._part_ids[text] = int(row[0])
         return int(row[0])
 
     async def finish_request(
@@ -1147,7 +1194,10 @@ class Store:
         streamed: bool | None = None,
     ) -> None:
         """Record how a logged request ended (``cached_tokens``: as the server reported;
-        ``error_kind``: the class of its failure; ``streamed``: how the answer came)."""
+        ``error_kind``: the class of its failure; ``streamed``: how the answer came).
+
+        The latency is kept to the millisecond (SQLite then stores it in 2-3 bytes, not 8).
+        """
         async with self._writing():
             await self._db.execute(
                 "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
@@ -1157,7 +1207,7 @@ class Store:
                     outcome,
                     prompt_tokens,
                     completion_tokens,
-                    latency_ms,
+                    None if latency_ms is None else float(round(latency_ms)),
                     error,
                     cached_tokens,
                     error_kind,
@@ -1168,13 +1218,128 @@ class Store:
 
     async def list_requests(self, mysis_id: int | None = None) -> list[RequestRecord]:
         """Logged requests, oldest first (of one Mysis, or all)."""
-        sql = "SELECT * FROM requests"
+        sql = REQUEST_SELECT
         params: tuple[Any, ...] = ()
         if mysis_id is not None:
-            sql += " WHERE mysis_id = ?"
+            sql += " WHERE r.mysis_id = ?"
             params = (mysis_id,)
-        rows = await self.fetch_all(sql + " ORDER BY id", params)
-        return [request_from_row(r) for r in rows]
+        return await self.request_records(await self.fetch_all(sql + " ORDER BY r.id", params))
+
+    async def request_records(self, rows: Sequence[Sequence[Any]]) -> list[RequestRecord]:
+        """Rows of :data:`~.request_log.REQUEST_SELECT` as records, their item shapes
+        read once (a part's id always names the same text: ids are never reused)."""
+        wanted = {i for row in rows for i in shape_ids(row[6])} - self._shape_texts.keys()
+        if len(self._shape_texts) + len(wanted) > PART_CACHE:
+            self._shape_texts = {}
+            wanted = {i for row in rows for i in shape_ids(row[6])}
+        for batch in chunks(sorted(wanted)):
+            marks = ", ".join("?" * len(batch))
+            for part_id, text in await self.fetch_all(
+                f"SELECT id, text FROM request_parts WHERE id IN ({marks})", batch
+            ):
+                self._shape_texts[part_id] = text
+        return [request_from_row(row, self._shape_texts) for row in rows]
+
+    # -- retention (``[storage] request_log``) --------------------------------------
+
+    async def thin_requests(
+        self,
+        *,
+        older_than: float | None = None,
+        keep_per_mysis: int | None = None,
+        batch: int = THIN_BATCH,
+    ) -> int:
+        """Thin the requests no longer kept in full: those logged before ``older_than``
+        (a ``time.time()``), or all but the newest ``keep_per_mysis`` of each Mysis.
+
+        A thinned request keeps its figures, settings and item shapes and loses its
+        memory ids, facts and digest (``storage/request_log.py``); memories are never
+        touched. Done in batches of ``batch`` requests, each its own short write, so the
+        swarm's writes go on in between. Returns how many requests were thinned.
+        """
+        thinned = 0
+        if older_than is not None:
+            thinned += await self._thin_before(older_than, batch)
+        if keep_per_mysis is not None:
+            for (mysis_id,) in await self.fetch_all("SELECT id FROM myses ORDER BY id"):
+                thinned += await self._thin_mysis(mysis_id, max(keep_per_mysis, 1), batch)
+        return thinned
+
+    async def _thin_range(self, where: str, params: Sequence[Any]) -> int:
+        async with self._writing():
+            cursor = await self._db.execute(
+                "UPDATE requests SET memory_ids = NULL, facts_id = NULL, digest = NULL "
+                f"WHERE {where} AND memory_ids IS NOT NULL",
+                params,
+            )
+            return max(cursor.rowcount, 0)
+
+    async def _thin_before(self, cutoff: float, batch: int) -> int:
+        """Thin requests in id order up to the first one logged at ``cutoff`` or later."""
+        after, thinned = self._thinned_upto.get(None, 0), 0
+        while True:
+            rows = await self.fetch_all(
+                "SELECT id, created_at FROM requests WHERE id > ? ORDER BY id LIMIT ?",
+                (after, batch),
+            )
+            old = list(itertools.takewhile(lambda row: row[1] < cutoff, rows))
+            if old:
+                thinned += await self._thin_range("id > ? AND id <= ?", (after, old[-1][0]))
+                after = self._thinned_upto[None] = old[-1][0]
+            if len(old) < batch:
+                return thinned
+            await asyncio.sleep(0)
+
+    async def _thin_mysis(self, mysis_id: int, keep: int, batch: int) -> int:
+        """Thin a Mysis's requests older than its newest ``keep``."""
+        edge = await self.fetch_one(
+            "SELECT id FROM requests WHERE mysis_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?",
+            (mysis_id, keep),
+        )
+        if edge is None:
+            return 0
+        after, thinned = self._thinned_upto.get(mysis_id, 0), 0
+        while after < edge[0]:
+            rows = await self.fetch_all(
+                "SELECT id FROM requests WHERE mysis_id = ? AND id > ? AND id <= ? "
+                "ORDER BY id LIMIT ?",
+                (mysis_id, after, edge[0], batch),
+            )
+            if not rows:
+                break
+            thinned += await self._thin_range(
+                "mysis_id = ? AND id > ? AND id <= ?", (mysis_id, after, rows[-1][0])
+            )
+            after = self._thinned_upto[mysis_id] = rows[-1][0]
+            await asyncio.sleep(0)
+        return thinned
+
+    async def drop_unused_parts(self) -> int:
+        """Delete the request parts no request refers to any more (after thinning, or a
+        Mysis deleted with its log); returns how many. A store writing beside this one
+        looks its parts up again when one it knew is gone (:meth:`log_request`)."""
+        async with self._writing():
+            cursor = await self._db.execute(
+                f"DELETE FROM request_parts WHERE id NOT IN ({referenced_parts_sql()})"
+            )
+            self._part_ids.clear()
+            return max(cursor.rowcount, 0)
+
+    async def checkpoint(self) -> bool:
+        """Empty the WAL into the file and truncate it; False when another connection
+        is reading or writing and it could not be emptied whole."""
+        async with self._writing():
+            row = await self.fetch_one("PRAGMA wal_checkpoint(TRUNCATE)")
+        return row is not None and row[0] == 0
+
+    async def vacuum(self) -> bool:
+        """Rebuild the file without its free pages and empty the WAL into it (the file
+        then takes only what its rows need). Run it alone with the file
+        (:meth:`checkpoint` tells): beside a reader the rebuilt copy waits in the WAL
+        until the reader lets go. Returns whether the WAL was emptied."""
+        async with self._writing():
+            await self._db.execute("VACUUM")
+        return await self.checkpoint()
 
     # -- arena results (migration 007) ---------------------------------------------------
 
@@ -1272,8 +1437,10 @@ class Store:
         scenario: str | None = None,
         strategy: str | None = None,
         provider: str | None = None,
+        batch_id: int | None = None,
     ) -> list[ArenaRunRecord]:
-        """Stored runs, oldest first, optionally of one scenario id, strategy or provider."""
+        """Stored runs, oldest first, optionally of one scenario id, strategy, provider or
+        batch."""
         sql = (
             "SELECT r.batch_id, b.created_at, b.provider, r.scenario, r.strategy, r.seed, "
             "r.score, r.passed, r.metrics, r.tokens_in, r.tokens_out, r.uncached_tokens, "
@@ -1285,6 +1452,7 @@ class Store:
             ("r.scenario", scenario),
             ("r.strategy", strategy),
             ("b.provider", provider),
+            ("r.batch_id", batch_id),
         ):
             if value is not None:
                 sql += f" AND {column} = ?"

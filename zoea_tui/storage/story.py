@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.types import Memory, Turn
+from .request_log import ITEM_COUNT, REQUEST_SELECT
 from .store import (
     _MEMORY_COLUMNS,
     _TURN_COLUMNS,
@@ -23,7 +24,6 @@ from .store import (
     _fts_query,
     _memory,
     _turn,
-    request_from_row,
 )
 
 #: Memories in one page of the conversation.
@@ -347,9 +347,9 @@ async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> in
 # -- the request log ---------------------------------------------------------------------
 
 _SUMMARY_COLUMNS = (
-    "id, mysis_id, created_at, strategy, json_array_length(items), "
-    "estimated_tokens, prompt_tokens, cached_tokens, latency_ms, outcome, "
-    "error, turn_id, last_memory_id, error_kind, streamed"
+    f"r.id, r.mysis_id, r.created_at, r.strategy, {ITEM_COUNT}, "
+    "r.estimated_tokens, r.prompt_tokens, r.cached_tokens, r.latency_ms, r.outcome, "
+    "r.error, r.turn_id, r.last_memory_id, r.error_kind, r.streamed"
 )
 
 
@@ -360,8 +360,8 @@ async def request_page(
     return [
         RequestSummary(*r)
         for r in await store.fetch_all(
-            f"SELECT {_SUMMARY_COLUMNS} FROM requests WHERE mysis_id = ? AND id < ? "
-            "ORDER BY id DESC LIMIT ?",
+            f"SELECT {_SUMMARY_COLUMNS} FROM requests r WHERE r.mysis_id = ? AND r.id < ? "
+            "ORDER BY r.id DESC LIMIT ?",
             (mysis_id, before_id if before_id is not None else 2**62, limit),
         )
     ]
@@ -369,17 +369,17 @@ async def request_page(
 
 async def get_request(store: Store, request_id: int) -> RequestRecord | None:
     """One logged request, whole."""
-    row = await store.fetch_one("SELECT * FROM requests WHERE id = ?", (request_id,))
-    return request_from_row(row) if row else None
+    rows = await store.fetch_all(f"{REQUEST_SELECT} WHERE r.id = ?", (request_id,))
+    return (await store.request_records(rows))[0] if rows else None
 
 
 async def previous_request(store: Store, request: RequestRecord) -> RequestRecord | None:
     """The request the same Mysis logged just before ``request``."""
-    row = await store.fetch_one(
-        "SELECT * FROM requests WHERE mysis_id = ? AND id < ? ORDER BY id DESC LIMIT 1",
+    rows = await store.fetch_all(
+        f"{REQUEST_SELECT} WHERE r.mysis_id = ? AND r.id < ? ORDER BY r.id DESC LIMIT 1",
         (request.mysis_id, request.id),
     )
-    return request_from_row(row) if row else None
+    return (await store.request_records(rows))[0] if rows else None
 
 
 async def answer_of(store: Store, request: RequestRecord) -> Memory | None:

@@ -11,6 +11,11 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("b", "broadcast an order to every idle or running Mysis"),
             ("n", "new Mysis: name, provider, model, strategy"),
             ("c", "configure the Mysis: provider, model, strategy"),
+            (
+                "a",
+                "add a provider: type, endpoint, model, key variable; probed, then saved to "
+                "the config file (its diff shown first)",
+            ),
             ("r", "relaunch (start) the Mysis"),
             ("s", "stop the Mysis (it stays stopped across restarts)"),
             ("d", "delete the Mysis and its memories (asks first)"),

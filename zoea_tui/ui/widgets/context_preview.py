@@ -225,6 +225,10 @@ def _header(data: PreviewData) -> Text:
             text.append(f"({shown})", style=fmt.DIM)
     if comp.uses_nudge:
         text.append("\nends with a synthetic nudge", style=fmt.WARNING)
+    gauge = comp.summary_gauge
+    if gauge is not None:
+        alarm = gauge.paused is not None or gauge.due
+        text.append("\n" + gauge.describe(), style=fmt.WARNING if alarm else fmt.MUTED)
     if comp.summary_request is not None:
         text.append("\na summary is due before this request is sent", style=fmt.WARNING)
     for violation in data.violations:

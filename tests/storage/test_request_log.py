@@ -1,0 +1,251 @@
+"""The request log stores what it must (issue 33): a log written at schema version 10
+(whole item lists, settings and facts in every row) is converted by migration 011, and
+every old request still recomposes byte-identically; new requests keep their facts only
+when their turn's recorded state does not already say them."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from zoea_tui.config import Config, ContextConfig
+from zoea_tui.core.composition import ComposeSettings, Composition
+from zoea_tui.orchestrator.headless import simulate
+from zoea_tui.orchestrator.requests import inspect_request
+from zoea_tui.storage import Store
+from zoea_tui.storage.migrations import latest_version, schema_text
+from zoea_tui.storage.store import messages_digest
+
+PREVIOUS = 10  # the schema version before the request log was made compact
+
+
+async def _log_request_v10(
+    self: Store,
+    mysis_id: int,
+    composition: Composition,
+    *,
+    last_memory_id: int | None,
+    nudge_level: int = 0,
+    outcome: str = "pending",
+    tools_tokens: int = 0,
+    turn_id: int | None = None,
+    settings: ComposeSettings | None = None,
+    turn_state: str | None = None,
+) -> int:
+    """``Store.log_request`` as schema version 10 wrote it (whole JSON in every row)."""
+    inputs = None
+    if settings is not None:
+        knobs = asdict(settings)
+        knobs.pop("nudge_level", None)
+        knobs.pop("tools_tokens", None)
+        inputs = json.dumps(
+            {
+                "settings": knobs,
+                "game_state": composition.game_state,
+                "latest_broadcast": composition.latest_broadcast,
+                "account": composition.account,
+            },
+            ensure_ascii=False,
+        )
+    row = await self.fetch_one(
+        "INSERT INTO requests (mysis_id, created_at, strategy, last_memory_id, nudge_level,"
+        " items, estimated_tokens, outcome, tools_tokens, turn_id, inputs, digest) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        (
+            mysis_id,
+            time.time(),
+            composition.strategy,
+            last_memory_id,
+            nudge_level,
+            json.dumps([i.to_dict() for i in composition.items]),
+            composition.tokens,
+            outcome,
+            tools_tokens,
+            turn_id,
+            inputs,
+            messages_digest(composition.messages),
+        ),
+    )
+    assert row is not None
+    return int(row[0])
+
+
+async def _old_log(db: Path, strategy: str, monkeypatch: pytest.MonkeyPatch) -> Config:
+    """A database at version 10 whose log was written by version 10's code, by a real
+    swarm (the autopilot on the embedded world, 2 Myses, a small window that moves)."""
+    real_open = Store.open
+
+    async def open_v10(path: Any, **kwargs: Any) -> Store:
+        return await real_open(path, migrate_up_to=PREVIOUS, **kwargs)
+
+    config = Config(
+        context=ContextConfig(max_context_messages=6, window_margin=3, summarize_threshold=1500)
+    )
+    with monkeypatch.context() as patch:
+        patch.setattr(Store, "open", open_v10)
+        patch.setattr(Store, "log_request", _log_request_v10)
+        await simulate(
+            config, myses=2, turns=6, strategy=strategy, provider="autopilot", seed=3, db_path=db
+        )
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT MAX(version) FROM schema_migrations").fetchone()[0] == 10
+        # The oldest requests as a log from before migration 008 has them: no inputs.
+        conn.execute("UPDATE requests SET inputs = NULL, digest = NULL WHERE id <= 3")
+    return config
+
+
+def _old_rows(db: Path) -> dict[int, dict[str, Any]]:
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        return {row["id"]: dict(row) for row in conn.execute("SELECT * FROM requests")}
+
+
+@pytest.mark.parametrize("strategy", ["turn-aware", "sliding-window", "summarize"])
+async def test_an_old_log_recomposes_byte_identically_after_migration_011(
+    tmp_path: Path, strategy: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "old.db"
+    config = await _old_log(db, strategy, monkeypatch)
+    old = _old_rows(db)
+    assert len(old) >= 12
+    before = db.stat().st_size
+
+    store = await Store.open(db)
+    try:
+        assert [r[0] for r in await store.fetch_all("SELECT version FROM schema_migrations")][
+            -1
+        ] == latest_version()
+        today = replace(config.compose_settings(None), max_context_messages=40)
+        records = {r.id: r for r in await store.list_requests()}
+        assert records.keys() == old.keys()
+        for request_id, row in old.items():
+            record = records[request_id]
+            # Every figure, and each item's memory id, action and reason, as logged.
+            assert record.items == [
+                {k: v for k, v in item.items() if k != "tokens"}
+                for item in json.loads(row["items"])
+            ]
+            for name in (
+                "mysis_id",
+                "created_at",
+                "strategy",
+                "last_memory_id",
+                "nudge_level",
+                "estimated_tokens",
+                "prompt_tokens",
+                "completion_tokens",
+                "latency_ms",
+                "outcome",
+                "error",
+                "tools_tokens",
+                "turn_id",
+                "cached_tokens",
+                "digest",
+                "error_kind",
+            ):
+                assert getattr(record, name) == row[name], (request_id, name)
+            old_inputs = json.loads(row["inputs"]) if row["inputs"] else {}
+            assert record.recorded_inputs() == old_inputs
+            assert not record.thinned
+            seen = await inspect_request(store, request_id, today)
+            assert seen is not None
+            if row["digest"] is None:
+                assert seen.identical is None  # logged before digests: nothing to check
+            else:
+                assert seen.identical is True, (request_id, strategy)
+                assert messages_digest(seen.composition.messages) == row["digest"]
+    finally:
+        await store.close()
+    # The settings and item shapes, the same in many rows, are stored once now.
+    with sqlite3.connect(db) as conn:
+        settings = conn.execute("SELECT COUNT(DISTINCT settings_id) FROM requests").fetchone()
+        assert settings[0] == 1
+        shapes = conn.execute(
+            "SELECT COUNT(DISTINCT j.value) FROM requests r JOIN request_parts p "
+            "ON p.id = r.items_id, json_each(p.text) j"
+        ).fetchone()[0]
+        items = sum(len(json.loads(row["items"])) for row in old.values())
+        assert 0 < shapes < items / 10
+    assert db.stat().st_size <= before * 2  # the old rows' pages are free for reuse
+
+
+async def test_a_migrated_database_has_the_schema_of_a_new_one(tmp_path: Path) -> None:
+    fresh = await Store.open(tmp_path / "fresh.db")
+    old = await Store.open(tmp_path / "old.db", migrate_up_to=PREVIOUS)
+    await old.close()
+    migrated = await Store.open(tmp_path / "old.db")
+    try:
+        assert await schema_text(migrated.connection) == await schema_text(fresh.connection)
+        store_file = Path(__file__).resolve().parents[2] / "store" / "schema.sql"
+        assert store_file.read_text() == await schema_text(fresh.connection)
+    finally:
+        await migrated.close()
+        await fresh.close()
+
+
+async def test_request_ids_go_on_after_the_old_logs_deleted_ones(tmp_path: Path) -> None:
+    """A request id is never given twice, even across the conversion."""
+    db = tmp_path / "old.db"
+    old = await Store.open(db, migrate_up_to=PREVIOUS)
+    mysis = await old.create_mysis("veteran")
+    for _ in range(3):
+        await old.connection.execute(
+            "INSERT INTO requests (mysis_id, created_at, strategy, items, estimated_tokens) "
+            "VALUES (?, 0, 'turn-aware', '[]', 0)",
+            (mysis.id,),
+        )
+    await old.connection.execute("DELETE FROM requests WHERE id = 3")
+    await old.close()
+    store = await Store.open(db)
+    try:
+        await store.connection.execute(
+            "INSERT INTO requests (mysis_id, created_at, strategy, estimated_tokens) "
+            "VALUES (?, 0, 'turn-aware', 0)",
+            (mysis.id,),
+        )
+        ids = [r[0] for r in await store.fetch_all("SELECT id FROM requests ORDER BY id")]
+        assert ids == [1, 2, 4]
+    finally:
+        await store.close()
+
+
+async def test_facts_are_kept_only_where_the_request_needs_them(tmp_path: Path) -> None:
+    """A request whose state stands after its turn's opening (the turn's recorded state)
+    keeps no facts; one whose state closes the request keeps them, and without them its
+    recomposition would differ from what was sent (the digest says so)."""
+    db = tmp_path / "sim.db"
+    config = Config(context=ContextConfig(max_context_messages=4, window_margin=2))
+    await simulate(
+        config, myses=1, turns=6, strategy="sliding-window", provider="autopilot", seed=2,
+        db_path=db,
+    )  # fmt: skip
+    store = await Store.open(db)
+    try:
+        settings = config.compose_settings(None)
+        kept, bare = [], []
+        for record in await store.list_requests():
+            seen = await inspect_request(store, record.id, settings)
+            assert seen is not None and seen.identical is True
+            closing = seen.composition.items[-1].kind == "state" and (
+                seen.composition.state_text is None
+            )
+            (kept if "game_state" in record.recorded_inputs() else bare).append(
+                (record.id, closing)
+            )
+        assert bare and all(not closing for _, closing in bare)
+        needing = [request_id for request_id, closing in kept if closing]
+        assert needing, "a window this small cuts some turn's opening out"
+        # Take the facts away from one that needs them: the check catches it.
+        await store.connection.execute(
+            "UPDATE requests SET facts_id = NULL WHERE id = ?", (needing[0],)
+        )
+        seen = await inspect_request(store, needing[0], settings)
+        assert seen is not None and seen.identical is False
+    finally:
+        await store.close()
