@@ -81,7 +81,8 @@ release-check: $(STAMP)
 # core/validator.py and core/normalize.py and runs tests/core against each mutant (config:
 # [tool.mutmut] in pyproject.toml). mutants/ is rebuilt each time, so the copy never goes
 # stale. Narrow it with e.g. MUTANTS='zoea_tui.core.validator*'. See a mutant's diff with
-# `.venv/bin/mutmut show NAME`.
+# `.venv/bin/mutmut show NAME`. The store, the router and the command line have their own
+# run, scripts/mutation_edges.sh (hours when whole; docs/MUTATION.md has the survivors).
 MUTANTS ?=
 mutation: $(STAMP)
 	rm -rf mutants

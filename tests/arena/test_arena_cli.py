@@ -241,7 +241,7 @@ def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
                 "--db",
                 str(tmp_path / "a.db"),
                 "--out",
-                str(tmp_path / "out"),
+                str(tmp_path / "results" / "today"),  # its parent made too
                 "--json",
             ]
         )
@@ -257,7 +257,7 @@ def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
     for run in cell["runs"]:
         assert run["errored"] is True and run["pass"] is False
         assert words in run["error"] and run["answered"] == 0
-    board = (tmp_path / "out" / "leaderboard.md").read_text()
+    board = (tmp_path / "results" / "today" / "leaderboard.md").read_text()
     assert "| small | turn-aware | errored | errored |" in board
 
 

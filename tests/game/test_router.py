@@ -14,6 +14,7 @@ from zoea_tui.core.redaction import SESSION_MASK
 from zoea_tui.core.strategies import STRATEGIES
 from zoea_tui.core.tokens import count_tokens, tools_tokens
 from zoea_tui.core.types import ToolCall
+from zoea_tui.game.errors import GameConnectionError
 from zoea_tui.game.router import (
     ORCHESTRATOR_TOOL_NAMES,
     ORCHESTRATOR_TOOLS,
@@ -685,6 +686,48 @@ async def test_read_memory_never_shows_a_password_even_across_pages(store, make_
     assert password not in seen and REDACTED in seen
     found = await _call(fresh, "zoea_search_messages", {"query": "xxx"})
     assert password not in found.content
+
+
+async def test_a_lost_login_is_renewed_with_the_pooled_account(store, make_session, host) -> None:
+    router = await _router(store, make_session, "nova")
+    await _run(router, store, "register", {"username": "nova5", "empire": "solarian"})
+    host.world._sessions.clear()  # the server forgot every login
+    status = await router.execute(ToolCall("c1", "get_status", "{}"))
+    assert not status.is_error, status.content
+    assert json.loads(status.content)["player"]["username"] == "nova5"
+
+
+async def test_an_unreachable_game_is_a_tool_error_that_says_so(store, monkeypatch) -> None:
+    router = await _offline(store, "alpha")
+    password = "f00d" * 8
+    await store.add_account(SERVER, "alpha1", password, mysis_id=router.mysis_id)
+
+    async def unreachable(name: str, args: dict) -> Any:
+        raise GameConnectionError(f"connection refused (sent {password})")
+
+    monkeypatch.setattr(router.session, "call", unreachable)
+    result = await router.execute(ToolCall("c1", "get_status", "{}"))
+    said = f"connection refused (sent {REDACTED})"
+    assert result.is_error and result.unreachable and result.error_code == "game_unreachable"
+    assert result.error_message == said
+    assert json.loads(result.content) == {"error": {"code": "game_unreachable", "message": said}}
+
+
+async def test_a_long_broadcast_hit_is_cut_with_what_is_left_said(store) -> None:
+    router = await _offline(store, "alpha")
+    text = "enemy " + "x" * (SEARCH_HIT_CHARS + 494)
+    await store.add_broadcast(text)
+    [hit] = (await _json(router, "zoea_search_broadcasts", {"query": "enemy"}))["results"]
+    assert hit["content"] == f"{text[:SEARCH_HIT_CHARS]}… [500 more characters not shown]"
+
+
+async def test_read_memory_names_only_the_other_parts_a_memory_has(store) -> None:
+    router = await _offline(store, "alpha")
+    memory = await store.add_memory(router.mysis_id, NewMemory("user", "direct", "mine copper"))
+    page = await _json(router, "zoea_read_memory", {"memory_id": memory.id})
+    assert page["content"] == "mine copper" and "other_parts" not in page
+    calls = await _json(router, "zoea_read_memory", {"memory_id": memory.id, "part": "tool_calls"})
+    assert calls["tool_calls"] == "" and calls["total_chars"] == 0
 
 
 # -- substring search, another Mysis, exact matches (issue 29) ---------------------------

@@ -16,6 +16,7 @@ import pytest
 
 from zoea_tui.storage import NewMemory, Store, StoreError
 from zoea_tui.storage.migrations import latest_version, migrate
+from zoea_tui.storage.preflight import examine
 
 
 def _folder(path: Path) -> dict[str, bytes]:
@@ -73,10 +74,20 @@ def _text(path: Path) -> None:
     path.write_text("name,score\nada,3\n", encoding="utf-8")
 
 
+def _only_a_view(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("CREATE VIEW answer AS SELECT 42")
+    db.close()
+
+
 FOREIGN: dict[str, tuple[Callable[[Path], None], tuple[str, ...]]] = {
     "another program's database": (_foreign_rollback, ("another program", "recipes", "--db")),
     "another program's WAL database": (_foreign_wal, ("another program", "photos", "--db")),
     "another program's schema_migrations": (_rails, ("another program", "users", "--db")),
+    "another program's database of views": (
+        _only_a_view,
+        ("another program's SQLite database (tables: none), not Zoea's", "--db"),
+    ),
     "random bytes": (_random_bytes, ("not a SQLite database", "--db")),
     "a SQLite header over garbage": (_garbage_after_header, ("damaged", "--db")),
     "a text file": (_text, ("not a SQLite database", "--db")),
@@ -99,6 +110,13 @@ async def _zoea_db(path: Path) -> None:
         await store.add_memory(mysis.id, NewMemory(role="user", source="direct", content="hi"))
 
 
+def _damaged(path: Path, reason: str) -> str:
+    return (
+        f"{path} is damaged ({reason}); it was left untouched: restore it from a backup or "
+        "choose another file with --db"
+    )
+
+
 async def test_a_truncated_zoea_database_is_refused_untouched(tmp_path: Path) -> None:
     whole = tmp_path / "whole.db"
     await _zoea_db(whole)
@@ -107,7 +125,50 @@ async def test_a_truncated_zoea_database_is_refused_untouched(tmp_path: Path) ->
         path = tmp_path / f"cut-{cut}" / "zoea.db"
         path.parent.mkdir()
         path.write_bytes(data[:cut])
-        await _refused(path, "damaged", "truncated", "backup")
+        reason = (
+            f"truncated: {cut} bytes" if cut < 100 else f"truncated: {cut} of {len(data)} bytes"
+        )
+        assert await _refused(path) == _damaged(path, reason)
+
+
+async def test_a_truncated_database_of_64_kib_pages_is_refused_untouched(tmp_path: Path) -> None:
+    """The header writes a page size of 65 536 as 1."""
+    whole = tmp_path / "big-pages.db"
+    with sqlite3.connect(whole) as db:
+        db.execute("PRAGMA page_size = 65536")
+        db.execute("CREATE TABLE t (a)")
+        db.executemany("INSERT INTO t VALUES (?)", [("x" * 1000,)] * 200)
+    db.close()
+    data = whole.read_bytes()
+    assert data[16:18] == b"\x00\x01" and len(data) >= 3 * 65536
+    path = tmp_path / "cut" / "zoea.db"
+    path.parent.mkdir()
+    path.write_bytes(data[: len(data) - 65536])
+    assert await _refused(path) == _damaged(
+        path, f"truncated: {len(data) - 65536} of {len(data)} bytes"
+    )
+
+
+async def test_a_database_whose_ledger_cannot_be_read_is_refused_untouched(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "zoea.db"
+    with sqlite3.connect(path) as db:  # a view of that name, over a table long gone
+        db.execute("CREATE TABLE gone (version, name, applied_at)")
+        db.execute("CREATE VIEW schema_migrations AS SELECT * FROM gone")
+        db.execute("DROP TABLE gone")
+    db.close()
+    assert await _refused(path) == _damaged(path, "no such table: main.gone")
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="Linux's /proc")
+def test_a_file_that_cannot_be_read_is_one_line_naming_why() -> None:
+    path = Path("/proc/self/mem")  # opens, and every read of it fails
+    with pytest.raises(StoreError) as caught:
+        examine(path, latest_version())
+    assert str(caught.value) == (
+        f"cannot use {path}: Input/output error; choose another file with --db"
+    )
 
 
 async def _set_version(path: Path, version: int) -> None:

@@ -339,3 +339,25 @@ async def test_a_write_cancelled_at_any_point_leaves_no_transaction_open(store: 
         stored = await store.add_memory(mysis.id, NewMemory("user", "direct", "after"))
         assert stored.content == "after"
     assert not store.connection.in_transaction
+
+
+async def test_a_turn_keeps_when_it_began_and_at_which_tick(store: Store) -> None:
+    mysis = await store.create_mysis("Ada")
+    first = await store.add_memory(mysis.id, NewMemory("user", "direct", "mine"))
+    begun = await store.begin_turn(mysis.id, "direct", first.id, game_tick=42)
+    latest = await store.latest_turn(mysis.id)
+    assert latest is not None and latest == begun
+    assert latest.game_tick == 42 and latest.created_at >= first.created_at
+    assert latest.created_at != 42
+
+
+async def test_the_reader_sees_the_same_file_and_never_writes(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    await store.create_mysis("Ada")
+    reader = await store.reader()
+    assert [m.name for m in await reader.list_myses()] == ["Ada"]
+    with pytest.raises(StoreError, match="read-only"):
+        await reader.create_mysis("Bo")
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith("file:")]

@@ -7,6 +7,7 @@ with nothing half-written.
 
 from __future__ import annotations
 
+import errno
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -61,28 +62,74 @@ def _malformed(path: Path) -> None:
     sqlite3.connect(path).execute("SELECT COUNT(*) FROM t").fetchall()
 
 
+#: Each failure and the whole line it becomes ({path}: the database's path).
 MAPPED: dict[str, tuple[Callable[[Path], None], str]] = {
-    "locked": (_locked, "is locked by another program"),
-    "read-only": (_read_only, "the file or its folder is read-only"),
-    "cannot open": (_cannot_open, "its folder is missing or cannot be written"),
-    "full": (_full, "the disk is full"),
-    "not a database": (_not_a_database, "is damaged (file is not a database)"),
-    "malformed": (_malformed, "is damaged (database disk image is malformed)"),
+    "locked": (
+        _locked,
+        "{path} is locked by another program (another Zoea?); close it or wait for it to "
+        "finish, then try again",
+    ),
+    "read-only": (
+        _read_only,
+        "cannot write {path}: the file or its folder is read-only; make both writable or "
+        "choose another file with --db",
+    ),
+    "cannot open": (
+        _cannot_open,
+        "cannot open {path}: its folder is missing or cannot be written; make the folder "
+        "writable or choose another file with --db",
+    ),
+    "full": (_full, "cannot write {path}: the disk is full; free some space and try again"),
+    "not a database": (
+        _not_a_database,
+        "{path} is damaged (file is not a database): restore it from a backup or choose "
+        "another file with --db",
+    ),
+    "malformed": (
+        _malformed,
+        "{path} is damaged (database disk image is malformed): restore it from a backup or "
+        "choose another file with --db",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", list(MAPPED))
 def test_sqlites_failures_on_the_file_are_one_line(case: str, tmp_path: Path) -> None:
-    provoke, words = MAPPED[case]
+    provoke, line = MAPPED[case]
     path = tmp_path / "zoea.db"
     with pytest.raises(sqlite3.Error) as caught:
         provoke(path)
     error = store_error(caught.value, path)
     assert isinstance(error, StoreError), caught.value
-    message = str(error)
-    assert "\n" not in message
-    assert str(path) in message
-    assert words in message
+    assert str(error) == line.format(path=path)
+
+
+def test_a_failure_met_while_looking_says_the_file_was_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "zoea.db"
+    with pytest.raises(sqlite3.Error) as caught:
+        _not_a_database(path)
+    assert str(store_error(caught.value, path, untouched=True)) == (
+        f"{path} is damaged (file is not a database); it was left untouched: restore it "
+        "from a backup or choose another file with --db"
+    )
+
+
+def test_a_disk_error_and_the_file_systems_refusals_are_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "zoea.db"
+    io_error = sqlite3.OperationalError("disk I/O\nerror")
+    io_error.sqlite_errorcode = sqlite3.SQLITE_IOERR_READ
+    assert str(store_error(io_error, path)) == (
+        f"cannot read or write {path}: disk I/O error; check the disk"
+    )
+    no_space = OSError(errno.ENOSPC, "No space left\non device")
+    assert str(store_error(no_space, path)) == (
+        f"cannot use {path}: No space left on device; choose another file with --db"
+    )
+    assert str(store_error(OSError("the words  it said"), path)) == (
+        f"cannot use {path}: the words it said; choose another file with --db"
+    )
+    # An error SQLite did not raise (no result code) is not about the file.
+    assert store_error(sqlite3.ProgrammingError("a mistake"), path) is None
 
 
 def test_mistakes_and_constraints_keep_their_own_type(tmp_path: Path) -> None:
