@@ -55,6 +55,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/swarm.py
 	$(BIN)/python bench/ui.py
 	$(BIN)/python bench/arena.py
+	$(BIN)/python bench/liveliness.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

@@ -39,7 +39,12 @@ async def bench(runs: int, seed: int) -> dict[str, object]:
         for index in range(runs):
             started = time.perf_counter()
             result = await play(
-                Config(), scenario, provider="autopilot", strategy="turn-aware", seed=seed + index
+                Config(),
+                scenario,
+                provider="autopilot",
+                strategy="turn-aware",
+                seed=seed + index,
+                budget_kind="ticks",  # the whole 300 ticks: the longest a run plays
             )
             times.append(time.perf_counter() - started)
             scores.append(result.score)

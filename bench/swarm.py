@@ -56,7 +56,11 @@ def rss_mb() -> float:
 
 async def run(myses: int, total_turns: int, tune_gc: bool = True) -> dict:
     base = Config()
-    config = replace(base, swarm=replace(base.swarm, max_myses=max(myses, 16)))
+    # Turns of ten rounds, as these figures were first measured (the default autopilot
+    # plays turns of up to 100 rounds since issue 29: "turns" would mean ten times more).
+    providers = dict(base.providers)
+    providers["autopilot"] = replace(providers["autopilot"], max_tool_iterations=10)
+    config = replace(base, swarm=replace(base.swarm, max_myses=max(myses, 16)), providers=providers)
     with tempfile.TemporaryDirectory(prefix="zoea-bench-swarm-") as tmp:
         backend = GameBackend.from_config(config.game, simulated=True)
         commander = await Commander.open(

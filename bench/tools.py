@@ -90,7 +90,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         for mode in TOOLS_MODES:
             base = Config()
             providers = dict(base.providers)
-            providers["autopilot"] = replace(providers["autopilot"], tools=mode)
+            # Turns of ten rounds, as these figures were first measured (the default
+            # autopilot plays turns of up to 100 rounds since issue 29).
+            providers["autopilot"] = replace(
+                providers["autopilot"], tools=mode, max_tool_iterations=10
+            )
             config = replace(base, providers=providers)
             db = Path(folder) / f"{mode}.db"
             played = await simulate(

@@ -54,6 +54,12 @@ CREATE VIRTUAL TABLE broadcasts_fts USING fts5(
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+CREATE VIRTUAL TABLE broadcasts_substr_fts USING fts5(
+    content,
+    content = 'broadcasts', content_rowid = 'id',
+    tokenize = 'trigram'
+);
+
 CREATE TABLE memories (
     id           INTEGER PRIMARY KEY AUTOINCREMENT,
     mysis_id     INTEGER NOT NULL REFERENCES myses(id) ON DELETE CASCADE,
@@ -75,6 +81,12 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(
     content, reasoning,
     content = 'memories', content_rowid = 'id',
     tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE memories_substr_fts USING fts5(
+    content, reasoning,
+    content = 'memories', content_rowid = 'id',
+    tokenize = 'trigram'
 );
 
 CREATE TABLE myses (

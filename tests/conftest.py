@@ -14,6 +14,17 @@ settings.register_profile("default", deadline=None, print_blob=True)
 settings.load_profile("default")
 
 
+#: The conventions of other LLM tools (config/load.py): a machine's own must not add
+#: providers to the tests' configurations.
+CONVENTIONS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST")
+
+
+@pytest.fixture(autouse=True)
+def _no_conventions(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in CONVENTIONS:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
     """A migrated store on a fresh database file."""

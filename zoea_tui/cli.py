@@ -8,15 +8,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import json
+import secrets
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from . import __version__, cli_arena
+from . import __version__, cli_arena, cli_probe
 from .cli_parsing import OneLineParser, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
+from .core.redaction import mask_data
 from .core.strategies import STRATEGIES
 from .core.validator import validate
 from .orchestrator.refusals import CommandRefused
@@ -88,7 +93,10 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("sim", help="the embedded SpaceMolt world")
     sim = p.add_subparsers(dest="sim_command", required=True, parser_class=OneLineParser)
-    p = sim.add_parser("serve", help="serve the embedded world over Streamable HTTP (MCP)")
+    p = sim.add_parser(
+        "serve",
+        help="serve the embedded world: MCP at /mcp, SpaceMolt's HTTP API at /api/v2",
+    )
     p.add_argument(
         "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: loopback only)"
     )
@@ -101,7 +109,12 @@ def _parser() -> argparse.ArgumentParser:
         help="length of a game tick in seconds (0: advance on demand)",
     )
     p.add_argument("--state", type=Path, help="load the world from this file and save it there")
+    p.add_argument(
+        "--admin-token",
+        help="bearer token of the benchmark admin endpoints (default: a new one, printed)",
+    )
     cli_arena.add_parser(sub)
+    cli_probe.add_parser(sub)
     return parser
 
 
@@ -140,13 +153,16 @@ async def _cmd_export(args: argparse.Namespace) -> int:
     async with await _open_existing(args.db) as store:
         mysis = await _find(store, args.mysis)
         out = sys.stdout
+        # Secrets out of sight: the pool's passwords and every secret's field are masked.
+        known = [account.password for account in await store.list_accounts()]
+
+        def line(data: dict[str, Any]) -> str:
+            return json.dumps(mask_data(data, known), ensure_ascii=False) + "\n"
+
         if mysis.system_prompt is not None:
-            out.write(
-                json.dumps({"role": "system", "content": mysis.system_prompt}, ensure_ascii=False)
-                + "\n"
-            )
+            out.write(line({"role": "system", "content": mysis.system_prompt}))
         async for memory in store.iter_memories(mysis.id):
-            out.write(json.dumps(memory_to_json(memory), ensure_ascii=False) + "\n")
+            out.write(line(memory_to_json(memory)))
     return 0
 
 
@@ -254,6 +270,8 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
         )
         for failure in report["failures"][:5]:
             say(f"  {failure['mysis']}: {failure['message']}")
+        for note in sorted(set(report["provider_notes"].values())):
+            say(f"  {provider}: {note}")
     if silence is not None:
         say(f"zoea simulate: {silence}", sys.stderr)
         return 3
@@ -320,6 +338,7 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
 
 
 async def _cmd_sim(args: argparse.Namespace) -> int:
+    from .sim.api_sessions import ApiSettings
     from .sim.host import WorldHost
     from .sim.serve import serve_forever
 
@@ -327,14 +346,27 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         raise UsageError("--tick-seconds must be 0 or more")
     if not 0 <= args.port <= 65535:
         raise UsageError("--port must be between 0 and 65535")
+    if args.admin_token is not None and not args.admin_token.strip():
+        raise UsageError("--admin-token must not be empty")
+    api = ApiSettings(
+        admin_token=args.admin_token or secrets.token_urlsafe(18),
+        clock=time.time,
+        new_id=lambda: secrets.token_hex(16),
+    )
     try:
         host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds, state_path=args.state)
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
     try:
-        await serve_forever(host, bind=args.host, port=args.port)
+        await serve_forever(host, bind=args.host, port=args.port, api=api)
     except OSError as exc:
-        raise UsageError(f"cannot serve on {args.host}:{args.port}: {exc}") from None
+        if exc.errno == errno.EADDRINUSE:
+            raise UsageError(
+                f"cannot serve on {args.host}:{args.port}: the port is in use; "
+                "choose another with --port (0 picks a free one)"
+            ) from None
+        reason = exc.strerror or exc
+        raise UsageError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     return 0
 
 
@@ -347,6 +379,7 @@ _COMMANDS = {
     "vacuum": _cmd_vacuum,
     "sim": _cmd_sim,
     "arena": cli_arena.cmd_arena,
+    "probe": cli_probe.cmd_probe,
 }
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from .config import Config, ConfigError, db_path, load_config
 def add_parser(sub: Any) -> None:
     """Register ``zoea arena`` on the subcommands of ``zoea``."""
     p = sub.add_parser("arena", help="play SMBench's scenarios on the embedded world, scored")
-    p.add_argument("--scenario", required=True, help="s1 … s6, or all")
+    p.add_argument("--scenario", help="s1 … s6, or all")
     p.add_argument("--provider", help="a configured provider (autopilot included)")
     p.add_argument(
         "--strategy", help="a strategy, full-history, or all (default: the configured strategy)"
@@ -31,9 +32,42 @@ def add_parser(sub: Any) -> None:
         help="seed of the first run's world (run i plays seed K+i)",
     )
     p.add_argument(
+        "--budget",
+        choices=("smbench", "ticks"),
+        default="smbench",
+        help="smbench (default): one client turn of at most 30 model requests, as SMBench's "
+        "published runs; ticks: the scenario's whole tick budget",
+    )
+    p.add_argument(
+        "--world",
+        choices=("smbench", "classic"),
+        default="smbench",
+        help="smbench (default): the world calibrated against SMBench's published runs; "
+        "classic: the app's own embedded world",
+    )
+    p.add_argument(
+        "--smbench",
+        type=Path,
+        metavar="DIR",
+        help="your SMBench checkout: send its scenario files and its client's prompt "
+        "(with one game tool) instead of the arena's own words",
+    )
+    p.add_argument(
         "--ticks",
         type=int,
-        help="play this many ticks instead of each scenario's budget (quick checks)",
+        help="play at most this many ticks instead of each scenario's budget (quick checks)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="play this many runs side by side (an engine with as many slots, or a hosted API)",
+    )
+    p.add_argument(
+        "--resume",
+        type=int,
+        metavar="BATCH",
+        help="carry on a stopped batch: play the runs it has not stored yet, as it was begun",
     )
     p.add_argument("--config", type=Path, help="configuration file (TOML)")
     p.add_argument(
@@ -41,6 +75,11 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--out", type=Path, help="write arena.json and leaderboard.md here")
     p.add_argument("--json", action="store_true", help="print the JSON report")
+    p.add_argument(
+        "--no-baseline",
+        action="store_true",
+        help="do not play the autopilot baseline after another provider",
+    )
 
 
 class BadInput(Exception):
@@ -55,6 +94,8 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
     from .arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES
     from .arena.scenarios import resolve
 
+    if args.scenario is None:
+        raise _usage("--scenario is required (s1 … s6, or all), or --resume BATCH")
     try:
         scenarios = resolve(args.scenario)
     except ValueError as exc:
@@ -76,10 +117,22 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
         )
     if not 1 <= args.runs <= 100:
         raise _usage("--runs must be between 1 and 100")
+    if not 1 <= args.jobs <= 64:
+        raise _usage("--jobs must be between 1 and 64")
     if args.ticks is not None and not 1 <= args.ticks <= 10_000:
         raise _usage("--ticks must be between 1 and 10000")
     if args.seed + args.runs - 1 > SQLITE_INT_MAX:
         raise _usage(f"--seed plus --runs must stay within {SQLITE_INT_MAX} (what SQLite stores)")
+    if args.smbench is not None:
+        from .arena.smbench import CheckoutError, load
+
+        try:
+            args.checkout = load(args.smbench)
+        except CheckoutError as exc:
+            raise _usage(str(exc)) from None
+        missing = [s.id for s in scenarios if s.key not in args.checkout.scenarios]
+        if missing:
+            raise _usage(f"{args.smbench} has no scenario file for {', '.join(missing)}")
     return scenarios, strategies, args.provider
 
 
@@ -92,9 +145,29 @@ async def cmd_arena(args: argparse.Namespace) -> int:
         return 2
 
 
+#: What a batch records of how it was begun, so ``--resume`` plays it the same way.
+PLAN_KEYS = ("scenario", "strategy", "runs", "seed", "ticks", "budget", "world", "smbench")
+
+
+def _plan(args: argparse.Namespace, strategies: list[str]) -> dict[str, Any]:
+    plan = {key: getattr(args, key) for key in PLAN_KEYS}
+    plan["strategy"] = "all" if len(strategies) > 1 else strategies[0]
+    plan["smbench"] = str(args.smbench) if args.smbench is not None else None
+    return plan
+
+
+def _replan(args: argparse.Namespace, plan: dict[str, Any]) -> None:
+    """Set the flags a stopped batch was begun with."""
+    for key in PLAN_KEYS:
+        if key in plan:
+            setattr(args, key, Path(plan[key]) if key == "smbench" and plan[key] else plan[key])
+
+
 async def _arena(args: argparse.Namespace) -> int:
+    from .arena.estimate import Measured, actual, describe, estimate
     from .arena.report import build_report, first_error, leaderboard, table, to_json
     from .arena.runner import RunHooks, RunResult, run_arena
+    from .arena.transcripts import folder_for
     from .storage import Store
 
     try:
@@ -102,61 +175,132 @@ async def _arena(args: argparse.Namespace) -> int:
         database = db_path(config, args.db, None)
     except ConfigError as exc:
         raise _usage(str(exc)) from None
-    scenarios, strategies, provider = _options(args, config)
     quiet = args.json
-
-    def said(result: RunResult) -> None:
-        if quiet:
-            return
-        where = f"  {result.scenario} · {result.strategy} · seed {result.seed}:"
-        if result.errored:
-            say(f"{where} errored: {result.error} in {result.wall_s:.1f} s", sys.stderr)
-            return
-        say(
-            f"{where} score {result.score:.1f} ({'pass' if result.passed else 'fail'}, "
-            f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
-            sys.stderr,
-        )
-
-    async def measure(store: Store, name: str) -> tuple[int, dict[str, Any]]:
-        """Play a batch for provider ``name``, storing each run the moment it ends."""
-        batch = await store.begin_arena_batch(name, args.runs, seed=args.seed, ticks=args.ticks)
-
-        async def keep(result: RunResult) -> None:
-            one = build_report(name, 1, [result])["cells"][0]
-            await store.add_arena_run(batch, one["scenario"], one["strategy"], one["runs"][0])
-            said(result)  # once it is safe
-
-        results = await run_arena(
-            config,
-            scenarios,
-            provider=name,
-            strategies=strategies,
-            runs=args.runs,
-            seed=args.seed,
-            ticks=args.ticks,
-            hooks=RunHooks(on_run=keep),
-        )
-        await store.finish_arena_batch(batch, build_report(name, args.runs, results))
-        stored = await store.get_arena_batch(batch)
-        assert stored is not None
-        return batch, stored.report
-
     # The database is opened (and refused, if it must be) before anything is played.
     async with await Store.open(database) as store:
-        batch, report = await measure(store, provider)
+        resumed = None
+        if args.resume is not None:
+            resumed = await store.get_arena_batch(args.resume)
+            if resumed is None:
+                raise _usage(f"no arena batch #{args.resume} in {database}")
+            plan = resumed.report.get("plan")
+            if not isinstance(plan, dict):
+                raise _usage(
+                    f"batch #{args.resume} was played before batches kept their plan; "
+                    "it cannot be resumed"
+                )
+            _replan(args, plan)
+            args.provider = resumed.provider
+        scenarios, strategies, provider = _options(args, config)
+        checkout = getattr(args, "checkout", None)
+        plan = _plan(args, strategies)
+
+        def said(result: RunResult) -> None:
+            if quiet:
+                return
+            where = f"  {result.scenario} · {result.strategy} · seed {result.seed}:"
+            if result.errored:
+                say(f"{where} errored: {result.error} in {result.wall_s:.1f} s", sys.stderr)
+                return
+            say(
+                f"{where} score {result.score:.1f} ({'≥' if result.passed else '<'} 20, level "
+                f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
+                sys.stderr,
+            )
+
+        async def measure(name: str, batch: int | None = None) -> tuple[int, dict[str, Any]]:
+            """Play a batch for provider ``name``, storing each run the moment it ends; a
+            batch already begun plays only the runs it has not stored."""
+            if batch is None:
+                batch = await store.begin_arena_batch(
+                    name, args.runs, seed=args.seed, ticks=args.ticks
+                )
+                await store.finish_arena_batch(batch, {"plan": plan})  # for --resume
+            stored = await store.list_arena_runs(batch_id=batch)
+            done = {(r.scenario, r.strategy, r.seed) for r in stored}
+            cfg = config.providers[name]
+            todo = [
+                (s, st, args.seed + i)
+                for s in scenarios
+                for st in strategies
+                for i in range(args.runs)
+                if (s.id, st, args.seed + i) not in done
+            ]
+            history = Measured.of(await store.list_arena_runs(provider=name))
+            guess = estimate(
+                cfg,
+                len(todo),
+                [args.ticks or s.budget for s, _, _ in todo],
+                budget_kind=args.budget,
+                measured=history,
+                jobs=args.jobs,
+            )
+            if not quiet and todo:
+                say(f"zoea arena: {name}: {describe(guess, before=True)}", sys.stderr)
+
+            async def keep(result: RunResult) -> None:
+                one = build_report(name, 1, [result], budget=args.budget)["cells"][0]
+                await store.add_arena_run(batch, one["scenario"], one["strategy"], one["runs"][0])
+                said(result)  # once it is safe
+
+            started = time.perf_counter()
+            played = await run_arena(
+                config,
+                scenarios,
+                provider=name,
+                strategies=strategies,
+                runs=args.runs,
+                seed=args.seed,
+                ticks=args.ticks,
+                hooks=RunHooks(on_run=keep),
+                budget_kind=args.budget,
+                world=args.world,
+                checkout=checkout,
+                jobs=args.jobs,
+                keep=folder_for(database, batch),
+                skip=lambda s, st, seed: (s.id, st, seed) in done,
+            )
+            wall = time.perf_counter() - started
+            earlier = [
+                RunResult.from_stored(r.scenario, r.strategy, _stored_run(r)) for r in stored
+            ]
+            order = {
+                (s.key, st, args.seed + i): n
+                for n, (s, st, i) in enumerate(
+                    (s, st, i) for s in scenarios for st in strategies for i in range(args.runs)
+                )
+            }
+            results = sorted(
+                [*earlier, *played], key=lambda r: order.get((r.scenario, r.strategy, r.seed), 0)
+            )
+            report = build_report(name, args.runs, results, budget=args.budget)
+            report["plan"] = plan
+            report["estimate"] = guess
+            report["actual"] = actual(cfg, played, wall)
+            if not quiet and played:
+                say(f"zoea arena: {name}: {describe(report['actual'], before=False)}", sys.stderr)
+            await store.finish_arena_batch(batch, report)
+            kept = await store.get_arena_batch(batch)
+            assert kept is not None
+            return batch, kept.report
+
+        batch, report = await measure(provider, resumed.id if resumed is not None else None)
         silence = first_error(report)
         baseline = None
         if (
             silence is None
+            and not args.no_baseline
             and config.providers[provider].type != "autopilot"
             and "autopilot" in config.providers
         ):
-            baseline = (await measure(store, "autopilot"))[1]
+            baseline = (await measure("autopilot"))[1]
+    # The baseline travels with the report (absent with --no-baseline, or when the
+    # provider is the autopilot itself); it is stored as a batch of its own.
+    printed = {**report, "baseline": baseline} if baseline is not None else report
     if args.out is not None:  # written from what is stored
         try:
             args.out.mkdir(parents=True, exist_ok=True)
-            (args.out / "arena.json").write_text(to_json(report) + "\n", encoding="utf-8")
+            (args.out / "arena.json").write_text(to_json(printed) + "\n", encoding="utf-8")
             boards = [r for r in (baseline, report) if r is not None]
             (args.out / "leaderboard.md").write_text(leaderboard(boards), encoding="utf-8")
         except OSError as exc:
@@ -165,10 +309,28 @@ async def _arena(args: argparse.Namespace) -> int:
                 f"{database} as batch #{batch} (the arena screen, A, shows it)"
             ) from None
     if args.json:
-        print(to_json(report))
+        print(to_json(printed))
     else:
         say(table(report, baseline))
     if silence is not None:
         say(f"zoea arena: the provider answered none of its requests: {silence}", sys.stderr)
         return 3
     return 0
+
+
+def _stored_run(record: Any) -> dict[str, Any]:
+    """A stored run (``ArenaRunRecord``) as ``RunResult.to_json`` had it."""
+    metrics = dict(record.metrics)
+    return {
+        "score": record.score,
+        "pass": record.passed,
+        "errored": bool(metrics.get("errored", False)),
+        "error": metrics.get("error"),
+        "answered": metrics.get("answered", 0),
+        "metrics": metrics,
+        "tokens_in": record.tokens_in,
+        "tokens_out": record.tokens_out,
+        "uncached_tokens": record.uncached_tokens,
+        "requests": record.requests,
+        "invalid_requests": record.invalid_requests,
+    }

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import Any, NoReturn, TextIO
 
+from .core.redaction import mask_text
 from .core.terminal_text import escaped
 
 #: The largest integer SQLite stores (a signed 64-bit INTEGER).
@@ -56,6 +57,6 @@ seed_flag = int_flag(0, SQLITE_INT_MAX)
 
 def say(text: str, out: TextIO | None = None) -> None:
     """Print a human-readable line of a command: model, tool and user text in it shows
-    its control characters escaped, whether or not ``out`` is a terminal (``--json``
-    output never comes here: it stays exact)."""
-    print(escaped(text), file=out if out is not None else sys.stdout)
+    its control characters escaped, whether or not ``out`` is a terminal, and no
+    secret's value (``--json`` output never comes here: it stays exact)."""
+    print(mask_text(escaped(text)), file=out if out is not None else sys.stdout)

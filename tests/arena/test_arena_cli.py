@@ -25,6 +25,7 @@ RUN_KEYS = {
     "errored",
     "error",
     "answered",
+    "level",
 }
 
 
@@ -44,6 +45,8 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         "autopilot",
         "--strategy",
         "turn-aware",
+        "--budget",
+        "ticks",
         "--ticks",
         "40",
         "--runs",
@@ -58,7 +61,13 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     )
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert set(report) == {"provider", "runs", "cells", "composite"}
+    # The provider is the autopilot: no baseline beside it.
+    assert set(report) == {
+        *("provider", "budget", "world", "prompt", "runs", "cells", "composite"),
+        *("plan", "estimate", "actual"),
+    }
+    assert report["budget"] == "ticks" and report["world"] == "smbench"
+    assert report["prompt"] == "arena"
     assert report["provider"] == "autopilot" and report["runs"] == 2
     (cell,) = report["cells"]
     assert set(cell) == {
@@ -66,10 +75,14 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         "strategy",
         "score_mean",
         "score_std",
+        "score_ci95",
         "pass_rate",
+        "levels",
+        "metrics_mean",
         "errored",
         "runs",
     }
+    assert sum(cell["levels"].values()) == 2
     assert cell["errored"] == 0
     assert cell["scenario"] == "s1-bootstrap-grind" and cell["strategy"] == "turn-aware"
     assert len(cell["runs"]) == 2
@@ -110,6 +123,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         (["--scenario", "s1", "--provider", "autopilot", "--runs", "two"], "invalid int"),
         (["--scenario", "s1", "--provider", "autopilot", "--bogus"], "unrecognized"),
         (["--provider", "autopilot"], "--scenario"),
+        (["--scenario", "s1", "--provider", "autopilot", "--budget", "forever"], "invalid choice"),
     ],
 )
 def test_arena_refuses_bad_flags_with_one_line(
@@ -130,7 +144,10 @@ def _script() -> list[Reply]:
     return [
         Reply("", tool_calls=[Call("register", {"username": "Vega", "empire": "solarian"})]),
         Reply("", tool_calls=[Call("mine", {})]),
-        Reply("", tool_calls=[Call("undock", {}), Call("get_system", {})]),
+        Reply(
+            "",
+            tool_calls=[Call("undock", {}), Call("zoea_swarm_status", {}), Call("get_system", {})],
+        ),
         Reply("Looked around."),
     ]
 
@@ -176,13 +193,22 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
         for m in bodies[0]["messages"]
         if m["role"] == "user"
     )
-    assert run["requests"] == len(bodies) and run["requests"] <= 6
+    assert report["budget"] == "smbench"  # the default
+    # One client turn: it ended when the model answered without a tool call.
+    assert run["requests"] == len(bodies) == 4 and run["metrics"]["turns"] == 1
+    # Only the game's commands are scored; the swarm's zoea_* tool is counted apart.
     assert run["metrics"]["tool_calls"] == 4 and run["metrics"]["tool_errors"] == 1
+    assert (run["metrics"]["game_calls"], run["metrics"]["game_errors"]) == (4, 1)
+    assert (run["metrics"]["swarm_calls"], run["metrics"]["swarm_errors"]) == (1, 0)
     assert run["tokens_in"] == 12 * run["requests"] and run["tokens_out"] == 7 * run["requests"]
     assert run["invalid_requests"] == 0
     assert run["metrics"]["systems_explored"] == 0  # the home system is not explored
     # s2: 50·(0/10) + 25·(3/4) + 25·(4/20)
     assert run["score"] == pytest.approx(18.75 + 5)
+    # The autopilot's baseline travels with the report.
+    baseline = report["baseline"]
+    assert baseline["provider"] == "autopilot"
+    assert baseline["cells"][0]["scenario"] == "s2-navigation"
 
 
 def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
@@ -283,12 +309,16 @@ def test_a_compact_provider_is_scored_by_the_commands_it_runs(
             [
                 *("arena", "--scenario", "s4", "--provider", "scripted", "--ticks", "6"),
                 *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
+                "--no-baseline",
             ]
         )
         tools = [t["function"]["name"] for t in server.chat_requests[0].json()["tools"]]
     assert code == 0
     assert "game" in tools and "forum_create_thread" not in tools
-    (run,) = json.loads(capsys.readouterr().out)["cells"][0]["runs"]
+    report = json.loads(capsys.readouterr().out)
+    assert "baseline" not in report  # --no-baseline
+    assert report["composite"] == {} and set(report["composite_s4"]) == {"turn-aware"}
+    (run,) = report["cells"][0]["runs"]
     assert run["metrics"]["tool_calls"] == 2 and run["metrics"]["tool_errors"] == 0
     assert run["metrics"]["forum_posts"] == 1
 
@@ -342,9 +372,11 @@ def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
         text=True,
     )
     assert child.stderr is not None
+    estimate = child.stderr.readline()  # said before anything is played
     first = child.stderr.readline()  # the first run's line: it has ended
     child.send_signal(signal.SIGKILL)
     child.wait(30)
+    assert estimate.startswith("zoea arena: autopilot: estimate: 50 run(s)"), estimate
     assert "score" in first, first
 
     async def stored() -> list[object]:
@@ -352,3 +384,54 @@ def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
             return list(await store.list_arena_runs())
 
     assert len(asyncio.run(stored())) >= 1
+
+
+def _tool_forever(tmp_path: Path, server: FakeOpenAIServer, *budget: str) -> dict:  # type: ignore[type-arg]
+    """A model that checks its status at every request, under ``budget`` flags."""
+    server.default = Reply("", tool_calls=[Call("get_status", {})])
+    with server.running_in_thread():
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[providers.busy]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
+            encoding="utf-8",
+        )
+        done = zoea(
+            *("arena", "--scenario", "s2", "--provider", "busy", "--no-baseline", "--json"),
+            *("--config", str(config), "--db", str(tmp_path / "a.db"), *budget),
+        )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+def test_smbench_budget_is_one_turn_of_at_most_30_requests(tmp_path: Path) -> None:
+    server = FakeOpenAIServer()
+    report = _tool_forever(tmp_path, server)
+    (run,) = report["cells"][0]["runs"]
+    assert report["budget"] == "smbench"
+    assert run["requests"] == 30 == len(server.chat_requests)
+    assert run["metrics"]["max_requests"] == 30 and run["metrics"]["turns"] == 1
+    assert run["metrics"]["game_calls"] == 30
+    assert run["metrics"]["ticks"] < 200  # the turn ended first, not the ticks
+
+
+def test_ticks_budget_plays_turn_after_turn_until_the_ticks_are_spent(tmp_path: Path) -> None:
+    server = FakeOpenAIServer()
+    server.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Done for now."))
+    report = _tool_forever(tmp_path, server, "--budget", "ticks", "--ticks", "45")
+    (run,) = report["cells"][0]["runs"]
+    assert report["budget"] == "ticks" and run["metrics"]["max_requests"] is None
+    # The model ended its first turn after two requests; nudges started more turns.
+    assert run["metrics"]["turns"] >= 2 and run["requests"] > 30
+    assert run["metrics"]["ticks"] == 45
+
+
+def test_a_table_and_a_leaderboard_name_their_budget() -> None:
+    from zoea_tui.arena.report import build_report, leaderboard, table
+    from zoea_tui.arena.runner import RunResult
+
+    result = RunResult("s1", "turn-aware", 0, 30.0, True, {"level": "none"}, answered=1)
+    report = build_report("p", 1, [result], budget="smbench")
+    assert table(report).startswith("budget: smbench (SMBench's: one client turn of at most 30")
+    assert "Budget: smbench (SMBench's: one client turn" in leaderboard([report])
+    ticks = build_report("p", 1, [result], budget="ticks")
+    assert "whole tick budget" in table(ticks)

@@ -1,4 +1,5 @@
-"""Short arena runs: the autopilot reaches the combat and mission levels under turn-aware."""
+"""Short arena runs: the autopilot reaches the combat and mission levels under turn-aware
+(in the classic world, where modules are sold at home and missions repeat)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,14 @@ from zoea_tui.config import Config
 
 async def test_s5_the_autopilot_arms_and_destroys_a_pirate() -> None:
     result = await play(
-        Config(), SCENARIOS["s5"], provider="autopilot", strategy="turn-aware", seed=0, ticks=120
+        Config(),
+        SCENARIOS["s5"],
+        provider="autopilot",
+        strategy="turn-aware",
+        seed=0,
+        ticks=120,
+        budget_kind="ticks",
+        world="classic",
     )
     metrics = result.metrics
     assert metrics["weapons_installed"] >= 1
@@ -20,7 +28,14 @@ async def test_s5_the_autopilot_arms_and_destroys_a_pirate() -> None:
 
 async def test_s6_the_autopilot_completes_missions() -> None:
     result = await play(
-        Config(), SCENARIOS["s6"], provider="autopilot", strategy="turn-aware", seed=0, ticks=120
+        Config(),
+        SCENARIOS["s6"],
+        provider="autopilot",
+        strategy="turn-aware",
+        seed=0,
+        ticks=120,
+        budget_kind="ticks",
+        world="classic",
     )
     assert result.metrics["missions_completed"] >= 3
     assert result.metrics["level"] == "excellent"
@@ -29,7 +44,13 @@ async def test_s6_the_autopilot_completes_missions() -> None:
 
 async def test_s3_the_autopilot_trades_to_excellent() -> None:
     result = await play(
-        Config(), SCENARIOS["s3"], provider="autopilot", strategy="turn-aware", seed=0
+        Config(),
+        SCENARIOS["s3"],
+        provider="autopilot",
+        strategy="turn-aware",
+        seed=0,
+        budget_kind="ticks",
+        world="classic",
     )
     metrics = result.metrics
     assert metrics["orders_created"] >= 20 and metrics["orders_filled"] >= 20

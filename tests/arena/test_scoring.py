@@ -94,3 +94,72 @@ def test_scenarios_resolve_by_key_id_or_all() -> None:
     assert len(resolve("all")) == 6
     with pytest.raises(ValueError, match="expected one of"):
         resolve("s7")
+
+
+def test_ci95_is_students_t_over_the_sample_sd_and_needs_two_runs() -> None:
+    # mean 40, sample sd sqrt(900) = 30, t(2) = 4.303: 40 ± 4.303·30/√3 = 40 ± 74.53
+    assert scoring.ci95([70.0, 10.0, 40.0]) == [0.0, 100.0]  # clipped to the score range
+    low, high = scoring.ci95([50.0, 52.0, 54.0, 56.0])  # type: ignore[misc]
+    # mean 53, sample sd 2.582, t(3) = 3.182: ± 4.108
+    assert (low, high) == pytest.approx((48.89, 57.11), abs=0.01)
+    assert scoring.ci95([42.0]) is None and scoring.ci95([]) is None
+    assert scoring.t95(100) == 1.98 and scoring.t95(1000) == 1.96
+    with pytest.raises(ValueError):
+        scoring.t95(0)
+
+
+def _result(scenario: str, score: float, level: str, **extra: object):  # type: ignore[no-untyped-def]
+    from zoea_tui.arena.runner import RunResult
+
+    metrics = {"level": level, "game_calls": 10, "game_errors": 1, "swarm_calls": 2, **extra}
+    return RunResult(scenario, "turn-aware", 0, score, score >= 20, metrics, answered=1)
+
+
+def test_the_composite_is_smbenchs_five_and_s4_stands_apart() -> None:
+    from zoea_tui.arena.report import build_report, table
+
+    results = [
+        _result("s1", 40.0, "pass"),
+        _result("s2", 60.0, "good"),
+        _result("s4", 100.0, "none"),
+    ]
+    report = build_report("p", 1, results)
+    assert report["composite"] == {"turn-aware": 50.0}
+    assert report["composite_s4"] == {"turn-aware": 100.0}
+    only_s4 = build_report("p", 1, [_result("s4", 90.0, "pass")])
+    assert only_s4["composite"] == {} and only_s4["composite_s4"] == {"turn-aware": 90.0}
+    assert "composite s1 s2 s3 s5 s6 (p)  —" in table(only_s4)
+    assert "composite_s4" not in build_report("p", 1, results[:2])
+
+
+def test_a_cell_counts_its_levels_and_keeps_score_20_apart_from_level_pass() -> None:
+    from zoea_tui.arena.report import build_report, leaderboard, table
+
+    results = [
+        _result("s1", 24.0, "none", credits_earned=100),  # ≥ 20 without the level "pass"
+        _result("s1", 60.0, "excellent", credits_earned=3_100),
+        _result("s1", 58.0, "excellent", credits_earned=3_000),
+        _result("s1", 10.0, "pass", credits_earned=500),
+    ]
+    (cell,) = build_report("p", 4, results)["cells"]
+    assert cell["levels"] == {"none": 1, "pass": 1, "good": 0, "excellent": 2}
+    assert cell["pass_rate"] == 0.75
+    assert cell["score_ci95"] == scoring.ci95([24.0, 60.0, 58.0, 10.0])
+    assert cell["metrics_mean"]["credits_earned"] == 1_675
+    assert cell["metrics_mean"]["game_calls"] == 10 and cell["metrics_mean"]["swarm_calls"] == 2
+    assert [r["level"] for r in cell["runs"]] == ["none", "excellent", "excellent", "pass"]
+    text = table(build_report("p", 4, results))
+    assert "≥20 75%" in text and "excellent 2, pass 1, none 1" in text
+    assert "excellent 2, pass 1, none 1" in leaderboard([build_report("p", 4, results)])
+
+
+def test_scores_are_drawn_as_bars_in_the_leaderboard() -> None:
+    from zoea_tui.arena.report import bar, bars, build_report, leaderboard
+
+    assert bar(100.0, 10) == "█" * 10 and bar(0.0, 10) == "·" * 10
+    assert bar(55.0, 10) == "█████▌····" and bar(None, 4) == "····"
+    assert bar(130.0, 4) == "████" and bar(-5.0, 4) == "····"
+    report = build_report("p", 1, [_result("s1", 40.0, "pass"), _result("s2", 75.0, "good")])
+    assert bars(report, 8) == ["s1 turn-aware  ███▎····  40.0", "s2 turn-aware  ██████··  75.0"]
+    board = leaderboard([report])
+    assert "## Score per scenario and strategy" in board and "s2 turn-aware" in board

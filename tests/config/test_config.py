@@ -27,6 +27,7 @@ from zoea_tui.config import (
     SwarmConfig,
     builtin_providers,
     check_credentials,
+    conventions_note,
     data_dir,
     db_path,
     load_config,
@@ -258,7 +259,11 @@ MISTAKES = [
         OPENAI_HEAD + "temprature = 0.5\n",
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-        "seed, stream, tools",
+        "seed, stream, tools, price_in, price_cached, price_out, max_tool_iterations",
+    ),
+    (
+        OPENAI_HEAD + "price_in = -1\n",
+        "providers.q.price_in: expected a number between 0 and 1e+06, got -1",
     ),
     (
         OPENAI_HEAD + 'stream = "yes"\n',
@@ -287,12 +292,13 @@ MISTAKES = [
     (
         '[providers.autopilot]\nendpoint = "http://localhost:11434"\n',
         'providers.autopilot.endpoint: not used by type "autopilot"; its keys are: '
-        "type, context_window, tools",
+        "type, context_window, tools, max_tool_iterations",
     ),
     (
         '[providers.local]\napi_key_env = "KEY"\n',
         'providers.local.api_key_env: not used by type "local"; its keys are: '
-        "type, model, temperature, max_tokens, context_window, timeout, seed, tools",
+        "type, model, temperature, max_tokens, context_window, timeout, seed, tools, "
+        "max_tool_iterations",
     ),
     ("[providers]\nq = 5\n", "providers.q: expected a table ([providers.q]), got 5"),
     (
@@ -824,7 +830,10 @@ def test_the_example_file_lists_every_key() -> None:
         assert keys[section] == {f.name for f in fields(cls)}, section
     provider_keys = set().union(*(v for k, v in keys.items() if k.startswith("providers.")))
     assert provider_keys == set(PROVIDER_KEYS["openai"])
-    assert {f.name for f in fields(ProviderConfig)} - {"name"} == set(PROVIDER_KEYS["openai"])
+    # ``origin`` is no key: it says a convention of the environment made the provider.
+    assert {f.name for f in fields(ProviderConfig)} - {"name", "origin"} == set(
+        PROVIDER_KEYS["openai"]
+    )
 
 
 def test_the_optional_keys_of_the_example_are_valid_when_uncommented(tmp_path: Path) -> None:
@@ -851,3 +860,94 @@ def test_config_does_not_import_textual_or_rich() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
+
+
+# -- the conventions of other tools: OPENAI_BASE_URL, OLLAMA_HOST -----------------------------
+
+
+def no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No config file anywhere: the default one's folder is empty."""
+    monkeypatch.setattr("zoea_tui.config.paths.user_config_dir", lambda: tmp_path / "none")
+
+
+def test_openai_base_url_adds_an_openai_provider_with_its_key_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    config = load_config(env={"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1/"})
+    provider = config.providers["openai"]
+    assert (provider.type, provider.endpoint, provider.model) == (
+        "openai",
+        "http://127.0.0.1:8080/v1",
+        "",
+    )
+    assert provider.api_key_env == "OPENAI_API_KEY" and provider.origin == "$OPENAI_BASE_URL"
+    assert config.swarm.default_provider == "autopilot"  # a real model stays opt-in
+    assert "$OPENAI_BASE_URL adds provider openai" in conventions_note(config, {})
+
+
+@pytest.mark.parametrize(
+    ("host", "endpoint"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:11434"),
+        ("0.0.0.0:11500", "http://0.0.0.0:11500"),
+        ("http://gpu-box", "http://gpu-box:11434"),
+        ("https://ollama.example.org/", "https://ollama.example.org"),
+        ("[::1]", "http://[::1]:11434"),
+    ],
+)
+def test_ollama_host_is_read_as_ollama_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, host: str, endpoint: str
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    config = load_config(env={"OLLAMA_HOST": host, "ZOEA_DEFAULT_PROVIDER": "ollama"})
+    assert config.providers["ollama"].endpoint == endpoint
+    assert config.providers["ollama"].origin == "$OLLAMA_HOST"
+    assert config.swarm.default_provider == "ollama"
+
+
+def test_a_config_file_always_wins_over_the_conventions(tmp_path: Path) -> None:
+    path = write(tmp_path, "[swarm]\nmax_myses = 4\n")
+    env = {"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1", "OLLAMA_HOST": "127.0.0.1"}
+    config = load_config(path, env=env)
+    assert set(config.providers) == {"autopilot", "local"}
+    note = conventions_note(config, env)
+    assert note.startswith(str(path)) and "OPENAI_BASE_URL and OLLAMA_HOST not read" in note
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("OPENAI_BASE_URL", "localhost:8080"), ("OLLAMA_HOST", "ftp://x"), ("OLLAMA_HOST", "h:x")],
+)
+def test_a_convention_that_makes_no_url_is_refused_naming_the_variable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    with pytest.raises(ConfigError, match=f"^environment variable {name} "):
+        load_config(env={name: value})
+
+
+def test_without_file_or_conventions_the_note_says_what_would_add_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    no_file(tmp_path, monkeypatch)
+    config = load_config(env={"OPENAI_BASE_URL": ""})
+    assert set(config.providers) == {"autopilot", "local"}
+    assert "OPENAI_BASE_URL or OLLAMA_HOST would add" in conventions_note(config, {})
+
+
+def test_a_provider_may_set_its_own_round_limit(tmp_path: Path) -> None:
+    """The built-in autopilot plays long turns; a file may change that, or give any
+    provider its own limit; unset, a provider takes ``[context] max_tool_iterations``."""
+    assert Config().providers["autopilot"].max_tool_iterations == 100
+    assert Config().providers["local"].max_tool_iterations is None
+    path = tmp_path / "c.toml"
+    path.write_text(
+        "[context]\nmax_tool_iterations = 7\n[providers.autopilot]\nmax_tool_iterations = 12\n"
+        + OPENAI_HEAD
+        + "max_tool_iterations = 3\n"
+    )
+    config = load_config(path, env={})
+    assert config.providers["autopilot"].max_tool_iterations == 12
+    assert config.providers["q"].max_tool_iterations == 3
+    assert config.context.max_tool_iterations == 7

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.helpers import Log
+from tests.helpers import Log, history_of
 from zoea_tui.core.cache import ReuseTally, common_prefix_chars, reuse, serialize
+from zoea_tui.core.compose import compose
+from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.window import kept_count, stepped_window
 
 
@@ -67,3 +70,44 @@ def test_a_one_by_one_window_would_fail_the_step_check() -> None:
     starts = [stepped_window(log.memories[:end], 20, 1)[0][0].id for end in range(21, 40)]
     moves = [b - a for a, b in itertools.pairwise(starts) if b != a]
     assert moves and not all(m == 10 for m in moves)
+
+
+def _snapshot_requests(margin: int) -> list[tuple[int | None, str]]:
+    """Compose ``snapshot-compaction`` after every memory of a status-polling session:
+    (the memory before the window, the serialized request) per request."""
+    log = Log()
+    log.direct("Mine and watch your status.")
+    out = []
+    settings = ComposeSettings(max_context_messages=20, window_margin=margin)
+    for n in range(40):
+        name = ("get_status", "mine", "get_cargo")[n % 3]
+        log.loop(f"c{n}", name, json.dumps({"tick": n, "name": name}))
+        history = history_of(log.memories, settings)
+        c = compose(history, "snapshot-compaction", settings)
+        out.append((history.before_window_id, serialize(list(c.messages))))
+    return out
+
+
+def _appends_between_cuts(requests: list[tuple[int | None, str]]) -> bool:
+    return all(
+        b.startswith(a[:-1])
+        for (start_a, a), (start_b, b) in itertools.pairwise(requests)
+        if start_a == start_b
+    )
+
+
+def test_snapshot_compaction_only_appends_between_window_cuts() -> None:
+    requests = _snapshot_requests(10)
+    assert _appends_between_cuts(requests)
+    # Compaction still happens, at the cuts: older snapshots are placeholders by the end.
+    assert "a newer get_status result follows" in requests[-1][1]
+    assert len({start for start, _ in requests}) > 2, "the window was cut more than once"
+
+
+def test_compaction_at_every_memory_would_fail_the_append_check() -> None:
+    """The check above rejects a compaction that rewrites older results as newer ones come
+    (the seed's rule applied to every request)."""
+    log_requests = _snapshot_requests(10)
+    rewritten = [(0, s) for _, s in _snapshot_requests(1)]  # as if the window never moved
+    assert _appends_between_cuts(log_requests)
+    assert not _appends_between_cuts(rewritten)

@@ -35,7 +35,9 @@ def test_snapshot_compaction_keeps_only_latest_get_ship_content() -> None:
     log.direct("Report your ship.")
     for n in range(15):
         log.loop(f"c{n}", "get_ship", json.dumps({"ship": {"fuel": 100 - n}}))
-    settings = ComposeSettings(max_context_messages=40)
+    # A margin of 1: the window (and the compaction with it) moves at every memory, as
+    # in the seed; the stepped compaction is tested in test_cache_and_window.py.
+    settings = ComposeSettings(max_context_messages=40, window_margin=1)
     c = compose(history_of(log.memories, settings), "snapshot-compaction", settings)
     tool_messages = [m for m in c.messages if m["role"] == "tool"]
     assert len(tool_messages) == 15, "every call keeps its (placeholder) result"
@@ -53,7 +55,8 @@ def test_snapshot_compaction_leaves_non_snapshot_messages_alone() -> None:
     log.loop("b", "mine", '{"quantity": 5}')
     log.loop("c", "mine", '{"quantity": 6}')
     log.loop("d", "get_ship", '{"ship": 2}')
-    c = compose(history_of(log.memories), "snapshot-compaction", SETTINGS)
+    settings = ComposeSettings(window_margin=1)
+    c = compose(history_of(log.memories, settings), "snapshot-compaction", settings)
     contents = [m["content"] for m in c.messages if m["role"] == "tool"]
     assert contents[1:3] == ['{"quantity": 5}', '{"quantity": 6}']
     assert "a newer get_ship result follows" in contents[0] and contents[3] == '{"ship": 2}'
@@ -249,6 +252,61 @@ def test_loop_slice_synthetic_nudge_escalates(level: int) -> None:
     nudge = c.messages[1]["content"]
     assert nudge.startswith(prompts.NUDGE_TEXTS[max(level, 1)])
     assert nudge.endswith("If you need past data, use zoea_search tools.")
+
+
+def test_loop_slice_sends_an_order_still_in_the_window_in_a_nudge_turn() -> None:
+    """Seed 000: the latest prompt in the window is the turn start; the nudge stands in
+    only without one, so a nudge never hides the commander's order."""
+    log = Log()
+    order = log.direct("Sell everything at Sol Central.")
+    log.loop("a", "dock", "{}")
+    log.say("Docked.")
+    nudged = Turn(1, len(log.memories) + 1, "nudge", 1, prompts.nudge_text(1), id=2)
+    log.loop("b", "sell", '{"total_earned": 50}')
+    turns = [Turn(1, order.id, "direct", id=1), nudged]
+    c = compose(history_of(log.memories, SETTINGS, turns=turns), "loop-slice", SETTINGS)
+    assert c.messages[1]["content"] == order.content
+    assert not c.uses_nudge and "nudge" not in [i.kind for i in c.items]
+    assert [i for i in ids(c) if i is not None] == [order.id, 5, 6], "then the latest loop"
+    assert validate(c.messages) == []
+
+
+def test_loop_slice_uses_the_turns_nudge_only_without_a_prompt_in_the_window() -> None:
+    log = Log()
+    log.direct("Mine at the main belt.")
+    for n in range(12):
+        log.loop(f"m{n}", "mine", '{"quantity": 1}')
+    settings = ComposeSettings(max_context_messages=6, window_margin=1)
+    nudged = Turn(1, len(log.memories) - 1, "nudge", 2, prompts.nudge_text(2), id=3)
+    c = compose(history_of(log.memories, settings, turns=[nudged]), "loop-slice", settings)
+    assert c.messages[1]["content"] == prompts.nudge_text(2), "the text the model was sent"
+    assert c.uses_nudge and c.items[1].kind == "nudge"
+
+
+def test_loop_slice_sends_every_stored_result_when_a_prompt_lands_between_them() -> None:
+    log = Log()
+    log.direct("Mine.")
+    log.call(("a", "get_status"), ("b", "get_cargo"))
+    log.result("a", "get_status", '{"player": {"credits": 7}}')
+    order = log.direct("Stop and report.")
+    log.result("b", "get_cargo", '{"cargo": []}')
+    c = compose(history_of(log.memories), "loop-slice", SETTINGS)
+    assert c.messages[1]["content"] == order.content, "the newest prompt starts the slice"
+    tools = [m for m in c.messages if m["role"] == "tool"]
+    assert [m["content"] for m in tools] == ['{"player": {"credits": 7}}', '{"cargo": []}']
+    assert prompts.MISSING_TOOL_RESULT not in json.dumps(c.messages)
+    assert validate(c.messages) == []
+
+
+def test_latest_tool_loop_passes_over_a_prompt_but_not_a_later_answer() -> None:
+    log = Log()
+    log.call(("a", "mine"), ("b", "get_cargo"))
+    log.result("a", "mine", "{}")
+    log.direct("interrupt")
+    log.result("b", "get_cargo", "{}")
+    log.say("done")
+    log.result("b", "get_cargo", "late")
+    assert [m.id for m in extract_latest_tool_loop(log.memories)] == [1, 2, 4]
 
 
 def test_nudge_texts_are_seed_000_verbatim() -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from zoea_tui.core.redaction import PASSWORD_MASK, SESSION_MASK, mask_data
 from zoea_tui.core.strategies import STRATEGIES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
@@ -56,10 +58,12 @@ def test_context_json_for_every_strategy_on_a_hand_written_conversation(
 
 
 def test_export_reproduces_the_imported_lines(imported: Path) -> None:
+    """Byte for byte but for the secrets (the example's login result has a session id)."""
     done = zoea("export", "--db", imported, "--mysis", "scout")
     assert done.returncode == 0
     exported = [json.loads(line) for line in done.stdout.splitlines()]
-    original = [json.loads(line) for line in EXAMPLE.read_text().splitlines()]
+    original = [mask_data(json.loads(line)) for line in EXAMPLE.read_text().splitlines()]
+    assert "s-91" in EXAMPLE.read_text() and "s-91" not in done.stdout
     assert len(exported) == len(original)
     for mine, theirs in zip(exported, original, strict=True):
         for key, value in theirs.items():
@@ -171,3 +175,59 @@ def test_context_under_summarize_writes_the_summary_it_needs(tmp_path: Path) -> 
     assert "Extractive summary" in summary
     assert summary.endswith("Last request from user was: Mine iron and sell it.")
     assert report["tokens"] < 2000
+
+
+POOLED = "7a11e4b0c9d2f5e8a1b4c7d0e3f6a9b2"
+SESSION = "5e5510" * 6
+
+
+def test_export_shows_that_secrets_are_kept_never_their_values(tmp_path: Path) -> None:
+    """A conversation holding a pooled password (said by the commander, written by the
+    model, in a result stored before results were masked) and session ids: the export
+    shows the masks, stays valid JSONL and imports again."""
+    lines = [
+        {"role": "user", "content": f"Log in with password {POOLED}."},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {
+                        "name": "login",
+                        "arguments": json.dumps({"username": "ada", "password": "typed-pw-1"}),
+                    },
+                }
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "c1",
+            "content": json.dumps({"username": "ada", "session_id": SESSION}),
+        },
+        {"role": "assistant", "content": f"Logged in; my password is {POOLED}."},
+    ]
+    source = tmp_path / "secret.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    db = tmp_path / "z.db"
+    assert zoea("import", "--db", db, "--mysis", "ada", source).returncode == 0
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO accounts (server, username, password, created_at) "
+            "VALUES ('embedded', 'ada', ?, 0)",
+            (POOLED,),
+        )
+    conn.close()
+    done = zoea("export", "--db", db, "--mysis", "ada")
+    assert done.returncode == 0, done.stderr
+    for secret in (POOLED, SESSION, "typed-pw-1"):
+        assert secret not in done.stdout
+    exported = [json.loads(line) for line in done.stdout.splitlines()]
+    assert exported[0]["content"] == f"Log in with password {PASSWORD_MASK}."
+    arguments = json.loads(exported[1]["tool_calls"][0]["function"]["arguments"])
+    assert arguments == {"username": "ada", "password": PASSWORD_MASK}
+    assert json.loads(exported[2]["content"]) == {"username": "ada", "session_id": SESSION_MASK}
+    again = tmp_path / "again.jsonl"
+    again.write_text(done.stdout)
+    assert zoea("import", "--db", db, "--mysis", "copy", again).returncode == 0

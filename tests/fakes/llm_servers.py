@@ -2,9 +2,10 @@
 
 Two servers speak the wire formats of docs/ARCHITECTURE.md, 'Providers':
 :class:`FakeOpenAIServer` (``POST …/chat/completions``, JSON or SSE; given
-:class:`LlamaServer` rules, also llama-server's ``GET /props``, its token count and its
-refusals) and :class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON,
-``GET /api/tags``, ``GET /api/version`` and ``POST /api/show``). Each is a tiny
+:class:`LlamaServer` rules, also llama-server's ``GET /props``, its token count, its
+prompt cache and its refusals; ``GET …/models`` lists its models) and
+:class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON, ``GET /api/tags``,
+``GET /api/version`` and ``POST /api/show``). Each is a tiny
 HTTP/1.1 server on ``127.0.0.1`` at a free port, run in the current event loop
 (``async with``) or in a thread of its own (:meth:`FakeServer.running_in_thread`, for
 synchronous callers).
@@ -143,7 +144,9 @@ class LlamaServer:
     Its tokenizer is not the estimate's: here one token per ``bytes_per_token`` bytes of
     the prompt its chat template renders (a ChatML template that writes the tool schemas
     into the system turn). It counts each prompt that way (``usage.prompt_tokens``,
-    whatever the script says) and tells its slot's context at ``GET /props``. Like the
+    whatever the script says), tells its slot's context at ``GET /props`` and, like the real
+    one, keeps the last prompt in its slot: each answer's ``timings.cache_n`` counts the
+    tokens of the prompt's common prefix with the one before. Like the
     real one it refuses, before any reply of the script
     is used, a prompt over ``n_ctx`` with HTTP 400 and a history whose call arguments
     are not JSON with HTTP 500.
@@ -497,6 +500,16 @@ _REASONS = {
 }
 
 
+def _common_prefix(a: str, b: str) -> str:
+    """The longest common prefix of ``a`` and ``b``."""
+    size = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        size += 1
+    return a[:size]
+
+
 def _pieces(text: str, size: int) -> list[str]:
     size = max(size, 1)
     return [text[i : i + size] for i in range(0, len(text), size)]
@@ -652,12 +665,20 @@ class FakeOpenAIServer(FakeServer):
         api_key: str | None = None,
         models: Sequence[str] | None = None,
         llama: LlamaServer | None = None,
+        listed: Sequence[str] | None = None,
+        lists_models: bool = True,
     ):
         super().__init__()
         self.api_key = api_key
         self.models = models
         #: Set: the server behaves as a llama-server (:class:`LlamaServer`).
         self.llama = llama
+        #: What ``GET …/models`` lists (default: ``models``, else ``["fake-model"]``);
+        #: with ``lists_models`` False that route is a 404, as on some hosts.
+        self.listed = list(listed if listed is not None else (models or ["fake-model"]))
+        self.lists_models = lists_models
+        #: The prompt in the llama-server's slot (its prompt cache).
+        self._slot_prompt = ""
 
     @property
     def url(self) -> str:
@@ -672,11 +693,15 @@ class FakeOpenAIServer(FakeServer):
         if self.llama is not None and request.method == "GET" and request.path == "/props":
             await conn.send(200, json.dumps(self._props(self.llama)).encode())
             return
-        if not self._is_chat(request):
-            await conn.send(404, render.error(404, f"no route {request.path}"))
-            return
         if self.api_key and request.headers.get("authorization") != f"Bearer {self.api_key}":
             await conn.send(401, render.error(401, "Incorrect API key provided."))
+            return
+        if self.lists_models and request.method == "GET" and request.path.endswith("/models"):
+            listed = [{"id": m, "object": "model", "owned_by": "fake"} for m in self.listed]
+            await conn.send(200, json.dumps({"object": "list", "data": listed}).encode())
+            return
+        if not self._is_chat(request):
+            await conn.send(404, render.error(404, f"no route {request.path}"))
             return
         body = request.json()
         model = body.get("model", "")
@@ -690,7 +715,17 @@ class FakeOpenAIServer(FakeServer):
         item, serial = self._next()
         if self.llama is not None and isinstance(item, Reply):
             completion = item.usage[1] if item.usage is not None else 0
-            item = replace(item, usage=(self.llama.prompt_tokens(body), completion))
+            prompt = self.llama.render(body)
+            cached = self.llama.count(_common_prefix(prompt, self._slot_prompt))
+            self._slot_prompt = prompt
+            total = self.llama.prompt_tokens(body)
+            reused = min(cached, total - 1)  # the last token is always evaluated again
+            timings = {"cache_n": reused, "prompt_n": total - reused}
+            item = replace(
+                item,
+                usage=(total, completion),
+                extra={"timings": timings, **(item.extra or {})},
+            )
         await self._play(
             conn, item, _OpenAIRenderer(model, include_usage), body.get("stream") is True, serial
         )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -67,29 +70,141 @@ _json_values = st.recursive(
 )
 
 
-@settings(max_examples=300)
-@given(
-    st.lists(
-        st.one_of(
-            st.text(max_size=80),
-            _json_values.map(json.dumps),
-            st.fixed_dictionaries(
-                {
-                    "role": st.sampled_from(["user", "assistant", "tool", "system", "nobody"]),
-                    "content": st.one_of(st.text(max_size=40), st.none(), st.integers()),
-                }
-            ).map(json.dumps),
-        ),
-        max_size=8,
+_texts = st.text(st.characters(blacklist_characters="\x00"), max_size=40)
+_names = st.from_regex(r"[a-z][a-z_]{0,14}", fullmatch=True).filter(lambda n: n != "game")
+
+
+@st.composite
+def valid_conversations(draw: st.DrawFn) -> tuple[list[str], str | None, list[tuple]]:
+    """A valid import file: its lines, the system prompt and the memories it must give
+    (role, source, content, reasoning, calls, tool_call_id, tool_name, sender, tick)."""
+    lines: list[dict] = []
+    system = draw(st.none() | _texts)
+    if system is not None:
+        lines.append({"role": "system", "content": system})
+    expected: list[tuple] = []
+    open_calls: list[tuple[str, str]] = []
+    for n in range(draw(st.integers(0, 6))):
+        kind = draw(
+            st.sampled_from(["user", "assistant", "tool"] if open_calls else ["user", "assistant"])
+        )
+        tick = draw(st.none() | st.integers(0, 10**6))
+        extra = {} if tick is None else {"game_tick": tick}
+        if kind == "user":
+            content, source = draw(_texts), draw(st.sampled_from(["direct", "broadcast"]))
+            sender = draw(st.none() | st.from_regex(r"[0-9]{1,3}", fullmatch=True))
+            line = {"role": "user", "content": content, **extra}
+            if source != "direct":
+                line["source"] = source
+            if sender is not None:
+                line["sender_id"] = sender
+            lines.append(line)
+            expected.append(("user", source, content, "", (), None, None, sender, tick))
+        elif kind == "assistant":
+            calls = [
+                (f"call_{n}_{i}", draw(_names), json.dumps(draw(_json_values)))
+                for i in range(draw(st.integers(0, 2)))
+            ]
+            content = draw(_texts if calls else _texts.filter(str.strip))
+            reasoning = draw(st.sampled_from(["", "because"]))
+            line = {"role": "assistant", "content": content, **extra}
+            if reasoning:
+                line["reasoning"] = reasoning
+            if calls:
+                line["tool_calls"] = [
+                    {"id": i, "type": "function", "function": {"name": m, "arguments": a}}
+                    for i, m, a in calls
+                ]
+            lines.append(line)
+            open_calls += [(i, m) for i, m, _ in calls]
+            expected.append(
+                ("assistant", "llm", content, reasoning, tuple(calls), None, None, None, tick)
+            )
+        else:
+            call_id, name = open_calls.pop(0)
+            content = draw(_texts)
+            lines.append({"role": "tool", "tool_call_id": call_id, "content": content, **extra})
+            expected.append(("tool", "tool", content, "", (), call_id, name, None, tick))
+    return [json.dumps(line) for line in lines], system, expected
+
+
+def _memory_row(memory: Any) -> tuple:
+    calls = tuple((c.id, c.name, c.arguments) for c in memory.tool_calls)
+    return (
+        memory.role,
+        memory.source,
+        memory.content,
+        memory.reasoning,
+        calls,
+        memory.tool_call_id,
+        memory.tool_name,
+        memory.sender_id,
+        memory.game_tick,
     )
+
+
+_any_lines = st.lists(
+    st.one_of(
+        st.text(max_size=80),
+        _json_values.map(json.dumps),
+        st.fixed_dictionaries(
+            {
+                "role": st.sampled_from(["user", "assistant", "tool", "system", "nobody"]),
+                "content": st.one_of(st.text(max_size=40), st.none(), st.integers()),
+            }
+        ).map(json.dumps),
+    ),
+    max_size=8,
 )
-def test_import_fuzz_either_parses_or_names_the_bad_line(lines: list[str]) -> None:
-    try:
-        conversation = parse_conversation(lines)
-    except ImportFormatError as exc:
-        assert "line" in str(exc)
-        return
-    assert all(m.role in ("system", "user", "assistant", "tool") for m in conversation.memories)
+
+
+def import_fuzz(parse: Callable[[list[str]], Any]) -> Callable[[], None]:
+    """The import fuzz for a parser: any lines parse into messages of known roles or are
+    refused naming the bad line, and every valid conversation is read back exactly
+    (so a parser that refuses everything, or accepts anything, fails it)."""
+
+    @settings(max_examples=300, report_multiple_bugs=False)
+    @given(lines=_any_lines, valid=valid_conversations())
+    def fuzz(lines: list[str], valid: tuple[list[str], str | None, list[tuple]]) -> None:
+        try:
+            conversation = parse(lines)
+        except ImportFormatError as exc:
+            assert re.match(r"line \d+: ", str(exc)), exc
+        else:
+            roles = {m.role for m in conversation.memories}
+            assert roles <= {"system", "user", "assistant", "tool"}
+        valid_lines, system, expected = valid
+        try:
+            read = parse(valid_lines)
+        except ImportFormatError as exc:
+            raise AssertionError(f"a valid conversation was refused: {exc}") from None
+        assert read.system_prompt == system
+        assert [_memory_row(m) for m in read.memories] == expected
+
+    return fuzz
+
+
+def test_import_fuzz_either_parses_or_names_the_bad_line() -> None:
+    import_fuzz(parse_conversation)()
+
+
+def _refuses_everything(lines: list[str]) -> Any:
+    raise ImportFormatError(1, "nothing is ever good enough")
+
+
+def _accepts_everything(lines: list[str]) -> Any:
+    return parse_conversation([])
+
+
+def _drops_reasoning(lines: list[str]) -> Any:
+    parsed = parse_conversation(lines)
+    return replace(parsed, memories=[replace(m, reasoning="") for m in parsed.memories])
+
+
+@pytest.mark.parametrize("parse", [_refuses_everything, _accepts_everything, _drops_reasoning])
+def test_the_import_fuzz_fails_a_parser_that_gets_valid_files_wrong(parse) -> None:
+    with pytest.raises(AssertionError):
+        import_fuzz(parse)()
 
 
 @settings(max_examples=300)

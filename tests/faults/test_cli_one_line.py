@@ -7,6 +7,7 @@ stores, a data folder under a file, ``simulate`` run twice on one database.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -41,6 +42,7 @@ BAD_FLAGS = [
     (["replay", "--db", "x.db"], "zoea replay: the following arguments are required"),
     (["import", "--db", "x.db"], "zoea import: the following arguments are required"),
     (["sim", "serve", "--seed", "-1"], "zoea sim serve: argument --seed"),
+    (["sim", "serve", "--admin-token", " "], "zoea sim: --admin-token must not be empty"),
     (["sim"], "zoea sim: the following arguments are required"),
     (["vacuum", "--bogus"], "zoea vacuum: unrecognized arguments: --bogus"),
     (["nonsense"], "zoea: argument command: invalid choice"),
@@ -112,7 +114,11 @@ def test_an_unforeseen_failure_is_one_line_and_debug_logs_its_traceback(
 
 def test_simulate_twice_on_one_database_carries_the_swarm_on(tmp_path: Path) -> None:
     db = tmp_path / "sim.db"
-    args = ("simulate", "--myses", "2", "--turns", "3", "--db", db, "--json")
+    # Turns of ten rounds: the autopilot's own turns (100 rounds) mine a belt bare, and a
+    # "no_resources" refusal is play, not the lost login this test looks for.
+    config = tmp_path / "ten.toml"
+    config.write_text("[providers.autopilot]\nmax_tool_iterations = 10\n")
+    args = ("simulate", "--myses", "2", "--turns", "3", "--config", config, "--db", db, "--json")
     first = zoea(*args)
     assert first.returncode == 0, first.stderr
     second = zoea(*args)
@@ -120,3 +126,17 @@ def test_simulate_twice_on_one_database_carries_the_swarm_on(tmp_path: Path) -> 
     report = json.loads(second.stdout)
     assert report["errors"] == 0 and report["tool_errors"] == 0  # the same world: logged in
     assert report["score"]["total"]["score"] > json.loads(first.stdout)["score"]["total"]["score"]
+
+
+def test_sim_serve_on_a_port_in_use_is_one_line_and_exit_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = zoea("sim", "serve", "--port", str(port))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"zoea sim: cannot serve on 127.0.0.1:{port}: the port is in use; "
+        "choose another with --port (0 picks a free one)"
+    ]
+    assert done.stdout == ""

@@ -105,3 +105,21 @@ def test_a_server_that_breaks_streams_is_used_unstreamed_and_the_run_plays(
     assert report["answered"] == report["requests"] >= 2
     streams = [r.json()["stream"] for r in server.chat_requests]
     assert streams[0] is True and not any(streams[1:])
+    assert report["provider_notes"]["sim-01"].startswith("unstreamed: the server broke")
+
+
+def test_a_server_that_breaks_the_stream_then_refuses_is_told_in_one_line(
+    tmp_path: Path,
+) -> None:
+    # The fallback to unstreamed is logged; a log record must not reach the terminal
+    # beside the one line that says why the run failed.
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.script(Reply("x" * 200, cut_after=3))
+        server.default = HttpError(400, CONTEXT_WORDS)
+        done = simulate(tmp_path, server.url)
+
+    assert done.returncode == 3
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("zoea simulate: the provider answered none of its requests")
+    assert CONTEXT_WORDS in done.stderr
+    assert "engine: unstreamed: the server broke a streamed answer" in done.stdout

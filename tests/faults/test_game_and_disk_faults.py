@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sqlite3
 from dataclasses import replace
@@ -83,14 +84,20 @@ async def test_expiring_game_sessions_are_renewed_silently(tmp_path: Path) -> No
 
 
 class Throttled(WorldHost):
-    """Answers rate_limited (with a short hint) to every third call."""
+    """Answers rate_limited (with a short hint) to every third call; notes on the swarm's
+    clock when each call came."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, clock: RecordingClock, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.clock = clock
         self.refused = 0
+        #: (time on the swarm's clock, tool, refused?) of every call, in order.
+        self.seen: list[tuple[float, str, bool]] = []
 
     async def call(self, key, tool, args):
-        if tool not in ("register", "login") and self.calls % 3 == 0:
+        refuse = tool not in ("register", "login") and self.calls % 3 == 0
+        self.seen.append((self.clock.now(), tool, refuse))
+        if refuse:
             self.calls += 1
             self.refused += 1
             raise GameError(
@@ -100,9 +107,10 @@ class Throttled(WorldHost):
 
 
 async def test_rate_limits_are_waited_out(tmp_path: Path) -> None:
-    host = Throttled(World(7), tick_seconds=0)
+    clock = RecordingClock()
+    host = Throttled(World(7), tick_seconds=0, clock=clock)
     commander, _sub = await open_swarm(
-        tmp_path, _config(), backend=GameBackend("embedded", host=host)
+        tmp_path, _config(), backend=GameBackend("embedded", host=host), clock=clock
     )
     try:
         view = await commander.create_mysis("Patient")
@@ -112,6 +120,15 @@ async def test_rate_limits_are_waited_out(tmp_path: Path) -> None:
         assert commander.mysis(view.id).state == "running"
     finally:
         await commander.shutdown(timeout=2)
+    # Each refusal was waited out as the server asked, before the call was tried again.
+    assert clock.sleeps.count(0.05) >= host.refused
+    retries = [
+        (then, again)
+        for (then, tool, refused), (again, tool_again, _) in itertools.pairwise(host.seen)
+        if refused and tool_again == tool
+    ]
+    assert len(retries) >= host.refused - 1  # the last refusal may be the last call seen
+    assert all(again >= then + 0.05 for then, again in retries), retries
 
 
 async def test_a_vanished_game_server_is_a_clear_error_and_relaunch_recovers(tmp_path: Path):

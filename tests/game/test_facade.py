@@ -29,15 +29,19 @@ async def _register(client: Client, name: str) -> dict:
 
 
 async def _act(client: Client, tool: str, args: dict | None = None) -> dict:
-    """Call a mutation on a real clock, waiting out "one action per tick" like a client."""
-    for _ in range(50):
-        result = await client.call_tool(tool, args or {})
-        payload = _payload(result)
-        if not result.is_error:
-            return payload
-        assert payload["error"]["code"] == "action_pending", payload
-        await asyncio.sleep(payload["error"].get("wait_seconds", 0.05))
-    raise AssertionError(f"{tool} stayed pending")
+    """Call an action: on a real clock the world answers it once its tick has resolved."""
+    result = await client.call_tool(tool, args or {})
+    assert not result.is_error, result.content[0].text
+    return _payload(result)
+
+
+async def _until(condition) -> None:
+    """Let the loop run until ``condition()`` holds (bounded, never timed)."""
+    for _ in range(2000):
+        if condition():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("the condition never held")
 
 
 async def test_tools_listed_with_the_real_games_names_and_optional_session_id(host) -> None:
@@ -139,7 +143,7 @@ async def test_game_errors_are_is_error_results_with_code_and_message(host) -> N
         assert isinstance(error["message"], str) and error["message"]
         seen[code] = error
 
-    # A real clock, so that a second action in the same tick is refused.
+    # A real clock that the test moves itself: an action waits until it is advanced.
     timed = WorldHost(host.world, tick_seconds=3600)
     async with Client(in_process_server(timed), mode="legacy") as client:
         await expect(client, "not_authenticated", "get_status", {})
@@ -149,9 +153,12 @@ async def test_game_errors_are_is_error_results_with_code_and_message(host) -> N
         await expect(client, "invalid_payload", "travel", {"destination": "main_belt"})
         await expect(client, "empty_entry", "captains_log_add", {"entry": "   "})
         await expect(client, "invalid_poi", "travel", {"target_poi": "nowhere"})
-        assert not (await client.call_tool("undock", {})).is_error
-        await expect(client, "action_pending", "dock", {})
+        undock = asyncio.create_task(client.call_tool("undock", {}))
+        await _until(lambda: not timed.world.players["zed"].docked)  # done, awaiting its tick
+        await expect(client, "action_pending", "dock", {})  # the second while one waits
         assert seen["action_pending"]["wait_seconds"] > 0  # the host's hint for clients
+        timed.advance(1)
+        assert not (await undock).is_error
         await expect(client, "session_invalid", "get_status", {"session_id": "0" * 32})
     assert {
         "not_authenticated",
@@ -161,6 +168,27 @@ async def test_game_errors_are_is_error_results_with_code_and_message(host) -> N
         "action_pending",
         "session_invalid",
     } <= set(seen)
+
+
+async def test_over_mcp_two_pilots_act_in_one_tick_and_one_pilot_only_once(host) -> None:
+    """On a real clock (moved here by the test) each action is answered when its tick
+    resolves; a pilot's second action meanwhile is action_pending, another pilot's is not."""
+    timed = WorldHost(host.world, tick_seconds=3600)
+    async with (
+        Client(in_process_server(timed), mode="legacy") as a,
+        Client(in_process_server(timed), mode="legacy") as b,
+    ):
+        await _register(a, "alpha")
+        await _register(b, "bravo")
+        start = timed.current_tick
+        moves = [asyncio.create_task(c.call_tool("undock", {})) for c in (a, b)]
+        await _until(lambda: not any(p.docked for p in timed.world.players.values()))
+        again = await a.call_tool("dock", {})
+        assert again.is_error and _payload(again)["error"]["code"] == "action_pending"
+        timed.advance(1)
+        answers = [_payload(r) for r in await asyncio.gather(*moves)]
+    assert [r["action"] for r in answers] == ["undocked", "undocked"]
+    assert {r["current_tick"] for r in answers} == {start + 1}
 
 
 async def test_travel_blocks_until_arrival(host) -> None:

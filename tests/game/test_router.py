@@ -10,11 +10,13 @@ from typing import Any
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.game_tool import GAME_TOOL, guide_commands
+from zoea_tui.core.redaction import SESSION_MASK
 from zoea_tui.core.strategies import STRATEGIES
 from zoea_tui.core.tokens import count_tokens, tools_tokens
 from zoea_tui.core.types import ToolCall
 from zoea_tui.game.router import (
     ORCHESTRATOR_TOOL_NAMES,
+    ORCHESTRATOR_TOOLS,
     READ_PAGE_CHARS,
     REDACTED,
     SEARCH_ANSWER_CHARS,
@@ -23,6 +25,7 @@ from zoea_tui.game.router import (
     ToolRouter,
 )
 from zoea_tui.game.state_cache import GameStateCache
+from zoea_tui.sim.errors import GameError
 from zoea_tui.storage import NewMemory, Store
 
 SERVER = "embedded"
@@ -129,6 +132,59 @@ async def test_tool_results_never_show_a_password(store, make_session) -> None:
     listed = await _run(router, store, "captains_log_list", {}, 2)
     assert password not in result.content + listed.content
     assert REDACTED in listed.content
+
+
+async def test_a_game_refusal_carrying_the_password_is_masked_like_a_result(
+    store, make_session, host, monkeypatch
+) -> None:
+    """A refusal that echoes the password (its message and its details) reaches the
+    model, the memories and the error text with the mask, never the value."""
+    router = await _router(store, make_session, "nova")
+    await _run(router, store, "register", {"username": "nova3", "empire": "solarian"})
+    password = (await store.account_for(router.mysis_id, SERVER)).password
+    session_id = "5e55" * 8
+    real_call = host.call
+
+    async def echoing(key, tool, args):
+        if tool == "captains_log_add":
+            raise GameError(
+                "invalid_payload",
+                f"entry refused for password {password}",
+                password=password,
+                session_id=session_id,
+            )
+        return await real_call(key, tool, args)
+
+    monkeypatch.setattr(host, "call", echoing)
+    refused = await _run(router, store, "captains_log_add", {"entry": "hello"}, 1)
+    assert refused.is_error and refused.error_code == "invalid_payload"
+    for text in (refused.content, refused.error_message or ""):
+        assert password not in text and session_id not in text, text
+        assert REDACTED in text
+    assert json.loads(refused.content)["error"]["session_id"] == SESSION_MASK
+    async with store.connection.execute("SELECT content FROM memories") as cur:
+        stored = " ".join(row[0] for row in await cur.fetchall())
+    assert password not in stored and session_id not in stored
+
+
+async def test_session_ids_never_reach_a_model_the_memories_or_the_state_cache(
+    store, make_session
+) -> None:
+    cache = GameStateCache()
+    router = await _router(store, make_session, "nova", cache=cache)
+    registered = await _run(router, store, "register", {"username": "nova4", "empire": "solarian"})
+    await _run(router, store, "logout", {}, 1)
+    login = await _run(router, store, "login", {}, 2)
+    password = (await store.account_for(router.mysis_id, SERVER)).password
+    for result in (registered, login):
+        data = json.loads(result.content)
+        assert data["session_id"] == SESSION_MASK, result.content
+    assert json.loads(registered.content)["password"] == REDACTED
+    for tool in ("register", "login"):
+        kept = cache.latest("nova4", tool)
+        assert kept is not None and kept.data["session_id"] == SESSION_MASK
+        assert password not in json.dumps(kept.data)
+    assert cache.latest("nova4", "register").data["password"] == REDACTED
 
 
 async def test_login_without_an_account_says_to_register(store, make_session) -> None:
@@ -405,7 +461,7 @@ async def test_reasoning_search_gives_the_reasoning(store) -> None:
     [hit] = found["results"]
     assert hit["memory_id"] == memory.id and hit["role"] == "assistant"
     assert hit["reasoning"] == "Travel cooldown is long, so refuel first."
-    assert "content" not in hit and "[cooldown]" in hit["snippet"]
+    assert hit["content"] == "Heading out." and "[cooldown]" in hit["snippet"]
     assert (await _json(router, "zoea_search_messages", {"query": "cooldown"}))["count"] == 0
     long = "Why wait: " + "the jump drive must cool down. " * 100
     thought = await store.add_memory(
@@ -629,3 +685,91 @@ async def test_read_memory_never_shows_a_password_even_across_pages(store, make_
     assert password not in seen and REDACTED in seen
     found = await _call(fresh, "zoea_search_messages", {"query": "xxx"})
     assert password not in found.content
+
+
+# -- substring search, another Mysis, exact matches (issue 29) ---------------------------
+
+
+async def test_search_finds_parts_of_words_in_any_case(store) -> None:
+    router = await _offline(store, "alpha")
+    iron = await store.add_memory(router.mysis_id, NewMemory("user", "direct", "Mine IRON ore"))
+    found = await _json(router, "zoea_search_messages", {"query": "ron"})
+    assert [h["memory_id"] for h in found["results"]] == [iron.id]
+    assert found["results"][0]["snippet"] == "Mine I[RON] ore"
+    assert (await _json(router, "zoea_search_messages", {"query": "or"}))["count"] == 1
+    assert (await _json(router, "zoea_search_messages", {"query": "ron gold"}))["count"] == 0
+
+
+async def test_exact_search_wants_the_whole_query_with_its_case(store) -> None:
+    router = await _offline(store, "alpha")
+    await store.add_memory(router.mysis_id, NewMemory("user", "direct", "Mine IRON ore"))
+    exact = {"query": "IRON ore", "exact": True}
+    assert (await _json(router, "zoea_search_messages", exact))["count"] == 1
+    for query in ("iron ore", "ore IRON"):
+        found = await _json(router, "zoea_search_messages", {"query": query, "exact": True})
+        assert found["count"] == 0 and found["exact"] is True
+    code, message = _error(
+        await _call(router, "zoea_search_messages", {"query": "x", "exact": "sometimes"})
+    )
+    assert code == "invalid_arguments" and "exact must be true or false" in message
+
+
+async def test_search_and_read_reach_another_mysis_of_the_swarm(store) -> None:
+    router = await _offline(store, "alpha")
+    beta = await store.create_mysis("beta")
+    long = "Vega prices: " + "iron 14 cr; " * 200
+    memory = await store.add_memory(
+        beta.id,
+        NewMemory("tool", "tool", long, tool_call_id="c1", tool_name="view_market"),
+    )
+    assert (await _json(router, "zoea_search_messages", {"query": "Vega"}))["count"] == 0
+    for who in (beta.id, str(beta.id), "beta"):
+        found = await _json(router, "zoea_search_messages", {"query": "Vega", "mysis_id": who})
+        assert found["mysis_id"] == beta.id and found["count"] == 1
+    [hit] = found["results"]
+    read = f"zoea_read_memory(memory_id={memory.id}, offset={SEARCH_HIT_CHARS}, mysis_id={beta.id})"
+    assert hit["content"].endswith(f"more characters: {read}]")
+    page = await _json(
+        router,
+        "zoea_read_memory",
+        {"memory_id": memory.id, "offset": SEARCH_HIT_CHARS, "mysis_id": beta.id},
+    )
+    assert page["mysis_id"] == beta.id and page["content"] == long[SEARCH_HIT_CHARS:]
+    own = await _call(router, "zoea_read_memory", {"memory_id": memory.id})
+    assert _error(own)[0] == "not_found", "without mysis_id a read stays among its own"
+
+
+async def test_a_mysis_outside_the_swarm_is_refused_with_a_message(store) -> None:
+    router = await _offline(store, "alpha")
+    for who in (999, "nobody"):
+        for tool in ("zoea_search_messages", "zoea_search_reasoning", "zoea_read_memory"):
+            args = {"query": "iron", "memory_id": 1, "mysis_id": who}
+            code, message = _error(await _call(router, tool, args))
+            assert code == "not_found", tool
+            assert "in your swarm" in message and "zoea_swarm_status" in message
+
+
+async def test_reasoning_hits_carry_what_was_answered(store) -> None:
+    router = await _offline(store, "alpha")
+    await store.add_memory(
+        router.mysis_id,
+        NewMemory(
+            "assistant",
+            "llm",
+            "",
+            reasoning="Cargo is full, so selling at Sol.",
+            tool_calls=(ToolCall("c1", "sell", '{"item_id": "iron_ore"}'),),
+        ),
+    )
+    [hit] = (await _json(router, "zoea_search_reasoning", {"query": "SELLING"}))["results"]
+    assert hit["content"] == "" and hit["tool_calls"] == ["sell"]
+    assert hit["reasoning"] == "Cargo is full, so selling at Sol."
+
+
+async def test_search_schemas_offer_exact_and_another_mysis() -> None:
+    by_name = {t["name"]: t["parameters"]["properties"] for t in ORCHESTRATOR_TOOLS}
+    for name in ("zoea_search_messages", "zoea_search_reasoning", "zoea_read_memory"):
+        assert by_name[name]["mysis_id"]["type"] == "integer", name
+    for name in ("zoea_search_messages", "zoea_search_reasoning", "zoea_search_broadcasts"):
+        assert by_name[name]["exact"]["type"] == "boolean", name
+    assert "mysis_id" not in by_name["zoea_search_broadcasts"], "broadcasts belong to all"

@@ -11,6 +11,7 @@ from zoea_tui.game.connect import http_connector, in_process_connector
 from zoea_tui.game.errors import GameConnectionError, GameToolError
 from zoea_tui.game.session import GameSession, RetryPolicy
 from zoea_tui.sim import World
+from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.host import WorldHost
 from zoea_tui.sim.mcp_server import in_process_server
 from zoea_tui.sim.serve import HttpWorldServer
@@ -65,40 +66,80 @@ async def test_tool_list_is_cached_and_refreshed_after_a_stale_call(host, make_s
     assert asked == before + 1
 
 
-async def test_timing_refusals_wait_as_the_server_says_then_succeed() -> None:
+async def test_an_action_right_after_another_is_held_to_its_tick_not_refused(sleep) -> None:
+    """On a real clock the world answers each action once its tick has resolved, so the
+    session sends the next one at once and never needs a retry."""
     host = WorldHost.open(seed=2, tick_seconds=0.05)
-    slept: list[float] = []
-
-    async def sleep(delay: float) -> None:
-        slept.append(delay)
-        await asyncio.sleep(delay)
-
     async with host:
         session = GameSession(in_process_connector(lambda: in_process_server(host)), sleep=sleep)
         try:
             await session.call("register", {"username": "patient", "empire": "solarian"})
-            await session.call("undock")
-            docked = await session.call("dock")  # same tick: action_pending, then retried
+            undocked = await session.call("undock")
+            docked = await session.call("dock")
         finally:
             await session.aclose()
     assert docked.data["action"] == "docked"
-    assert slept and all(0 < d <= 0.1 for d in slept)
+    assert docked.data["current_tick"] > undocked.data["current_tick"]
+    assert sleep.delays == []
 
 
-async def test_a_wait_longer_than_the_limit_is_reported_not_slept() -> None:
-    host = WorldHost.open(seed=2, tick_seconds=3600)
-    session = GameSession(
-        in_process_connector(lambda: in_process_server(host)), policy=RetryPolicy(max_wait=30)
-    )
+class _Refusing:
+    """A game whose every call is first refused with ``code`` and a wait of ``wait`` s."""
+
+    def __init__(self, code: str, wait: float) -> None:
+        self.code = code
+        self.wait = wait
+        self.calls = 0
+
+    def tool_specs(self) -> list[dict[str, Any]]:
+        return [{"name": "mine", "description": "", "input_schema": {"type": "object"}}]
+
+    async def call(self, key: str | None, tool: str, args: dict[str, Any] | None) -> dict[str, Any]:
+        self.calls += 1
+        if self.calls == 1:
+            raise GameError(self.code, "not now", wait_seconds=self.wait)
+        return {"mined": 1}
+
+
+async def test_rate_limited_is_retried_after_the_servers_wait(sleep) -> None:
+    game = _Refusing("rate_limited", 0.5)
+    session = GameSession(in_process_connector(lambda: in_process_server(game)), sleep=sleep)
     try:
-        await session.call("register", {"username": "hasty", "empire": "solarian"})
-        await session.call("undock")
+        outcome = await session.call("mine")
+    finally:
+        await session.aclose()
+    assert outcome.data == {"mined": 1}
+    assert sleep.delays == [0.5]
+
+
+async def test_action_pending_reaches_the_caller_unretried(sleep) -> None:
+    """The world refuses an action only while another is waiting: no retry hides it."""
+    game = _Refusing("action_pending", 0.5)
+    session = GameSession(in_process_connector(lambda: in_process_server(game)), sleep=sleep)
+    try:
         with pytest.raises(GameToolError) as caught:
-            await session.call("dock")
+            await session.call("mine")
     finally:
         await session.aclose()
     assert caught.value.code == "action_pending"
-    assert caught.value.wait_seconds > 30
+    assert game.calls == 1 and sleep.delays == []
+
+
+async def test_a_wait_longer_than_the_limit_is_reported_not_slept(sleep) -> None:
+    game = _Refusing("rate_limited", 3600)
+    session = GameSession(
+        in_process_connector(lambda: in_process_server(game)),
+        policy=RetryPolicy(max_wait=30),
+        sleep=sleep,
+    )
+    try:
+        with pytest.raises(GameToolError) as caught:
+            await session.call("mine")
+    finally:
+        await session.aclose()
+    assert caught.value.code == "rate_limited"
+    assert caught.value.wait_seconds == 3600
+    assert sleep.delays == []
 
 
 async def test_http_world_restart_mid_session_is_healed_silently(host, sleep) -> None:

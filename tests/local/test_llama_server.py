@@ -1,38 +1,35 @@
 """The OpenAI-compatible client against a real third-party server: ``llama_cpp.server``.
 
 The server runs SmolLM2-135M with ``chatml-function-calling`` on a free loopback
-port, started once for the module. What this server does (llama-cpp-python 0.3.36):
+port, started once for the session (``conftest.py``). What this server does
+(llama-cpp-python 0.3.36):
 
 * Non-streamed requests work, tools included: the tool round trip is asserted.
 * Streamed requests without tools work: the text is asserted.
 * Streamed requests *with* tools do not: when the model picks a tool, the server
   raises ``ValueError("Automatic streaming tool choice is not supported")`` after
   sending its 200 headers, so the event stream ends empty or the connection breaks.
-  The client must report either as a broken connection (retryable); a test pins
-  it, so a fixed server shows up here. The server then drops that kept-alive
-  connection, so the next request on it fails once and is retried.
+  With ``stream = true`` the client reports it as an answer cut short
+  (:class:`CutShortError`, ``streamed``); under ``stream = "auto"`` (the default) it
+  sends the request again unstreamed and stays unstreamed. Tests pin both, so a
+  fixed server shows up here. The server then drops that kept-alive connection;
+  ``exchange`` tries such a connection once more on a new one.
 * An assistant message with ``"content": null`` is refused with HTTP 500; the client
   sends ``""`` instead, which the round trip relies on.
 """
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 
-from tests.fakes import RecordingSleep, refused_url
 from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS
 from zoea_tui.providers.base import (
     ChatRequest,
+    CutShortError,
     ProviderSettings,
-    ProviderUnavailableError,
     StreamEvent,
     TextDelta,
 )
@@ -40,7 +37,6 @@ from zoea_tui.providers.openai_compat import OpenAIProvider
 
 pytestmark = pytest.mark.local
 
-STARTUP_TIMEOUT = 60.0
 STATUS_ORDER = [
     {"role": "system", "content": SYSTEM},
     {"role": "user", "content": "Check your status"},
@@ -53,67 +49,6 @@ def ask(
     settings = {"temperature": 0.0, "seed": 0, "timeout": 60.0} | settings
     return ChatRequest(
         messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
-    )
-
-
-@pytest.fixture(scope="module")
-def llama_server(gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on a free loopback port; yields its ``/v1`` URL."""
-    base = refused_url()  # a loopback port nothing listens on
-    port = base.rsplit(":", 1)[1]
-    log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(gguf),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        port,
-        "--n_ctx",
-        "2048",
-        "--n_threads",
-        "2",
-        "--chat_format",
-        "chatml-function-calling",
-        "--model_alias",
-        "local",
-    ]
-    with log.open("wb") as output:
-        server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-    try:
-        _wait_until_ready(f"{base}/v1/models", server, log)
-        yield f"{base}/v1"
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-
-
-def _wait_until_ready(url: str, server: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            pytest.fail(
-                f"llama_cpp.server exited with {server.returncode}:\n"
-                f"{log.read_text(errors='replace')[-3000:]}",
-                pytrace=False,
-            )
-        try:
-            if httpx.get(url, timeout=1.0).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(
-        f"llama_cpp.server did not answer {url} within {STARTUP_TIMEOUT:g} s:\n"
-        f"{log.read_text(errors='replace')[-3000:]}",
-        pytrace=False,
     )
 
 
@@ -161,14 +96,36 @@ async def test_streamed_text_without_tools(client: OpenAIProvider) -> None:
 
 
 async def test_streaming_with_tools_is_cut_short_by_this_server(llama_server: str) -> None:
-    # After the broken stream the server drops the kept-alive connection, so the next
-    # request on it fails once (ReadError); the client's own retry recovers on a new one.
-    sleep = RecordingSleep()
-    client = OpenAIProvider(llama_server, "local", max_retries=2, sleep=sleep)
+    # stream = true: the broken stream is told as an answer cut short, never as a server
+    # out of reach; no retry is allowed, so it is this server's first answer that is told.
+    client = OpenAIProvider(llama_server, "local", max_retries=0, stream=True)
     try:
-        with pytest.raises(ProviderUnavailableError):
+        with pytest.raises(CutShortError) as cut:
             await client.chat(ask(STATUS_ORDER, stream=True))
 
+        assert cut.value.kind == "cut_short"
+        assert cut.value.streamed
+        assert client.streaming  # the mode was fixed: nothing fell back
+        # The server dropped the kept-alive connection; the next request reaches it on
+        # a new one without any retry of the provider's.
         assert (await client.chat(ask(STATUS_ORDER))).tool_calls
+    finally:
+        await client.aclose()
+
+
+async def test_auto_streaming_falls_back_unstreamed_when_this_server_breaks_it(
+    llama_server: str,
+) -> None:
+    client = OpenAIProvider(llama_server, "local", max_retries=0, stream="auto")
+    events: list[StreamEvent] = []
+    try:
+        answer = await client.chat(ask(STATUS_ORDER, stream=True), events.append)
+
+        assert answer.tool_calls and {c.name for c in answer.tool_calls} <= OFFERED
+        assert not client.streaming
+        assert client.notes["stream"].startswith("unstreamed: the server broke a streamed")
+        # Later streamed requests go unstreamed at once: they are not broken again.
+        again = await client.chat(ask(STATUS_ORDER, stream=True))
+        assert again.tool_calls
     finally:
         await client.aclose()

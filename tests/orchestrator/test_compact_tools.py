@@ -27,7 +27,14 @@ def config() -> Config:
     base = Config()
     providers = dict(base.providers)
     providers["autopilot"] = replace(providers["autopilot"], tools="compact")
-    return replace(base, game=replace(base.game, tick_seconds=0), providers=providers)
+    return replace(
+        base,
+        game=replace(base.game, tick_seconds=0),
+        providers=providers,
+        # A window that moves at every memory: snapshot compaction applies at once (with
+        # the default margin it waits for the window's first cut, 30 memories in).
+        context=replace(base.context, window_margin=1),
+    )
 
 
 def _game(command: str, **args: object) -> tuple[str, str]:

@@ -18,8 +18,22 @@ def zoea(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_simulate_makes_progress_with_valid_requests_then_replay_compares(tmp_path: Path):
     db = tmp_path / "sim.db"
+    # Turns of ten rounds, as a model's (the autopilot's own allowance is 100 rounds).
+    config = tmp_path / "ten.toml"
+    config.write_text("[providers.autopilot]\nmax_tool_iterations = 10\n")
     done = zoea(
-        "simulate", "--myses", "3", "--turns", "12", "--seed", "3", "--db", str(db), "--json"
+        "simulate",
+        "--myses",
+        "3",
+        "--turns",
+        "12",
+        "--seed",
+        "3",
+        "--config",
+        str(config),
+        "--db",
+        str(db),
+        "--json",
     )
     assert done.returncode == 0, done.stderr
     # Each Mysis that played its turns stops in a task of its own; none may outlive the store.

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from zoea_tui.core.redaction import PASSWORD_MASK
 from zoea_tui.core.validator import validate
 from zoea_tui.orchestrator import commander as commander_module
 from zoea_tui.orchestrator.commander import STARTER_NAMES, CommandRefused
@@ -197,3 +198,17 @@ def test_preloading_leaves_a_module_that_cannot_load_to_the_build(
     monkeypatch.setitem(registry.MODULES, "local", ".no_such_provider_module")
     registry.preload(["local", "no-such-type", "autopilot"])  # no error
     assert "zoea_tui.providers.autopilot" in sys.modules
+
+
+async def test_a_pooled_password_in_the_commanders_words_is_stored_masked(open_commander):
+    commander = await open_commander(models={"Alpha": ScriptedModel()}, starter_swarm=False)
+    view = await commander.create_mysis("Alpha")
+    secret = "0ddba11" * 5
+    await commander.store.add_account("embedded", "alpha1", secret)
+    await commander.send_message(view.id, f"log in with {secret} please")
+    await commander.broadcast(f"everyone: {secret}")
+    stored = [m.content for m in await commander.memories(view.id, 50)]
+    assert f"log in with {PASSWORD_MASK} please" in stored
+    assert f"everyone: {PASSWORD_MASK}" in stored
+    assert not any(secret in text for text in stored)
+    assert [b.content for b in await commander.broadcasts(5)] == [f"everyone: {PASSWORD_MASK}"]

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+from dataclasses import replace
+
+import pytest
+
+from zoea_tui.config import Config
 from zoea_tui.core import prompts
+from zoea_tui.core.validator import validate
 from zoea_tui.orchestrator.events import BroadcastSent, NudgeSent
 from zoea_tui.providers.base import ChatResponse
 
@@ -98,3 +105,77 @@ async def test_wait_states_nudge_on_the_games_hint_not_the_idle_interval(
     assert runtime._interval(config.nudge) == 5.0
     runtime.wait_hint = 10_000.0
     assert runtime._interval(config.nudge) == config.nudge.wait_state_seconds
+
+
+def _two_encouragements() -> Config:
+    base = Config()
+    return replace(
+        base,
+        game=replace(base.game, tick_seconds=0),
+        nudge=replace(base.nudge, max_encouragements=2),
+    )
+
+
+@pytest.mark.parametrize("config", [_two_encouragements()], ids=["max_encouragements=2"])
+async def test_the_breaker_names_the_configured_count(open_commander, clock) -> None:
+    model = ScriptedModel(default=SILENT)
+    commander = await open_commander(models={"Mute": model}, starter_swarm=False)
+    sub = commander.bus.subscribe()
+    view = await commander.create_mysis("Mute")
+    await advance_until(clock, lambda: commander.mysis(view.id).state == "idle", step=5)
+    assert [n.level for n in drain(sub) if isinstance(n, NudgeSent)] == [1, 2]
+    assert commander.mysis(view.id).last_error == "Failed to respond after 2 encouragements"
+    assert prompts.breaker_error(2) != prompts.BREAKER_ERROR  # the count is not fixed at 3
+
+
+class _HeldModel(ScriptedModel):
+    """A scripted model that holds its ``hold_at``-th request until released."""
+
+    def __init__(self, *answers: object, hold_at: int, **kw: object) -> None:
+        super().__init__(*answers, **kw)
+        self.hold_at = hold_at
+        self.held = asyncio.Event()
+        self.release = asyncio.Event()
+
+    async def chat(self, request, on_event=None):  # type: ignore[no-untyped-def]
+        if len(self.requests) + 1 == self.hold_at:
+            self.held.set()
+            await self.release.wait()
+        return await super().chat(request, on_event)
+
+
+async def test_a_prompt_arriving_mid_turn_starts_the_next_turn(open_commander) -> None:
+    """Seed 004: the turn starts at the most recent prompt. A commander message stored
+    while a turn runs ends that turn after its round; the message opens a new turn, so
+    ``turn-aware`` sends it at the head of the turn, the interrupted turn compressed to its
+    latest loop (before: the order was sent in the middle of the running turn)."""
+    model = _HeldModel(
+        calls(("get_status", "{}")),
+        calls(("get_cargo", "{}")),
+        ChatResponse(content="Stopping and reporting: cargo empty."),
+        hold_at=2,
+    )
+    commander = await open_commander(models={"Ada": model}, starter_swarm=False)
+    view = await commander.create_mysis("Ada")
+    await until(lambda: model.held.is_set())
+    await commander.send_message(view.id, "Stop and report.")
+    order = (await commander.memories(view.id))[-1]
+    assert order.content == "Stop and report."
+    model.release.set()
+    await until(lambda: len(model.requests) == 3)
+    turns = await commander.store.list_turns(view.id)
+    assert [t.kind for t in turns] == ["start", "direct"]
+    assert turns[1].first_memory_id == order.id
+    requests = await commander.store.list_requests(view.id)
+    assert [r.turn_id for r in requests] == [turns[0].id, turns[0].id, turns[1].id]
+    third = model.requests[2].messages
+    texts = [m.get("content") or "" for m in third]
+    at = texts.index("Stop and report.")
+    assert texts[at + 1].startswith(prompts.STATE_HEADER), "the order opens the turn"
+    calls_at = {
+        c["function"]["name"]: i for i, m in enumerate(third) for c in m.get("tool_calls") or ()
+    }
+    # The round stored before the order is the earlier turn's latest loop; the round the
+    # model was answering when the order came is stored after it, in the new turn.
+    assert calls_at["get_status"] < at < calls_at["get_cargo"]
+    assert not validate(third)

@@ -25,6 +25,10 @@ async def test_every_logged_request_recomposes_byte_identically(
     config = Config(
         context=ContextConfig(max_context_messages=6, window_margin=3, summarize_threshold=1500)
     )
+    # Turns of ten rounds (the autopilot's own allowance is 100): eight turns fit a page.
+    providers = dict(config.providers)
+    providers["autopilot"] = replace(providers["autopilot"], max_tool_iterations=10)
+    config = replace(config, providers=providers)
     db = tmp_path / "sim.db"
     await simulate(
         config, myses=1, turns=8, strategy=strategy, provider="autopilot", seed=5, db_path=db

@@ -24,7 +24,7 @@ from zoea_tui.core.validator import validate
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import ManualClock
 from zoea_tui.orchestrator.commander import Commander
-from zoea_tui.orchestrator.events import RequestComposed
+from zoea_tui.orchestrator.events import Notice, RequestComposed
 
 from .conftest import drain, until
 
@@ -74,7 +74,12 @@ async def _play(tmp_path: Path, summary_answer: Reply | HttpError):
     assert not validate(preview.messages)
     composed = [e for e in events if isinstance(e, RequestComposed) and not e.preview]
     assert len(composed) == 2 and all(e.valid for e in composed)
+    _PLAYED["events"] = events
     return server, memories
+
+
+#: The events of the latest ``_play`` (read by the tests that look at them).
+_PLAYED: dict[str, list] = {}
 
 
 def _summary_request(server: FakeOpenAIServer) -> dict:
@@ -116,3 +121,19 @@ async def test_the_extractive_summary_stands_in_when_the_model_fails(
     assert "summaries are off" not in summary.content
     after = server.chat_requests[2].json()
     assert any(m["content"] == summary.content for m in after["messages"])
+
+
+async def test_summaries_that_cannot_make_room_pause_with_one_notice(tmp_path: Path) -> None:
+    """With a threshold of one token, no summary can bring the request under it: the one
+    summary is written, then the trigger stops (no summary per memory) and the commander
+    is told once, with what to change."""
+    _, memories = await _play(tmp_path, Reply(MODEL_SUMMARY))
+    assert [m.source for m in memories].count("summary") == 1
+    notices = [
+        e for e in _PLAYED["events"] if isinstance(e, Notice) and "summaries paused" in e.message
+    ]
+    assert len(notices) == 1 and notices[0].level == "warning"
+    assert "raise summarize_threshold" in notices[0].message
+    composed = [e for e in _PLAYED["events"] if isinstance(e, RequestComposed)]
+    gauge = composed[-1].composition.summary_gauge
+    assert gauge is not None and gauge.paused is not None and gauge.trigger == 1

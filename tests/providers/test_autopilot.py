@@ -27,6 +27,7 @@ from zoea_tui.providers.base import (
     ChatRequest,
     ChatResponse,
     Provider,
+    ProviderSettings,
     ReasoningDelta,
     StreamEvent,
     TextDelta,
@@ -137,11 +138,20 @@ class Chat:
 
 
 async def answer(
-    chat: Chat | list[dict[str, Any]], tools: Any = TOOLS, events: list[StreamEvent] | None = None
+    chat: Chat | list[dict[str, Any]],
+    tools: Any = TOOLS,
+    events: list[StreamEvent] | None = None,
+    *,
+    rounds: int | None = None,
 ) -> ChatResponse:
+    """The autopilot's answer (``rounds``: the runtime's round limit of a turn, as the
+    request's settings tell it; unset, the default of 10)."""
     messages = chat.messages if isinstance(chat, Chat) else chat
     sink = events.append if events is not None else None
-    return await AutopilotProvider().chat(ChatRequest(messages=messages, tools=tools), sink)
+    request = ChatRequest(
+        messages=messages, tools=tools, settings=ProviderSettings(turn_rounds=rounds)
+    )
+    return await AutopilotProvider().chat(request, sink)
 
 
 def calls(response: ChatResponse) -> list[tuple[str, dict[str, Any]]]:
@@ -478,45 +488,42 @@ async def test_blocking_travel_result_means_arrived(game: Game) -> None:
 
 
 @pytest.mark.parametrize("arrived", [False, True])
-async def test_a_turn_that_fills_the_hold_sets_course_then_ends_with_the_status_line(
-    game: Game,
-    arrived: bool,
-) -> None:
-    """Goal reached (hold full): the trip to sell runs while the Mysis waits (or, on a
-    blocking ``travel``, is already done), then a one-line text ends the turn."""
+async def test_a_turn_that_fills_the_hold_goes_on_to_sell(game: Game, arrived: bool) -> None:
+    """Hold full: the pilot flies to the station in the same turn and, once there, docks
+    to sell: a reached goal is not an end while the next step is its own. Only a trip
+    still under way (an asynchronous ``travel``) ends the turn, with the status line."""
     chat = Chat().loop("get_system", game("get_system")).loop("get_status", game("get_status"))
     chat.loop("travel", game.fly("main_belt"), target_poi="main_belt")
     chat.say("Trip under way; waiting for arrival.").nudge()
     mines = game.fill_hold()
     for mine in mines:
         chat.loop("mine", mine)
-    response = await answer(chat)
+    response = await answer(chat, rounds=100)
     assert calls(response) == [("travel", {"target_poi": "sol_central"})]
     trip = game("travel", target_poi="sol_central")
     if arrived:
         trip.update(arrived=True)
     chat.loop("travel", trip, target_poi="sol_central")
-    response = await answer(chat)
+    response = await answer(chat, rounds=100)
+    if arrived:
+        assert calls(response)[0][0] == "dock"
+        return
     assert response.tool_calls == () and response.finish_reason == "stop"
     assert response.content.startswith(f"Mined {sum(m['quantity'] for m in mines)} ore (")
-    where = "at Sol Central (sol_central)" if arrived else "in transit to Sol Central"
-    assert_status_line(response.content, "Credits 150", "cargo 50/50", where)
+    assert_status_line(response.content, "Credits 150", "cargo 50/50", "in transit to Sol")
 
 
-async def test_a_sell_turn_ends_after_selling(game: Game) -> None:
+async def test_a_sell_turn_flies_back_and_mines_again(game: Game) -> None:
     chat = Chat().loop("get_system", game("get_system"))
     game.fly("main_belt")
     game.fill_hold()
     chat.loop("travel", game.fly("sol_central"), target_poi="sol_central")
     chat.say("Trip under way; waiting for arrival.").nudge()
     chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
-    earned = 0
     for item in cargo["cargo"]:
         args = {"item_id": item["item_id"], "quantity": item["quantity"]}
-        sale = game("sell", **args)
-        earned += sale["total_earned"]
-        chat.loop("sell", sale, **args)
-    response = await answer(chat)
+        chat.loop("sell", game("sell", **args), **args)
+    response = await answer(chat, rounds=100)
     (log, entry), (travel, target) = calls(response)
     assert (log, travel) == ("captains_log_add", "travel")
     belt = target["target_poi"]
@@ -524,12 +531,22 @@ async def test_a_sell_turn_ends_after_selling(game: Game) -> None:
     assert "sell at Sol Central (sol_central)" in entry["entry"]
     assert f"({belt}), sell at" in entry["entry"]
     chat.loop("captains_log_add", game("captains_log_add", **entry), **entry)
-    chat.loop("travel", game("travel", target_poi=belt), target_poi=belt)
-    response = await answer(chat)
+    trip = game("travel", target_poi=belt)
+    trip.update(arrived=True)
+    chat.loop("travel", trip, target_poi=belt)
+    response = await answer(chat, rounds=100)
+    assert calls(response) == [("mine", {})], "the next load, in the same turn"
+
+
+async def test_a_turn_reports_one_round_before_the_limit_it_is_given(game: Game) -> None:
+    chat = Chat().loop("get_system", game("get_system"))
+    chat.loop("travel", game.fly("main_belt"), target_poi="main_belt").say("Waiting.").nudge()
+    for _ in range(11):
+        chat.loop("mine", {"kind": "yield", "resource_id": "iron_ore", "quantity": 1})
+    assert calls(await answer(chat, rounds=13)) == [("mine", {})]
+    response = await answer(chat, rounds=12)
     assert response.tool_calls == ()
-    assert response.content.startswith("Sold 50 units (")
-    assert f"for {earned} cr" in response.content
-    assert_status_line(response.content, f"Credits {sale['credits']}", "cargo 0/50")
+    assert response.content.startswith("Mined 11 ore (iron_ore 11). Pausing after 11 rounds")
 
 
 async def test_a_new_turn_reads_where_to_sell_from_its_captains_log(game: Game) -> None:

@@ -8,7 +8,14 @@ import socket
 import pytest
 
 from tests.fakes.llm_servers import FakeOllamaServer, FakeOpenAIServer, LlamaServer
-from zoea_tui.providers.discovery import ReportsContext, ServerContext, server_root
+from zoea_tui.providers.base import ProviderError
+from zoea_tui.providers.discovery import (
+    ReportsContext,
+    ServerContext,
+    listed_models,
+    ordered_models,
+    server_root,
+)
 from zoea_tui.providers.ollama import OllamaProvider
 from zoea_tui.providers.openai_compat import OpenAIProvider
 
@@ -83,3 +90,37 @@ async def test_ollama_without_a_context_length_tells_nothing() -> None:
             assert await provider.server_context() is None
         finally:
             await provider.aclose()
+
+
+async def test_the_models_a_server_lists_come_in_its_order() -> None:
+    async with (
+        FakeOpenAIServer(listed=["b", "a", "b"]) as cloud,
+        FakeOllamaServer(models=["qwen3:8b", "llama3.2"]) as ollama,
+    ):
+        openai = OpenAIProvider(cloud.url, "")
+        native = OllamaProvider(ollama.url, "")
+        try:
+            assert await openai.list_models() == ["b", "a"]
+            assert await native.list_models() == ["qwen3:8b", "llama3.2"]
+        finally:
+            await openai.aclose()
+            await native.aclose()
+    assert [(r.method, r.path) for r in cloud.requests] == [("GET", "/v1/models")]
+
+
+async def test_a_server_that_lists_nothing_fails_loudly_or_quietly_as_asked() -> None:
+    async with FakeOpenAIServer(lists_models=False) as cloud:
+        provider = OpenAIProvider(cloud.url, "")
+        try:
+            with pytest.raises(ProviderError) as failed:
+                await provider.list_models()
+            assert failed.value.kind == "refused"
+            assert await listed_models(provider) == []
+        finally:
+            await provider.aclose()
+
+
+def test_the_configured_model_comes_first_even_unlisted() -> None:
+    assert ordered_models(["a", "b", "c"], "b") == ["b", "a", "c"]
+    assert ordered_models(["a"], "z") == ["z", "a"]
+    assert ordered_models(["a"], "") == ["a"]

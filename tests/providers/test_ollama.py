@@ -383,3 +383,16 @@ async def test_cancel_mid_stream_closes_the_stream(
     async with asyncio.timeout(5):
         while server.abandoned != 1:
             await asyncio.sleep(0.005)
+
+
+async def test_an_ollama_host_provider_flies_the_first_model_pulled() -> None:
+    async with FakeOllamaServer(models=["llama3.2", "qwen3:8b"]) as server:
+        provider = OllamaProvider(server.url, "")
+        try:
+            assert (await provider.server_context()) is None  # the fake's model tells none
+            assert provider.model == "llama3.2"
+            await provider.check_model()
+            await provider.chat(ChatRequest([{"role": "user", "content": "hi"}]))
+        finally:
+            await provider.aclose()
+    assert [r.json()["model"] for r in server.chat_requests] == ["llama3.2"]

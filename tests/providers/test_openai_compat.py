@@ -906,3 +906,27 @@ async def _until(condition: Any, timeout: float = 5.0) -> None:
     async with asyncio.timeout(timeout):
         while not condition():
             await asyncio.sleep(0.005)
+
+
+async def test_a_provider_without_a_model_flies_the_first_one_listed() -> None:
+    async with FakeOpenAIServer(listed=["first", "second"]) as server:
+        provider = OpenAIProvider(server.url, "")
+        try:
+            await provider.chat(ChatRequest([{"role": "user", "content": "hi"}], stream=False))
+            await provider.chat(ChatRequest([{"role": "user", "content": "hi"}], stream=False))
+        finally:
+            await provider.aclose()
+    assert [r.json()["model"] for r in server.chat_requests] == ["first", "first"]
+    assert [r.path for r in server.requests].count("/v1/models") == 1
+    assert provider.label == "first"
+
+
+async def test_a_provider_without_a_model_on_a_server_listing_none_is_refused() -> None:
+    async with FakeOpenAIServer(listed=[]) as server:
+        provider = OpenAIProvider(server.url, "", max_retries=0)
+        try:
+            with pytest.raises(ModelNotFoundError, match="lists no model"):
+                await provider.chat(ChatRequest([{"role": "user", "content": "hi"}]))
+        finally:
+            await provider.aclose()
+    assert server.chat_requests == []

@@ -101,6 +101,21 @@ def test_destroyed_pirates_respawn(world: World, armed) -> None:
     assert armed("get_nearby")["pirates"][0]["id"] == pirate_id
 
 
+def test_a_respawned_pirate_is_a_new_one_to_engage(world: World, armed) -> None:
+    """Every pirate destroyed was engaged: destroying the same pirate twice (once before,
+    once after it came back) counts two engagements, never fewer than the kills."""
+    pirate_id = _to_pirates(armed)
+    for _ in range(2):
+        world.pirates[pirate_id].update(hull=1, shield=0)
+        assert armed.act("attack", target_id=pirate_id)["destroyed"]
+        world.advance(RESPAWN_TICKS)
+    stats = armed.status()["player"]["stats"]
+    assert (stats["pirates_engaged"], stats["pirates_destroyed"]) == (2, 2)
+    armed.act("attack", target_id=pirate_id)
+    armed.act("attack", target_id=pirate_id)  # the same life again: no new engagement
+    assert armed.status()["player"]["stats"]["pirates_engaged"] == 3
+
+
 def test_an_engaged_pirate_keeps_firing_every_tick_while_you_stay(world: World, armed) -> None:
     pirate_id = _to_pirates(armed)
     armed.act("attack", target_id=pirate_id)

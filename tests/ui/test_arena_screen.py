@@ -6,11 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable, ProgressBar
+from textual.widgets import DataTable, Label, ProgressBar, Select, Sparkline, Static
 
 from zoea_tui.config import Config
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.arena import ArenaScreen
+from zoea_tui.ui.screens.inspector import InspectorScreen
 from zoea_tui.ui.widgets.conversation import ConversationLog
 
 from .helpers import opener, settle, wait_for
@@ -27,6 +28,7 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ArenaScreen)
+        screen.query_one("#arena-budget", Select).value = "ticks"  # the whole 15 ticks
         await pilot.press("ctrl+r")
         results = screen.query_one("#arena-results", DataTable)
         past = screen.query_one("#arena-past", DataTable)
@@ -40,6 +42,27 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         assert app.commander is not None
         (batch,) = await app.commander.store.list_arena_batches()
         assert batch.provider == "autopilot" and batch.ticks == 15
+        assert batch.report["budget"] == "ticks"
+        # The run: its row, its sparklines, and its whole conversation in the inspector.
+        runs = screen.query_one("#arena-runs", DataTable)
+        assert runs.row_count == 1
+        runs.focus()
+        await pilot.pause()
+        tokens = screen.query_one("#arena-tokens", Sparkline)
+        await wait_for(pilot, lambda: len(list(tokens.data or [])) > 0, what="the sparkline")
+        label = str(screen.query_one("#arena-spark-label", Label).render())
+        assert "tokens/request" in label and "prefix a cache can reuse" in label
+        assert "s1 turn-aware" in str(screen.query_one("#arena-bars", Static).render())
+        await pilot.press("enter")
+        await wait_for(
+            pilot, lambda: isinstance(app.screen, InspectorScreen), what="the run's requests"
+        )
+        inspector = app.screen
+        assert isinstance(inspector, InspectorScreen) and inspector.story is not None
+        await wait_for(pilot, lambda: len(inspector.requests) > 0, what="the requests")
+        assert inspector.mysis_name.startswith("arena-s1")
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is screen, what="back to the arena")
         # Reopening the batch shows its results again.
         results.clear()
         past.focus()

@@ -6,10 +6,15 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 
+from zoea_tui.core.redaction import PASSWORD_MASK, SESSION_MASK
 from zoea_tui.game.state_cache import Snapshot
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.dashboard import DashboardScreen
+from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.widgets.game_state import GameStateSidebar, game_state_text
 
-from .helpers import layouts_of, view_rows
+from .helpers import layouts_of, settle, view_rows, wait_for
 
 
 class SidebarApp(App[None]):
@@ -80,3 +85,68 @@ async def test_only_the_tools_in_view_are_rendered_and_unchanged_ones_are_kept()
         ]
         assert sidebar.virtual_size.height == len(whole)
         assert view_rows(sidebar) == whole[-sidebar.scrollable_content_region.height :]
+
+
+PASSWORD = "c0ffee" * 8
+SESSION = "5e55" * 8
+
+
+def test_the_sidebar_shows_that_secrets_are_kept_never_their_values() -> None:
+    """Even a snapshot that reached it unmasked: the sidebar masks every secret's field."""
+    raw = {
+        "register": Snapshot(
+            "register",
+            {"username": "ada", "password": PASSWORD, "session_id": SESSION},
+            1,
+            0.0,
+        ),
+        "login": Snapshot("login", {"player": {"session_id": SESSION, "token": "t0k3n"}}, 2, 0.0),
+    }
+    text = game_state_text(raw, 2).plain
+    assert PASSWORD not in text and SESSION not in text and "t0k3n" not in text
+    assert f"password: {PASSWORD_MASK}" in text
+    assert f"session_id: {SESSION_MASK}" in text and f"player.session_id: {SESSION_MASK}" in text
+
+
+def _all_rows(sidebar: GameStateSidebar) -> list[str]:
+    """Every row of the sidebar, scrolled through from the top."""
+    rows: list[str] = []
+    height = sidebar.scrollable_content_region.height
+    for top in range(0, max(sidebar.virtual_size.height, 1), max(height, 1)):
+        sidebar.scroll_to(y=top, animate=False, immediate=True)
+        rows.extend(view_rows(sidebar))
+    return rows
+
+
+async def test_the_focus_views_sidebar_never_shows_the_password_or_session_id(
+    app: ZoeaApp, commander: Commander
+) -> None:
+    """The real swarm registers and logs in; its sidebar shows the masks only."""
+    async with app.run_test(size=(160, 60)) as pilot:
+        await settle(pilot)
+
+        def registered() -> int | None:
+            for view in app.views.values():
+                if view.account and commander.cache.latest(view.account, "register"):
+                    return view.id
+            return None
+
+        await wait_for(pilot, lambda: registered() is not None, what="a registration")
+        mysis_id = registered()
+        assert mysis_id is not None
+        dashboard = app.screen
+        assert isinstance(dashboard, DashboardScreen)
+        dashboard.select(mysis_id)
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="the focus view")
+        screen = app.screen
+        sidebar = screen.query_one(GameStateSidebar)
+        await wait_for(pilot, lambda: any("register" in r for r in _all_rows(sidebar)))
+        # Rows wrap long values: look at the text with its line breaks and blanks taken out.
+        shown = "".join("".join(_all_rows(sidebar)).split())
+        secrets = [a.password for a in await commander.store.list_accounts()]
+        secrets += list(commander.backend.host.world._sessions)
+        assert secrets and all(secret not in shown for secret in secrets), shown
+        for mask in (PASSWORD_MASK, SESSION_MASK):
+            assert "".join(mask.split()) in shown

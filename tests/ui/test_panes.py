@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import time
+from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from textual.app import App, ComposeResult
@@ -21,6 +25,7 @@ from zoea_tui.orchestrator.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from zoea_tui.providers.base import ChatRequest, ChatResponse
 from zoea_tui.ui.activity import (
     ActionTail,
     GameFacts,
@@ -32,7 +37,10 @@ from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.base import OpaqueScreensApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.widgets import mysis_pane
 from zoea_tui.ui.widgets.context_preview import (
+    NEXT_TITLE,
+    SENT_TITLE,
     ContextPreview,
     PreviewData,
     PreviewLines,
@@ -273,6 +281,34 @@ async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
         assert not [w for w in app.workers if w.group == "dashboard-preview" and not w.is_finished]
 
 
+async def test_the_request_beside_the_panes_says_whether_it_is_next_or_was_sent(
+    seeded_db: Path, still_config: Config
+) -> None:
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        commander = app.commander
+        assert commander is not None
+        first = commander.myses()[0]
+        preview = app.screen.query_one("#dash-preview", PreviewLines)
+        await wait_for(pilot, lambda: preview.data is not None, what="the preview")
+        assert preview.data is not None and preview.data.upcoming
+        assert str(preview.border_title) == f"{NEXT_TITLE} · {first.name}"
+        composition = await commander.preview(first.id)
+        await commander.bus.publish(
+            RequestComposed(mysis_id=first.id, composition=composition, valid=True)
+        )
+        await wait_for(
+            pilot, lambda: preview.data is not None and not preview.data.upcoming, what="sent"
+        )
+        assert str(preview.border_title) == f"{SENT_TITLE} · {first.name}"
+        assert "sent" in painted(preview) and "nothing sent" not in painted(preview)
+        app.screen.refresh_preview()  # composed again: the next request
+        await wait_for(pilot, lambda: preview.data is not None and preview.data.upcoming)
+        assert str(preview.border_title) == f"{NEXT_TITLE} · {first.name}"
+        assert "next request · composed now, nothing sent" in painted(preview)
+
+
 async def test_many_myses_become_a_compact_list(tmp_path: Path, still_config: Config) -> None:
     commander = await Commander.open(still_config, db_path=tmp_path / "z.db", autostart=False)
     try:
@@ -400,14 +436,18 @@ async def test_changed_panes_are_repainted_a_few_at_a_time_and_not_while_covered
 
 async def test_a_pane_repaints_only_the_rows_that_changed(monkeypatch: pytest.MonkeyPatch) -> None:
     app = _Swarm()
+    now = time.time()
+    # The countdown reads the wall clock: hold it still, so a slow machine does not move
+    # "nudge in 20s" to 19s between the paint and the comparison below.
+    monkeypatch.setattr(mysis_pane, "time", SimpleNamespace(time=lambda: now))
     async with app.run_test(size=(120, 40)) as pilot:
         swarm = app.query_one(SwarmPanes)
-        now = time.time()
         swarm.set_myses([view(next_nudge_at=now + 30.4)])
         await pilot.pause()
         pane = swarm.query_one(MysisPane)
         asked: list[tuple[Region, ...]] = []
-        monkeypatch.setattr(pane, "refresh", lambda *regions, **_: asked.append(regions))
+        spy = pytest.MonkeyPatch()
+        spy.setattr(pane, "refresh", lambda *regions, **_: asked.append(regions))
         width = pane.content_size.width
 
         pane.view = view(next_nudge_at=now + 20.4)  # only the countdown moves
@@ -423,7 +463,7 @@ async def test_a_pane_repaints_only_the_rows_that_changed(monkeypatch: pytest.Mo
         pane.repaint()
         assert asked == []  # nothing changed: no row, and no whole repaint either
 
-        monkeypatch.undo()
+        spy.undo()
         await pilot.resize_terminal(100, 40)
         await pilot.pause()
         # A new width: every row drawn again (no stylesheet here, so no border).
@@ -551,3 +591,73 @@ def test_the_inspector_names_how_a_request_ended() -> None:
         "error: not an OpenAI-compatible answer"
     )
     assert "error: cut short" in request_row(summary("error", "cut_short")).plain
+
+
+class SteppedModel:
+    """A model that calls the tools the test hands it, one per answer."""
+
+    label = "stepped"
+
+    def __init__(self) -> None:
+        self.next: asyncio.Queue[ToolCall] = asyncio.Queue()
+        self.asked = 0
+
+    async def chat(self, request: ChatRequest, on_event: object = None) -> ChatResponse:
+        self.asked += 1
+        call = await self.next.get()
+        return ChatResponse(tool_calls=(call,), finish_reason="tool_calls")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_a_panes_location_credits_and_cargo_follow_each_game_result(
+    tmp_path: Path, still_config: Config
+) -> None:
+    """Register, travel, mine, travel, sell: after each result, before the Mysis's next
+    call, its pane shows the world's location, credits and cargo (the real router, cache
+    and events the dashboard reads)."""
+    model = SteppedModel()
+    commander = await Commander.open(
+        replace(still_config, context=replace(still_config.context, max_tool_iterations=20)),
+        db_path=tmp_path / "z.db",
+        starter_swarm=False,
+        provider_factory=lambda record: model,
+    )
+    try:
+        app = ZoeaApp(commander)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            mysis = await commander.create_mysis("Ada")
+            world = commander.backend.host.world
+            belt = next(
+                p.id for p in world.galaxy.pois.values() if p.system_id == "sol" and p.deposits
+            )
+            steps: list[tuple[str, dict[str, object]]] = [
+                ("register", {"username": "Ada", "empire": "solarian"}),
+                ("travel", {"target_poi": belt}),
+                ("mine", {}),
+                ("mine", {}),
+                ("travel", {"target_poi": "sol_central"}),
+                ("sell", {"item_id": "$ore", "quantity": 3}),
+            ]
+            for n, (tool, args) in enumerate(steps):
+                if args.get("item_id") == "$ore":
+                    args = {**args, "item_id": next(iter(world.players["Ada"].ship.cargo))}
+                await model.next.put(ToolCall(f"s{n}", tool, json.dumps(args)))
+                await wait_for(pilot, lambda n=n: model.asked > n + 1, what=f"{tool} to run")
+                me = world.players["Ada"]
+                truth = (
+                    f"{me.system_id} / {me.poi_id}",
+                    f"{me.credits:,}",
+                    f"{me.ship.cargo_used}/{me.ship.cargo_capacity}",
+                )
+                pane = app.screen.query_one(f"#mysis-{mysis.id}", MysisPane)
+                await wait_for(
+                    pilot,
+                    lambda pane=pane, truth=truth: all(fact in painted(pane) for fact in truth),
+                    what=f"the pane after {tool}: {truth}",
+                )
+                assert model.asked == n + 2  # the Mysis waits for its next call meanwhile
+    finally:
+        await commander.shutdown(timeout=0.5)

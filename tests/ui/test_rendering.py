@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
-from zoea_tui.core.composition import Composition, Dropped, Item
+from zoea_tui.core.composition import Composition, Dropped, Item, SummaryGauge
 from zoea_tui.core.types import Memory, ToolCall
 from zoea_tui.orchestrator.events import MysisView
 from zoea_tui.ui import formatting as fmt
@@ -244,3 +245,21 @@ def test_turn_markers_say_what_started_each_turn() -> None:
     text = turn_marker(nudge).plain
     assert "TURN" in text and "nudge, level 2" in text and "You need to respond." in text
     assert "commander message" in turn_marker(Turn(1, 3, "direct")).plain
+
+
+def test_preview_shows_where_the_summary_threshold_stands() -> None:
+    composition = Composition(
+        strategy="summarize",
+        messages=({"role": "system", "content": "You are Ada"},),
+        items=(Item("system", "system", "synthetic", 10),),
+        dropped=(),
+        tokens=10,
+        summary_gauge=SummaryGauge(12_000, 31_744, "summarize_threshold", pending=3),
+    )
+    text = preview_plain(PreviewData(composition, 32_768, valid=True))
+    assert "summary at 31,744 tok (summarize_threshold); this request ~12,000 (38%)" in text
+    paused = replace(
+        composition,
+        summary_gauge=SummaryGauge(40_000, 31_744, "x", floor=30_000, paused="no room", pending=3),
+    )
+    assert "summaries paused: no room" in preview_plain(PreviewData(paused, 32_768, valid=True))

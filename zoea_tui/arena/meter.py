@@ -1,10 +1,15 @@
-"""The arena's clock and counters: a provider wrapper that spends the tick budget.
+"""The arena's clock and counters: a provider wrapper that spends the run's budget.
 
 On the simulated clock the world advances only when a pilot has to wait (an action
 per tick, a trip). A model's answer is not free either: SMBench's ticks run while the
 model thinks, so each answer of the scored Mysis that comes when the world has not moved
 since its previous answer costs one tick. Every run therefore ends within its budget of
 ticks, whatever the model does. The model's own latency stays real.
+
+Under SMBench's budget (:data:`SMBENCH_REQUESTS`) a run is also at most that many model
+requests of the scored Mysis: every published SMBench run is one turn of SpaceMolt's
+client, which stops after 30 model calls (or sooner, when the model answers without a
+tool call; the runner ends the run there).
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ from ..sim.host import WorldHost
 
 Progress = Callable[[int, int], None]
 
+#: SMBench's budget: one client turn of at most this many model requests.
+SMBENCH_REQUESTS = 30
+#: The budgets ``zoea arena --budget`` knows.
+BUDGETS: tuple[str, ...] = ("smbench", "ticks")
+#: Also known to the runner, for calibration (``bench/arena_calibration.py``): the first
+#: :data:`SMBENCH_REQUESTS` requests, over as many turns as they take (what a pilot that
+#: keeps its one turn going would play under SMBench's budget).
+CALIBRATION_BUDGETS: tuple[str, ...] = (*BUDGETS, "requests")
+
 
 class TickMeter:
     """The budget of one run: ``budget`` ticks from the tick the run began.
@@ -27,17 +41,35 @@ class TickMeter:
     Args:
         host: the embedded world of the run.
         budget: ticks the scenario allows.
-        on_progress: called with ``(ticks played, budget)`` whenever a request begins.
+        on_progress: called with ``(ticks played, budget)`` whenever a request begins, or
+            ``(requests, max_requests)`` when the run counts requests.
+        max_requests: most model requests of the scored Mysis (None: only ticks count).
     """
 
-    def __init__(self, host: WorldHost, budget: int, on_progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        host: WorldHost,
+        budget: int,
+        on_progress: Progress | None = None,
+        *,
+        max_requests: int | None = None,
+    ) -> None:
         self.host = host
         self.budget = budget
+        self.max_requests = max_requests
         self.start = host.current_tick
         self.on_progress = on_progress
         self.finished = asyncio.Event()
         self.requests = 0
         self.tokens_in = 0
+        #: Prompt tokens the server said it served from its cache (when it says).
+        self.cached_tokens = 0
+        #: Per answered request of the scored Mysis: its prompt tokens (the server's count,
+        #: else 0) and the part served from the cache (None when the server does not say).
+        self.series_tokens: list[int] = []
+        self.series_cached: list[int | None] = []
+        #: Per request: the share of it a prompt cache could reuse from the one before.
+        self.series_reuse: list[float] = []
         self.tokens_out = 0
         self.refused = 0
         #: Requests that broke the API rules (docs/ARCHITECTURE.md, 'Validity').
@@ -72,10 +104,22 @@ class TickMeter:
     def check(self) -> bool:
         """Report progress; mark the run finished when the budget is spent."""
         if self.on_progress is not None:
-            self.on_progress(self.played, self.budget)
+            if self.max_requests is not None:
+                self.on_progress(min(self.requests, self.max_requests), self.max_requests)
+            else:
+                self.on_progress(self.played, self.budget)
         if self.host.current_tick - self.start >= self.budget:
             self.finished.set()
+        if self.max_requests is not None and self.requests >= self.max_requests:
+            self.finished.set()
         return self.finished.is_set()
+
+    def request_allowed(self) -> bool:
+        """Whether the scored Mysis may send one more request (ticks and requests left);
+        a request refused here ends the run."""
+        if self.max_requests is not None and self.requests >= self.max_requests:
+            self.finished.set()
+        return not self.finished.is_set()
 
 
 class MeteredProvider:
@@ -100,12 +144,13 @@ class MeteredProvider:
             return await self.inner.chat(request, on_event)
         if request.tools:
             self.meter.answer_costs_a_tick()
-        if self.meter.finished.is_set():
+        if not self.meter.request_allowed():
             await asyncio.Event().wait()  # the run is over: the runner stops this Mysis
         self.meter.requests += 1
         if request.tools:
             self.meter.violating += bool(validate(request.messages))
-            self.meter.tally.add(0, request.messages)
+            measured = self.meter.tally.add(0, request.messages)
+            self.meter.series_reuse.append(round(measured.share, 4) if measured else 0.0)
         try:
             response = await self.inner.chat(request, on_event)
         except ProviderError:
@@ -114,6 +159,9 @@ class MeteredProvider:
         usage = response.usage
         if usage is not None:
             self.meter.tokens_in += usage.prompt_tokens or 0
+            self.meter.cached_tokens += usage.cached_tokens or 0
+            self.meter.series_tokens.append(usage.prompt_tokens or 0)
+            self.meter.series_cached.append(usage.cached_tokens)
             self.meter.tokens_out += usage.completion_tokens or 0
         return response
 

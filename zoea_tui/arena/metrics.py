@@ -3,7 +3,9 @@
 The world's own player statistics come first (``zoea_tui.sim.stats.player_stats`` when
 the world provides it); what it does not keep is read from the world's existing state
 (its player record, chat log and captain's log) and, last, from the scored Mysis's own
-tool calls and results, as SMBench reads a run's events.
+tool calls and results, as SMBench reads a run's events. Calls are counted as SMBench's
+client would see them: game commands only (``tool_calls``, ``game_calls``); Zoea's own
+``zoea_*`` tools are counted apart (``swarm_calls``) and never scored.
 """
 
 from __future__ import annotations
@@ -21,18 +23,38 @@ WIDE_CHANNELS = frozenset({"global", "system", "faction"})
 _DESTROYED = re.compile(r"\bdestroy(?:ed)?\b", re.IGNORECASE)
 
 
+#: Tools of the swarm (search, broadcast, swarm status): Zoea's own, not the game's.
+SWARM_PREFIX = "zoea_"
+
+
+def is_swarm_tool(name: str) -> bool:
+    """Whether a tool is one of Zoea's own (``zoea_*``) rather than a game command."""
+    return name.startswith(SWARM_PREFIX)
+
+
 @dataclass(slots=True)
 class CallTally:
-    """The scored Mysis's tool calls: totals, errors and successes per tool."""
+    """The scored Mysis's tool calls: game commands and swarm tools counted apart.
+
+    Only game commands are what SMBench counts (its client has no swarm): ``calls`` and
+    ``errors`` are the game's, and they are what the score reads; ``swarm_calls`` and
+    ``swarm_errors`` are the ``zoea_*`` tools, shown beside it and never scored.
+    """
 
     calls: int = 0
     errors: int = 0
+    swarm_calls: int = 0
+    swarm_errors: int = 0
     ok: Counter[str] = field(default_factory=Counter)
     #: Successful results of the tools that tell combat and missions apart.
     results: list[tuple[str, str]] = field(default_factory=list)
 
     def add(self, name: str, is_error: bool) -> None:
         """Count one finished call."""
+        if is_swarm_tool(name):
+            self.swarm_calls += 1
+            self.swarm_errors += int(is_error)
+            return
         self.calls += 1
         self.errors += int(is_error)
         if not is_error:
@@ -100,8 +122,14 @@ def run_metrics(
     if player is None and len(world.players) == 1:
         player = next(iter(world.players.values()))
     metrics: dict[str, Any] = {
+        # What SMBench scores: the game's commands only.
         "tool_calls": tally.calls,
         "tool_errors": tally.errors,
+        "game_calls": tally.calls,
+        "game_errors": tally.errors,
+        # Zoea's own tools (search, broadcast, swarm status): shown, never scored.
+        "swarm_calls": tally.swarm_calls,
+        "swarm_errors": tally.swarm_errors,
         "ticks": ticks,
         "budget": budget,
         "account": player.username if player else None,

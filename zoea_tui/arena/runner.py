@@ -38,9 +38,10 @@ from ..providers.base import Provider
 from ..providers.registry import build_provider
 from ..storage import MysisRecord
 from . import scoring
-from .meter import MeteredProvider, Progress, TickMeter
+from .meter import CALIBRATION_BUDGETS, SMBENCH_REQUESTS, MeteredProvider, Progress, TickMeter
 from .metrics import CallTally, run_metrics
 from .scenarios import Scenario
+from .smbench import Checkout
 
 #: Not a strategy of the composer: ``sliding-window`` with a window of every memory
 #: (still cut to the model's context window), the arena's full-history reference.
@@ -53,6 +54,8 @@ ARENA_STRATEGIES: tuple[str, ...] = (*STRATEGIES, FULL_HISTORY)
 _COMBAT_TOOLS = frozenset({"attack", "fight", "engage", "combat"})
 #: The provider of companion Myses: the built-in autopilot.
 COMPANION_PROVIDER = "autopilot"
+#: The files SQLite keeps beside a database.
+SIDE = ("-wal", "-shm", "-journal")
 
 
 @dataclass(slots=True)
@@ -78,11 +81,40 @@ class RunResult:
     #: Requests the scored Mysis's provider answered.
     answered: int = 0
 
+    @classmethod
+    def from_stored(
+        cls,
+        scenario: str,
+        strategy: str,
+        run: dict[str, Any],
+    ) -> RunResult:
+        """A run back from what the store keeps of it (``to_json`` and the metrics)."""
+        metrics = dict(run["metrics"])
+        return cls(
+            scenario.split("-", 1)[0],
+            strategy,
+            int(metrics.get("seed", 0)),
+            float(run["score"]),
+            bool(run["pass"]),
+            metrics,
+            tokens_in=int(run.get("tokens_in", 0)),
+            tokens_out=int(run.get("tokens_out", 0)),
+            uncached_tokens=int(run.get("uncached_tokens", 0)),
+            requests=int(run.get("requests", 0)),
+            invalid_requests=int(run.get("invalid_requests", 0)),
+            wall_s=float(metrics.get("wall_s", 0.0)),
+            errored=bool(run.get("errored", metrics.get("errored", False))),
+            error=run.get("error", metrics.get("error")),
+            answered=int(run.get("answered") or metrics.get("answered") or 0),
+        )
+
     def to_json(self) -> dict[str, Any]:
         """The run as the JSON contract has it."""
         return {
             "score": self.score,
+            # SMBench's pass: a score of at least 20. The success level is "level".
             "pass": self.passed,
+            "level": str(self.metrics.get("level", "none")),
             "errored": self.errored,
             "error": self.error,
             "answered": self.answered,
@@ -140,35 +172,91 @@ async def play(
     ticks: int | None = None,
     hooks: RunHooks | None = None,
     workdir: Path | None = None,
+    budget_kind: str = "smbench",
+    world: str = "smbench",
+    checkout: Checkout | None = None,
 ) -> RunResult:
-    """Play one run of ``scenario`` and score it."""
+    """Play one run of ``scenario`` and score it.
+
+    With ``checkout`` (an SMBench checkout, :mod:`.smbench`) the scored Mysis is told its
+    task as SMBench's client tells it: the client's system prompt with the scenario file
+    in it, ``Begin your mission: …`` as the first message, one ``game`` tool (``tools =
+    "compact"``); without, the task is the arena's own words (:attr:`Scenario.task`).
+
+    ``world`` is the embedded world's profile: ``"smbench"``, calibrated against SMBench's
+    published runs (``zoea_tui/sim/profiles.py``), or ``"classic"``, the app's own.
+
+    ``budget_kind`` is ``"smbench"`` (SMBench's: the scored Mysis's first turn, at most
+    :data:`SMBENCH_REQUESTS` model requests, within the tick budget) or ``"ticks"`` (the
+    whole tick budget, turn after turn); ``"requests"`` (calibration only) is the first
+    :data:`SMBENCH_REQUESTS` requests over as many turns as they take.
+    """
+    if budget_kind not in CALIBRATION_BUDGETS:
+        known = ", ".join(CALIBRATION_BUDGETS)
+        raise ValueError(f"unknown budget {budget_kind!r}; expected one of: {known}")
     hooks = hooks or RunHooks()
     budget = ticks or scenario.budget
+    one_turn = budget_kind == "smbench"
+    task, system_prompt = scenario.task, None
+    if checkout is not None:
+        if scenario.key not in checkout.scenarios:
+            raise ValueError(f"{checkout.root} has no scenario file for {scenario.id}")
+        task = checkout.task(scenario.key)
+        # SMBench's client offers one game(command, args) tool: so does the scored Mysis.
+        providers = dict(config.providers)
+        providers[provider] = replace(providers[provider], tools="compact")
+        config = replace(config, providers=providers)
     config, composer = composer_strategy(config, strategy)
+    context = config.context
+    if one_turn:  # SMBench's client: one turn of up to 30 tool rounds
+        context = replace(context, max_tool_iterations=SMBENCH_REQUESTS)
     config = replace(
         config,
-        game=replace(config.game, seed=seed, endpoint="embedded"),
+        context=context,
+        game=replace(config.game, seed=seed, endpoint="embedded", world=world),
         swarm=replace(config.swarm, max_myses=max(config.swarm.max_myses, scenario.companions + 1)),
     )
     backend = GameBackend.from_config(config.game, data_dir=None, simulated=True)
     assert backend.host is not None
-    meter = TickMeter(backend.host, budget, hooks.on_progress)
+    if checkout is not None:
+        commands = [spec["name"] for spec in backend.host.tool_specs()]
+        system_prompt = checkout.system_prompt(scenario.key, commands)
+    meter = TickMeter(
+        backend.host,
+        budget,
+        hooks.on_progress,
+        max_requests=SMBENCH_REQUESTS if budget_kind != "ticks" else None,
+    )
     scored = f"arena-{scenario.key}"
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         folder = workdir or Path(
             stack.enter_context(tempfile.TemporaryDirectory(prefix="zoea-arena-"))
         )
+        # Kept when ``workdir`` is given: the run's whole conversation and request log.
+        transcript = folder / f"{scenario.key}-{strategy}-{seed}.db"
+        folder.mkdir(parents=True, exist_ok=True)
+        for stale in (transcript, *(transcript.with_name(transcript.name + s) for s in SIDE)):
+            stale.unlink(missing_ok=True)  # a run cut short before: played again from scratch
         commander = await Commander.open(
             config,
-            db_path=folder / f"{scenario.key}-{strategy}-{seed}.db",
+            db_path=transcript,
             clock=VirtualClock(),
             backend=backend,
             starter_swarm=False,
             provider_factory=_provider_factory(config, meter, scored),
         )
         outcome = await _run(
-            commander, scenario, meter, hooks, provider=provider, strategy=composer, scored=scored
+            commander,
+            scenario,
+            meter,
+            hooks,
+            provider=provider,
+            strategy=composer,
+            scored=scored,
+            one_turn=one_turn,
+            task=task,
+            system_prompt=system_prompt,
         )
     tally, username = outcome.tally, outcome.username
     assert backend.host is not None
@@ -176,6 +264,21 @@ async def play(
     metrics["level"] = scenario.level(metrics)
     metrics["levels"] = scenario.achieved(metrics)
     metrics["seed"] = seed
+    metrics["budget_kind"] = budget_kind
+    metrics["world"] = world
+    metrics["prompt"] = "smbench" if checkout is not None else "arena"
+    metrics["cached_tokens"] = meter.cached_tokens
+    metrics["answered"] = outcome.answered
+    metrics["transcript"] = str(transcript) if workdir is not None else None
+    # Per request, for the arena screen's sparklines: prompt tokens, the server's cached
+    # tokens (None when it does not say), the prefix a cache could reuse.
+    metrics["series"] = {
+        "prompt_tokens": meter.series_tokens,
+        "cached_tokens": meter.series_cached,
+        "reuse": meter.series_reuse,
+    }
+    metrics["max_requests"] = meter.max_requests
+    metrics["turns"] = outcome.turns
     wall = round(time.perf_counter() - started, 3)
     metrics["wall_s"] = wall
     score = scoring.score_run(scenario.key, metrics)
@@ -213,6 +316,8 @@ class _Outcome:
     #: Its provider's failure as the commander is told it; None when it never failed.
     failure: str | None = None
     answered: int = 0
+    #: Turns the scored Mysis ended.
+    turns: int = 0
 
 
 async def _run(
@@ -224,8 +329,14 @@ async def _run(
     provider: str,
     strategy: str,
     scored: str,
+    one_turn: bool = False,
+    task: str = "",
+    system_prompt: str | None = None,
 ) -> _Outcome:
-    """Create the Myses, give the task, wait for the end; what the scored Mysis did."""
+    """Create the Myses, give the task, wait for the end; what the scored Mysis did.
+
+    With ``one_turn`` the run ends when the scored Mysis ends its first turn, as
+    SMBench's client ends a run when its one turn is over."""
     sub = commander.bus.subscribe(maxsize=100_000)
     outcome = _Outcome()
     tally = outcome.tally
@@ -267,19 +378,28 @@ async def _run(
                 f"pilot-{index + 1}", provider=companion, strategy=strategy, start=False
             )
         view = await commander.create_mysis(
-            scored, provider=provider, strategy=strategy, start=False
+            scored, provider=provider, strategy=strategy, start=False, system_prompt=system_prompt
         )
         main_id.append(view.id)
+
+        def turn_ended(runtime: Any) -> None:
+            if runtime.id == view.id and not (one_turn and ended.is_set()):
+                outcome.turns += 1
+                if one_turn:  # SMBench's client stops after its one turn: nothing more counts
+                    meter.finished.set()
+                    ended.set()
+
+        commander.on_turn = turn_ended
         if hooks.on_start is not None:
             hooks.on_start(commander, view.id)
         # A commander broadcast: it starts every Mysis, and as the swarm's latest broadcast
         # it stands in every request's state message, whatever the strategy keeps.
-        await commander.broadcast(scenario.task)
+        await commander.broadcast(task or scenario.task)
         finished = asyncio.create_task(meter.finished.wait())
         stopped = asyncio.create_task(ended.wait())
         await asyncio.wait({finished, stopped}, return_when=asyncio.FIRST_COMPLETED)
-        for task in (finished, stopped):
-            task.cancel()
+        for waiter in (finished, stopped):
+            waiter.cancel()
         runtime = commander._myses.get(view.id)
         outcome.username = runtime.router.account if runtime is not None else None
         for runtime in list(commander._myses.values()):
@@ -305,24 +425,49 @@ async def run_arena(
     seed: int = 0,
     ticks: int | None = None,
     hooks: RunHooks | None = None,
+    budget_kind: str = "smbench",
+    world: str = "smbench",
+    checkout: Checkout | None = None,
+    jobs: int = 1,
+    keep: Path | None = None,
+    skip: Callable[[Scenario, str, int], bool] | None = None,
 ) -> list[RunResult]:
-    """Every run of every scenario under every strategy, in that order."""
+    """Every run of every scenario under every strategy, in that order.
+
+    ``jobs`` runs are played side by side (each on its own world and its own Mysis; an
+    engine with as many slots, or a hosted API, answers them at once). With ``keep`` each
+    run's own database (its whole conversation and request log) is kept in that folder
+    instead of being deleted with the run. ``skip(scenario, strategy, seed)`` leaves a run
+    out (``--resume``: the runs already stored).
+    """
     hooks = hooks or RunHooks()
-    results: list[RunResult] = []
-    for scenario in scenarios:
-        for strategy in strategies:
-            for index in range(runs):
-                if hooks.on_begin is not None:
-                    hooks.on_begin(scenario, strategy, index, runs)
-                results.append(
-                    await play(
-                        config,
-                        scenario,
-                        provider=provider,
-                        strategy=strategy,
-                        seed=seed + index,
-                        ticks=ticks,
-                        hooks=hooks,
-                    )
-                )
-    return results
+    plan = [
+        (scenario, strategy, index)
+        for scenario in scenarios
+        for strategy in strategies
+        for index in range(runs)
+        if skip is None or not skip(scenario, strategy, seed + index)
+    ]
+    slots = asyncio.Semaphore(max(1, jobs))
+
+    async def one(scenario: Scenario, strategy: str, index: int) -> RunResult:
+        async with slots:
+            if hooks.on_begin is not None:
+                hooks.on_begin(scenario, strategy, index, runs)
+            return await play(
+                config,
+                scenario,
+                provider=provider,
+                strategy=strategy,
+                seed=seed + index,
+                ticks=ticks,
+                hooks=hooks,
+                budget_kind=budget_kind,
+                world=world,
+                checkout=checkout,
+                workdir=keep,
+            )
+
+    if jobs <= 1:
+        return [await one(*spec) for spec in plan]
+    return list(await asyncio.gather(*(one(*spec) for spec in plan)))

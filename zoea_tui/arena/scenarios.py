@@ -1,9 +1,11 @@
 """SMBench's six scenarios as the arena plays them (reference: SMBench's scenario list).
 
 Each :class:`Scenario` has SMBench's id and tick budget, the task given to the Mysis as
-the commander's first message (in our words), how many companion Myses share the world
-(s4 needs someone to talk to), and its three success levels as predicates over the run's
-metrics. The score itself is :func:`~zoea_tui.arena.scoring.score_run`.
+the commander's first message (in our words: the same objective, rules and success
+criteria as SMBench's scenario file, which ``--smbench`` sends instead), how many
+companion Myses share the world (s4 needs someone to talk to), and its three success
+levels as predicates over the run's metrics. The score itself is
+:func:`~zoea_tui.arena.scoring.score_run`.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ Level = Callable[[Metrics], bool]
 
 #: The success levels, in order.
 LEVELS = ("pass", "good", "excellent")
+#: What a run's ``level`` may be: none reached, or the highest one reached.
+ALL_LEVELS = ("none", *LEVELS)
 
 
 def _m(metrics: Metrics, key: str) -> float:
@@ -40,6 +44,8 @@ class Scenario:
     level_text: tuple[str, str, str]
     #: Companion Myses (autopilot) sharing the world.
     companions: int = 0
+    #: The raw figures the scenario is about (shown beside its score, averaged per cell).
+    raw: tuple[str, ...] = ()
 
     def achieved(self, metrics: Metrics) -> dict[str, bool]:
         """``{"pass": …, "good": …, "excellent": …}`` for a run's metrics."""
@@ -90,14 +96,17 @@ SCENARIOS: dict[str, Scenario] = {
             200,
             "Arena scenario s1, Bootstrap and grind (200 ticks). Mine ore at the asteroid belts "
             "of your home system and sell it at the station there, again and again, to earn as "
-            "many credits as you can. Do not leave your home system and do not fight. Refuel "
-            "and repair at the station when low.",
+            "many credits as you can. You start new, in a basic ship; every action costs a "
+            "tick, so waste none. Do not leave your home system and do not fight. Refuel "
+            "and repair at the station when low. Success: 500 credits earned passes, 1 500 "
+            "is good, 3 000 is excellent.",
             (
                 _at_least("credits_earned", 500),
                 _at_least("credits_earned", 1_500),
                 _at_least("credits_earned", 3_000),
             ),
             ("earn ≥ 500 cr", "earn ≥ 1 500 cr", "earn ≥ 3 000 cr"),
+            raw=("credits_earned", "credits_spent", "ore_mined"),
         ),
         Scenario(
             "s2",
@@ -105,14 +114,17 @@ SCENARIOS: dict[str, Scenario] = {
             "Navigation",
             200,
             "Arena scenario s2, Navigation (200 ticks). Explore: visit as many star systems as "
-            "you can. Use the map and the route tools to plan your jumps, and refuel at a "
-            "station whenever your fuel falls below 30 percent.",
+            "you can, starting from your home station in a basic ship. Use the map and the "
+            "route tools to plan your jumps, and refuel at a station whenever your fuel falls "
+            "below 30 percent. Success: 3 systems visited passes, 6 is good, 10 is "
+            "excellent.",
             (
                 _at_least("systems_explored", 3),
                 _at_least("systems_explored", 6),
                 _at_least("systems_explored", 10),
             ),
             ("visit ≥ 3 systems", "visit ≥ 6 systems", "visit ≥ 10 systems"),
+            raw=("systems_explored",),
         ),
         Scenario(
             "s3",
@@ -121,14 +133,16 @@ SCENARIOS: dict[str, Scenario] = {
             300,
             "Arena scenario s3, Trading (300 ticks). Trade for profit: buy goods where they are "
             "cheap and sell them where they are dear, across systems and on the exchange (use "
-            "the market analysis and buy and sell orders). You may mine first to raise "
-            "capital. End with as many credits as you can.",
+            "the market analysis and buy and sell orders). You start with the starter credits "
+            "and may mine first to raise capital. End with as many credits as you can. "
+            "Success: ending with 1 000 credits passes, 5 000 is good, 15 000 is excellent.",
             (
                 _at_least("final_credits", 1_000),
                 _at_least("final_credits", 5_000),
                 _at_least("final_credits", 15_000),
             ),
             ("end with ≥ 1 000 cr", "end with ≥ 5 000 cr", "end with ≥ 15 000 cr"),
+            raw=("final_credits", "credits_earned", "credits_spent"),
         ),
         Scenario(
             "s4",
@@ -138,10 +152,12 @@ SCENARIOS: dict[str, Scenario] = {
             "Arena scenario s4, Social (100 ticks). Socialise with the other pilots: chat in "
             "the local channel and in a wide channel, answer pilots who talk to you, write two "
             "captain's log entries, post on the forum, set a status message and choose your "
-            "ship's colours.",
+            "ship's colours. Success: three chats and a status pass, all of it is good, a "
+            "reply from a pilot or a forum thread of your own is excellent.",
             (_social_pass, _social_good, _social_excellent),
             ("3 chats and a status", "all of it", "a reply received or real forum content"),
             companions=2,
+            raw=("chats", "log_entries", "forum_posts"),
         ),
         Scenario(
             "s5",
@@ -150,13 +166,16 @@ SCENARIOS: dict[str, Scenario] = {
             300,
             "Arena scenario s5, Combat (300 ticks). Hunt pirates: earn credits, buy and install "
             "a weapon module and a defence module, find pirate NPCs and fight them. Keep an "
-            "eye on your hull and shield, and repair before they fail.",
+            "eye on your hull and shield, and repair before they fail. Success: a weapon "
+            "installed passes, a pirate engaged and survived is good, a pirate destroyed is "
+            "excellent.",
             (
                 _at_least("weapons_installed", 1),
                 _combat_survived,
                 _at_least("pirates_destroyed", 1),
             ),
             ("a weapon installed", "a pirate engaged and survived", "a pirate destroyed"),
+            raw=("weapons_installed", "pirates_engaged", "pirates_destroyed", "destroyed"),
         ),
         Scenario(
             "s6",
@@ -165,13 +184,15 @@ SCENARIOS: dict[str, Scenario] = {
             300,
             "Arena scenario s6, Mission runner (300 ticks). Run missions: take missions from "
             "the station mission boards that your ship can do, complete them and turn them in "
-            "for their rewards, one after another.",
+            "for their rewards, one after another. Success: a mission accepted passes, one "
+            "completed is good, three completed is excellent.",
             (
                 _at_least("missions_accepted", 1),
                 _at_least("missions_completed", 1),
                 _at_least("missions_completed", 3),
             ),
             ("≥ 1 accepted", "≥ 1 completed", "≥ 3 completed"),
+            raw=("missions_accepted", "missions_completed", "credits_earned"),
         ),
     )
 }

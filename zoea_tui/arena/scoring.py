@@ -1,9 +1,13 @@
 """SMBench's scoring, as pure functions (reference: SMBench's published formulas).
 
-Every run scores 0–100; a run passes at :data:`PASS_SCORE`. ``tool_accuracy`` is the
-share of tool calls that succeeded (errors included in the total), ``activity(n)`` is
-``min(calls / n, 1)``. Over runs: the mean, the population standard deviation and the
-pass rate; the composite is the mean of the scenario means.
+Every run scores 0–100; a run passes at :data:`PASS_SCORE` (SMBench's "pass" is this
+score, not the success level of the same name, which the scorer never reads).
+``tool_accuracy`` is the share of game calls that succeeded (errors included in the
+total), ``activity(n)`` is ``min(calls / n, 1)``; the calls are the game's commands only,
+as SMBench's client sends them (Zoea's ``zoea_*`` tools are never scored). Over runs: the
+mean, the population standard deviation (SMBench's), a 95 % confidence interval of the
+mean (Student's t) and the pass rate; the composite is the mean of the scenario means
+over SMBench's five scenarios (:data:`COMPOSITE_SCENARIOS`; SMBench never runs s4).
 """
 
 from __future__ import annotations
@@ -13,6 +17,14 @@ from collections.abc import Mapping, Sequence
 
 #: A run passes at this score or above.
 PASS_SCORE = 20.0
+#: The scenarios SMBench's published composite is the mean of (s4 is never run).
+COMPOSITE_SCENARIOS: tuple[str, ...] = ("s1", "s2", "s3", "s5", "s6")
+#: Student's t for a two-sided 95 % interval, by degrees of freedom (1..30).
+_T95: tuple[float, ...] = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
 
 
 def tool_accuracy(calls: int, errors: int) -> float:
@@ -116,11 +128,32 @@ def population_std(values: Sequence[float]) -> float:
     return math.sqrt(sum((v - centre) ** 2 for v in values) / len(values))
 
 
+def t95(dof: int) -> float:
+    """Student's t for a two-sided 95 % interval with ``dof`` degrees of freedom."""
+    if dof < 1:
+        raise ValueError("a confidence interval needs at least two values")
+    if dof <= len(_T95):
+        return _T95[dof - 1]
+    return 2.021 if dof <= 40 else 2.000 if dof <= 60 else 1.980 if dof <= 120 else 1.960
+
+
+def ci95(values: Sequence[float], low: float = 0.0, high: float = 100.0) -> list[float] | None:
+    """The 95 % confidence interval of the mean, ``[low, high]`` (Student's t over the
+    sample standard deviation), clipped to the score's range; None for fewer than two
+    values (one run says nothing of the spread)."""
+    if len(values) < 2:
+        return None
+    centre = mean(values)
+    sample_sd = math.sqrt(sum((v - centre) ** 2 for v in values) / (len(values) - 1))
+    half = t95(len(values) - 1) * sample_sd / math.sqrt(len(values))
+    return [round(max(low, centre - half), 2), round(min(high, centre + half), 2)]
+
+
 def pass_rate(scores: Sequence[float]) -> float:
     """The share of runs that passed."""
     return sum(passed(s) for s in scores) / len(scores) if scores else 0.0
 
 
 def composite(scenario_means: Sequence[float]) -> float:
-    """The mean over scenarios of their mean scores."""
+    """The mean over scenarios of their mean scores (the caller gives SMBench's five)."""
     return mean(scenario_means)

@@ -9,6 +9,8 @@ lists every key with its default.
   ``ZOEA_STRATEGY`` and ``ZOEA_GAME_ENDPOINT``.
 - :func:`data_dir` / :func:`db_path` resolve ``--data-dir``/``--db`` > ``ZOEA_DATA_DIR``/
   ``ZOEA_DB`` > ``[paths]`` > the platform's user data folder.
+- With no config file, ``OPENAI_BASE_URL`` (+ ``OPENAI_API_KEY``) and ``OLLAMA_HOST`` add
+  the providers ``openai`` and ``ollama`` (:func:`convention_providers`).
 - :func:`resolve_api_key` reads a provider's key from its ``api_key_env`` variable or the
   0600 ``credentials.toml`` (``$ZOEA_CREDENTIALS`` overrides where it is).
 
@@ -29,10 +31,15 @@ from .load import (
     ENV_DEFAULT_PROVIDER,
     ENV_GAME_ENDPOINT,
     ENV_MAX_MYSES,
+    ENV_OLLAMA_HOST,
+    ENV_OPENAI_API_KEY,
+    ENV_OPENAI_BASE_URL,
     ENV_STRATEGY,
     PROVIDER_KEYS,
     apply_env,
     build_config,
+    convention_providers,
+    conventions_note,
     load_config,
     locate_config,
     parse_request_log,
@@ -74,6 +81,9 @@ __all__ = [
     "ENV_DEFAULT_PROVIDER",
     "ENV_GAME_ENDPOINT",
     "ENV_MAX_MYSES",
+    "ENV_OLLAMA_HOST",
+    "ENV_OPENAI_API_KEY",
+    "ENV_OPENAI_BASE_URL",
     "ENV_STRATEGY",
     "LOCAL_MODEL",
     "PROVIDER_KEYS",
@@ -94,6 +104,8 @@ __all__ = [
     "build_config",
     "builtin_providers",
     "check_credentials",
+    "convention_providers",
+    "conventions_note",
     "data_dir",
     "db_path",
     "default_config_path",

@@ -15,6 +15,16 @@ Environment overrides, applied over the file and checked like it (empty = unset)
 - ``ZOEA_GAME_ENDPOINT``    → ``game.endpoint``
 
 (``ZOEA_DATA_DIR`` and ``ZOEA_DB`` are read by :mod:`.paths`, below the command line.)
+
+The conventions every LLM tool honours, only when there is no config file (a config file
+always wins, whatever it defines):
+
+- ``OPENAI_BASE_URL`` (+ ``OPENAI_API_KEY``) → a provider ``openai`` of type ``openai``;
+- ``OLLAMA_HOST`` (``host``, ``host:port`` or a URL; port 11434 by default) → a provider
+  ``ollama`` of type ``ollama``.
+
+Neither names a model: such a provider flies the first model its server lists (the new-Mysis
+and configure forms list them all). :func:`conventions_note` says which applied.
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ from .model import (
     LOCAL_MODEL,
     PROVIDER_TYPES,
     REMOTE_TYPES,
+    WORLDS,
     Config,
     ConfigError,
     ContextConfig,
@@ -62,6 +73,11 @@ ENV_MAX_MYSES = "ZOEA_MAX_MYSES"
 ENV_DEFAULT_PROVIDER = "ZOEA_DEFAULT_PROVIDER"
 ENV_STRATEGY = "ZOEA_STRATEGY"
 ENV_GAME_ENDPOINT = "ZOEA_GAME_ENDPOINT"
+ENV_OPENAI_BASE_URL = "OPENAI_BASE_URL"
+ENV_OPENAI_API_KEY = "OPENAI_API_KEY"
+ENV_OLLAMA_HOST = "OLLAMA_HOST"
+#: Ollama's port when ``OLLAMA_HOST`` names none.
+OLLAMA_PORT = 11434
 
 SECTIONS = ("swarm", "context", "nudge", "providers", "game", "paths", "storage")
 
@@ -92,6 +108,10 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
+        "max_tool_iterations",
     ),
     "ollama": (
         "type",
@@ -105,6 +125,10 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "price_in",
+        "price_cached",
+        "price_out",
+        "max_tool_iterations",
     ),
     "local": (
         "type",
@@ -115,8 +139,9 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "timeout",
         "seed",
         "tools",
+        "max_tool_iterations",
     ),
-    "autopilot": ("type", "context_window", "tools"),
+    "autopilot": ("type", "context_window", "tools", "max_tool_iterations"),
 }
 ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
 
@@ -216,6 +241,11 @@ def _number_checker(lo: float, hi: float | None = None) -> Callable[[Any], float
     return check
 
 
+def _check_price(value: Any) -> float:
+    """A price in USD per million tokens: 0 (free) up to a million."""
+    return _number_checker(0, 1e6)(value)
+
+
 def _check_text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("a non-empty string")
@@ -252,6 +282,12 @@ def _check_stream(value: Any) -> StreamSetting:
 def _check_strategy(value: Any) -> str:
     if value not in STRATEGIES:
         raise _Invalid(f"one of {_quoted(list(STRATEGIES))}")
+    return str(value)
+
+
+def _check_world(value: Any) -> str:
+    if value not in WORLDS:
+        raise _Invalid(f"one of {_quoted(WORLDS)}")
     return str(value)
 
 
@@ -479,6 +515,14 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
+        price_in=table.get("price_in", _check_price, None),
+        price_cached=table.get("price_cached", _check_price, None),
+        price_out=table.get("price_out", _check_price, None),
+        max_tool_iterations=table.get(
+            "max_tool_iterations",
+            _int(1),
+            builtin.max_tool_iterations if builtin is not None else None,
+        ),
     )
 
 
@@ -504,6 +548,7 @@ def _game(table: _Table) -> GameConfig:
         tick_seconds=table.get("tick_seconds", _number_checker(0), d.tick_seconds),
         starting_credits=table.get("starting_credits", _int(0), d.starting_credits),
         timeout=table.get("timeout", _number_checker(0), d.timeout),
+        world=table.get("world", _check_world, d.world),
     )
 
 
@@ -614,6 +659,68 @@ def apply_env(config: Config, env: Mapping[str, str]) -> Config:
     return dataclasses.replace(config, swarm=swarm, game=game)
 
 
+# -- the conventions of other tools ------------------------------------------------------
+
+
+def _ollama_url(value: Any) -> str:
+    """``OLLAMA_HOST`` as Ollama reads it: ``host``, ``host:port`` or a URL; http and port
+    11434 unless it says otherwise."""
+    text = str(value).strip()
+    if "://" not in text:
+        text = f"http://{text}"
+    parts = urlsplit(text)
+    try:
+        port = parts.port
+    except ValueError:
+        raise _Invalid('a host, host:port or URL such as "127.0.0.1:11434"') from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _Invalid('a host, host:port or URL such as "127.0.0.1:11434"')
+    if port is None and parts.scheme == "http":
+        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        text = parts._replace(netloc=f"{host}:{OLLAMA_PORT}").geturl()
+    return text.rstrip("/")
+
+
+def convention_providers(env: Mapping[str, str]) -> dict[str, ProviderConfig]:
+    """The providers the environment's conventions add when there is no config file."""
+    found: dict[str, ProviderConfig] = {}
+    base = _env_value(env, ENV_OPENAI_BASE_URL, "providers.openai.endpoint", _check_url)
+    if base is not None:
+        found["openai"] = ProviderConfig(
+            name="openai",
+            type="openai",
+            endpoint=base,
+            api_key_env=ENV_OPENAI_API_KEY,
+            origin=f"${ENV_OPENAI_BASE_URL}",
+        )
+    host = _env_value(env, ENV_OLLAMA_HOST, "providers.ollama.endpoint", _ollama_url)
+    if host is not None:
+        found["ollama"] = ProviderConfig(
+            name="ollama", type="ollama", endpoint=host, origin=f"${ENV_OLLAMA_HOST}"
+        )
+    return found
+
+
+def conventions_note(config: Config, env: Mapping[str, str] = os.environ) -> str:
+    """Which configuration applied, in a line: the file (and the conventions it silences),
+    or the conventions that added providers, or the defaults."""
+    named = [v for v in (ENV_OPENAI_BASE_URL, ENV_OLLAMA_HOST) if env.get(v, "").strip()]
+    if config.source is not None:
+        silenced = f" ({' and '.join(named)} not read: a config file always wins)" if named else ""
+        return f"{config.source}{silenced}"
+    added = [
+        f"{p.origin} adds provider {p.name} ({p.endpoint})"
+        for p in config.providers.values()
+        if p.origin
+    ]
+    if added:
+        return "no config file; " + "; ".join(added)
+    return (
+        f"no config file (the defaults; {ENV_OPENAI_BASE_URL} or {ENV_OLLAMA_HOST} would add "
+        "a provider)"
+    )
+
+
 # -- the file ----------------------------------------------------------------------------
 
 
@@ -672,7 +779,7 @@ def load_config(path: str | Path | None = None, env: Mapping[str, str] = os.envi
     the environment overrides). Raises :class:`ConfigError` on any mistake."""
     file = locate_config(path, env)
     if file is None:
-        config = Config()
+        config = Config(providers={**builtin_providers(), **convention_providers(env)})
     else:
         config = build_config(
             read_toml(file), str(file), source=file, base_dir=file.absolute().parent

@@ -38,6 +38,9 @@ LOCAL_CONTEXT_WINDOW = 8192  # SmolLM2 was trained on 8k; 4k leaves no room besi
 #: The ``game.endpoint`` value that selects the in-process world.
 EMBEDDED = "embedded"
 
+#: The embedded world's profiles (``game.world``; ``zoea_tui/sim/profiles.py``).
+WORLDS: tuple[str, ...] = ("classic", "smbench")
+
 
 class ConfigError(Exception):
     """The configuration cannot be used; ``str(error)`` is one line for the user.
@@ -128,6 +131,20 @@ class ProviderConfig:
     #: 5 500 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
     #: lists the commands and their arguments once (``core/game_tool.py``).
     tools: ToolsMode = "full"
+    #: Where the provider comes from when no file defined it: the environment variable of
+    #: a convention (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); None for the file's and
+    #: the built-ins. Shown in the help and on the provider line.
+    origin: str | None = None
+    #: Prices in USD per million tokens: prompt tokens, prompt tokens served from the
+    #: server's cache, answer tokens; None: not known (``zoea arena`` then estimates no
+    #: cost). Only ever read to estimate and report what a batch costs.
+    price_in: float | None = None
+    price_cached: float | None = None
+    price_out: float | None = None
+    #: Rounds of tool calls a turn may take on this provider; None: ``[context]
+    #: max_tool_iterations``. The built-in autopilot plays longer turns (a cycle of
+    #: mining and selling is some twenty rounds, and a round costs it nothing).
+    max_tool_iterations: int | None = None
 
     @property
     def is_remote(self) -> bool:
@@ -135,10 +152,18 @@ class ProviderConfig:
         return self.type in REMOTE_TYPES
 
 
+#: Rounds a turn of the built-in autopilot may take (``[providers.autopilot]
+#: max_tool_iterations``): several cycles of mining, selling and flying back, so that a
+#: swarm left alone is seen playing rather than waiting for its nudges.
+AUTOPILOT_TURN_ROUNDS = 100
+
+
 def builtin_providers() -> dict[str, ProviderConfig]:
     """The providers every configuration has unless its file redefines them."""
     return {
-        "autopilot": ProviderConfig(name="autopilot", type="autopilot"),
+        "autopilot": ProviderConfig(
+            name="autopilot", type="autopilot", max_tool_iterations=AUTOPILOT_TURN_ROUNDS
+        ),
         "local": ProviderConfig(
             name="local", type="local", model=LOCAL_MODEL, context_window=LOCAL_CONTEXT_WINDOW
         ),
@@ -159,6 +184,9 @@ class GameConfig:
     starting_credits: int | None = None
     #: Read timeout of one MCP call in seconds (the real game can hold a call for minutes).
     timeout: float = 600.0
+    #: The embedded world's profile: ``"classic"``, or ``"smbench"``, the world calibrated
+    #: against SMBench's published runs (the arena's; ``zoea_tui/sim/profiles.py``).
+    world: str = "classic"
 
     @property
     def embedded(self) -> bool:

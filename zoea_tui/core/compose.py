@@ -14,7 +14,7 @@ from .composition import ComposeSettings, Composition, History, SummaryRequest
 from .normalize import clean_messages, finalize
 from .selection import keep
 from .strategies import STRATEGIES
-from .strategies.summarize import estimated_tokens, needs_summary
+from .strategies.summarize import summary_gauge, summary_max_tokens
 from .turns import current_turn
 
 
@@ -38,13 +38,16 @@ def compose(history: History, strategy: str, settings: ComposeSettings) -> Compo
         last_memory_id=max(seen) if seen else None,
         turn=current_turn(history, settings),
     )
-    if strategy == "summarize" and needs_summary(history, settings):
-        composition = _with_summary_request(composition, history, settings)
+    if strategy == "summarize":
+        gauge = summary_gauge(history, settings)
+        composition = replace(composition, summary_gauge=gauge)
+        if gauge.due:
+            composition = _with_summary_request(composition, history, settings, gauge.tokens)
     return composition
 
 
 def _with_summary_request(
-    composition: Composition, history: History, settings: ComposeSettings
+    composition: Composition, history: History, settings: ComposeSettings, tokens: int
 ) -> Composition:
     memories = history.since_summary if history.since_summary is not None else history.window
 
@@ -63,7 +66,8 @@ def _with_summary_request(
     request = SummaryRequest(
         last_request=last.content if last is not None else "",
         covers_up_to=memories[-1].id,
-        tokens=estimated_tokens(history),
+        tokens=tokens,
         build_messages=build_messages,
+        max_tokens=summary_max_tokens(history, settings),
     )
     return replace(composition, summary_request=request)

@@ -165,11 +165,63 @@ class SummaryRequest:
     #: Tokens of the request that triggered it.
     tokens: int
     build_messages: Callable[[], tuple[dict[str, Any], ...]] = field(repr=False, compare=False)
+    #: Most tokens the summary may take (the stored text is cut to it; None: no bound).
+    max_tokens: int | None = None
 
     @cached_property
     def messages(self) -> tuple[dict[str, Any], ...]:
         """The cleaned history to summarise (OpenAI messages, no system prompt)."""
         return self.build_messages()
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryGauge:
+    """Where the ``summarize`` strategy's threshold stands for a request.
+
+    ``tokens`` is the estimate the trigger compares (system prompt, tools, the latest
+    summary and every memory after it, each tool result at most its cap); a summary is
+    due when it reaches ``trigger`` (``>=``, as seed 003 says), unless summaries are
+    paused: the request right after the latest summary already took three quarters of
+    the trigger, so another summary could not make room and would come back with
+    every new memory.
+    """
+
+    tokens: int
+    #: ``min(summarize_threshold, the context window's budget)``; 0: summaries are off.
+    trigger: int
+    #: What sets the trigger: ``"summarize_threshold"`` or ``"context window"``.
+    basis: str
+    #: Tokens of the request right after the latest summary (None: no summary yet).
+    floor: int | None = None
+    #: The latest summary's memory id.
+    summary_id: int | None = None
+    #: Why summaries are paused (None: they are not).
+    paused: str | None = None
+    #: Memories after the latest summary (none: nothing to summarise).
+    pending: int = 0
+
+    @property
+    def due(self) -> bool:
+        """A summary must be written before the request is sent."""
+        return (
+            self.trigger > 0
+            and self.pending > 0
+            and self.paused is None
+            and self.tokens >= self.trigger
+        )
+
+    def describe(self) -> str:
+        """One line for the preview: where the request stands against the trigger."""
+        if self.trigger <= 0:
+            return "summaries off (summarize_threshold = 0)"
+        share = self.tokens / self.trigger
+        text = (
+            f"summary at {self.trigger:,} tok ({self.basis}); this request ~{self.tokens:,} "
+            f"({share:.0%})"
+        )
+        if self.paused is not None:
+            return f"{text} · summaries paused: {self.paused}"
+        return text
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +236,8 @@ class Composition:
     tokens: int
     #: Set by ``summarize`` when a summary must be written before sending.
     summary_request: SummaryRequest | None = None
+    #: ``summarize`` only: where the request stands against the summary threshold.
+    summary_gauge: SummaryGauge | None = None
     uses_nudge: bool = False
     #: The newest memory the composition saw (what a replay recomposes up to).
     last_memory_id: int | None = None

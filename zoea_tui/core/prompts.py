@@ -18,7 +18,14 @@ NUDGE_TEXTS: dict[int, str] = {
     3: "URGENT: Respond immediately. Check your system status.",
 }
 
-BREAKER_ERROR = "Failed to respond after 3 encouragements"
+
+def breaker_error(encouragements: int) -> str:
+    """Why the circuit breaker idled a Mysis: seed 000's words, with the configured count."""
+    return f"Failed to respond after {encouragements} encouragements"
+
+
+#: The breaker's error at the seed's (and the default) three encouragements.
+BREAKER_ERROR = breaker_error(3)
 
 SYSTEM_PROMPT_TEMPLATE = """\
 You are a Mysis, an autonomous pilot in SpaceMolt, a multiplayer space game played \
@@ -106,6 +113,10 @@ where we left off without asking clarifying questions.
 
 LAST_REQUEST_PREFIX = "Last request from user was: "
 SUMMARY_HEADER = "Summary of your earlier conversation (older messages are searchable):\n\n"
+#: Closes a summary cut to leave room under the summary threshold.
+SUMMARY_SHORTENED = (
+    "[summary shortened to leave room under the summary threshold; the full history is searchable]"
+)
 
 
 def nudge_text(level: int) -> str:

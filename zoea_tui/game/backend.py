@@ -45,6 +45,7 @@ class GameBackend:
                 tick_seconds=0 if simulated else game.tick_seconds,
                 state_path=state,
                 starting_credits=game.starting_credits,
+                world_profile=game.world,
             )
             return cls(EMBEDDED, host=host, read_timeout=game.timeout)
         return cls(game.endpoint, read_timeout=game.timeout)

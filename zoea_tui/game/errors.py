@@ -11,7 +11,10 @@ import re
 from typing import Any
 
 #: Codes that mean "too early, try again later": retried with the server's hint.
-TIMING_CODES = frozenset({"rate_limited", "action_pending", "cooldown", "throttled"})
+#: ``action_pending`` is not one: a server holds each action to its tick and answers it
+#: then, so it refuses an action only while another of the pilot's is still waiting,
+#: which a session that sends one call at a time never does; the Mysis sees it.
+TIMING_CODES = frozenset({"rate_limited", "cooldown", "throttled"})
 #: Codes that mean the login is gone: re-login and try again.
 SESSION_CODES = frozenset(
     {

@@ -5,12 +5,14 @@ stable order so prompt caches keep hitting, either a schema per game tool or,
 compact, one ``game(command, args)`` tool (``core/game_tool.py``); runs each call
 for one Mysis, a ``game`` call as the command it names;
 fills game credentials at ``login`` from the account pool; captures the
-password ``register`` returns; and redacts every pooled password from what
-it hands back, so no password ever reaches a model or the memories.
+password ``register`` returns; and masks every pooled password, and every
+secret's field (password, session id, token), in what it hands back, results and
+refusals alike (``core/redaction.py``), so no secret ever reaches a model or the memories.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import re
@@ -19,15 +21,16 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from ..core.game_tool import GAME_TOOL, GameCallError, ToolsMode, game_command, game_tool
+from ..core.redaction import PASSWORD_MASK, mask_data, mask_text
 from ..core.tokens import count_tokens
 from ..core.types import Memory, ToolCall
-from ..storage import SearchHit, Store
+from ..storage import SearchHit, Store, StoreError
 from .errors import GameConnectionError, GameToolError
 from .session import GameSession, ToolInfo
 from .state_cache import GameStateCache
 from .waits import ticks_to_wait
 
-REDACTED = "[password stored by Zoea Nova]"
+REDACTED = PASSWORD_MASK
 SEARCH_LIMIT_DEFAULT = 20
 SEARCH_LIMIT_MAX = 100
 #: Characters of a hit's content (or reasoning) a search answer shows.
@@ -75,28 +78,45 @@ class RoutedResult:
     wait_ticks: int | None = None
 
 
-def _search_schema(what: str) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "query": {"type": "string", "description": f"Words to find in {what}."},
-            "limit": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": SEARCH_LIMIT_MAX,
-                "description": f"Most results to return (default {SEARCH_LIMIT_DEFAULT}, "
-                f"at most {SEARCH_LIMIT_MAX}).",
-            },
+def _search_schema(what: str, *, another: bool = True) -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "query": {
+            "type": "string",
+            "description": f"Words to find in {what}: each must appear, also inside a "
+            "longer word ('ron' finds 'iron'), in any case.",
         },
-        "required": ["query"],
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": SEARCH_LIMIT_MAX,
+            "description": f"Most results to return (default {SEARCH_LIMIT_DEFAULT}, "
+            f"at most {SEARCH_LIMIT_MAX}).",
+        },
+        "exact": {
+            "type": "boolean",
+            "description": "true: find the whole query as typed, with its case (default false).",
+        },
     }
+    if another:
+        properties["mysis_id"] = _MYSIS_ID_SCHEMA
+    return {"type": "object", "properties": properties, "required": ["query"]}
+
+
+#: The optional argument that points a search or a read at another Mysis of the swarm.
+_MYSIS_ID_SCHEMA: dict[str, Any] = {
+    "type": "integer",
+    "minimum": 1,
+    "description": "Another Mysis of your swarm, by the id zoea_swarm_status gives "
+    "(default: yourself).",
+}
 
 
 ORCHESTRATOR_TOOLS: tuple[dict[str, Any], ...] = (
     {
         "name": "zoea_search_messages",
         "description": "Search your own past messages, orders and tool results (full history, "
-        "ranked, case-insensitive). Use it when something you need is no longer "
+        "ranked, case-insensitive, parts of words too), or another swarm Mysis's with "
+        "mysis_id. Use it when something you need is no longer "
         "in view. Each result gives memory_id, role, source, tool_name, time, "
         "game tick, the matching snippet and the content (long content is cut: "
         "read the rest with zoea_read_memory).",
@@ -105,15 +125,15 @@ ORCHESTRATOR_TOOLS: tuple[dict[str, Any], ...] = (
     {
         "name": "zoea_search_reasoning",
         "description": "Search your own past reasoning, to recall why you decided something. "
-        "Each result gives memory_id, time, the matching snippet and the "
-        "reasoning text.",
+        "Each result gives memory_id, time, the matching snippet, the "
+        "reasoning text and what you answered with it (content, tool_calls).",
         "parameters": _search_schema("your past reasoning"),
     },
     {
         "name": "zoea_search_broadcasts",
         "description": "Search past swarm broadcasts (commander orders and other Myses' news). "
         "Each result gives broadcast_id, sender, time and the broadcast text.",
-        "parameters": _search_schema("swarm broadcasts"),
+        "parameters": _search_schema("swarm broadcasts", another=False),
     },
     {
         "name": "zoea_read_memory",
@@ -142,6 +162,7 @@ ORCHESTRATOR_TOOLS: tuple[dict[str, Any], ...] = (
                     "description": "What to read (default content): the text, your "
                     "reasoning, or the tool calls as JSON.",
                 },
+                "mysis_id": _MYSIS_ID_SCHEMA,
             },
             "required": ["memory_id"],
         },
@@ -260,11 +281,8 @@ class ToolRouter:
         return cached[1]
 
     def redact(self, text: str) -> str:
-        """``text`` with every known game password replaced."""
-        for secret in self._secrets:
-            if secret and secret in text:
-                text = text.replace(secret, REDACTED)
-        return text
+        """``text`` with every known game password and every secret's field masked."""
+        return mask_text(text, self._secrets)
 
     # -- calls ----------------------------------------------------------------
 
@@ -323,12 +341,13 @@ class ToolRouter:
                 wait_seconds=error.wait_seconds,
             )
         except GameConnectionError as error:
+            message = self.redact(str(error))
             return RoutedResult(
-                error_content("game_unreachable", str(error)),
+                error_content("game_unreachable", message),
                 is_error=True,
                 error_code="game_unreachable",
                 unreachable=True,
-                error_message=str(error),
+                error_message=message,
             )
         data = outcome.data
         if name == "register" and data is not None:
@@ -339,7 +358,7 @@ class ToolRouter:
             self.cache.update(self.account, name, data, outcome.tick)
         text = outcome.text
         if name == "register" and data is not None and "password" in data:
-            text = json.dumps({**data, "password": REDACTED}, ensure_ascii=False)
+            text = json.dumps(mask_data(data), ensure_ascii=False)  # whatever the text said
         return RoutedResult(
             self.redact(text), tick=outcome.tick, wait_ticks=ticks_to_wait(data, outcome.tick)
         )
@@ -375,7 +394,8 @@ class ToolRouter:
         if account is None:
             account = await self.store.claim_account(self.mysis_id, self.server)
         if account is None:
-            if isinstance(wanted, str) and isinstance(args.get("password"), str):
+            if isinstance(wanted, str) and isinstance(given := args.get("password"), str):
+                self._secrets.add(given)  # masked in what comes back, refusals too
                 return await self.session.call("login", args)  # credentials the user gave
             raise GameToolError(
                 "no_account",
@@ -460,45 +480,110 @@ class ToolRouter:
         if not isinstance(limit, int) or isinstance(limit, bool):
             limit = SEARCH_LIMIT_DEFAULT
         limit = max(1, min(SEARCH_LIMIT_MAX, limit))
+        exact = _as_bool(args.get("exact"))
+        if exact is None:
+            return _invalid(f"exact must be true or false (got {_shown(args.get('exact'))}).")
+        broadcasts = name == "zoea_search_broadcasts"
+        whose = self.mysis_id
+        if not broadcasts:
+            target = await self._target(args.get("mysis_id"))
+            if isinstance(target, RoutedResult):
+                return target
+            whose = target
         await self._load_secrets()
         fetch = SEARCH_HIT_CHARS + 500  # room for redaction to move the cut
         part = "content"
-        if name == "zoea_search_broadcasts":
-            hits = await self.store.search_broadcasts(query, limit=limit, text_limit=fetch)
+        if broadcasts:
+            hits = await self.store.search_broadcasts(
+                query, limit=limit, text_limit=fetch, exact=exact
+            )
         else:
             part = "reasoning" if name == "zoea_search_reasoning" else "content"
             hits = await self.store.search_memories(
-                self.mysis_id, query, limit=limit, field=part, text_limit=fetch
+                whose, query, limit=limit, field=part, text_limit=fetch, exact=exact
             )
+        other = None if whose == self.mysis_id else whose
         full: list[dict[str, Any]] = []
         lean: list[dict[str, Any]] = []
         for hit in hits:
             row = self._hit_row(name, hit)
-            text = self.redact(hit.text)
-            if name == "zoea_search_broadcasts":
+            if broadcasts:
+                text = self._hit_text(hit.text, hit.text_chars)
                 lean_text = "[not shown: the answer is full]"
-                if hit.text_chars > SEARCH_HIT_CHARS:
-                    text = (
-                        f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
-                        " more characters not shown]"
-                    )
-            else:
-                lean_text = f"[not shown: {_read_call(hit.memory_id, 0, part)}]"
-                if hit.text_chars > SEARCH_HIT_CHARS:
-                    read = _read_call(hit.memory_id, SEARCH_HIT_CHARS, part)
-                    text = (
-                        f"{text[:SEARCH_HIT_CHARS]}… [{hit.text_chars - SEARCH_HIT_CHARS}"
-                        f" more characters: {read}]"
-                    )
-            full.append({**row, part: text})
-            lean.append({**row, part: lean_text} if hit.text_chars else {**row, part: ""})
-        answer = _bounded_answer(
-            {"query": query, "count": len(hits)},
-            full,
-            lean,
-            "broadcast_id" if name == "zoea_search_broadcasts" else "memory_id",
-        )
+                full.append({**row, part: text})
+                lean.append({**row, part: lean_text} if hit.text_chars else {**row, part: ""})
+                continue
+            text = self._hit_text(hit.text, hit.text_chars, hit.memory_id, part, other)
+            full_row = {**row, part: text}
+            lean_row = {**row, part: f"[not shown: {_read_call(hit.memory_id, 0, part, other)}]"}
+            if not hit.text_chars:
+                lean_row[part] = ""
+            if part == "reasoning":
+                # What was answered with the reasoning: its text, and the calls it made.
+                content = hit.extra.get("content") or ""
+                chars = hit.extra.get("content_chars") or 0
+                full_row["content"] = self._hit_text(
+                    content, chars, hit.memory_id, "content", other
+                )
+                lean_row["content"] = (
+                    f"[not shown: {_read_call(hit.memory_id, 0, 'content', other)}]"
+                    if chars
+                    else ""
+                )
+                if hit.extra.get("calls"):
+                    full_row["tool_calls"] = lean_row["tool_calls"] = hit.extra["calls"]
+            full.append(full_row)
+            lean.append(lean_row)
+        head: dict[str, Any] = {"query": query}
+        if exact:
+            head["exact"] = True
+        if other is not None:
+            head["mysis_id"] = other
+        head["count"] = len(hits)
+        answer = _bounded_answer(head, full, lean, "broadcast_id" if broadcasts else "memory_id")
         return RoutedResult(self.redact(answer))
+
+    def _hit_text(
+        self,
+        text: str,
+        chars: int,
+        memory_id: int | None = None,
+        part: str = "content",
+        mysis_id: int | None = None,
+    ) -> str:
+        """A hit's text, redacted and cut at SEARCH_HIT_CHARS with how to read the rest."""
+        text = self.redact(text)
+        if chars <= SEARCH_HIT_CHARS:
+            return text
+        more = chars - SEARCH_HIT_CHARS
+        if memory_id is None:
+            return f"{text[:SEARCH_HIT_CHARS]}… [{more} more characters not shown]"
+        read = _read_call(memory_id, SEARCH_HIT_CHARS, part, mysis_id)
+        return f"{text[:SEARCH_HIT_CHARS]}… [{more} more characters: {read}]"
+
+    async def _target(self, value: Any) -> int | RoutedResult:
+        """The Mysis a search or a read is about: the caller, or another Mysis of its swarm
+        (by id, or by name); a refusal the model can act on when there is no such Mysis."""
+        if value is None or value == "" or value == self.mysis_id:
+            return self.mysis_id
+        number = _as_int(value)
+        record = None
+        if number is not None:
+            with contextlib.suppress(StoreError):
+                record = await self.store.get_mysis(number)
+        elif isinstance(value, str):
+            record = await self.store.find_mysis(value.strip())
+        if record is not None:
+            return record.id
+        return RoutedResult(
+            error_content(
+                "not_found",
+                f"No Mysis {_shown(value)} in your swarm. zoea_swarm_status lists the "
+                "swarm's Myses with their ids; leave mysis_id out to use your own memories.",
+            ),
+            is_error=True,
+            error_code="not_found",
+        )
 
     def _hit_row(self, name: str, hit: SearchHit) -> dict[str, Any]:
         if name == "zoea_search_broadcasts":
@@ -536,12 +621,16 @@ class ToolRouter:
         part = args.get("part") or "content"
         if not isinstance(part, str) or part not in READ_PARTS:
             return _invalid(f"part must be one of {', '.join(READ_PARTS)} (got {_shown(part)}).")
-        memory = await self.store.get_memory(self.mysis_id, memory_id)
+        target = await self._target(args.get("mysis_id"))
+        if isinstance(target, RoutedResult):
+            return target
+        memory = await self.store.get_memory(target, memory_id)
         if memory is None:
+            whose = "your own memories" if target == self.mysis_id else f"Mysis #{target}'s"
             return RoutedResult(
                 error_content(
                     "not_found",
-                    f"No memory #{memory_id} among your own memories. Use an id "
+                    f"No memory #{memory_id} among {whose}. Use an id "
                     "from a note or a zoea_search_messages result.",
                 ),
                 is_error=True,
@@ -558,11 +647,10 @@ class ToolRouter:
             )
         page = _page(text, offset)
         end = offset + len(page)
-        answer: dict[str, Any] = {
-            "memory_id": memory.id,
-            "role": memory.role,
-            "source": memory.source,
-        }
+        answer: dict[str, Any] = {"memory_id": memory.id}
+        if target != self.mysis_id:
+            answer["mysis_id"] = target
+        answer.update(role=memory.role, source=memory.source)
         if memory.tool_name:
             answer["tool_name"] = memory.tool_name
         if memory.tool_call_id:
@@ -591,11 +679,21 @@ def iso_time(timestamp: float) -> str:
     return moment.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _read_call(memory_id: int, offset: int, part: str) -> str:
+def _read_call(memory_id: int, offset: int, part: str, mysis_id: int | None = None) -> str:
     """How a model reads on: ``zoea_read_memory(memory_id=12, offset=1500)``."""
     extra = f", offset={offset}" if offset else ""
     extra += f", part='{part}'" if part != "content" else ""
+    extra += f", mysis_id={mysis_id}" if mysis_id is not None else ""
     return f"zoea_read_memory(memory_id={memory_id}{extra})"
+
+
+def _as_bool(value: Any) -> bool | None:
+    """A boolean argument (absent: false; "true"/"false" as text too); None if neither."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false", ""):
+        return value.strip().lower() == "true"
+    return None
 
 
 def _shown(value: Any) -> str:

@@ -46,7 +46,7 @@ class ToolInfo:
 class RetryPolicy:
     """How patiently a session retries."""
 
-    #: Attempts for "too early" refusals (rate_limited, action_pending, …).
+    #: Attempts for "too early" refusals (rate_limited, cooldown, throttled).
     timing_attempts: int = 4
     #: Longest single wait the session accepts from a server hint, in seconds.
     max_wait: float = 30.0

@@ -15,10 +15,11 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from ..config import Config, ConfigError
+from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
 from ..core.composition import ComposeSettings, Composition
+from ..core.redaction import mask_text
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
@@ -27,6 +28,7 @@ from ..game.router import ToolRouter
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot
 from ..providers.base import Provider, ProviderError, ProviderSettings
+from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
 from .clock import Clock, RealClock
@@ -46,6 +48,9 @@ from .refusals import CommandRefused
 from .retention import RetentionKeeper
 from .services import SwarmServices
 from .story import StoryPort
+
+if TYPE_CHECKING:
+    from ..providers.probe import ProbeReport
 
 log = logging.getLogger(__name__)
 
@@ -177,12 +182,20 @@ class Commander:
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)
-        session = GameSession(self.backend.connector(), name=record.name)
+        # The session waits out timing refusals and reconnects on the swarm's clock.
+        session = GameSession(self.backend.connector(), name=record.name, sleep=self.clock.sleep)
         router = ToolRouter(
             self.store, record.id, session, server=self.backend.server, cache=self.cache, swarm=self
         )
         router.account = record.account
-        return MysisRuntime(self.services, record, provider, session, router)
+        runtime = MysisRuntime(self.services, record, provider, session, router)
+        runtime.provider_origin = self._origin(record.provider)
+        return runtime
+
+    def _origin(self, name: str) -> str:
+        """The convention that added provider ``name`` ("" for a configured one)."""
+        provider = self.config.providers.get(name)
+        return (provider.origin or "") if provider is not None else ""
 
     def _provider_types(self, records: list[MysisRecord]) -> set[str]:
         """The provider types of these Myses and of the default provider (new Myses)."""
@@ -222,6 +235,56 @@ class Commander:
     def provider_names(self) -> list[str]:
         """The configured providers, by name."""
         return list(self.config.providers)
+
+    def add_provider(self, provider: ProviderConfig, *, source: Path | None = None) -> None:
+        """Offer ``provider`` to new and configured Myses from now on (the add-provider form
+        writes it to the config file ``source`` through ``config/edit.py``)."""
+        if provider.name in self.config.providers:
+            raise CommandRefused(f"a provider named {provider.name!r} exists already")
+        providers = {**self.config.providers, provider.name: provider}
+        self.config = replace(self.config, providers=providers, source=source or self.config.source)
+
+    async def probe(self, provider: ProviderConfig, *, timeout: float = 30.0) -> ProbeReport:
+        """What ``provider``'s endpoint can do for a swarm (``providers/probe.py``)."""
+        from ..providers.probe import ProbeTarget, probe
+
+        if not provider.is_remote or provider.endpoint is None:
+            raise CommandRefused(f"provider {provider.name!r} has no endpoint to probe")
+        try:
+            key = resolve_api_key(provider)
+        except ConfigError as exc:
+            raise CommandRefused(str(exc)) from None
+        target = ProbeTarget(
+            endpoint=provider.endpoint,
+            type="ollama" if provider.type == "ollama" else "openai",
+            model=provider.model,
+            api_key=key,
+            api_key_env=provider.api_key_env,
+            name=provider.name,
+            context_window=provider.context_window,
+            timeout=timeout,
+        )
+        return await probe(target)
+
+    async def list_models(self, provider: str) -> list[str]:
+        """The models provider ``provider`` can fly, its configured model first: what its
+        server lists (quietly: empty when it lists none or does not answer); the local
+        model; none for the autopilot."""
+        try:
+            cfg = self.config.provider(provider)
+        except ConfigError:
+            return []
+        if not cfg.is_remote:
+            return [cfg.model] if cfg.type == "local" else []
+        try:
+            client = build_provider(cfg, max_retries=0)
+        except (ConfigError, ProviderError):
+            return []
+        try:
+            listed = await listed_models(client)
+            return ordered_models(listed, cfg.model) if listed else []
+        finally:
+            await client.aclose()
 
     def commander_input(self) -> None:
         """The commander pressed a key or clicked: the swarm's next steps wait a moment,
@@ -328,8 +391,10 @@ class Commander:
         model: str | None = None,
         strategy: str | None = None,
         start: bool = True,
+        system_prompt: str | None = None,
     ) -> MysisView:
-        """Create a Mysis (refused: empty or duplicate name, unknown provider, full swarm)."""
+        """Create a Mysis (refused: empty or duplicate name, unknown provider, full swarm);
+        ``system_prompt`` is its own template instead of the built-in one."""
         name = name.strip()
         if not name:
             return await self._refuse("a Mysis needs a name")
@@ -352,6 +417,7 @@ class Commander:
                 provider=provider,
                 model=model or self.config.provider(provider).model,
                 strategy=strategy,
+                system_prompt=system_prompt,
             )
         except StoreError as exc:
             return await self._refuse(str(exc))
@@ -390,6 +456,7 @@ class Commander:
         if "provider" in fields or "model" in fields:
             old = runtime.provider
             runtime.provider = self._provider(runtime.record)
+            runtime.provider_origin = self._origin(runtime.record.provider)
             with contextlib.suppress(Exception):
                 await old.aclose()
         await runtime.changed("configured")
@@ -436,13 +503,19 @@ class Commander:
                 "before sending messages",
                 mysis_id=mysis_id,
             )
+        text = await self._without_secrets(text)
         await self._deliver(runtime, NewMemory("user", "direct", text, game_tick=self.game_tick))
 
     async def broadcast(self, text: str) -> int:
         """A commander broadcast to every idle or running Mysis; returns the recipients."""
         if not text.strip():
             await self._refuse("the broadcast is empty")
-        return await self._broadcast(text, sender=None)
+        return await self._broadcast(await self._without_secrets(text), sender=None)
+
+    async def _without_secrets(self, text: str) -> str:
+        """The commander's words with every pooled password masked: Zoea Nova fills
+        them in at login, so none reaches a model, the memories or a view."""
+        return mask_text(text, [a.password for a in await self.store.list_accounts()])
 
     # -- the router's side (SwarmPort) ------------------------------------------------------
 
@@ -455,6 +528,7 @@ class Commander:
         return {
             "myses": [
                 {
+                    "id": v.id,
                     "name": v.name,
                     "state": v.state,
                     "account": v.account,
@@ -476,6 +550,8 @@ class Commander:
             cfg = self.config.provider(self.config.swarm.default_provider)
         settings = self.config.compose_settings(cfg.name)
         chosen = provider_settings(cfg)
+        if chosen.turn_rounds is None:
+            chosen = replace(chosen, turn_rounds=self.config.context.max_tool_iterations)
         if record.model and cfg.type != "autopilot":
             chosen = replace(chosen, model=record.model)
         return settings, chosen

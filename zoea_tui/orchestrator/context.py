@@ -45,7 +45,10 @@ async def next_composition(
         return composition
     text = await (summarizer or ExtractiveSummarizer()).summarize(request)
     await store.add_memory(
-        mysis_id, NewMemory("user", "summary", summary_content(text, request.last_request))
+        mysis_id,
+        NewMemory(
+            "user", "summary", summary_content(text, request.last_request, request.max_tokens)
+        ),
     )
     history = await store.load_history(
         mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn

@@ -59,6 +59,9 @@ class MysisView:
     #: What the commander should know about the provider as it runs (it fell back to
     #: unstreamed requests; the server's context is smaller than configured); "" if nothing.
     provider_note: str = ""
+    #: Where the provider came from when the environment's conventions added it
+    #: (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); "" for a configured one.
+    provider_origin: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -163,6 +163,8 @@ async def simulate(
         await done.wait()
     finally:
         score = backend.host.world.score() if backend.host is not None else {}
+        # What each Mysis's provider says of itself (e.g. that it went unstreamed).
+        notes = {view.name: view.provider_note for view in commander.myses() if view.provider_note}
         # A Mysis that finished its turns is stopping in its own task; let that task
         # write its state before the store closes under it.
         await asyncio.gather(*stopping, return_exceptions=True)
@@ -185,6 +187,7 @@ async def simulate(
         "errors": counters["errors"],
         "answered": counters["answered"],
         "failures": failures,
+        "provider_notes": notes,
         "score": score,
         **tally.report(),
         "wall_s": round(time.perf_counter() - started, 3),

@@ -8,8 +8,10 @@ running accept messages; a message wakes an idle Mysis.
 
 A turn: compose → call the model → store the assistant message → run each
 tool call in order, storing each result → compose again, up to
-``max_tool_iterations`` rounds; then the turn ends gracefully. Every request
-is logged with its composition. A stop during a call never becomes an error.
+``max_tool_iterations`` rounds; then the turn ends gracefully. A prompt that
+arrives during a turn ends it after the round under way, and opens the next turn
+(docs/CONTEXT.md, 'Turns and nudges'). Every request is logged with its
+composition. A stop during a call never becomes an error.
 
 A runtime sees its swarm only through :class:`~.services.SwarmServices`; its
 transient failures are retried under the one policy of ``core/retry.py``.
@@ -55,6 +57,7 @@ from .events import (
     MysisChanged,
     MysisState,
     MysisView,
+    Notice,
     NudgeSent,
     RequestComposed,
     StateChanged,
@@ -161,6 +164,10 @@ class MysisRuntime:
         #: The messages of the last request sent (what the next one is compared with).
         self.last_sent: tuple[dict[str, Any], ...] = ()
         self._publishing: set[asyncio.Task[None]] = set()
+        #: The summary whose pause the commander was told of (``summarize``).
+        self._paused_told: int | None = None
+        #: The environment variable whose convention added the provider ("" if none).
+        self.provider_origin = ""
 
     # -- views ----------------------------------------------------------------
 
@@ -195,6 +202,7 @@ class MysisRuntime:
             waiting_on_game=self.waiting_on_game,
             last_cached_tokens=self.last_cached_tokens,
             provider_note=provider_note(self.provider),
+            provider_origin=self.provider_origin,
         )
 
     async def changed(self, reason: str = "") -> None:
@@ -284,7 +292,7 @@ class MysisRuntime:
                     self.prompt_pending = False
                     self.wake.clear()
                     upcoming = await self.upcoming_turn(answering=True)
-                    if upcoming.kind != "nudge":  # else the prompt was answered mid-turn
+                    if upcoming.kind != "nudge":  # else the prompt was already sent
                         self._fresh = False
                         await self._turn(upcoming)
                     continue
@@ -298,7 +306,7 @@ class MysisRuntime:
                 if woke or self.prompt_pending or self.state != "running":
                     continue
                 if self.nudges >= nudge.max_encouragements:
-                    await self._go_idle(prompts.BREAKER_ERROR)
+                    await self._go_idle(prompts.breaker_error(nudge.max_encouragements))
                     return
                 upcoming = await self.upcoming_turn()
                 self.nudges = upcoming.nudge_level
@@ -380,12 +388,15 @@ class MysisRuntime:
             game_tick=self.game_tick,
         )
         try:
-            rounds = self.swarm.max_tool_iterations
+            rounds = (
+                self.swarm.settings_for(self.record)[1].turn_rounds
+                or self.swarm.max_tool_iterations
+            )
             for iteration in range(rounds):
                 if self.swarm.closing():
                     return  # quitting: end the turn at this round's boundary
                 level = upcoming.nudge_level if iteration == 0 else 0
-                response = await self._ask_model(level)
+                response = await self._ask_model(level, iteration + 1)
                 if response is None:
                     return
                 if not response.tool_calls:
@@ -396,6 +407,10 @@ class MysisRuntime:
                     if self.state != "running":
                         return
                     await self._run_tool(call, cut=response.finish_reason == "length")
+                if self.prompt_pending:
+                    # A prompt arrived during this round: the turn starts at the most recent
+                    # prompt (seed 004), so it ends here and the prompt opens the next one.
+                    return
             self.last_line = f"turn ended after {rounds} tool rounds"
             await self.changed("turn limit")
         finally:
@@ -404,7 +419,9 @@ class MysisRuntime:
             self.between_turns.set()
             self.swarm.turn_finished(self.id, self.turns)
 
-    async def _ask_model(self, nudge_level: int) -> ChatResponse | None:
+    async def _ask_model(
+        self, nudge_level: int, turn_round: int | None = None
+    ) -> ChatResponse | None:
         """Compose, call the model (with retries), store the answer."""
         await self.swarm.step_gate.ready()
         settings, provider_settings = self.swarm.fitted_settings(self.record)  # engine fit
@@ -415,6 +432,7 @@ class MysisRuntime:
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
+        await self._tell_paused_summaries(composition)
         violations = tuple(validate(composition.messages))
         # Tokenizing the whole request takes tens of ms: off the loop.
         measured = (
@@ -447,7 +465,10 @@ class MysisRuntime:
             self.turn = replace(turn, state=composition.state_text)
         self.last_sent = composition.messages
         request = ChatRequest(
-            messages=composition.messages, tools=tools, settings=provider_settings
+            messages=composition.messages,
+            tools=tools,
+            settings=provider_settings,
+            turn_round=turn_round,
         )
         turn_id = self.turn.id if self.turn is not None else None
 
@@ -502,6 +523,20 @@ class MysisRuntime:
             self.last_line = "→ " + ", ".join(effective_call(c).name for c in response.tool_calls)
         await self.changed("answered")
         return response
+
+    async def _tell_paused_summaries(self, composition: Composition) -> None:
+        """Tell the commander, once per summary, that summaries are paused and why."""
+        gauge = composition.summary_gauge
+        if gauge is None or gauge.paused is None or gauge.summary_id == self._paused_told:
+            return
+        self._paused_told = gauge.summary_id
+        await self.swarm.bus.publish(
+            Notice(
+                level="warning",
+                message=f"{self.name}: summaries paused: {gauge.paused}.",
+                mysis_id=self.id,
+            )
+        )
 
     async def _call_model(
         self,

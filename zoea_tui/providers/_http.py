@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from ..config import StreamSetting
+from ..core.redaction import TOKEN_MASK, mask_text
 from ..core.retry import RetryPolicy, Sleep, with_retries
 from .base import (
     AuthenticationError,
@@ -90,8 +91,8 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
 
 
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with every occurrence of ``secret`` masked."""
-    return text.replace(secret, "***") if secret else text
+    """``text`` with ``secret`` (the API key) and every secret's field masked."""
+    return mask_text(text, (secret,) if secret else (), mask=TOKEN_MASK)
 
 
 def html_gist(text: str) -> str | None:
@@ -357,8 +358,13 @@ class HttpProvider:
         return f"{type(self).__name__}(endpoint={self.endpoint!r}, model={self.model!r})"
 
     async def chat(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
-        """Answer one request, retrying transient failures; latency covers the retries."""
+        """Answer one request, retrying transient failures; latency covers the retries.
+
+        A provider that names no model (one the environment's conventions added) flies
+        the first model its server lists, found at its first request."""
         started = time.perf_counter()
+        if not (request.settings.model or self.model):
+            await self._choose_model()
         response = await with_retries(
             lambda: self._adapting(request, on_event),
             self._retry,
@@ -385,6 +391,20 @@ class HttpProvider:
             self.notes["stream"] = f"unstreamed: the server broke a streamed answer ({said})"
             logger.warning("%s: sending unstreamed from now on after: %s", self.endpoint, said)
         return await self._attempt(replace(request, stream=False), on_event)
+
+    async def list_models(self, *, timeout: float = 5.0) -> list[str]:
+        """The models the server lists, in its order; raises its failure."""
+        raise NotImplementedError
+
+    async def _choose_model(self) -> None:
+        listed = await self.list_models()
+        if not listed:
+            raise ModelNotFoundError(
+                f"{self.endpoint} lists no model and none is configured: choose one with c "
+                "(configure), or name it in the configuration"
+            )
+        self.model = self.label = listed[0]
+        logger.info("%s: flying %s, the first model the server lists", self.endpoint, self.model)
 
     async def aclose(self) -> None:
         """Close the HTTP client if this provider created it."""

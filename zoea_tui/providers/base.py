@@ -46,6 +46,9 @@ class ProviderSettings:
     timeout: float = 600.0
     seed: int | None = None
     tools: ToolsMode = "full"
+    #: Rounds of tool calls the runtime allows a turn (a provider that ends its own
+    #: turns, as the autopilot does, ends them before); None: not said.
+    turn_rounds: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,9 @@ class ChatRequest:
     tools: Sequence[ToolSchema] = ()
     settings: ProviderSettings = field(default_factory=ProviderSettings)
     stream: bool = True
+    #: Which round of its turn this request is (1: the turn's first), when the runtime
+    #: says; never sent to a server (the autopilot ends its turn by it).
+    turn_round: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

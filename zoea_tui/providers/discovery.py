@@ -13,6 +13,11 @@ exceeds the available context size (M tokens)", so the composer must fit the slo
 
 Discovery never fails a Mysis: a server that does not answer, or answers something
 else (a cloud API's 404, an older server), simply tells nothing (None), quietly.
+
+The models a server lists come from ``GET {endpoint}/models`` (OpenAI-compatible servers:
+``data[].id``) or Ollama's ``GET /api/tags`` (``models[].name``): :func:`list_models`
+raises the server's failure in its class (``zoea probe`` reports it), :func:`listed_models`
+tells nothing on any failure (the forms fall back to free text).
 """
 
 from __future__ import annotations
@@ -22,8 +27,8 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ._http import HttpProvider, load_json
-from ._wire import as_count, as_dict, as_text
+from ._http import HttpProvider, load_json, read_json
+from ._wire import as_count, as_dict, as_list, as_text
 
 logger = logging.getLogger(__name__)
 
@@ -94,3 +99,48 @@ async def _quietly(
     except Exception as exc:  # whatever the server did, discovery must never fail a Mysis
         logger.debug("%s %s told nothing: %s", method, url, getattr(exc, "message", exc))
         return None
+
+
+@runtime_checkable
+class ListsModels(Protocol):
+    """A provider whose server can list the models it serves."""
+
+    async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
+        """The models the server lists, in its order; raises its failure."""
+        ...
+
+
+async def list_models(
+    provider: HttpProvider, path: str, *, timeout: float = DISCOVERY_TIMEOUT
+) -> list[str]:
+    """The models ``GET {endpoint}{path}`` lists (``/models``: ``data[].id``; ``/api/tags``:
+    ``models[].name``), in the server's order, without duplicates; raises the failure as a
+    :class:`~zoea_tui.providers.base.ProviderError` of its class."""
+    url = f"{provider.endpoint}{path}"
+    async with provider._exchange(url, timeout, method="GET") as response:
+        data = as_dict(await read_json(response, url=url))
+    names: list[str] = []
+    for entry in as_list(data.get("data")) + as_list(data.get("models")):
+        item = as_dict(entry)
+        name = as_text(item.get("id") or item.get("name") or item.get("model")).strip()
+        if name and name not in names:
+            names.append(name)
+    return names
+
+
+async def listed_models(provider: object, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
+    """The models ``provider``'s server lists; empty when it lists none, cannot, or fails
+    (quietly: a form then takes free text)."""
+    if not isinstance(provider, ListsModels):
+        return []
+    try:
+        async with asyncio.timeout(timeout):
+            return await provider.list_models(timeout=timeout)
+    except Exception as exc:  # a list is a nicety: free text stays possible
+        logger.debug("%r listed no models: %s", provider, getattr(exc, "message", exc))
+        return []
+
+
+def ordered_models(listed: list[str], default: str) -> list[str]:
+    """``listed`` with the configured ``default`` first (kept even when unlisted)."""
+    return ([default] if default else []) + [m for m in listed if m != default]

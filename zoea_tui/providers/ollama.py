@@ -35,13 +35,14 @@ from .base import (
     MalformedResponseError,
     Message,
     ModelNotFoundError,
+    ProviderError,
     ProviderTimeoutError,
     ProviderUnavailableError,
     ReasoningDelta,
     TextDelta,
     ToolCallDelta,
 )
-from .discovery import ServerContext, ollama_context
+from .discovery import DISCOVERY_TIMEOUT, ServerContext, list_models, ollama_context
 
 
 class OllamaProvider(HttpProvider):
@@ -85,6 +86,8 @@ class OllamaProvider(HttpProvider):
         answer and :class:`ModelNotFoundError` (naming the ``ollama pull``
         command) when the model is not installed.
         """
+        if not (model or self.model):  # a provider of $OLLAMA_HOST: the first one pulled
+            await self._choose_model()
         model = model or self.model
         data = await self._get("/api/tags", timeout)
         names = [
@@ -100,7 +103,16 @@ class OllamaProvider(HttpProvider):
 
     async def server_context(self, model: str | None = None) -> ServerContext | None:
         """The model's training context (``/api/show``); None when Ollama does not say."""
+        if not (model or self.model):  # a provider of $OLLAMA_HOST: the first one pulled
+            try:
+                await self._choose_model()
+            except ProviderError:
+                return None
         return await ollama_context(self, model or self.model)
+
+    async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
+        """The models pulled on the server (``GET /api/tags``); raises its failure."""
+        return await list_models(self, "/api/tags", timeout=timeout)
 
     async def version(self, *, timeout: float = 10.0) -> str:
         """The server's version (``GET /api/version``), checked once without retrying."""

@@ -41,7 +41,7 @@ from .base import (
     ToolCallDelta,
     Usage,
 )
-from .discovery import ServerContext, llama_server_context
+from .discovery import DISCOVERY_TIMEOUT, ServerContext, list_models, llama_server_context
 
 
 class OpenAIProvider(HttpProvider):
@@ -83,6 +83,10 @@ class OpenAIProvider(HttpProvider):
         """The context of one of the server's slots when it is a llama-server (``/props``);
         None from any other server (quietly)."""
         return await llama_server_context(self)
+
+    async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
+        """The models the server lists (``GET {endpoint}/models``); raises its failure."""
+        return await list_models(self, "/models", timeout=timeout)
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)

@@ -25,6 +25,7 @@ def provider_settings(config: ProviderConfig) -> ProviderSettings:
         timeout=config.timeout,
         seed=config.seed,
         tools=config.tools,
+        turn_rounds=config.max_tool_iterations,
     )
 
 

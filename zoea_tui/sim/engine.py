@@ -21,6 +21,7 @@ from zoea_tui.sim.forum import forum_seed
 from zoea_tui.sim.galaxy import Galaxy
 from zoea_tui.sim.generation import add_equipment, generate_galaxy
 from zoea_tui.sim.players import Player
+from zoea_tui.sim.profiles import CLASSIC, WorldProfile, profile
 from zoea_tui.sim.tools import TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
 from zoea_tui.sim.views import transit_view
 
@@ -49,8 +50,11 @@ class World:
 
     Args:
         seed: seeds the galaxy layout and every later random draw.
-        starting_credits: credits for new pilots; None uses each empire's real amount.
+        starting_credits: credits for new pilots; None uses the profile's, else each
+            empire's real amount.
         session_timeout_ticks: end a login idle for more than this many ticks; None never.
+        world: the profile (``zoea_tui.sim.profiles``): ``classic``, the app's world, or
+            ``smbench``, the world calibrated against SMBench's published runs.
     """
 
     def __init__(
@@ -59,12 +63,16 @@ class World:
         *,
         starting_credits: int | None = None,
         session_timeout_ticks: int | None = None,
+        world: str = "classic",
     ) -> None:
         self.seed = seed
-        self.starting_credits = starting_credits
+        self.profile: WorldProfile = profile(world)
+        self.starting_credits = (
+            starting_credits if starting_credits is not None else self.profile.starting_credits
+        )
         self.session_timeout_ticks = session_timeout_ticks
         self.rng = random.Random(seed)
-        self.galaxy: Galaxy = generate_galaxy(self.rng)
+        self.galaxy: Galaxy = generate_galaxy(self.rng, self.profile)
         self.tick = 1
         self.players: dict[str, Player] = {}
         self.chat_log: list[dict[str, Any]] = []
@@ -75,7 +83,7 @@ class World:
         self.orders: list[dict[str, Any]] = []
         self.wrecks: list[dict[str, Any]] = []
         self.forum: list[dict[str, Any]] = forum_seed()
-        self.pirates: dict[str, dict[str, Any]] = pirates.spawn_all(self.galaxy)
+        self.pirates: dict[str, dict[str, Any]] = pirates.spawn_all(self.galaxy, self.profile)
 
     @property
     def current_tick(self) -> int:
@@ -176,6 +184,18 @@ class World:
         session["last_tick"] = self.tick
         return sid, self.players[session["username"]]
 
+    def player_for(self, key: str | None, session_id: object = None) -> Player | None:
+        """The player a call from `key` (or naming `session_id`) would act as, if any.
+
+        A lookup only: unlike a call it neither renews nor ends the session.
+        """
+        if isinstance(session_id, str) and session_id:
+            sid: str | None = session_id
+        else:
+            sid = self._bindings.get(key) if key is not None else None
+        session = self._sessions.get(sid) if sid is not None else None
+        return self.players.get(session["username"]) if session is not None else None
+
     def start_session(self, key: str | None, player: Player) -> str:
         """Log `player` in for `key`: a new session id, ending the player's older login."""
         if key is not None and key in self._bindings:
@@ -256,6 +276,7 @@ class World:
                     self._arrive(player)
             if self.tick % rules.REGEN_INTERVAL_TICKS == 0:
                 self._regenerate()
+            if self.tick % self.profile.npc_flow_every == 0:
                 orderbook.npc_flow(self)
             pirates.on_tick(self)
         return self.tick
@@ -342,6 +363,7 @@ class World:
             "version": STATE_VERSION,
             "seed": self.seed,
             "config": {
+                "world": self.profile.name,
                 "starting_credits": self.starting_credits,
                 "session_timeout_ticks": self.session_timeout_ticks,
             },
@@ -367,9 +389,10 @@ class World:
             raise ValueError(f"unsupported world state version: {data.get('version')!r}")
         world = cls.__new__(cls)
         world.seed = data["seed"]
+        world.profile = profile(data["config"].get("world", CLASSIC.name))
         world.starting_credits = data["config"]["starting_credits"]
         world.session_timeout_ticks = data["config"]["session_timeout_ticks"]
-        world.rng = random.Random()
+        world.rng = random.Random(world.seed)  # its state is set from the save just below
         version, internal, gauss = data["rng"]
         world.rng.setstate((version, tuple(internal), gauss))
         world.galaxy = Galaxy.from_dict(data["galaxy"])
@@ -380,12 +403,14 @@ class World:
         world._active = dict(data["active"])
         world._bindings = dict(data["bindings"])
         world._counters = {**_COUNTERS, **data["counters"]}
-        add_equipment(world.galaxy)  # worlds saved before modules existed
+        add_equipment(world.galaxy, world.profile)  # worlds saved before modules existed
         world.orders = [dict(o) for o in data.get("orders", [])]
         world.wrecks = json.loads(json.dumps(data.get("wrecks", [])))
         world.forum = json.loads(json.dumps(data.get("forum", forum_seed())))
         saved = data.get("pirates")
         world.pirates = (
-            json.loads(json.dumps(saved)) if saved is not None else pirates.spawn_all(world.galaxy)
+            json.loads(json.dumps(saved))
+            if saved is not None
+            else pirates.spawn_all(world.galaxy, world.profile)
         )
         return world

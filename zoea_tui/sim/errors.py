@@ -88,6 +88,18 @@ def session_invalid() -> GameError:
     return GameError("session_invalid", "Unauthorized — session lost")
 
 
+def action_still_waiting(tool: str, ready_tick: int, wait_ticks: int) -> GameError:
+    """A second action sent while the pilot's first is still waiting for its tick."""
+    return GameError(
+        "action_pending",
+        f"Your {tool} is still waiting for its tick; one action per tick. It resolves at "
+        f"tick {ready_tick} ({wait_ticks} tick(s) from now): send the next action once it "
+        "has been answered.",
+        wait_ticks=wait_ticks,
+        ready_tick=ready_tick,
+    )
+
+
 def auth_failed() -> GameError:
     """*Verbatim*: wrong username or password."""
     return GameError(

@@ -1,11 +1,14 @@
-"""The embedded world in time: a clock, blocking travel, and saved state.
+"""The embedded world in time: a clock, actions held to their tick, and saved state.
 
 :class:`World` only counts ticks. :class:`WorldHost` gives them a length: with
-``tick_seconds > 0`` a background task advances the world in real time and a
-``travel`` or ``jump`` blocks until arrival, as on the real server; with
-``tick_seconds == 0`` (the simulated clock of ``zoea simulate`` and of the
-tests) time jumps forward exactly when a caller has to wait, so nothing ever
-sleeps. Every MCP facade, in-process or over HTTP, calls :meth:`WorldHost.call`.
+``tick_seconds > 0`` a background task advances the world in real time and, as on
+the real server, an action (a mutation) is answered once its tick has resolved
+(``travel`` and ``jump`` once the ship has arrived), so a pilot's actions are one
+tick apart and never refused for coming too early; only a second action sent while
+the first is still waiting gets ``action_pending``. With ``tick_seconds == 0`` (the
+simulated clock of ``zoea simulate``, the arena and the tests) time jumps forward
+exactly when a caller has to wait, so nothing ever sleeps. Every facade (MCP in
+process or over HTTP, the HTTP API) calls :meth:`WorldHost.call`.
 """
 
 from __future__ import annotations
@@ -16,16 +19,30 @@ import json
 import os
 import pickle
 import tempfile
+from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import errors
 from .engine import World
 from .errors import GameError
+from .tools import TOOLS_BY_NAME
 
 #: Tools whose result says "in transit until arrival_tick": the host waits for it.
 BLOCKING_TOOLS = frozenset({"travel", "jump"})
 #: The world is saved this often on a real clock (and after every new account).
 SAVE_EVERY_TICKS = 10
+#: The event log (:attr:`WorldHost.events`) keeps this many of the latest calls.
+EVENT_LOG_CAP = 10_000
+
+
+@dataclass
+class _Held:
+    """A pilot's action waiting for its tick."""
+
+    tool: str
+    ready_tick: int
 
 
 class WorldHost:
@@ -46,6 +63,11 @@ class WorldHost:
         self.tick_seconds = tick_seconds
         self.state_path = state_path
         self.calls = 0
+        #: The latest calls, oldest first: what the admin API's event log shows.
+        self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG_CAP)
+        self._logged = 0  # calls logged since the start or the last reset
+        self._held: dict[str, _Held] = {}  # username -> the action waiting for its tick
+        self._generation = 0  # counts resets: a wait across a reset ends
         self._ticked = asyncio.Event()
         self._ticker: asyncio.Task[None] | None = None
         self._saving = asyncio.Lock()
@@ -58,13 +80,15 @@ class WorldHost:
         tick_seconds: float = 1.0,
         state_path: Path | None = None,
         starting_credits: int | None = None,
+        world_profile: str = "classic",
     ) -> WorldHost:
-        """A host for the world saved at ``state_path``, or a new one from ``seed``."""
+        """A host for the world saved at ``state_path``, or a new one from ``seed``
+        (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``)."""
         world: World | None = None
         if state_path is not None and state_path.exists():
             world = World.from_dict(json.loads(state_path.read_text(encoding="utf-8")))
         if world is None:
-            world = World(seed, starting_credits=starting_credits)
+            world = World(seed, starting_credits=starting_credits, world=world_profile)
         return cls(world, tick_seconds=tick_seconds, state_path=state_path)
 
     @property
@@ -122,30 +146,102 @@ class WorldHost:
         return tick
 
     async def wait_for_tick(self, tick: int) -> None:
-        """Return once the world clock has reached ``tick``."""
+        """Return once the world clock has reached ``tick`` (or the world was reset)."""
         if self.simulated:
             if self.world.current_tick < tick:
                 self.advance(tick - self.world.current_tick)
             return
-        while self.world.current_tick < tick:
+        generation = self._generation
+        while self.world.current_tick < tick and self._generation == generation:
             await self._ticked.wait()
+
+    def reset(self, seed: int | None = None) -> World:
+        """Start again from a new world: the same seed (or ``seed``) and settings.
+
+        Every login ends, the event log is emptied, and calls waiting for a tick of the
+        old world are answered at once. The clock keeps running.
+        """
+        old = self.world
+        # The settings a new world is made with (keep in step with World.__init__).
+        self.world = World(
+            old.seed if seed is None else seed,
+            starting_credits=old.starting_credits,
+            session_timeout_ticks=old.session_timeout_ticks,
+            world=old.profile.name,
+        )
+        self._generation += 1
+        self._held.clear()
+        self.events.clear()
+        self._logged = 0
+        self._ticked.set()
+        self._ticked = asyncio.Event()
+        return self.world
 
     # -- calls ----------------------------------------------------------------
 
     async def call(self, key: str | None, tool: str, args: dict[str, Any] | None) -> dict[str, Any]:
         """Run one tool for the connection ``key``; raise :class:`GameError` on refusal.
 
-        ``travel`` and ``jump`` return once the ship has arrived. On the simulated
-        clock, a call refused only because it came too early (``action_pending``,
-        ``in_transit``) is run at the tick it names instead of being refused.
+        On a real clock an action is answered once its tick has resolved (``travel``
+        and ``jump`` once the ship has arrived); a second action of the same pilot sent
+        meanwhile is refused with ``action_pending``. On the simulated clock a call
+        refused only because it came too early (``action_pending``, ``in_transit``) is
+        run at the tick it names instead of being refused.
         """
         self.calls += 1
+        generation = self._generation
+        held = self._hold(key, tool, args)
+        try:
+            result = await self._run(key, tool, args, held)
+        except GameError as error:
+            if self._generation == generation:  # not a call into a world since reset
+                self._record(key, tool, args, error)
+            raise
+        finally:
+            if held is not None and self._held.get(held[0]) is held[1]:
+                del self._held[held[0]]
+        if self._generation == generation:
+            self._record(key, tool, args, None)
+        return result
+
+    def _hold(
+        self, key: str | None, tool: str, args: dict[str, Any] | None
+    ) -> tuple[str, _Held] | None:
+        """On a real clock, take the pilot's one place for an action waiting for its tick."""
+        spec = TOOLS_BY_NAME.get(tool)
+        if self.simulated or spec is None or not spec.mutation:
+            return None
+        player = self.world.player_for(key, (args or {}).get("session_id"))
+        if player is None:
+            return None  # the world refuses it as it should (not logged in)
+        waiting = self._held.get(player.username)
+        if waiting is not None:
+            tick = self.world.current_tick
+            error = errors.action_still_waiting(
+                waiting.tool, waiting.ready_tick, max(0, waiting.ready_tick - tick)
+            )
+            self._record(key, tool, args, error)
+            raise self._with_wait_hint(error)
+        held = _Held(tool, max(player.busy_until, self.world.current_tick + 1))
+        self._held[player.username] = held
+        return player.username, held
+
+    async def _run(
+        self,
+        key: str | None,
+        tool: str,
+        args: dict[str, Any] | None,
+        held: tuple[str, _Held] | None,
+    ) -> dict[str, Any]:
         try:
             result = self._call_now(key, tool, args)
         except GameError as error:
             wait_tick = _ready_tick(error)
-            if not self.simulated or wait_tick is None:
+            early = self.simulated or (held is not None and error.code == "action_pending")
+            if not early or wait_tick is None:
                 raise self._with_wait_hint(error) from None
+            if held is not None:
+                held[1].ready_tick = wait_tick + 1
             await self.wait_for_tick(wait_tick)
             result = self._call_now(key, tool, args)
         if tool == "register" and self.state_path is not None:
@@ -159,7 +255,42 @@ class WorldHost:
             result["message"] = (
                 f"{result.get('message', '')} Arrived at tick {self.world.current_tick}.".strip()
             )
+        if held is not None:
+            player = self.world.player_for(key, (args or {}).get("session_id"))
+            if player is not None:
+                held[1].ready_tick = max(player.busy_until, self.world.current_tick)
+            await self.wait_for_tick(held[1].ready_tick)
+            result["current_tick"] = self.world.current_tick
         return result
+
+    def _record(
+        self, key: str | None, tool: str, args: dict[str, Any] | None, error: GameError | None
+    ) -> None:
+        """One line of the event log: who called what, at which tick, and how it went."""
+        player = self.world.player_for(key, (args or {}).get("session_id"))
+        self._logged += 1
+        self.events.append(
+            {
+                "seq": self._logged,
+                "tick": self.world.current_tick,
+                "player_id": player.id if player is not None else None,
+                "username": player.username if player is not None else None,
+                "command": tool,
+                "success": error is None,
+                "error_code": error.code if error is not None else None,
+            }
+        )
+
+    def take_notifications(self, key: str | None) -> list[dict[str, Any]]:
+        """The pending notifications of the player logged in on ``key``, now delivered.
+
+        The HTTP API attaches them to every answer, as the real server does.
+        """
+        player = self.world.player_for(key)
+        if player is None or not player.notifications:
+            return []
+        taken, player.notifications = player.notifications, []
+        return [{**n, "data": dict(n["data"])} for n in taken]
 
     def _call_now(self, key: str | None, tool: str, args: dict[str, Any] | None) -> dict[str, Any]:
         return self.world.call(key, tool, dict(args or {}))

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from mcp import types
 from mcp.server import Server
 from mcp.server.context import ServerRequestContext
+from starlette.routing import Route
 
 from .errors import GameError
 
@@ -44,9 +45,14 @@ class ToolHost(Protocol):
     ) -> dict[str, Any]: ...
 
 
+def result_text(payload: dict[str, Any]) -> str:
+    """A result as the text a client is shown (MCP's text block, the HTTP API's result)."""
+    return json.dumps(payload)
+
+
 def tool_result(payload: dict[str, Any]) -> types.CallToolResult:
     """A successful call: the result as JSON text."""
-    return types.CallToolResult(content=[types.TextContent(text=json.dumps(payload))])
+    return types.CallToolResult(content=[types.TextContent(text=result_text(payload))])
 
 
 def error_result(error: GameError) -> types.CallToolResult:
@@ -107,6 +113,11 @@ def in_process_server(host: ToolHost) -> Server:
     return build_server(host, connection_key=f"inproc-{next(_CONNECTIONS)}")
 
 
-def http_app(host: ToolHost, *, bind_host: str = "127.0.0.1") -> Any:
-    """The Starlette app serving ``host`` over Streamable HTTP at ``/mcp``."""
-    return build_server(host).streamable_http_app(streamable_http_path=MCP_PATH, host=bind_host)
+def http_app(
+    host: ToolHost, *, bind_host: str = "127.0.0.1", routes: list[Route] | None = None
+) -> Any:
+    """The Starlette app serving ``host`` over Streamable HTTP at ``/mcp``, and ``routes``
+    (the HTTP API) beside it in the same app."""
+    return build_server(host).streamable_http_app(
+        streamable_http_path=MCP_PATH, host=bind_host, custom_starlette_routes=routes
+    )

@@ -2,7 +2,9 @@
 
 A board is derived from the galaxy alone (no randomness, nothing saved): every station
 offers the same seven missions, sized for a starter ship and shaped by its system (the
-ores of its belts, its neighbours with a station):
+ores of its belts, its neighbours with a station); the world's profile scales their
+quantities and rewards (the classic board below; ``smbench`` asks three times the work
+and pays seven times the credits, as the real starter missions do):
 
 - `welcome_to_<station>` (visit): fly to a belt of the system, come back, turn in;
 - `first_haul` (delivery): carry 2 fuel cells to a neighbouring station;
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim.catalog import ITEMS
 from zoea_tui.sim.galaxy import Galaxy, Poi
+from zoea_tui.sim.profiles import CLASSIC, WorldProfile
 
 if TYPE_CHECKING:
     from zoea_tui.sim.players import Player
@@ -47,9 +50,15 @@ def _short(item_id: str) -> str:
     return item_id.removesuffix("_ore")
 
 
-def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
-    """The missions a station offers (templates; `mission_id` is the template id)."""
+def board(galaxy: Galaxy, station: Poi, profile: WorldProfile = CLASSIC) -> list[dict[str, Any]]:
+    """The missions a station offers (templates; `mission_id` is the template id), with
+    the quantities and rewards of the world's profile (the classic board's scaled)."""
     assert station.base is not None
+    need_pct, pay_pct = profile.mission_required_pct, profile.mission_reward_pct
+
+    def units(n: int) -> int:
+        return max(1, n * need_pct // 100)
+
     base = station.base
     system = galaxy.systems[station.system_id]
     belts = [p for p in system.poi_ids if galaxy.pois[p].type == "asteroid_belt"]
@@ -69,7 +78,7 @@ def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
             "issuer_base": base.id,
             "issuer_name": base.name,
             "turn_in_base": target.pop("turn_in_base", base.id),
-            "reward_credits": reward,
+            "reward_credits": reward * pay_pct // 100,
             **target,
         }
 
@@ -95,10 +104,11 @@ def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
                 "first_haul",
                 "delivery",
                 "First Haul",
-                f"Carry 2 Fuel Cells to {dest.name} in {galaxy.systems[dest.system_id].name}.",
+                f"Carry {units(2)} Fuel Cells to {dest.name} in "
+                f"{galaxy.systems[dest.system_id].name}.",
                 150,
                 item_id="fuel_cell",
-                required=2,
+                required=units(2),
                 turn_in_base=dest.base.id,
             )
         )
@@ -107,10 +117,10 @@ def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
             f"{_short(cheap)}_supply_run",
             "delivery",
             f"{ITEMS[cheap].name} Supply Run",
-            f"Bring 10 {ITEMS[cheap].name} to {base.name}.",
+            f"Bring {units(10)} {ITEMS[cheap].name} to {base.name}.",
             10 * ITEMS[cheap].base_price * 2 + 40,
             item_id=cheap,
-            required=10,
+            required=units(10),
         )
     )
     offers.append(
@@ -118,10 +128,11 @@ def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
             f"{_short(middle)}_requisition",
             "mining",
             f"{ITEMS[middle].name} Requisition",
-            f"Mine 15 {ITEMS[middle].name} (you keep the ore), then turn in at {base.name}.",
+            f"Mine {units(15)} {ITEMS[middle].name} (you keep the ore), then turn in at "
+            f"{base.name}.",
             15 * ITEMS[middle].base_price + 80,
             item_id=middle,
-            required=15,
+            required=units(15),
         )
     )
     offers.append(
@@ -129,10 +140,10 @@ def board(galaxy: Galaxy, station: Poi) -> list[dict[str, Any]]:
             f"{_short(dear)}_extraction_contract",
             "delivery",
             f"{ITEMS[dear].name} Extraction Contract",
-            f"Deliver 6 {ITEMS[dear].name} to {base.name}.",
+            f"Deliver {units(6)} {ITEMS[dear].name} to {base.name}.",
             6 * ITEMS[dear].base_price * 2 + 100,
             item_id=dear,
-            required=6,
+            required=units(6),
         )
     )
     for neighbour in neighbours[:1]:

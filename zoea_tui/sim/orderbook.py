@@ -4,8 +4,9 @@ An order is a plain dict on `World.orders`: `{order_id, owner, base_id, side ("b
 "sell"), item_id, price_each, quantity (left), original_quantity, created_tick}`. A sell
 order holds its items in escrow, a buy order its credits. `buy`/`sell` and new orders
 fill against the best opposite player orders first (price, then age), then against the
-station. Every `REGEN_INTERVAL_TICKS` the station's NPC traders take up to `NPC_FLOW`
-units of each resting order priced at least as well as the station's own quote (sell
+station. Every few ticks (the world profile's `npc_flow_every`; 5 in the classic world)
+the station's NPC traders take a few units (`npc_flow_units`; `NPC_FLOW` = 10 classic)
+of each resting order priced at least as well as the station's own quote (sell
 orders at or below its ask, buy orders at or above its bid).
 """
 
@@ -67,7 +68,8 @@ def store(player: Player, base_id: str, item_id: str, quantity: int) -> None:
 def settle(world: World, order: dict[str, Any], quantity: int, price: int) -> None:
     """The owner's side of a fill: a sell order is paid, a buy order receives items.
 
-    A buy order filled below its limit refunds the difference to its owner.
+    A buy order filled below its limit refunds the difference to its owner; what it
+    paid is spent then (credits in escrow are neither earned nor spent).
     """
     owner = world.players[order["owner"]]
     order["quantity"] -= quantity
@@ -79,6 +81,9 @@ def settle(world: World, order: dict[str, Any], quantity: int, price: int) -> No
         store(owner, order["base_id"], order["item_id"], quantity)
         refund = (order["price_each"] - price) * quantity
         owner.credits += refund
+        # Paid now, out of the escrow: spent, as SMBench's server keeps its books (in every
+        # published run, final credits = 100 + credits_earned - credits_spent).
+        owner.stats["credits_spent"] += total
     owner.stats["orders_filled"] += 1
     owner.stats["trades_completed"] += 1
     record_trade(
@@ -184,4 +189,5 @@ def npc_flow(world: World) -> None:
         else:
             fair = order["price_each"] >= base.bid(item)
         if fair:
-            settle(world, order, min(NPC_FLOW, order["quantity"]), order["price_each"])
+            units = world.profile.npc_flow_units
+            settle(world, order, min(units, order["quantity"]), order["price_each"])

@@ -18,6 +18,7 @@ from zoea_tui.sim import missions
 from zoea_tui.sim.catalog import EMPIRES, ORE_IDS, module_def
 from zoea_tui.sim.galaxy import Galaxy
 from zoea_tui.sim.players import Player, Ship
+from zoea_tui.sim.profiles import CLASSIC, WorldProfile
 
 if TYPE_CHECKING:
     from zoea_tui.sim.engine import World
@@ -60,17 +61,21 @@ def _kinds_for(police_level: int) -> list[str]:
     return []
 
 
-def _new_pirate(pirate_id: str, kind: PirateKind, system_id: str, poi_id: str) -> dict[str, Any]:
+def _new_pirate(
+    pirate_id: str, kind: PirateKind, system_id: str, poi_id: str, toughness_pct: int = 100
+) -> dict[str, Any]:
+    hull = kind.hull * toughness_pct // 100
+    shield = kind.shield * toughness_pct // 100
     return {
         "id": pirate_id,
         "name": kind.name,
         "kind": kind.id,
         "system_id": system_id,
         "poi_id": poi_id,
-        "hull": kind.hull,
-        "max_hull": kind.hull,
-        "shield": kind.shield,
-        "max_shield": kind.shield,
+        "hull": hull,
+        "max_hull": hull,
+        "shield": shield,
+        "max_shield": shield,
         "armor": kind.armor,
         "damage": kind.damage,
         "bounty": kind.bounty,
@@ -81,8 +86,9 @@ def _new_pirate(pirate_id: str, kind: PirateKind, system_id: str, poi_id: str) -
     }
 
 
-def spawn_all(galaxy: Galaxy) -> dict[str, dict[str, Any]]:
-    """Every pirate of a galaxy, placed without drawing randomness (ids `pirate_<n>`)."""
+def spawn_all(galaxy: Galaxy, profile: WorldProfile = CLASSIC) -> dict[str, dict[str, Any]]:
+    """Every pirate of a galaxy, placed without drawing randomness (ids `pirate_<n>`),
+    as tough as the world's profile makes them."""
     found: dict[str, dict[str, Any]] = {}
     for system in galaxy.systems.values():
         belts = [p for p in system.poi_ids if galaxy.pois[p].type == "asteroid_belt"]
@@ -91,7 +97,11 @@ def spawn_all(galaxy: Galaxy) -> dict[str, dict[str, Any]]:
         for n, kind_id in enumerate(_kinds_for(system.police_level)):
             pirate_id = f"pirate_{len(found) + 1}"
             found[pirate_id] = _new_pirate(
-                pirate_id, KINDS[kind_id], system.id, belts[n % len(belts)]
+                pirate_id,
+                KINDS[kind_id],
+                system.id,
+                belts[n % len(belts)],
+                profile.pirate_toughness_pct,
             )
     return found
 
@@ -187,7 +197,7 @@ def _loot(world: World, pirate: dict[str, Any]) -> dict[str, int]:
 def destroy_pirate(world: World, pirate: dict[str, Any], player: Player) -> dict[str, Any]:
     """The pirate is destroyed by `player`: bounty, wreck, respawn later."""
     pirate["destroyed"] = True
-    pirate["respawn_tick"] = world.tick + RESPAWN_TICKS
+    pirate["respawn_tick"] = world.tick + world.profile.pirate_respawn_ticks
     pirate["engaged_with"] = []
     wreck = leave_wreck(
         world, pirate["poi_id"], pirate["system_id"], pirate["name"], _loot(world, pirate)
@@ -220,7 +230,9 @@ def destroy_player(world: World, player: Player, pirate: dict[str, Any]) -> None
     if player.username in pirate["engaged_with"]:
         pirate["engaged_with"].remove(player.username)
     home = world.galaxy.arrival_poi(EMPIRES[player.empire].home_system)
-    player.ship = Ship.starter(world.new_hex(128), player.username)
+    player.ship = Ship.of_class(
+        world.profile.starter(player.empire), world.new_hex(128), player.username
+    )
     player.system_id = home.system_id
     player.poi_id = home.id
     player.docked = home.base is not None
@@ -252,6 +264,7 @@ def on_tick(world: World) -> None:
                     hull=pirate["max_hull"],
                     shield=pirate["max_shield"],
                     engaged_with=[],
+                    life=pirate.get("life", 0) + 1,
                 )
             continue
         pirate["shield"] = min(pirate["max_shield"], pirate["shield"] + SHIELD_RECHARGE_PIRATE)

@@ -126,6 +126,9 @@ class Player:
     log: list[LogEntry] = field(default_factory=list)
     notifications: list[dict[str, Any]] = field(default_factory=list)
     missions: list[dict[str, Any]] = field(default_factory=list)
+    #: Missions completed, as ``issuer_base:template_id`` (boards that do not repeat
+    #: missions leave them out).
+    missions_done: list[str] = field(default_factory=list)
     storage: dict[str, dict[str, int]] = field(default_factory=dict)
     hangar: list[dict[str, Any]] = field(default_factory=list)
     trade_log: list[dict[str, Any]] = field(default_factory=list)

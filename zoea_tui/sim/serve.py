@@ -1,4 +1,6 @@
-"""Serving the embedded world over Streamable HTTP (``zoea sim serve``, tests)."""
+"""Serving the embedded world over HTTP (``zoea sim serve``, tests): MCP at ``/mcp`` and,
+in the same app on the same world, SpaceMolt's HTTP API at ``/api/v2`` (and ``/api/v1``)
+with SMBench's admin endpoints."""
 
 from __future__ import annotations
 
@@ -6,12 +8,19 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 from collections.abc import AsyncIterator
 
 import uvicorn
 
+from .admin_api import AdminApi
+from .api_sessions import ApiSessions, ApiSettings
 from .host import WorldHost
+from .http_api import HttpApi
 from .mcp_server import MCP_PATH, ToolHost, http_app
+
+#: Where the HTTP API is served (SpaceMolt's client's base URL).
+API_PATH = "/api/v2"
 
 log = logging.getLogger(__name__)
 
@@ -19,14 +28,33 @@ log = logging.getLogger(__name__)
 class HttpWorldServer:
     """A uvicorn server for one host, started and stopped inside the running loop.
 
-    ``port=0`` picks a free port; :attr:`url` tells which after :meth:`start`.
+    ``port=0`` picks a free port; :attr:`url` tells which after :meth:`start`. Given
+    ``api`` (its settings: the admin token, the wall clock, the session ids), a
+    :class:`WorldHost` is also served as the HTTP API.
     """
 
-    def __init__(self, host: ToolHost, *, bind: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        host: ToolHost,
+        *,
+        bind: str = "127.0.0.1",
+        port: int = 0,
+        api: ApiSettings | None = None,
+    ) -> None:
         self.host = host
         self.bind = bind
+        self.api: ApiSettings | None = None
+        self.sessions: ApiSessions | None = None
+        routes = None
+        if api is not None:
+            if not isinstance(host, WorldHost):
+                raise TypeError("the HTTP API serves a WorldHost")
+            self.api = api
+            self.sessions = ApiSessions(api)
+            admin = AdminApi(host, self.sessions, self.api.admin_token)
+            routes = admin.routes() + HttpApi(host, self.sessions).routes()
         config = uvicorn.Config(
-            http_app(host, bind_host=bind),
+            http_app(host, bind_host=bind, routes=routes),
             host=bind,
             port=port,
             log_level="warning",
@@ -43,9 +71,22 @@ class HttpWorldServer:
         """The MCP endpoint, e.g. ``http://127.0.0.1:8765/mcp``."""
         return f"http://{self.bind}:{self.port}{MCP_PATH}"
 
+    @property
+    def base_url(self) -> str:
+        """The server's root, e.g. ``http://127.0.0.1:8765`` (SMBench's ``server.url``)."""
+        return f"http://{self.bind}:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        """The HTTP API's base, e.g. ``http://127.0.0.1:8765/api/v2``."""
+        return f"{self.base_url}{API_PATH}"
+
     async def start(self) -> None:
         """Bind and serve in the background; return once accepting connections."""
-        self._task = asyncio.create_task(self._server.serve(), name="world-http")
+        # Bound here rather than by uvicorn, which on a port in use logs and exits the
+        # process: the caller gets the OSError and says it in one line.
+        listening = _bound_socket(self.bind, self.port)
+        self._task = asyncio.create_task(self._server.serve([listening]), name="world-http")
         while not self._server.started:
             if self._task.done():
                 self._task.result()  # raises the bind error
@@ -76,25 +117,42 @@ class HttpWorldServer:
         await self.stop()
 
 
+def _bound_socket(bind: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``bind:port`` (``OSError`` when the port is taken)."""
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((bind, port))
+    except OSError:
+        sock.close()
+        raise
+    return sock
+
+
 @contextlib.asynccontextmanager
 async def serving(
-    host: WorldHost, *, bind: str = "127.0.0.1", port: int = 0
+    host: WorldHost, *, bind: str = "127.0.0.1", port: int = 0, api: ApiSettings | None = None
 ) -> AsyncIterator[HttpWorldServer]:
     """Run the world's clock and its HTTP server together."""
-    async with host, HttpWorldServer(host, bind=bind, port=port) as server:
+    async with host, HttpWorldServer(host, bind=bind, port=port, api=api) as server:
         yield server
 
 
-async def serve_forever(host: WorldHost, *, bind: str, port: int) -> None:
+async def serve_forever(host: WorldHost, *, bind: str, port: int, api: ApiSettings) -> None:
     """``zoea sim serve``: serve until SIGINT/SIGTERM, then save the world."""
     # uvicorn catches the signal, stops, then raises it again once its own handlers are
     # removed; a quiet handler of ours turns that second delivery into a clean return.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: None)
-    async with serving(host, bind=bind, port=port) as server:
+    async with serving(host, bind=bind, port=port, api=api) as server:
+        assert server.api is not None
         print(
             f"SpaceMolt embedded world (seed {host.world.seed}, tick "
             f"{host.tick_seconds:g} s) serving MCP at {server.url}",
+            f"  HTTP API (SpaceMolt's client: --url): {server.api_url}",
+            f"  SMBench server.url: {server.base_url}  admin_token: {server.api.admin_token}",
+            sep="\n",
             flush=True,
         )
         await server.wait()

@@ -16,14 +16,19 @@ The same counters are in the game itself: `get_status` → `player.stats` and
 Fields of `PlayerStats`:
 
 - identity and wallet: `player_id`, `username`, `tick` (the world clock when read),
-  `credits` (now; SMBench's `final_credits`), `credits_earned` (every credit received:
-  station sales, filled sell orders, mission rewards, pirate bounties), `credits_spent`;
+  `credits` (now; SMBench's `final_credits`), `credits_earned` (every credit received,
+  gross: station sales, filled sell orders, mission rewards, pirate bounties),
+  `credits_spent` (every credit paid: station buys, filled buy orders, fuel, repairs,
+  ships); so `credits` = starting credits + `credits_earned` - `credits_spent` - the
+  credits held in escrow by resting buy orders, the books SMBench's server keeps (in every
+  published run, final credits = 100 + credits_earned - credits_spent);
 - mining and trade: `ore_mined`, `ore_sold` (units), `trades_completed` (station buys and
   sells, plus order fills), `orders_created`, `orders_filled` (fills of the player's
   standing exchange orders);
 - exploration: `systems_explored` (distinct systems reached by jump, the start system
   excluded), `systems_visited` (distinct systems seen, the start system included);
-- combat: `pirates_engaged` (distinct pirates attacked), `pirates_destroyed`,
+- combat: `pirates_engaged` (distinct pirates attacked; a pirate back after being
+  destroyed is a new one, so it is never below `pirates_destroyed`), `pirates_destroyed`,
   `ships_lost`, `damage_dealt`, `damage_taken`, `bounties_earned` (credits),
   `weapons_installed`, `defenses_installed` (modules fitted now);
 - missions: `missions_accepted`, `missions_completed`, `missions_abandoned`,

@@ -5,6 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+#: The HTTP API v2 groups the commands into tools as the real server does; a command's
+#: group comes from its category unless its spec names one (``ToolSpec.group``).
+#: ``spacemolt_auth`` and ``spacemolt_social`` are the groups SpaceMolt's own client
+#: calls by name; ``spacemolt`` holds the rest of the everyday game.
+CATEGORY_GROUPS: dict[str, str] = {
+    "auth": "spacemolt_auth",
+    "social": "spacemolt_social",
+    "captains_log": "spacemolt_social",
+    "forum": "spacemolt_social",
+    "market": "spacemolt_market",
+    "ships": "spacemolt_ship",
+    "storage": "spacemolt_storage",
+}
+#: The group of every category not named above.
+DEFAULT_GROUP = "spacemolt"
+
 SESSION_ID_PROPERTY: dict[str, str] = {
     "type": "string",
     "description": "Your session ID from login/register",
@@ -19,6 +35,8 @@ class ToolSpec:
     are refused while in transit; `strict` commands answer a missing required argument
     with `invalid_payload` naming any unknown arguments, as the real server does for
     movement commands (others ignore unknown arguments, also like the real server).
+    `group` places the command in the HTTP API v2 where the real server has it, when its
+    category's group (`CATEGORY_GROUPS`) would not.
     """
 
     name: str
@@ -31,6 +49,12 @@ class ToolSpec:
     needs_position: bool = False
     strict: bool = False
     example: str = ""
+    group: str = ""
+
+    @property
+    def api_group(self) -> str:
+        """The HTTP API v2 tool this command is an action of (`/api/v2/{group}/{name}`)."""
+        return self.group or CATEGORY_GROUPS.get(self.category, DEFAULT_GROUP)
 
     def input_schema(self) -> dict[str, Any]:
         """The JSON Schema of the arguments (authenticated tools accept `session_id`)."""

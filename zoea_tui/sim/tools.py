@@ -168,6 +168,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         },
         ("item_id", "quantity"),
         mutation=True,
+        group="spacemolt",
     ),
     ToolSpec(
         "buy",
@@ -179,6 +180,7 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         },
         ("item_id", "quantity"),
         mutation=True,
+        group="spacemolt",
     ),
     ToolSpec(
         "chat",

@@ -16,6 +16,7 @@ COMBAT_SPECS: tuple[ToolSpec, ...] = (
         {"module_id": _MODULE},
         ("module_id",),
         mutation=True,
+        group="spacemolt",
     ),
     ToolSpec(
         "uninstall_mod",
@@ -24,6 +25,7 @@ COMBAT_SPECS: tuple[ToolSpec, ...] = (
         {"module_id": _MODULE},
         ("module_id",),
         mutation=True,
+        group="spacemolt",
     ),
     ToolSpec(
         "attack",
@@ -42,7 +44,13 @@ COMBAT_SPECS: tuple[ToolSpec, ...] = (
         ("target_id",),
         mutation=True,
     ),
-    ToolSpec("get_wrecks", "combat", "Wrecks at your POI and their loot.", needs_position=True),
+    ToolSpec(
+        "get_wrecks",
+        "combat",
+        "Wrecks at your POI and their loot.",
+        needs_position=True,
+        group="spacemolt_salvage",
+    ),
     ToolSpec(
         "loot_wreck",
         "combat",
@@ -53,6 +61,7 @@ COMBAT_SPECS: tuple[ToolSpec, ...] = (
             "quantity": integer_arg("At most this many", minimum=1),
         },
         mutation=True,
+        group="spacemolt_salvage",
     ),
     ToolSpec(
         "salvage_wreck",
@@ -60,6 +69,7 @@ COMBAT_SPECS: tuple[ToolSpec, ...] = (
         "Break a wreck at your POI down into steel plates; the wreck is gone.",
         {"wreck_id": _WRECK},
         mutation=True,
+        group="spacemolt_salvage",
     ),
     ToolSpec(
         "jettison",

@@ -108,6 +108,7 @@ ECONOMY_SPECS: tuple[ToolSpec, ...] = (
         "market",
         "Your recent trades and order fills, and pending trade offers.",
         {"base_id": string_arg("Ignored; kept for compatibility")},
+        group="spacemolt_transfer",
     ),
     ToolSpec(
         "view_storage",

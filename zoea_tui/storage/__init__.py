@@ -1,13 +1,13 @@
 """The SQLite store (aiosqlite); schema and migrations come from ``store/``."""
 
 from .errors import StoreError
+from .search import SearchHit
 from .store import (
     Account,
     Broadcast,
     MysisRecord,
     NewMemory,
     RequestRecord,
-    SearchHit,
     Store,
 )
 

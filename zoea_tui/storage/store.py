@@ -45,6 +45,7 @@ from .request_log import (
     shape_ids,
     text_hash,
 )
+from .search import SEARCH_TEXT_LIMIT, SearchHit, search_broadcasts, search_memories
 
 #: Most memories loaded after the latest summary by the ``summarize`` strategy;
 #: far more than any threshold lets accumulate, but a fixed bound on the read.
@@ -131,31 +132,6 @@ class Broadcast:
     sender_id: str | None
     content: str
     created_at: float
-    game_tick: int | None = None
-
-
-#: Characters of each search hit's text read with it (the start of the text).
-SEARCH_TEXT_LIMIT = 4000
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One search result, with a snippet around the match.
-
-    ``text`` is the start of the searched text (the memory's ``content`` or
-    ``reasoning``, the broadcast's content), at most the search's ``text_limit``
-    characters; ``text_chars`` is that text's whole length.
-    """
-
-    memory_id: int
-    role: str
-    source: str
-    tool_name: str | None
-    snippet: str
-    created_at: float
-    extra: dict[str, Any] = field(default_factory=dict)
-    text: str = ""
-    text_chars: int = 0
     game_tick: int | None = None
 
 
@@ -267,25 +243,6 @@ def _fts_query(text: str) -> str:
     """A user's words as an FTS5 query: every word must match (prefixes allowed)."""
     words = re.findall(r"\w+", text, flags=re.UNICODE)
     return " ".join(f'"{w}"*' for w in words)
-
-
-def _search_hit(
-    row: Sequence[Any], *, text_at: int, extra: dict[str, Any] | None = None
-) -> SearchHit:
-    """A search's row as its hit: the six columns every search selects first, then the
-    text, its whole length and the game tick from column ``text_at``."""
-    return SearchHit(
-        row[0],
-        row[1],
-        row[2],
-        row[3],
-        row[4],
-        row[5],
-        extra=extra or {},
-        text=row[text_at],
-        text_chars=row[text_at + 1],
-        game_tick=row[text_at + 2],
-    )
 
 
 def request_from_row(row: Sequence[Any], shapes: Mapping[int, str]) -> RequestRecord:
@@ -1082,49 +1039,38 @@ class Store:
         limit: int = 20,
         field: str = "content",
         text_limit: int = SEARCH_TEXT_LIMIT,
+        exact: bool = False,
     ) -> list[SearchHit]:
-        """Ranked, case-insensitive full-text search of one Mysis's memories.
+        """Ranked, case-insensitive substring search of one Mysis's memories
+        (``storage/search.py``; ``exact``: the whole query, case-sensitive).
 
         ``field`` is ``content`` or ``reasoning``; each hit carries the start of
         that field (at most ``text_limit`` characters) and its whole length.
         """
         if field not in ("content", "reasoning"):
             raise StoreError(f"cannot search {field!r}")
-        match = _fts_query(query)
-        if not match:
-            return []
-        column = 0 if field == "content" else 1
-        sql = (
-            "SELECT m.id, m.role, m.source, m.tool_name, "
-            f"snippet(memories_fts, {column}, '[', ']', ' … ', 24), m.created_at, "
-            f"substr(m.{field}, 1, ?), length(m.{field}), m.game_tick "
-            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            "WHERE memories_fts MATCH ? AND m.mysis_id = ? "
-            "ORDER BY bm25(memories_fts) LIMIT ?"
+        return await search_memories(
+            self.fetch_all,
+            mysis_id,
+            query,
+            limit=limit,
+            field=field,
+            text_limit=text_limit,
+            exact=exact,
         )
-        target = f"{field} : ({match})"
-        params = (max(text_limit, 0), target, mysis_id, min(max(limit, 1), 100))
-        return [_search_hit(row, text_at=6) for row in await self.fetch_all(sql, params)]
 
     async def search_broadcasts(
-        self, query: str, *, limit: int = 20, text_limit: int = SEARCH_TEXT_LIMIT
+        self,
+        query: str,
+        *,
+        limit: int = 20,
+        text_limit: int = SEARCH_TEXT_LIMIT,
+        exact: bool = False,
     ) -> list[SearchHit]:
-        """Ranked full-text search of every broadcast (with the start of each)."""
-        match = _fts_query(query)
-        if not match:
-            return []
-        sql = (
-            "SELECT b.id, 'user', 'broadcast', NULL, "
-            "snippet(broadcasts_fts, 0, '[', ']', ' … ', 24), b.created_at, b.sender_id, "
-            "substr(b.content, 1, ?), length(b.content), b.game_tick "
-            "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
-            "WHERE broadcasts_fts MATCH ? ORDER BY bm25(broadcasts_fts) LIMIT ?"
+        """Ranked substring search of every broadcast (with the start of each)."""
+        return await search_broadcasts(
+            self.fetch_all, query, limit=limit, text_limit=text_limit, exact=exact
         )
-        params = (max(text_limit, 0), match, min(max(limit, 1), 100))
-        return [
-            _search_hit(row, text_at=7, extra={"sender_id": row[6]})
-            for row in await self.fetch_all(sql, params)
-        ]
 
     async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
         """One memory of this Mysis, whole (None: no such memory, or another's)."""
@@ -1491,8 +1437,10 @@ class Store:
         scenario: str | None = None,
         strategy: str | None = None,
         provider: str | None = None,
+        batch_id: int | None = None,
     ) -> list[ArenaRunRecord]:
-        """Stored runs, oldest first, optionally of one scenario id, strategy or provider."""
+        """Stored runs, oldest first, optionally of one scenario id, strategy, provider or
+        batch."""
         sql = (
             "SELECT r.batch_id, b.created_at, b.provider, r.scenario, r.strategy, r.seed, "
             "r.score, r.passed, r.metrics, r.tokens_in, r.tokens_out, r.uncached_tokens, "
@@ -1504,6 +1452,7 @@ class Store:
             ("r.scenario", scenario),
             ("r.strategy", strategy),
             ("b.provider", provider),
+            ("r.batch_id", batch_id),
         ):
             if value is not None:
                 sql += f" AND {column} = ?"

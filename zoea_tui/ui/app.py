@@ -31,7 +31,7 @@ from textual.theme import Theme
 from textual.timer import Timer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from ..config import Config
+from ..config import Config, ProviderConfig
 from ..orchestrator.events import (
     ErrorRaised,
     Event,
@@ -65,7 +65,9 @@ from .widgets.status_bar import SwarmStatus
 
 if TYPE_CHECKING:
     # The engine is imported when it opens, after the first paint (see run_app).
+    from ..config.edit import ProviderPlan
     from ..orchestrator.commander import Commander
+    from ..providers.probe import ProbeReport
     from .screens.search import SearchScreen
 
 log = logging.getLogger(__name__)
@@ -104,6 +106,7 @@ ENGINE_ACTIONS = frozenset(
         "preview",
         "search",
         "requests",
+        "add_provider",
     }
 )
 
@@ -126,6 +129,7 @@ class ZoeaApp(OpaqueScreensApp):
         Binding("p", "preview", "Context"),
         Binding("slash", "search", "Search", show=False),
         Binding("x", "requests", "Requests", show=False),
+        Binding("a", "add_provider", "Add provider", show=False),
         Binding("question_mark", "help", "Help"),
         Binding("A", "arena", "Arena", show=False),
         Binding("q", "quit", "Quit"),
@@ -573,7 +577,7 @@ class ZoeaApp(OpaqueScreensApp):
             self.select_on_dashboard(view.id)
             return None
 
-        self.push_screen(NewMysisScreen(self._choices(), create))
+        self.push_screen(NewMysisScreen(self._choices(), create, list_models=commander.list_models))
 
     def action_configure(self) -> None:
         """The configure form for the selected or focused Mysis."""
@@ -596,7 +600,55 @@ class ZoeaApp(OpaqueScreensApp):
             self.say(f"{new.name}: {new.provider_label} · {new.strategy}")
             return None
 
-        self.push_screen(ConfigureScreen(self._choices(view), configure, subject=view.name))
+        self.push_screen(
+            ConfigureScreen(
+                self._choices(view),
+                configure,
+                subject=view.name,
+                list_models=commander.list_models,
+            )
+        )
+
+    def action_add_provider(self) -> None:
+        """Add a provider: probed, then saved to the config file after its diff is shown."""
+        from .screens.add_provider import AddProviderScreen, ProviderActions
+
+        commander = self.commander
+        if commander is None:
+            return
+
+        async def probe(provider: ProviderConfig) -> ProbeReport:
+            return await commander.probe(provider)
+
+        async def plan(provider: ProviderConfig, report: ProbeReport) -> ProviderPlan:
+            from ..config import default_config_path
+            from ..config.edit import plan_provider
+
+            config = commander.config
+            models: dict[str, str] = {}
+            if config.source is None:  # a new file silences the conventions: keep theirs
+                for name, found in config.providers.items():
+                    if found.origin and not found.model:
+                        listed = await commander.list_models(name)
+                        models[name] = listed[0] if listed else ""
+            path = config.source or default_config_path()
+            comment = f"added from zoea: {report.summary()}"
+            return await asyncio.to_thread(
+                plan_provider, config, provider, path, comment=comment, convention_models=models
+            )
+
+        async def commit(plan: ProviderPlan) -> None:
+            from ..config.edit import write_plan
+
+            await asyncio.to_thread(write_plan, plan)
+            commander.add_provider(plan.provider, source=plan.path)
+            self.windows[plan.provider.name] = plan.provider.context_window
+            self.say(
+                f"provider {plan.provider.name} saved to {plan.path}: "
+                "press n for a Mysis on it, or c to move one"
+            )
+
+        self.push_screen(AddProviderScreen(ProviderActions(probe, plan, commit)))
 
     def action_relaunch(self) -> None:
         """Start the Mysis again (idle, stopped or errored)."""
@@ -686,8 +738,18 @@ class ZoeaApp(OpaqueScreensApp):
             self.push_screen(InspectorScreen(view.id, view.name))
 
     def action_help(self) -> None:
-        """Every key."""
-        self.push_screen(HelpScreen())
+        """Every key, and where the providers come from."""
+        import os
+
+        from ..config import conventions_note
+
+        commander = self.commander
+        if commander is None:
+            self.push_screen(HelpScreen())
+            return
+        config = commander.config
+        rows = [(name, describe_provider(p)) for name, p in config.providers.items()]
+        self.push_screen(HelpScreen(rows, conventions_note(config, os.environ)))
 
     async def action_quit(self) -> None:
         """Quit; asks first while Myses are running."""
@@ -801,6 +863,11 @@ class ZoeaApp(OpaqueScreensApp):
                 "c · provider, model, strategy of the selected Mysis",
                 self.action_configure,
             ),
+            (
+                "Add a provider",
+                "a · type, endpoint, model, key variable; probed, then saved to the config file",
+                self.action_add_provider,
+            ),
             ("Relaunch", "r · start the selected Mysis again", self.action_relaunch),
             ("Stop", "s · stop the selected Mysis", self.action_stop),
             ("Delete", "d · delete the selected Mysis (asks first)", self.action_delete),
@@ -846,6 +913,18 @@ def quiet_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
+
+
+def describe_provider(provider: ProviderConfig) -> str:
+    """A provider in one line: its type, where it is, its model, and where it comes from."""
+    if provider.type == "autopilot":
+        what = "the built-in rule-based pilot (no model)"
+    elif provider.type == "local":
+        what = f"in-process llama.cpp · {provider.model}"
+    else:
+        model = provider.model or "the first model the server lists"
+        what = f"{provider.type} · {provider.endpoint} · {model}"
+    return what + (f" · from {provider.origin}" if provider.origin else "")
 
 
 def run_app(config: Config, db_path: Path, *, debug: bool = False) -> int:

@@ -11,6 +11,11 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("b", "broadcast an order to every idle or running Mysis"),
             ("n", "new Mysis: name, provider, model, strategy"),
             ("c", "configure the Mysis: provider, model, strategy"),
+            (
+                "a",
+                "add a provider: type, endpoint, model, key variable; probed, then saved to "
+                "the config file (its diff shown first)",
+            ),
             ("r", "relaunch (start) the Mysis"),
             ("s", "stop the Mysis (it stays stopped across restarts)"),
             ("d", "delete the Mysis and its memories (asks first)"),
@@ -70,6 +75,7 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         "Search",
         (
             ("↓", "from the words to the hits (best first)"),
+            ("↑ ↓  pgup pgdn  home end", "move among the hits"),
             ("enter  click", "open the conversation at the hit"),
             ("esc", "close"),
         ),
@@ -82,6 +88,20 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         ),
     ),
     (
+        "Arena",
+        (
+            ("ctrl+r", "run the chosen scenarios"),
+            ("esc", "back"),
+        ),
+    ),
+    (
+        "Questions",
+        (
+            ("y", "yes"),
+            ("n  esc", "no"),
+        ),
+    ),
+    (
         "Forms and input bar",
         (
             ("tab  shift+tab", "next or previous field"),
@@ -89,5 +109,9 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ("↑ ↓", "earlier messages and broadcasts (input history)"),
             ("esc", "cancel"),
         ),
+    ),
+    (
+        "This help",
+        (("esc  ?  q", "close it"),),
     ),
 )

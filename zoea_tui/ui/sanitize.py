@@ -4,7 +4,9 @@ Everything shown that did not come from this package goes through :func:`clean` 
 escape sequences, control characters and bidirectional overrides removed) and is then wrapped
 in a :class:`rich.text.Text` or :class:`textual.content.Content`, never parsed as markup.
 Long text is cut with :func:`clip` before it is cleaned, so a 2 MB tool result costs a few
-kilobytes of work.
+kilobytes of work. The value of every secret's field (a password, a session id, a token)
+is masked on the way (``core/redaction.py``): a screenshot or a screen share shows that
+a secret is kept, never its value.
 """
 
 from __future__ import annotations
@@ -13,9 +15,16 @@ from dataclasses import dataclass
 
 from rich.text import Text
 
-from ..core.terminal_text import clean
+from ..core.redaction import mask_text
+from ..core.terminal_text import clean as clean_terminal_text
 
 __all__ = ["Clipped", "clean", "clip", "one_line"]
+
+
+def clean(text: object) -> str:
+    """Untrusted text safe to show: no terminal escapes or control characters, no
+    secret's value."""
+    return mask_text(clean_terminal_text(text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,30 +13,29 @@ from ..turns import current_turn, opening_slot
 def loop_slice(history: History, settings: ComposeSettings) -> Selection:
     """The loop slice, in its order: system, turn start, latest tool loop.
 
-    The turn start is the most recent prompt source of the current turn
-    (commander direct message, commander broadcast or swarm broadcast), else what
-    opened the turn: its prompt, or the exact nudge text the model received. Then
-    the latest tool loop: the newest tool call message and its results.
+    The turn start is, as seed 000 writes it, the most recent prompt in the scan
+    window (a commander direct message, a commander broadcast or a swarm broadcast;
+    most recent wins), whichever turn it opened: a nudge does not hide an order that
+    is still in the window. Only without a prompt in the window does a nudge stand in:
+    the exact text the turn's nudge gave the model, else the synthetic nudge at the
+    current encouragement level. Then the latest tool loop: the newest tool call
+    message and its results, as stored.
     """
     window = history.window
     selection = Selection(
         default_drop_reason="loop slice keeps only the turn start and the latest tool loop"
     )
     turn = current_turn(history, settings)
-    prompt = select_prompt_source([m for m in window if m.id >= turn.first_memory_id])
-    start = (
-        replace(
-            keep(prompt, pinned=True, reason=f"turn start ({prompt.source})"),
+    prompt = select_prompt_source(window)
+    if prompt is not None:
+        start = replace(
+            keep(prompt, pinned=True, reason=f"turn start: the latest prompt ({prompt.source})"),
             opens=prompt.id if prompt.id == turn.first_memory_id else None,
         )
-        if prompt is not None
-        else opening_slot(history, turn)
-    )
-    if start is None and history.latest_prompt is not None:
-        start = keep(history.latest_prompt, pinned=True, reason="latest prompt")
-    selection.slots.append(
-        start if start is not None else nudge(settings.nudge_level, "no prompt source")
-    )
+    else:
+        opening = opening_slot(history, turn) if turn.synthetic else None
+        start = opening or nudge(settings.nudge_level, "no prompt in the window")
+    selection.slots.append(start)
     selection.slots.extend(
         keep(m, reason="latest tool loop") for m in extract_latest_tool_loop(window)
     )

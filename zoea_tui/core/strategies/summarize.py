@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import prompts
-from ..composition import ComposeSettings, History
+from ..composition import ComposeSettings, History, SummaryGauge
 from ..selection import Selection, keep
-from ..tokens import MESSAGE_OVERHEAD, count_tokens
+from ..tokens import MESSAGE_OVERHEAD, count_tokens, truncate_to_tokens
 from ..turns import place_openings, turns_in_view
 
 
@@ -38,37 +38,116 @@ def summarize(history: History, settings: ComposeSettings) -> Selection:
     return selection
 
 
-def estimated_tokens(history: History) -> int:
-    """A quick estimate of the summarize request before any capping."""
+#: Fewest tokens a summary is cut to, however tight the threshold.
+SUMMARY_MIN_TOKENS = 200
+#: Most tokens of the last request quoted after a summary.
+LAST_REQUEST_MAX_TOKENS = 300
+#: Summaries pause when the request right after one takes this share of the trigger.
+PAUSE_SHARE = 0.75
+
+
+def estimated_tokens(history: History, settings: ComposeSettings | None = None) -> int:
+    """A quick estimate of the summarize request: the system prompt, the tools, the latest
+    summary and every memory after it (each tool result at most its cap in the request)."""
     memories = history.since_summary if history.since_summary is not None else history.window
-    total = count_tokens(history.system_template)
+    cap = settings.tool_result_max_tokens if settings is not None else None
+    total = _floor(history, settings)
     for memory in memories:
-        total += MESSAGE_OVERHEAD + (memory.tokens or count_tokens(memory.content))
+        tokens = memory.tokens or count_tokens(memory.content)
+        if cap is not None and memory.role == "tool":
+            tokens = min(tokens, cap)
+        total += MESSAGE_OVERHEAD + tokens
         total += sum(count_tokens(c.arguments) + 4 for c in memory.tool_calls)
+    return total
+
+
+def _floor(history: History, settings: ComposeSettings | None) -> int:
+    """The system prompt, the tools and the latest summary: what a summary cannot remove."""
+    total = count_tokens(history.system_template)
+    total += settings.tools_tokens if settings is not None else 0
     if history.latest_summary is not None:
         total += MESSAGE_OVERHEAD + count_tokens(history.latest_summary.content)
     return total
 
 
-def needs_summary(history: History, settings: ComposeSettings) -> bool:
-    """True when the request would pass the threshold (or the model's budget).
+def summary_trigger(settings: ComposeSettings) -> tuple[int, str]:
+    """The tokens at which a summary is due, and what sets them (0: summaries are off).
 
-    A threshold of 0 disables summaries (the budget still caps the request).
-    Memories after the summary must exist, so a summary is never summarised
-    again on its own (no compaction loop).
+    The configured ``summarize_threshold``, or the model's budget (its context window
+    less the reserve for the answer) when that is smaller, as it is by default.
     """
     if settings.summarize_threshold <= 0:
-        return False
+        return 0, "summarize_threshold = 0"
+    budget = settings.estimate_budget
+    if budget < settings.summarize_threshold:
+        return budget, (
+            f"the context window {settings.context_window:,} less {settings.reserve_tokens:,} "
+            "for the answer"
+        )
+    return settings.summarize_threshold, "summarize_threshold"
+
+
+def summary_gauge(history: History, settings: ComposeSettings) -> SummaryGauge:
+    """Where the request stands against the summary trigger, and whether summaries are
+    paused (docs/CONTEXT.md, 'summarize')."""
+    trigger, basis = summary_trigger(settings)
     memories = history.since_summary if history.since_summary is not None else history.window
-    if not memories:
-        return False
-    trigger = min(settings.summarize_threshold, settings.estimate_budget)
-    return estimated_tokens(history) > trigger
+    summary = history.latest_summary
+    floor = _floor(history, settings) if summary is not None else None
+    paused = None
+    if trigger > 0 and floor is not None and floor >= PAUSE_SHARE * trigger:
+        paused = (
+            (
+                f"the request right after summary #{summary.id} already takes ~{floor:,} tok "
+                f"({floor / trigger:.0%} of {trigger:,}), so another summary cannot make room; "
+                "raise summarize_threshold or the model's context_window, or pick another strategy"
+            )
+            if summary is not None
+            else None
+        )
+    return SummaryGauge(
+        tokens=estimated_tokens(history, settings),
+        trigger=trigger,
+        basis=basis,
+        floor=floor,
+        summary_id=summary.id if summary is not None else None,
+        paused=paused,
+        pending=len(memories),
+    )
 
 
-def summary_content(summary_text: str, last_request: str) -> str:
-    """The stored text of a summary memory (docs/CONTEXT.md, 'summarize')."""
-    text = prompts.SUMMARY_HEADER + summary_text.strip()
-    if last_request.strip():
-        text += "\n\n" + prompts.LAST_REQUEST_PREFIX + last_request.strip()
+def needs_summary(history: History, settings: ComposeSettings) -> bool:
+    """True when the request reaches the trigger (``>=``, seed 003) and a summary can help.
+
+    A threshold of 0 disables summaries (the budget still caps the request). Memories
+    after the summary must exist, so a summary is never summarised again on its own;
+    and summaries pause when the latest one left no room (see :class:`SummaryGauge`):
+    never a summary per memory.
+    """
+    return summary_gauge(history, settings).due
+
+
+def summary_max_tokens(history: History, settings: ComposeSettings) -> int:
+    """Most tokens a new summary may take: the request right after it should use at most
+    half the trigger, so the next summary is due only after as much again of play."""
+    trigger, _ = summary_trigger(settings)
+    room = trigger // 2 - count_tokens(history.system_template) - settings.tools_tokens
+    room -= 2 * MESSAGE_OVERHEAD + count_tokens(prompts.SUMMARY_HEADER) + LAST_REQUEST_MAX_TOKENS
+    return max(room, SUMMARY_MIN_TOKENS)
+
+
+def summary_content(summary_text: str, last_request: str, max_tokens: int | None = None) -> str:
+    """The stored text of a summary memory (docs/CONTEXT.md, 'summarize'), the summary cut
+    to ``max_tokens`` when it is longer (with a line saying so)."""
+    body = summary_text.strip()
+    if max_tokens is not None and count_tokens(body) > max_tokens:
+        notice = prompts.SUMMARY_SHORTENED
+        body = truncate_to_tokens(body, max(max_tokens - count_tokens(notice), 16)).rstrip()
+        body += "\n" + notice
+    text = prompts.SUMMARY_HEADER + body
+    last = last_request.strip()
+    if last:
+        if count_tokens(last) > LAST_REQUEST_MAX_TOKENS:
+            last = truncate_to_tokens(last, LAST_REQUEST_MAX_TOKENS).rstrip() + "…"
+        text += "\n\n" + prompts.LAST_REQUEST_PREFIX + last
     return text

@@ -9,20 +9,19 @@ captain's log). When a fact it needs is missing it asks a snapshot tool or
 the search tool, as a model would. A call that already failed this turn is
 never repeated: the turn ends with a text instead.
 
-It plays in turns, as a model does. A turn pursues one goal, the one its
-situation at the turn's start calls for: the commander's order, else filling
-the hold at a belt, else selling (and refuelling, repairing) at the station,
-else the account at the very start. The goal is read back from the turn's
-own results (what it mined, sold, registered), so the answer stays a pure
-function of the messages. When the goal is reached, the turn sets course for
-where the next goal is pursued (the trip runs while the Mysis waits between
-turns) and ends with a one-line text: what the turn did, then credits, cargo
-and location. A turn also ends, with that line, when it cannot progress (a
-timing refusal, a trip under way, a call that failed, nothing left to mine)
-and after :data:`MAX_TURN_ROUNDS` rounds of calls, so that it ends before the
-orchestrator's round limit. A text is only an end when the autopilot sees its
-own turns (else the same request would come back and get the same text): it
-then plays on, as it always did.
+It plays in turns, as a model does, and keeps a turn going while it has a next step
+it can take itself: the mining loop goes on through whole cycles (mine until the hold
+is full, fly to the station, sell, refuel, fly back) and on to the next one, as a model
+keeping at its mission does. A turn ends, with a one-line text (what the turn did, why
+it stops, then credits, cargo and location), where a model would end it: an answer to
+the commander (a report, a hold, a destination it cannot find), a decision it cannot
+take alone (an account that will not log in, no station or belt it knows), when it
+cannot progress (a timing refusal, a trip under way, a call that failed this turn),
+and one round before the runtime's round limit of a turn (``max_rounds``, from the
+request's settings). What the turn did is read back from its own results (what it
+mined, sold, registered), so the answer stays a pure function of the messages. A text
+is only an end when the autopilot sees its own turns (else the same request would come
+back and get the same text): it then plays on, as it always did.
 """
 
 from __future__ import annotations
@@ -57,9 +56,9 @@ REPAIR_PRICE_GUESS = 5
 FUEL_PRICE_GUESS = 1
 DEFAULT_EMPIRE = "solarian"
 SEARCH_LIMIT = 5
-#: Rounds of calls after which a turn reports and ends: the orchestrator's default round
-#: limit is 10, so the tenth answer is the text that ends the turn.
-MAX_TURN_ROUNDS = 9
+#: The runtime's round limit of a turn when the request does not say (its default): the
+#: pilot's last answer of a turn is the text that ends it, one round before the limit.
+DEFAULT_TURN_ROUNDS = 10
 #: Results that are progress toward a turn's goal.
 _PROGRESS = frozenset({"mine", "sell", "refuel", "repair", "register"})
 
@@ -136,8 +135,17 @@ def direct_names(tools: Sequence[dict[str, Any]]) -> frozenset[str]:
     return frozenset(names)
 
 
-def decide(messages: Sequence[dict[str, Any]], tools: frozenset[str]) -> Decision:
-    """The autopilot's answer to one request (pure and deterministic)."""
+def decide(
+    messages: Sequence[dict[str, Any]],
+    tools: frozenset[str],
+    *,
+    max_rounds: int = DEFAULT_TURN_ROUNDS,
+    turn_round: int | None = None,
+) -> Decision:
+    """The autopilot's answer to one request (pure and deterministic). ``max_rounds`` is
+    the runtime's round limit of a turn (the pilot reports and ends with its last round),
+    ``turn_round`` which round of the turn this request is, when the runtime says (else
+    the rounds are counted in the messages, which a paged turn does not show whole)."""
     context = read_context(messages)
     if context.summary_requested:
         return _say(
@@ -146,7 +154,7 @@ def decide(messages: Sequence[dict[str, Any]], tools: frozenset[str]) -> Decisio
         )
     if not tools:
         return _say(report(context), "No tools were offered: answered with a status report.")
-    return _Planner(context, tools).plan()
+    return _Planner(context, tools, max_rounds, turn_round).plan()
 
 
 def summary_text(messages: Sequence[dict[str, Any]], context: Context) -> str:
@@ -321,8 +329,17 @@ def turn_progress(context: Context) -> TurnProgress:
 class _Planner:
     """One decision: the rules applied in order to one :class:`Context`."""
 
-    def __init__(self, context: Context, tools: frozenset[str]) -> None:
+    def __init__(
+        self,
+        context: Context,
+        tools: frozenset[str],
+        max_rounds: int = DEFAULT_TURN_ROUNDS,
+        turn_round: int | None = None,
+    ) -> None:
         self.c = context
+        self.max_rounds = max_rounds
+        #: Rounds of calls played this turn before this answer.
+        self.rounds = turn_round - 1 if turn_round else context.turn_rounds
         self.f = context.facts
         self.tools = tools
         self.intent: str = context.order.kind
@@ -392,34 +409,25 @@ class _Planner:
         return Decision(text=line, reasoning=reasoning)
 
     def finish(self, decision: Decision) -> Decision:
-        """End the turn when its goal is reached, or it cannot progress, or it ran long."""
+        """End the turn where a model would: it cannot progress, or it nears the round limit.
+
+        A reached goal is not an end: the next goal (the trip back to the belt, the next
+        load of ore) is one the pilot can take up at once, so the turn plays on, cycle
+        after cycle, as a model keeping at its mission does. The turn ends with a text
+        when the pilot answers the commander, needs a decision it cannot take alone, is
+        blocked, or has played ``max_rounds - 1`` rounds (the runtime ends a turn at
+        its round limit; the pilot reports just before).
+        """
         if not decision.calls:
             return self.end(decision.text, decision.reasoning)
         if not self.c.sees_own_turns:
             return decision  # a text would come back to this very request: play on
-        progress = self.progress
-        next_step = _lower_first(decision.reasoning)
-        if progress.made and progress.moved_after:
+        rounds = self.rounds
+        if rounds >= self.max_rounds - 1:
+            next_step = _lower_first(decision.reasoning)
             return self.end(
-                f"Next turn: {next_step}",
-                "Goal reached and course set for the next one: ending the turn.",
-            )
-        # Progress, and the next step is a trip: the goal is reached (or cannot go on here).
-        reached = progress.made and any(name in MOVES for name, _ in decision.calls)
-        rounds = self.c.turn_rounds
-        if rounds >= MAX_TURN_ROUNDS:
-            return self.end(
-                f"Next turn: {next_step}"
-                if reached
-                else f"Pausing after {rounds} rounds this turn; next: {next_step}",
+                f"Pausing after {rounds} rounds this turn; next: {next_step}",
                 f"{rounds} rounds this turn: reporting and ending it.",
-            )
-        if reached:
-            # The trip runs while I wait for the next turn: set course, then end.
-            return Decision(
-                decision.calls,
-                "",
-                decision.reasoning + " Goal reached: setting course, then ending the turn.",
             )
         return decision
 

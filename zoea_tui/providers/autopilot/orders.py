@@ -29,12 +29,31 @@ OrderKind = Literal[
 ]
 
 _PATTERNS: tuple[tuple[OrderKind, re.Pattern[str]], ...] = (
-    # The arena's scenario orders (a tie goes to the earlier pattern).
+    # The arena's scenario orders, in its own words or in SMBench's scenario files
+    # (``zoea arena --smbench``); a tie goes to the earlier pattern.
     ("explore", re.compile(r"\b(?:explore|exploring|exploration)\b")),
-    ("social", re.compile(r"\b(?:socialise|socialize|socialising|socializing)\b")),
-    ("missions", re.compile(r"\b(?:run|take|do)\s+missions\b")),
+    (
+        "social",
+        re.compile(
+            r"\b(?:socialise|socialize|socialising|socializing|socially"
+            r"|social\s+(?:intelligence|presence))\b"
+        ),
+    ),
+    (
+        "missions",
+        re.compile(
+            r"\b(?:(?:run|take|do)\s+missions|mission\s+runner"
+            r"|complete\s+(?:as\s+many\s+)?missions)\b"
+        ),
+    ),
     ("trade", re.compile(r"\btrade\s+for\s+profit\b")),
-    ("combat", re.compile(r"\bhunt\s+pirates\b")),
+    (
+        "combat",
+        re.compile(
+            r"\b(?:hunt\s+pirates|combat\s+readiness|survive\s+combat"
+            r"|(?:defeat|destroy|fight|attack)\s+(?:(?:at\s+least\s+one|a|the|some)\s+)?pirates?)\b"
+        ),
+    ),
     ("hold", re.compile(r"\b(?:hold|stop|halt|wait|pause|stand\s*by|stay\s+put|cease|freeze)\b")),
     ("report", re.compile(r"\b(?:report|status|where\s+are\s+you|how\s+are\s+you)\b")),
     (

@@ -31,7 +31,7 @@ from ..base import (
     ToolSchema,
     Usage,
 )
-from .decide import Decision, decide, direct_names, tool_names
+from .decide import DEFAULT_TURN_ROUNDS, Decision, decide, direct_names, tool_names
 
 #: What the UI shows as the model: honestly not a language model.
 LABEL = "autopilot (rule-based)"
@@ -74,7 +74,12 @@ class AutopilotProvider:
         """Answer one composed request with tool calls or a text."""
         started = time.perf_counter()
         names = tool_names(request.tools)
-        decision = decide(request.messages, names)
+        decision = decide(
+            request.messages,
+            names,
+            max_rounds=request.settings.turn_rounds or DEFAULT_TURN_ROUNDS,
+            turn_round=request.turn_round,
+        )
         calls = self.tool_calls(request.messages, decision, direct_names(request.tools))
         if on_event is not None:
             _emit(on_event, decision, calls)

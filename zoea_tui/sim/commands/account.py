@@ -47,7 +47,7 @@ def register(world: World, call: Call) -> dict[str, Any]:
         system_id=home.system_id,
         poi_id=home.id,
         docked=home.base is not None,
-        ship=Ship.starter(world.new_hex(128), username),
+        ship=Ship.of_class(world.profile.starter(empire.id), world.new_hex(128), username),
         created_tick=world.tick,
         visited=[home.system_id],
     )

@@ -166,7 +166,7 @@ def get_base(world: World, call: Call) -> dict[str, Any]:
             "facilities": _facilities(base),
             "fuel_price": base.fuel_price,
             "has_shipyard": "shipyard" in base.services,
-            "missions_offered": len(missions.board(world.galaxy, poi)),
+            "missions_offered": len(missions.board(world.galaxy, poi, world.profile)),
             "open_orders": len([o for o in world.orders if o["base_id"] == base.id]),
         }
     }

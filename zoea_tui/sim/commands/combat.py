@@ -129,8 +129,11 @@ def attack(world: World, call: Call) -> dict[str, Any]:
         )
     if me.username not in pirate["engaged_with"]:
         pirate["engaged_with"].append(me.username)
-        if pirate["id"] not in me.engaged:
-            me.engaged.append(pirate["id"])
+        # A pirate that came back after being destroyed is a new one to engage: every
+        # pirate destroyed was engaged first (pirates_engaged >= pirates_destroyed).
+        life = f"{pirate['id']}#{pirate.get('life', 0)}"
+        if life not in me.engaged:
+            me.engaged.append(life)
             me.stats["pirates_engaged"] += 1
     hit = pirates.apply_hit(pirate, pirates.roll(world, damage))
     me.stats["damage_dealt"] += hit["total"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from zoea_tui.sim import errors, params, pirates, rules
+from zoea_tui.sim import errors, params, pirates
 from zoea_tui.sim.catalog import GAME_VERSION, RELEASE_NOTES
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import System
@@ -167,7 +167,7 @@ def find_route(world: World, call: Call) -> dict[str, Any]:
     result: dict[str, Any] = {
         "found": path is not None,
         "target_system": target.id,
-        "fuel_per_jump": rules.JUMP_FUEL,
+        "fuel_per_jump": world.profile.jump_fuel,
         "fuel_available": me.ship.fuel,
         "cargo_used": me.ship.cargo_used,
     }
@@ -184,7 +184,7 @@ def find_route(world: World, call: Call) -> dict[str, Any]:
         {"system_id": s, "name": world.galaxy.systems[s].name, "jumps": i}
         for i, s in enumerate(path)
     ]
-    fuel = jumps * rules.JUMP_FUEL
+    fuel = jumps * world.profile.jump_fuel
     warning = "" if fuel <= me.ship.fuel else " You do not have enough fuel: refuel first."
     return {
         **result,

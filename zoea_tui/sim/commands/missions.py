@@ -17,11 +17,19 @@ if TYPE_CHECKING:
 PAGE = 10
 
 
+def _done_key(mission: dict[str, Any]) -> str:
+    return f"{mission['issuer_base']}:{mission.get('template_id', mission['mission_id'])}"
+
+
 def _board_here(world: World, me: Player) -> list[dict[str, Any]]:
     poi = world.galaxy.pois[me.poi_id]
     if poi.base is None:
         raise errors.not_docked_here()
-    return missions.board(world.galaxy, poi)
+    offers = missions.board(world.galaxy, poi, world.profile)
+    if world.profile.missions_repeat:
+        return offers
+    done = set(me.missions_done)
+    return [o for o in offers if _done_key(o) not in done]
 
 
 def _objective(world: World, me: Player, m: dict[str, Any]) -> str:
@@ -184,6 +192,7 @@ def complete_mission(world: World, call: Call) -> dict[str, Any]:
     me.credits += reward
     me.stats["credits_earned"] += reward
     me.stats["missions_completed"] += 1
+    me.missions_done.append(_done_key(mission))
     me.missions.remove(mission)
     world.notify(
         me,

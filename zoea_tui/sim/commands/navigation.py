@@ -136,10 +136,11 @@ def jump(world: World, call: Call) -> dict[str, Any]:
             f"{target.name} is not connected to {here.name} (links: {links}). "
             f"Use find_route with target_system '{target.id}' to plan a route.",
         )
-    if me.ship.fuel < rules.JUMP_FUEL:
-        raise _no_fuel(rules.JUMP_FUEL, me.ship.fuel)
+    fuel = world.profile.jump_fuel
+    if me.ship.fuel < fuel:
+        raise _no_fuel(fuel, me.ship.fuel)
     ticks = rules.jump_ticks(me.ship.speed) + (1 if me.docked else 0)
-    me.ship.fuel -= rules.JUMP_FUEL
+    me.ship.fuel -= fuel
     arrival = world.tick + ticks
     landing = world.galaxy.arrival_poi(target.id)
     undocked = _depart(
@@ -162,7 +163,7 @@ def jump(world: World, call: Call) -> dict[str, Any]:
         "from_system": here.id,
         "poi": landing.id,
         "ticks": ticks,
-        "fuel_cost": rules.JUMP_FUEL,
+        "fuel_cost": fuel,
         "fuel_remaining": me.ship.fuel,
         "arrival_tick": arrival,
         "message": f"Jumping to {target.name}: arrival at {landing.name} at tick {arrival} "

@@ -1,9 +1,14 @@
 """The arena screen: play SMBench's scenarios for a provider and strategies, watch the
-scored Mysis live, read the results, reopen past batches (issue 14).
+scored Mysis live, read the results, reopen past batches (issues 14 and 28).
 
 Runs are played by :mod:`zoea_tui.arena` in a worker, each on its own fresh world; the
-engine reports through callbacks that only post messages to this screen. Results are
-stored in the app's database and listed at the bottom (select one to reopen it).
+engine reports through callbacks that only post messages to this screen. Each run is
+stored in the app's database the moment it ends, and keeps its own database beside it
+(its whole conversation); past batches are listed at the bottom (select one to reopen
+it). Beside the live conversation: the cells (mean, 95 % interval, levels), the score
+per scenario × strategy as bars, the runs (enter opens a run's requests in the request
+inspector) and, for the highlighted run, its prompt tokens per request and the share of
+each request served from the server's cache (else the prefix a cache could reuse).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -19,17 +25,19 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Static
+from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Sparkline, Static
 
-from ...arena.report import build_report, score_text
+from ...arena.report import bars, build_report, levels_text, score_text
 from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
 from ...arena.scenarios import SCENARIOS, resolve
+from ...arena.transcripts import Transcript, folder_for
 from ...core.types import Memory
 from ...orchestrator.events import MessageStored
 from ..sanitize import one_line
 from ..widgets.conversation import ConversationLog
 from ..widgets.key_bar import KeyBar
 from .base import ZoeaScreen
+from .inspector import InspectorScreen
 
 if TYPE_CHECKING:
     from ...orchestrator.commander import Commander
@@ -46,7 +54,13 @@ class ArenaScreen(ZoeaScreen[None]):
     ArenaScreen #arena-progress { height: 1; padding: 0 1; }
     ArenaScreen #arena-main { height: 1fr; }
     ArenaScreen #arena-conversation { width: 1fr; }
-    ArenaScreen #arena-results { width: 1fr; }
+    ArenaScreen #arena-side { width: 1fr; }
+    ArenaScreen #arena-results { height: 1fr; }
+    ArenaScreen #arena-bars { height: auto; max-height: 7; padding: 0 1; }
+    ArenaScreen #arena-runs { height: 1fr; }
+    ArenaScreen #arena-spark { height: 2; }
+    ArenaScreen #arena-spark Sparkline { width: 1fr; margin: 0 1; }
+    ArenaScreen #arena-spark-label { height: 1; padding: 0 1; }
     ArenaScreen #arena-past-title { height: 1; padding: 0 1; }
     ArenaScreen #arena-past { height: 6; }
     """
@@ -110,6 +124,12 @@ class ArenaScreen(ZoeaScreen[None]):
                     allow_blank=False,
                     id="arena-strategy",
                 )
+                yield Select(
+                    [("budget: SMBench", "smbench"), ("budget: ticks", "ticks")],
+                    value="smbench",
+                    allow_blank=False,
+                    id="arena-budget",
+                )
                 yield Button("Run", id="arena-run", variant="primary")
             yield Label(
                 "Choose a scenario, a provider and strategies, then Run.",
@@ -119,7 +139,14 @@ class ArenaScreen(ZoeaScreen[None]):
             yield ProgressBar(total=1, show_eta=False, id="arena-progress")
             with Horizontal(id="arena-main"):
                 yield ConversationLog(id="arena-conversation")
-                yield DataTable(id="arena-results", cursor_type="row", zebra_stripes=True)
+                with Vertical(id="arena-side"):
+                    yield DataTable(id="arena-results", cursor_type="row", zebra_stripes=True)
+                    yield Static("", id="arena-bars", markup=False)
+                    yield DataTable(id="arena-runs", cursor_type="row")
+                    with Horizontal(id="arena-spark"):
+                        yield Sparkline([], id="arena-tokens")
+                        yield Sparkline([], id="arena-cache")
+                    yield Label("", id="arena-spark-label", markup=False)
             yield Static("Past runs (enter reopens one)", id="arena-past-title", markup=False)
             yield DataTable(id="arena-past", cursor_type="row")
         yield KeyBar()
@@ -127,10 +154,15 @@ class ArenaScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         results = self.query_one("#arena-results", DataTable)
         results.add_columns(
-            "scenario", "strategy", "score", "±", "pass", "level", "tokens in", "requests"
+            "scenario", "strategy", "score", "95% CI", "≥20", "levels", "tokens in", "requests"
         )
+        runs = self.query_one("#arena-runs", DataTable)
+        runs.add_columns("run", "score", "level", "requests", "tokens in")
         past = self.query_one("#arena-past", DataTable)
         past.add_columns("#", "when", "provider", "scenarios", "composite")
+        #: The runs shown (scenario id, strategy, the run's JSON), in the runs table's order.
+        self._runs: list[tuple[str, str, dict[str, Any]]] = []
+        self._cells: list[dict[str, Any]] = []
         self.load_past()
 
     # -- actions ---------------------------------------------------------------------------
@@ -149,13 +181,17 @@ class ArenaScreen(ZoeaScreen[None]):
         scenario = str(self.query_one("#arena-scenario", Select).value)
         provider = str(self.query_one("#arena-provider", Select).value)
         strategy = str(self.query_one("#arena-strategy", Select).value)
+        budget = str(self.query_one("#arena-budget", Select).value)
         strategies = list(ALL_STRATEGIES) if strategy == "all" else [strategy]
-        self.query_one("#arena-results", DataTable).clear()
-        self.play(scenario, provider, strategies)
+        self._clear()
+        self.play(scenario, provider, strategies, budget)
 
     @work(group="arena", name="arena-play", exclusive=True, exit_on_error=False)
-    async def play(self, scenario: str, provider: str, strategies: list[str]) -> None:
+    async def play(
+        self, scenario: str, provider: str, strategies: list[str], budget: str = "smbench"
+    ) -> None:
         """The batch, in a worker: every callback only posts a message."""
+        self._unit = "requests" if budget == "smbench" else "ticks"
         commander = self.zoea.commander
         assert commander is not None
         listeners: set[asyncio.Task[None]] = set()
@@ -179,7 +215,23 @@ class ArenaScreen(ZoeaScreen[None]):
             listeners.add(task)
             task.add_done_callback(listeners.discard)
 
-        def finished(result: RunResult) -> None:
+        store = commander.store
+        batch = await store.begin_arena_batch(provider, 1, seed=0, ticks=self.ticks)
+        plan = {
+            "scenario": scenario,
+            "strategy": "all" if len(strategies) > 1 else strategies[0],
+            "runs": 1,
+            "seed": 0,
+            "ticks": self.ticks,
+            "budget": budget,
+            "world": "smbench",
+            "smbench": None,
+        }
+        await store.finish_arena_batch(batch, {"plan": plan})  # zoea arena --resume reads it
+
+        async def finished(result: RunResult) -> None:
+            one = build_report(provider, 1, [result], budget=budget)["cells"][0]
+            await store.add_arena_run(batch, one["scenario"], one["strategy"], one["runs"][0])
             self.call_later(self._add_result, result)
 
         self._label = ""
@@ -193,9 +245,12 @@ class ArenaScreen(ZoeaScreen[None]):
                 hooks=RunHooks(
                     on_progress=progress, on_start=started, on_run=finished, on_begin=begin
                 ),
+                budget_kind=budget,
+                keep=folder_for(store.path, batch),
             )
-            report = build_report(provider, 1, results)
-            await commander.store.add_arena_batch(report, seed=0, ticks=self.ticks)
+            report = build_report(provider, 1, results, budget=budget)
+            report["plan"] = plan
+            await store.finish_arena_batch(batch, report)
         except Exception as exc:  # shown on screen; the app goes on
             self.post_message(self.Finished(None, f"{type(exc).__name__}: {exc}"))
             return
@@ -233,15 +288,72 @@ class ArenaScreen(ZoeaScreen[None]):
         batch = await commander.store.get_arena_batch(int(event.row_key.value))
         if batch is None:
             return
-        self.query_one("#arena-results", DataTable).clear()
-        for cell in batch.report["cells"]:
+        self._clear()
+        for cell in batch.report.get("cells") or ():
             self._add_cell(cell)
+        composite = ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
+        budget = batch.report.get("budget", "ticks")
         self._status(
-            f"Batch #{batch.id} · {batch.provider} · composite "
-            + ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
+            f"Batch #{batch.id} · {batch.provider} · budget {budget} · composite {composite}"
         )
 
     # -- messages --------------------------------------------------------------------------
+
+    @on(DataTable.RowHighlighted, "#arena-runs")
+    def _run_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        key = event.row_key.value
+        self._show_series(self._runs[int(key)][2] if key is not None else None)
+
+    def _show_series(self, run: dict[str, Any] | None) -> None:
+        """The run's prompt tokens per request and the cache share of each, as sparklines."""
+        series = ((run or {}).get("metrics") or {}).get("series") or {}
+        tokens = [int(t) for t in series.get("prompt_tokens") or ()]
+        cached = list(series.get("cached_tokens") or ())
+        reported = any(c is not None for c in cached)
+        if reported:
+            share = [(c or 0) / t if t else 0.0 for c, t in zip(cached, tokens, strict=False)]
+        else:
+            share = [float(r) for r in series.get("reuse") or ()]
+        self.query_one("#arena-tokens", Sparkline).data = tokens
+        self.query_one("#arena-cache", Sparkline).data = share
+        label = self.query_one("#arena-spark-label", Label)
+        if not tokens:
+            label.update(Text("Highlight a run: its tokens per request and cache share."))
+            return
+        what = "cached by the server" if reported else "prefix a cache can reuse"
+        mean = sum(share) / len(share) if share else 0.0
+        label.update(
+            Text(
+                f"tokens/request {min(tokens):,}–{max(tokens):,} · {what} {mean:.0%} "
+                f"(mean over {len(tokens)} requests)"
+            )
+        )
+
+    @on(DataTable.RowSelected, "#arena-runs")
+    async def _open_run(self, event: DataTable.RowSelected) -> None:
+        """Open the run's own conversation in the request inspector."""
+        commander = self.zoea.commander
+        key = event.row_key.value
+        if commander is None or key is None:
+            return
+        _, strategy, run = self._runs[int(key)]
+        path = run["metrics"].get("transcript")
+        if not path:
+            self._status("This run kept no conversation (played before runs kept theirs).")
+            return
+        try:
+            transcript = await Transcript.open(Path(path), commander.settings_for)
+        except (OSError, LookupError) as exc:
+            self._status(f"Cannot open the run: {exc}")
+            return
+        name = f"{transcript.name} · {strategy} · seed {run['metrics'].get('seed')}"
+
+        async def closed(_: object) -> None:
+            await transcript.close()
+
+        self.app.push_screen(
+            InspectorScreen(transcript.mysis_id, name, story=transcript.story), closed
+        )
 
     def on_arena_screen_new_run(self, message: NewRun) -> None:
         log = self.query_one(ConversationLog)
@@ -251,7 +363,8 @@ class ArenaScreen(ZoeaScreen[None]):
     def on_arena_screen_progress(self, message: Progress) -> None:
         bar = self.query_one(ProgressBar)
         bar.update(total=message.budget, progress=message.played)
-        self._status(f"{message.label}: {message.played}/{message.budget} ticks")
+        unit = getattr(self, "_unit", "ticks")
+        self._status(f"{message.label}: {message.played}/{message.budget} {unit}")
 
     def on_arena_screen_live_memory(self, message: LiveMemory) -> None:
         self.query_one(ConversationLog).add_memory(message.memory)
@@ -263,7 +376,10 @@ class ArenaScreen(ZoeaScreen[None]):
         composite = ", ".join(
             f"{k} {score_text(v)}" for k, v in message.report["composite"].items()
         )
-        self._status(f"Done · {message.report['provider']} · composite {composite}")
+        self._status(
+            f"Done · {message.report['provider']} · budget {message.report['budget']} · "
+            f"composite {composite}"
+        )
         self.load_past()
 
     # -- helpers -----------------------------------------------------------------------------
@@ -271,23 +387,53 @@ class ArenaScreen(ZoeaScreen[None]):
     def _status(self, text: str) -> None:
         self.query_one("#arena-status", Label).update(Text(text))
 
+    def _clear(self) -> None:
+        self.query_one("#arena-results", DataTable).clear()
+        self.query_one("#arena-runs", DataTable).clear()
+        self.query_one("#arena-bars", Static).update("")
+        self._runs.clear()
+        self._cells.clear()
+        self._show_series(None)
+
     def _add_result(self, result: RunResult) -> None:
         report = build_report("", 1, [result])
         self._add_cell(report["cells"][0])
 
     def _add_cell(self, cell: dict[str, Any]) -> None:
+        self._cells.append(cell)
+        self.query_one("#arena-bars", Static).update(
+            "\n".join(bars({"cells": self._cells}, width=16))
+        )
+        table = self.query_one("#arena-runs", DataTable)
+        for run in cell["runs"]:
+            metrics = run["metrics"]
+            self._runs.append((cell["scenario"], cell["strategy"], run))
+            label = f"{cell['scenario'].split('-', 1)[0]} {cell['strategy']} #{metrics.get('seed')}"
+            table.add_row(
+                one_line(label, 40),
+                "errored" if run.get("errored") else f"{run['score']:.1f}",
+                str(run.get("level") or metrics.get("level", "none")),
+                str(run["requests"]),
+                f"{run['tokens_in']:,}",
+                key=str(len(self._runs) - 1),
+            )
         runs = cell["runs"]
-        levels = [r["metrics"].get("level", "none") for r in runs if not r.get("errored")]
         errors = [r["error"] for r in runs if r.get("errored")]
+        ci = cell.get("score_ci95")
         if errors:  # the server's words, where the commander looks
             self._status(f"{cell['scenario']} · {cell['strategy']}: errored: {errors[0]}")
         self.query_one("#arena-results", DataTable).add_row(
             cell["scenario"],
             cell["strategy"],
             score_text(cell["score_mean"]),
-            f"{cell['score_std']:.1f}",
+            f"{ci[0]:.0f}–{ci[1]:.0f}" if ci else "—",
             f"{round(cell['pass_rate'] * 100)}%",
-            ", ".join([*dict.fromkeys(levels), *([f"{len(errors)} errored"] if errors else [])]),
+            ", ".join(
+                [
+                    levels_text(cell.get("levels") or {}),
+                    *([f"{len(errors)} errored"] if errors else []),
+                ]
+            ),
             f"{sum(r['tokens_in'] for r in runs):,}",
             str(sum(r["requests"] for r in runs)),
         )

@@ -1,4 +1,5 @@
-"""A yes/no question (delete, quit)."""
+"""A yes/no question (delete, quit, save a provider), with an optional detail that
+scrolls (a diff)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -21,10 +22,18 @@ class ConfirmScreen(ModalScreen[bool]):
     ]
 
     def __init__(
-        self, question: Text | str, *, yes: str = "Yes", no: str = "No", danger: bool = False
+        self,
+        question: Text | str,
+        *,
+        yes: str = "Yes",
+        no: str = "No",
+        danger: bool = False,
+        detail: Text | None = None,
     ) -> None:
-        super().__init__(classes="-danger" if danger else "")
+        classes = ("-danger" if danger else "", "-wide" if detail is not None else "")
+        super().__init__(classes=" ".join(c for c in classes if c))
         self.question = question if isinstance(question, Text) else Text(question)
+        self.detail = detail
         self.yes_label = yes
         self.no_label = no
 
@@ -32,6 +41,9 @@ class ConfirmScreen(ModalScreen[bool]):
         """The question and two buttons."""
         with Vertical(id="confirm-dialog", classes="dialog"):
             yield Static(self.question, id="confirm-question")
+            if self.detail is not None:
+                with VerticalScroll(id="confirm-detail"):
+                    yield Static(self.detail)
             with Horizontal(classes="buttons"):
                 yield Button(
                     f"{self.yes_label} (y)",

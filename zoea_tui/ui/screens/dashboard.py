@@ -6,7 +6,6 @@ from __future__ import annotations
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.content import Content
 from textual.timer import Timer
 
 from ...core.composition import DEFAULT_CONTEXT_WINDOW
@@ -21,7 +20,6 @@ from ...orchestrator.events import (
     ToolCallStarted,
 )
 from ..activity import ActionTail, facts_from_fields, latest_answer, tail_from_memories
-from ..sanitize import one_line
 from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
 from ..widgets.context_preview import PreviewData, PreviewLines
@@ -275,9 +273,7 @@ class DashboardScreen(ZoeaScreen[None]):
 
     def _title_preview(self, mysis_id: int) -> None:
         view = self.zoea.views.get(mysis_id)
-        self.query_one("#dash-preview", PreviewLines).label_border(
-            Content(f"NEXT REQUEST · {one_line(view.name, 30)}" if view else "NEXT REQUEST")
-        )
+        self.query_one("#dash-preview", PreviewLines).show_for(view.name if view else None)
 
     def _highlighted(self, mysis_id: int | None) -> None:
         """The selection moved (watched, so this runs before the frame that shows it)."""
@@ -287,8 +283,8 @@ class DashboardScreen(ZoeaScreen[None]):
         if latest is None:
             self.refresh_preview()
             return
-        # The Mysis's newest request (its header says whether it was sent or is next)
-        # in the frame that moves the selection; a composition is no faster to read.
+        # The Mysis's newest request (its title and header say whether it was sent or
+        # is next) in the frame that moves the selection; a composition is no faster.
         self.workers.cancel_group(self, "dashboard-preview")
         self._title_preview(mysis_id)
         self._show_composed(latest)

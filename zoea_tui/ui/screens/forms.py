@@ -3,6 +3,11 @@
 A form only collects values; the app passes in the coroutine that acts on them
 (``submit``), which returns None on success or the refusal text, shown in the form
 so the user can correct it without typing everything again.
+
+The model is picked from the list the provider's server gives (``list_models``, fetched
+in a worker when the form opens and whenever the provider changes; the configured model
+first), or typed: "other…" opens the text field, which is all there is for a server that
+lists nothing.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from textual.widgets import Button, Input, Label, Select, Static
 
 from .. import formatting as fmt
 from ..sanitize import one_line
+from ..widgets.model_field import ModelField
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,8 @@ class MysisSettings:
 
 #: Creates or configures; returns None when done, else why it was refused.
 Submit = Callable[[MysisSettings], Awaitable[str | None]]
+#: The models a provider's server lists, the configured one first (empty: type one).
+ListModels = Callable[[str], Awaitable[list[str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +68,19 @@ class MysisForm(ModalScreen[bool]):
     submit_label = "Save"
     with_name = False
 
-    def __init__(self, choices: FormChoices, submit: Submit, *, subject: str = "") -> None:
+    def __init__(
+        self,
+        choices: FormChoices,
+        submit: Submit,
+        *,
+        subject: str = "",
+        list_models: ListModels | None = None,
+    ) -> None:
         super().__init__(classes="form-screen")
         self.choices = choices
         self.submit = submit
         self.subject = subject
+        self.list_models = list_models
 
     def compose(self) -> ComposeResult:
         """Name (new Mysis only), provider, model, strategy, and the buttons."""
@@ -91,12 +107,7 @@ class MysisForm(ModalScreen[bool]):
                 )
             with Horizontal(classes="form-row"):
                 yield Label("Model")
-                yield Input(
-                    value=c.model,
-                    placeholder=self._model_placeholder(c.provider),
-                    id="form-model",
-                    compact=True,
-                )
+                yield ModelField(c.model, self._model_placeholder(c.provider))
             with Horizontal(classes="form-row"):
                 yield Label("Strategy")
                 yield Select(
@@ -118,15 +129,31 @@ class MysisForm(ModalScreen[bool]):
     def on_mount(self) -> None:
         first = "#form-name" if self.with_name else "#form-provider"
         self.query_one(first).focus()
+        self._fetch_models(self.choices.provider)
 
     @on(Select.Changed, "#form-provider")
     def _provider_changed(self, event: Select.Changed) -> None:
         self.query_one("#form-model", Input).placeholder = self._model_placeholder(str(event.value))
+        self._fetch_models(str(event.value))
+
+    @work(exclusive=True, group="form-models", exit_on_error=False)
+    async def _fetch_models(self, provider: str) -> None:
+        """Ask the provider's server for its models, then offer them."""
+        if self.list_models is None:
+            return
+        models = await self.list_models(provider)
+        if str(self.query_one("#form-provider", Select).value) == provider:
+            self.query_one(ModelField).offer(models)
+
+    @property
+    def models(self) -> list[str]:
+        """The models offered for the provider in the form (empty: free text only)."""
+        return self.query_one(ModelField).models
 
     def collected(self) -> MysisSettings:
         """The values in the form."""
         name = self.query_one("#form-name", Input).value.strip() if self.with_name else None
-        model = self.query_one("#form-model", Input).value.strip() or None
+        model = self.query_one(ModelField).value
         provider = self.query_one("#form-provider", Select).value
         strategy = self.query_one("#form-strategy", Select).value
         return MysisSettings(name=name, provider=str(provider), model=model, strategy=str(strategy))
@@ -183,6 +210,13 @@ class ConfigureScreen(MysisForm):
 
     submit_label = "Save"
 
-    def __init__(self, choices: FormChoices, submit: Submit, *, subject: str = "") -> None:
-        super().__init__(choices, submit, subject=subject)
+    def __init__(
+        self,
+        choices: FormChoices,
+        submit: Submit,
+        *,
+        subject: str = "",
+        list_models: ListModels | None = None,
+    ) -> None:
+        super().__init__(choices, submit, subject=subject, list_models=list_models)
         self.title_text = f"◆ CONFIGURE {one_line(subject, 30)}"

@@ -1,7 +1,9 @@
-"""The help screen: every key, from :mod:`zoea_tui.ui.keys`."""
+"""The help screen: every key, from :mod:`zoea_tui.ui.keys`; then the providers, and where
+each comes from (the config file, a built-in, or a convention of the environment)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -32,8 +34,13 @@ def data_rows(db_path: Path) -> list[tuple[str, str]]:
     ]
 
 
-def help_table(data: list[tuple[str, str]] | None = None) -> Table:
-    """Every group of keys as one table, then where the data is (:func:`data_rows`)."""
+def help_table(
+    providers: Sequence[tuple[str, str]] = (),
+    applied: str = "",
+    data: Sequence[tuple[str, str]] = (),
+) -> Table:
+    """Every group of keys as one table; then ``providers`` (name, what it is) and the
+    configuration that ``applied``; then where the data is (:func:`data_rows`)."""
     table = Table.grid(padding=(0, 2))
     table.add_column(justify="right", no_wrap=True)
     table.add_column()
@@ -43,6 +50,13 @@ def help_table(data: list[tuple[str, str]] | None = None) -> Table:
         table.add_row("", Text(group.upper(), style=f"bold {fmt.ASSISTANT}"))
         for key, what in keys:
             table.add_row(Text(key, style=f"bold {fmt.TEAL}"), Text(what, style=fmt.TEXT))
+    if providers or applied:
+        table.add_row("", "")
+        table.add_row("", Text("PROVIDERS", style=f"bold {fmt.ASSISTANT}"))
+        for name, what in providers:
+            table.add_row(Text(name, style=f"bold {fmt.TEAL}"), Text(what, style=fmt.TEXT))
+        if applied:
+            table.add_row("", Text(f"configuration: {applied}", style=fmt.MUTED))
     if data:
         table.add_row("", "")
         table.add_row("", Text("DATA", style=f"bold {fmt.ASSISTANT}"))
@@ -65,6 +79,11 @@ class HelpScreen(ModalScreen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "close", "Close")]
 
+    def __init__(self, providers: Sequence[tuple[str, str]] = (), applied: str = "") -> None:
+        super().__init__()
+        self.providers = providers
+        self.applied = applied
+
     def compose(self) -> ComposeResult:
         """The key table in a scrolling dialog."""
         commander = getattr(self.app, "commander", None)
@@ -74,7 +93,7 @@ class HelpScreen(ModalScreen[None]):
             scroll.border_title = "◆ COMMAND REFERENCE ◆"
             data = f"data folder {rows[0][1].rsplit(' · ', 1)[-1]} · " if rows else ""
             scroll.border_subtitle = f"{data}esc closes"
-            yield Static(help_table(rows), id="help-table")
+            yield Static(help_table(self.providers, self.applied, rows), id="help-table")
 
     def action_close(self) -> None:
         """Close the help."""

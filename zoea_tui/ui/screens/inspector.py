@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 from ...core.failures import failure_label
 from ...core.request_diff import RequestDiff
 from ...orchestrator.requests import RequestInspection
+from ...orchestrator.story import StoryPort
 from ...storage import RequestRecord
 from ...storage.story import PAGE, RequestSummary
 from .. import formatting as fmt
@@ -194,10 +195,13 @@ class InspectorScreen(ZoeaScreen[None]):
         Binding("escape", "back", "Back"),
     ]
 
-    def __init__(self, mysis_id: int, name: str) -> None:
+    def __init__(self, mysis_id: int, name: str, story: StoryPort | None = None) -> None:
         super().__init__()
         self.mysis_id = mysis_id
         self.mysis_name = name
+        #: Where the requests are read: the swarm's story, or another database's (an
+        #: arena run's own, kept with its whole conversation).
+        self.story = story
         self.requests: list[RequestSummary] = []
         self._more = True
         #: What the screen shows now, for benchmarks (``bench/ui.py``).
@@ -226,11 +230,11 @@ class InspectorScreen(ZoeaScreen[None]):
     @work(exclusive=True, group="inspector-list", exit_on_error=False)
     async def load_requests(self) -> None:
         """The next page of older requests."""
-        commander = self.zoea.commander
-        if commander is None:
+        story = self._story()
+        if story is None:
             return
         before = self.requests[-1].id if self.requests else None
-        page = await commander.story.requests(self.mysis_id, before_id=before, limit=PAGE)
+        page = await story.requests(self.mysis_id, before_id=before, limit=PAGE)
         self._more = len(page) == PAGE
         first = not self.requests
         self.requests.extend(page)
@@ -259,10 +263,10 @@ class InspectorScreen(ZoeaScreen[None]):
     @work(exclusive=True, group="inspector-open", exit_on_error=False)
     async def open_request(self, request_id: int) -> None:
         """Recompose one request and show it (the newest highlighted one wins)."""
-        commander = self.zoea.commander
-        if commander is None:
+        story = self._story()
+        if story is None:
             return
-        seen = await commander.story.inspect(self.mysis_id, request_id)
+        seen = await story.inspect(self.mysis_id, request_id)
         body = self.query_one("#inspector-text", Static)
         if seen is None:
             body.update(Text(f"Request #{request_id} is no longer in the log.", style=fmt.MUTED))
@@ -270,6 +274,12 @@ class InspectorScreen(ZoeaScreen[None]):
         body.update(inspection_text(seen, self.zoea.names))
         self.query_one("#inspector-detail", VerticalScroll).scroll_home(animate=False)
         self.bench_state = f"request {request_id}"
+
+    def _story(self) -> StoryPort | None:
+        if self.story is not None:
+            return self.story
+        commander = self.zoea.commander
+        return commander.story if commander is not None else None
 
     def action_back(self) -> None:
         """Back to where the inspector was opened."""

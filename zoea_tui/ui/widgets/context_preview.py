@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
 from rich.text import Text
+from textual.content import Content
 from textual.reactive import reactive, var
 from textual.widget import Widget
 
@@ -224,6 +225,10 @@ def _header(data: PreviewData) -> Text:
             text.append(f"({shown})", style=fmt.DIM)
     if comp.uses_nudge:
         text.append("\nends with a synthetic nudge", style=fmt.WARNING)
+    gauge = comp.summary_gauge
+    if gauge is not None:
+        alarm = gauge.paused is not None or gauge.due
+        text.append("\n" + gauge.describe(), style=fmt.WARNING if alarm else fmt.MUTED)
     if comp.summary_request is not None:
         text.append("\na summary is due before this request is sent", style=fmt.WARNING)
     for violation in data.violations:
@@ -284,8 +289,15 @@ class ContextPreview(TextView):
         self.show(Text("could not compose: " + one_line(message, 400), style=fmt.ERROR))
 
 
+#: The title of a request beside the panes: what it is, the Mysis's name after it.
+NEXT_TITLE = "NEXT REQUEST"
+SENT_TITLE = "LAST REQUEST SENT"
+
+
 class PreviewLines(TextRows, Widget):
-    """The next request in one line per message, cut to the widget's height.
+    """A Mysis's newest request in one line per message, cut to the widget's height:
+    the request it sends next (composed now, nothing sent) or the one it sent last,
+    and its title says which.
 
     A new request repaints this widget only (no layout of the screen), and only the rows
     whose line changed (:class:`TextRows`), so it can follow a busy Mysis beside the
@@ -295,10 +307,27 @@ class PreviewLines(TextRows, Widget):
     #: Set by the dashboard; the rows that change are repainted (:meth:`watch_data`).
     data: var[PreviewData | None] = var(None, always_update=True, init=False)
 
-    def __init__(self, *, id: str | None = None, title: str = "NEXT REQUEST") -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.border_title = title
+        self.border_title = NEXT_TITLE
         self._error: str | None = None
+        self._name: str | None = None
+
+    def show_for(self, name: str | None) -> None:
+        """Name the Mysis whose requests are shown (in the title)."""
+        self._name = name
+        self._title()
+
+    @property
+    def title_kind(self) -> str:
+        """:data:`SENT_TITLE` for a request that was sent, else :data:`NEXT_TITLE`."""
+        data = self.data
+        return SENT_TITLE if data is not None and not data.upcoming else NEXT_TITLE
+
+    def _title(self) -> None:
+        kind = self.title_kind
+        name = self._name
+        self.label_border(Content(f"{kind} · {one_line(name, 30)}" if name else kind))
 
     def text(self) -> Text:
         """The header and one line per message, as many as fit."""
@@ -319,6 +348,7 @@ class PreviewLines(TextRows, Widget):
 
     def watch_data(self, data: PreviewData | None) -> None:
         self._error = None
+        self._title()
         if data is not None:
             comp = data.composition
             self.label_border(subtitle=f"{comp.strategy} · ~{comp.tokens:,} tok")

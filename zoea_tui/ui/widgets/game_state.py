@@ -7,6 +7,7 @@ from typing import Any
 
 from rich.text import Text
 
+from ...core.redaction import secret_mask
 from ...game.state_cache import Snapshot
 from .. import formatting as fmt
 from ..sanitize import one_line
@@ -27,12 +28,16 @@ MAX_LINES_PER_TOOL = 24
 
 
 def _flatten(data: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, str]]:
-    """``key.sub: value`` pairs; lists become ``[N items]``, deep nesting is cut."""
+    """``key.sub: value`` pairs; lists become ``[N items]``, deep nesting is cut; a
+    secret's value (password, session id, token) is shown only as kept."""
     pairs: list[tuple[str, str]] = []
     if isinstance(data, Mapping):
         for key, value in data.items():
             name = f"{prefix}.{key}" if prefix else str(key)
-            if isinstance(value, Mapping) and depth < 1:
+            mask = secret_mask(str(key))
+            if mask is not None and isinstance(value, str) and value:
+                pairs.append((name, mask))
+            elif isinstance(value, Mapping) and depth < 1:
                 pairs.extend(_flatten(value, name, depth + 1))
             elif isinstance(value, Mapping):
                 pairs.append((name, f"{{{len(value)} fields}}"))

@@ -137,6 +137,8 @@ def _model_line(view: MysisView) -> Text:
     text.append(one_line(view.provider_label or view.provider, 60), style=fmt.SYSTEM)
     if view.model and view.model not in (view.provider_label or ""):
         text.append(f" · {one_line(view.model, 40)}", style=fmt.SYSTEM)
+    if view.provider_origin:
+        text.append(f" · from {view.provider_origin}", style=fmt.MUTED)
     text.append(f" · {view.strategy}", style=fmt.MUTED)
     if view.provider_note:
         text.append(f" · {one_line(view.provider_note, 120)}", style=fmt.WARNING)

@@ -1,2 +1,0 @@
--- Reserved for the search index of another branch (issue 33's request log is 011).
--- This placeholder keeps the numbers whole until that migration lands; it changes nothing.

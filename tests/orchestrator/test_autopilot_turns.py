@@ -1,0 +1,64 @@
+"""The default swarm is seen playing: the autopilot's turn goes through a whole cycle of
+mining and selling (past the ten rounds a model's turn gets), ends where a model would,
+and the nudge still comes when it stops."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from zoea_tui.config import Config
+from zoea_tui.orchestrator.events import NudgeSent
+
+from .conftest import drain, until
+
+ROUNDS = 40
+
+
+def _autopilot_rounds(rounds: int) -> Config:
+    base = Config()
+    providers = dict(base.providers)
+    providers["autopilot"] = replace(providers["autopilot"], max_tool_iterations=rounds)
+    return replace(base, game=replace(base.game, tick_seconds=0), providers=providers)
+
+
+@pytest.mark.parametrize("config", [_autopilot_rounds(ROUNDS)], ids=[f"{ROUNDS} rounds"])
+async def test_an_autopilot_turn_is_a_whole_cycle_then_the_nudge_comes(
+    open_commander, clock
+) -> None:
+    commander = await open_commander(starter_swarm=False)
+    sub = commander.bus.subscribe()
+    view = await commander.create_mysis("Ada")
+    runtime = commander._myses[view.id]
+    await until(lambda: runtime.turns >= 1 and runtime.activity == "waiting", limit=60)
+    requests = await commander.store.list_requests(view.id)
+    first = [r for r in requests if r.turn_id == requests[0].turn_id]
+    assert 10 < len(first) <= ROUNDS, "longer than a model's ten rounds, within its own"
+    results = [m.tool_name for m in await commander.memories(view.id) if m.role == "tool"]
+    mined, sold = results.index("mine"), results.index("sell")
+    assert mined < sold and "travel" in results[sold:], "mined, sold, and set out again"
+    # It ends its turn on its last round, with what the turn did and where it stands.
+    answer = commander.mysis(view.id).last_answer
+    assert answer.startswith("Mined ") and f"Pausing after {ROUNDS - 1} rounds" in answer
+    # It stopped: the nudge comes after the idle interval, as for any model.
+    assert not [e for e in drain(sub) if isinstance(e, NudgeSent)]
+    clock.advance(29)
+    await until(lambda: clock.waiting >= 1)
+    assert not [e for e in drain(sub) if isinstance(e, NudgeSent)]
+    clock.advance(1)
+    await until(lambda: runtime.turns >= 2 or runtime.nudges >= 1, limit=60)
+    assert [e.level for e in drain(sub) if isinstance(e, NudgeSent)][:1] == [1]
+
+
+@pytest.mark.parametrize("config", [_autopilot_rounds(ROUNDS)], ids=[f"{ROUNDS} rounds"])
+async def test_a_commander_report_order_ends_the_autopilot_turn_with_the_answer(
+    open_commander,
+) -> None:
+    commander = await open_commander(starter_swarm=False)
+    view = await commander.create_mysis("Ada")
+    runtime = commander._myses[view.id]
+    await until(lambda: runtime.turns >= 1, limit=60)
+    await commander.send_message(view.id, "Report your status.")
+    await until(lambda: runtime.turns >= 2, limit=60)
+    assert commander.mysis(view.id).last_answer.startswith("Status report")

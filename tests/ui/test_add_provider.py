@@ -1,0 +1,130 @@
+"""Adding a provider from the TUI (key a): probed against a real loopback server, the diff
+shown for confirmation, then saved to the config file with its comments and layout kept."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from textual.widgets import Input, Static
+
+from tests.fakes.llm_servers import Call, FakeOpenAIServer, LlamaServer, Reply
+from zoea_tui.config import load_config
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.add_provider import AddProviderScreen
+from zoea_tui.ui.screens.confirm import ConfirmScreen
+from zoea_tui.ui.screens.dashboard import DashboardScreen
+
+from .helpers import opener, settle, wait_for
+
+SIZE = (120, 40)
+STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
+COMMENTED = """\
+# My swarm. Keep this comment.
+[swarm]
+max_myses = 4          # four is plenty
+
+# The game: the embedded world for now.
+[game]
+endpoint = "embedded"  # or the real one
+tick_seconds = 10
+"""
+
+
+def rendered(static: Static) -> str:
+    return str(static.render())
+
+
+async def test_a_provider_is_probed_shown_as_a_diff_and_saved_keeping_comments(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(COMMENTED)
+    config = load_config(path, env={})
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384), listed=["qwen"]) as server:
+        server.default = STATUS_CALL
+        app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("a")
+            form = app.screen
+            assert isinstance(form, AddProviderScreen)
+            form.query_one("#provider-endpoint", Input).value = server.url
+            await pilot.click("#provider-save")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the diff")
+            confirm = app.screen
+            assert isinstance(confirm, ConfirmScreen) and confirm.detail is not None
+            diff = confirm.detail.plain
+            assert "+[providers.llama-server]" in diff
+            assert f'+endpoint = "{server.url}"' in diff and '+model = "qwen"' in diff
+            assert "+context_window = 16384" in diff
+            removed = [x for x in diff.splitlines() if x.startswith("-") and x[:3] != "---"]
+            assert removed == []  # the diff only adds
+            verdict = rendered(form.query_one("#provider-verdict", Static))
+            assert "flies a Mysis" in verdict
+            assert path.read_text() == COMMENTED  # nothing written before the yes
+
+            await pilot.press("y")
+            await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), what="close")
+            assert app.commander is not None
+            assert "llama-server" in app.commander.provider_names()
+
+    text = path.read_text()
+    for line in COMMENTED.splitlines():
+        assert line in text  # every comment and line kept
+    assert text.index("# four is plenty") < text.index("[providers.llama-server]")
+    saved = tomllib.loads(text)["providers"]["llama-server"]
+    assert saved["model"] == "qwen" and saved["type"] == "openai"
+    assert load_config(path, env={}).providers["llama-server"].endpoint == server.url
+
+
+async def test_a_provider_that_cannot_fly_is_saved_only_when_asked_twice(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(COMMENTED)
+    config = load_config(path, env={})
+    async with FakeOpenAIServer() as server:
+        server.default = Reply("I only talk.")
+        app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("a")
+            form = app.screen
+            assert isinstance(form, AddProviderScreen)
+            form.query_one("#provider-endpoint", Input).value = server.url
+            form.query_one("#provider-name", Input).value = "talker"
+            await pilot.click("#provider-save")
+            error = form.query_one("#form-error", Static)
+            await wait_for(pilot, lambda: "cannot fly" in rendered(error), what="the refusal")
+            assert "no tool call came back parsed" in rendered(
+                form.query_one("#provider-verdict", Static)
+            )
+            assert isinstance(app.screen, AddProviderScreen)
+
+            await pilot.click("#provider-save")  # Save anyway…
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the diff")
+            await pilot.press("n")  # Back: nothing written
+            await wait_for(pilot, lambda: app.screen is form, what="the form again")
+            assert path.read_text() == COMMENTED
+            assert len([r for r in server.chat_requests]) == 3  # probed once, not again
+
+
+async def test_a_name_already_taken_is_refused_in_the_form(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(COMMENTED)
+    config = load_config(path, env={})
+    async with FakeOpenAIServer() as server:
+        server.default = STATUS_CALL
+        app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("a")
+            form = app.screen
+            assert isinstance(form, AddProviderScreen)
+            form.query_one("#provider-endpoint", Input).value = server.url
+            form.query_one("#provider-name", Input).value = "autopilot"
+            await pilot.click("#provider-save")
+            error = form.query_one("#form-error", Static)
+            await wait_for(pilot, lambda: "exists already" in rendered(error), what="refusal")
+            assert path.read_text() == COMMENTED

@@ -1,0 +1,164 @@
+"""``zoea probe URL|PROVIDER``: what an endpoint can do for a swarm (issue 31).
+
+Kept beside ``cli.py`` like ``cli_arena.py``: the command's flags and its output live
+here, the probing itself in ``providers/probe.py`` (the TUI's add-provider form runs the
+same). Exit 0 when the endpoint can fly a Mysis, 3 when it cannot (one line on standard
+error, as every command whose provider answered nothing), 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from .cli_parsing import say
+from .config import Config, ConfigError, load_config, resolve_api_key
+
+
+class BadInput(Exception):
+    """Bad input to ``zoea probe``: one line on standard error, exit code 2."""
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 < value <= 3600:
+        raise argparse.ArgumentTypeError(f"expected seconds from 0 to 3600, got {text}")
+    return value
+
+
+def add_parser(sub: Any) -> None:
+    """Register ``zoea probe`` on the subcommands of ``zoea``."""
+    p = sub.add_parser("probe", help="what an endpoint can do for a swarm")
+    p.add_argument(
+        "target", metavar="URL|PROVIDER", help="a server's URL, or a configured provider's name"
+    )
+    p.add_argument(
+        "--type",
+        choices=["openai", "ollama"],
+        help="the URL's protocol (default: what it answers: /api/tags is Ollama)",
+    )
+    p.add_argument("--model", help="the model to try (default: the configured or first listed)")
+    p.add_argument("--api-key-env", help="the environment variable that holds the URL's key")
+    p.add_argument(
+        "--timeout", type=_seconds, default=60.0, help="seconds per request (default 60)"
+    )
+    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    p.add_argument("--json", action="store_true", help="machine-readable report")
+
+
+async def cmd_probe(args: argparse.Namespace) -> int:
+    """Probe the endpoint, print what it can do, exit 0 (flies) or 3 (cannot)."""
+    try:
+        return await _probe(args)
+    except BadInput as exc:
+        say(f"zoea probe: {exc}", sys.stderr)
+        return 2
+
+
+async def _probe(args: argparse.Namespace) -> int:
+    from .config.load import conventions_note
+    from .providers.probe import probe
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        raise BadInput(str(exc)) from None
+    target, origin = _target(args, config)
+    report = await probe(target)
+    applied = conventions_note(config, os.environ)
+    if args.json:
+        data = report.to_json()
+        data["verdict"]["applied"] = applied
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        _print(report, origin, applied, no_file=config.source is None)
+    if report.flies:
+        return 0
+    say(f"zoea probe: {report.endpoint}: {report.summary()}", sys.stderr)
+    return 3
+
+
+def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
+    from .providers.probe import ProbeTarget
+
+    text = args.target.strip()
+    if "://" in text:
+        parts = urlsplit(text)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise BadInput(f"expected an http(s) URL or a provider's name, got {text!r}")
+        key = os.environ.get(args.api_key_env, "").strip() if args.api_key_env else None
+        if args.api_key_env and not key:
+            raise BadInput(f"--api-key-env {args.api_key_env}: that variable is empty or unset")
+        target = ProbeTarget(
+            endpoint=text,
+            type=args.type,
+            model=args.model or "",
+            api_key=key or None,
+            api_key_env=args.api_key_env,
+            timeout=args.timeout,
+        )
+        return target, "a URL given on the command line"
+    if args.type or args.api_key_env:
+        raise BadInput("--type and --api-key-env go with a URL; a provider has its own")
+    if text not in config.providers:
+        configured = ", ".join(config.providers)
+        raise BadInput(
+            f"no provider named {text!r} (configured: {configured}); or give a server's URL"
+        )
+    provider = config.providers[text]
+    if not provider.is_remote or provider.endpoint is None:
+        raise BadInput(f"provider {text!r} is of type {provider.type}: it has no endpoint to probe")
+    try:
+        key = resolve_api_key(provider)
+    except ConfigError as exc:
+        raise BadInput(str(exc)) from None
+    target = ProbeTarget(
+        endpoint=provider.endpoint,
+        type=provider.type,  # type: ignore[arg-type]  # remote: openai or ollama
+        model=args.model or provider.model,
+        api_key=key,
+        api_key_env=provider.api_key_env,
+        name=text,
+        context_window=provider.context_window,
+        timeout=args.timeout,
+    )
+    where = f"added by {provider.origin}" if provider.origin else "configured"
+    return target, f"provider {text} ({where})"
+
+
+def _print(report: Any, origin: str, applied: str, *, no_file: bool) -> None:
+    kind = "Ollama" if report.type == "ollama" else "OpenAI-compatible"
+    say(f"zoea probe {report.endpoint} · {kind} · {origin}")
+    say(f"  configuration: {applied}")
+    for line in report.table():
+        say(line)
+    say("")
+    say(f"verdict: {report.summary()}")
+    if report.failures or report.notes or report.problems[1:]:
+        say("what to change:")
+        for problem in report.problems[1:]:
+            say(f"  - {problem}")
+        for failure in report.failures:
+            said = f" (the server said: {failure.said})" if failure.said else ""
+            say(f"  - {failure.step}: {failure.fix}{said}")
+        for note in report.notes:
+            say(f"  - {note}")
+    if not report.reachable:
+        return
+    say("")
+    say("paste into the config file:" if report.flies else "once it flies, paste:")
+    for line in report.config_block().splitlines():
+        say(f"    {line}")
+    say(f"or {report.tui_line()}")
+    env = report.env_line()
+    if env and no_file and report.name is None:
+        say(f"or, with no config file: {env}")
