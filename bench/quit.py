@@ -164,7 +164,7 @@ def one_quit(
 
 def check_store(db: Path) -> dict[str, Any]:
     """The database after a quit: whole, every Mysis still running, what was cut."""
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         return {
             "integrity": conn.execute("PRAGMA integrity_check").fetchone()[0],
             "states": dict(conn.execute("SELECT state, COUNT(*) FROM myses GROUP BY state")),

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import platform
 import sqlite3
@@ -46,7 +47,7 @@ def file_bytes(db: Path) -> dict[str, int]:
 
 def breakdown(db: Path, requests: int) -> dict[str, Any]:
     """Counts, and the bytes of each table and index per request (``dbstat``)."""
-    with sqlite3.connect(db) as conn:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
         counts = {
             table: conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
             for table in ("requests", "memories", "turns", "request_parts")
