@@ -102,6 +102,9 @@ async def test_a_provider_that_cannot_fly_is_saved_only_when_asked_twice(
             )
             assert isinstance(app.screen, AddProviderScreen)
 
+            # The relabelled button is laid out again before a user (or the pilot) can
+            # click what the screen shows.
+            await pilot.pause()
             await pilot.click("#provider-save")  # Save anyway…
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the diff")
             await pilot.press("n")  # Back: nothing written
