@@ -27,9 +27,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import asyncio
 
     db = tmp_path_factory.mktemp("played") / "sim.db"
+    providers = dict(Config().providers)  # turns of ten rounds, as a model's
+    providers["autopilot"] = replace(providers["autopilot"], max_tool_iterations=10)
     asyncio.run(
         simulate(
-            Config(),
+            replace(Config(), providers=providers),
             myses=2,
             turns=4,
             strategy="turn-aware",

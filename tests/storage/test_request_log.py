@@ -25,8 +25,8 @@ from zoea_tui.storage.store import messages_digest
 PREVIOUS = 10  # the schema version before the request log was made compact
 
 
-def ten_round_turns(config: Config) -> Config:
-    """Turns of ten rounds (the autopilot's own allowance is 100): six turns stay small."""
+def _ten_rounds(config: Config) -> Config:
+    """Turns of ten rounds, as a model's (the autopilot's own allowance is 100)."""
     providers = dict(config.providers)
     providers["autopilot"] = replace(providers["autopilot"], max_tool_iterations=10)
     return replace(config, providers=providers)
@@ -91,7 +91,7 @@ async def _old_log(db: Path, strategy: str, monkeypatch: pytest.MonkeyPatch) -> 
     async def open_v10(path: Any, **kwargs: Any) -> Store:
         return await real_open(path, migrate_up_to=PREVIOUS, **kwargs)
 
-    config = ten_round_turns(
+    config = _ten_rounds(
         Config(
             context=ContextConfig(max_context_messages=6, window_margin=3, summarize_threshold=1500)
         )
@@ -229,7 +229,7 @@ async def test_facts_are_kept_only_where_the_request_needs_them(tmp_path: Path) 
     keeps no facts; one whose state closes the request keeps them, and without them its
     recomposition would differ from what was sent (the digest says so)."""
     db = tmp_path / "sim.db"
-    config = ten_round_turns(Config(context=ContextConfig(max_context_messages=4, window_margin=2)))
+    config = _ten_rounds(Config(context=ContextConfig(max_context_messages=4, window_margin=2)))
     await simulate(
         config, myses=1, turns=6, strategy="sliding-window", provider="autopilot", seed=2,
         db_path=db,
