@@ -54,6 +54,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/world_catalogue.py
 	$(BIN)/python bench/swarm.py
 	$(BIN)/python bench/ui.py
+	$(BIN)/python bench/quit.py
 	$(BIN)/python bench/arena.py
 	$(BIN)/python bench/liveliness.py
 

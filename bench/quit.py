@@ -228,7 +228,8 @@ def main() -> None:
     report = {
         "benchmark": "quit",
         "python": platform.python_version(),
-        "machine": f"{os.cpu_count()} cores",
+        "machine": f"{os.cpu_count()} cores (shared; load average {os.getloadavg()[0]:.1f} "
+        "at the start)",
         "conditions": (
             f"the real app in tmux ({SIZE[0]}x{SIZE[1]}), real clock, {MYSES} running Myses, "
             f"{args.warmup:g} s of play before each quit, {args.rounds} launches per swarm "

@@ -1,11 +1,12 @@
 """Soak: 16 Myses for a day of play on a simulated clock, then the real app on what it left.
 
-**The day** runs headless in one process: the default configuration (30 s idle nudges,
-2 min in a wait state), the built-in autopilot on the embedded world, the real commander,
-store and turn loop, on an *event clock*: when every running Mysis waits on the clock
-(a nudge interval, a backoff) time jumps to the earliest deadline, so sixteen Myses
-waiting 30 s together cost 30 simulated seconds, as they would on a wall clock, and none
-of real waiting. Every composed request is validated. At each simulated hour it samples
+**The day** runs headless in one process: the default configuration (1 s game ticks,
+30 s idle nudges, 2 min in a wait state), the built-in autopilot on the embedded world,
+the real commander, store and turn loop, on an *event clock*: when every running Mysis
+waits on the clock (its action's tick, a travel's arrival, a nudge interval, a backoff)
+time jumps to the earliest deadline and the world's ticks with it. Sixteen Myses waiting
+for the next tick together cost one simulated second, as on a wall clock, and none of
+real waiting. Every composed request is validated. At each simulated hour it samples
 RSS, the database file and its WAL, requests and memories logged, and the wall time.
 A run that would take longer than ``--budget-minutes`` of wall time stops at the last
 whole hour and says so (``conditions``).
@@ -52,6 +53,8 @@ from zoea_tui.game.backend import GameBackend  # noqa: E402
 from zoea_tui.orchestrator.clock import ManualClock  # noqa: E402
 from zoea_tui.orchestrator.commander import Commander  # noqa: E402
 from zoea_tui.orchestrator.events import RequestComposed  # noqa: E402
+from zoea_tui.sim.engine import World  # noqa: E402
+from zoea_tui.sim.host import WorldHost  # noqa: E402
 
 HOUR = 3600.0
 #: RSS after the day may differ from RSS after the first hour by at most this share.
@@ -59,9 +62,10 @@ RSS_TOLERANCE = 0.20
 SIZE = (160, 50)
 
 
-def _bench_ui() -> Any:
-    """``bench/ui.py`` (its frame-mark reader and statistics)."""
-    spec = importlib.util.spec_from_file_location("bench_ui", ROOT / "bench" / "ui.py")
+def _bench(name: str) -> Any:
+    """``bench/NAME.py`` as a module (``ui``: its frame-mark reader and statistics;
+    ``storage``: what each table is for)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclasses look their module up
@@ -89,13 +93,45 @@ class EventClock(ManualClock):
         return min(pending) if pending else None
 
 
+class EventWorldHost(WorldHost):
+    """The embedded world with ticks of ``tick_seconds`` (1 s, the default) on the event
+    clock: an action is answered once its tick has resolved and ``travel`` once the ship
+    has arrived, as on a real clock, and a caller waiting for a tick waits on the event
+    clock (so it counts as waiting when the clock decides to move)."""
+
+    def __init__(
+        self, world: World, clock: EventClock, *, tick_seconds: float, state_path: Path
+    ) -> None:
+        super().__init__(world, tick_seconds=tick_seconds, state_path=state_path)
+        self.clock = clock
+        self.origin = world.current_tick
+
+    async def start(self) -> None:
+        """No ticker: the world moves with the event clock (:meth:`catch_up`)."""
+
+    def catch_up(self) -> None:
+        """Advance the world to the tick the clock has reached."""
+        due = self.origin + int(self.clock.now() // self.tick_seconds)
+        if due > self.world.current_tick:
+            self.advance(due - self.world.current_tick)
+
+    async def wait_for_tick(self, tick: int) -> None:
+        generation = self._generation
+        while self.world.current_tick < tick and self._generation == generation:
+            await self.clock.sleep((tick - self.origin) * self.tick_seconds - self.clock.now())
+            self.catch_up()
+
+
 #: Wall seconds without any Mysis waiting on the clock after which it is moved anyway
 #: (counted as ``forced_advances``: a Mysis held by something else than the clock).
 STUCK_S = 30.0
 
 
-async def drive(clock: EventClock, commander: Commander, until: float, tally: dict) -> None:
-    """Advance ``clock`` whenever every running Mysis waits on it, up to ``until``."""
+async def drive(
+    clock: EventClock, commander: Commander, host: EventWorldHost, until: float, tally: dict
+) -> None:
+    """Advance ``clock`` (and the world with it) whenever every running Mysis waits on
+    it, up to ``until``."""
     moved = time.monotonic()
     while clock.now() < until:
         await asyncio.sleep(0.002)  # the swarm works meanwhile
@@ -104,9 +140,11 @@ async def drive(clock: EventClock, commander: Commander, until: float, tally: di
         stuck = time.monotonic() - moved > STUCK_S
         if running == 0:  # nobody plays any more: the rest of the hour passes unplayed
             clock.advance(until - clock.now())
+            host.catch_up()
             tally["idle_swarm"] += 1
         elif due is not None and (clock.waiting >= running or stuck):
             clock.advance(min(due, until) - clock.now())
+            host.catch_up()
             tally["forced_advances"] += int(stuck and clock.waiting < running)
             moved = time.monotonic()
 
@@ -126,9 +164,13 @@ async def play_day(
     db = workdir / "soak.db"
     clock = EventClock()
     config = Config()
-    backend = GameBackend.from_config(
-        config.game, simulated=True, state_path=workdir / "world.json"
+    host = EventWorldHost(
+        World(config.game.seed, starting_credits=config.game.starting_credits),
+        clock,
+        tick_seconds=config.game.tick_seconds,
+        state_path=workdir / "world.json",
     )
+    backend = GameBackend("embedded", host=host, read_timeout=config.game.timeout)
     started = time.monotonic()
     commander = await Commander.open(
         config, db_path=db, clock=clock, backend=backend, starter_swarm=False
@@ -168,7 +210,7 @@ async def play_day(
     first_hour: Path | None = None
     stopped_by_budget = False
     for hour in range(1, hours + 1):
-        await drive(clock, commander, hour * HOUR, tally)
+        await drive(clock, commander, host, hour * HOUR, tally)
         samples.append(sample(hour))
         if hour == 1:
             first_hour = workdir / "hour-1"
@@ -180,8 +222,7 @@ async def play_day(
                 contextlib.closing(sqlite3.connect(first_hour / "zoea.db")) as dst,
             ):
                 src.backup(dst)
-            if backend.host is not None:
-                backend.host.save(first_hour / "world.json")
+            host.save(first_hour / "world.json")
         spent = time.monotonic() - started
         if hour < hours and spent / hour * (hour + 1) > budget_s:
             stopped_by_budget = True
@@ -190,6 +231,7 @@ async def play_day(
     watcher.cancel()
     closed = {"db": file_size(db), "wal": file_size(db.with_name(db.name + "-wal"))}
     requests, memories = counts(db)
+    shares = _bench("storage").breakdown(db, requests)["bytes_per_request_by_share"]
     reached = samples[-1]["hour"]
     whole = closed["db"] + closed["wal"]
     rss = {
@@ -207,6 +249,7 @@ async def play_day(
         "database_bytes": closed,
         "bytes_per_request": round(whole / max(requests, 1), 1),
         "bytes_per_memory": round(whole / max(memories, 1), 1),
+        "bytes_per_request_by_share": shares,
         "growth_mb_per_hour": round(
             (
                 samples[-1]["db_mb"]
@@ -226,7 +269,8 @@ async def play_day(
         "rss_within_target": (
             abs(rss["end"] / rss["after_1h"] - 1) <= RSS_TOLERANCE if rss["after_1h"] else None
         ),
-        "score": backend.host.world.score()["total"] if backend.host is not None else None,
+        "world_tick": host.world.current_tick,
+        "score": host.world.score()["total"],
         **tally,
         "samples": samples,
     }, first_hour
@@ -316,9 +360,10 @@ def write_report(args: argparse.Namespace, day: dict[str, Any], keys: dict[str, 
     """Write the JSON report to ``args.out``."""
     reached = day["simulated_hours"]
     conditions = (
-        f"{args.myses} Myses, autopilot, embedded world, default config (idle nudge 30 s, "
-        f'wait state 120 s, request_log "all"), one process on an event clock (time '
-        f"jumps when every running Mysis waits); {reached} simulated hours of "
+        f"{args.myses} Myses, autopilot (turns of up to 100 rounds), embedded world, "
+        "default config (1 s ticks, idle nudge 30 s, wait state 120 s, request_log "
+        '"all"), one process on an event clock (time and the world\'s ticks jump when '
+        f"every running Mysis waits on them); {reached} simulated hours of "
         f"{args.hours} asked"
     )
     if day["stopped_by_wall_budget"]:
@@ -363,7 +408,7 @@ def main() -> None:
         )
         write_report(args, day, keys)  # the day is kept whatever the keys do
         if not args.no_keys and first_hour is not None:
-            ui = _bench_ui()
+            ui = _bench("ui")
             keys["start"] = time_keys(first_hour, args.key_rounds, ui)
             end = workdir / "end"
             end.mkdir()
