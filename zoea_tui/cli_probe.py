@@ -121,16 +121,7 @@ def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
         key = resolve_api_key(provider)
     except ConfigError as exc:
         raise BadInput(str(exc)) from None
-    target = ProbeTarget(
-        endpoint=provider.endpoint,
-        type=provider.type,  # type: ignore[arg-type]  # remote: openai or ollama
-        model=args.model or provider.model,
-        api_key=key,
-        api_key_env=provider.api_key_env,
-        name=text,
-        context_window=provider.context_window,
-        timeout=args.timeout,
-    )
+    target = ProbeTarget.of_provider(provider, key, model=args.model or "", timeout=args.timeout)
     where = f"added by {provider.origin}" if provider.origin else "configured"
     return target, f"provider {text} ({where})"
 

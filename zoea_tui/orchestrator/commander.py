@@ -254,16 +254,7 @@ class Commander:
             key = resolve_api_key(provider)
         except ConfigError as exc:
             raise CommandRefused(str(exc)) from None
-        target = ProbeTarget(
-            endpoint=provider.endpoint,
-            type="ollama" if provider.type == "ollama" else "openai",
-            model=provider.model,
-            api_key=key,
-            api_key_env=provider.api_key_env,
-            name=provider.name,
-            context_window=provider.context_window,
-            timeout=timeout,
-        )
+        target = ProbeTarget.of_provider(provider, key, timeout=timeout)
         return await probe(target)
 
     async def list_models(self, provider: str) -> list[str]:

@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import httpx
 
+from ..config.model import ProviderConfig
 from ..core.failures import failure_label
 from ..core.tokens import request_tokens, tools_tokens
 from .base import (
@@ -99,6 +100,24 @@ class ProbeTarget:
     context_window: int | None = None
     #: Seconds each request may take (a model that is still loading takes a while).
     timeout: float = 60.0
+
+    @classmethod
+    def of_provider(
+        cls, provider: ProviderConfig, api_key: str | None, *, model: str = "", timeout: float
+    ) -> ProbeTarget:
+        """The target a configured remote provider describes (``model``: another one
+        than its own)."""
+        assert provider.endpoint is not None  # a remote provider's
+        return cls(
+            endpoint=provider.endpoint,
+            type="ollama" if provider.type == "ollama" else "openai",
+            model=model or provider.model,
+            api_key=api_key,
+            api_key_env=provider.api_key_env,
+            name=provider.name,
+            context_window=provider.context_window,
+            timeout=timeout,
+        )
 
 
 @dataclass(frozen=True, slots=True)
