@@ -76,6 +76,9 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static
 
+from zoea_tui.ui.textual_compat.frame_marks import repaint_pending
+from zoea_tui.ui.textual_compat.testing import driver_of
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 
@@ -287,7 +290,7 @@ class FloorApp(App[None]):
 
     def on_mount(self) -> None:
         """Install the kept text screen, show the dashboard, mark the first frame."""
-        driver = self._driver
+        driver = driver_of(self)
         assert driver is not None
         driver_write = driver.write
 
@@ -332,12 +335,9 @@ class FloorApp(App[None]):
 
 def _pending(screen: Screen[Any]) -> bool:
     """Whether a refresh or a message of the screen (or a widget on it) is still to come."""
-    if screen._dirty_widgets or screen._layout_required or screen._repaint_required:
+    if repaint_pending(screen):
         return True
-    return any(
-        node.message_queue_size > 0 or node._repaint_required or node._layout_required
-        for node in [screen, *screen.walk_children(Widget)]
-    )
+    return any(node.message_queue_size > 0 for node in [screen, *screen.walk_children(Widget)])
 
 
 def floor_app(node: Screen[Any]) -> FloorApp:

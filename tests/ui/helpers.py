@@ -7,10 +7,8 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 from textual.pilot import Pilot
-from textual.screen import Screen
 from textual.scroll_view import ScrollView
 
 from zoea_tui.config import Config
@@ -162,19 +160,6 @@ async def settle(pilot: Pilot) -> None:
             # A newer worker of an exclusive group cancels the older one: not a failure.
             await asyncio.gather(*(w.wait() for w in finite), return_exceptions=True)
         await pilot.pause()
-
-
-def layouts_of(screen: Screen[Any]) -> list[object]:
-    """A list that gets an item for each layout of ``screen`` from now on."""
-    layouts: list[object] = []
-    original = screen._refresh_layout
-
-    def spy(*args: Any, **kwargs: Any) -> None:
-        layouts.append(args)
-        original(*args, **kwargs)
-
-    screen._refresh_layout = spy  # type: ignore[method-assign]
-    return layouts
 
 
 def view_rows(view: ScrollView) -> list[str]:

@@ -10,9 +10,8 @@ from rich.text import Text
 from textual.app import App, ComposeResult
 
 from zoea_tui.core.types import Memory
+from zoea_tui.ui.textual_compat.testing import layouts_of
 from zoea_tui.ui.widgets.conversation import ConversationLog, LogEntry, Page
-
-from .helpers import layouts_of
 
 LONG = "\n".join(f"line {i} of a long result" for i in range(40))
 

@@ -17,6 +17,7 @@ from zoea_tui.storage import NewMemory, Store
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import PAGE, FocusScreen
+from zoea_tui.ui.textual_compat.testing import layouts_of
 from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog
 
@@ -160,14 +161,11 @@ async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_use
         assert log.size.width > 0 and log.entries[0].width > 0  # laid out, rendered
         # Read, laid out and styled unseen: its first open only paints.
         restyled: list[object] = []
-        laid_out: list[object] = []
-        update_styles, refresh_layout = app.update_styles, focus._refresh_layout
+        update_styles = app.update_styles
         app.update_styles = lambda node, animate=True: (  # type: ignore[method-assign]
             restyled.append(node) or update_styles(node, animate=animate)
         )
-        focus._refresh_layout = lambda *a, **k: (  # type: ignore[method-assign]
-            laid_out.append(a) or refresh_layout(*a, **k)
-        )
+        laid_out = layouts_of(focus)
         await pilot.press("right", "enter")
         await settle(pilot)
         assert app.screen is focus and _shown(focus)[0] == {ids["Brin"]}

@@ -12,9 +12,10 @@ from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.textual_compat.testing import layouts_of
 from zoea_tui.ui.widgets.game_state import GameStateSidebar, game_state_text
 
-from .helpers import layouts_of, settle, view_rows, wait_for
+from .helpers import settle, view_rows, wait_for
 
 
 class SidebarApp(App[None]):

@@ -7,11 +7,18 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import OptionList
 
+from zoea_tui.ui.textual_compat.testing import (
+    component_classes,
+    css_lineage,
+    layouts_of,
+    repaint_asked,
+)
+from zoea_tui.ui.textual_compat.views import SteadyScrollBar
 from zoea_tui.ui.widgets.hit_list import HitList
 from zoea_tui.ui.widgets.mysis_pane import MysisPane
-from zoea_tui.ui.widgets.text_view import SteadyScrollBar, TextView
+from zoea_tui.ui.widgets.text_view import TextView
 
-from .helpers import layouts_of, view_rows
+from .helpers import view_rows
 
 
 def hits(count: int) -> list[tuple[Text, Text]]:
@@ -89,18 +96,18 @@ async def test_a_restyle_that_changes_nothing_repaints_no_scrollbar() -> None:
         await pilot.pause()
         assert isinstance(hit_list.vertical_scrollbar, SteadyScrollBar)
         app.update_styles(app.screen)  # as the screen's restyle when it comes back on top
-        assert plain._repaint_required  # the check can fail: Textual's own list repaints
-        assert not hit_list._repaint_required
-        assert not hit_list.vertical_scrollbar._repaint_required
+        assert repaint_asked(plain)  # the check can fail: Textual's own list repaints
+        assert not repaint_asked(hit_list)
+        assert not repaint_asked(hit_list.vertical_scrollbar)
 
 
 def test_mixins_keep_the_widgets_own_css_lineage() -> None:
     # Textual inherits CSS, type names and component classes along the first base that
     # is a DOM node; the mixins are plain classes so they never take that place.
-    assert [b.__name__ for b in TextView._css_bases(TextView)][:3] == [
+    assert [b.__name__ for b in css_lineage(TextView)][:3] == [
         "TextView",
         "LineView",
         "ScrollView",
     ]
-    assert "hit-list--highlighted" in HitList._get_component_classes()
-    assert MysisPane._css_bases(MysisPane)[1].__name__ == "Widget"
+    assert "hit-list--highlighted" in component_classes(HitList)
+    assert css_lineage(MysisPane)[1].__name__ == "Widget"

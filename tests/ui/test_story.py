@@ -17,11 +17,12 @@ from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.screens.inspector import InspectorScreen
 from zoea_tui.ui.screens.search import SearchScreen
+from zoea_tui.ui.textual_compat.testing import layouts_of
 from zoea_tui.ui.widgets.conversation import MAX_ENTRIES, ConversationLog
 from zoea_tui.ui.widgets.hit_list import HitList
 from zoea_tui.ui.widgets.text_block import TextBlock
 
-from .helpers import layouts_of, opener, settle, wait_for
+from .helpers import opener, settle, wait_for
 from .story_helpers import seed_long, seed_requests
 
 SIZE = (120, 40)

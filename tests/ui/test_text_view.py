@@ -15,9 +15,11 @@ from textual.pilot import Pilot
 from textual.scrollbar import ScrollBar
 from textual.widgets import Static
 
-from zoea_tui.ui.widgets.text_view import SteadyScrollBar, TextView
+from zoea_tui.ui.textual_compat.testing import forget_painted_rows, layouts_of, repaint_asked
+from zoea_tui.ui.textual_compat.views import SteadyScrollBar
+from zoea_tui.ui.widgets.text_view import TextView
 
-from .helpers import layouts_of, view_rows
+from .helpers import view_rows
 
 
 class ViewApp(App[None]):
@@ -144,7 +146,7 @@ async def test_a_paint_works_the_views_style_out_once_not_per_row() -> None:
     async with app.run_test(size=(40, 10)) as pilot:
         await pilot.pause()
         view = app.query_one(Counted)
-        view._styles_cache.clear()
+        forget_painted_rows(view)
         calls.clear()
         strips = view.render_lines(Region(0, 0, view.size.width, view.size.height))
         assert [s.text.rstrip() for s in strips][:2] == ["row 0", "row 1"]
@@ -160,7 +162,7 @@ async def test_kept_rows_are_filtered_once_as_textual_filters_a_line() -> None:
         view.show(Text.assemble(("red", "red"), " ", ("hex", "#123456")))
         await pilot.pause()
         assert list(view.get_line_filters()) == [] and app.get_line_filters()
-        view._styles_cache.clear()
+        forget_painted_rows(view)
         row = view.render_lines(Region(0, 0, view.size.width, 1))[0]
         colours = {seg.text: seg.style.color for seg in row if seg.style and seg.text.strip()}
         assert colours["red"] is not None and colours["red"].triplet is not None
@@ -192,10 +194,10 @@ async def test_a_restyle_repaints_no_scrollbar_that_looks_the_same() -> None:
         steady = app.query_one("#steady", TextView).vertical_scrollbar
         plain = app.query_one("#plain", VerticalScroll).vertical_scrollbar
         assert isinstance(steady, SteadyScrollBar) and not isinstance(plain, SteadyScrollBar)
-        assert not steady._repaint_required and not plain._repaint_required
+        assert not repaint_asked(steady) and not repaint_asked(plain)
         app.update_styles(app.screen)
-        assert plain._repaint_required  # the check can fail: Textual's own bar repaints
-        assert not steady._repaint_required
+        assert repaint_asked(plain)  # the check can fail: Textual's own bar repaints
+        assert not repaint_asked(steady)
 
 
 @asynccontextmanager
@@ -224,7 +226,7 @@ async def test_a_steady_scrollbar_repaints_when_what_it_draws_changes() -> None:
         for step in steps:
             before = drawn()
             step()
-            assert bar._repaint_required
+            assert repaint_asked(bar)
             await pilot.pause()
             assert drawn() != before
 
@@ -236,7 +238,7 @@ async def test_a_steady_scrollbar_that_looks_the_same_is_not_rendered_again() ->
         render = bar.render
         bar.render = lambda: renders.append(1) or render()  # type: ignore[method-assign]
         first = bar.render_lines(whole)
-        bar._styles_cache.clear()  # as a repaint of the whole screen asks for it
+        forget_painted_rows(bar)  # as a repaint of the whole screen asks for it
         assert bar.render_lines(whole) is first and renders == []
         view.scroll_to(y=5, animate=False, immediate=True)  # the thumb moves
         moved = bar.render_lines(whole)

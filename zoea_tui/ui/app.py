@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path, PurePath
@@ -47,8 +48,7 @@ from ..orchestrator.refusals import CommandRefused
 from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
-from . import strip_cycles
-from .frame_marks import FrameMarks
+from . import textual_compat
 from .messages import EngineBatch
 from .sanitize import clean, one_line
 from .screens.base import AHEAD_GROUP, OpaqueScreensApp, ZoeaScreen
@@ -60,6 +60,8 @@ from .screens.help import HelpScreen
 from .screens.input_bar import InputBar, InputHistory
 from .screens.strategies import StrategyScreen
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .textual_compat.frame_marks import FrameMarks
+from .textual_compat.screens import build_unseen
 from .theme import ZOEA_THEME
 from .widgets.status_bar import SwarmStatus
 
@@ -146,7 +148,7 @@ class ZoeaApp(OpaqueScreensApp):
         tune_gc: bool = False,
         prebuild: bool = False,
     ) -> None:
-        strip_cycles.install()
+        textual_compat.install()
         super().__init__()
         self._source = engine
         self.tune_gc = tune_gc
@@ -184,13 +186,10 @@ class ZoeaApp(OpaqueScreensApp):
 
     def get_driver_class(self) -> type[Driver]:
         """Textual's driver for this platform; on Linux and macOS, one that reports a
-        lone Escape when it is due instead of up to 100 ms later (``terminal_driver``)."""
-        driver = super().get_driver_class()
-        if driver.__name__ == "LinuxDriver" and driver.__module__.startswith("textual."):
-            from .terminal_driver import PromptEscapeDriver
+        lone Escape when it is due instead of up to 100 ms later (``textual_compat.driver``)."""
+        from .textual_compat.driver import driver_class
 
-            return PromptEscapeDriver
-        return driver
+        return driver_class(super().get_driver_class())
 
     #: The theme's name and the theme, while neither changes.
     _theme_in_use: tuple[str, Theme] | None = None
@@ -280,7 +279,7 @@ class ZoeaApp(OpaqueScreensApp):
         ]
         built = [screen for screen in screens if not screen.is_running]
         for screen in built:
-            await self._get_screen(screen)[1]  # composed and mounted (its CSS loaded)
+            await build_unseen(self, screen)  # composed and mounted (its CSS loaded)
         # What each reads when mounted is shown first (a new header height lays it out).
         for worker in [w for w in self.workers if w.node in built]:
             with contextlib.suppress(WorkerCancelled, WorkerFailed):
@@ -940,6 +939,10 @@ def run_app(config: Config, db_path: Path, *, debug: bool = False) -> int:
         engine = await asyncio.to_thread(_engine_class)
         return await engine.open(config, db_path=db_path)
 
+    refusal = textual_compat.version_refusal()
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return 2
     app = ZoeaApp(open_commander, tune_gc=True, prebuild=True)
     app.run()
     if app.return_code:

@@ -311,11 +311,11 @@ class PreviewLines(TextRows, Widget):
         super().__init__(id=id)
         self.border_title = NEXT_TITLE
         self._error: str | None = None
-        self._name: str | None = None
+        self._mysis_name: str | None = None
 
     def show_for(self, name: str | None) -> None:
         """Name the Mysis whose requests are shown (in the title)."""
-        self._name = name
+        self._mysis_name = name
         self._title()
 
     @property
@@ -326,7 +326,7 @@ class PreviewLines(TextRows, Widget):
 
     def _title(self) -> None:
         kind = self.title_kind
-        name = self._name
+        name = self._mysis_name
         self.label_border(Content(f"{kind} · {one_line(name, 30)}" if name else kind))
 
     def text(self) -> Text:

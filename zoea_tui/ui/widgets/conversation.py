@@ -33,7 +33,8 @@ from textual.strip import Strip
 from ...core.types import Memory, Turn
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
-from .text_view import LineView, resize_virtual
+from ..textual_compat.views import resize_virtual
+from .text_view import LineView
 
 #: A collapsed payload shows at most this much.
 COLLAPSED_CHARS = 600

@@ -20,7 +20,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from .text_view import LineView, resize_virtual, text_row
+from ..textual_compat.views import resize_virtual
+from .text_view import LineView, text_row
 
 #: Rows per hit: what and when, then the snippet.
 HIT_ROWS = 2

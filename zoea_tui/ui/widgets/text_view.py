@@ -9,30 +9,32 @@ renderable.
 
 The mixins keep paints cheap: :class:`KeptRows` styles and filters each kept row once,
 :class:`TextRows` repaints only the rows whose text changed, :class:`SteadyVerticalBar`
-repaints a scrollbar only when what it draws changed.
+repaints a scrollbar only when what it draws changed (the parts of these that reach inside
+Textual are in :mod:`zoea_tui.ui.textual_compat.views`).
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Hashable, Sequence
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.cache import LRUCache
-from textual.color import Color
 from textual.content import Content
-from textual.filter import LineFilter
 from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
-from textual.scrollbar import ScrollBar
 from textual.strip import Strip
-from textual.widget import Widget
 
-from .edged_rows import EdgedRows
+from ..textual_compat.edged_rows import use_edged_rows
+from ..textual_compat.views import (
+    FilteredRows,
+    SteadyVerticalBar,
+    resize_virtual,
+)
 
 
 def text_row(text: Text, width: int, console: Console) -> Strip:
@@ -43,130 +45,7 @@ def text_row(text: Text, width: int, console: Console) -> Strip:
     return Strip(Segment.simplify(text.render(console)), width)
 
 
-def resize_virtual(view: ScrollView, size: Size) -> None:
-    """Give ``view`` the virtual size ``size`` without laying its screen out again.
-
-    Only the scrollbar follows (Textual's own ``_scroll_update``; Textual is pinned). A
-    scrollbar that must appear or go still asks for its layout there, and a view not yet
-    laid out is laid out as usual.
-    """
-    if size == view.virtual_size:
-        return
-    view.set_reactive(ScrollView.virtual_size, size)
-    if view.is_mounted and view.container_size:
-        view._scroll_update(size)
-    else:
-        view.refresh(layout=True)
-
-
-class SteadyScrollBar(ScrollBar):
-    """A scrollbar that repaints only when what it draws has changed.
-
-    Textual repaints a view's scrollbar whenever a scrollbar colour is set on the view,
-    changed or not, and the screen restyles every view it shows when it comes back on top.
-    Those repaints reach the screen after the frame that already drew the new screen
-    whole, so each open of the focus view cost a second frame, after a frame's wait, for
-    three scrollbars that had not changed. What it draws: its colours (from the view and
-    the background under it), the window and its position, its size and thickness, and
-    whether it is hovered or grabbed. A change to any of these repaints it as before.
-    """
-
-    #: What the bar was last drawn from, or will be by the repaint asked for.
-    _drawn: tuple[Any, ...] | None = None
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._styles_cache = EdgedRows()  # each row painted without working edges out
-
-    def _looks(self) -> tuple[Any, ...]:
-        parent = self.parent
-        assert parent is not None
-        styles = parent.styles
-        return (
-            parent.background_colors,
-            styles.scrollbar_background,
-            styles.scrollbar_color,
-            styles.scrollbar_background_hover,
-            styles.scrollbar_color_hover,
-            styles.scrollbar_background_active,
-            styles.scrollbar_color_active,
-            self.screen.styles.scrollbar_color,
-            self.window_virtual_size,
-            self.window_size,
-            self.position,
-            self.thickness,
-            self.mouse_over,
-            self.grabbed,
-            self.size,
-        )
-
-    def render(self) -> RenderableType:
-        """Draw the bar, remembering what it was drawn from."""
-        self._drawn = self._looks()
-        return super().render()
-
-    #: The rows last painted, and what they were painted from (:meth:`render_lines`).
-    _painted: tuple[tuple[Any, ...], list[Strip]] | None = None
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """The rows in ``crop``: the ones painted last if the bar looks the same (a view
-        shown again, or stepped back to, often has its bar as it was: 1 ms a bar)."""
-        looks = self._looks()
-        if looks != self._drawn:
-            # Drawn from other looks, and no refresh said so (the screen's own scrollbar
-            # colour is set after a bar is first drawn): draw it again.
-            super().refresh()
-        key = (looks, crop, tuple(self.app.get_line_filters()))
-        if self._painted is not None and self._painted[0] == key:
-            return self._painted[1]
-        rows = super().render_lines(crop)
-        self._painted = (key, rows)
-        return rows
-
-    def refresh(
-        self,
-        *regions: Region,
-        repaint: bool = True,
-        layout: bool = False,
-        recompose: bool = False,
-    ) -> Self:
-        """Repaint, unless a repaint already drawn or asked for shows the same bar."""
-        if self.is_attached and self._is_mounted:  # Textual marks nothing to draw before
-            looks = self._looks()
-            if looks == self._drawn and not (regions or layout or recompose):
-                return self
-            self._drawn = looks
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
-
-if TYPE_CHECKING:
-    _Mixin = Widget
-else:
-    # The mixins below are plain classes when the app runs: Textual inherits CSS, type
-    # names and component classes along a widget's first base that is a DOM node only,
-    # so a mixin placed first must not be one, or the widget would lose its own
-    # class's (OptionList's, ScrollView's).
-    _Mixin = object
-
-
-class SteadyVerticalBar(_Mixin):
-    """Mixin (first among the bases): the widget's vertical scrollbar is a
-    :class:`SteadyScrollBar`."""
-
-    @property
-    def vertical_scrollbar(self) -> ScrollBar:
-        """The vertical scrollbar, a :class:`SteadyScrollBar` (made as Textual makes its own)."""
-        if self._vertical_scrollbar is None:
-            bar = SteadyScrollBar(
-                vertical=True, name="vertical", thickness=self.scrollbar_size_vertical
-            )
-            bar.display = False
-            self._vertical_scrollbar = bar
-            self.app._start_widget(self, bar)
-        return self._vertical_scrollbar
-
-
-class KeptRows(_Mixin):
+class KeptRows(FilteredRows):
     """Mixin (first among the bases) for a line-API widget that keeps its rows as strips:
     each paint styles and filters a row once, not once per frame.
 
@@ -183,29 +62,18 @@ class KeptRows(_Mixin):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._styles_cache = EdgedRows()  # each row between edges worked out once a paint
-
-    #: The app's line filters and the background they blend on, for the rows being painted.
-    _line_filters: tuple[LineFilter, ...] = ()
-    _filter_background = Color(0, 0, 0)
-
-    def get_line_filters(self) -> Sequence[LineFilter]:
-        """None for Textual to run: :meth:`paint` has run them on each row."""
-        return ()
+        use_edged_rows(self)  # each row between edges worked out once a paint
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The rows in ``crop``, after working the style and the filters out once."""
         self.line_style = self.rich_style
-        self._line_filters = tuple(self.app.get_line_filters())
-        self._filter_background = self.background_colors[1]
+        self.take_line_filters()
         return super().render_lines(crop)
 
     def paint(self, strip: Strip) -> Strip:
-        """``strip`` in the widget's style, filtered as Textual would filter its line."""
-        strip = strip.apply_style(self.line_style)
-        for line_filter in self._line_filters:
-            strip = strip.apply_filter(line_filter, self._filter_background)
-        return strip
+        """``strip`` in the widget's style, filtered as Textual would filter its line
+        (:class:`~zoea_tui.ui.textual_compat.views.FilteredRows`)."""
+        return self.filter_row(strip.apply_style(self.line_style))
 
     def blank(self, width: int) -> Strip:
         """An empty row of ``width`` cells in the widget's style."""

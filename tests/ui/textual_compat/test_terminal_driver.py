@@ -11,7 +11,7 @@ import pytest
 from textual import constants, events
 
 from zoea_tui.ui.app import ZoeaApp
-from zoea_tui.ui.terminal_driver import (
+from zoea_tui.ui.textual_compat.driver import (
     POLL_S,
     PromptEscapeDriver,
     XTermParser,  # the parser Textual's driver uses

@@ -1,4 +1,4 @@
-"""Textual's strips, patched (zoea_tui/ui/strip_cycles.py): no cycle, the same results."""
+"""Textual's strips, patched (zoea_tui/ui/textual_compat/strips.py): no cycle, the same results."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from zoea_tui.ui import strip_cycles
+from zoea_tui.ui.textual_compat import strips as strip_cycles
 
 
 def _cyclic_garbage_of(make: object) -> int:

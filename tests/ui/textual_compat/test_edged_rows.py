@@ -8,7 +8,7 @@ from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 
-from zoea_tui.ui.widgets.edged_rows import EdgedRows, edges_of
+from zoea_tui.ui.textual_compat.edged_rows import EdgedRows, edges_of
 from zoea_tui.ui.widgets.text_view import TextView
 
 #: A style per view: the short way for the first five, Textual's way for the rest.
