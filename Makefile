@@ -23,12 +23,15 @@ $(LOCAL_STAMP): $(STAMP)
 run: $(STAMP)
 	$(BIN)/zoea
 
+# The UI tests run twice: as shipped, and on stock Textual (ZOEA_STOCK_TEXTUAL=1: every
+# override in zoea_tui/ui/textual_compat/ off; the tests of an override are skipped).
 test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest
+	ZOEA_STOCK_TEXTUAL=1 $(BIN)/python -m pytest tests/ui -n 2
 	bash scripts/release_check.sh
 
 # The inner loop: everything but the tests marked local (the in-process model) and tmux

@@ -16,11 +16,21 @@ import pytest
 
 from zoea_tui.config import Config, GameConfig, NudgeConfig
 from zoea_tui.orchestrator.commander import Commander
-from zoea_tui.ui import formatting
+from zoea_tui.ui import formatting, textual_compat
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens import help as help_screen
 
 from .helpers import seed
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """With ``ZOEA_STOCK_TEXTUAL=1`` the overrides are off: skip the tests of what they do."""
+    if not textual_compat.STOCK:
+        return
+    skip = pytest.mark.skip(reason=f"tests an override of Textual's; {textual_compat.ENV}=1")
+    for item in items:
+        if item.get_closest_marker("overrides") is not None:
+            item.add_marker(skip)
 
 
 @pytest.fixture

@@ -103,6 +103,7 @@ async def test_tab_and_enter_expand_an_entry_and_a_click_collapses_it() -> None:
         assert not long.expanded and len(long.lines) == height
 
 
+@pytest.mark.overrides
 async def test_new_entries_and_pages_never_lay_the_screen_out_again() -> None:
     app = LogApp()
     async with app.run_test(size=(60, 20)) as pilot:

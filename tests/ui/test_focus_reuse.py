@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
 from zoea_tui.config import Config
@@ -147,6 +148,7 @@ async def _prebuilt(
         yield pilot, app, ids
 
 
+@pytest.mark.overrides
 async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_uses_them(
     tmp_path: Path, still_config: Config
 ) -> None:
@@ -175,6 +177,7 @@ async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_use
         assert app.screen is search
 
 
+@pytest.mark.overrides
 async def test_deleting_the_mysis_of_the_unseen_focus_view_leaves_it_ready(
     tmp_path: Path, still_config: Config
 ) -> None:
@@ -198,6 +201,7 @@ def _looks(screen: FocusScreen) -> list[tuple[object, ...]]:
     ]
 
 
+@pytest.mark.overrides
 async def test_the_focus_view_shown_again_is_restyled_only_when_the_styling_changed(
     tmp_path: Path, still_config: Config
 ) -> None:
@@ -263,6 +267,7 @@ def _count_fetches(screen: FocusScreen) -> list[int]:
     return fetched
 
 
+@pytest.mark.overrides
 async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
     tmp_path: Path, still_config: Config
 ) -> None:
@@ -311,6 +316,7 @@ async def test_the_neighbours_of_the_focused_mysis_are_read_ahead_and_a_step_onl
         await wait_for(pilot, lambda: _done(screen, ids["Ada"]) and _done(screen, ids["Cass"]))
 
 
+@pytest.mark.overrides
 async def test_read_ahead_content_is_handed_over_once_while_wanted_and_within_a_page(
     tmp_path: Path, still_config: Config
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from textual.app import App, ComposeResult
 
 from zoea_tui.core.redaction import PASSWORD_MASK, SESSION_MASK
@@ -23,6 +24,7 @@ class SidebarApp(App[None]):
         yield GameStateSidebar(id="game-state")
 
 
+@pytest.mark.overrides
 async def test_new_snapshots_are_shown_in_place_without_a_layout() -> None:
     app = SidebarApp()
     async with app.run_test(size=(40, 12)) as pilot:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
@@ -43,6 +44,7 @@ class ListsApp(App[None]):
         self.chosen.append(message.index)
 
 
+@pytest.mark.overrides
 async def test_hits_are_two_rows_each_cut_to_the_width_and_shown_without_a_layout() -> None:
     app = ListsApp()
     async with app.run_test(size=(60, 10)) as pilot:
@@ -88,6 +90,7 @@ async def test_keys_move_the_highlight_into_view_and_enter_or_a_click_chooses() 
         assert app.chosen == [page, top // 2 + 1]
 
 
+@pytest.mark.overrides
 async def test_a_restyle_that_changes_nothing_repaints_no_scrollbar() -> None:
     app = ListsApp()
     async with app.run_test(size=(60, 10)) as pilot:

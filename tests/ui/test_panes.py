@@ -382,6 +382,7 @@ class _Swarm(OpaqueScreensApp):
         yield SwarmPanes(id="myses")
 
 
+@pytest.mark.overrides
 async def test_a_screen_under_an_opaque_screen_is_hidden_and_under_a_dialog_shown() -> None:
     class Plain(App[None]):
         def compose(self) -> ComposeResult:
@@ -399,6 +400,7 @@ async def test_a_screen_under_an_opaque_screen_is_hidden_and_under_a_dialog_show
             assert under.is_current
 
 
+@pytest.mark.overrides
 async def test_changed_panes_are_repainted_a_few_at_a_time_and_not_while_covered() -> None:
     app = _Swarm()
     async with app.run_test(size=(200, 60)) as pilot:

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
@@ -170,6 +171,7 @@ async def test_search_opens_the_conversation_at_the_hit(
         assert not log.at_start and not log.at_end
 
 
+@pytest.mark.overrides
 async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
     seeded_db: Path, still_config: Config
 ) -> None:
@@ -209,6 +211,7 @@ async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
         assert {h.kind for h in screen.hits} == {"broadcast"}  # Brin said nothing of iron
 
 
+@pytest.mark.overrides
 async def test_typing_a_query_lays_nothing_out_and_keeps_the_cursor_in_view(
     seeded_db: Path, still_config: Config
 ) -> None:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 from rich.console import Group
 from rich.text import Text
 from textual.app import App, ComposeResult
@@ -27,6 +28,7 @@ class ViewApp(App[None]):
         yield TextView(Text("one line"), id="view")
 
 
+@pytest.mark.overrides
 async def test_new_text_of_any_length_is_shown_without_a_layout() -> None:
     app = ViewApp()
     async with app.run_test(size=(40, 10)) as pilot:
@@ -153,6 +155,7 @@ async def test_a_paint_works_the_views_style_out_once_not_per_row() -> None:
         assert len(calls) == 1
 
 
+@pytest.mark.overrides
 async def test_kept_rows_are_filtered_once_as_textual_filters_a_line() -> None:
     # An ANSI colour becomes the theme's truecolour, as Textual's own filter makes it;
     # the filter runs in the view, once per row kept, so Textual is given none to run.
@@ -185,6 +188,7 @@ class TwoViewsApp(App[None]):
             yield VerticalScroll(*(Static(f"row {i}") for i in range(30)), id="plain")
 
 
+@pytest.mark.overrides
 async def test_a_restyle_repaints_no_scrollbar_that_looks_the_same() -> None:
     # Textual repaints a scrollbar whenever its view's scrollbar colours are set, as the
     # screen's restyle on coming back on top does; the repaint then came a frame late.
@@ -210,6 +214,7 @@ async def steady_bar() -> AsyncIterator[tuple[Pilot[None], TextView, ScrollBar]]
         yield pilot, view, view.vertical_scrollbar
 
 
+@pytest.mark.overrides
 async def test_a_steady_scrollbar_repaints_when_what_it_draws_changes() -> None:
     async with steady_bar() as (pilot, view, bar):
 
@@ -231,6 +236,7 @@ async def test_a_steady_scrollbar_repaints_when_what_it_draws_changes() -> None:
             assert drawn() != before
 
 
+@pytest.mark.overrides
 async def test_a_steady_scrollbar_that_looks_the_same_is_not_rendered_again() -> None:
     async with steady_bar() as (_pilot, view, bar):
         whole = Region(0, 0, bar.size.width, bar.size.height)

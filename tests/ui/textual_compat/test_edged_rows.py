@@ -11,6 +11,9 @@ from textual.geometry import Region
 from zoea_tui.ui.textual_compat.edged_rows import EdgedRows, edges_of
 from zoea_tui.ui.widgets.text_view import TextView
 
+#: Tests of an override: skipped with ZOEA_STOCK_TEXTUAL=1, which turns it off.
+pytestmark = pytest.mark.overrides
+
 #: A style per view: the short way for the first five, Textual's way for the rest.
 STYLES = {
     "round": "border: round $accent; padding: 0 1; background: $panel;",

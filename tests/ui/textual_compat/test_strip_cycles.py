@@ -12,6 +12,9 @@ from textual.strip import Strip
 
 from zoea_tui.ui.textual_compat import strips as strip_cycles
 
+#: Tests of an override: skipped with ZOEA_STOCK_TEXTUAL=1, which turns it off.
+pytestmark = pytest.mark.overrides
+
 
 def _cyclic_garbage_of(make: object) -> int:
     """Objects only the collector could free after 200 uses of ``make``."""

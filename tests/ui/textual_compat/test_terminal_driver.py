@@ -67,6 +67,7 @@ def test_the_driver_reads_keys_from_its_terminal_and_stops_when_told() -> None:
 
 
 @POSIX
+@pytest.mark.overrides
 def test_the_app_uses_it_where_textual_would_use_its_linux_driver() -> None:
     app = ZoeaApp(lambda: None)  # type: ignore[arg-type,return-value]
     assert app.get_driver_class() is PromptEscapeDriver
