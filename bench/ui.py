@@ -25,7 +25,16 @@ over 50 ms) for the whole session, and first paint from the process's launch.
 Targets (issue 12): keypress-to-complete-frame p95 ≤ 50 ms, no stall over 50 ms, first
 paint ≤ 1 s. Writes bench/results/ui.json.
 
-Usage: python bench/ui.py [--rounds 6] [--size 200x60] [--out FILE]
+Each figure is measured several ways (``--ways``): ``on`` (as shipped, every override of
+``zoea_tui/ui/textual_compat/`` on; the targets are checked on it), ``stock``
+(``ZOEA_STOCK_TEXTUAL=1``: stock Textual) and, for each override, the app with only that one
+off (``ZOEA_STOCK_TEXTUAL=<name>``): what each override is worth. The sessions of the ways
+take turns (``--passes`` times each), so a change of the machine's load falls on all of
+them. ``by_way`` has every way's figures; ``worth_ms`` each override's p95 and median
+with it off minus with all on, per kind of key.
+
+Usage: python bench/ui.py [--rounds 6] [--passes 1] [--ways on,stock,...] [--size 200x60]
+[--out FILE]
 """
 
 from __future__ import annotations
@@ -233,10 +242,13 @@ class Marks:
 class Session:
     """The app in a tmux session."""
 
-    def __init__(self, name: str, width: int, height: int, workdir: Path, fifo: Path) -> None:
+    def __init__(
+        self, name: str, width: int, height: int, workdir: Path, fifo: Path, stock: str = ""
+    ) -> None:
         self.name = name
         env = (
             f"env ZOEA_FRAME_MARKS={fifo} ZOEA_CONFIG=/nonexistent-zoea-config TERM=xterm-256color"
+            f" ZOEA_STOCK_TEXTUAL={stock}"
         )
         command = f"{env} {' '.join(ZOEA)} --db {workdir / 'zoea.db'} --data-dir {workdir}"
         config = workdir / "config.toml"
@@ -317,8 +329,9 @@ def _newest(state: str) -> bool:
     return state.startswith("page ") and not state.startswith("page 1-")
 
 
-def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
-    """One session: first paint, then rounds of keys; every figure in ms."""
+def measure(rounds: int, width: int, height: int, warmup: float, stock: str = "") -> dict:
+    """One session (``stock``: the value of ``ZOEA_STOCK_TEXTUAL``): first paint, then rounds
+    of keys; every figure in ms, and the raw samples under ``samples``."""
     workdir = Path(tempfile.mkdtemp(prefix="zoea-bench-ui-"))
     session: Session | None = None
     try:
@@ -327,7 +340,7 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
         os.mkfifo(fifo)
         fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         marks = Marks(fd)
-        session = Session(f"zoea-bench-{os.getpid()}", width, height, workdir, fifo)
+        session = Session(f"zoea-bench-{os.getpid()}", width, height, workdir, fifo, stock)
         first = marks.wait(lambda m: m.kind == "first", 30)
         deadline = time.monotonic() + 30
         while f"Bench{MYSES - 1:02d}" not in session.text():
@@ -454,6 +467,9 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
                 "longest": sorted(lags, reverse=True)[:5],
             },
             "measured_s": round(measured, 1),
+            "samples": kinds,
+            "lags": lags,
+            "first_paint": first.at - session.launched,
         }
     finally:
         if session is not None:
@@ -461,31 +477,113 @@ def measure(rounds: int, width: int, height: int, warmup: float) -> dict:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
+#: The ways measured by default: as shipped, stock Textual, and each override off alone.
+WAYS = ("on", "stock", "strips", "driver", "edged_rows", "screens", "prebuild", "views")
+
+
+def _switch(way: str) -> str:
+    """The value of ``ZOEA_STOCK_TEXTUAL`` for ``way``."""
+    return {"on": "", "stock": "1"}.get(way, way)
+
+
+def merge(runs: list[dict]) -> dict:
+    """One way's figures from its sessions (samples pooled)."""
+    kinds: dict[str, list[float]] = {}
+    lags: list[float] = []
+    for run in runs:
+        for kind, values in run["samples"].items():
+            kinds.setdefault(kind, []).extend(values)
+        lags.extend(run["lags"])
+    every = [x for values in kinds.values() for x in values]
+    last = runs[-1]
+    return {
+        "sessions": len(runs),
+        "first_paint_s": round(max(r["first_paint"] for r in runs), 3),
+        "swarm_visible_s": max(r["swarm_visible_s"] for r in runs),
+        "keypress_to_complete_frame_ms": {
+            "all": stats(every),
+            **{k: stats(v) for k, v in kinds.items() if v},
+        },
+        "screen_checks_passed": last["screen_checks_passed"],
+        "screen_checks_failed": [f for r in runs for f in r["screen_checks_failed"]],
+        "loop": {
+            "longest_stall_ms": round(max(lags, default=0.0), 1),
+            "stalls_over_50ms": sum(1 for x in lags if x > 50),
+            "stalls_over_20ms": sum(1 for x in lags if x > 20),
+        },
+        "measured_s": round(sum(r["measured_s"] for r in runs), 1),
+    }
+
+
+def worth(by_way: dict[str, dict]) -> dict[str, dict[str, dict[str, float]]]:
+    """Per way other than ``on``, per kind of key: its p95 and median minus ``on``'s (ms; a
+    positive figure is what the overrides it turns off buy)."""
+    on = by_way["on"]["keypress_to_complete_frame_ms"]
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    for way, figures in by_way.items():
+        if way == "on":
+            continue
+        keys = figures["keypress_to_complete_frame_ms"]
+        out[way] = {
+            kind: {
+                "p95": round(keys[kind]["p95"] - on[kind]["p95"], 1),
+                "median": round(keys[kind]["median"] - on[kind]["median"], 1),
+            }
+            for kind in on
+            if kind in keys
+        }
+        out[way]["stalls_over_20ms"] = {
+            "count": figures["loop"]["stalls_over_20ms"] - by_way["on"]["loop"]["stalls_over_20ms"]
+        }
+    return out
+
+
 def main() -> int:
-    """Run the session and write the JSON report."""
+    """Run the sessions and write the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--passes", type=int, default=1, help="sessions per way, in turns")
+    parser.add_argument("--ways", default=",".join(WAYS))
     parser.add_argument("--size", default="200x60")
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "ui.json")
     args = parser.parse_args()
     width, height = (int(x) for x in args.size.split("x"))
+    ways = [w.strip() for w in args.ways.split(",") if w.strip()]
+    if "on" not in ways:
+        ways.insert(0, "on")
     seeded_db()
-    result = measure(args.rounds, width, height, args.warmup)
+    runs: dict[str, list[dict]] = {way: [] for way in ways}
+    loads: list[float] = []
+    for _ in range(args.passes):
+        for way in ways:
+            print(f"ui bench: {way}", file=sys.stderr, flush=True)
+            runs[way].append(measure(args.rounds, width, height, args.warmup, _switch(way)))
+            loads.append(os.getloadavg()[0])
+    by_way = {way: merge(sessions) for way, sessions in runs.items()}
+    result = by_way["on"]
     keys = result["keypress_to_complete_frame_ms"]
     report = {
         "bench": "ui",
         "python": platform.python_version(),
         "machine": f"{platform.machine()}, {len(os.sched_getaffinity(0))} cores "
-        f"(load average {os.getloadavg()[0]:.1f} at the end)",
+        f"(load average {min(loads):.1f}-{max(loads):.1f} after each session)",
         "clock": "time.monotonic() in both processes; from before tmux send-keys to the "
         "app's mark after the complete frame",
+        "terminal": f"{width}x{height} (tmux)",
+        "myses": MYSES,
+        "deep_memories": DEEP_MEMORIES,
+        "rounds": args.rounds,
+        "passes": args.passes,
         **result,
         "targets": {
             "keypress_p95_le_50ms": all(v["p95"] <= 50 for v in keys.values()),
             "no_stall_over_50ms": result["loop"]["stalls_over_50ms"] == 0,
             "first_paint_le_1s": result["first_paint_s"] <= 1.0,
         },
+        "ways": {way: _switch(way) or "(unset)" for way in ways},
+        "worth_ms": worth(by_way),
+        "by_way": by_way,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")

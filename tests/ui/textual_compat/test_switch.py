@@ -79,3 +79,11 @@ def test_the_app_exits_2_on_an_unchecked_textual(
     assert run_app(Config(), tmp_path / "zoea.db") == 2  # before any terminal is touched
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Textual 7.0.0" in err
+
+
+def test_the_switch_names_overrides_one_by_one_or_all() -> None:
+    assert textual_compat.overrides_off("") == textual_compat.overrides_off("0") == frozenset()
+    assert textual_compat.overrides_off("1") == frozenset(textual_compat.OVERRIDES)
+    assert textual_compat.overrides_off("driver, strips") == {"driver", "strips"}
+    with pytest.raises(ValueError, match="no override named strip"):
+        textual_compat.overrides_off("strip")

@@ -4,22 +4,27 @@ The rest of ``zoea_tui.ui`` uses Textual's public API only; ``tests/ui/test_text
 fails when a private name of Textual or Rich (a ``textual._*`` module, an ``_attribute`` of
 a Textual object, an override of a private method) is used outside this folder.
 
-Each override here bought a measured figure (``bench/ui.py``, both ways, in
-``bench/results/ui.json``; ``docs/TEXTUAL_COMPAT.md`` has the table) and was checked on the
-Textual versions in :data:`CHECKED_TEXTUAL`:
+Each override here bought a measured figure (``bench/ui.py`` measures every key with all
+of them on, with all off, and with each one off alone: ``bench/results/ui.json``;
+``docs/TEXTUAL_COMPAT.md`` has the table) and was checked on the Textual versions in
+:data:`CHECKED_TEXTUAL`. By the name the switch knows it by:
 
-- :mod:`.strips` (Strip without reference cycles, caches made when used): the collector's
-  pauses inside frames (10-26 ms young generation, up to 140 ms older).
-- :mod:`.driver` (an input loop that wakes when a lone Escape is due): Escape 100 ms sooner.
-- :mod:`.edged_rows` (a ``StylesCache`` that works a bordered widget's edges out once per
-  paint): about 10 ms of a 20 ms focus-view frame.
-- :mod:`.screens` (kept styles for a screen shown again, no painting under an opaque screen,
-  screens built and laid out unseen): 12-20 ms restyle and a second frame per open.
-- :mod:`.views` (virtual size without a layout, steady scrollbars, line filters run once
-  per kept row): 40-60 ms layouts per new text.
-- :mod:`.frame_marks` (the benchmark's marks; off unless ``ZOEA_FRAME_MARKS`` is set): reads
-  Textual's repaint flags to say when a key's effect is painted. Instrumentation, not an
-  override: it runs both ways, so the benchmark can measure stock Textual too.
+- ``strips`` (:mod:`.strips`: Strip without reference cycles, caches made when used): the
+  collector's pauses inside frames (10-26 ms young generation, up to 140 ms older).
+- ``driver`` (:mod:`.driver`: an input loop that wakes when a lone Escape is due): Escape
+  up to 100 ms sooner.
+- ``edged_rows`` (:mod:`.edged_rows`: a ``StylesCache`` that works a bordered widget's edges
+  out once per paint): about 10 ms of a 20 ms focus-view frame.
+- ``screens`` (:mod:`.screens`: kept styles for a screen shown again, no painting under an
+  opaque screen): 12-20 ms of restyle and a second frame per open.
+- ``prebuild`` (:mod:`.screens`: the focus view and search built and laid out unseen):
+  50-60 ms on their first open.
+- ``views`` (:mod:`.views`: a virtual size without a layout, steady scrollbars, line
+  filters run once per kept row): a 40-60 ms layout per new text.
+
+:mod:`.frame_marks` (the benchmark's marks; off unless ``ZOEA_FRAME_MARKS`` is set) reads
+Textual's repaint flags to say when a key's effect is painted, and :mod:`.testing` holds the
+tests' spies: instrumentation, not overrides, so they work both ways.
 
 With ``ZOEA_STOCK_TEXTUAL=1`` in the environment (read once, at import) every override is
 off: no monkeypatch, Textual's own driver, styles cache, scrollbars, screen handling and
@@ -32,12 +37,37 @@ from __future__ import annotations
 import os
 from importlib.metadata import version
 
-#: The environment switch: set (to anything but ``0`` or nothing) to run on stock Textual.
+#: The environment switch: ``1`` runs on stock Textual (every override off); a comma list
+#: of names from :data:`OVERRIDES` turns only those off (``bench/ui.py`` measures each so).
 ENV = "ZOEA_STOCK_TEXTUAL"
-#: True when every override is off (read once, when this module is first imported).
-STOCK: bool = os.environ.get(ENV, "") not in ("", "0")
+#: The overrides, by the name the switch knows them by.
+OVERRIDES: tuple[str, ...] = ("strips", "driver", "edged_rows", "screens", "prebuild", "views")
 #: The Textual versions every override here was checked on (the pin in pyproject.toml).
 CHECKED_TEXTUAL: tuple[str, ...] = ("8.2.8",)
+
+
+def overrides_off(value: str) -> frozenset[str]:
+    """The overrides a value of the switch turns off (unknown names are refused)."""
+    value = value.strip()
+    if value in ("", "0"):
+        return frozenset()
+    if value in ("1", "all"):
+        return frozenset(OVERRIDES)
+    names = frozenset(name.strip() for name in value.split(",") if name.strip())
+    if unknown := names - set(OVERRIDES):
+        raise ValueError(f"{ENV}: no override named {', '.join(sorted(unknown))}")
+    return names
+
+
+#: The overrides turned off (read once, when this module is first imported).
+OFF: frozenset[str] = overrides_off(os.environ.get(ENV, ""))
+#: True when every override is off: the app runs on stock Textual.
+STOCK: bool = frozenset(OVERRIDES) == OFF
+
+
+def enabled(name: str) -> bool:
+    """Whether override ``name`` (one of :data:`OVERRIDES`) is on."""
+    return name not in OFF
 
 
 def version_refusal(installed: str | None = None) -> str | None:
@@ -54,8 +84,8 @@ def version_refusal(installed: str | None = None) -> str | None:
 
 def install() -> None:
     """Install the process-wide overrides (once; later calls change nothing); none when
-    :data:`STOCK`."""
-    if STOCK:
+    ``strips`` is off."""
+    if not enabled("strips"):
         return
     from . import strips
 

@@ -25,7 +25,10 @@ from textual._xterm_parser import XTermParser
 from textual.driver import Driver
 from textual.drivers.linux_driver import LinuxDriver
 
-from . import STOCK
+from . import enabled
+
+#: Off with ZOEA_STOCK_TEXTUAL=1 (or =driver).
+STOCK = not enabled("driver")
 
 #: How long the input loop waits for a byte when nothing is pending (Textual's value).
 POLL_S = 0.1

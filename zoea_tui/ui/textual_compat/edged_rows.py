@@ -27,7 +27,10 @@ from textual.geometry import Region, Size
 from textual.strip import Strip
 from textual.style import Style
 
-from . import STOCK
+from . import enabled
+
+#: Off with ZOEA_STOCK_TEXTUAL=1 (or =edged_rows).
+STOCK = not enabled("edged_rows")
 
 if TYPE_CHECKING:
     from textual.widget import Widget

@@ -5,7 +5,8 @@ opaque screen.
   screen push, and ``_refresh_layout`` with its layout flags): the focus view and the
   search are composed, read, laid out and styled before their first open, which then only
   paints: 50-60 ms less on the first open of the focus view at 200x60 (``bench/ui.py``'s
-  ``focus-open``, both ways). Stock: nothing is built ahead; the first push builds it.
+  ``open-focus``, both ways). Switch name ``prebuild``. Stock: nothing is built ahead; the
+  first push builds it.
 - :class:`KeptStyles` (overrides of the private ``_on_screen_suspend`` /
   ``_on_screen_resume``, fingerprinting styling with ``stylesheet._rules`` and
   ``_css_update_count``): a screen shown again keeps its styles when nothing they come from
@@ -27,7 +28,13 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widget import Widget
 
-from . import STOCK
+from . import enabled
+
+#: Off with ZOEA_STOCK_TEXTUAL=1 (or =screens): kept styles, nothing painted under an
+#: opaque screen.
+STOCK = not enabled("screens")
+#: Off with ZOEA_STOCK_TEXTUAL=1 (or =prebuild): screens built and laid out unseen.
+NO_PREBUILD = not enabled("prebuild")
 
 
 def styling(app: App[Any]) -> tuple[Any, ...]:
@@ -46,7 +53,7 @@ def styling(app: App[Any]) -> tuple[Any, ...]:
 async def build_unseen(app: App[Any], screen: Screen[Any]) -> None:
     """Compose and mount ``screen`` (its CSS loaded) without showing it, as a push would
     before showing it (Textual's ``_get_screen``). Stock: nothing (the push builds it)."""
-    if STOCK:
+    if NO_PREBUILD:
         return
     await app._get_screen(screen)[1]
 
@@ -58,7 +65,7 @@ def settle_unseen(screen: Screen[Any], size: Size) -> None:
     Textual lays a screen out when it is first pushed, and restyles every node then,
     which gives the scrollbars made during that first layout their own styles and so
     asks for a second layout: 50-60 ms for the focus view at 200x60."""
-    if STOCK or not screen.is_mounted:
+    if NO_PREBUILD or not screen.is_mounted:
         return
     screen._refresh_layout(size)
     screen.update_node_styles(animate=False)

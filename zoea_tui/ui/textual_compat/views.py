@@ -29,8 +29,11 @@ from textual.scrollbar import ScrollBar
 from textual.strip import Strip
 from textual.widget import Widget
 
-from . import STOCK
+from . import enabled
 from .edged_rows import use_edged_rows
+
+#: Off with ZOEA_STOCK_TEXTUAL=1 (or =views).
+STOCK = not enabled("views")
 
 
 def resize_virtual(view: ScrollView, size: Size) -> None:
