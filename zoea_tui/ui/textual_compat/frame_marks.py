@@ -4,13 +4,15 @@ Off unless ``ZOEA_FRAME_MARKS`` names a file or FIFO (``bench/ui.py`` makes one 
 the real app in tmux). Then the app writes tab-separated lines to it:
 
 - ``first <t>``: the first frame was painted;
-- ``mark <t> <screen> <mysis> <state>``: after a key, once a frame is painted with no
+- ``mark <t> <screen> <mysis> <cpu> <state>``: after a key, once a frame is painted with no
   finite worker left (compositions, database pages, searches) and no widget of the screen
   with a message left to handle, and a moment later still none: the key's whole effect
   is on screen. ``t`` is the end of that frame when nothing was asked to be repainted
   since, else the end of the next frame.
-  ``state`` is the screen's ``bench_state`` when it has one (a screen may say which page
-  or how many search hits it shows);
+  ``cpu`` is the CPU time (ms) the app's process used from the key to the mark (all its
+  threads: the swarm's work in that time too), a figure the machine's other load hardly
+  changes; ``state`` is the screen's ``bench_state`` when it has one (a screen may say
+  which page or how many search hits it shows);
 - ``lag <t> <samples> <ms> <ms> …``: once a second, how many 5 ms probes ran and the
   lateness of each that woke more than 5 ms late.
 
@@ -79,6 +81,8 @@ class FrameMarks:
         #: The newest key, and the newest key marked.
         self._key = 0
         self._marked = 0
+        #: The process's CPU time when the newest key arrived.
+        self._key_cpu = 0.0
         self._probe: asyncio.Task[None] | None = None
 
     @classmethod
@@ -105,6 +109,7 @@ class FrameMarks:
     def poke(self) -> None:
         """A key arrived: mark when its effect is complete and painted."""
         self._key += 1
+        self._key_cpu = time.process_time()
         self._schedule(self._key)
         self.app.set_timer(RESCUE_S, partial(self._rescue, self._key))
 
@@ -169,6 +174,7 @@ class FrameMarks:
             f"{at:.6f}",
             type(screen).__name__,
             "" if mysis is None else str(mysis),
+            f"{(time.process_time() - self._key_cpu) * 1000:.1f}",
             state.replace("\t", " "),
         )
 
