@@ -272,14 +272,16 @@ async def test_focus_moves_between_myses_and_back(app: ZoeaApp, commander: Comma
         await settle(pilot)
         ids = [v.id for v in commander.myses()]
         await pilot.press("enter")
+        # A focus view not built ahead (stock Textual) is composed by this push: wait for it.
+        await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus view")
         screen = app.screen
         assert isinstance(screen, FocusScreen) and screen.mysis_id == ids[0]
         await pilot.press("right_square_bracket")
-        assert screen.mysis_id == ids[1]
+        await wait_for(pilot, lambda: screen.mysis_id == ids[1], what="the next Mysis")
         await pilot.press("left_square_bracket", "left_square_bracket")
-        assert screen.mysis_id == ids[-1]
+        await wait_for(pilot, lambda: screen.mysis_id == ids[-1], what="the last Mysis")
         await pilot.press("escape")
-        assert isinstance(app.screen, DashboardScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, DashboardScreen), what="dashboard")
         assert app.screen.query_one(SwarmPanes).selected_id == ids[-1]
 
 
