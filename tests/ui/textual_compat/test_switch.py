@@ -19,7 +19,6 @@ PROBE = """
 import json
 from textual.app import App
 from textual.strip import Strip
-from textual._styles_cache import StylesCache
 from textual.drivers.linux_driver import LinuxDriver
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.base import ZoeaScreen
@@ -33,7 +32,6 @@ app = ZoeaApp(lambda: None)
 print(json.dumps({
     "strips patched": Strip.divide is not strips._divide,
     "own driver": app.get_driver_class() is not LinuxDriver,
-    "own styles cache": type(TextView()._styles_cache) is not StylesCache,
     "own scrollbar": ours(TextView, "vertical_scrollbar"),
     "own line filters": ours(TextView, "get_line_filters"),
     "kept styles": ours(ZoeaScreen, "_on_screen_resume"),

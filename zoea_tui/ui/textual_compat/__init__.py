@@ -13,8 +13,6 @@ of them on, with all off, and with each one off alone: ``bench/results/ui.json``
   collector's pauses inside frames (10-26 ms young generation, up to 140 ms older).
 - ``driver`` (:mod:`.driver`: an input loop that wakes when a lone Escape is due): Escape
   up to 100 ms sooner.
-- ``edged_rows`` (:mod:`.edged_rows`: a ``StylesCache`` that works a bordered widget's edges
-  out once per paint): about 10 ms of a 20 ms focus-view frame.
 - ``screens`` (:mod:`.screens`: kept styles for a screen shown again, no painting under an
   opaque screen): 12-20 ms of restyle and a second frame per open.
 - ``prebuild`` (:mod:`.screens`: the focus view and search built and laid out unseen):
@@ -27,7 +25,7 @@ Textual's repaint flags to say when a key's effect is painted, and :mod:`.testin
 tests' spies: instrumentation, not overrides, so they work both ways.
 
 With ``ZOEA_STOCK_TEXTUAL=1`` in the environment (read once, at import) every override is
-off: no monkeypatch, Textual's own driver, styles cache, scrollbars, screen handling and
+off: no monkeypatch, Textual's own driver, scrollbars, screen handling and
 line filters; each override has a stock fallback with the same public behaviour, only
 slower. The start-time check (:func:`version_refusal`) then lets any Textual run.
 """
@@ -41,7 +39,7 @@ from importlib.metadata import version
 #: of names from :data:`OVERRIDES` turns only those off (``bench/ui.py`` measures each so).
 ENV = "ZOEA_STOCK_TEXTUAL"
 #: The overrides, by the name the switch knows them by.
-OVERRIDES: tuple[str, ...] = ("strips", "driver", "edged_rows", "screens", "prebuild", "views")
+OVERRIDES: tuple[str, ...] = ("strips", "driver", "screens", "prebuild", "views")
 #: The Textual versions every override here was checked on (the pin in pyproject.toml).
 CHECKED_TEXTUAL: tuple[str, ...] = ("8.2.8",)
 

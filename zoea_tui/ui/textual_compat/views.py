@@ -30,7 +30,6 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from . import enabled
-from .edged_rows import use_edged_rows
 
 #: Off with ZOEA_STOCK_TEXTUAL=1 (or =views).
 STOCK = not enabled("views")
@@ -69,10 +68,6 @@ class SteadyScrollBar(ScrollBar):
 
     #: What the bar was last drawn from, or will be by the repaint asked for.
     _drawn: tuple[Any, ...] | None = None
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        use_edged_rows(self)  # each row painted without working edges out
 
     def _looks(self) -> tuple[Any, ...]:
         parent = self.parent

@@ -29,7 +29,6 @@ from textual.geometry import Region, Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..textual_compat.edged_rows import use_edged_rows
 from ..textual_compat.views import (
     FilteredRows,
     SteadyVerticalBar,
@@ -59,10 +58,6 @@ class KeptRows(FilteredRows):
 
     #: The widget's style for the rows being painted.
     line_style = Style()
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        use_edged_rows(self)  # each row between edges worked out once a paint
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The rows in ``crop``, after working the style and the filters out once."""
