@@ -7,8 +7,9 @@ Escape key arrived up to 100 ms late whatever ``ESCDELAY`` said, and Escape clos
 view of the app. This driver's input loop wakes when the pending Escape is due. The rest
 is Textual's driver, unchanged (it is imported only where Textual would use it).
 
-Buys: Escape 100 ms sooner at worst (``bench/ui.py``'s ``screen-pop-escape``, both ways).
-Checked on Textual 8.2.8 (a copy of ``LinuxDriver.run_input_thread`` of that version).
+Buys (``bench/results/ui_ways.json``, switch name ``driver``): leaving the focus view
+80 ms median wall clock against 137 ms with Textual's loop; closing the search 81 against
+124. Checked on Textual 8.2.8 (a copy of ``LinuxDriver.run_input_thread`` of that version).
 """
 
 from __future__ import annotations

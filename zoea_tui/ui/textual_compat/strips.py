@@ -17,6 +17,10 @@ or changes what these methods return.
 strip is made: most strips are cut, styled or filtered one way or not at all, and the
 empty caches were half of all the objects a frame left for the collector (about 20 000 of
 35 000 young objects, in a youngest generation that then took 18-23 ms to go through).
+
+Buys (``bench/results/ui_ways.json``, switch name ``strips``): opening the focus view 36 ms
+of the app's CPU (median) against 58 without it, stepping in it 28 against 37; the loop's
+longest stall 308 ms against 828 on a loaded machine. Checked on Textual 8.2.8.
 """
 
 from __future__ import annotations
