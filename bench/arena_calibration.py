@@ -19,7 +19,9 @@ A finding the logs make plain: SMBench's published scores are exactly its formul
 every outcome term at 0 (credits, final credits, systems, pirates): its scorer read no
 player statistics from the server, though each log's final state shows them. The
 ``published score`` column is SMBench's; ``score from the logs`` is the same formula over
-the logs' own final state, which is what the arena computes.
+the logs' own final state, which is what the arena computes; ``best run's score from the
+logs`` is the best single run by it (s6 98.3 with no mission completed, s2 90.4 after
+nine jumps: an error-free pilot reaches the maximum of both on the real server).
 
 Usage: python bench/arena_calibration.py [--runs N] [--seed K] [--logs DIR] [--out FILE]
 """
