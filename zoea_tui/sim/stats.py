@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 from zoea_tui.sim.catalog import module_def
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import World
+    from zoea_tui.sim.world_state import WorldState
 
 #: Counters kept in `Player.stats`, all starting at 0 (systems_visited starts at 1).
 COUNTERS: tuple[str, ...] = (
@@ -136,7 +136,7 @@ class PlayerStats:
         return asdict(self)
 
 
-def player_stats(world: World, player: str) -> PlayerStats:
+def player_stats(world: WorldState, player: str) -> PlayerStats:
     """The statistics of the player with this id or username; `KeyError` if none."""
     found = world.find_player(player)
     if found is None:
