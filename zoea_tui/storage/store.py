@@ -24,7 +24,7 @@ from .accounts import AccountsRoom
 from .arena_runs import ArenaRoom
 from .core import StoreCore
 from .errors import ANOTHER_FILE, StoreError, store_error
-from .memories import MemoriesRoom
+from .memories import SUMMARIZE_SCAN_LIMIT, TURN_SCAN_LIMIT, MemoriesRoom
 from .migrations import latest_version, migrate
 from .preflight import examine
 from .records import (
@@ -42,12 +42,16 @@ from .records import (
     request_from_row,
     settings_text,
 )
-from .requests import RequestsRoom
+from .requests import PART_CACHE, THIN_BATCH, RequestsRoom
 from .search import SEARCH_TEXT_LIMIT, SearchHit, search_broadcasts, search_memories
 from .turns import TurnsRoom
 
 #: What callers import from here: the store, and (re-exported) what it keeps.
 __all__ = [
+    "PART_CACHE",
+    "SUMMARIZE_SCAN_LIMIT",
+    "THIN_BATCH",
+    "TURN_SCAN_LIMIT",
     "_MEMORY_COLUMNS",
     "_TURN_COLUMNS",
     "Account",
