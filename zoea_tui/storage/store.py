@@ -12,7 +12,6 @@ import contextlib
 import hashlib
 import itertools
 import json
-import re
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -237,12 +236,6 @@ def _turn_from_memory_row(row: Sequence[Any]) -> Turn:
         nudge_level=row[12],
         first_memory_id=row[13],
     )
-
-
-def _fts_query(text: str) -> str:
-    """A user's words as an FTS5 query: every word must match (prefixes allowed)."""
-    words = re.findall(r"\w+", text, flags=re.UNICODE)
-    return " ".join(f'"{w}"*' for w in words)
 
 
 def request_from_row(row: Sequence[Any], shapes: Mapping[int, str]) -> RequestRecord:
