@@ -196,6 +196,8 @@ MEMORY_COLUMNS = (
     "m.id, m.role, m.source, m.tool_name, m.created_at, m.game_tick, m.sender_id, "
     "m.content, m.reasoning, m.tool_calls"
 )
+#: Where a memory's searched fields are in a row of :data:`MEMORY_COLUMNS`.
+MEMORY_FIELDS = {"content": 7, "reasoning": 8}
 #: What a broadcast hit reads (the row id first).
 BROADCAST_COLUMNS = "b.id, b.created_at, b.game_tick, b.sender_id, b.content"
 
@@ -228,36 +230,23 @@ async def ranked(
     return found[:limit]
 
 
-def memory_sql(query: Query) -> str:
-    """The candidate memories of one Mysis for ``query``, newest first (values: the
-    index's query if any, the Mysis, the id to read below, how many)."""
-    if query.match is None:
-        return (
-            f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.mysis_id = ? AND m.id < ? "
-            "ORDER BY m.id DESC LIMIT ?"
-        )
-    return (
-        f"SELECT {MEMORY_COLUMNS} FROM memories_search_fts "
-        "JOIN memories m ON m.id = memories_search_fts.rowid "
-        "WHERE memories_search_fts MATCH ? AND m.mysis_id = ? "
-        "AND memories_search_fts.rowid < ? ORDER BY memories_search_fts.rowid DESC LIMIT ?"
-    )
+def _like(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
 
 
-def broadcast_sql(query: Query) -> str:
-    """The candidate broadcasts for ``query``, newest first (values: the index's query
-    if any, the id to read below, how many)."""
-    if query.match is None:
-        return (
-            f"SELECT {BROADCAST_COLUMNS} FROM broadcasts b WHERE b.id < ? "
-            "ORDER BY b.id DESC LIMIT ?"
-        )
-    return (
-        f"SELECT {BROADCAST_COLUMNS} FROM broadcasts_search_fts "
-        "JOIN broadcasts b ON b.id = broadcasts_search_fts.rowid "
-        "WHERE broadcasts_search_fts MATCH ? AND broadcasts_search_fts.rowid < ? "
-        "ORDER BY broadcasts_search_fts.rowid DESC LIMIT ?"
-    )
+def _short_words(query: Query, columns: Sequence[str]) -> tuple[str, list[str]]:
+    """SQL conditions (and their values) a row must meet to hold the words the index
+    cannot find (fewer than three characters), so that a row without them is not read:
+    ``LIKE`` (which ignores the case of ASCII letters only), or, exact, ``instr``."""
+    sql, values = "", []
+    for term in query.terms:
+        if len(term) >= TRIGRAM:
+            continue
+        test = "instr({}, ?) > 0" if query.exact else "{} LIKE ? ESCAPE '\\'"
+        sql += " AND (" + " OR ".join(test.format(c) for c in columns) + ")"
+        values += [term if query.exact else _like(term)] * len(columns)
+    return sql, values
 
 
 async def find_memories(
@@ -265,18 +254,48 @@ async def find_memories(
     mysis_id: int,
     query: Query,
     limit: int,
-    text_of: Callable[[Sequence[Any]], str],
+    fields: Sequence[str] = ("content",),
 ) -> list[Found]:
-    """The Mysis's best ``limit`` memories whose ``text_of`` holds ``query``
-    (a row of :data:`MEMORY_COLUMNS`)."""
-    params = [mysis_id] if query.match is None else [query.match, mysis_id]
-    return await ranked(fetch_all, memory_sql(query), params, query, text_of, limit)
+    """The Mysis's best ``limit`` memories whose ``fields`` (``content``, ``reasoning``
+    or both, read as one text, a line apart) hold ``query``; each a row of
+    :data:`MEMORY_COLUMNS`."""
+    short, values = _short_words(query, [f"m.{f}" for f in fields])
+    if query.match is None:
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.mysis_id = ?{short} "
+        sql += "AND m.id < ? ORDER BY m.id DESC LIMIT ?"
+        params = [mysis_id, *values]
+    else:
+        sql = (
+            f"SELECT {MEMORY_COLUMNS} FROM memories_search_fts "
+            "JOIN memories m ON m.id = memories_search_fts.rowid "
+            f"WHERE memories_search_fts MATCH ? AND m.mysis_id = ?{short} "
+            "AND memories_search_fts.rowid < ? ORDER BY memories_search_fts.rowid DESC LIMIT ?"
+        )
+        params = [query.match, mysis_id, *values]
+    at = [MEMORY_FIELDS[f] for f in fields]
+
+    def text_of(row: Sequence[Any]) -> str:
+        return "\n".join(t for t in (row[i] for i in at) if t)
+
+    return await ranked(fetch_all, sql, params, query, text_of, limit)
 
 
 async def find_broadcasts(fetch_all: FetchAll, query: Query, limit: int) -> list[Found]:
     """The best ``limit`` broadcasts holding ``query`` (a row of :data:`BROADCAST_COLUMNS`)."""
-    params = [] if query.match is None else [query.match]
-    return await ranked(fetch_all, broadcast_sql(query), params, query, lambda r: r[4], limit)
+    short, values = _short_words(query, ["b.content"])
+    if query.match is None:
+        sql = f"SELECT {BROADCAST_COLUMNS} FROM broadcasts b WHERE b.id > 0{short} "
+        sql += "AND b.id < ? ORDER BY b.id DESC LIMIT ?"
+        params: list[Any] = []
+    else:
+        sql = (
+            f"SELECT {BROADCAST_COLUMNS} FROM broadcasts_search_fts "
+            "JOIN broadcasts b ON b.id = broadcasts_search_fts.rowid "
+            f"WHERE broadcasts_search_fts MATCH ?{short} AND broadcasts_search_fts.rowid < ? "
+            "ORDER BY broadcasts_search_fts.rowid DESC LIMIT ?"
+        )
+        params = [query.match]
+    return await ranked(fetch_all, sql, [*params, *values], query, lambda r: r[4], limit)
 
 
 async def search_memories(
@@ -293,12 +312,9 @@ async def search_memories(
     asked = Query.of(query, exact)
     if asked is None:
         return []
-    column = 7 if field == "content" else 8
     keep = max(text_limit, 0)
     hits = []
-    for found in await find_memories(
-        fetch_all, mysis_id, asked, min(max(limit, 1), 100), lambda r: r[column] or ""
-    ):
+    for found in await find_memories(fetch_all, mysis_id, asked, min(max(limit, 1), 100), [field]):
         row, text = found.row, found.text
         extra: dict[str, Any] = {}
         if field == "reasoning":

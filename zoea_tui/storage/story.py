@@ -251,7 +251,7 @@ async def search_story(
     limit = min(max(limit, 1), 200)
     # Both asked at once: the database's thread answers them back to back.
     memories, broadcasts = await asyncio.gather(
-        find_memories(store.fetch_all, mysis_id, asked, limit, _content_and_reasoning),
+        find_memories(store.fetch_all, mysis_id, asked, limit, ("content", "reasoning")),
         find_broadcasts(store.fetch_all, asked, limit),
     )
     hits = [_memory_hit(asked, f) for f in memories]
@@ -272,11 +272,6 @@ def _broadcast_hit(asked: Query, found: Found) -> StoryHit:
 
 #: The marks of a story hit's snippet.
 _MARKS = (HIT_OPEN, HIT_CLOSE)
-
-
-def _content_and_reasoning(row: Sequence[Any]) -> str:
-    """A memory row's text as the commander's search reads it: content, then reasoning."""
-    return f"{row[7] or ''}\n{row[8] or ''}"
 
 
 def _memory_hit(asked: Query, found: Found) -> StoryHit:
