@@ -122,17 +122,19 @@ class Query:
 
     def holds(self, text: str) -> bool:
         """Whether ``text`` holds every word (exact: the whole query, with its case)."""
-        folded = self._folded(text)
-        return all(needle in folded for needle in self._needles)
+        return self.score(text) is not None
 
-    def score(self, text: str) -> float:
-        """How well ``text`` matches: bm25's sum over the words of tf·(k1+1)/(tf+k1·(1-b+
-        b·length/usual)), tf being how often the word occurs (higher is better)."""
+    def score(self, text: str) -> float | None:
+        """How well ``text`` matches (None: it lacks a word): bm25's sum over the words of
+        tf·(k1+1)/(tf+k1·(1-b+b·length/usual)), tf being how often the word occurs
+        (higher is better)."""
         folded = self._folded(text)
         norm = K1 * (1 - B + B * len(text) / USUAL_CHARS)
         total = 0.0
         for needle in self._needles:
             tf = folded.count(needle)
+            if not tf:
+                return None
             total += tf * (K1 + 1) / (tf + norm)
         return total
 
@@ -221,8 +223,9 @@ async def ranked(
         rows = await fetch_all(sql, [*params, before, SEARCH_SCOPE])
         for row in rows:
             text = text_of(row)
-            if query.holds(text):
-                found.append(Found(query.score(text), row, text))
+            score = query.score(text)
+            if score is not None:
+                found.append(Found(score, row, text))
         if len(found) >= limit or len(rows) < SEARCH_SCOPE:
             break
         before = rows[-1][0]
