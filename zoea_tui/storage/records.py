@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -178,12 +177,6 @@ def _turn(row: Sequence[Any]) -> Turn:
         game_tick=row[7],
         state=row[8],
     )
-
-
-def _fts_query(text: str) -> str:
-    """A user's words as an FTS5 query: every word must match (prefixes allowed)."""
-    words = re.findall(r"\w+", text, flags=re.UNICODE)
-    return " ".join(f'"{w}"*' for w in words)
 
 
 def request_from_row(row: Sequence[Any], shapes: Mapping[int, str]) -> RequestRecord:
