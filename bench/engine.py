@@ -70,13 +70,13 @@ from zoea_tui.config import Config, ProviderConfig  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings, Composition  # noqa: E402
 from zoea_tui.game.backend import GameBackend  # noqa: E402
 from zoea_tui.game.connect import in_process_connector  # noqa: E402
-from zoea_tui.game.router import ToolRouter  # noqa: E402
 from zoea_tui.game.session import GameSession  # noqa: E402
 from zoea_tui.orchestrator.calibration import EngineFit  # noqa: E402
 from zoea_tui.orchestrator.clock import VirtualClock  # noqa: E402
 from zoea_tui.orchestrator.commander import Commander  # noqa: E402
 from zoea_tui.orchestrator.headless import simulate  # noqa: E402
 from zoea_tui.orchestrator.requests import recompose  # noqa: E402
+from zoea_tui.orchestrator.swarm_tools import swarm_router  # noqa: E402
 from zoea_tui.providers.base import ChatRequest, ProviderSettings, Usage  # noqa: E402
 from zoea_tui.providers.local import find_model_path  # noqa: E402
 from zoea_tui.providers.openai_compat import request_body  # noqa: E402
@@ -294,7 +294,7 @@ async def offered_tools(mode: str, folder: Path) -> list[dict[str, Any]]:
     session = GameSession(in_process_connector(lambda: in_process_server(host)), name="bench")
     store = await Store.open(folder / f"tools-{mode}.db")
     try:
-        return await ToolRouter(store, 1, session, server="embedded").tool_schemas(mode)  # type: ignore[arg-type]
+        return await swarm_router(store, 1, session, server="embedded").tool_schemas(mode)  # type: ignore[arg-type]
     finally:
         await session.aclose()
         await store.close()

@@ -34,10 +34,10 @@ from zoea_tui.core.composition import ComposeSettings  # noqa: E402
 from zoea_tui.core.game_tool import TOOLS_MODES, ToolsMode  # noqa: E402
 from zoea_tui.core.tokens import count_tokens, tools_tokens  # noqa: E402
 from zoea_tui.game.connect import in_process_connector  # noqa: E402
-from zoea_tui.game.router import ToolRouter  # noqa: E402
 from zoea_tui.game.session import GameSession  # noqa: E402
 from zoea_tui.orchestrator.headless import simulate  # noqa: E402
 from zoea_tui.orchestrator.requests import recompose  # noqa: E402
+from zoea_tui.orchestrator.swarm_tools import swarm_router  # noqa: E402
 from zoea_tui.sim.host import WorldHost  # noqa: E402
 from zoea_tui.sim.mcp_server import in_process_server  # noqa: E402
 from zoea_tui.storage import Store  # noqa: E402
@@ -49,7 +49,7 @@ async def offered_tools(mode: ToolsMode, folder: Path) -> list[dict[str, Any]]:
     session = GameSession(in_process_connector(lambda: in_process_server(host)), name="bench")
     store = await Store.open(folder / f"tools-{mode}.db")
     try:
-        return await ToolRouter(store, 1, session, server="embedded").tool_schemas(mode)
+        return await swarm_router(store, 1, session, server="embedded").tool_schemas(mode)
     finally:
         await session.aclose()
         await store.close()

@@ -48,16 +48,10 @@ CREATE TABLE broadcasts (
     game_tick  INTEGER
 );
 
-CREATE VIRTUAL TABLE broadcasts_fts USING fts5(
+CREATE VIRTUAL TABLE broadcasts_search_fts USING fts5(
     content,
     content = 'broadcasts', content_rowid = 'id',
-    tokenize = 'unicode61 remove_diacritics 2'
-);
-
-CREATE VIRTUAL TABLE broadcasts_substr_fts USING fts5(
-    content,
-    content = 'broadcasts', content_rowid = 'id',
-    tokenize = 'trigram'
+    tokenize = 'trigram', detail = none, columnsize = 0
 );
 
 CREATE TABLE memories (
@@ -77,16 +71,10 @@ CREATE TABLE memories (
     tokens       INTEGER NOT NULL DEFAULT 0
 , seq INTEGER NOT NULL DEFAULT 0);
 
-CREATE VIRTUAL TABLE memories_fts USING fts5(
+CREATE VIRTUAL TABLE memories_search_fts USING fts5(
     content, reasoning,
     content = 'memories', content_rowid = 'id',
-    tokenize = 'unicode61 remove_diacritics 2'
-);
-
-CREATE VIRTUAL TABLE memories_substr_fts USING fts5(
-    content, reasoning,
-    content = 'memories', content_rowid = 'id',
-    tokenize = 'trigram'
+    tokenize = 'trigram', detail = none, columnsize = 0
 );
 
 CREATE TABLE myses (

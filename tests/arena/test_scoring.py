@@ -39,6 +39,21 @@ def test_s4_and_s6_use_accuracy_and_activity_only() -> None:
     assert scoring.score_run("s4", metrics) == pytest.approx(41.67)
 
 
+def test_s2_and_s6_give_an_error_free_pilot_the_maximum_as_on_the_real_server() -> None:
+    # What the README's calibration table reads from SMBench's run-2 logs of the real
+    # server: Gemini 3.1 Pro's second s6 run (30 calls, 1 error, no mission completed)
+    # and Claude Sonnet 4.6's second s2 run (27 calls, 5 errors, 9 systems explored).
+    gemini_s6 = {"tool_calls": 30, "tool_errors": 1, "missions_completed": 0}
+    claude_s2 = {"tool_calls": 27, "tool_errors": 5, "systems_explored": 9}
+    assert scoring.score_run("s6", gemini_s6) == pytest.approx(98.33, abs=0.01)
+    assert scoring.score_run("s2", claude_s2) == pytest.approx(90.37, abs=0.01)
+    # The same pilots without an error (and, in s2, a tenth jump): the maximum.
+    assert scoring.score_run("s6", {"tool_calls": 30, "tool_errors": 0}) == 100
+    assert scoring.score_run("s2", {"tool_calls": 20, "systems_explored": 10}) == 100
+    # Only an outcome below the mark keeps s2 under it.
+    assert scoring.score_run("s2", {"tool_calls": 30, "systems_explored": 9}) == 95
+
+
 def test_terms_are_capped_at_their_weight() -> None:
     metrics = {"credits_earned": 1_000_000, "tool_calls": 10, "tool_errors": 0}
     assert scoring.score_run("s1", metrics) == pytest.approx(40 + 20 + 20 * 10 / 30 + 20, abs=0.01)

@@ -15,17 +15,17 @@ from zoea_tui.core.strategies import STRATEGIES
 from zoea_tui.core.tokens import count_tokens, tools_tokens
 from zoea_tui.core.types import ToolCall
 from zoea_tui.game.errors import GameConnectionError
-from zoea_tui.game.router import (
+from zoea_tui.game.router import REDACTED, ToolRouter
+from zoea_tui.game.state_cache import GameStateCache
+from zoea_tui.orchestrator.swarm_tools import (
     ORCHESTRATOR_TOOL_NAMES,
     ORCHESTRATOR_TOOLS,
     READ_PAGE_CHARS,
-    REDACTED,
     SEARCH_ANSWER_CHARS,
     SEARCH_ANSWER_TOKENS,
     SEARCH_HIT_CHARS,
-    ToolRouter,
+    swarm_router,
 )
-from zoea_tui.game.state_cache import GameStateCache
 from zoea_tui.sim.errors import GameError
 from zoea_tui.storage import NewMemory, Store
 
@@ -47,8 +47,9 @@ class FakeSwarm:
 
 
 async def _router(store: Store, make_session, name: str, **kwargs) -> ToolRouter:
+    """A Mysis's router as the swarm makes it: the game's tools and the swarm's own."""
     mysis = await store.find_mysis(name) or await store.create_mysis(name)
-    return ToolRouter(store, mysis.id, make_session(name), server=SERVER, **kwargs)
+    return swarm_router(store, mysis.id, make_session(name), server=SERVER, **kwargs)
 
 
 async def _run(
@@ -64,6 +65,22 @@ async def _run(
         NewMemory("tool", "tool", result.content, tool_call_id=call.id, tool_name=name),
     )
     return result
+
+
+async def test_a_router_without_own_tools_offers_and_runs_the_games_only(store, make_session):
+    mysis = await store.create_mysis("solo")
+    router = ToolRouter(store, mysis.id, make_session("solo"), server=SERVER)
+    names = [t["function"]["name"] for t in await router.tool_schemas()]
+    assert names and not any(n.startswith("zoea_") for n in names)
+    assert names == sorted(names)
+    # A zoea_* call goes to the game, which knows no such command.
+    result = await router.execute(ToolCall("c", "zoea_swarm_status", "{}"))
+    assert result.is_error, result.content
+    # The account pool is the router's own: login, register and masking work without them.
+    await router.execute(ToolCall("r", "register", '{"username": "solo1", "empire": "solarian"}'))
+    password = (await store.account_for(mysis.id, SERVER)).password
+    assert router.account == "solo1" and router.pool.account == "solo1"
+    assert router.redact(f"pw {password}") == f"pw {REDACTED}"
 
 
 async def test_tools_are_ours_first_then_the_games_sorted_and_stable(store, make_session):
@@ -382,7 +399,7 @@ class _NoGame:
 async def _offline(store: Store, name: str) -> ToolRouter:
     """A router whose Mysis has no game session (search and read need none)."""
     mysis = await store.find_mysis(name) or await store.create_mysis(name)
-    return ToolRouter(store, mysis.id, _NoGame(), server=SERVER)  # type: ignore[arg-type]
+    return swarm_router(store, mysis.id, _NoGame(), server=SERVER)  # type: ignore[arg-type]
 
 
 async def _call(router: ToolRouter, name: str, args: dict | str) -> Any:

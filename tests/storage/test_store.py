@@ -268,7 +268,7 @@ async def test_deleting_a_mysis_removes_its_memories_and_index(store: Store) -> 
     async with store.connection.execute("SELECT COUNT(*) FROM memories") as cur:
         assert (await cur.fetchone())[0] == 0
     async with store.connection.execute(
-        "SELECT COUNT(*) FROM memories_fts WHERE memories_fts MATCH 'unique'"
+        "SELECT COUNT(*) FROM memories_search_fts WHERE memories_search_fts MATCH 'uni'"
     ) as cur:
         assert (await cur.fetchone())[0] == 0
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from zoea_tui.core.composition import Composition, Item
-from zoea_tui.storage import NewMemory, Store, StoreError, story
+from zoea_tui.storage import NewMemory, Store, StoreError, search, story
 
 
 async def _mysis_with(store: Store, name: str, n: int) -> int:
@@ -264,7 +264,7 @@ async def test_the_reader_refuses_writes(store: Store) -> None:
 async def test_a_common_word_is_ranked_among_its_newest_matches(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(story, "SEARCH_SCOPE", 10)
+    monkeypatch.setattr(search, "SEARCH_SCOPE", 10)
     ada = await _mysis_with(store, "Ada", 140)  # "iron" in 20 memories: 7, 14, ... 140
     hits = await story.search_story(store, ada, "iron", limit=5)
     assert len(hits) == 5

@@ -24,7 +24,6 @@ from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
 from ..game.backend import GameBackend
-from ..game.router import ToolRouter
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot
 from ..providers.base import Provider, ProviderError, ProviderSettings
@@ -48,6 +47,7 @@ from .refusals import CommandRefused
 from .retention import RetentionKeeper
 from .services import SwarmServices
 from .story import StoryPort
+from .swarm_tools import swarm_router
 
 if TYPE_CHECKING:
     from ..providers.probe import ProbeReport
@@ -184,7 +184,7 @@ class Commander:
         provider = self._provider(record)
         # The session waits out timing refusals and reconnects on the swarm's clock.
         session = GameSession(self.backend.connector(), name=record.name, sleep=self.clock.sleep)
-        router = ToolRouter(
+        router = swarm_router(
             self.store, record.id, session, server=self.backend.server, cache=self.cache, swarm=self
         )
         router.account = record.account

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Any
 
 from zoea_tui.sim import errors, missions, orderbook, pirates, rules
@@ -24,25 +24,12 @@ from zoea_tui.sim.players import Player
 from zoea_tui.sim.profiles import CLASSIC, WorldProfile, profile
 from zoea_tui.sim.tools import TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
 from zoea_tui.sim.views import transit_view
+from zoea_tui.sim.world_state import Call, Handler
+
+__all__ = ["STATE_VERSION", "Call", "Handler", "World"]
 
 STATE_VERSION = 1
 _COUNTERS = {"notification": 0, "chat": 0, "order": 0, "wreck": 0, "thread": 0, "post": 0}
-
-
-@dataclass
-class Call:
-    """One command being handled: the caller's key, its arguments and its player."""
-
-    key: str | None
-    args: dict[str, Any]
-    player: Player | None = None
-    session_id: str | None = None
-
-    @property
-    def me(self) -> Player:
-        """The authenticated player (only for tools that require a login)."""
-        assert self.player is not None
-        return self.player
 
 
 class World:
@@ -55,6 +42,8 @@ class World:
         session_timeout_ticks: end a login idle for more than this many ticks; None never.
         world: the profile (``zoea_tui.sim.profiles``): ``classic``, the app's world, or
             ``smbench``, the world calibrated against SMBench's published runs.
+        handlers: the registry of commands, tool name to handler; None is
+            ``sim.commands.HANDLERS``, every tool of the catalogue.
     """
 
     def __init__(
@@ -64,7 +53,9 @@ class World:
         starting_credits: int | None = None,
         session_timeout_ticks: int | None = None,
         world: str = "classic",
+        handlers: Mapping[str, Handler] | None = None,
     ) -> None:
+        self.handlers: Mapping[str, Handler] = HANDLERS if handlers is None else handlers
         self.seed = seed
         self.profile: WorldProfile = profile(world)
         self.starting_credits = (
@@ -110,7 +101,7 @@ class World:
         if spec.auth:
             call.session_id, call.player = self._authenticate(session_key, session_id)
             self._check_timing(spec, call.player)
-        result = HANDLERS[tool](self, call)
+        result = self.handlers[tool](self, call)
         if spec.mutation and call.player is not None:
             call.player.busy_until = max(call.player.busy_until, self.tick + 1)
         result["current_tick"] = self.tick
@@ -383,11 +374,14 @@ class World:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> World:
+    def from_dict(
+        cls, data: dict[str, Any], *, handlers: Mapping[str, Handler] | None = None
+    ) -> World:
         """Restore a world saved with `to_dict()`; it continues exactly as the original."""
         if data.get("version") != STATE_VERSION:
             raise ValueError(f"unsupported world state version: {data.get('version')!r}")
         world = cls.__new__(cls)
+        world.handlers = HANDLERS if handlers is None else handlers
         world.seed = data["seed"]
         world.profile = profile(data["config"].get("world", CLASSIC.name))
         world.starting_credits = data["config"]["starting_credits"]

@@ -18,15 +18,15 @@ from zoea_tui.sim.catalog import ITEMS
 from zoea_tui.sim.galaxy import Base
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import World
     from zoea_tui.sim.players import Player
+    from zoea_tui.sim.world_state import WorldState
 
 NPC_FLOW = 10
 TRADE_LOG_CAP = 50
 
 
 def resting(
-    world: World, base_id: str, item_id: str, side: str, exclude: str | None = None
+    world: WorldState, base_id: str, item_id: str, side: str, exclude: str | None = None
 ) -> list[dict[str, Any]]:
     """Resting orders of one side at a base, best first (cheapest sells, dearest buys)."""
     found = [
@@ -45,7 +45,7 @@ def _number(order_id: str) -> int:
     return int(order_id.rsplit("_", 1)[-1])
 
 
-def base_by_id(world: World, base_id: str) -> Base | None:
+def base_by_id(world: WorldState, base_id: str) -> Base | None:
     """The base with this id (or the base of the POI with this id)."""
     for poi in world.galaxy.pois.values():
         if poi.base is not None and base_id in (poi.base.id, poi.id):
@@ -65,7 +65,7 @@ def store(player: Player, base_id: str, item_id: str, quantity: int) -> None:
     shelf[item_id] = shelf.get(item_id, 0) + quantity
 
 
-def settle(world: World, order: dict[str, Any], quantity: int, price: int) -> None:
+def settle(world: WorldState, order: dict[str, Any], quantity: int, price: int) -> None:
     """The owner's side of a fill: a sell order is paid, a buy order receives items.
 
     A buy order filled below its limit refunds the difference to its owner; what it
@@ -117,7 +117,7 @@ def settle(world: World, order: dict[str, Any], quantity: int, price: int) -> No
 
 
 def take(
-    world: World, orders: list[dict[str, Any]], quantity: int, accept: Any
+    world: WorldState, orders: list[dict[str, Any]], quantity: int, accept: Any
 ) -> list[dict[str, Any]]:
     """Fill up to `quantity` from `orders` (best first) while `accept(price)` holds."""
     fills: list[dict[str, Any]] = []
@@ -143,7 +143,7 @@ def take(
 
 
 def new_order(
-    world: World,
+    world: WorldState,
     owner: Player,
     base_id: str,
     side: str,
@@ -177,7 +177,7 @@ def order_view(order: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def npc_flow(world: World) -> None:
+def npc_flow(world: WorldState) -> None:
     """NPC traders take from resting orders priced at least as well as the station."""
     for order in list(world.orders):
         base = base_by_id(world, order["base_id"])

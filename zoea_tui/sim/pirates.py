@@ -21,7 +21,7 @@ from zoea_tui.sim.players import Player, Ship
 from zoea_tui.sim.profiles import CLASSIC, WorldProfile
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import World
+    from zoea_tui.sim.world_state import WorldState
 
 RESPAWN_TICKS = 20
 WRECK_TICKS = 150
@@ -106,7 +106,7 @@ def spawn_all(galaxy: Galaxy, profile: WorldProfile = CLASSIC) -> dict[str, dict
     return found
 
 
-def pirates_at(world: World, poi_id: str) -> list[dict[str, Any]]:
+def pirates_at(world: WorldState, poi_id: str) -> list[dict[str, Any]]:
     """The pirates alive at a POI."""
     return [p for p in world.pirates.values() if p["poi_id"] == poi_id and not p["destroyed"]]
 
@@ -122,7 +122,7 @@ def weapon_damage(ship: Ship) -> int:
     return sum(module_def(m).damage for m in ship.modules)
 
 
-def roll(world: World, damage: int) -> int:
+def roll(world: WorldState, damage: int) -> int:
     """`damage` with ±15 % variance from the world's RNG (at least 1)."""
     return max(1, damage * world.rng.randint(85, 115) // 100)
 
@@ -144,7 +144,7 @@ def apply_hit(target: dict[str, Any] | Ship, damage: int) -> dict[str, int]:
     return {"shield_damage": to_shield, "hull_damage": to_hull, "total": to_shield + to_hull}
 
 
-def pirate_fires(world: World, pirate: dict[str, Any], player: Player) -> dict[str, Any]:
+def pirate_fires(world: WorldState, pirate: dict[str, Any], player: Player) -> dict[str, Any]:
     """One shot of a pirate at a player; destroys the player's ship if its hull goes."""
     pirate["last_fired"] = world.tick
     hit = apply_hit(player.ship, roll(world, pirate["damage"]))
@@ -169,7 +169,7 @@ def pirate_fires(world: World, pirate: dict[str, Any], player: Player) -> dict[s
 
 
 def leave_wreck(
-    world: World, poi_id: str, system_id: str, source: str, items: dict[str, int]
+    world: WorldState, poi_id: str, system_id: str, source: str, items: dict[str, int]
 ) -> dict[str, Any]:
     """Put a wreck with `items` at a POI; it lasts `WRECK_TICKS` ticks."""
     wreck = {
@@ -185,7 +185,7 @@ def leave_wreck(
     return wreck
 
 
-def _loot(world: World, pirate: dict[str, Any]) -> dict[str, int]:
+def _loot(world: WorldState, pirate: dict[str, Any]) -> dict[str, int]:
     items = {"fuel_cell": world.rng.randint(1, 2)}
     ore = ORE_IDS[world.rng.randrange(len(ORE_IDS))]
     items[ore] = items.get(ore, 0) + world.rng.randint(3, 8)
@@ -194,7 +194,7 @@ def _loot(world: World, pirate: dict[str, Any]) -> dict[str, int]:
     return items
 
 
-def destroy_pirate(world: World, pirate: dict[str, Any], player: Player) -> dict[str, Any]:
+def destroy_pirate(world: WorldState, pirate: dict[str, Any], player: Player) -> dict[str, Any]:
     """The pirate is destroyed by `player`: bounty, wreck, respawn later."""
     pirate["destroyed"] = True
     pirate["respawn_tick"] = world.tick + world.profile.pirate_respawn_ticks
@@ -222,7 +222,7 @@ def destroy_pirate(world: World, pirate: dict[str, Any], player: Player) -> dict
     return wreck
 
 
-def destroy_player(world: World, player: Player, pirate: dict[str, Any]) -> None:
+def destroy_player(world: WorldState, player: Player, pirate: dict[str, Any]) -> None:
     """The player's ship is lost: a wreck with its cargo, then a starter ship at home."""
     ship = player.ship
     leave_wreck(world, player.poi_id, player.system_id, ship.name, dict(ship.cargo))
@@ -250,7 +250,7 @@ def destroy_player(world: World, player: Player, pirate: dict[str, Any]) -> None
     )
 
 
-def on_tick(world: World) -> None:
+def on_tick(world: WorldState) -> None:
     """Per tick: shields recharge, engaged pirates fire, pirates respawn, wrecks decay."""
     for player in world.players.values():
         ship = player.ship

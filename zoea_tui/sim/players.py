@@ -6,7 +6,43 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from zoea_tui.sim.catalog import ITEMS, STARTER_SHIP, ShipClass
-from zoea_tui.sim.stats import new_counters
+
+#: Counters kept in `Player.stats`, all starting at 0 (systems_visited starts at 1).
+COUNTERS: tuple[str, ...] = (
+    "ore_mined",
+    "ore_sold",
+    "credits_earned",
+    "credits_spent",
+    "trades_completed",
+    "systems_visited",
+    "systems_explored",
+    "orders_created",
+    "orders_filled",
+    "pirates_engaged",
+    "pirates_destroyed",
+    "ships_lost",
+    "damage_dealt",
+    "damage_taken",
+    "bounties_earned",
+    "missions_accepted",
+    "missions_completed",
+    "missions_abandoned",
+    "chat_messages",
+    "messages_received",
+    "captains_log_entries",
+    "forum_threads",
+    "forum_replies",
+    "forum_replies_received",
+    "status_set",
+    "colors_set",
+)
+
+
+def new_counters() -> dict[str, int]:
+    """The counters of a new player."""
+    counters = dict.fromkeys(COUNTERS, 0)
+    counters["systems_visited"] = 1
+    return counters
 
 
 @dataclass

@@ -47,46 +47,11 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim.catalog import module_def
+from zoea_tui.sim.players import COUNTERS as COUNTERS  # re-exported: its home before
+from zoea_tui.sim.players import new_counters
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import World
-
-#: Counters kept in `Player.stats`, all starting at 0 (systems_visited starts at 1).
-COUNTERS: tuple[str, ...] = (
-    "ore_mined",
-    "ore_sold",
-    "credits_earned",
-    "credits_spent",
-    "trades_completed",
-    "systems_visited",
-    "systems_explored",
-    "orders_created",
-    "orders_filled",
-    "pirates_engaged",
-    "pirates_destroyed",
-    "ships_lost",
-    "damage_dealt",
-    "damage_taken",
-    "bounties_earned",
-    "missions_accepted",
-    "missions_completed",
-    "missions_abandoned",
-    "chat_messages",
-    "messages_received",
-    "captains_log_entries",
-    "forum_threads",
-    "forum_replies",
-    "forum_replies_received",
-    "status_set",
-    "colors_set",
-)
-
-
-def new_counters() -> dict[str, int]:
-    """The counters of a new player."""
-    counters = dict.fromkeys(COUNTERS, 0)
-    counters["systems_visited"] = 1
-    return counters
+    from zoea_tui.sim.world_state import WorldState
 
 
 @dataclass(frozen=True)
@@ -136,7 +101,7 @@ class PlayerStats:
         return asdict(self)
 
 
-def player_stats(world: World, player: str) -> PlayerStats:
+def player_stats(world: WorldState, player: str) -> PlayerStats:
     """The statistics of the player with this id or username; `KeyError` if none."""
     found = world.find_player(player)
     if found is None:

@@ -11,7 +11,7 @@ from zoea_tui.sim.galaxy import Base, Galaxy, Poi, System
 from zoea_tui.sim.players import LogEntry, Player, Ship, Transit
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import World
+    from zoea_tui.sim.world_state import WorldState
 
 
 def cargo_list(ship: Ship) -> list[dict[str, Any]]:
@@ -71,7 +71,7 @@ def transit_view(galaxy: Galaxy, transit: Transit, tick: int) -> dict[str, Any]:
     }
 
 
-def player_view(world: World, player: Player) -> dict[str, Any]:
+def player_view(world: WorldState, player: Player) -> dict[str, Any]:
     """A player as the real `Player` object, trimmed to what this world models."""
     poi = world.galaxy.pois[player.poi_id]
     home = world.galaxy.arrival_poi(EMPIRES[player.empire].home_system)
@@ -116,7 +116,7 @@ def security_status(system: System) -> str:
     return f"Low security (police level {level})"
 
 
-def poi_summary(world: World, poi: Poi) -> dict[str, Any]:
+def poi_summary(world: WorldState, poi: Poi) -> dict[str, Any]:
     """A POI as listed inside its system."""
     return {
         "id": poi.id,
@@ -130,7 +130,7 @@ def poi_summary(world: World, poi: Poi) -> dict[str, Any]:
     }
 
 
-def system_view(world: World, system: System) -> dict[str, Any]:
+def system_view(world: WorldState, system: System) -> dict[str, Any]:
     """A system with its connections and POIs."""
     galaxy = world.galaxy
     return {
@@ -168,7 +168,7 @@ def resources_view(poi: Poi) -> list[dict[str, Any]]:
     ]
 
 
-def poi_view(world: World, poi: Poi) -> dict[str, Any]:
+def poi_view(world: WorldState, poi: Poi) -> dict[str, Any]:
     """The `get_poi` shape: the POI, its resources, and its base and services if any."""
     result: dict[str, Any] = {
         "poi": {

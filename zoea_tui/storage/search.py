@@ -1,14 +1,21 @@
-"""The Myses' search (``zoea_search_*``): substrings, ranked, case-insensitive.
+"""Search, in one place: the Myses' tools (``zoea_search_*``) and the commander's ``/``.
 
 The seeds' search found every message whose text contains the query. Here each word
 of the query must appear somewhere in the text, as a substring ("ron" finds "iron",
-"IRON" and "Ironclad"), case-insensitively; hits are ranked by bm25 over the trigram
-indexes of migration 010, newest first among equals. With ``exact`` the whole query,
-as typed, must appear with its case: the seeds' behaviour, when a Mysis wants it.
+"IRON" and "Ironclad"), case-insensitively; hits are ranked by how often the words
+occur for the text's length (bm25's formula, without the rarity of each word), newest
+first among equals. With ``exact`` the whole query, as typed, must appear with its
+case: the seeds' behaviour, when a Mysis wants it.
 
-Words of fewer than three characters cannot use a trigram index: they filter the
-rows the longer words found, or, when the query has no longer word, the Mysis's own
-memories are scanned newest first.
+The index (migration 012) is a trigram index that keeps only which rows hold each
+trigram (``detail = none``: no positions, a quarter of the size). A word of three
+characters or more asks it for the rows holding every trigram of the word; those rows
+are the candidates, and the text of each is checked here for the words themselves,
+counted and cut into a snippet. A query without such a word reads the Mysis's
+memories newest first. Candidates are read newest first, :data:`SEARCH_SCOPE` at a
+time: the hits are ranked among the newest candidates, and older ones are read only
+while the hits found are fewer than asked for, so an old hit is never lost and a
+common word costs a bounded read.
 """
 
 from __future__ import annotations
@@ -27,6 +34,16 @@ SNIPPET_BEFORE = 60
 SNIPPET_CHARS = 220
 #: Shortest word a trigram index can find.
 TRIGRAM = 3
+#: Candidates read at a time, newest first; the hits are ranked among those read.
+SEARCH_SCOPE = 2000
+#: bm25's constants, and the length of text its length normalisation takes as usual
+#: (about a memory's mean; fixed, so that the scores of memories and of broadcasts
+#: compare).
+K1 = 1.2
+B = 0.75
+USUAL_CHARS = 250
+#: Past every row id.
+_NO_END = 2**62
 
 FetchAll = Callable[[str, Sequence[Any]], Awaitable[Sequence[Sequence[Any]]]]
 
@@ -67,43 +84,80 @@ def _quoted(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _like(term: str) -> str:
-    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
+def trigram_match(terms: Sequence[str]) -> str | None:
+    """The index's query for ``terms``: every trigram of each term of three characters or
+    more, all required (None: no term is that long)."""
+    grams: list[str] = []
+    for term in terms:
+        for i in range(len(term) - TRIGRAM + 1):
+            gram = _quoted(term[i : i + TRIGRAM])
+            if gram not in grams:
+                grams.append(gram)
+    return " ".join(grams) or None
 
 
 @dataclass(frozen=True, slots=True)
-class _Plan:
-    """How one query is asked of SQLite."""
+class Query:
+    """A query as searched: its words (or, exact, the whole text) and the index's query."""
 
-    match: str | None
-    #: SQL conditions on the searched column (``{col}`` stands for it) and their values.
-    filters: tuple[tuple[str, str], ...]
-    #: The text whose first occurrence centres the snippet.
-    probe: str
     terms: tuple[str, ...]
     exact: bool
+    match: str | None
+
+    @classmethod
+    def of(cls, query: str, exact: bool = False) -> Query | None:
+        """The query typed (None: nothing to search for)."""
+        if exact:
+            text = query.strip()
+            return cls((text,), True, trigram_match([text])) if text else None
+        terms = tuple(query_terms(query))
+        return cls(terms, False, trigram_match(terms)) if terms else None
+
+    def _folded(self, text: str) -> str:
+        return text if self.exact else text.lower()
+
+    @property
+    def _needles(self) -> tuple[str, ...]:
+        return self.terms if self.exact else tuple(t.lower() for t in self.terms)
+
+    def holds(self, text: str) -> bool:
+        """Whether ``text`` holds every word (exact: the whole query, with its case)."""
+        return self.score(text) is not None
+
+    def score(self, text: str) -> float | None:
+        """How well ``text`` matches (None: it lacks a word): bm25's sum over the words of
+        tf·(k1+1)/(tf+k1·(1-b+b·length/usual)), tf being how often the word occurs
+        (higher is better)."""
+        folded = self._folded(text)
+        norm = K1 * (1 - B + B * len(text) / USUAL_CHARS)
+        total = 0.0
+        for needle in self._needles:
+            tf = folded.count(needle)
+            if not tf:
+                return None
+            total += tf * (K1 + 1) / (tf + norm)
+        return total
+
+    def finds(self, text: str) -> int:
+        """Where the longest word first occurs in ``text`` (-1: nowhere)."""
+        return self._folded(text).find(max(self._needles, key=len))
+
+    def cut(self, text: str, marks: tuple[str, str] = ("[", "]")) -> str:
+        """The snippet of ``text`` around the first match of the longest word."""
+        start = max(self.finds(text) - SNIPPET_BEFORE, 0)
+        window = text[start : start + SNIPPET_CHARS]
+        return snippet(window, start + 1, len(text), self.terms, self.exact, marks)
 
 
-def _plan(query: str, exact: bool) -> _Plan | None:
-    if exact:
-        text = query.strip()
-        if not text:
-            return None
-        match = _quoted(text) if len(text) >= TRIGRAM else None
-        return _Plan(match, (("instr({col}, ?) > 0", text),), text, (text,), True)
-    terms = query_terms(query)
-    if not terms:
-        return None
-    long = [t for t in terms if len(t) >= TRIGRAM]
-    match = " ".join(_quoted(t) for t in long) if long else None
-    filters = tuple(("{col} LIKE ? ESCAPE '\\'", _like(t)) for t in terms if len(t) < TRIGRAM)
-    probe = max(terms, key=len)
-    return _Plan(match, filters, probe, tuple(terms), False)
-
-
-def snippet(window: str, start: int, total: int, terms: Sequence[str], exact: bool) -> str:
-    """The text around the first match, each match in ``[`` ``]``, cut ends shown as ``…``.
+def snippet(
+    window: str,
+    start: int,
+    total: int,
+    terms: Sequence[str],
+    exact: bool,
+    marks: tuple[str, str] = ("[", "]"),
+) -> str:
+    """The text around the first match, each match between ``marks``, cut ends shown as ``…``.
 
     ``window`` is the text from character ``start`` (1-based) of a text of ``total``
     characters.
@@ -121,13 +175,130 @@ def snippet(window: str, start: int, total: int, terms: Sequence[str], exact: bo
             merged.append([a, b])
     out, at = [], 0
     for a, b in merged:
-        out += [window[at:a], "[", window[a:b], "]"]
+        out += [window[at:a], marks[0], window[a:b], marks[1]]
         at = b
     out.append(window[at:])
     text = " ".join("".join(out).split())
     head = "… " if start > 1 else ""
     tail = " …" if start - 1 + len(window) < total else ""
     return head + text + tail
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """A row that holds the query, with its score and the text that held it."""
+
+    score: float
+    row: Sequence[Any]
+    text: str
+
+
+#: What a memory hit reads (the row id first).
+MEMORY_COLUMNS = (
+    "m.id, m.role, m.source, m.tool_name, m.created_at, m.game_tick, m.sender_id, "
+    "m.content, m.reasoning, m.tool_calls"
+)
+#: Where a memory's searched fields are in a row of :data:`MEMORY_COLUMNS`.
+MEMORY_FIELDS = {"content": 7, "reasoning": 8}
+#: What a broadcast hit reads (the row id first).
+BROADCAST_COLUMNS = "b.id, b.created_at, b.game_tick, b.sender_id, b.content"
+
+
+async def ranked(
+    fetch_all: FetchAll,
+    sql: str,
+    params: Sequence[Any],
+    query: Query,
+    text_of: Callable[[Sequence[Any]], str],
+    limit: int,
+) -> list[Found]:
+    """The best ``limit`` rows of ``sql`` whose text holds ``query``, best first.
+
+    ``sql`` reads rows newest first, the row id first, and takes two more values after
+    ``params``: the id to read below and how many rows to read.
+    """
+    found: list[Found] = []
+    before = _NO_END
+    while True:
+        rows = await fetch_all(sql, [*params, before, SEARCH_SCOPE])
+        for row in rows:
+            text = text_of(row)
+            score = query.score(text)
+            if score is not None:
+                found.append(Found(score, row, text))
+        if len(found) >= limit or len(rows) < SEARCH_SCOPE:
+            break
+        before = rows[-1][0]
+    found.sort(key=lambda f: (-f.score, -f.row[0]))
+    return found[:limit]
+
+
+def _like(term: str) -> str:
+    escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _short_words(query: Query, columns: Sequence[str]) -> tuple[str, list[str]]:
+    """SQL conditions (and their values) a row must meet to hold the words the index
+    cannot find (fewer than three characters), so that a row without them is not read:
+    ``LIKE`` (which ignores the case of ASCII letters only), or, exact, ``instr``."""
+    sql, values = "", []
+    for term in query.terms:
+        if len(term) >= TRIGRAM:
+            continue
+        test = "instr({}, ?) > 0" if query.exact else "{} LIKE ? ESCAPE '\\'"
+        sql += " AND (" + " OR ".join(test.format(c) for c in columns) + ")"
+        values += [term if query.exact else _like(term)] * len(columns)
+    return sql, values
+
+
+async def find_memories(
+    fetch_all: FetchAll,
+    mysis_id: int,
+    query: Query,
+    limit: int,
+    fields: Sequence[str] = ("content",),
+) -> list[Found]:
+    """The Mysis's best ``limit`` memories whose ``fields`` (``content``, ``reasoning``
+    or both, read as one text, a line apart) hold ``query``; each a row of
+    :data:`MEMORY_COLUMNS`."""
+    short, values = _short_words(query, [f"m.{f}" for f in fields])
+    if query.match is None:
+        sql = f"SELECT {MEMORY_COLUMNS} FROM memories m WHERE m.mysis_id = ?{short} "
+        sql += "AND m.id < ? ORDER BY m.id DESC LIMIT ?"
+        params = [mysis_id, *values]
+    else:
+        sql = (
+            f"SELECT {MEMORY_COLUMNS} FROM memories_search_fts "
+            "JOIN memories m ON m.id = memories_search_fts.rowid "
+            f"WHERE memories_search_fts MATCH ? AND m.mysis_id = ?{short} "
+            "AND memories_search_fts.rowid < ? ORDER BY memories_search_fts.rowid DESC LIMIT ?"
+        )
+        params = [query.match, mysis_id, *values]
+    at = [MEMORY_FIELDS[f] for f in fields]
+
+    def text_of(row: Sequence[Any]) -> str:
+        return "\n".join(t for t in (row[i] for i in at) if t)
+
+    return await ranked(fetch_all, sql, params, query, text_of, limit)
+
+
+async def find_broadcasts(fetch_all: FetchAll, query: Query, limit: int) -> list[Found]:
+    """The best ``limit`` broadcasts holding ``query`` (a row of :data:`BROADCAST_COLUMNS`)."""
+    short, values = _short_words(query, ["b.content"])
+    if query.match is None:
+        sql = f"SELECT {BROADCAST_COLUMNS} FROM broadcasts b WHERE b.id > 0{short} "
+        sql += "AND b.id < ? ORDER BY b.id DESC LIMIT ?"
+        params: list[Any] = []
+    else:
+        sql = (
+            f"SELECT {BROADCAST_COLUMNS} FROM broadcasts_search_fts "
+            "JOIN broadcasts b ON b.id = broadcasts_search_fts.rowid "
+            f"WHERE broadcasts_search_fts MATCH ?{short} AND broadcasts_search_fts.rowid < ? "
+            "ORDER BY broadcasts_search_fts.rowid DESC LIMIT ?"
+        )
+        params = [query.match]
+    return await ranked(fetch_all, sql, [*params, *values], query, lambda r: r[4], limit)
 
 
 async def search_memories(
@@ -141,53 +312,29 @@ async def search_memories(
     exact: bool = False,
 ) -> list[SearchHit]:
     """Ranked substring search of one Mysis's memories (``field``: content or reasoning)."""
-    plan = _plan(query, exact)
-    if plan is None:
+    asked = Query.of(query, exact)
+    if asked is None:
         return []
-    col = f"m.{field}"
-    locate = f"instr({col}, ?)" if exact else f"instr(lower({col}), lower(?))"
-    select = (
-        "SELECT m.id, m.role, m.source, m.tool_name, m.created_at, m.game_tick, "
-        f"substr({col}, 1, ?), length({col}), "
-        f"substr({col}, max({locate} - {SNIPPET_BEFORE}, 1), {SNIPPET_CHARS}), "
-        f"max({locate} - {SNIPPET_BEFORE}, 1), "
-        "substr(m.content, 1, ?), length(m.content), m.tool_calls "
-    )
-    params: list[Any] = [max(text_limit, 0), plan.probe, plan.probe, max(text_limit, 0)]
-    where = ["m.mysis_id = ?"]
-    values: list[Any] = [mysis_id]
-    for condition, value in plan.filters:
-        where.append(condition.format(col=col))
-        values.append(value)
-    if plan.match is not None:
-        sql = (
-            f"{select}FROM memories_substr_fts JOIN memories m "
-            "ON m.id = memories_substr_fts.rowid WHERE memories_substr_fts MATCH ? AND "
-            + " AND ".join(where)
-            + " ORDER BY bm25(memories_substr_fts), m.id DESC LIMIT ?"
-        )
-        params += [f"{field} : ({plan.match})", *values]
-    else:
-        sql = f"{select}FROM memories m WHERE " + " AND ".join(where)
-        sql += f" AND {col} != '' ORDER BY m.id DESC LIMIT ?"
-        params += values
-    params.append(min(max(limit, 1), 100))
+    keep = max(text_limit, 0)
     hits = []
-    for row in await fetch_all(sql, params):
+    for found in await find_memories(fetch_all, mysis_id, asked, min(max(limit, 1), 100), [field]):
+        row, text = found.row, found.text
         extra: dict[str, Any] = {}
         if field == "reasoning":
-            extra = {"content": row[10], "content_chars": row[11], "calls": _call_names(row[12])}
+            content = row[7] or ""
+            extra = {"content": content[:keep], "content_chars": len(content)}
+            extra["calls"] = _call_names(row[9])
         hits.append(
             SearchHit(
                 memory_id=row[0],
                 role=row[1],
                 source=row[2],
                 tool_name=row[3],
-                snippet=snippet(row[8], row[9], row[7], plan.terms, plan.exact),
+                snippet=asked.cut(text),
                 created_at=row[4],
                 extra=extra,
-                text=row[6],
-                text_chars=row[7],
+                text=text[:keep],
+                text_chars=len(text),
                 game_tick=row[5],
             )
         )
@@ -203,46 +350,23 @@ async def search_broadcasts(
     exact: bool = False,
 ) -> list[SearchHit]:
     """Ranked substring search of every broadcast."""
-    plan = _plan(query, exact)
-    if plan is None:
+    asked = Query.of(query, exact)
+    if asked is None:
         return []
-    col = "b.content"
-    locate = f"instr({col}, ?)" if exact else f"instr(lower({col}), lower(?))"
-    select = (
-        "SELECT b.id, b.created_at, b.game_tick, b.sender_id, substr(b.content, 1, ?), "
-        f"length(b.content), substr({col}, max({locate} - {SNIPPET_BEFORE}, 1), "
-        f"{SNIPPET_CHARS}), max({locate} - {SNIPPET_BEFORE}, 1) "
-    )
-    params: list[Any] = [max(text_limit, 0), plan.probe, plan.probe]
-    where = [condition.format(col=col) for condition, _ in plan.filters]
-    values = [value for _, value in plan.filters]
-    if plan.match is not None:
-        sql = (
-            f"{select}FROM broadcasts_substr_fts JOIN broadcasts b "
-            "ON b.id = broadcasts_substr_fts.rowid WHERE broadcasts_substr_fts MATCH ?"
-            + "".join(f" AND {w}" for w in where)
-            + " ORDER BY bm25(broadcasts_substr_fts), b.id DESC LIMIT ?"
-        )
-        params += [plan.match, *values]
-    else:
-        sql = f"{select}FROM broadcasts b WHERE " + " AND ".join(where)
-        sql += " ORDER BY b.id DESC LIMIT ?"
-        params += values
-    params.append(min(max(limit, 1), 100))
     return [
         SearchHit(
-            memory_id=row[0],
+            memory_id=f.row[0],
             role="user",
             source="broadcast",
             tool_name=None,
-            snippet=snippet(row[6], row[7], row[5], plan.terms, plan.exact),
-            created_at=row[1],
-            extra={"sender_id": row[3]},
-            text=row[4],
-            text_chars=row[5],
-            game_tick=row[2],
+            snippet=asked.cut(f.text),
+            created_at=f.row[1],
+            extra={"sender_id": f.row[3]},
+            text=f.text[: max(text_limit, 0)],
+            text_chars=len(f.text),
+            game_tick=f.row[2],
         )
-        for row in await fetch_all(sql, params)
+        for f in await find_broadcasts(fetch_all, asked, min(max(limit, 1), 100))
     ]
 
 

@@ -2,7 +2,7 @@
 request inspector show.
 
 Every query here walks an index (``idx_memories_mysis``, ``idx_turns_mysis``,
-``idx_requests_mysis``, the FTS5 tables) and reads at most one page, so it costs the
+``idx_requests_mysis``, the search index) and reads at most one page, so it costs the
 same on a Mysis with a thousand memories and on one with a million
 (``tests/storage/test_story.py`` checks the query plans).
 """
@@ -16,12 +16,12 @@ from typing import Any
 
 from ..core.types import Memory, Turn
 from .request_log import ITEM_COUNT, REQUEST_SELECT
+from .search import Found, Query, find_broadcasts, find_memories
 from .store import (
     _MEMORY_COLUMNS,
     _TURN_COLUMNS,
     RequestRecord,
     Store,
-    _fts_query,
     _memory,
     _turn,
 )
@@ -32,10 +32,6 @@ PAGE = 50
 #: ``ui/sanitize.clean`` removes from the text itself, so they cannot be forged).
 HIT_OPEN = "\x02"
 HIT_CLOSE = "\x03"
-#: Words of context in a search snippet.
-SNIPPET_TOKENS = 16
-#: A word with more matches than this is ranked among its newest this many.
-SEARCH_SCOPE = 2000
 #: The most turns read with one page.
 TURNS_PER_PAGE = 1000
 #: Past every memory id: a page that reaches the newest memory takes every turn after it.
@@ -241,95 +237,53 @@ async def turns_between(
 async def search_story(
     store: Store, mysis_id: int, query: str, *, limit: int = 50
 ) -> list[StoryHit]:
-    """The Mysis's memories (content and reasoning) and the broadcasts that match every
-    word of ``query`` (prefixes allowed), best first by FTS5's bm25 rank, each with a
+    """The Mysis's memories (content and reasoning) and the broadcasts that hold every
+    word of ``query`` (as a substring, in any case), best first, each with a
     highlighted snippet.
 
-    A rare word costs well under a millisecond on a million memories. A word found in
-    many memories is ranked among its newest :data:`SEARCH_SCOPE` matches (bm25 over
-    every match of "iron" in a million memories took 360 ms; over the newest 2 000,
-    about 40, and 15-20 sorted by ``bm25()`` in SQLite rather than by FTS5's own rank
-    order, which gives the same order but ignores the bound on the rowid while it
-    sorts); when those hold fewer than ``limit`` of the Mysis's hits (the other
-    Myses said it more lately), ten times as many, then every match, so an old hit is
-    never lost."""
-    match = _fts_query(query)
-    if not match:
+    The same search as the Myses' tools (``storage/search.py``, one index): a common
+    word is ranked among the newest :data:`~.search.SEARCH_SCOPE` memories holding
+    its trigrams, and older ones are read only while the hits are fewer than
+    ``limit``, so an old hit is never lost."""
+    asked = Query.of(query)
+    if asked is None:
         return []
     limit = min(max(limit, 1), 200)
     # Both asked at once: the database's thread answers them back to back.
     memories, broadcasts = await asyncio.gather(
-        _ranked_memory_hits(store, mysis_id, match, limit), _broadcast_hits(store, match, limit)
+        find_memories(store.fetch_all, mysis_id, asked, limit, ("content", "reasoning")),
+        find_broadcasts(store.fetch_all, asked, limit),
     )
-    hits = memories + broadcasts
+    hits = [_memory_hit(asked, f) for f in memories]
+    hits += [_broadcast_hit(asked, f) for f in broadcasts]
     hits.sort(key=lambda h: h.rank)
     return hits[:limit]
 
 
-async def _ranked_memory_hits(
-    store: Store, mysis_id: int, match: str, limit: int
-) -> list[StoryHit]:
-    """The Mysis's best ``limit`` memories matching ``match``: ranked among the newest
-    :data:`SEARCH_SCOPE` matches, then ten times as many, then all of them, until
-    ``limit`` are found or every match was ranked (one query while hits abound)."""
-    hits: list[StoryHit] = []
-    for scope in (SEARCH_SCOPE, SEARCH_SCOPE * 10, 0):
-        hits = await _memory_hits(store, mysis_id, match, limit, scope=scope)
-        if len(hits) >= limit or not scope or not await _newest_matches_from(store, match, scope):
-            break
-    return hits
+def _broadcast_hit(asked: Query, found: Found) -> StoryHit:
+    """A broadcast that holds the query."""
+    row = found.row
+    snippet = asked.cut(found.text, _MARKS)
+    return StoryHit(
+        "broadcast", row[0], "user", "broadcast", None, snippet, row[1], row[2], row[3],
+        -found.score,
+    )  # fmt: skip
 
 
-async def _newest_matches_from(store: Store, match: str, scope: int) -> int:
-    """The rowid from which the newest ``scope`` matches of ``match`` start (0: fewer)."""
-    row = await store.fetch_one(
-        "SELECT rowid FROM memories_fts WHERE memories_fts MATCH ? "
-        "ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-        (match, scope - 1),
-    )
-    return int(row[0]) if row else 0
+#: The marks of a story hit's snippet.
+_MARKS = (HIT_OPEN, HIT_CLOSE)
 
 
-async def _memory_hits(
-    store: Store, mysis_id: int, match: str, limit: int, *, scope: int
-) -> list[StoryHit]:
-    """The Mysis's best ``limit`` memories among the newest ``scope`` matches of ``match``
-    (0: every match), in one query."""
-    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
-    # Where the newest matches start, worked out once by SQLite (a scalar subquery).
-    since = (
-        "(SELECT COALESCE((SELECT rowid FROM memories_fts WHERE memories_fts MATCH :match "
-        "ORDER BY rowid DESC LIMIT 1 OFFSET :skip), 0))"
-        if scope
-        else "0"
-    )
-    return [
-        StoryHit("memory", r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8])
-        for r in await store.fetch_all(
-            "SELECT m.id, m.role, m.source, m.tool_name, "
-            f"snippet(memories_fts, -1, {marks}), m.created_at, m.game_tick, m.sender_id, "
-            "bm25(memories_fts) AS score "
-            "FROM memories_fts JOIN memories m ON m.id = memories_fts.rowid "
-            f"WHERE memories_fts MATCH :match AND memories_fts.rowid >= {since} "
-            "AND m.mysis_id = :mysis ORDER BY score LIMIT :limit",
-            {"match": match, "skip": scope - 1, "mysis": mysis_id, "limit": limit},
-        )
-    ]
-
-
-async def _broadcast_hits(store: Store, match: str, limit: int) -> list[StoryHit]:
-    """The best ``limit`` broadcasts matching ``match``."""
-    marks = f"'{HIT_OPEN}', '{HIT_CLOSE}', ' … ', {SNIPPET_TOKENS}"
-    return [
-        StoryHit("broadcast", r[0], "user", "broadcast", None, r[1], r[2], r[3], r[4], r[5])
-        for r in await store.fetch_all(
-            f"SELECT b.id, snippet(broadcasts_fts, 0, {marks}), b.created_at, b.game_tick, "
-            "b.sender_id, broadcasts_fts.rank "
-            "FROM broadcasts_fts JOIN broadcasts b ON b.id = broadcasts_fts.rowid "
-            "WHERE broadcasts_fts MATCH ? ORDER BY broadcasts_fts.rank LIMIT ?",
-            (match, limit),
-        )
-    ]
+def _memory_hit(asked: Query, found: Found) -> StoryHit:
+    """A memory that holds the query, its snippet cut from the content if the longest
+    word is there, else from the reasoning."""
+    row = found.row
+    content, reasoning = row[7] or "", row[8] or ""
+    text = content if asked.finds(content) >= 0 or not reasoning else reasoning
+    return StoryHit(
+        "memory", row[0], row[1], row[2], row[3],
+        asked.cut(text, _MARKS), row[4], row[5], row[6], -found.score,
+    )  # fmt: skip
 
 
 async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> int | None:

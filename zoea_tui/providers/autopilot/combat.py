@@ -14,12 +14,9 @@ fight. What is installed is read from the newest ``get_status``/``get_ship``/
 from __future__ import annotations
 
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .scenario_play import since_move
-
-if TYPE_CHECKING:
-    from .decide import Decision, _Planner
+from .plan import LOW_HULL_PCT, Decision, Planner, call, pct, since_move
 
 #: What the pilot buys: a weapon, then a defence module (armour suits the pirates here).
 WEAPON = "pulse_laser_i"
@@ -40,7 +37,7 @@ MAX_TARGET_STRENGTH = 120
 POOR_CREDITS = 100
 
 
-def modules(p: _Planner) -> list[str] | None:
+def modules(p: Planner) -> list[str] | None:
     """The installed modules, from the newest result that shows them (None: not in view)."""
     for result in reversed(p.c.results):
         if result.error() is not None:
@@ -61,7 +58,7 @@ def modules(p: _Planner) -> list[str] | None:
     return p.c.notes.modules if p.c.notes is not None else None
 
 
-def prices(p: _Planner) -> dict[str, int]:
+def prices(p: Planner) -> dict[str, int]:
     """What the station charges per item, from the market listings in view."""
     found: dict[str, int] = {}
     for result in reversed(p.c.results):
@@ -74,7 +71,7 @@ def prices(p: _Planner) -> dict[str, int]:
     return found
 
 
-def police(p: _Planner) -> tuple[dict[str, int], dict[str, set[str]], set[str]]:
+def police(p: Planner) -> tuple[dict[str, int], dict[str, set[str]], set[str]]:
     """Police levels and links of the systems in view, and the systems with a belt."""
     levels: dict[str, int] = {}
     links: dict[str, set[str]] = {}
@@ -113,7 +110,7 @@ def police(p: _Planner) -> tuple[dict[str, int], dict[str, set[str]], set[str]]:
     return levels, links, belts
 
 
-def hunting_ground(p: _Planner, avoid: frozenset[str] = frozenset()) -> str | None:
+def hunting_ground(p: Planner, avoid: frozenset[str] = frozenset()) -> str | None:
     """The nearest system in view where pirates wait (the current one when it is),
     other than those to ``avoid``."""
     levels, links, belts = police(p)
@@ -135,7 +132,7 @@ def hunting_ground(p: _Planner, avoid: frozenset[str] = frozenset()) -> str | No
     return None
 
 
-def _pirates_here(p: _Planner) -> tuple[list[dict[str, Any]] | None, Any]:
+def _pirates_here(p: Planner) -> tuple[list[dict[str, Any]] | None, Any]:
     """The pirates seen at this POI since the last trip (None: not looked yet), and the
     newest attack result since then."""
     recent = since_move(p)
@@ -175,15 +172,14 @@ def _pirates_here(p: _Planner) -> tuple[list[dict[str, Any]] | None, Any]:
     return found, last_attack
 
 
-def combat(p: _Planner) -> Decision | None:
+def combat(p: Planner) -> Decision | None:
     """The next step of the hunt, or None to carry on with the mining loop."""
-    from .decide import _call
 
     f = p.f
     fitted = modules(p)
     if fitted is None:
         if p.has("get_status") and ("get_status", "{}") not in p.c.done:
-            return _call("Hunting pirates: checking my ship's modules first.", ("get_status", {}))
+            return call("Hunting pirates: checking my ship's modules first.", ("get_status", {}))
         return None
     armed = any(m in WEAPONS for m in fitted)
     shielded = any(m in DEFENCES for m in fitted)
@@ -196,9 +192,8 @@ def combat(p: _Planner) -> Decision | None:
     return hunt(p)
 
 
-def fit(p: _Planner, armed: bool, shielded: bool) -> Decision | None:
+def fit(p: Planner, armed: bool, shielded: bool) -> Decision | None:
     """Docked: install what the hold carries, buy what is missing and affordable."""
-    from .decide import _call
 
     f = p.f
     cargo = f.cargo or {}
@@ -207,7 +202,7 @@ def fit(p: _Planner, armed: bool, shielded: bool) -> Decision | None:
             continue
         carried = sorted(m for m in pool if cargo.get(m))
         if carried and ("install_mod", f'{{"module_id": "{carried[0]}"}}') not in p.c.failed:
-            return _call(
+            return call(
                 f"Docked with a {carried[0]} in the hold: installing it.",
                 ("install_mod", {"module_id": carried[0]}),
             )
@@ -219,27 +214,26 @@ def fit(p: _Planner, armed: bool, shielded: bool) -> Decision | None:
     price = prices(p)
     if missing[0] not in price:
         if p.has("view_market") and ("view_market", '{"category": "module"}') not in p.c.done:
-            return _call(
+            return call(
                 "Docked: reading the module prices.", ("view_market", {"category": "module"})
             )
         return None
     if f.credits is not None and f.credits >= price[missing[0]]:
-        return _call(
+        return call(
             f"Docked with {f.credits} cr: buying a {missing[0]} for {price[missing[0]]} cr.",
             ("buy", {"item_id": missing[0], "quantity": 1}),
         )
     return None
 
 
-def hunt(p: _Planner) -> Decision | None:
+def hunt(p: Planner) -> Decision | None:
     """Armed: go where pirates wait, find them, fight, loot, and mine between fights."""
-    from .decide import LOW_HULL_PCT, _call, _pct
 
     f = p.f
     ground = hunting_ground(p)
     if ground is None:
         if p.has("get_map") and ("get_map", "{}") not in p.c.done:
-            return _call(
+            return call(
                 "Armed: reading the map for low-police systems, where pirates wait.",
                 ("get_map", {}),
             )
@@ -260,7 +254,7 @@ def hunt(p: _Planner) -> Decision | None:
         and data.get("wreck_id")
         and not any(r.name == "loot_wreck" and r.index > last_attack.index for r in p.c.results)
     ):
-        return _call(
+        return call(
             f"Pirate destroyed: looting its wreck {data['wreck_id']}.",
             ("loot_wreck", {"wreck_id": data["wreck_id"]}),
         )
@@ -268,16 +262,16 @@ def hunt(p: _Planner) -> Decision | None:
     if found is None or (not winnable and _mined_since_look(p) >= LOOK_EVERY):
         if p.has("get_nearby"):
             p.polling = True  # a new look, not a repeated snapshot
-            return _call("At the belt: looking for pirates.", ("get_nearby", {}))
+            return call("At the belt: looking for pirates.", ("get_nearby", {}))
         return None
     if not winnable:
         other_belt = _unvisited_belt(p)
         if other_belt is not None:
-            return _call(
+            return call(
                 f"No pirate I can beat here: trying {other_belt.name} ({other_belt.id}).",
                 ("travel", {"target_poi": other_belt.id}),
             )
-    fuel = _pct(f.fuel, f.max_fuel)
+    fuel = pct(f.fuel, f.max_fuel)
     if (
         not winnable
         and f.credits is not None
@@ -288,8 +282,8 @@ def hunt(p: _Planner) -> Decision | None:
         return None  # mine for fuel money before roaming
     if (
         not winnable
-        and _pct(f.hull, f.max_hull) is not None
-        and (_pct(f.hull, f.max_hull) or 0) >= ENGAGE_HULL_PCT
+        and pct(f.hull, f.max_hull) is not None
+        and (pct(f.hull, f.max_hull) or 0) >= ENGAGE_HULL_PCT
         and f.system is not None
     ):
         other = hunting_ground(p, frozenset({f.system}))
@@ -297,7 +291,7 @@ def hunt(p: _Planner) -> Decision | None:
             return p.goto_system(other)
         levels, _, _ = police(p)
         if len(levels) <= 1 and p.has("get_map") and ("get_map", "{}") not in p.c.done:
-            return _call(
+            return call(
                 "No pirate I can beat here: reading the map for another hunting ground.",
                 ("get_map", {}),
             )
@@ -306,7 +300,7 @@ def hunt(p: _Planner) -> Decision | None:
         if last_attack is not None and not data.get("destroyed")
         else None
     )
-    hull = _pct(f.hull, f.max_hull)
+    hull = pct(f.hull, f.max_hull)
     if hull is not None and hull < LOW_HULL_PCT and engaged_id is not None:
         return p.go_station(f"hull {f.hull} under fire: retreating")
     if not winnable or (engaged_id is None and hull is not None and hull < ENGAGE_HULL_PCT):
@@ -320,18 +314,18 @@ def hunt(p: _Planner) -> Decision | None:
         r.name == "scan" and r.args().get("target_id") == target_id for r in since_move(p)
     )
     if not engaged and not scanned and p.has("scan"):
-        return _call(
+        return call(
             f"{target.get('name', target_id)} here: scanning it first.",
             ("scan", {"target_id": target_id}),
         )
-    return _call(
+    return call(
         f"Attacking {target.get('name', target_id)} ({target_id}): hull "
         f"{target.get('hull')}, shield {target.get('shield')}; my hull {f.hull}.",
         ("attack", {"target_id": target_id}),
     )
 
 
-def _unvisited_belt(p: _Planner) -> Any:
+def _unvisited_belt(p: Planner) -> Any:
     """A belt of this system I have not looked at since I arrived in it."""
     f = p.f
     looked = set()
@@ -352,7 +346,7 @@ def _strength(pirate: dict[str, Any]) -> int:
     return int(pirate.get("hull") or 0) + int(pirate.get("shield") or 0)
 
 
-def _mined_since_look(p: _Planner) -> int:
+def _mined_since_look(p: Planner) -> int:
     count = 0
     for result in reversed(since_move(p)):
         if result.name == "get_nearby":

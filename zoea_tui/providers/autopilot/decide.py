@@ -39,18 +39,21 @@ from .._wire import as_dict
 from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
 from .facts import MOVES
-from .notes import write_notes
+from .note_line import write_notes
 from .orders import Order, normalize_name
+from .plan import (
+    LOW_FUEL_PCT,
+    LOW_HULL_PCT,
+    REFUEL_PCT,
+    REPAIR_PCT,
+    Call,
+    Decision,
+    call,
+    pct,
+    say,
+)
 from .scenario_play import SCENARIO_ORDERS
 
-#: Leave the belt for the station below this share of the tank (percent).
-LOW_FUEL_PCT = 30
-#: Refuel while docked below this share of the tank.
-REFUEL_PCT = 70
-#: Leave the belt for repairs below this share of the hull.
-LOW_HULL_PCT = 40
-#: Repair while docked below this share of the hull.
-REPAIR_PCT = 75
 #: What a pilot expects to pay per hull point, and at least per unit of fuel.
 REPAIR_PRICE_GUESS = 5
 FUEL_PRICE_GUESS = 1
@@ -91,26 +94,6 @@ _SNAPSHOTS = frozenset(
     }
 )
 
-#: One tool call the autopilot makes: the tool's name and its arguments.
-Call = tuple[str, dict[str, Any]]
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What the autopilot answers: tool calls, or a text that ends the turn."""
-
-    calls: tuple[Call, ...] = ()
-    text: str = ""
-    reasoning: str = ""
-
-
-def _call(reasoning: str, *calls: Call) -> Decision:
-    return Decision(calls=tuple(calls), reasoning=reasoning)
-
-
-def _say(text: str, reasoning: str) -> Decision:
-    return Decision(text=text, reasoning=reasoning)
-
 
 def tool_names(tools: Sequence[dict[str, Any]]) -> frozenset[str]:
     """Names of the offered tools (OpenAI function schemas, or bare ``{name}`` dicts),
@@ -148,12 +131,12 @@ def decide(
     the rounds are counted in the messages, which a paged turn does not show whole)."""
     context = read_context(messages)
     if context.summary_requested:
-        return _say(
+        return say(
             summary_text(messages, context),
             "The summarize strategy asked for a summary: wrote the extractive summary.",
         )
     if not tools:
-        return _say(report(context), "No tools were offered: answered with a status report.")
+        return say(report(context), "No tools were offered: answered with a status report.")
     return _Planner(context, tools, max_rounds, turn_round).plan()
 
 
@@ -165,12 +148,6 @@ def summary_text(messages: Sequence[dict[str, Any]], context: Context) -> str:
 
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
-
-
-def _pct(value: int | None, maximum: int | None, default_max: int = 100) -> int | None:
-    if value is None:
-        return None
-    return value * 100 // max(maximum or default_max, 1)
 
 
 def _place_label(facts: Facts, poi_id: str | None) -> str:
@@ -327,7 +304,7 @@ def turn_progress(context: Context) -> TurnProgress:
 
 
 class _Planner:
-    """One decision: the rules applied in order to one :class:`Context`."""
+    """One decision: the rules applied in order to one :class:`Context`; a `plan.Planner`."""
 
     def __init__(
         self,
@@ -374,7 +351,7 @@ class _Planner:
                     text = write_notes(self, decision)
                     decision = Decision(decision.calls, text, decision.reasoning)
                 return decision
-        return _say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
+        return say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
 
     def report(self) -> Decision:
         """Answer a report order; check the status first when my context lacks it."""
@@ -388,11 +365,11 @@ class _Planner:
             and key not in self.c.done
             and key not in self.c.failed
         ):
-            return _call(
+            return call(
                 "Asked for a report, but my status is not in my context: checking it first.",
                 ("get_status", {}),
             )
-        return _say(report(self.c), f"The commander asked for a report ({self.c.order.text!r}).")
+        return say(report(self.c), f"The commander asked for a report ({self.c.order.text!r}).")
 
     # -- the turn ------------------------------------------------------------------------
     @property
@@ -443,14 +420,14 @@ class _Planner:
             key = (name, json.dumps(args))
             code = self.c.failed.get(key)
             if code is not None and name not in ("login", "register"):
-                return _say(
+                return say(
                     f"{name} failed with {code} this turn; not retrying it now. "
                     "I will try again next turn.",
                     f"Loop guard: {name} already failed with {code} this turn.",
                 )
             repeated += name in _SNAPSHOTS and key in self.c.done
         if repeated == len(decision.calls) and not self.polling:
-            return _say(
+            return say(
                 f"I already checked {decision.calls[0][0]} this turn and still lack "
                 f"what I need ({decision.reasoning}) Waiting for orders or the next "
                 "turn.",
@@ -459,7 +436,7 @@ class _Planner:
         calls = list(decision.calls)
         missing = [n for n, _ in calls if not self.has(n)]
         if missing:
-            return _say(
+            return say(
                 f"I would call {', '.join(missing)}, but that tool is not offered. Waiting.",
                 f"Tool not offered: {', '.join(missing)}.",
             )
@@ -475,13 +452,13 @@ class _Planner:
             code, message = f.login_error
             text = f"{code} {message}".lower()
             if not any(word in text for word in _NO_ACCOUNT_WORDS) and f.account is not None:
-                return _say(
+                return say(
                     f"Login failed ({code}: {message}). I need the commander to fix the account.",
                     f"Login failed with {code}; not retrying.",
                 )
             return self.register("no account to log in with")
         if f.account is not None and self.has("login"):
-            return _call(f"Session lost: logging in as {f.account}.", ("login", {}))
+            return call(f"Session lost: logging in as {f.account}.", ("login", {}))
         return self.register("no account yet")
 
     def register(self, why: str) -> Decision:
@@ -491,8 +468,8 @@ class _Planner:
             suffix = hashlib.blake2b(self.f.taken[0].encode(), digest_size=2).hexdigest()
             base = f"{base[:19]}-{suffix}"
         if not self.has("register"):
-            return _call(f"{why}; register is not offered, so logging in.", ("login", {}))
-        return _call(
+            return call(f"{why}; register is not offered, so logging in.", ("login", {}))
+        return call(
             f"{why.capitalize()}: registering as {base}.",
             ("register", {"username": base, "empire": DEFAULT_EMPIRE}),
         )
@@ -504,11 +481,11 @@ class _Planner:
             return None
         text, reasoning = wait
         if self.c.sees_own_turns:
-            return _say(text, reasoning)
+            return say(text, reasoning)
         # My earlier texts are not in my context (e.g. ``loop-slice``): a text now would
         # come back to the very same request, so poll the game instead of ending the turn.
         self.polling = True
-        return _call(
+        return call(
             f"{reasoning.split(':')[0]}; my earlier turns are not in my context, so "
             "checking status instead of waiting blind.",
             ("get_status", {}),
@@ -567,7 +544,7 @@ class _Planner:
     def act(self) -> Decision:
         f = self.f
         if not f.position_known:
-            return _call("My location is not in my context: checking status.", ("get_status", {}))
+            return call("My location is not in my context: checking status.", ("get_status", {}))
         if self.intent in SCENARIO_ORDERS:
             decision = scenario_play.play(self)
             if decision is not None:
@@ -603,7 +580,7 @@ class _Planner:
             ):
                 # A standing order to sell (say a broadcast) and a hold I cannot see: it
                 # may be empty already, so look before flying to the station.
-                return _call(
+                return call(
                     "Ordered to sell, but my cargo is not in my context: checking it first.",
                     ("get_status", {}),
                 )
@@ -638,7 +615,7 @@ class _Planner:
                 if f.cargo_used:
                     return self.go_station("this belt is depleted; selling what I have")
                 return self.go_belt(prefer, "this belt is depleted")
-            return _call(self.mining_reason(), ("mine", {}))
+            return call(self.mining_reason(), ("mine", {}))
         if not kind and f.system not in f.listed:
             return self.orient(f"I do not know what {f.poi} is: listing the system's POIs.")
         need = self.station_need(sell_now, refuel_now)
@@ -649,7 +626,7 @@ class _Planner:
     def orient(self, reasoning: str) -> Decision:
         """List the system, with the status beside it: together they survive even when
         only the latest tool loop is kept (``loop-slice``)."""
-        return _call(reasoning, ("get_system", {}), ("get_status", {}))
+        return call(reasoning, ("get_system", {}), ("get_status", {}))
 
     def mining_reason(self) -> str:
         f = self.f
@@ -669,10 +646,10 @@ class _Planner:
             return "ordered to sell"
         if f.fuel_short or refuel_now:
             return "need fuel"
-        fuel = _pct(f.fuel, f.max_fuel)
+        fuel = pct(f.fuel, f.max_fuel)
         if fuel is not None and fuel < LOW_FUEL_PCT:
             return f"fuel low ({f.fuel})"
-        hull = _pct(f.hull, f.max_hull)
+        hull = pct(f.hull, f.max_hull)
         if hull is not None and hull < LOW_HULL_PCT and self.affords_repair():
             return f"hull low ({f.hull})"
         return ""
@@ -688,8 +665,8 @@ class _Planner:
     def at_station(self, prefer: Place | None, *, refuel_now: bool = False) -> Decision:
         f = self.c.read_all()
         here = _place_label(f, f.poi)
-        fuel = _pct(f.fuel, f.max_fuel)
-        hull = _pct(f.hull, f.max_hull)
+        fuel = pct(f.fuel, f.max_fuel)
+        hull = pct(f.hull, f.max_hull)
         wants_fuel = refuel_now or f.fuel_short or (fuel is not None and fuel < REFUEL_PCT)
         wants_fuel = (
             wants_fuel
@@ -727,14 +704,14 @@ class _Planner:
                     if lookups
                     else ""
                 )
-                return _call(
+                return call(
                     f"At {here}: docking to sell, refuel or repair{checking}.",
                     ("dock", {}),
                     *((name, {}) for name in lookups),
                 )
             return self.go_belt(prefer, "nothing to do at the station")
         if f.cargo is None and cargo_maybe:
-            return _call(
+            return call(
                 "Docked, but my cargo listing is not in my context: checking cargo.",
                 (cargo_tool, {}),
             )
@@ -745,21 +722,21 @@ class _Planner:
                 hooked = self.sell_hook(item, quantity)
                 if hooked is not None:
                     return hooked
-            return _call(
+            return call(
                 f"Docked at {here}: selling {quantity} {item}.",
                 ("sell", {"item_id": item, "quantity": quantity}),
             )
         if wants_fuel:
-            return _call(
+            return call(
                 f"Docked with fuel {f.fuel}/{f.max_fuel or '?'}: refuelling.", ("refuel", {})
             )
         if wants_hull:
-            return _call(
+            return call(
                 f"Docked with hull {f.hull}/{f.max_hull or '?'}: repairing.", ("repair", {})
             )
         log = self.log_entry(prefer)
         if staying:
-            decision = _say(
+            decision = say(
                 f"Docked at {here} as ordered; awaiting orders.",
                 f"Arrived at the ordered destination {here}: holding there.",
             )
@@ -772,7 +749,7 @@ class _Planner:
                 decision.reasoning + " Noted the sale in the captain's log.",
             )
         if log is not None:
-            return _call(decision.reasoning + " Noting the sale in the captain's log.", log)
+            return call(decision.reasoning + " Noting the sale in the captain's log.", log)
         return decision
 
     def log_entry(self, prefer: Place | None) -> Call | None:
@@ -826,7 +803,7 @@ class _Planner:
                 return self.orient(
                     f"Need a station ({why}) but none is in my context: listing the system."
                 )
-            return _say(
+            return say(
                 f"I need a station ({why}) but know none in this system. Waiting for orders.",
                 "No station known in this system.",
             )
@@ -834,11 +811,11 @@ class _Planner:
         if f.fuel_short and not f.docked:
             cells = (f.cargo or {}).get("fuel_cell", 0)
             if cells and "refuel" not in f.no_credits_for:
-                return _call(
+                return call(
                     "Out of fuel away from a station: burning fuel cells.",
                     ("refuel", {"item_id": "fuel_cell", "quantity": cells}),
                 )
-        return _call(
+        return call(
             f"{why.capitalize()}: travelling to {station.name} ({station.id}).",
             ("travel", {"target_poi": station.id}),
         )
@@ -871,13 +848,13 @@ class _Planner:
                 return self.orient(
                     f"{why.capitalize()}, but no belt is in my context: listing the system."
                 )
-            return _say(
+            return say(
                 "I know no asteroid belt to mine in this system. Waiting for orders.",
                 "No usable belt known in this system.",
             )
         if belt.id == f.poi:
-            return _call(self.mining_reason(), ("mine", {}))
-        return _call(
+            return call(self.mining_reason(), ("mine", {}))
+        return call(
             f"{why.capitalize()}: travelling to {belt.name} ({belt.id}).",
             ("travel", {"target_poi": belt.id}),
         )
@@ -917,7 +894,7 @@ class _Planner:
     def goto(self, order: Order) -> Decision | None:
         f = self.f
         if order.system and f.system is None:
-            return _call(
+            return call(
                 f"Ordered to jump to {order.target!r}, but I do not know which system "
                 "I am in: checking status.",
                 ("get_status", {}),
@@ -926,22 +903,22 @@ class _Planner:
         words = normalize_name(order.target)
         if target is None:
             if f.system not in f.listed and self.has("get_system"):
-                return _call(
+                return call(
                     f"Ordered to go to {order.target!r}: listing this system's POIs and links.",
                     ("get_system", {}),
                 )
             route = ("find_route", {"target_system": order.target})
             if order.system and (route[0], json.dumps(route[1])) not in self.c.failed:
-                return _call(f"{order.target!r} is not a neighbour: asking for a route.", route)
+                return call(f"{order.target!r} is not a neighbour: asking for a route.", route)
             query = {"query": order.target, "limit": SEARCH_LIMIT}
             generic = any(w in words.split() for w in _BELT_WORDS + _STATION_WORDS)
             if not generic and not self.c.order_answered:
                 if self.has("zoea_search_messages") and json.dumps(query) not in self.c.searched:
-                    return _call(
+                    return call(
                         f"{order.target!r} is not in my context: searching my memory.",
                         ("zoea_search_messages", query),
                     )
-                return _say(
+                return say(
                     f"I cannot find {order.target!r} in this system or in my memory. "
                     "I will carry on mining; tell me its id or system.",
                     f"Unknown destination {order.target!r}: told the commander.",
@@ -967,7 +944,7 @@ class _Planner:
             # Going to a belt means mining there: with a full hold, sell first.
             self.goto_belt = target
             if f.poi != target.id and not f.docked and not self.station_need(False, False):
-                return _call(
+                return call(
                     f"Ordered to mine at {target.name}: travelling to {target.id}.",
                     ("travel", {"target_poi": target.id}),
                 )
@@ -977,11 +954,11 @@ class _Planner:
             if f.poi == target.id:
                 return self.at_station(None)
         elif f.poi == target.id:
-            return _say(
+            return say(
                 f"Arrived at {target.name} as ordered; awaiting orders.",
                 f"At the ordered destination {target.id}.",
             )
-        return _call(
+        return call(
             f"Ordered to go to {target.name}: travelling to {target.id}.",
             ("travel", {"target_poi": target.id}),
         )
@@ -991,19 +968,17 @@ class _Planner:
         if f.system == system:
             return None  # arrived: carry on with the mining loop here
         if system in f.links.get(f.system or "", ()):
-            return _call(
-                f"Ordered to {system}: jumping there.", ("jump", {"target_system": system})
-            )
+            return call(f"Ordered to {system}: jumping there.", ("jump", {"target_system": system}))
         route = f.routes.get(system)
         if route and f.system in route:
             position = route.index(f.system)
             if position + 1 < len(route):
                 hop = route[position + 1]
-                return _call(
+                return call(
                     f"Ordered to {system}: next jump on the route is {hop}.",
                     ("jump", {"target_system": hop}),
                 )
-        return _call(
+        return call(
             f"Ordered to {system}: planning the route.", ("find_route", {"target_system": system})
         )
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from .scenario_play import since_move
+from .plan import Decision, Planner, call, since_move
 
 if TYPE_CHECKING:
-    from .decide import Decision, _Planner
     from .facts import ToolResult
 
 MAX_ACTIVE = 5
@@ -31,7 +30,7 @@ def _item_id(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.strip().lower()).strip("_")
 
 
-def _since_dock(p: _Planner) -> list[ToolResult]:
+def _since_dock(p: Planner) -> list[ToolResult]:
     results = since_move(p)
     for index in range(len(results) - 1, -1, -1):
         if results[index].name == "dock" and results[index].error() is None:
@@ -39,7 +38,7 @@ def _since_dock(p: _Planner) -> list[ToolResult]:
     return results
 
 
-def active(p: _Planner) -> list[dict[str, Any]] | None:
+def active(p: Planner) -> list[dict[str, Any]] | None:
     """My active missions: the newest listing, less what was turned in since, plus what
     was accepted since (None: no listing in view)."""
     listing = None
@@ -88,10 +87,9 @@ def fits(offer: dict[str, Any], here: str | None, armed: bool) -> bool:
     return turn_in == here
 
 
-def missions(p: _Planner) -> Decision | None:
+def missions(p: Planner) -> Decision | None:
     """The next step of the mission run, or None to carry on with the mining loop."""
     from .combat import WEAPONS, modules
-    from .decide import _call
 
     f = p.f
     mine = active(p)
@@ -103,7 +101,7 @@ def missions(p: _Planner) -> Decision | None:
     if mine is None or not any(r.name == "get_active_missions" for r in recent):
         if p.has("get_active_missions") and not p.c.failed.get(("get_active_missions", "{}")):
             p.polling = True
-            return _call(
+            return call(
                 "Docked: reading my active missions and their progress.",
                 ("get_active_missions", {}),
             )
@@ -111,7 +109,7 @@ def missions(p: _Planner) -> Decision | None:
     for m in mine:
         turn_in = (m.get("turn_in") or {}).get("poi_id")
         if m.get("status") == "ready_to_turn_in" and turn_in == f.poi:
-            return _call(
+            return call(
                 f"Turning in {m.get('title')!r} for {m.get('reward_credits')} cr.",
                 ("complete_mission", {"mission_id": m.get("mission_id")}),
             )
@@ -128,7 +126,7 @@ def missions(p: _Planner) -> Decision | None:
     )
     if turned_in > listed and p.has("get_cargo"):
         p.polling = True  # a delivery left the hold: the listing in view is stale
-        return _call("Turned in a mission: checking what is left in the hold.", ("get_cargo", {}))
+        return call("Turned in a mission: checking what is left in the hold.", ("get_cargo", {}))
     if f.cargo is None or f.sellable(p.keep):
         return None  # the station visit sells what no delivery needs
     if len(mine) >= MAX_ACTIVE or not p.has("get_missions"):
@@ -144,7 +142,7 @@ def missions(p: _Planner) -> Decision | None:
     if board is None:
         if ("get_missions", "{}") in p.c.failed:
             return None
-        return _call("Docked: reading the mission board.", ("get_missions", {}))
+        return call("Docked: reading the mission board.", ("get_missions", {}))
     taken = {str(m.get("template_id") or m.get("mission_id")) for m in mine}
     refused = {a for (n, a) in p.c.failed if n == "accept_mission"}
     armed = any(m in WEAPONS for m in modules(p) or ())
@@ -155,14 +153,14 @@ def missions(p: _Planner) -> Decision | None:
             continue
         if any(a == f'{{"mission_id": "{mission_id}"}}' for a in refused):
             continue
-        return _call(
+        return call(
             f"Taking the mission {offer.get('title')!r} ({offer.get('reward_credits')} cr).",
             ("accept_mission", args),
         )
     return None
 
 
-def _away(p: _Planner, mine: list[dict[str, Any]] | None) -> Decision | None:
+def _away(p: Planner, mine: list[dict[str, Any]] | None) -> Decision | None:
     """Undocked: visit the belt a mission names; come back when deliveries are aboard."""
     f = p.f
     if mine is None:

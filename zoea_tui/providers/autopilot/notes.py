@@ -15,12 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .facts import Place
-
-if TYPE_CHECKING:
-    from .decide import Decision, _Planner
 
 PREFIX = "Notes:"
 _PLACE = re.compile(r"\b(mine|sell) at ([^,;()]+?) \(([A-Za-z0-9_\-]+)\)")
@@ -135,42 +132,3 @@ def hold_after(notes: Notes, results: Sequence[Any]) -> dict[str, int] | None:
         if isinstance(item, str) and isinstance(quantity, int):
             hold[item] = hold.get(item, 0) + change[2] * quantity
     return {k: v for k, v in hold.items() if v > 0}
-
-
-def write_notes(p: _Planner, decision: Decision) -> str:
-    """The notes line for an answer with calls ("" when there is nothing worth noting)."""
-    from .combat import hunting_ground, modules
-
-    f = p.f
-    scenario = p.intent in ("combat", "missions", "trade")
-    trip = any(name in ("travel", "jump") for name, _ in decision.calls)
-    if not (scenario or trip):
-        return ""
-    parts: list[str] = []
-    if f.poi and f.system and f.docked is not None and not trip:
-        parts.append(f"at {f.poi} in {f.system} ({'docked' if f.docked else 'undocked'})")
-    elif f.system and not any(name == "jump" for name, _ in decision.calls):
-        parts.append(f"system {f.system}")
-    if f.cargo is not None:
-        parts.append(
-            "hold " + (", ".join(f"{k} {v}" for k, v in sorted(f.cargo.items())) or "empty")
-        )
-    if p.intent == "combat":
-        fitted = modules(p)
-        if fitted is not None:
-            parts.append("modules " + ", ".join(fitted))
-        ground = hunting_ground(p)
-        if ground:
-            parts.append(f"hunting ground {ground}")
-    if p.intent == "trade":
-        from .trade import notes_part
-
-        part = notes_part(p)
-        if part:
-            parts.append(part)
-    belt = p.pick_belt(None)
-    stations = p.stations()
-    if belt is not None and stations:
-        station = p.nearest(stations, belt)
-        parts.append(f"mine at {belt.name} ({belt.id}), sell at {station.name} ({station.id})")
-    return f"{PREFIX} " + "; ".join(parts) + "." if parts else ""

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from .decide import Call, Decision, _Planner
-    from .facts import ToolResult
+from .combat import combat
+from .mission_play import missions
+from .plan import Call, Decision, Planner, call, pct, say
+from .plan import newest as newest  # re-exported: its home before plan.py
+from .plan import since_move as since_move  # re-exported: its home before plan.py
+from .trade import trade
 
 #: Orders this module plays.
 SCENARIO_ORDERS = frozenset({"explore", "social", "missions", "trade", "combat"})
@@ -24,7 +27,7 @@ EXPLORE_REFUEL_PCT = 30
 _COLOURS = {"primary_color": "#2f9e8f", "secondary_color": "#f2c14e"}
 
 
-def _ok(p: _Planner, name: str) -> list[dict[str, Any]]:
+def _ok(p: Planner, name: str) -> list[dict[str, Any]]:
     """Arguments of this tool's successful calls in the context, oldest first."""
     found = []
     for result in p.c.results:
@@ -33,11 +36,11 @@ def _ok(p: _Planner, name: str) -> list[dict[str, Any]]:
     return found
 
 
-def _failed(p: _Planner, name: str) -> bool:
+def _failed(p: Planner, name: str) -> bool:
     return any(n == name for n, _ in p.c.failed)
 
 
-def play(p: _Planner) -> Decision | None:
+def play(p: Planner) -> Decision | None:
     """The next step of a scenario order, or None to carry on with the mining loop."""
 
     kind = p.intent
@@ -46,26 +49,19 @@ def play(p: _Planner) -> Decision | None:
     if kind == "social":
         return social(p)
     if kind == "combat":
-        from .combat import combat
-
         return combat(p)
     if kind == "missions":
-        from .mission_play import missions
-
         return missions(p)
     if kind == "trade":
-        from .trade import trade
-
         return trade(p)
     return None
 
 
-def explore(p: _Planner) -> Decision | None:
+def explore(p: Planner) -> Decision | None:
     """Jump to a system not seen yet; refuel at a station when the tank runs low."""
-    from .decide import _call, _pct
 
     f = p.f
-    fuel = _pct(f.fuel, f.max_fuel)
+    fuel = pct(f.fuel, f.max_fuel)
     if fuel is not None and fuel < EXPLORE_REFUEL_PCT and "refuel" not in f.no_credits_for:
         return (
             p.mine_loop(refuel_now=True)
@@ -73,9 +69,7 @@ def explore(p: _Planner) -> Decision | None:
             else p.orient("Fuel low: listing the system for a station.")
         )
     if f.system is None:
-        return _call(
-            "Exploring, but I do not know where I am: checking status.", ("get_status", {})
-        )
+        return call("Exploring, but I do not know where I am: checking status.", ("get_status", {}))
     links = f.links.get(f.system)
     if not links:
         return p.orient(f"Exploring: listing {f.system} and its links.")
@@ -89,16 +83,15 @@ def explore(p: _Planner) -> Decision | None:
             links, key=lambda s: hashlib.blake2b(salt + s.encode(), digest_size=4).digest()
         )
     lookups: list[Call] = [("get_system", {})] if p.has("get_system") else []
-    return _call(
+    return call(
         f"Exploring: jumping to {target}, then listing it.",
         ("jump", {"target_system": target}),
         *lookups,
     )
 
 
-def social(p: _Planner) -> Decision | None:
+def social(p: Planner) -> Decision | None:
     """Status, colours, chats, two log entries, a forum thread; then answer others."""
-    from .decide import _call, _say
 
     me = p.f.account or "a pilot"
     steps: list[tuple[str, dict[str, Any], str]] = [
@@ -147,7 +140,7 @@ def social(p: _Planner) -> Decision | None:
         if not p.has(name) or _failed(p, name):
             continue
         if json.dumps(args, sort_keys=True) not in done:
-            return _call(f"Socialising: {why}.", (name, args))
+            return call(f"Socialising: {why}.", (name, args))
     # Then answer whoever spoke to me.
     notes = next(
         (
@@ -163,7 +156,7 @@ def social(p: _Planner) -> Decision | None:
             data = note.get("data") if isinstance(note, dict) else None
             sender = data.get("sender") if isinstance(data, dict) else None
             if isinstance(sender, str) and sender != me and sender not in replied:
-                return _call(
+                return call(
                     f"Answering {sender}.",
                     (
                         "chat",
@@ -177,34 +170,8 @@ def social(p: _Planner) -> Decision | None:
     if p.has("get_notifications") and not any(
         r.name == "get_notifications" and r.index > p.c.turn_start for r in p.c.results
     ):
-        return _call("Checking who has spoken to me.", ("get_notifications", {}))
-    return _say(
+        return call("Checking who has spoken to me.", ("get_notifications", {}))
+    return say(
         "Socialised: status, colours, chats, log and forum done; listening for answers.",
         "Every social step is done this turn.",
     )
-
-
-def newest(p: _Planner, *names: str, args: dict[str, Any] | None = None) -> ToolResult | None:
-    """The newest successful result of one of these tools in the context (called with
-    exactly ``args``, when given)."""
-    for result in reversed(p.c.results):
-        if (
-            result.name in names
-            and result.error() is None
-            and result.data()
-            and (args is None or result.args() == args)
-        ):
-            return result
-    return None
-
-
-def since_move(p: _Planner) -> list[ToolResult]:
-    """The results since my newest trip (travel or jump), oldest first: what they say
-    holds where I am now."""
-    results = p.c.results
-    start = 0
-    for index in range(len(results) - 1, -1, -1):
-        if results[index].name in ("travel", "jump") and results[index].error() is None:
-            start = index + 1
-            break
-    return results[start:]

@@ -20,12 +20,9 @@ an item the station does not sell has no ask listed, so its ask is derived from 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .scenario_play import newest
-
-if TYPE_CHECKING:
-    from .decide import Call, Decision, _Planner
+from .plan import Call, Decision, Planner, call, newest, say
 
 #: Start trading, docked, with this many credits (mine and sell until then).
 TRADE_CAPITAL = 300
@@ -59,13 +56,13 @@ _TRADE_MUTATIONS = frozenset(
 _LOOK: tuple[Call, ...] = (("view_orders", {}), ("view_storage", {}))
 
 
-def end_tick(p: _Planner) -> int:
+def end_tick(p: Planner) -> int:
     """The scenario's last tick: its budget from the order ("(300 ticks)"), from tick 0."""
     found = _BUDGET.search(p.c.order.text or "")
     return int(found.group(1)) if found else DEFAULT_BUDGET
 
 
-def quotes(p: _Planner) -> dict[str, tuple[int, int]] | None:
+def quotes(p: Planner) -> dict[str, tuple[int, int]] | None:
     """``{item: (bid, ask)}`` of this station from the newest full ``view_market``, else
     from my notes (None: neither is in view)."""
     market = newest(p, "view_market", args={})
@@ -90,7 +87,7 @@ def widest(prices: dict[str, tuple[int, int]]) -> list[tuple[str, tuple[int, int
     return sorted(prices.items(), key=lambda kv: (kv[1][0] - kv[1][1], kv[0]))[:NOTED]
 
 
-def credits(p: _Planner) -> int | None:
+def credits(p: Planner) -> int | None:
     """My credits from the newest result that shows them (sales since then only add)."""
     for result in reversed(p.c.results):
         data = result.data() if result.error() is None else None
@@ -107,7 +104,7 @@ def credits(p: _Planner) -> int | None:
     return None
 
 
-def hold(p: _Planner) -> tuple[dict[str, int], int] | None:
+def hold(p: Planner) -> tuple[dict[str, int], int] | None:
     """My hold and its free space: the newest ``get_cargo`` in view, brought up to date
     by my trading actions after it (None: no listing in view)."""
     listing = newest(p, "get_cargo")
@@ -145,7 +142,7 @@ def hold(p: _Planner) -> tuple[dict[str, int], int] | None:
 
 
 def _state(
-    p: _Planner, money: int | None, held: tuple[dict[str, int], int] | None
+    p: Planner, money: int | None, held: tuple[dict[str, int], int] | None
 ) -> dict[str, Any] | None:
     """Hold, credits, storage and my orders from the newest looks, when they are newer
     than my newest trading action (None: look first)."""
@@ -172,7 +169,7 @@ def _state(
     }
 
 
-def trading(p: _Planner) -> bool:
+def trading(p: Planner) -> bool:
     """Trading has begun: my orders, my stored goods, my trading calls or the quotes in
     my notes are in view."""
     orders = newest(p, "view_orders")
@@ -188,7 +185,7 @@ def trading(p: _Planner) -> bool:
     )
 
 
-def notes_part(p: _Planner) -> str:
+def notes_part(p: Planner) -> str:
     """My standing order and the quotes worth trading, for my notes: they outlive the
     commander's message and the market listing when older messages leave my context."""
     part = f"order trade for profit ({end_tick(p)} ticks)"
@@ -198,7 +195,7 @@ def notes_part(p: _Planner) -> str:
     return part + "; quotes bid/ask " + ", ".join(f"{k} {b}/{a}" for k, (b, a) in widest(prices))
 
 
-def still_docked(p: _Planner) -> bool:
+def still_docked(p: Planner) -> bool:
     """Docked, as my newest move or trading action shows (for when the status is out
     of view): a trip or an undock since says no."""
     for result in reversed(p.c.results):
@@ -214,16 +211,15 @@ def still_docked(p: _Planner) -> bool:
     return False
 
 
-def _status_due(p: _Planner) -> bool:
+def _status_due(p: Planner) -> bool:
     """My credits are stale: no status since my last :data:`STATUS_EVERY` answers."""
     recent = [r for r in p.c.results if r.name == "view_orders"][-STATUS_EVERY:]
     first = recent[0].index if len(recent) == STATUS_EVERY else -1
     return not any(r.name == "get_status" and r.index >= first for r in p.c.results)
 
 
-def trade(p: _Planner) -> Decision | None:
+def trade(p: Planner) -> Decision | None:
     """The next step of the trade, or None to carry on with the mining loop."""
-    from .decide import _call, _say
 
     f = p.f
     docked = f.docked if f.docked is not None else still_docked(p)
@@ -241,7 +237,7 @@ def trade(p: _Planner) -> Decision | None:
         looks += [("get_cargo", {})] if held is None or alone else []
         looks += [("get_status", {})] if money is None or alone else []
         p.polling = True
-        return _call(
+        return call(
             "Trading at this station: reading its market, my orders, storage and hold.", *looks
         )
     decision = step(p, prices, state)
@@ -249,13 +245,13 @@ def trade(p: _Planner) -> Decision | None:
         seen = newest(p, "view_orders")
         if p.c.sees_own_turns and seen is not None and seen.index > p.c.turn_start:
             # Looked this turn and nothing to do: let the NPC traders work till next turn.
-            return _say(
+            return say(
                 "Trading: my orders are working; waiting for the NPC traders.",
                 "Nothing to do until my orders fill: ending the turn.",
             )
         p.polling = True
         # Waiting on the NPC traders: the status brings my credits up to date.
-        return _call(
+        return call(
             "Trading: my orders are working; checking them and my credits.",
             *_LOOK,
             *([] if p.c.sees_own_turns else [("get_cargo", {})]),
@@ -264,11 +260,11 @@ def trade(p: _Planner) -> Decision | None:
     name, args, why = decision
     # Only my latest loop in view (loop-slice): the hold's listing must come with it.
     hold_look: list[Call] = [] if p.c.sees_own_turns else [("get_cargo", {}), ("get_status", {})]
-    return _call(f"Trading: {why}.", (name, args), *_LOOK, *hold_look)
+    return call(f"Trading: {why}.", (name, args), *_LOOK, *hold_look)
 
 
 def step(
-    p: _Planner, prices: dict[str, tuple[int, int]], state: dict[str, Any]
+    p: Planner, prices: dict[str, tuple[int, int]], state: dict[str, Any]
 ) -> tuple[str, dict[str, Any], str] | None:
     """One trading action from the state (None: nothing to do this tick)."""
     tick = state["tick"] if isinstance(state["tick"], int) else (p.f.tick or 0)

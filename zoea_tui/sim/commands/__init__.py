@@ -1,9 +1,10 @@
-"""Command handlers, one module per area; `HANDLERS` maps tool names to them."""
+"""Command handlers, one module per area; `HANDLERS` maps tool names to them.
+
+The registry the engine receives (`World(handlers=HANDLERS)`, its default); no command
+imports the engine: each sees the world as `sim.world_state.WorldState`.
+"""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim.commands import (
     account,
@@ -18,11 +19,9 @@ from zoea_tui.sim.commands import (
     resources,
     social,
 )
+from zoea_tui.sim.world_state import Handler
 
-if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
-
-Handler = Callable[["World", "Call"], dict[str, Any]]
+__all__ = ["HANDLERS", "Handler"]
 
 HANDLERS: dict[str, Handler] = {
     **account.HANDLERS,

@@ -10,10 +10,10 @@ from zoea_tui.sim.players import Player, Ship
 from zoea_tui.sim.views import log_entry_view, player_view, poi_view, ship_view, system_view
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 
-def _arrival_bundle(world: World, player: Player) -> dict[str, Any]:
+def _arrival_bundle(world: WorldState, player: Player) -> dict[str, Any]:
     return {
         "player": player_view(world, player),
         "ship": ship_view(player.ship),
@@ -22,7 +22,7 @@ def _arrival_bundle(world: World, player: Player) -> dict[str, Any]:
     }
 
 
-def register(world: World, call: Call) -> dict[str, Any]:
+def register(world: WorldState, call: Call) -> dict[str, Any]:
     """Create an account docked at the empire's home station, and log it in."""
     username = params.text(call.args, "username").strip()
     if not rules.USERNAME_MIN <= len(username) <= rules.USERNAME_MAX:
@@ -80,7 +80,7 @@ def register(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def login(world: World, call: Call) -> dict[str, Any]:
+def login(world: WorldState, call: Call) -> dict[str, Any]:
     """Log in with username and password; an older login of the account ends."""
     username = params.text(call.args, "username").strip()
     password = params.text(call.args, "password").strip().lower()
@@ -107,7 +107,7 @@ def login(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def logout(world: World, call: Call) -> dict[str, Any]:
+def logout(world: WorldState, call: Call) -> dict[str, Any]:
     """End this login; the pilot stays where it is."""
     assert call.session_id is not None
     world.end_session(call.session_id, call.key)

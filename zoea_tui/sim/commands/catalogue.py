@@ -16,7 +16,7 @@ from zoea_tui.sim.players import Ship
 from zoea_tui.sim.views import ship_view
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 CATALOG_TYPES = ("ships", "skills", "recipes", "items")
 
@@ -35,7 +35,7 @@ def _item_entry(item_id: str) -> dict[str, Any]:
     return entry
 
 
-def catalog(world: World, call: Call) -> dict[str, Any]:
+def catalog(world: WorldState, call: Call) -> dict[str, Any]:
     """Reference data by `type`: ships, skills, recipes or items (filter with category/id)."""
     kind = params.text(call.args, "type").strip().lower()
     if kind not in CATALOG_TYPES:
@@ -69,7 +69,7 @@ def catalog(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def get_skills(world: World, call: Call) -> dict[str, Any]:
+def get_skills(world: WorldState, call: Call) -> dict[str, Any]:
     """The caller's skills: level, XP and the XP the next level needs."""
     me = call.me
     rows = []
@@ -89,7 +89,7 @@ def get_skills(world: World, call: Call) -> dict[str, Any]:
     return {"skills": rows}
 
 
-def get_guide(world: World, call: Call) -> dict[str, Any]:
+def get_guide(world: WorldState, call: Call) -> dict[str, Any]:
     """A guide by `guide` or `topic`; without one, the list of guides."""
     raw = (params.text(call.args, "guide") or params.text(call.args, "topic")).strip().lower()
     if not raw:
@@ -103,7 +103,7 @@ def get_guide(world: World, call: Call) -> dict[str, Any]:
     return {"guide": guide_id, **GUIDES[guide_id]}
 
 
-def _station_poi(world: World, call: Call) -> Poi:
+def _station_poi(world: WorldState, call: Call) -> Poi:
     raw = (
         params.text(call.args, "base_id")
         or params.text(call.args, "poi")
@@ -149,7 +149,7 @@ def _facilities(base: Base) -> list[dict[str, str]]:
     ]
 
 
-def get_base(world: World, call: Call) -> dict[str, Any]:
+def get_base(world: WorldState, call: Call) -> dict[str, Any]:
     """A station's base: services, facilities, fuel price, board size, shipyard."""
     poi = _station_poi(world, call)
     base = poi.base
@@ -172,7 +172,7 @@ def get_base(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def facility(world: World, call: Call) -> dict[str, Any]:
+def facility(world: WorldState, call: Call) -> dict[str, Any]:
     """A station's facilities (one, when `name` matches), with the commands each serves."""
     poi = _station_poi(world, call)
     assert poi.base is not None
@@ -183,7 +183,7 @@ def facility(world: World, call: Call) -> dict[str, Any]:
     return {"base_id": poi.base.id, "base": poi.base.name, "facilities": found}
 
 
-def _shipyard(world: World, call: Call) -> dict[str, Any]:
+def _shipyard(world: WorldState, call: Call) -> dict[str, Any]:
     poi = _station_poi(world, call)
     assert poi.base is not None
     if "shipyard" not in poi.base.services:
@@ -208,7 +208,7 @@ def _shipyard(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def list_ships(world: World, call: Call) -> dict[str, Any]:
+def list_ships(world: WorldState, call: Call) -> dict[str, Any]:
     """The caller's ships: the active one and those stored at stations."""
     me = call.me
     ships = [
@@ -233,7 +233,7 @@ def list_ships(world: World, call: Call) -> dict[str, Any]:
     return {"ships": ships, "count": len(ships)}
 
 
-def buy_ship(world: World, call: Call) -> dict[str, Any]:
+def buy_ship(world: WorldState, call: Call) -> dict[str, Any]:
     """Buy a ship class at a shipyard; it becomes active, the old one stays here."""
     me = call.me
     class_id = params.text(call.args, "ship_class").strip().lower()
@@ -266,7 +266,7 @@ def buy_ship(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def switch_ship(world: World, call: Call) -> dict[str, Any]:
+def switch_ship(world: WorldState, call: Call) -> dict[str, Any]:
     """Make a ship stored at this station active, storing the current one."""
     me = call.me
     ship_id = params.text(call.args, "ship_id").strip()

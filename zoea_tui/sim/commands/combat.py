@@ -11,7 +11,7 @@ from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.players import Player, Ship
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 
 def _slots(ship: Ship, slot: str) -> int:
@@ -38,7 +38,7 @@ def _apply(ship: Ship, module_id: str, sign: int) -> None:
     ship.armor += sign * module.armor_bonus
 
 
-def install_mod(world: World, call: Call) -> dict[str, Any]:
+def install_mod(world: WorldState, call: Call) -> dict[str, Any]:
     """Docked: fit a module from cargo into a free slot of its type."""
     me = call.me
     raw = _module_arg(call)
@@ -74,7 +74,7 @@ def install_mod(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def uninstall_mod(world: World, call: Call) -> dict[str, Any]:
+def uninstall_mod(world: WorldState, call: Call) -> dict[str, Any]:
     """Docked: take a fitted module out into cargo."""
     me = call.me
     raw = _module_arg(call)
@@ -95,7 +95,7 @@ def uninstall_mod(world: World, call: Call) -> dict[str, Any]:
     return {"action": "module_uninstalled", "module_id": raw, "modules": list(me.ship.modules)}
 
 
-def _target(world: World, me: Player, call: Call) -> dict[str, Any]:
+def _target(world: WorldState, me: Player, call: Call) -> dict[str, Any]:
     raw = params.text(call.args, "target_id").strip()
     if not raw:
         raise errors.missing_parameter("target_id", "pirate_1")
@@ -114,7 +114,7 @@ def _target(world: World, me: Player, call: Call) -> dict[str, Any]:
     )
 
 
-def attack(world: World, call: Call) -> dict[str, Any]:
+def attack(world: WorldState, call: Call) -> dict[str, Any]:
     """Fire every weapon at a pirate here; it fires back. One round per tick."""
     me = call.me
     if me.docked:
@@ -168,7 +168,7 @@ def attack(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def scan(world: World, call: Call) -> dict[str, Any]:
+def scan(world: WorldState, call: Call) -> dict[str, Any]:
     """Scan a pirate here: its condition, armament and bounty."""
     me = call.me
     pirate = _target(world, me, call)
@@ -179,7 +179,7 @@ def scan(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def _wrecks_here(world: World, me: Player) -> list[dict[str, Any]]:
+def _wrecks_here(world: WorldState, me: Player) -> list[dict[str, Any]]:
     return [w for w in world.wrecks if w["poi_id"] == me.poi_id]
 
 
@@ -194,13 +194,13 @@ def _wreck_view(w: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def get_wrecks(world: World, call: Call) -> dict[str, Any]:
+def get_wrecks(world: WorldState, call: Call) -> dict[str, Any]:
     """Wrecks at your POI and what they hold."""
     here = _wrecks_here(world, call.me)
     return {"wrecks": [_wreck_view(w) for w in here], "count": len(here)}
 
 
-def _wreck(world: World, me: Player, call: Call) -> dict[str, Any]:
+def _wreck(world: WorldState, me: Player, call: Call) -> dict[str, Any]:
     raw = params.text(call.args, "wreck_id").strip()
     here = _wrecks_here(world, me)
     if not raw and here:
@@ -211,7 +211,7 @@ def _wreck(world: World, me: Player, call: Call) -> dict[str, Any]:
     raise GameError("wreck_not_found", f"No wreck '{raw}' at your POI. get_wrecks lists them.")
 
 
-def loot_wreck(world: World, call: Call) -> dict[str, Any]:
+def loot_wreck(world: WorldState, call: Call) -> dict[str, Any]:
     """Take items from a wreck here into cargo (all, or `item_id`/`quantity`)."""
     me = call.me
     wreck = _wreck(world, me, call)
@@ -243,7 +243,7 @@ def loot_wreck(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def salvage_wreck(world: World, call: Call) -> dict[str, Any]:
+def salvage_wreck(world: WorldState, call: Call) -> dict[str, Any]:
     """Break a wreck here down for scrap (steel plates); it disappears."""
     me = call.me
     wreck = _wreck(world, me, call)

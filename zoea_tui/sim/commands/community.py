@@ -12,7 +12,7 @@ from zoea_tui.sim.forum import CATEGORIES
 from zoea_tui.sim.stats import player_stats
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 _COLOR = re.compile(r"#[0-9A-Fa-f]{6}")
 STATUS_MAX = 100
@@ -20,7 +20,7 @@ TITLE_MAX = 120
 POST_MAX = 4000
 
 
-def set_status(world: World, call: Call) -> dict[str, Any]:
+def set_status(world: WorldState, call: Call) -> dict[str, Any]:
     """Set the status message (and optionally clan tag) other pilots see."""
     me = call.me
     message = params.text(call.args, "status_message").strip()
@@ -35,7 +35,7 @@ def set_status(world: World, call: Call) -> dict[str, Any]:
     return {"action": "status_set", "status_message": me.status_message, "clan_tag": me.clan_tag}
 
 
-def set_colors(world: World, call: Call) -> dict[str, Any]:
+def set_colors(world: WorldState, call: Call) -> dict[str, Any]:
     """Set the ship's primary and secondary colours (`#RRGGBB`)."""
     me = call.me
     primary = params.text(call.args, "primary_color").strip() or me.primary_color
@@ -52,7 +52,7 @@ def set_colors(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def claim(world: World, call: Call) -> dict[str, Any]:
+def claim(world: WorldState, call: Call) -> dict[str, Any]:
     """Link the account to a registration code (any code works in this world)."""
     return {
         "action": "claimed",
@@ -61,12 +61,12 @@ def claim(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def get_player_stats(world: World, call: Call) -> dict[str, Any]:
+def get_player_stats(world: WorldState, call: Call) -> dict[str, Any]:
     """Your lifetime statistics: credits earned, systems explored, pirates, missions, ..."""
     return {"stats": player_stats(world, call.me.id).to_dict()}
 
 
-def _thread(world: World, call: Call) -> dict[str, Any]:
+def _thread(world: WorldState, call: Call) -> dict[str, Any]:
     raw = params.text(call.args, "thread_id").strip()
     if not raw:
         raise errors.missing_parameter("thread_id", "thread_0")
@@ -85,7 +85,7 @@ def _summary(thread: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def forum_list(world: World, call: Call) -> dict[str, Any]:
+def forum_list(world: WorldState, call: Call) -> dict[str, Any]:
     """Forum threads, newest activity first (optionally one category), 20 per page."""
     category = params.text(call.args, "category").strip().lower()
     page = max(1, params.integer(call.args, "page") or 1)
@@ -100,7 +100,7 @@ def forum_list(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def forum_get_thread(world: World, call: Call) -> dict[str, Any]:
+def forum_get_thread(world: WorldState, call: Call) -> dict[str, Any]:
     """One thread with all its posts."""
     thread = _thread(world, call)
     return {"thread": {**_summary(thread), "posts": [dict(p) for p in thread["posts"]]}}
@@ -115,7 +115,7 @@ def _content(call: Call) -> str:
     return content
 
 
-def _post(world: World, call: Call, content: str) -> dict[str, Any]:
+def _post(world: WorldState, call: Call, content: str) -> dict[str, Any]:
     me = call.me
     return {
         "id": f"post_{world.next_id('post')}",
@@ -126,7 +126,7 @@ def _post(world: World, call: Call, content: str) -> dict[str, Any]:
     }
 
 
-def forum_create_thread(world: World, call: Call) -> dict[str, Any]:
+def forum_create_thread(world: WorldState, call: Call) -> dict[str, Any]:
     """Start a thread: `title`, `content`, optional `category`."""
     me = call.me
     title = params.text(call.args, "title").strip()
@@ -156,7 +156,7 @@ def forum_create_thread(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def forum_reply(world: World, call: Call) -> dict[str, Any]:
+def forum_reply(world: WorldState, call: Call) -> dict[str, Any]:
     """Reply to a thread; its author is notified."""
     me = call.me
     thread = _thread(world, call)

@@ -17,7 +17,7 @@ from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 
 def _price(call: Call) -> int:
@@ -27,7 +27,7 @@ def _price(call: Call) -> int:
     return price
 
 
-def create_sell_order(world: World, call: Call) -> dict[str, Any]:
+def create_sell_order(world: WorldState, call: Call) -> dict[str, Any]:
     """List cargo for sale at `price_each`; fills now where buyers pay that, rests otherwise."""
     me = call.me
     item, quantity, price = item_arg(call), quantity_arg(call), _price(call)
@@ -99,7 +99,7 @@ def _book(me: Any, item: ItemDef, fills: list[dict[str, Any]], side: str, total:
     )
 
 
-def create_buy_order(world: World, call: Call) -> dict[str, Any]:
+def create_buy_order(world: WorldState, call: Call) -> dict[str, Any]:
     """Bid `price_each` for an item: credits go to escrow; fills now or rests."""
     me = call.me
     item, quantity, price = item_arg(call), quantity_arg(call), _price(call)
@@ -150,7 +150,7 @@ def create_buy_order(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def view_orders(world: World, call: Call) -> dict[str, Any]:
+def view_orders(world: WorldState, call: Call) -> dict[str, Any]:
     """The caller's open orders (optionally at one base or for one item)."""
     me = call.me
     base_id = params.text(call.args, "base_id").strip()
@@ -165,7 +165,7 @@ def view_orders(world: World, call: Call) -> dict[str, Any]:
     return {"orders": mine, "count": len(mine)}
 
 
-def cancel_order(world: World, call: Call) -> dict[str, Any]:
+def cancel_order(world: WorldState, call: Call) -> dict[str, Any]:
     """Cancel own orders: sell escrow goes to storage at the order's base, credits back."""
     me = call.me
     ids = params.string_list(call.args, "order_ids") or []
@@ -193,11 +193,11 @@ def cancel_order(world: World, call: Call) -> dict[str, Any]:
     return {"action": "orders_cancelled", "cancelled": cancelled, "credits": me.credits}
 
 
-def _stations(world: World) -> list[Base]:
+def _stations(world: WorldState) -> list[Base]:
     return [p.base for p in world.galaxy.pois.values() if p.base is not None]
 
 
-def _target_base(world: World, call: Call, key: str = "base_id") -> Base:
+def _target_base(world: WorldState, call: Call, key: str = "base_id") -> Base:
     raw = params.text(call.args, key).strip()
     if raw:
         base = orderbook.base_by_id(world, raw)
@@ -213,11 +213,11 @@ def _target_base(world: World, call: Call, key: str = "base_id") -> Base:
     return base
 
 
-def _system_of(world: World, base: Base) -> str:
+def _system_of(world: WorldState, base: Base) -> str:
     return next(p.system_id for p in world.galaxy.pois.values() if p.base is base)
 
 
-def analyze_market(world: World, call: Call) -> dict[str, Any]:
+def analyze_market(world: WorldState, call: Call) -> dict[str, Any]:
     """Prices here against every station: where to sell each item dearest, buy cheapest."""
     base = _target_base(world, call)
     raw = params.text(call.args, "item_id").strip()
@@ -271,7 +271,7 @@ def analyze_market(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def estimate_purchase(world: World, call: Call) -> dict[str, Any]:
+def estimate_purchase(world: WorldState, call: Call) -> dict[str, Any]:
     """What buying `quantity` here would cost, without buying."""
     me = call.me
     item, quantity = item_arg(call), quantity_arg(call)
@@ -310,7 +310,7 @@ def estimate_purchase(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def get_trades(world: World, call: Call) -> dict[str, Any]:
+def get_trades(world: WorldState, call: Call) -> dict[str, Any]:
     """Your recent trades and order fills (newest first); no player trade offers pending."""
     me = call.me
     return {
@@ -320,7 +320,7 @@ def get_trades(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def view_storage(world: World, call: Call) -> dict[str, Any]:
+def view_storage(world: WorldState, call: Call) -> dict[str, Any]:
     """Your items stored at a station (here unless `station_id`/`base_id`)."""
     me = call.me
     key = "station_id" if params.text(call.args, "station_id") else "base_id"
@@ -334,7 +334,7 @@ def view_storage(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def _move(world: World, call: Call, to_storage: bool) -> dict[str, Any]:
+def _move(world: WorldState, call: Call, to_storage: bool) -> dict[str, Any]:
     me = call.me
     item, quantity = item_arg(call), quantity_arg(call)
     auto = needs_auto_dock(world, me)
@@ -370,12 +370,12 @@ def _move(world: World, call: Call, to_storage: bool) -> dict[str, Any]:
     return result
 
 
-def deposit_items(world: World, call: Call) -> dict[str, Any]:
+def deposit_items(world: WorldState, call: Call) -> dict[str, Any]:
     """Move cargo into storage at this station."""
     return _move(world, call, to_storage=True)
 
 
-def withdraw_items(world: World, call: Call) -> dict[str, Any]:
+def withdraw_items(world: WorldState, call: Call) -> dict[str, Any]:
     """Move items from storage at this station into cargo."""
     return _move(world, call, to_storage=False)
 

@@ -21,7 +21,7 @@ from zoea_tui.sim.views import (
 )
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 
 def unknown_system(query: str) -> GameError:
@@ -29,7 +29,7 @@ def unknown_system(query: str) -> GameError:
     return GameError("invalid_system", f"Unknown system: {query}. Use get_map to list systems.")
 
 
-def get_status(world: World, call: Call) -> dict[str, Any]:
+def get_status(world: WorldState, call: Call) -> dict[str, Any]:
     """Player, ship and modules, the tick of the next possible action, and any trip."""
     me = call.me
     result: dict[str, Any] = {
@@ -43,13 +43,13 @@ def get_status(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def get_ship(world: World, call: Call) -> dict[str, Any]:
+def get_ship(world: WorldState, call: Call) -> dict[str, Any]:
     """The ship in full, with modules and cargo."""
     ship = call.me.ship
     return {"ship": ship_view(ship), "modules": modules_view(ship), "cargo": cargo_list(ship)}
 
 
-def get_cargo(world: World, call: Call) -> dict[str, Any]:
+def get_cargo(world: WorldState, call: Call) -> dict[str, Any]:
     """The hold: items, space used, capacity and space available."""
     ship = call.me.ship
     return {
@@ -60,7 +60,7 @@ def get_cargo(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def get_system(world: World, call: Call) -> dict[str, Any]:
+def get_system(world: WorldState, call: Call) -> dict[str, Any]:
     """A system (the caller's unless `system_id` is given) with its POIs and links."""
     me = call.me
     query = params.text(call.args, "system_id").strip()
@@ -75,7 +75,7 @@ def get_system(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def get_poi(world: World, call: Call) -> dict[str, Any]:
+def get_poi(world: WorldState, call: Call) -> dict[str, Any]:
     """A POI (the caller's unless `poi_id` is given): resources, base and services."""
     query = params.text(call.args, "poi_id").strip()
     poi = world.galaxy.find_poi(query) if query else world.galaxy.pois[call.me.poi_id]
@@ -88,7 +88,7 @@ def get_poi(world: World, call: Call) -> dict[str, Any]:
     return view
 
 
-def get_nearby(world: World, call: Call) -> dict[str, Any]:
+def get_nearby(world: WorldState, call: Call) -> dict[str, Any]:
     """Other pilots at the caller's POI."""
     me = call.me
     poi = world.galaxy.pois[me.poi_id]
@@ -113,7 +113,7 @@ def get_nearby(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def _map_entry(world: World, system: System, visited: list[str]) -> dict[str, Any]:
+def _map_entry(world: WorldState, system: System, visited: list[str]) -> dict[str, Any]:
     return {
         "id": system.id,
         "name": system.name,
@@ -126,7 +126,7 @@ def _map_entry(world: World, system: System, visited: list[str]) -> dict[str, An
     }
 
 
-def get_map(world: World, call: Call) -> dict[str, Any]:
+def get_map(world: WorldState, call: Call) -> dict[str, Any]:
     """Every system with position and jump links (or one, with `system_id`)."""
     me = call.me
     query = params.text(call.args, "system_id").strip()
@@ -143,7 +143,7 @@ def get_map(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def search_systems(world: World, call: Call) -> dict[str, Any]:
+def search_systems(world: WorldState, call: Call) -> dict[str, Any]:
     """Systems whose id or name contains the query."""
     query = params.text(call.args, "query").strip().lower()
     if not query:
@@ -156,7 +156,7 @@ def search_systems(world: World, call: Call) -> dict[str, Any]:
     return {"query": query, "count": len(found), "systems": found}
 
 
-def find_route(world: World, call: Call) -> dict[str, Any]:
+def find_route(world: WorldState, call: Call) -> dict[str, Any]:
     """The shortest jump route to `target_system` and the fuel it needs."""
     me = call.me
     query = params.text(call.args, "target_system").strip()
@@ -200,7 +200,7 @@ def _first_sentence(text: str) -> str:
     return head.rstrip(".") + "."
 
 
-def help_command(world: World, call: Call) -> dict[str, Any]:
+def help_command(world: WorldState, call: Call) -> dict[str, Any]:
     """The command list by category, or one command's description and arguments."""
     name = params.text(call.args, "command").strip()
     if name:
@@ -239,7 +239,7 @@ def help_command(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def get_commands(world: World, call: Call) -> dict[str, Any]:
+def get_commands(world: WorldState, call: Call) -> dict[str, Any]:
     """Every command name with its category and whether it costs a tick."""
     return {
         "commands": [
@@ -248,7 +248,7 @@ def get_commands(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def get_version(world: World, call: Call) -> dict[str, Any]:
+def get_version(world: WorldState, call: Call) -> dict[str, Any]:
     """The game version and release notes."""
     return {"version": GAME_VERSION, "notes": list(RELEASE_NOTES)}
 

@@ -16,7 +16,7 @@ from zoea_tui.sim.galaxy import Base
 from zoea_tui.sim.players import Player
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 
 def item_arg(call: Call) -> ItemDef:
@@ -36,21 +36,21 @@ def quantity_arg(call: Call) -> int:
     return quantity
 
 
-def base_here(world: World, me: Player) -> Base:
+def base_here(world: WorldState, me: Player) -> Base:
     """The base of the player's POI (callers have checked there is one)."""
     base = world.galaxy.pois[me.poi_id].base
     assert base is not None
     return base
 
 
-def _book_side(world: World, base: Base, item: ItemDef, side: str) -> list[dict[str, Any]]:
+def _book_side(world: WorldState, base: Base, item: ItemDef, side: str) -> list[dict[str, Any]]:
     return [
         {"order_id": o["order_id"], "price_each": o["price_each"], "quantity": o["quantity"]}
         for o in orderbook.resting(world, base.id, item.id, side)
     ]
 
 
-def _listing(world: World, base: Base, item: ItemDef) -> dict[str, Any]:
+def _listing(world: WorldState, base: Base, item: ItemDef) -> dict[str, Any]:
     bid = base.bid(item.id)
     sells = base.market[item.id].sells
     ask = base.ask(item.id) if sells else None
@@ -68,7 +68,7 @@ def _listing(world: World, base: Base, item: ItemDef) -> dict[str, Any]:
     }
 
 
-def view_market(world: World, call: Call) -> dict[str, Any]:
+def view_market(world: WorldState, call: Call) -> dict[str, Any]:
     """The docked station's prices, optionally for one item or one category."""
     me = call.me
     if not me.docked:
@@ -99,7 +99,7 @@ def station_fills(top_price: int, quantity: int, selling: bool) -> list[dict[str
     return [{**f, "source": "station"} for f in rules.walk_book(top_price, quantity, selling)]
 
 
-def sell(world: World, call: Call) -> dict[str, Any]:
+def sell(world: WorldState, call: Call) -> dict[str, Any]:
     """Sell cargo to the station at its bid, walking down the book."""
     me = call.me
     item = item_arg(call)
@@ -164,7 +164,7 @@ def sell(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def buy(world: World, call: Call) -> dict[str, Any]:
+def buy(world: WorldState, call: Call) -> dict[str, Any]:
     """Buy from the station at its ask, walking up the book, into cargo."""
     me = call.me
     item = item_arg(call)

@@ -12,7 +12,7 @@ from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.players import Player
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 PAGE = 10
 
@@ -21,7 +21,7 @@ def _done_key(mission: dict[str, Any]) -> str:
     return f"{mission['issuer_base']}:{mission.get('template_id', mission['mission_id'])}"
 
 
-def _board_here(world: World, me: Player) -> list[dict[str, Any]]:
+def _board_here(world: WorldState, me: Player) -> list[dict[str, Any]]:
     poi = world.galaxy.pois[me.poi_id]
     if poi.base is None:
         raise errors.not_docked_here()
@@ -32,7 +32,7 @@ def _board_here(world: World, me: Player) -> list[dict[str, Any]]:
     return [o for o in offers if _done_key(o) not in done]
 
 
-def _objective(world: World, me: Player, m: dict[str, Any]) -> str:
+def _objective(world: WorldState, me: Player, m: dict[str, Any]) -> str:
     kind, need = m["type"], m["required"]
     if kind == "delivery":
         return f"Have {need} {ITEMS[m['item_id']].name} in cargo at the turn-in station"
@@ -45,7 +45,7 @@ def _objective(world: World, me: Player, m: dict[str, Any]) -> str:
     return f"Destroy {need} pirate(s)"
 
 
-def _turn_in(world: World, m: dict[str, Any]) -> dict[str, str]:
+def _turn_in(world: WorldState, m: dict[str, Any]) -> dict[str, str]:
     for poi in world.galaxy.pois.values():
         if poi.base is not None and poi.base.id == m["turn_in_base"]:
             return {
@@ -57,7 +57,7 @@ def _turn_in(world: World, m: dict[str, Any]) -> dict[str, str]:
     return {"base_id": m["turn_in_base"]}
 
 
-def _offer_view(world: World, me: Player, m: dict[str, Any]) -> dict[str, Any]:
+def _offer_view(world: WorldState, me: Player, m: dict[str, Any]) -> dict[str, Any]:
     keys = ("mission_id", "type", "title", "description", "reward_credits", "issuer_name")
     return {
         **{k: m[k] for k in keys},
@@ -66,7 +66,7 @@ def _offer_view(world: World, me: Player, m: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _active_view(world: World, me: Player, m: dict[str, Any]) -> dict[str, Any]:
+def _active_view(world: WorldState, me: Player, m: dict[str, Any]) -> dict[str, Any]:
     done = missions.is_done(me, m)
     return {
         **_offer_view(world, me, m),
@@ -78,7 +78,7 @@ def _active_view(world: World, me: Player, m: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def get_missions(world: World, call: Call) -> dict[str, Any]:
+def get_missions(world: WorldState, call: Call) -> dict[str, Any]:
     """The board of the station here (docked or at its POI), paged by `offset`."""
     me = call.me
     offers = _board_here(world, me)
@@ -118,7 +118,7 @@ def _mission_id(call: Call) -> str:
     return raw
 
 
-def accept_mission(world: World, call: Call) -> dict[str, Any]:
+def accept_mission(world: WorldState, call: Call) -> dict[str, Any]:
     """Take a mission from the board of the station here."""
     me = call.me
     raw = _mission_id(call)
@@ -156,7 +156,7 @@ def accept_mission(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def get_active_missions(world: World, call: Call) -> dict[str, Any]:
+def get_active_missions(world: WorldState, call: Call) -> dict[str, Any]:
     """The caller's accepted missions with their progress."""
     me = call.me
     return {
@@ -166,7 +166,7 @@ def get_active_missions(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def complete_mission(world: World, call: Call) -> dict[str, Any]:
+def complete_mission(world: WorldState, call: Call) -> dict[str, Any]:
     """Turn in a finished mission at its station for the reward."""
     me = call.me
     mission = _find_active(me, _mission_id(call))
@@ -213,7 +213,7 @@ def complete_mission(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def abandon_mission(world: World, call: Call) -> dict[str, Any]:
+def abandon_mission(world: WorldState, call: Call) -> dict[str, Any]:
     """Drop an active mission (no penalty; it goes back on the board)."""
     me = call.me
     mission = _find_active(me, _mission_id(call))

@@ -16,10 +16,10 @@ from zoea_tui.sim.players import Player, Transit
 from zoea_tui.sim.views import base_view
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 
-def needs_auto_dock(world: World, player: Player) -> bool:
+def needs_auto_dock(world: WorldState, player: Player) -> bool:
     """Whether a base action must dock first; `not_docked` if there is no base here."""
     if player.docked:
         return False
@@ -28,7 +28,7 @@ def needs_auto_dock(world: World, player: Player) -> bool:
     return True
 
 
-def apply_auto_dock(world: World, player: Player, result: dict[str, Any]) -> None:
+def apply_auto_dock(world: WorldState, player: Player, result: dict[str, Any]) -> None:
     """Dock as part of another action: the action then takes one extra tick."""
     player.docked = True
     player.busy_until = max(player.busy_until, world.tick + 2)
@@ -43,7 +43,7 @@ def _no_fuel(need: int, have: int) -> GameError:
     )
 
 
-def _depart(world: World, player: Player, transit: Transit) -> bool:
+def _depart(world: WorldState, player: Player, transit: Transit) -> bool:
     """Undock if needed, leave the POI, and enter transit. Returns whether it undocked."""
     undocked = player.docked
     player.docked = False
@@ -64,7 +64,7 @@ def _depart(world: World, player: Player, transit: Transit) -> bool:
     return undocked
 
 
-def travel(world: World, call: Call) -> dict[str, Any]:
+def travel(world: WorldState, call: Call) -> dict[str, Any]:
     """Fly to a POI of the current system; in transit until the arrival tick."""
     me = call.me
     target = params.text(call.args, "target_poi")
@@ -119,7 +119,7 @@ def travel(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def jump(world: World, call: Call) -> dict[str, Any]:
+def jump(world: WorldState, call: Call) -> dict[str, Any]:
     """Jump to a connected system; in transit until the arrival tick."""
     me = call.me
     query = params.text(call.args, "target_system")
@@ -174,7 +174,7 @@ def jump(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def dock(world: World, call: Call) -> dict[str, Any]:
+def dock(world: WorldState, call: Call) -> dict[str, Any]:
     """Dock at the base of the current POI."""
     me = call.me
     if me.docked:
@@ -195,7 +195,7 @@ def dock(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def undock(world: World, call: Call) -> dict[str, Any]:
+def undock(world: WorldState, call: Call) -> dict[str, Any]:
     """Leave the base, staying at the POI."""
     me = call.me
     if not me.docked:

@@ -11,10 +11,10 @@ from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Deposit
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 
-def _pick_deposit(world: World, deposits: list[Deposit]) -> Deposit:
+def _pick_deposit(world: WorldState, deposits: list[Deposit]) -> Deposit:
     roll = world.rng.randrange(sum(d.richness for d in deposits))
     for deposit in deposits:
         roll -= deposit.richness
@@ -23,7 +23,7 @@ def _pick_deposit(world: World, deposits: list[Deposit]) -> Deposit:
     return deposits[-1]
 
 
-def mine(world: World, call: Call) -> dict[str, Any]:
+def mine(world: WorldState, call: Call) -> dict[str, Any]:
     """Mine the belt here: one resource, picked weighted by richness, into cargo."""
     me = call.me
     poi = world.galaxy.pois[me.poi_id]
@@ -89,7 +89,7 @@ def mine(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def _refuel_from_cells(world: World, call: Call) -> dict[str, Any]:
+def _refuel_from_cells(world: WorldState, call: Call) -> dict[str, Any]:
     me = call.me
     raw_item = params.text(call.args, "item_id")
     if raw_item:
@@ -123,7 +123,7 @@ def _refuel_from_cells(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def refuel(world: World, call: Call) -> dict[str, Any]:
+def refuel(world: WorldState, call: Call) -> dict[str, Any]:
     """Fill the tank at a station for credits, or burn fuel cells from cargo."""
     me = call.me
     poi = world.galaxy.pois[me.poi_id]
@@ -160,7 +160,7 @@ def refuel(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def repair(world: World, call: Call) -> dict[str, Any]:
+def repair(world: WorldState, call: Call) -> dict[str, Any]:
     """Repair the hull at a station for credits."""
     me = call.me
     auto = needs_auto_dock(world, me)
@@ -189,7 +189,7 @@ def repair(world: World, call: Call) -> dict[str, Any]:
     return result
 
 
-def jettison(world: World, call: Call) -> dict[str, Any]:
+def jettison(world: WorldState, call: Call) -> dict[str, Any]:
     """Dump cargo into space (it is gone)."""
     me = call.me
     raw = params.text(call.args, "item_id")
@@ -215,7 +215,7 @@ def jettison(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def survey_system(world: World, call: Call) -> dict[str, Any]:
+def survey_system(world: WorldState, call: Call) -> dict[str, Any]:
     """With a survey scanner: every deposit of your system, with richness and amounts."""
     me = call.me
     if not any(module_def(m).survey for m in me.ship.modules):

@@ -10,7 +10,7 @@ from zoea_tui.sim.players import LogEntry, Player
 from zoea_tui.sim.views import log_entry_view
 
 if TYPE_CHECKING:
-    from zoea_tui.sim.engine import Call, World
+    from zoea_tui.sim.world_state import Call, WorldState
 
 CHANNELS = ("system", "local", "faction", "private")
 CHAT_MAX_CHARS = 1000
@@ -26,7 +26,7 @@ def _channel(call: Call) -> str:
     return channel
 
 
-def _partner(world: World, call: Call, required: bool) -> Player | None:
+def _partner(world: WorldState, call: Call, required: bool) -> Player | None:
     raw = params.text(call.args, "target_id").strip()
     if not raw:
         if required:
@@ -40,7 +40,9 @@ def _partner(world: World, call: Call, required: bool) -> Player | None:
     return partner
 
 
-def _recipients(world: World, sender: Player, channel: str, partner: Player | None) -> list[Player]:
+def _recipients(
+    world: WorldState, sender: Player, channel: str, partner: Player | None
+) -> list[Player]:
     if channel == "private":
         return [partner] if partner is not None else []
     if channel == "system":
@@ -50,7 +52,7 @@ def _recipients(world: World, sender: Player, channel: str, partner: Player | No
     return world.players_at(sender.poi_id, exclude=sender)
 
 
-def chat(world: World, call: Call) -> dict[str, Any]:
+def chat(world: WorldState, call: Call) -> dict[str, Any]:
     """Send a message to a channel; recipients get a `chat_message` notification."""
     me = call.me
     channel = _channel(call)
@@ -110,7 +112,7 @@ def _visible(message: dict[str, Any], me: Player, channel: str, partner: Player 
     return me.id in ends and (partner is None or partner.id in ends)
 
 
-def get_chat_history(world: World, call: Call) -> dict[str, Any]:
+def get_chat_history(world: WorldState, call: Call) -> dict[str, Any]:
     """A channel's messages that the caller can see, newest first, paged by `before`."""
     me = call.me
     channel = _channel(call)
@@ -157,7 +159,7 @@ def _entry_at(me: Player, index: int) -> LogEntry:
     return me.log[index]
 
 
-def captains_log_add(world: World, call: Call) -> dict[str, Any]:
+def captains_log_add(world: WorldState, call: Call) -> dict[str, Any]:
     """Add a log entry as index 0; beyond 20 entries the oldest is dropped."""
     me = call.me
     entry = params.text(call.args, "entry")
@@ -180,7 +182,7 @@ def captains_log_add(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def captains_log_list(world: World, call: Call) -> dict[str, Any]:
+def captains_log_list(world: WorldState, call: Call) -> dict[str, Any]:
     """One entry (index 0 = newest) with paging flags."""
     me = call.me
     index = _index(call, required=False)
@@ -202,14 +204,14 @@ def captains_log_list(world: World, call: Call) -> dict[str, Any]:
     }
 
 
-def captains_log_get(world: World, call: Call) -> dict[str, Any]:
+def captains_log_get(world: WorldState, call: Call) -> dict[str, Any]:
     """One entry by index (0 = newest)."""
     me = call.me
     index = _index(call, required=True)
     return log_entry_view(index, _entry_at(me, index))
 
 
-def get_notifications(world: World, call: Call) -> dict[str, Any]:
+def get_notifications(world: WorldState, call: Call) -> dict[str, Any]:
     """Queued events, oldest first; returned ones are removed unless `clear` is false."""
     me = call.me
     limit = params.integer(call.args, "limit")

@@ -116,7 +116,8 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         with Vertical(id="search-box") as box:
             box.border_title = self._title()
             yield QueryInput(
-                placeholder="words to find (every word must match; prefixes too)", id="search-input"
+                placeholder="words to find (every word must match; parts of words too)",
+                id="search-input",
             )
             yield TextBlock(Text(HINT, style=fmt.MUTED), id="search-status")
             yield HitList(id="search-hits")

@@ -1,0 +1,47 @@
+"""The notes line an answer with calls carries (``Notes: ...``), as :mod:`.notes` reads it.
+
+Written from the facts and the plays' own readings (the combat modules and hunting
+ground, the trade's quotes); :mod:`.notes` only reads, so the context reader needs no play.
+"""
+
+from __future__ import annotations
+
+from .combat import hunting_ground, modules
+from .notes import PREFIX
+from .plan import Decision, Planner
+from .trade import notes_part
+
+
+def write_notes(p: Planner, decision: Decision) -> str:
+    """The notes line for an answer with calls ("" when there is nothing worth noting)."""
+    f = p.f
+    scenario = p.intent in ("combat", "missions", "trade")
+    trip = any(name in ("travel", "jump") for name, _ in decision.calls)
+    if not (scenario or trip):
+        return ""
+    parts: list[str] = []
+    if f.poi and f.system and f.docked is not None and not trip:
+        parts.append(f"at {f.poi} in {f.system} ({'docked' if f.docked else 'undocked'})")
+    elif f.system and not any(name == "jump" for name, _ in decision.calls):
+        parts.append(f"system {f.system}")
+    if f.cargo is not None:
+        parts.append(
+            "hold " + (", ".join(f"{k} {v}" for k, v in sorted(f.cargo.items())) or "empty")
+        )
+    if p.intent == "combat":
+        fitted = modules(p)
+        if fitted is not None:
+            parts.append("modules " + ", ".join(fitted))
+        ground = hunting_ground(p)
+        if ground:
+            parts.append(f"hunting ground {ground}")
+    if p.intent == "trade":
+        part = notes_part(p)
+        if part:
+            parts.append(part)
+    belt = p.pick_belt(None)
+    stations = p.stations()
+    if belt is not None and stations:
+        station = p.nearest(stations, belt)
+        parts.append(f"mine at {belt.name} ({belt.id}), sell at {station.name} ({station.id})")
+    return f"{PREFIX} " + "; ".join(parts) + "." if parts else ""
