@@ -122,7 +122,10 @@ class _Recorder(Screen[None]):
         self._swarm = swarm
 
     def on_mount(self) -> None:
-        self._swarm.subscribe(self)
+        self._swarm.subscribe(self, *self.only)
+
+    #: The kinds of message asked for (empty: all of them).
+    only: tuple[type[Message], ...] = ()
 
     def on_swarm_model_myses_changed(self, message: SwarmModel.MysesChanged) -> None:
         self.seen.append(message)
@@ -242,6 +245,23 @@ async def test_a_new_mysis_and_a_broadcast_are_announced_as_they_happen() -> Non
         )
     )
     assert [type(m).__name__ for m in seen] == ["MysisAdded", "BroadcastSent", "MysesChanged"]
+
+
+async def test_a_subscriber_told_only_of_some_kinds_gets_no_others() -> None:
+    app = _RecorderApp()
+    app.recorder.only = (SwarmModel.MysisRemoved,)
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        app.swarm.take(
+            (
+                MysisChanged(mysis=_view(1, "Ada")),
+                MysisChanged(mysis=_view(2, "Brin")),
+                MessageStored(mysis_id=2, memory=_memory(10, 2)),
+                MysisDeleted(mysis_id=1, name="Ada"),
+            )
+        )
+        await pilot.pause()
+        assert [type(m).__name__ for m in app.recorder.seen] == ["MysisRemoved"]
 
 
 # -- one checked request behind every preview ------------------------------------------------

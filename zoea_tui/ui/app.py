@@ -241,7 +241,7 @@ class ZoeaApp(OpaqueScreensApp):
         subscription = commander.bus.subscribe()
         self.commander = commander
         self.swarm.open(commander)
-        self.swarm.subscribe(self)
+        self.swarm.subscribe(self, SwarmModel.Noticed, SwarmModel.ErrorRaised)
         self._refresh_status()
         self._bridge(subscription)
         self.ready_signal.publish(None)

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 from textual.message_pump import MessagePump
@@ -55,6 +54,8 @@ TAIL_MEMORIES = 24
 #: Told, for each batch, which Myses it concerns and the memories it stored, by Mysis
 #: (the read-ahead service listens so).
 BatchListener = Callable[[frozenset[int], Mapping[int, list[Memory]]], None]
+#: A message to post to each subscriber: its class and what it carries.
+Announcement = tuple[Callable[[Any], Message], Any]
 
 
 class SwarmModel:
@@ -154,7 +155,8 @@ class SwarmModel:
         self.tick: int | None = None
         #: Calls in flight to the models and to the game.
         self.network: tuple[int, int] = (0, 0)
-        self._subscribers: list[MessagePump] = []
+        #: Who is told, and of which messages (empty: all of them).
+        self._subscribers: dict[MessagePump, tuple[type[Message], ...]] = {}
         self._listeners: list[BatchListener] = []
 
     def open(self, commander: Commander) -> None:
@@ -197,25 +199,28 @@ class SwarmModel:
 
     # -- who is told -------------------------------------------------------------------------
 
-    def subscribe(self, node: MessagePump) -> None:
+    def subscribe(self, node: MessagePump, *only: type[Message]) -> None:
         """Post the model's messages to ``node`` (a screen, a widget or the app) from now
-        on, while it runs."""
-        if node not in self._subscribers:
-            self._subscribers.append(node)
+        on, while it runs: all of them, or ``only`` those of these kinds."""
+        self._subscribers[node] = only
 
     def listen(self, listener: BatchListener) -> None:
         """Tell ``listener`` which Myses each batch concerns and what it stored."""
         self._listeners.append(listener)
 
-    def _post(self, messages: Iterable[Callable[[], Message]]) -> None:
+    def _post(self, messages: Iterable[Announcement]) -> None:
         makers = list(messages)
         if not makers:
             return
-        alive = [n for n in self._subscribers if n.is_running and (n.is_attached or n.is_dom_root)]
-        self._subscribers = alive
-        for node in alive:
-            for make in makers:  # a message is handled once: one per node
-                node.post_message(make())
+        self._subscribers = {
+            node: only
+            for node, only in self._subscribers.items()
+            if node.is_running and (node.is_attached or node.is_dom_root)
+        }
+        for node, only in self._subscribers.items():
+            for kind, what in makers:  # a message is handled once: one per node
+                if not only or kind in only:
+                    node.post_message(kind(what))
 
     # -- taking engine events in ---------------------------------------------------------------
 
@@ -225,7 +230,7 @@ class SwarmModel:
 
     def take(self, events: Iterable[Event]) -> None:
         """Take a batch of engine events in (oldest first), then tell the subscribers."""
-        happened: list[Callable[[], Message]] = []
+        happened: list[Announcement] = []
         stored: list[tuple[int, Memory]] = []
         changed: set[int] = set()
         acted: set[int] = set()
@@ -236,7 +241,7 @@ class SwarmModel:
         def flush_stored() -> None:
             if stored:
                 batch = tuple(stored)
-                happened.append(partial(SwarmModel.MemoriesStored, batch))
+                happened.append((SwarmModel.MemoriesStored, batch))
                 stored.clear()
 
         by_mysis: dict[int, list[Memory]] = {}
@@ -250,7 +255,7 @@ class SwarmModel:
                     mysis_id = view.id
                     if view.id not in self.views:
                         flush_stored()
-                        happened.append(partial(SwarmModel.MysisAdded, view))
+                        happened.append((SwarmModel.MysisAdded, view))
                     self.views[view.id] = view
                     changed.add(view.id)
                 case MysisDeleted():
@@ -259,7 +264,7 @@ class SwarmModel:
                     self.tails.pop(event.mysis_id, None)
                     self.latest.pop(event.mysis_id, None)
                     changed.discard(event.mysis_id)
-                    happened.append(partial(SwarmModel.MysisRemoved, event.mysis_id))
+                    happened.append((SwarmModel.MysisRemoved, event.mysis_id))
                 case ToolCallStarted():
                     self.tails.setdefault(event.mysis_id, ActionTail()).started(
                         event.call, self.tick
@@ -282,37 +287,37 @@ class SwarmModel:
                     self.tick, ticked = event.tick, True
                 case StreamDelta():
                     flush_stored()
-                    happened.append(partial(SwarmModel.Streamed, event))
+                    happened.append((SwarmModel.Streamed, event))
                 case ErrorRaised():
                     flush_stored()
-                    happened.append(partial(SwarmModel.ErrorRaised, event))
+                    happened.append((SwarmModel.ErrorRaised, event))
                 case NudgeSent():
                     flush_stored()
-                    happened.append(partial(SwarmModel.NudgeSent, event))
+                    happened.append((SwarmModel.NudgeSent, event))
                 case BroadcastSent():
                     flush_stored()
-                    happened.append(partial(SwarmModel.BroadcastSent, event))
+                    happened.append((SwarmModel.BroadcastSent, event))
                 case Notice():
-                    happened.append(partial(SwarmModel.Noticed, event))
+                    happened.append((SwarmModel.Noticed, event))
             if mysis_id is not None:
                 concerned.add(mysis_id)
         flush_stored()
         for listener in self._listeners:
             listener(frozenset(concerned), by_mysis)
-        later: list[Callable[[], Message]] = []
+        later: list[Announcement] = []
         changed &= self.views.keys()
         if changed:
             ids = frozenset(changed)
-            later.append(partial(SwarmModel.MysesChanged, ids))
+            later.append((SwarmModel.MysesChanged, ids))
         acted &= self.views.keys()
         if acted:
             acting = frozenset(acted)
-            later.append(partial(SwarmModel.ActionsChanged, acting))
+            later.append((SwarmModel.ActionsChanged, acting))
         composed &= self.latest.keys()
         if composed:
             requests = frozenset(composed)
-            later.append(partial(SwarmModel.RequestComposed, requests))
+            later.append((SwarmModel.RequestComposed, requests))
         if ticked and self.tick is not None:
             tick = self.tick
-            later.append(partial(SwarmModel.Ticked, tick))
+            later.append((SwarmModel.Ticked, tick))
         self._post(happened + later)
