@@ -108,6 +108,8 @@ class FocusScreen(ZoeaScreen[None]):
         self._reading: FocusContent | None = None
         #: Which part of the story is on screen, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
+        #: What the swarm model's news asks to show again, once its messages are in.
+        self._due: set[str] = set()
 
     @property
     def current_mysis_id(self) -> int | None:
@@ -327,6 +329,24 @@ class FocusScreen(ZoeaScreen[None]):
         everything afresh."""
         return self in self.app.screen_stack
 
+    def _soon(self, what: str) -> None:
+        """Show ``what`` ("header", "sidebar", "preview": composed anew) again once the
+        messages of the batch now queued are handled: once per batch, as many as ask."""
+        if not self._due:
+            self.call_later(self._show_due)
+        self._due.add(what)
+
+    def _show_due(self) -> None:
+        due, self._due = self._due, set()
+        if not self._on_stack:
+            return
+        if "header" in due:
+            self._refresh_header()
+        if "sidebar" in due:
+            self._refresh_sidebar()
+        if "preview" in due:
+            self.refresh_preview()
+
     @on(SwarmModel.MemoriesStored)
     def _memories_stored(self, message: SwarmModel.MemoriesStored) -> None:
         reading = self._reading
@@ -348,14 +368,14 @@ class FocusScreen(ZoeaScreen[None]):
                 or (memory.role == "assistant" and not memory.tool_calls)
             )
         if sidebar:
-            self._refresh_sidebar()
+            self._soon("sidebar")
         if upcoming:
-            self.refresh_preview()
+            self._soon("preview")
 
     @on(SwarmModel.MysesChanged)
     def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
         if self._on_stack and self.mysis_id in message.ids:
-            self._refresh_header()
+            self._soon("header")
 
     @on(SwarmModel.RequestComposed)
     def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
@@ -417,7 +437,7 @@ class FocusScreen(ZoeaScreen[None]):
     @on(SwarmModel.Ticked)
     def _ticked(self) -> None:
         if self._on_stack:
-            self._refresh_sidebar()
+            self._soon("sidebar")
 
     def _left_behind(self) -> None:
         """The focused Mysis was deleted: show another one, or go back."""
