@@ -264,6 +264,28 @@ def _count_fetches(screen: FocusScreen) -> list[int]:
     return fetched
 
 
+async def test_news_of_a_memory_the_view_already_shows_does_not_show_it_twice(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _ada_in_focus(tmp_path, still_config) as (pilot, app, screen, ids):
+        assert app.commander is not None
+        late = await app.commander.store.add_memory(
+            ids["Ada"], NewMemory("assistant", "llm", "Read ahead, and then its news came.")
+        )
+        # As when content read ahead, which gathered it, is shown before its news is handled.
+        log = screen.query_one(ConversationLog)
+        log.add_memory(late)
+        app.swarm.take((MessageStored(mysis_id=ids["Ada"], memory=late),))
+        await pilot.pause()
+        assert [m.id for m in log.memories].count(late.id) == 1
+        newer = await app.commander.store.add_memory(
+            ids["Ada"], NewMemory("assistant", "llm", "Stored after it.")
+        )
+        app.swarm.take((MessageStored(mysis_id=ids["Ada"], memory=newer),))
+        await pilot.pause()
+        assert [m.id for m in log.memories][-2:] == [late.id, newer.id]
+
+
 async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
     tmp_path: Path, still_config: Config
 ) -> None:

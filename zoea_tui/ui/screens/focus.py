@@ -355,9 +355,15 @@ class FocusScreen(ZoeaScreen[None]):
             reading.arrived.extend(m for m in message.of(reading.mysis_id) if m.id not in known)
         if not self._on_stack:
             return
+        mine = message.of(self.mysis_id)
+        if not mine:
+            return
         log = self.query_one(ConversationLog)
+        # Content read ahead may hold some already (gathered before this message came).
+        shown = log.memories
+        newest = shown[-1].id if shown and log.at_end else 0
         sidebar = upcoming = False
-        for memory in message.of(self.mysis_id):
+        for memory in (m for m in mine if m.id > newest):
             log.add_memory(memory)
             sidebar = sidebar or memory.role == "tool"
             # A turn ended or a prompt arrived: the next request is no longer the one
