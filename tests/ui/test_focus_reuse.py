@@ -126,7 +126,7 @@ async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
         late = await app.commander.store.add_memory(
             ids["Brin"], NewMemory("assistant", "llm", "Stored while the page was read.")
         )
-        app.engine_events.publish((MessageStored(mysis_id=ids["Brin"], memory=late),))
+        app.swarm.take((MessageStored(mysis_id=ids["Brin"], memory=late),))
         await pilot.pause()  # the event is handled while Ada is still shown
         screen.show(content)
         log = screen.query_one(ConversationLog)
@@ -249,8 +249,7 @@ async def test_the_focus_view_shown_again_is_restyled_only_when_the_styling_chan
 
 
 def _done(focus: FocusScreen, mysis_id: int) -> bool:
-    ahead = focus._ahead.get(mysis_id)
-    return ahead is not None and ahead.done
+    return focus.zoea.ahead.done(mysis_id)
 
 
 def _count_fetches(screen: FocusScreen) -> list[int]:
@@ -267,6 +266,28 @@ def _count_fetches(screen: FocusScreen) -> list[int]:
     return fetched
 
 
+async def test_news_of_a_memory_the_view_already_shows_does_not_show_it_twice(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _ada_in_focus(tmp_path, still_config) as (pilot, app, screen, ids):
+        assert app.commander is not None
+        late = await app.commander.store.add_memory(
+            ids["Ada"], NewMemory("assistant", "llm", "Read ahead, and then its news came.")
+        )
+        # As when content read ahead, which gathered it, is shown before its news is handled.
+        log = screen.query_one(ConversationLog)
+        log.add_memory(late)
+        app.swarm.take((MessageStored(mysis_id=ids["Ada"], memory=late),))
+        await pilot.pause()
+        assert [m.id for m in log.memories].count(late.id) == 1
+        newer = await app.commander.store.add_memory(
+            ids["Ada"], NewMemory("assistant", "llm", "Stored after it.")
+        )
+        app.swarm.take((MessageStored(mysis_id=ids["Ada"], memory=newer),))
+        await pilot.pause()
+        assert [m.id for m in log.memories][-2:] == [late.id, newer.id]
+
+
 @pytest.mark.overrides
 async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
     tmp_path: Path, still_config: Config
@@ -276,14 +297,14 @@ async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
         assert focus is not None and app.commander is not None
         await pilot.press("right")  # Brin, then a rest on it: its view is read ahead
         await wait_for(pilot, lambda: _done(focus, ids["Brin"]), what="Brin read ahead")
-        assert list(focus._ahead) == [ids["Brin"]] and not focus._ahead[ids["Brin"]].stale
+        assert list(app.ahead.reads) == [ids["Brin"]] and not app.ahead.reads[ids["Brin"]].stale
         # Stored after the read: gathered, and shown after the page on the open.
         late = await app.commander.store.add_memory(
             ids["Brin"], NewMemory("assistant", "llm", "Stored after the read-ahead.")
         )
-        app.engine_events.publish((MessageStored(mysis_id=ids["Brin"], memory=late),))
+        app.swarm.take((MessageStored(mysis_id=ids["Brin"], memory=late),))
         await pilot.pause()
-        assert focus._ahead[ids["Brin"]].stale  # its request is composed again on the open
+        assert app.ahead.reads[ids["Brin"]].stale  # its request is composed again on the open
         fetched = _count_fetches(focus)
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.screen is focus, what="the open")
@@ -325,45 +346,45 @@ async def test_read_ahead_content_is_handed_over_once_while_wanted_and_within_a_
         assert focus is not None and app.commander is not None
         # The app's own read-ahead of the selected Mysis (Ada) first, out of the way.
         await wait_for(pilot, lambda: _done(focus, ids["Ada"]), what="the read-ahead")
-        await focus.read_ahead([ids["Cass"]])
-        assert focus._take_ahead(ids["Ada"]) is None  # no longer wanted: dropped
-        assert focus._take_ahead(ids["Brin"]) is None  # never read
-        ahead = focus._take_ahead(ids["Cass"])
+        await app.ahead.read([ids["Cass"]])
+        assert app.ahead.take(ids["Ada"]) is None  # no longer wanted: dropped
+        assert app.ahead.take(ids["Brin"]) is None  # never read
+        ahead = app.ahead.take(ids["Cass"])
         assert ahead is not None and ahead.content.page.memories is not None
         assert not ahead.stale
-        assert focus._take_ahead(ids["Cass"]) is None  # once
+        assert app.ahead.take(ids["Cass"]) is None  # once
         # A read that did not end (a key cancelled it) is not handed over, and read again.
         go_on = asyncio.Event()
-        read_content = focus._read_content
+        read_content = app.ahead.read_content
 
         async def held(*args: Any) -> Any:
             await go_on.wait()
             return await read_content(*args)
 
-        focus._read_content = held  # type: ignore[method-assign]
-        reading = asyncio.create_task(focus.read_ahead([ids["Cass"]]))
+        app.ahead.read_content = held  # type: ignore[method-assign]
+        reading = asyncio.create_task(app.ahead.read([ids["Cass"]]))
         await pilot.pause()
         reading.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await reading
-        assert not _done(focus, ids["Cass"]) and focus._take_ahead(ids["Cass"]) is None
+        assert not _done(focus, ids["Cass"]) and app.ahead.take(ids["Cass"]) is None
         # Something of Cass happened while it was read: its request is composed again,
         # and what was stored meanwhile is gathered.
-        reading = asyncio.create_task(focus.read_ahead([ids["Cass"]]))
+        reading = asyncio.create_task(app.ahead.read([ids["Cass"]]))
         await pilot.pause()
         late = await app.commander.store.add_memory(
             ids["Cass"], NewMemory("assistant", "llm", "Stored during the read-ahead.")
         )
-        app.engine_events.publish((MessageStored(mysis_id=ids["Cass"], memory=late),))
+        app.swarm.take((MessageStored(mysis_id=ids["Cass"], memory=late),))
         await pilot.pause()  # handled while the read is under way
         go_on.set()
         await reading
-        ahead = focus._take_ahead(ids["Cass"])
+        ahead = app.ahead.take(ids["Cass"])
         assert ahead is not None and ahead.stale and ahead.content.arrived == [late]
         # More than a page stored since the read: the page is left behind, and dropped.
-        await focus.read_ahead([ids["Cass"]])
-        app.engine_events.publish(
+        await app.ahead.read([ids["Cass"]])
+        app.swarm.take(
             tuple(MessageStored(mysis_id=ids["Cass"], memory=late) for _ in range(PAGE + 1))
         )
         await pilot.pause()
-        assert ids["Cass"] not in focus._ahead and focus._take_ahead(ids["Cass"]) is None
+        assert ids["Cass"] not in app.ahead.reads and app.ahead.take(ids["Cass"]) is None

@@ -30,6 +30,7 @@ from ..providers.base import Provider, ProviderError, ProviderSettings
 from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
+from .checked import CheckedRequest, check_request
 from .clock import Clock, RealClock
 from .context import next_composition
 from .events import (
@@ -351,6 +352,13 @@ class Commander:
         once deleted)."""
         runtime = self._myses.get(mysis_id)
         return runtime.last_sent if runtime is not None else ()
+
+    async def checked_preview(self, mysis_id: int, strategy: str | None = None) -> CheckedRequest:
+        """The Mysis's next request under ``strategy`` (:meth:`preview`) with the checks
+        the engine makes before sending one: validated, and measured against the last
+        request the Mysis sent (:func:`~zoea_tui.orchestrator.checked.check_request`)."""
+        composition = await self.preview(mysis_id, strategy)
+        return await check_request(composition, self.last_sent(mysis_id))
 
     async def preview(self, mysis_id: int, strategy: str | None = None) -> Composition:
         """The exact next request of a Mysis under ``strategy`` (nothing is written)."""

@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Literal
 from ..core.cache import Reuse
 from ..core.composition import Composition
 from ..core.types import Memory, ToolCall
+from .checked import CheckedRequest
 
 MysisState = Literal["idle", "running", "stopped", "errored"]
 
@@ -143,6 +144,26 @@ class RequestComposed(Event):
     preview: bool = False
     #: What the request repeats of the Mysis's previous one (None for its first).
     reuse: Reuse | None = None
+
+    @classmethod
+    def of(
+        cls, mysis_id: int, request: CheckedRequest, *, tools: int = 0, preview: bool = False
+    ) -> RequestComposed:
+        """The event of a request checked by :func:`.checked.check_request`."""
+        return cls(
+            mysis_id=mysis_id,
+            composition=request.composition,
+            valid=request.valid,
+            violations=request.violations,
+            tools=tools,
+            preview=preview,
+            reuse=request.reuse,
+        )
+
+    @property
+    def request(self) -> CheckedRequest:
+        """The request with the engine's checks, as every preview shows it."""
+        return CheckedRequest(self.composition, self.violations, self.reuse)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -28,13 +28,11 @@ from typing import Any
 
 from ..config import NudgeConfig
 from ..core import prompts
-from ..core.cache import reuse
 from ..core.composition import ComposeSettings, Composition
 from ..core.game_tool import ToolsMode, effective_call
 from ..core.retry import with_retries
 from ..core.tokens import tools_tokens
 from ..core.types import Memory, Turn
-from ..core.validator import validate
 from ..game.router import RoutedResult, ToolRouter
 from ..game.session import GameSession
 from ..game.waits import WAIT_CODES
@@ -50,6 +48,7 @@ from ..providers.base import (
 )
 from ..storage import MysisRecord, NewMemory
 from .calibration import engine_of
+from .checked import check_request
 from .context import next_composition
 from .events import (
     ErrorRaised,
@@ -433,23 +432,8 @@ class MysisRuntime:
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
         await self._tell_paused_summaries(composition)
-        violations = tuple(validate(composition.messages))
-        # Tokenizing the whole request takes tens of ms: off the loop.
-        measured = (
-            await asyncio.to_thread(reuse, self.last_sent, composition.messages)
-            if self.last_sent
-            else None
-        )
-        await self.swarm.bus.publish(
-            RequestComposed(
-                mysis_id=self.id,
-                composition=composition,
-                valid=not violations,
-                violations=violations,
-                tools=len(tools),
-                reuse=measured,
-            )
-        )
+        checked = await check_request(composition, self.last_sent)
+        await self.swarm.bus.publish(RequestComposed.of(self.id, checked, tools=len(tools)))
         self.last_tokens = composition.tokens
         last_id = composition.last_memory_id
         self._sent_upto = max(self._sent_upto or 0, last_id or 0)

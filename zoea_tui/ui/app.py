@@ -2,8 +2,10 @@
 
 One worker opens the engine (so the first paint does not wait for it), one worker
 reads the engine's event bus and posts :class:`EngineBatch` messages, and the app
-fans each batch out to the screens through a :class:`Signal`. Every action calls
-the commander in a worker; a refusal comes back as an error notification.
+hands each batch to the swarm model (:class:`SwarmModel`), which keeps the swarm once
+for every screen and tells them what changed with typed messages. Reading ahead is the
+app's :class:`ReadAhead`. Every action calls the commander in a worker; a refusal comes
+back as an error notification.
 
 Start it with :func:`run_app`.
 """
@@ -33,23 +35,14 @@ from textual.timer import Timer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from ..config import Config, ProviderConfig
-from ..orchestrator.events import (
-    ErrorRaised,
-    Event,
-    GameTick,
-    MysisChanged,
-    MysisDeleted,
-    MysisView,
-    NetworkActivity,
-    Notice,
-    Subscription,
-)
+from ..orchestrator.events import Event, MysisView, Subscription
 from ..orchestrator.refusals import CommandRefused
 from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import textual_compat
 from .messages import EngineBatch
+from .read_ahead import ReadAhead
 from .sanitize import clean, one_line
 from .screens.base import AHEAD_GROUP, OpaqueScreensApp, ZoeaScreen
 from .screens.confirm import ConfirmScreen
@@ -60,6 +53,7 @@ from .screens.help import HelpScreen
 from .screens.input_bar import InputBar, InputHistory
 from .screens.strategies import StrategyScreen
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
+from .swarm_model import SwarmModel
 from .textual_compat.frame_marks import FrameMarks
 from .textual_compat.screens import build_unseen
 from .theme import ZOEA_THEME
@@ -156,17 +150,15 @@ class ZoeaApp(OpaqueScreensApp):
         self.prebuild = prebuild
         self.owns_engine = callable(engine) if owns_engine is None else owns_engine
         self.commander: Commander | None = None
-        #: The newest view of every Mysis (from events; never read from the database).
-        self.views: dict[int, MysisView] = {}
-        #: Context window per provider name.
-        self.windows: dict[str, int] = {}
+        #: The swarm as every screen shows it, fed by the bridge.
+        self.swarm = SwarmModel()
+        #: What a next key may show, read while the commander rests (:meth:`read_ahead`).
+        self.ahead = ReadAhead(self.swarm)
         self.history = {"message": InputHistory(), "broadcast": InputHistory()}
         #: Every batch of engine events, oldest first.
         self.engine_events: Signal[tuple[Event, ...]] = Signal(self, "engine-events")
         #: Published once, when the commander is open.
         self.ready_signal: Signal[None] = Signal(self, "engine-ready")
-        self._net = (0, 0)
-        self._tick: int | None = None
         self._recent_notices: dict[str, float] = {}
         self._engine_closing: asyncio.Task[None] | None = None
         #: The focus view and the search once built (kept and shown again).
@@ -247,10 +239,8 @@ class ZoeaApp(OpaqueScreensApp):
         commander = await source() if callable(source) else source
         subscription = commander.bus.subscribe()
         self.commander = commander
-        self.windows = {name: p.context_window for name, p in commander.config.providers.items()}
-        self.views = {view.id: view for view in commander.myses()}
-        self._net = commander.network
-        self._tick = commander.game_tick
+        self.swarm.open(commander)
+        self.swarm.subscribe(self, SwarmModel.Noticed, SwarmModel.ErrorRaised)
         self._refresh_status()
         self._bridge(subscription)
         self.ready_signal.publish(None)
@@ -378,25 +368,36 @@ class ZoeaApp(OpaqueScreensApp):
 
     # -- engine events -------------------------------------------------------------------
 
+    @property
+    def views(self) -> dict[int, MysisView]:
+        """The newest view of every Mysis (the swarm model's)."""
+        return self.swarm.views
+
+    @property
+    def windows(self) -> dict[str, int]:
+        """Context window per provider name (the swarm model's)."""
+        return self.swarm.windows
+
     def on_engine_batch(self, message: EngineBatch) -> None:
-        """Update the app's caches, speak notices, then hand the batch to the screens."""
-        for event in message.events:
-            if isinstance(event, MysisChanged):
-                self.views[event.mysis.id] = event.mysis
-            elif isinstance(event, MysisDeleted):
-                self.views.pop(event.mysis_id, None)
-            elif isinstance(event, NetworkActivity):
-                self._net = (event.llm, event.mcp)
-            elif isinstance(event, GameTick):
-                self._tick = event.tick
-            elif isinstance(event, Notice):
-                self.say(event.message, _SEVERITY.get(event.level, "information"))
-            elif isinstance(event, ErrorRaised) and not event.transient:
-                who = self.views.get(event.mysis_id) if event.mysis_id is not None else None
-                prefix = f"{who.name}: " if who else ""
-                self.say(prefix + event.message, "error")
+        """Hand the batch to the swarm model (which tells the screens), then show the
+        new status; ``engine_events`` still carries the raw batch to any watcher."""
+        self.swarm.take(message.events)
         self._refresh_status()
         self.engine_events.publish(message.events)
+
+    @on(SwarmModel.Noticed)
+    def _noticed(self, message: SwarmModel.Noticed) -> None:
+        notice = message.notice
+        self.say(notice.message, _SEVERITY.get(notice.level, "information"))
+
+    @on(SwarmModel.ErrorRaised)
+    def _error_raised(self, message: SwarmModel.ErrorRaised) -> None:
+        error = message.error
+        if error.transient:
+            return
+        who = self.views.get(error.mysis_id) if error.mysis_id is not None else None
+        prefix = f"{who.name}: " if who else ""
+        self.say(prefix + error.message, "error")
 
     def _refresh_status(self) -> None:
         counts = {"running": 0, "idle": 0, "stopped": 0, "errored": 0}
@@ -404,9 +405,9 @@ class ZoeaApp(OpaqueScreensApp):
             counts[view.state] = counts.get(view.state, 0) + 1
         commander = self.commander
         self.status = SwarmStatus(
-            llm=self._net[0],
-            mcp=self._net[1],
-            tick=self._tick,
+            llm=self.swarm.network[0],
+            mcp=self.swarm.network[1],
+            tick=self.swarm.tick,
             counts=counts,
             total=len(self.views),
             max_myses=commander.config.swarm.max_myses if commander else 0,
@@ -416,7 +417,7 @@ class ZoeaApp(OpaqueScreensApp):
     @property
     def names(self) -> dict[str, str]:
         """Mysis names by id as text (how memories and broadcasts name their sender)."""
-        return {str(i): v.name for i, v in self.views.items()}
+        return self.swarm.names
 
     def say(self, message: str, severity: str = "information") -> None:
         """A notification with untrusted text (cleaned, never markup), not repeated."""
@@ -571,7 +572,7 @@ class ZoeaApp(OpaqueScreensApp):
                 )
             except CommandRefused as exc:
                 return exc.message
-            self.views[view.id] = view
+            self.swarm.note_view(view)
             self.say(f"{view.name} created and started")
             self.select_on_dashboard(view.id)
             return None
@@ -830,16 +831,17 @@ class ZoeaApp(OpaqueScreensApp):
         if isinstance(screen, ZoeaScreen):
             screen.when_rested()
 
-    def read_focus_ahead(self, ids: list[int]) -> None:
-        """Have the kept focus view read Myses ``ids``' content ahead (in a worker)."""
+    def read_ahead(self, ids: list[int]) -> None:
+        """Read Myses ``ids``' focus content ahead of a key, in a worker of the ``ahead``
+        group (:class:`ReadAhead`), once the focus view that shows it is built."""
         focus = self._focus
         ids = [i for i in ids if i in self.views]
         if focus is not None and focus.is_running and ids:
-            self._read_ahead(focus, ids)
+            self._read_ahead(ids)
 
     @work(exclusive=True, group=AHEAD_GROUP, exit_on_error=False)
-    async def _read_ahead(self, focus: FocusScreen, ids: list[int]) -> None:
-        await focus.read_ahead(ids)
+    async def _read_ahead(self, ids: list[int]) -> None:
+        await self.ahead.read(ids)
 
     def stop_reading_ahead(self) -> None:
         """A key moved on: what was being read ahead for the last place is not wanted."""

@@ -8,18 +8,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.timer import Timer
 
-from ...core.composition import DEFAULT_CONTEXT_WINDOW
-from ...orchestrator.events import (
-    BroadcastSent,
-    Event,
-    MysisChanged,
-    MysisDeleted,
-    MysisView,
-    RequestComposed,
-    ToolCallFinished,
-    ToolCallStarted,
-)
-from ..activity import ActionTail, facts_from_fields, latest_answer, tail_from_memories
+from ...orchestrator.events import RequestComposed
+from ..activity import facts_from_fields
+from ..swarm_model import SwarmModel
 from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
 from ..widgets.context_preview import PreviewData, PreviewLines
@@ -36,28 +27,26 @@ FLUSH_S = 0.1
 PREVIEW_S = 0.5
 #: Below this height the broadcast history gets fewer lines.
 SHORT_HEIGHT = 30
-#: Memories read per Mysis to fill its action tail when the dashboard opens.
-TAIL_MEMORIES = 24
 
 
 class DashboardScreen(ZoeaScreen[None]):
-    """The whole swarm at a glance; enter focuses the selected Mysis."""
+    """The whole swarm at a glance; enter focuses the selected Mysis.
+
+    It renders from the swarm model (:class:`~zoea_tui.ui.swarm_model.SwarmModel`): its
+    messages say which Myses changed, and the panes show them at the next flush."""
 
     AUTO_FOCUS = "#myses"
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._tails: dict[int, ActionTail] = {}
-        # Engine changes wait here for the next flush (the panes redraw FLUSH_S apart).
-        self._views: dict[int, MysisView] = {}
+        # Myses whose views or actions changed wait here for the next flush (the panes
+        # redraw FLUSH_S apart).
+        self._changed: set[int] = set()
         self._touched: set[int] = set()
         self._composed: RequestComposed | None = None
         self._flush_timer: Timer | None = None
         self._preview_timer: Timer | None = None
         self._composed_next: RequestComposed | None = None
-        #: Each Mysis's newest composition (sent or previewed by the engine): shown at
-        #: once when the Mysis is selected, instead of composing one.
-        self._latest: dict[int, RequestComposed] = {}
 
     @property
     def current_mysis_id(self) -> int | None:
@@ -80,7 +69,7 @@ class DashboardScreen(ZoeaScreen[None]):
         self.watch(swarm, "selected_id", self._highlighted, init=False)
         self._layout(self.app.size.width)
         self.zoea.ready_signal.subscribe(self, self._engine_ready)
-        self.zoea.engine_events.subscribe(self, self._engine_events)
+        self.zoea.swarm.subscribe(self)
         if self.zoea.commander is not None:
             self._engine_ready(None)
 
@@ -103,8 +92,9 @@ class DashboardScreen(ZoeaScreen[None]):
 
     def _engine_ready(self, _: None) -> None:
         swarm = self.query_one(SwarmPanes)
-        swarm.set_windows(self.zoea.windows)
-        swarm.set_myses(sorted(self.zoea.views.values(), key=lambda v: v.id))
+        model = self.zoea.swarm
+        swarm.set_windows(model.windows)
+        swarm.set_myses([model.views[i] for i in model.ids])
         self._load_broadcasts()
         self._load_tails(swarm.ids)
         self.refresh_preview()
@@ -115,7 +105,7 @@ class DashboardScreen(ZoeaScreen[None]):
         if commander is None:
             return
         rows = await commander.broadcasts(50)
-        names = self.zoea.names
+        names = self.zoea.swarm.names
         self.query_one(BroadcastLog).set_lines(
             [
                 BroadcastLine(
@@ -133,88 +123,96 @@ class DashboardScreen(ZoeaScreen[None]):
     @work(group="dashboard-tails", exit_on_error=False)
     async def _load_tails(self, ids: list[int]) -> None:
         """Fill each pane's action tail from its newest memories (once per Mysis)."""
-        commander = self.zoea.commander
-        if commander is None:
-            return
         for mysis_id in ids:
-            if mysis_id in self._tails or mysis_id not in self.zoea.views:
-                continue
-            memories = await commander.memories(mysis_id, TAIL_MEMORIES)
-            if mysis_id not in self._tails:  # events may have started one meanwhile
-                self._tails[mysis_id] = tail_from_memories(memories)
-            self._show_facts(mysis_id, latest_answer(memories), at_once=True)
+            filled, answer = await self.zoea.swarm.fill_tail(mysis_id)
+            if filled:
+                self._show_facts(mysis_id, answer, at_once=True)
 
     def _show_facts(
         self, mysis_id: int, answer: str | None = None, *, at_once: bool = False
     ) -> None:
-        commander = self.zoea.commander
-        if commander is None or mysis_id not in self.zoea.views:
+        model = self.zoea.swarm
+        commander = model.commander
+        if commander is None or mysis_id not in model.views:
             return
         self.query_one(SwarmPanes).show_facts(
             mysis_id,
             facts_from_fields(commander.game_fields(mysis_id)),
-            tuple(self._tails.get(mysis_id, ())),
+            tuple(model.tails.get(mysis_id, ())),
             answer,
             at_once=at_once,
         )
 
-    def _engine_events(self, events: tuple[Event, ...]) -> None:
-        """Take a batch in: the newest view per Mysis, tails, facts and the selected
-        Mysis's newest request wait for the next flush; a new or deleted Mysis and a
-        broadcast show at once."""
-        swarm = self.query_one(SwarmPanes)
-        selected = swarm.selected_id
-        for event in events:
-            if isinstance(event, MysisChanged):
-                if event.mysis.id in swarm.ids:
-                    self._views[event.mysis.id] = event.mysis
-                else:
-                    swarm.upsert(event.mysis)
-                    self._load_tails([event.mysis.id])
-            elif isinstance(event, MysisDeleted):
-                self._views.pop(event.mysis_id, None)
-                self._tails.pop(event.mysis_id, None)
-                self._latest.pop(event.mysis_id, None)
-                swarm.remove_mysis(event.mysis_id)
-            elif isinstance(event, ToolCallStarted):
-                self._tails.setdefault(event.mysis_id, ActionTail()).started(
-                    event.call, self.zoea.status.tick
-                )
-                self._touched.add(event.mysis_id)
-            elif isinstance(event, ToolCallFinished):
-                self._tails.setdefault(event.mysis_id, ActionTail()).finished(
-                    event.call,
-                    is_error=event.is_error,
-                    error_code=event.error_code,
-                    tick=self.zoea.status.tick,
-                )
-                self._touched.add(event.mysis_id)
-            elif isinstance(event, RequestComposed):
-                self._latest[event.mysis_id] = event
-                if event.mysis_id == selected:
-                    self._composed = event
-            elif isinstance(event, BroadcastSent):
-                self.query_one(BroadcastLog).add(
-                    BroadcastLine(
-                        at=event.at,
-                        tick=self.zoea.status.tick,
-                        sender=event.sender_name,
-                        content=event.content,
-                        recipients=len(event.recipients),
-                    )
-                )
-        if self._flush_timer is None and (self._views or self._touched or self._composed):
+    # -- the swarm model's news: what changed waits for the next flush; a new or
+    # -- deleted Mysis and a broadcast show at once
+
+    def _added(self, mysis_id: int) -> None:
+        view = self.zoea.swarm.views.get(mysis_id)
+        if view is not None:
+            self.query_one(SwarmPanes).upsert(view)
+            self._load_tails([mysis_id])
+
+    @on(SwarmModel.MysisAdded)
+    def _mysis_added(self, message: SwarmModel.MysisAdded) -> None:
+        if message.view.id not in self.query_one(SwarmPanes).ids:
+            self._added(message.view.id)
+
+    @on(SwarmModel.MysesChanged)
+    def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
+        shown = self.query_one(SwarmPanes).ids
+        for mysis_id in message.ids:
+            if mysis_id in shown:
+                self._changed.add(mysis_id)
+            else:  # a Mysis the UI created (its view came with the command's answer)
+                self._added(mysis_id)
+        self._flush_soon()
+
+    @on(SwarmModel.MysisRemoved)
+    def _mysis_removed(self, message: SwarmModel.MysisRemoved) -> None:
+        self._changed.discard(message.mysis_id)
+        self.query_one(SwarmPanes).remove_mysis(message.mysis_id)
+
+    @on(SwarmModel.ActionsChanged)
+    def _actions_changed(self, message: SwarmModel.ActionsChanged) -> None:
+        self._touched |= message.ids
+        self._flush_soon()
+
+    @on(SwarmModel.RequestComposed)
+    def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
+        selected = self.query_one(SwarmPanes).selected_id
+        if selected in message.ids:
+            self._composed = self.zoea.swarm.latest.get(selected)
+            self._flush_soon()
+
+    @on(SwarmModel.BroadcastSent)
+    def _broadcast_sent(self, message: SwarmModel.BroadcastSent) -> None:
+        broadcast = message.broadcast
+        self.query_one(BroadcastLog).add(
+            BroadcastLine(
+                at=broadcast.at,
+                tick=self.zoea.swarm.tick,
+                sender=broadcast.sender_name,
+                content=broadcast.content,
+                recipients=len(broadcast.recipients),
+            )
+        )
+
+    def _flush_soon(self) -> None:
+        if self._flush_timer is None and (self._changed or self._touched or self._composed):
             self._flush_timer = self.set_timer(FLUSH_S, self._flush)
 
     def _flush(self) -> None:
         """Show what changed since the last flush, once per Mysis."""
         self._flush_timer = None
         swarm = self.query_one(SwarmPanes)
-        views, self._views = self._views, {}
+        views = self.zoea.swarm.views
+        changed, self._changed = self._changed, set()
         touched, self._touched = self._touched, set()
         composed, self._composed = self._composed, None
-        for view in views.values():
-            swarm.upsert(view)
+        for mysis_id in sorted(changed):
+            view = views.get(mysis_id)
+            if view is not None:
+                swarm.upsert(view)
         for mysis_id in touched:
             self._show_facts(mysis_id)
         if composed is not None and composed.mysis_id == swarm.selected_id and self.preview_shown:
@@ -233,23 +231,14 @@ class DashboardScreen(ZoeaScreen[None]):
 
     # -- the preview beside the panes ----------------------------------------------------
 
-    def _window(self, mysis_id: int) -> int:
-        view = self.zoea.views.get(mysis_id)
-        if view is None:
-            return DEFAULT_CONTEXT_WINDOW
-        return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
-
     def _show_composed(self, event: RequestComposed) -> None:
-        preview = self.query_one("#dash-preview", PreviewLines)
-        preview.data = PreviewData(
-            event.composition,
-            self._window(event.mysis_id),
+        model = self.zoea.swarm
+        self.query_one("#dash-preview", PreviewLines).data = PreviewData.of(
+            event.request,
+            model.window(event.mysis_id),
             upcoming=event.preview,
             at=event.at,
-            tick=self.zoea.status.tick,
-            valid=event.valid,
-            violations=event.violations,
-            reuse=event.reuse,
+            tick=model.tick,
         )
 
     @work(exclusive=True, group="dashboard-preview", exit_on_error=False)
@@ -262,24 +251,23 @@ class DashboardScreen(ZoeaScreen[None]):
             return
         self._title_preview(mysis_id)
         try:
-            composition = await commander.preview(mysis_id)
+            request = await commander.checked_preview(mysis_id)
         except Exception as exc:  # shown in place: the preview is advisory
             preview.show_error(str(exc))
             return
         if mysis_id != self.current_mysis_id:
             return
-        # No prefix measure here: it tokenizes the whole request (the focus view has it).
-        preview.data = PreviewData.upcoming_checked(composition, self._window(mysis_id))
+        preview.data = PreviewData.of(request, self.zoea.swarm.window(mysis_id))
 
     def _title_preview(self, mysis_id: int) -> None:
-        view = self.zoea.views.get(mysis_id)
+        view = self.zoea.swarm.views.get(mysis_id)
         self.query_one("#dash-preview", PreviewLines).show_for(view.name if view else None)
 
     def _highlighted(self, mysis_id: int | None) -> None:
         """The selection moved (watched, so this runs before the frame that shows it)."""
         if not self.preview_shown or mysis_id is None:
             return
-        latest = self._latest.get(mysis_id)
+        latest = self.zoea.swarm.latest.get(mysis_id)
         if latest is None:
             self.refresh_preview()
             return
@@ -293,7 +281,7 @@ class DashboardScreen(ZoeaScreen[None]):
         """Read the selected Mysis's focus view ahead: ``enter`` then only shows it."""
         mysis_id = self.current_mysis_id
         if mysis_id is not None:
-            self.zoea.read_focus_ahead([mysis_id])
+            self.zoea.read_ahead([mysis_id])
 
     def select(self, mysis_id: int) -> None:
         """Move the selection to ``mysis_id``."""

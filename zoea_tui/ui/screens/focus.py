@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,33 +13,21 @@ from textual.containers import Horizontal
 from textual.content import Content
 from textual.reactive import reactive
 
-from ...core.cache import reuse
-from ...core.composition import DEFAULT_CONTEXT_WINDOW
-from ...core.types import Memory
-from ...orchestrator.events import (
-    ErrorRaised,
-    Event,
-    GameTick,
-    MessageStored,
-    MysisChanged,
-    MysisDeleted,
-    MysisView,
-    NudgeSent,
-    RequestComposed,
-    StreamDelta,
-)
+from ...orchestrator.events import MysisView
 from .. import formatting as fmt
+from ..read_ahead import PAGE, FocusContent, empty_content
 from ..sanitize import clip, one_line
+from ..swarm_model import SwarmModel
 from ..widgets.context_preview import ContextPreview, PreviewData
-from ..widgets.conversation import ConversationLog, Page
+from ..widgets.conversation import ConversationLog
 from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from ..widgets.text_block import TextBlock
 from .base import AHEAD_GROUP, ZoeaScreen
 
-#: Memories in one page of the conversation (pages load by id as the log scrolls).
-PAGE = 50
+__all__ = ["PAGE", "FocusContent", "FocusScreen", "header_text"]
+
 #: Below this width the game-state sidebar is hidden unless asked for (i).
 SIDEBAR_MIN_WIDTH = 140
 
@@ -86,69 +73,14 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
     return text
 
 
-@dataclass(frozen=True, slots=True)
-class FocusContent:
-    """What the focus view shows of one Mysis, read before any of it is shown (so the
-    view changes in one frame): a page of its story and its next request."""
-
-    mysis_id: int
-    page: Page
-    #: The memory to centre and mark (a search hit), else the newest page sticks.
-    focus_id: int | None = None
-    preview: PreviewData | None = None
-    #: Why the next request could not be composed (shown in its place).
-    preview_error: str | None = None
-    #: Memories stored while the content was read (shown after the page if newer).
-    arrived: list[Memory] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class AheadRead:
-    """A Mysis's content read ahead of an open or a step (:meth:`FocusScreen.read_ahead`).
-
-    The memories stored since the read began gather in ``content.arrived``; ``stale``
-    says something of the Mysis happened since, so its next request may differ."""
-
-    content: FocusContent
-    done: bool = False
-    stale: bool = False
-
-    def note(self, events: tuple[Event, ...]) -> None:
-        """Take in a batch of engine events."""
-        mysis_id = self.content.mysis_id
-        self.stale = self.stale or any(_concerns(e, mysis_id) for e in events)
-        self.content.arrived.extend(_stored(events, mysis_id))
-
-    @property
-    def behind(self) -> bool:
-        """More than a page was stored since the read: the page read is left behind."""
-        return len(self.content.arrived) > PAGE
-
-
-def _empty(mysis_id: int, focus_id: int | None = None) -> FocusContent:
-    """A Mysis's content before any of it is read."""
-    return FocusContent(mysis_id, Page([], [], True, True, 0), focus_id=focus_id)
-
-
-def _stored(events: tuple[Event, ...], mysis_id: int) -> list[Memory]:
-    """The memories of Mysis ``mysis_id`` stored in this batch of events."""
-    return [e.memory for e in events if isinstance(e, MessageStored) and e.mysis_id == mysis_id]
-
-
-def _concerns(event: Event, mysis_id: int) -> bool:
-    """Whether ``event`` is about Mysis ``mysis_id`` (it may change its next request)."""
-    if isinstance(event, MysisChanged):
-        return event.mysis.id == mysis_id
-    return getattr(event, "mysis_id", None) == mysis_id
-
-
 class FocusScreen(ZoeaScreen[None]):
     """One Mysis in full; ``[``/``]`` move to the previous/next Mysis without leaving.
 
     The app builds one and keeps it (switching to a screen that exists costs a tenth of
     building one): each open reads the next Mysis's content first, then shows it all at
     once with :meth:`show`. While the commander rests, the content an open or a step
-    would read is read ahead (:meth:`read_ahead`), and the key only shows it.
+    would read is read ahead (the app's :class:`~zoea_tui.ui.read_ahead.ReadAhead`), and
+    the key only shows it. It renders from the swarm model and its messages.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -174,10 +106,10 @@ class FocusScreen(ZoeaScreen[None]):
         #: The Mysis whose content is on its way (asked for, being read), and its
         #: memories stored meanwhile; None once it is shown.
         self._reading: FocusContent | None = None
-        #: Content read ahead of an open or a step, by Mysis (:meth:`read_ahead`).
-        self._ahead: dict[int, AheadRead] = {}
         #: Which part of the story is on screen, for benchmarks (``bench/ui.py``).
         self.bench_state = ""
+        #: What the swarm model's news asks to show again, once its messages are in.
+        self._due: set[str] = set()
 
     @property
     def current_mysis_id(self) -> int | None:
@@ -195,7 +127,7 @@ class FocusScreen(ZoeaScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.zoea.engine_events.subscribe(self, self._engine_events)
+        self.zoea.swarm.subscribe(self)
         self._layout(self.app.size.width)
         self.retarget(self.mysis_id, self._at)
         self._at = None
@@ -215,30 +147,24 @@ class FocusScreen(ZoeaScreen[None]):
     # -- filling -------------------------------------------------------------------------
 
     def _view(self) -> MysisView | None:
-        return self.zoea.views.get(self.mysis_id)
+        return self.zoea.swarm.views.get(self.mysis_id)
 
     def _refresh_header(self) -> None:
         view = self._view()
         if view is None:
             return
-        ids = sorted(self.zoea.views)
+        ids = self.zoea.swarm.ids
         position = (ids.index(view.id) + 1 if view.id in ids else 0, len(ids))
         header = self.query_one("#focus-header", TextBlock)
-        header.show(header_text(view, position, self._window(view)))
+        header.show(header_text(view, position, self.zoea.swarm.window(view.id)))
 
     def _refresh_sidebar(self) -> None:
         commander = self.zoea.commander
-        if commander is None or self.mysis_id not in self.zoea.views:
+        if commander is None or self.mysis_id not in self.zoea.swarm.views:
             return
         self.query_one(GameStateSidebar).show_state(
-            commander.game_state(self.mysis_id), self.zoea.status.tick
+            commander.game_state(self.mysis_id), self.zoea.swarm.tick
         )
-
-    def _window(self, view: MysisView | None) -> int:
-        """The context window of a Mysis's model (the default when unknown)."""
-        if view is None:
-            return DEFAULT_CONTEXT_WINDOW
-        return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
 
     def retarget(self, mysis_id: int, at: int | None = None) -> None:
         """Show Mysis ``mysis_id`` (its newest page, or the page around memory ``at``)
@@ -255,13 +181,13 @@ class FocusScreen(ZoeaScreen[None]):
         """What :meth:`show` needs for Mysis ``mysis_id``: the content read ahead for it
         if there is (its next request composed again if something of it happened since
         the read began), else read now (:meth:`fetch`)."""
-        ahead = self._take_ahead(mysis_id) if at is None else None
+        ahead = self.zoea.ahead.take(mysis_id) if at is None else None
         if ahead is None:
             return await self.fetch(mysis_id, at)
         self._reading = ahead.content  # memories stored from now on gather here as well
         if not ahead.stale:
             return ahead.content
-        preview, error = await self._compose_preview(mysis_id)
+        preview, error = await self.zoea.ahead.compose_preview(mysis_id)
         content = replace(ahead.content, preview=preview, preview_error=error)
         if self._reading is ahead.content:
             self._reading = content
@@ -273,48 +199,15 @@ class FocusScreen(ZoeaScreen[None]):
         content = self._begin_reading(mysis_id, at)
         if self.zoea.commander is None:
             return content
-        content = await self._read_content(mysis_id, at, content.arrived)
+        content = await self.zoea.ahead.read_content(mysis_id, at, content.arrived)
         if self._reading is not None and self._reading.mysis_id == mysis_id:
             self._reading = content
         return content
 
-    async def _read_content(
-        self, mysis_id: int, at: int | None, arrived: list[Memory]
-    ) -> FocusContent:
-        page, (preview, error) = await asyncio.gather(
-            self._read_page(mysis_id, at=at), self._compose_preview(mysis_id)
-        )
-        return FocusContent(mysis_id, page, at, preview, error, arrived)
-
-    async def read_ahead(self, ids: list[int]) -> None:
-        """Read Myses ``ids``' content ahead of an open or a step, side by side, while
-        the commander rests (the Mysis selected in the dashboard, the neighbours of the
-        one shown here). Content read for other Myses is dropped; :meth:`read` hands it
-        over."""
-        self._ahead = {i: a for i, a in self._ahead.items() if i in ids and a.done}
-        wanted = [i for i in ids if i not in self._ahead]
-        for mysis_id in wanted:
-            self._ahead[mysis_id] = AheadRead(_empty(mysis_id))
-        await asyncio.gather(*(self._read_ahead_one(i) for i in wanted))
-
-    async def _read_ahead_one(self, mysis_id: int) -> None:
-        ahead = self._ahead[mysis_id]
-        content = await self._read_content(mysis_id, None, ahead.content.arrived)
-        if self._ahead.get(mysis_id) is ahead:
-            ahead.content, ahead.done = content, True
-
-    def _take_ahead(self, mysis_id: int) -> AheadRead | None:
-        """The content read ahead for Mysis ``mysis_id``, handed over once; None when
-        there is none, its read is not done, or more than a page was stored since."""
-        ahead = self._ahead.pop(mysis_id, None)
-        if ahead is None or not ahead.done or ahead.behind:
-            return None
-        return ahead
-
     def when_rested(self) -> None:
         """Read ahead the Myses a step would show, and the page beyond the edge the
         conversation is near."""
-        self.zoea.read_focus_ahead(self.neighbours())
+        self.zoea.read_ahead(self.neighbours())
         # The screen can be on the stack before its widgets are mounted (a push under way).
         logs = self.query(ConversationLog)
         if self._reading is None and logs:
@@ -324,7 +217,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def neighbours(self) -> list[int]:
         """The Myses a step would show next (``]``, then ``[``), once the shown one is."""
-        ids = sorted(self.zoea.views)
+        ids = self.zoea.swarm.ids
         if self._reading is not None or self.mysis_id not in ids or len(ids) < 2:
             return []
         index = ids.index(self.mysis_id)
@@ -334,25 +227,8 @@ class FocusScreen(ZoeaScreen[None]):
         """Note that Mysis ``mysis_id`` is on its way (keeping the memories already
         gathered for it)."""
         if self._reading is None or self._reading.mysis_id != mysis_id:
-            self._reading = _empty(mysis_id, at)
+            self._reading = empty_content(mysis_id, at)
         return self._reading
-
-    async def _read_page(
-        self,
-        mysis_id: int,
-        *,
-        at: int | None = None,
-        before_id: int | None = None,
-        after_id: int | None = None,
-    ) -> Page:
-        """A page of the Mysis's story with the turns begun in it: around memory ``at``,
-        before or after a memory, else the newest (one trip to the database)."""
-        commander = self.zoea.commander
-        assert commander is not None
-        read = await commander.story.read_page(
-            mysis_id, at=at, before_id=before_id, after_id=after_id, limit=PAGE
-        )
-        return Page(read.memories, read.turns, read.at_start, read.at_end, read.bounds.count)
 
     def show(self, content: FocusContent) -> None:
         """Show ``content`` at once: header, sidebar, conversation, next request."""
@@ -402,13 +278,13 @@ class FocusScreen(ZoeaScreen[None]):
         log = self.query_one(ConversationLog)
         shown = log.memories
         if direction == "older" and shown:
-            page = await self._read_page(mysis_id, before_id=shown[0].id)
+            page = await self.zoea.ahead.read_page(mysis_id, before_id=shown[0].id)
         elif direction == "newer" and shown:
-            page = await self._read_page(mysis_id, after_id=shown[-1].id)
+            page = await self.zoea.ahead.read_page(mysis_id, after_id=shown[-1].id)
         elif direction == "first":
-            page = await self._read_page(mysis_id, after_id=0)
+            page = await self.zoea.ahead.read_page(mysis_id, after_id=0)
         else:
-            page = await self._read_page(mysis_id)
+            page = await self.zoea.ahead.read_page(mysis_id)
         if mysis_id != self.mysis_id:
             return
         if direction == "older" and shown:
@@ -436,7 +312,7 @@ class FocusScreen(ZoeaScreen[None]):
     async def refresh_preview(self) -> None:
         """Compose the Mysis's next request now (nothing is written or sent)."""
         mysis_id = self.mysis_id
-        data, error = await self._compose_preview(mysis_id)
+        data, error = await self.zoea.ahead.compose_preview(mysis_id)
         if mysis_id != self.mysis_id:
             return
         preview = self.query_one(ContextPreview)
@@ -445,99 +321,133 @@ class FocusScreen(ZoeaScreen[None]):
         elif data is not None:
             preview.data = data
 
-    async def _compose_preview(self, mysis_id: int) -> tuple[PreviewData | None, str | None]:
-        """The Mysis's next request with its checks, or why it could not be composed."""
-        commander = self.zoea.commander
-        view = self.zoea.views.get(mysis_id)
-        if commander is None or view is None:
-            return None, None
-        try:
-            composition = await commander.preview(mysis_id)
-        except Exception as exc:  # shown in place: the preview is advisory
-            return None, str(exc)
-        last = commander.last_sent(mysis_id)
-        # Measuring the prefix tokenizes both requests: off the loop.
-        shared = await asyncio.to_thread(reuse, last, composition.messages) if last else None
-        return PreviewData.upcoming_checked(composition, self._window(view), reuse=shared), None
+    # -- the swarm model's news ------------------------------------------------------------
 
-    def _engine_events(self, events: tuple[Event, ...]) -> None:
-        for ahead in list(self._ahead.values()):
-            ahead.note(events)
-            if ahead.behind:
-                del self._ahead[ahead.content.mysis_id]
+    @property
+    def _on_stack(self) -> bool:
+        """Shown or under other screens; else kept for the next open, which reads
+        everything afresh."""
+        return self in self.app.screen_stack
+
+    def _soon(self, what: str) -> None:
+        """Show ``what`` ("header", "sidebar", "preview": composed anew) again once the
+        messages of the batch now queued are handled: once per batch, as many as ask."""
+        if not self._due:
+            self.call_later(self._show_due)
+        self._due.add(what)
+
+    def _show_due(self) -> None:
+        due, self._due = self._due, set()
+        if not self._on_stack:
+            return
+        if "header" in due:
+            self._refresh_header()
+        if "sidebar" in due:
+            self._refresh_sidebar()
+        if "preview" in due:
+            self.refresh_preview()
+
+    @on(SwarmModel.MemoriesStored)
+    def _memories_stored(self, message: SwarmModel.MemoriesStored) -> None:
         reading = self._reading
         if reading is not None:
-            reading.arrived.extend(_stored(events, reading.mysis_id))
-        if self not in self.app.screen_stack:
-            return  # kept for the next open, which reads everything afresh
-        mine = self.mysis_id
+            known = {m.id for m in reading.arrived}
+            reading.arrived.extend(m for m in message.of(reading.mysis_id) if m.id not in known)
+        if not self._on_stack:
+            return
+        mine = message.of(self.mysis_id)
+        if not mine:
+            return
         log = self.query_one(ConversationLog)
-        header = sidebar = upcoming = False
-        for event in events:
-            if isinstance(event, MysisChanged):
-                header = header or event.mysis.id == mine
-            elif isinstance(event, MessageStored) and event.mysis_id == mine:
-                log.add_memory(event.memory)
-                sidebar = sidebar or event.memory.role == "tool"
-                memory = event.memory
-                # A turn ended or a prompt arrived: the next request is no longer the one
-                # just sent, so compose the upcoming one (a worker; the newest one wins).
-                upcoming = (
-                    upcoming
-                    or memory.role == "user"
-                    or (memory.role == "assistant" and not memory.tool_calls)
-                )
-            elif isinstance(event, RequestComposed) and event.mysis_id == mine:
-                view = self._view()
-                window = self._window(view)
-                self.query_one(ContextPreview).data = PreviewData(
-                    event.composition,
-                    window,
-                    upcoming=event.preview,
-                    at=event.at,
-                    tick=self.zoea.status.tick,
-                    valid=event.valid,
-                    violations=event.violations,
-                    reuse=event.reuse,
-                )
-            elif isinstance(event, StreamDelta) and event.mysis_id == mine:
-                text = Text()
-                text.append("AI ⋯ ", style=f"bold {fmt.ASSISTANT}")
-                if event.reasoning and not event.text:
-                    text.append(one_line(event.reasoning, 300), style=f"italic {fmt.MUTED}")
-                text.append(clip(event.text, 2000).text, style=fmt.TEXT)
-                log.show_stream(text)
-            elif isinstance(event, ErrorRaised) and event.mysis_id == mine:
-                text = fmt.stamp(event.at, self.zoea.status.tick)
-                text.append(
-                    " ERROR" + (" (will retry)" if event.transient else ""),
-                    style=f"bold {fmt.ERROR}",
-                )
-                text.append("\n  ")
-                text.append(clip(event.message, 20_000).text, style=fmt.ERROR)
-                log.add_note(text, "-error")
-            elif isinstance(event, NudgeSent) and event.mysis_id == mine:
-                text = fmt.stamp(event.at, self.zoea.status.tick)
-                text.append(f" NUDGE {event.level}", style=f"bold {fmt.WARNING}")
-                text.append("  (synthetic, not stored)", style=fmt.DIM)
-                text.append("\n  ")
-                text.append(clip(event.text, 2000).text, style=fmt.WARNING)
-                log.add_note(text, "-nudge")
-            elif isinstance(event, MysisDeleted) and event.mysis_id == mine:
-                self._left_behind()
-                return
-            elif isinstance(event, GameTick):
-                sidebar = True
-        if header:
-            self._refresh_header()
+        # Content read ahead may hold some already (gathered before this message came).
+        shown = log.memories
+        newest = shown[-1].id if shown and log.at_end else 0
+        sidebar = upcoming = False
+        for memory in (m for m in mine if m.id > newest):
+            log.add_memory(memory)
+            sidebar = sidebar or memory.role == "tool"
+            # A turn ended or a prompt arrived: the next request is no longer the one
+            # just sent, so compose the upcoming one (a worker; the newest one wins).
+            upcoming = (
+                upcoming
+                or memory.role == "user"
+                or (memory.role == "assistant" and not memory.tool_calls)
+            )
         if sidebar:
-            self._refresh_sidebar()
+            self._soon("sidebar")
         if upcoming:
-            self.refresh_preview()
+            self._soon("preview")
+
+    @on(SwarmModel.MysesChanged)
+    def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
+        if self._on_stack and self.mysis_id in message.ids:
+            self._soon("header")
+
+    @on(SwarmModel.RequestComposed)
+    def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
+        swarm = self.zoea.swarm
+        latest = swarm.latest.get(self.mysis_id)
+        if not self._on_stack or self.mysis_id not in message.ids or latest is None:
+            return
+        self.query_one(ContextPreview).data = PreviewData.of(
+            latest.request,
+            swarm.window(self.mysis_id),
+            upcoming=latest.preview,
+            at=latest.at,
+            tick=swarm.tick,
+        )
+
+    @on(SwarmModel.Streamed)
+    def _streamed(self, message: SwarmModel.Streamed) -> None:
+        delta = message.delta
+        if not self._on_stack or delta.mysis_id != self.mysis_id:
+            return
+        text = Text()
+        text.append("AI ⋯ ", style=f"bold {fmt.ASSISTANT}")
+        if delta.reasoning and not delta.text:
+            text.append(one_line(delta.reasoning, 300), style=f"italic {fmt.MUTED}")
+        text.append(clip(delta.text, 2000).text, style=fmt.TEXT)
+        self.query_one(ConversationLog).show_stream(text)
+
+    @on(SwarmModel.ErrorRaised)
+    def _error_raised(self, message: SwarmModel.ErrorRaised) -> None:
+        error = message.error
+        if not self._on_stack or error.mysis_id != self.mysis_id:
+            return
+        text = fmt.stamp(error.at, self.zoea.swarm.tick)
+        text.append(
+            " ERROR" + (" (will retry)" if error.transient else ""),
+            style=f"bold {fmt.ERROR}",
+        )
+        text.append("\n  ")
+        text.append(clip(error.message, 20_000).text, style=fmt.ERROR)
+        self.query_one(ConversationLog).add_note(text, "-error")
+
+    @on(SwarmModel.NudgeSent)
+    def _nudge_sent(self, message: SwarmModel.NudgeSent) -> None:
+        nudge = message.nudge
+        if not self._on_stack or nudge.mysis_id != self.mysis_id:
+            return
+        text = fmt.stamp(nudge.at, self.zoea.swarm.tick)
+        text.append(f" NUDGE {nudge.level}", style=f"bold {fmt.WARNING}")
+        text.append("  (synthetic, not stored)", style=fmt.DIM)
+        text.append("\n  ")
+        text.append(clip(nudge.text, 2000).text, style=fmt.WARNING)
+        self.query_one(ConversationLog).add_note(text, "-nudge")
+
+    @on(SwarmModel.MysisRemoved)
+    def _mysis_removed(self, message: SwarmModel.MysisRemoved) -> None:
+        if self._on_stack and message.mysis_id == self.mysis_id:
+            self._left_behind()
+
+    @on(SwarmModel.Ticked)
+    def _ticked(self) -> None:
+        if self._on_stack:
+            self._soon("sidebar")
 
     def _left_behind(self) -> None:
         """The focused Mysis was deleted: show another one, or go back."""
-        ids = sorted(self.zoea.views)
+        ids = self.zoea.swarm.ids
         if not ids:
             self.dismiss()
             return
@@ -553,7 +463,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def action_step(self, delta: int) -> None:
         """The previous (-1) or next (+1) Mysis, wrapping around."""
-        ids = sorted(self.zoea.views)
+        ids = self.zoea.swarm.ids
         if not ids:
             return
         # From the Mysis on its way, if a step is still being read.

@@ -19,12 +19,12 @@ from textual.reactive import reactive
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from ...core.composition import DEFAULT_CONTEXT_WINDOW, Composition
-from ...core.validator import validate
-from ...orchestrator.events import Event, MysisChanged, MysisDeleted, RequestComposed
+from ...core.composition import Composition
+from ...orchestrator.checked import CheckedRequest
 from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import one_line
+from ..swarm_model import SwarmModel
 from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.key_bar import KeyBar
 from .base import ZoeaScreen
@@ -79,8 +79,13 @@ class StrategyScreen(ZoeaScreen[None]):
     def __init__(self, mysis_id: int) -> None:
         super().__init__()
         self.mysis_id = mysis_id
-        self.compositions: dict[str, Composition] = {}
-        self.violations: dict[str, tuple[str, ...]] = {}
+        #: Each strategy's next request, with the engine's checks.
+        self.requests: dict[str, CheckedRequest] = {}
+
+    @property
+    def compositions(self) -> dict[str, Composition]:
+        """Each strategy's next request as composed."""
+        return {s: r.composition for s, r in self.requests.items()}
 
     @property
     def current_mysis_id(self) -> int | None:
@@ -104,9 +109,9 @@ class StrategyScreen(ZoeaScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        view = self.zoea.views.get(self.mysis_id)
+        view = self.zoea.swarm.views.get(self.mysis_id)
         self.current = view.strategy if view else ""
-        self.zoea.engine_events.subscribe(self, self._engine_events)
+        self.zoea.swarm.subscribe(self)
         self._refresh_options()
         self.query_one(OptionList).focus()
         self.compose_all()
@@ -116,13 +121,10 @@ class StrategyScreen(ZoeaScreen[None]):
         self._refresh_options()
 
     def _window(self) -> int:
-        view = self.zoea.views.get(self.mysis_id)
-        if view is None:
-            return DEFAULT_CONTEXT_WINDOW
-        return self.zoea.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
+        return self.zoea.swarm.window(self.mysis_id)
 
     def _refresh_header(self) -> None:
-        view = self.zoea.views.get(self.mysis_id)
+        view = self.zoea.swarm.views.get(self.mysis_id)
         name = one_line(view.name, 40) if view else f"#{self.mysis_id}"
         text = Text()
         text.append("◆ CONTEXT STRATEGIES ", style=f"bold {fmt.BRAND}")
@@ -139,18 +141,18 @@ class StrategyScreen(ZoeaScreen[None]):
     def _refresh_options(self) -> None:
         options = self.query_one(OptionList)
         highlighted = options.highlighted
-        largest = max((c.tokens for c in self.compositions.values()), default=0)
+        largest = max((r.composition.tokens for r in self.requests.values()), default=0)
         window = self._window()
         options.set_options(
             [
                 Option(
                     option_text(
                         s,
-                        self.compositions.get(s),
+                        self.requests[s].composition if s in self.requests else None,
                         current=s == self.current,
                         largest=largest,
                         window=window,
-                        violations=len(self.violations.get(s, ())),
+                        violations=len(self.requests[s].violations) if s in self.requests else 0,
                     ),
                     id=s,
                 )
@@ -172,12 +174,11 @@ class StrategyScreen(ZoeaScreen[None]):
             return
         for strategy in self.strategies:
             try:
-                composition = await commander.preview(self.mysis_id, strategy)
+                request = await commander.checked_preview(self.mysis_id, strategy)
             except CommandRefused as exc:
                 self.query_one(ContextPreview).show_error(exc.message)
                 return
-            self.compositions[strategy] = composition
-            self.violations[strategy] = tuple(validate(composition.messages))
+            self.requests[strategy] = request
         self._refresh_options()
         self._show_highlighted()
 
@@ -189,16 +190,10 @@ class StrategyScreen(ZoeaScreen[None]):
 
     def _show_highlighted(self) -> None:
         strategy = self._highlighted_strategy()
-        if strategy is None or strategy not in self.compositions:
+        if strategy is None or strategy not in self.requests:
             return
-        violations = self.violations.get(strategy, ())
-        preview = self.query_one(ContextPreview)
-        preview.data = PreviewData(
-            self.compositions[strategy],
-            self._window(),
-            upcoming=True,
-            valid=not violations,
-            violations=violations,
+        self.query_one(ContextPreview).data = PreviewData.of(
+            self.requests[strategy], self._window()
         )
 
     @on(OptionList.OptionHighlighted)
@@ -209,15 +204,21 @@ class StrategyScreen(ZoeaScreen[None]):
     def _selected(self, _: OptionList.OptionSelected) -> None:
         self.action_apply()
 
-    def _engine_events(self, events: tuple[Event, ...]) -> None:
-        for event in events:
-            if isinstance(event, MysisChanged) and event.mysis.id == self.mysis_id:
-                self.current = event.mysis.strategy
-            elif isinstance(event, MysisDeleted) and event.mysis_id == self.mysis_id:
-                self.dismiss()
-                return
-            elif isinstance(event, RequestComposed) and event.mysis_id == self.mysis_id:
-                self.compose_all(delay=0.25)
+    @on(SwarmModel.MysesChanged)
+    def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
+        view = self.zoea.swarm.views.get(self.mysis_id)
+        if self.mysis_id in message.ids and view is not None:
+            self.current = view.strategy
+
+    @on(SwarmModel.MysisRemoved)
+    def _mysis_removed(self, message: SwarmModel.MysisRemoved) -> None:
+        if message.mysis_id == self.mysis_id:
+            self.dismiss()
+
+    @on(SwarmModel.RequestComposed)
+    def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
+        if self.mysis_id in message.ids:
+            self.compose_all(delay=0.25)
 
     def action_apply(self) -> None:
         """Make the highlighted strategy the Mysis's strategy."""
@@ -228,7 +229,7 @@ class StrategyScreen(ZoeaScreen[None]):
         if strategy == self.current:
             self.notify(f"already composing with {strategy}", timeout=3)
             return
-        view = self.zoea.views.get(self.mysis_id)
+        view = self.zoea.swarm.views.get(self.mysis_id)
         name = one_line(view.name, 40) if view else f"#{self.mysis_id}"
         self.zoea.run_command(
             "apply the strategy",

@@ -21,7 +21,7 @@ from textual.widget import Widget
 
 from ...core.cache import Reuse
 from ...core.composition import Composition, Item
-from ...core.validator import validate
+from ...orchestrator.checked import CheckedRequest
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from .text_view import TextRows, TextView, guess_height, text_key
@@ -52,18 +52,26 @@ class PreviewData:
     reuse: Reuse | None = None
 
     @classmethod
-    def upcoming_checked(
-        cls, composition: Composition, window: int, *, reuse: Reuse | None = None
+    def of(
+        cls,
+        request: CheckedRequest,
+        window: int,
+        *,
+        upcoming: bool = True,
+        at: float | None = None,
+        tick: int | None = None,
     ) -> PreviewData:
-        """A freshly composed next request, validated."""
-        violations = tuple(validate(composition.messages))
+        """A request with the engine's checks (its violations, its reuse share), so
+        every preview of one request shows the same figures."""
         return cls(
-            composition,
+            request.composition,
             window,
-            upcoming=True,
-            valid=not violations,
-            violations=violations,
-            reuse=reuse,
+            upcoming=upcoming,
+            at=at,
+            tick=tick,
+            valid=request.valid,
+            violations=request.violations,
+            reuse=request.reuse,
         )
 
 
