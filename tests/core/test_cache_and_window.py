@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 import os
@@ -15,7 +14,7 @@ from zoea_tui.core.cache import ReuseTally, common_prefix_chars, reuse, serializ
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.types import Turn
-from zoea_tui.core.window import kept_count, paged_count, stepped_window
+from zoea_tui.core.window import kept_count, stepped_window
 
 
 @given(st.text(), st.text())
@@ -115,40 +114,19 @@ def test_compaction_at_every_memory_would_fail_the_append_check() -> None:
     assert not _appends_between_cuts(rewritten)
 
 
-@given(st.integers(1, 300), st.integers(1, 40), st.integers(1, 30))
-def test_turn_paging_keeps_at_most_the_ceiling_and_only_appends_between_steps(
-    total: int, size: int, margin: int
-) -> None:
-    kept = paged_count(total, size, margin)
-    ceiling = size + margin - 1
-    assert 1 <= kept <= min(total, max(ceiling, size))
-    if total > ceiling and margin > 1:
-        # A step cuts deeper than the window's: to size - margin, never below half.
-        assert kept >= min(size, max(size - margin, (size + 1) // 2))
-    after = paged_count(total + 1, size, margin)
-    assert after == kept + 1 or after <= kept  # one more memory, or a step back
-
-
-def _turn_aware_long_turn(cut: object = None) -> list[str]:
+def _turn_aware_long_turn(margin: int) -> list[str]:
     """Compose ``turn-aware`` after every round of one long turn (a prompt, then 60
-    tool loops); the serialized requests. ``cut`` replaces the page's cut."""
-    turn_aware = importlib.import_module("zoea_tui.core.strategies.turn_aware")
+    tool loops): the serialized requests."""
     log = Log()
     opening = log.direct("Mine until the hold is full.")
-    settings = ComposeSettings(max_context_messages=20, window_margin=10)
+    settings = ComposeSettings(max_context_messages=20, window_margin=margin)
     turns = (Turn(1, opening.id, "direct"),)
-    saved = turn_aware.paged_count
-    if cut is not None:
-        turn_aware.paged_count = cut  # type: ignore[assignment]
-    try:
-        out = []
-        for n in range(60):
-            log.loop(f"c{n}", "mine", json.dumps({"tick": n, "ore": n * 3}))
-            history = history_of(log.memories, settings, turns=turns)
-            out.append(serialize(list(compose(history, "turn-aware", settings).messages)))
-        return out
-    finally:
-        turn_aware.paged_count = saved
+    out = []
+    for n in range(60):
+        log.loop(f"c{n}", "mine", json.dumps({"tick": n, "ore": n * 3}))
+        history = history_of(log.memories, settings, turns=turns)
+        out.append(serialize(list(compose(history, "turn-aware", settings).messages)))
+    return out
 
 
 def _rewrites(requests: list[str]) -> list[int]:
@@ -158,19 +136,20 @@ def _rewrites(requests: list[str]) -> list[int]:
     ]
 
 
-def test_turn_paging_rewrites_a_long_turn_every_ten_rounds() -> None:
-    """A page step rewrites everything after the turn's opening (the prompt cache
-    evaluates it again): with the defaults it comes every 20 memories, ten rounds of a
-    tool loop, and keeps 10 memories, the opening pinned in front."""
-    requests = _turn_aware_long_turn()
+def test_turn_paging_rewrites_a_long_turn_only_at_its_steps() -> None:
+    """Past ``max_context_messages + window_margin - 1`` memories a turn is paged; each
+    step rewrites what follows the turn's opening (the engine's prompt cache evaluates it
+    again: on llama-server the requests at a step reuse only the shared prefix), so the
+    steps come every ``window_margin`` memories, five rounds of a tool loop, and every
+    other request only appends."""
+    requests = _turn_aware_long_turn(10)
     steps = _rewrites(requests)
-    assert len(steps) >= 4
-    assert all(b - a == 10 for a, b in itertools.pairwise(steps))
+    assert len(steps) >= 8
+    assert all(b - a == 5 for a, b in itertools.pairwise(steps))
     assert all("Mine until the hold is full." in requests[i] for i in steps)
 
 
-def test_the_window_s_shallow_cut_would_fail_the_paging_check() -> None:
-    """The check above rejects paging that cuts back only to ``max_context_messages``
-    (a rewrite every five rounds: twice the cache misses, each of twice the tokens)."""
-    steps = _rewrites(_turn_aware_long_turn(kept_count))
-    assert not all(b - a == 10 for a, b in itertools.pairwise(steps))
+def test_paging_by_one_memory_would_fail_the_step_check() -> None:
+    """The check above rejects paging that moves with every round (margin 1)."""
+    steps = _rewrites(_turn_aware_long_turn(1))
+    assert not all(b - a == 5 for a, b in itertools.pairwise(steps))

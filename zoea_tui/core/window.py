@@ -27,25 +27,6 @@ def kept_count(total: int, size: int, margin: int) -> int:
     return size + (total - size) % margin
 
 
-def paged_count(total: int, size: int, margin: int) -> int:
-    """How many of a paged turn's newest ``total`` memories turn paging keeps.
-
-    The page grows to ``size + margin - 1`` memories, as the window does, but a step
-    cuts it back deeper, to ``max(size - margin, ceil(size / 2))`` (``size`` when the
-    margin is 1): a step rewrites everything after the turn's opening, so on a prompt
-    cache it costs the whole kept page again, and a deeper cut both costs fewer tokens
-    and comes half as often (with the defaults, 10 to 29 memories: a step every ten
-    requests of a tool loop instead of five). A pure function of ``total`` like
-    :func:`kept_count`: between steps each request only appends.
-    """
-    size, margin = max(size, 1), max(margin, 1)
-    ceiling = size + margin - 1
-    if total <= ceiling:
-        return total
-    low = size if margin <= 1 else min(size, max(size - margin, (size + 1) // 2))
-    return low + (total - low) % (ceiling - low + 1)
-
-
 def stepped_window(
     newest: Sequence[Memory], size: int, margin: int
 ) -> tuple[list[Memory], int | None]:

@@ -7,7 +7,7 @@ from ..composition import ComposeSettings, History
 from ..loops import extract_latest_tool_loop
 from ..selection import Selection, keep, synthetic_user
 from ..turns import current_turn, opening_slot
-from ..window import paged_count
+from ..window import kept_count
 
 
 def turn_aware(history: History, settings: ComposeSettings) -> Selection:
@@ -21,10 +21,8 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     previous one plus the new messages.
 
     Turn paging (the design's "turn-based pagination"): a turn grown past
-    ``max_context_messages + window_margin - 1`` memories is cut back in one step to
-    its newest ``max(max_context_messages - window_margin, max_context_messages / 2)``
-    (``core/window.py``, :func:`paged_count`: deeper than the window's cut, since each
-    step costs a prompt cache the whole page); its opening stays pinned in front and a
+    ``max_context_messages + window_margin - 1`` memories is cut back to its newest
+    ``max_context_messages`` in one step; its opening stays pinned in front and a
     note stands for the paged-out part. Between steps the request only appends.
     """
     selection = Selection(default_drop_reason="earlier turn: only its latest tool loop is kept")
@@ -52,7 +50,7 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     opening = opening_slot(history, turn)
     if paged:
         if total > len(current) or total > size + margin - 1:
-            current = current[-paged_count(total, size, margin) :]
+            current = current[-kept_count(total, size, margin) :]
         selection.slots.append(
             opening
             or synthetic_user(
