@@ -432,6 +432,21 @@ class MysisRuntime:
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
+        # A server that counts prompts (llama-server) counts this one before it goes: the
+        # scale is learnt from it, and a request over the slot is composed again to fit.
+        engine = engine_of(self.record.provider, provider_settings)
+        draft = ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
+        counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
+        if counted is not None and counted > settings.budget:
+            refit = self.swarm.fitted_settings(self.record)[0]
+            settings = replace(refit, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
+            log.info(
+                "%s: the engine counts %d prompt tokens, over its %d; composed again",
+                self.record.name,
+                counted,
+                settings.budget,
+            )
+            composition = await self.compose(settings, provider_settings)
         await self._tell_paused_summaries(composition)
         violations = tuple(validate(composition.messages))
         # Tokenizing the whole request takes tens of ms: off the loop.
