@@ -398,7 +398,8 @@ async def replay(url: str, played: Played) -> tuple[list[Exchange], dict[str, An
         if exchange.total:
             if learnt:
                 errors.append(abs(estimate - exchange.total) / exchange.total)
-            fit.observe(engine, object(), composition, Usage(prompt_tokens=exchange.total))  # type: ignore[arg-type]
+            if not exchange.counted:  # the swarm learns once per request
+                fit.observe(engine, object(), composition, Usage(prompt_tokens=exchange.total))  # type: ignore[arg-type]
 
     async def mysis(who: str, started: asyncio.Event, before: asyncio.Event | None) -> None:
         if before is not None:

@@ -264,6 +264,21 @@ async def test_a_request_the_server_counts_over_its_slot_is_composed_again(
     assert [r.path for r in llama.requests].count("/tokenize") == 2, "each request counted"
 
 
+async def test_a_counted_request_is_learnt_from_once(tmp_path: Path) -> None:
+    """The count before sending and the answer's usage are the same number: learnt once."""
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=10**6)) as llama:
+        llama.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."))
+        commander = await _open(tmp_path, _llama(llama.url))
+        try:
+            view = await commander.create_mysis("Fit", provider="llama")
+            await until(lambda: len(llama.chat_requests) >= 2)
+            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            learnt = commander.services.fit._engines[("llama", "qwen2.5")]
+        finally:
+            await commander.shutdown()
+    assert learnt.observations == len(llama.chat_requests) == 2
+
+
 async def test_without_the_servers_count_the_same_request_is_refused(tmp_path: Path) -> None:
     """The check above fails without the count: the learnt ratio alone lets it through."""
     logged, _ = await _answer_the_estimate_misjudges(tmp_path, counts=False)

@@ -163,6 +163,9 @@ class MysisRuntime:
         self.next_nudge_at: float | None = None
         #: The messages of the last request sent (what the next one is compared with).
         self.last_sent: tuple[dict[str, Any], ...] = ()
+        #: The composition the engine counted before it was sent (learnt from then, so
+        #: its answer's usage is not learnt from a second time).
+        self._counted: Composition | None = None
         self._publishing: set[asyncio.Task[None]] = set()
         #: The summary whose pause the commander was told of (``summarize``).
         self._paused_told: int | None = None
@@ -437,6 +440,7 @@ class MysisRuntime:
         engine = engine_of(self.record.provider, provider_settings)
         draft = ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
         counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
+        self._counted = composition if counted is not None else None
         if counted is not None and counted > settings.budget:
             refit = self.swarm.fitted_settings(self.record)[0]
             settings = replace(refit, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
@@ -517,7 +521,8 @@ class MysisRuntime:
         self.last_cached_tokens = response.usage.cached_tokens
         # Engine fit: the engine's own count calibrates the swarm's estimate of it.
         engine = engine_of(self.record.provider, provider_settings)
-        self.swarm.fit.observe(engine, self.provider, composition, response.usage)
+        if composition is not self._counted:
+            self.swarm.fit.observe(engine, self.provider, composition, response.usage)
         if response.content.strip() or response.tool_calls:
             self.nudges = 0  # a productive answer resets the encouragements
         await self._store(
