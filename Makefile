@@ -74,6 +74,7 @@ bench-local: $(LOCAL_STAMP)
 bench-engine: $(LOCAL_STAMP)
 	PIP="$(BIN)/python -m pip" bash scripts/build_llama_server.sh
 	$(BIN)/python bench/engine.py
+	$(BIN)/python bench/engine_prefix.py
 
 soak: $(STAMP)
 	$(BIN)/python bench/soak.py

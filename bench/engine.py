@@ -131,6 +131,12 @@ class Exchange:
     cached_tokens: int | None = None
     finish_reason: str | None = None
     error: str | None = None
+    #: Zoea's estimate of the prompt (calibrated, as the composer counted it) and the
+    #: uncalibrated one (replays only).
+    estimate: int | None = None
+    raw_estimate: int | None = None
+    #: The engine's count of the prompt before it was sent (``/tokenize``; replays).
+    counted: int | None = None
 
     @property
     def total(self) -> int | None:
@@ -368,6 +374,19 @@ async def replay(url: str, played: Played) -> tuple[list[Exchange], dict[str, An
         exchanges.append(exchange)
         estimate = round(composition.estimated_tokens * fit.scale(engine))
         learnt = fit.scale(engine) != 1.0
+        exchange.estimate, exchange.raw_estimate = estimate, composition.estimated_tokens
+        # The swarm asks llama-server to count the request before sending it
+        # (``EngineFit.count``: /apply-template, /tokenize) and learns from that count.
+        body = request_body(request, "smollm2")
+        with contextlib.suppress(httpx.HTTPError, KeyError, ValueError):
+            prompt = (await client.post(f"{url}/apply-template", json=body)).json()["prompt"]
+            tokens = await client.post(
+                f"{url}/tokenize",
+                json={"content": prompt, "add_special": True, "parse_special": True},
+            )
+            exchange.counted = len(tokens.json()["tokens"])
+        if exchange.counted:
+            fit.observe(engine, object(), composition, Usage(prompt_tokens=exchange.counted))  # type: ignore[arg-type]
         try:
             response = await client.post(
                 f"{url}/v1/chat/completions", json=request_body(request, "smollm2")
@@ -379,7 +398,8 @@ async def replay(url: str, played: Played) -> tuple[list[Exchange], dict[str, An
         if exchange.total:
             if learnt:
                 errors.append(abs(estimate - exchange.total) / exchange.total)
-            fit.observe(engine, object(), composition, Usage(prompt_tokens=exchange.total))  # type: ignore[arg-type]
+            if not exchange.counted:  # the swarm learns once per request
+                fit.observe(engine, object(), composition, Usage(prompt_tokens=exchange.total))  # type: ignore[arg-type]
 
     async def mysis(who: str, started: asyncio.Event, before: asyncio.Event | None) -> None:
         if before is not None:
@@ -395,7 +415,10 @@ async def replay(url: str, played: Played) -> tuple[list[Exchange], dict[str, An
     await asyncio.gather(
         *(mysis(who, events[i], events[i - 1] if i else None) for i, who in enumerate(queues))
     )
+    counted = [e for e in exchanges if e.counted and e.total]
     estimate = {
+        "counted_before_sending": len(counted),
+        "count_equals_engine": sum(e.counted == e.total for e in counted),
         "mean_abs_error": round(statistics.fmean(errors), 4) if errors else None,
         "worst_abs_error": round(max(errors), 4) if errors else None,
         "within_5_percent": sum(x <= 0.05 for x in errors),
@@ -572,6 +595,7 @@ def engine_report(exchanges: list[Exchange], requests: int) -> dict[str, Any]:
     chats = sorted((e for e in exchanges if e.ended), key=lambda e: e.ended)[:requests]
     ok = [e for e in chats if e.status == 200 and e.error is None and e.total]
     shares = [e.cache_share for e in ok[1:] if e.cache_share is not None]
+    later = [e for e in ok[1:] if e.cache_share is not None]
     firsts: dict[str, Exchange] = {}
     for e in ok:
         if e.who is not None:
@@ -592,6 +616,12 @@ def engine_report(exchanges: list[Exchange], requests: int) -> dict[str, Any]:
             "mean": round(statistics.fmean(shares), 4) if shares else None,
             "median": round(statistics.median(shares), 4) if shares else None,
             "worst": round(min(shares), 4) if shares else None,
+            # Of all the prompt tokens after the first request, the share from the cache.
+            "of_all_tokens": round(
+                sum(e.cache_n or 0 for e in later) / sum(e.total or 0 for e in later), 4
+            )
+            if later
+            else None,
         },
         "first_request_cache_share_by_mysis": {
             who: round(e.cache_share or 0.0, 4) for who, e in sorted(firsts.items())
@@ -608,9 +638,30 @@ def engine_report(exchanges: list[Exchange], requests: int) -> dict[str, Any]:
             "errors": sorted({(e.error or "")[:200] for e in chats if e.error})[:5],
         },
         "per_request": {
-            "columns": ["mysis", "status", "prompt_tokens", "cached_tokens", "prompt_ms"],
+            "columns": [
+                "mysis",
+                "status",
+                "prompt_tokens",
+                "cached_tokens",
+                "evaluated_tokens",
+                "prompt_ms",
+                "zoea_estimate",
+                "zoea_raw_estimate",
+                "counted_before_sending",
+            ],
             "rows": [
-                [e.who, e.status, e.total, e.cache_n, round(e.prompt_ms or 0.0, 1)] for e in chats
+                [
+                    e.who,
+                    e.status,
+                    e.total,
+                    e.cache_n,
+                    e.prompt_n,
+                    round(e.prompt_ms or 0.0, 1),
+                    e.estimate,
+                    e.raw_estimate,
+                    e.counted,
+                ]
+                for e in chats
             ],
         },
     }

@@ -13,6 +13,7 @@ from tests.helpers import Log, history_of
 from zoea_tui.core.cache import ReuseTally, common_prefix_chars, reuse, serialize
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.types import Turn
 from zoea_tui.core.window import kept_count, stepped_window
 
 
@@ -111,3 +112,44 @@ def test_compaction_at_every_memory_would_fail_the_append_check() -> None:
     rewritten = [(0, s) for _, s in _snapshot_requests(1)]  # as if the window never moved
     assert _appends_between_cuts(log_requests)
     assert not _appends_between_cuts(rewritten)
+
+
+def _turn_aware_long_turn(margin: int) -> list[str]:
+    """Compose ``turn-aware`` after every round of one long turn (a prompt, then 60
+    tool loops): the serialized requests."""
+    log = Log()
+    opening = log.direct("Mine until the hold is full.")
+    settings = ComposeSettings(max_context_messages=20, window_margin=margin)
+    turns = (Turn(1, opening.id, "direct"),)
+    out = []
+    for n in range(60):
+        log.loop(f"c{n}", "mine", json.dumps({"tick": n, "ore": n * 3}))
+        history = history_of(log.memories, settings, turns=turns)
+        out.append(serialize(list(compose(history, "turn-aware", settings).messages)))
+    return out
+
+
+def _rewrites(requests: list[str]) -> list[int]:
+    """The requests that are not the previous one plus new messages."""
+    return [
+        i for i, (a, b) in enumerate(itertools.pairwise(requests), 1) if not b.startswith(a[:-1])
+    ]
+
+
+def test_turn_paging_rewrites_a_long_turn_only_at_its_steps() -> None:
+    """Past ``max_context_messages + window_margin - 1`` memories a turn is paged; each
+    step rewrites what follows the turn's opening (the engine's prompt cache evaluates it
+    again: on llama-server the requests at a step reuse only the shared prefix), so the
+    steps come every ``window_margin`` memories, five rounds of a tool loop, and every
+    other request only appends."""
+    requests = _turn_aware_long_turn(10)
+    steps = _rewrites(requests)
+    assert len(steps) >= 8
+    assert all(b - a == 5 for a, b in itertools.pairwise(steps))
+    assert all("Mine until the hold is full." in requests[i] for i in steps)
+
+
+def test_paging_by_one_memory_would_fail_the_step_check() -> None:
+    """The check above rejects paging that moves with every round (margin 1)."""
+    steps = _rewrites(_turn_aware_long_turn(1))
+    assert not all(b - a == 5 for a, b in itertools.pairwise(steps))

@@ -3,7 +3,8 @@
 Two servers speak the wire formats of docs/ARCHITECTURE.md, 'Providers':
 :class:`FakeOpenAIServer` (``POST …/chat/completions``, JSON or SSE; given
 :class:`LlamaServer` rules, also llama-server's ``GET /props``, its token count, its
-prompt cache and its refusals; ``GET …/models`` lists its models) and
+prompt cache and its refusals, its ``/apply-template`` and ``/tokenize``; ``GET …/models``
+lists its models) and
 :class:`FakeOllamaServer` (``POST /api/chat``, JSON or NDJSON, ``GET /api/tags``,
 ``GET /api/version`` and ``POST /api/show``). Each is a tiny
 HTTP/1.1 server on ``127.0.0.1`` at a free port, run in the current event loop
@@ -156,6 +157,9 @@ class LlamaServer:
     #: 3.55 makes the 79 tool schemas of the embedded game and a first prompt 8,116
     #: tokens where the estimate says 5,979 (measured on llama-server: 8,120 for 5,981).
     bytes_per_token: float = 3.55
+    #: Whether it answers ``POST /apply-template`` and ``POST /tokenize`` (the real one
+    #: does; False: a server that counts nothing before a request is sent).
+    counts: bool = True
 
     def count(self, text: str) -> int:
         """Tokens of ``text``."""
@@ -693,6 +697,15 @@ class FakeOpenAIServer(FakeServer):
         if self.llama is not None and request.method == "GET" and request.path == "/props":
             await conn.send(200, json.dumps(self._props(self.llama)).encode())
             return
+        if self.llama is not None and self.llama.counts and request.method == "POST":
+            if request.path == "/apply-template":  # the chat template, applied
+                prompt = {"prompt": self.llama.render(request.json())}
+                await conn.send(200, json.dumps(prompt).encode())
+                return
+            if request.path == "/tokenize":  # its tokens, counted as a chat prompt's
+                tokens = list(range(self.llama.count(request.json().get("content") or "")))
+                await conn.send(200, json.dumps({"tokens": tokens}).encode())
+                return
         if self.api_key and request.headers.get("authorization") != f"Bearer {self.api_key}":
             await conn.send(401, render.error(401, "Incorrect API key provided."))
             return

@@ -4,6 +4,7 @@ settings, and how a smaller server context is reported."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 import pytest
 
@@ -11,8 +12,8 @@ from tests.fakes.llm_servers import FakeOpenAIServer, LlamaServer
 from zoea_tui.core.composition import ComposeSettings, Composition
 from zoea_tui.orchestrator.calibration import EngineFit
 from zoea_tui.providers.autopilot import AutopilotProvider
-from zoea_tui.providers.base import ProviderSettings, Usage
-from zoea_tui.providers.openai_compat import OpenAIProvider
+from zoea_tui.providers.base import ChatRequest, ProviderSettings, Usage
+from zoea_tui.providers.openai_compat import OpenAIProvider, request_body
 
 from .conftest import ScriptedModel
 
@@ -109,3 +110,34 @@ async def test_a_provider_that_cannot_tell_is_left_alone() -> None:
     assert await fit.discover(ENGINE, MODEL, 32_768) is None
     compose, _ = fit.fitted(ENGINE, ComposeSettings(), ProviderSettings())
     assert compose == ComposeSettings()
+
+
+async def test_a_server_that_counts_the_prompt_is_believed_before_the_request_goes() -> None:
+    """llama-server counts the request with its own template and tokenizer before it is
+    sent; the count is learnt from at once. A server that does not count is asked once."""
+    engine = LlamaServer(n_ctx=8192)
+    tools = [{"type": "function", "function": {"name": "mine", "parameters": {}}}]
+    messages = [{"role": "system", "content": "Play."}, {"role": "user", "content": "Mine."}]
+    request = ChatRequest(messages, tools, ProviderSettings(model="qwen2.5"))
+    async with (
+        FakeOpenAIServer(llama=engine) as llama,
+        FakeOpenAIServer(llama=replace(engine, counts=False)) as mute,
+    ):
+        counting = OpenAIProvider(llama.url, "qwen2.5")
+        silent = OpenAIProvider(mute.url, "qwen2.5")
+        fit = EngineFit()
+        try:
+            counted = await fit.count(ENGINE, counting, estimated(40), request)
+            assert await fit.count(("mute", "qwen2.5"), silent, estimated(10), request) is None
+            assert await fit.count(("mute", "qwen2.5"), silent, estimated(10), request) is None
+            assert await fit.count(ENGINE, AutopilotProvider(), estimated(10), request) is None
+        finally:
+            await counting.aclose()
+            await silent.aclose()
+    body = request_body(request, "qwen2.5")
+    assert counted == engine.prompt_tokens(body)  # the engine's own count, exactly
+    assert fit.scale(ENGINE) == pytest.approx(counted / 40)
+    assert fit.scale(("mute", "qwen2.5")) == 1.0
+    assert [r.path for r in mute.requests] == ["/apply-template"], "asked once"
+    assert [r.path for r in llama.requests] == ["/apply-template", "/tokenize"]
+    assert not llama.chat_requests, "counting sends no chat request"

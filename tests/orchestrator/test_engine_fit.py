@@ -227,3 +227,59 @@ def test_a_request_logged_before_calibration_recomposes_uncalibrated(tmp_path: P
     assert recorded_settings(old, today).context_window == 8192
     unrecorded = replace(old, inputs=None)  # older still: today's settings stand in
     assert recorded_settings(unrecorded, today).token_scale == 1.36
+
+
+async def _answer_the_estimate_misjudges(tmp_path: Path, counts: bool) -> tuple[list[Any], Any]:
+    """A first answer of 8,000 ``=``: 125 estimated tokens, 2,254 of the engine's, so the
+    second request is over the 9,800-token slot by the engine's count alone."""
+    engine = LlamaServer(n_ctx=9800, counts=counts)
+    async with FakeOpenAIServer(llama=engine) as llama:
+        llama.script(
+            Reply("=" * 8000 + " Done.", tool_calls=[Call("get_status", {})]),
+            Reply("Status checked."),
+        )
+        commander = await _open(tmp_path, _llama(llama.url))
+        try:
+            view = await commander.create_mysis("Fit", provider="llama")
+            await until(lambda: len(llama.chat_requests) >= 2)
+            await until(
+                lambda: (
+                    commander.mysis(view.id).activity == "waiting"
+                    or commander.mysis(view.id).state == "errored"
+                )
+            )
+            logged = await commander.store.list_requests(view.id)
+        finally:
+            await commander.shutdown()
+    return logged, llama
+
+
+async def test_a_request_the_server_counts_over_its_slot_is_composed_again(
+    tmp_path: Path,
+) -> None:
+    logged, llama = await _answer_the_estimate_misjudges(tmp_path, counts=True)
+    assert [r.outcome for r in logged[:2]] == ["ok", "ok"]
+    second = llama.chat_requests[1].json()
+    assert LlamaServer().prompt_tokens(second) <= 9800 - 1024
+    assert [r.path for r in llama.requests].count("/tokenize") == 2, "each request counted"
+
+
+async def test_a_counted_request_is_learnt_from_once(tmp_path: Path) -> None:
+    """The count before sending and the answer's usage are the same number: learnt once."""
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=10**6)) as llama:
+        llama.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."))
+        commander = await _open(tmp_path, _llama(llama.url))
+        try:
+            view = await commander.create_mysis("Fit", provider="llama")
+            await until(lambda: len(llama.chat_requests) >= 2)
+            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            learnt = commander.services.fit._engines[("llama", "qwen2.5")]
+        finally:
+            await commander.shutdown()
+    assert learnt.observations == len(llama.chat_requests) == 2
+
+
+async def test_without_the_servers_count_the_same_request_is_refused(tmp_path: Path) -> None:
+    """The check above fails without the count: the learnt ratio alone lets it through."""
+    logged, _ = await _answer_the_estimate_misjudges(tmp_path, counts=False)
+    assert logged[1].outcome == "error"

@@ -162,6 +162,9 @@ class MysisRuntime:
         self.next_nudge_at: float | None = None
         #: The messages of the last request sent (what the next one is compared with).
         self.last_sent: tuple[dict[str, Any], ...] = ()
+        #: The composition the engine counted before it was sent (learnt from then, so
+        #: its answer's usage is not learnt from a second time).
+        self._counted: Composition | None = None
         self._publishing: set[asyncio.Task[None]] = set()
         #: The summary whose pause the commander was told of (``summarize``).
         self._paused_told: int | None = None
@@ -431,6 +434,22 @@ class MysisRuntime:
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         composition = await self.compose(settings, provider_settings)
+        # A server that counts prompts (llama-server) counts this one before it goes: the
+        # scale is learnt from it, and a request over the slot is composed again to fit.
+        engine = engine_of(self.record.provider, provider_settings)
+        draft = ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
+        counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
+        self._counted = composition if counted is not None else None
+        if counted is not None and counted > settings.budget:
+            refit = self.swarm.fitted_settings(self.record)[0]
+            settings = replace(refit, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
+            log.info(
+                "%s: the engine counts %d prompt tokens, over its %d; composed again",
+                self.record.name,
+                counted,
+                settings.budget,
+            )
+            composition = await self.compose(settings, provider_settings)
         await self._tell_paused_summaries(composition)
         checked = await check_request(composition, self.last_sent)
         await self.swarm.bus.publish(RequestComposed.of(self.id, checked, tools=len(tools)))
@@ -486,7 +505,8 @@ class MysisRuntime:
         self.last_cached_tokens = response.usage.cached_tokens
         # Engine fit: the engine's own count calibrates the swarm's estimate of it.
         engine = engine_of(self.record.provider, provider_settings)
-        self.swarm.fit.observe(engine, self.provider, composition, response.usage)
+        if composition is not self._counted:
+            self.swarm.fit.observe(engine, self.provider, composition, response.usage)
         if response.content.strip() or response.tool_calls:
             self.nudges = 0  # a productive answer resets the encouragements
         await self._store(

@@ -11,6 +11,12 @@ exceeds the available context size (M tokens)", so the composer must fit the slo
   model's training context. (The ``num_ctx`` of its ``parameters`` is only a default:
   every request of ours sends its own ``options.num_ctx``.)
 
+A llama-server also counts a request's prompt exactly as it will, before it is sent:
+``POST /apply-template`` renders the request's messages and tools with the server's
+chat template, ``POST /tokenize`` counts that text with the model's tokenizer
+(:func:`llama_server_prompt_tokens`). The swarm checks its request against the slot with
+that count and calibrates its estimate from it (``orchestrator/calibration.py``).
+
 Discovery never fails a Mysis: a server that does not answer, or answers something
 else (a cloud API's 404, an older server), simply tells nothing (None), quietly.
 
@@ -70,6 +76,39 @@ async def llama_server_context(
     settings = as_dict(as_dict(data).get("default_generation_settings"))
     n_ctx = as_count(settings.get("n_ctx"))
     return ServerContext(n_ctx, "llama-server /props") if n_ctx and n_ctx > 0 else None
+
+
+@runtime_checkable
+class CountsPrompt(Protocol):
+    """A provider whose server can count a request's prompt in its own tokens."""
+
+    async def prompt_tokens(self, request: Any) -> int | None:
+        """The prompt tokens the server will count for ``request`` (a ``ChatRequest``);
+        None when it cannot say."""
+        ...
+
+
+async def llama_server_prompt_tokens(
+    provider: HttpProvider, body: dict[str, Any], *, timeout: float = DISCOVERY_TIMEOUT
+) -> int | None:
+    """The tokens llama-server will count for the chat request ``body``: its chat template
+    applied (``POST /apply-template``), the text tokenized as a chat prompt is, special
+    tokens parsed and added (``POST /tokenize``). None from any other server (quietly)."""
+    root = server_root(provider.endpoint)
+    rendered = as_dict(await _quietly(provider, f"{root}/apply-template", body, timeout))
+    prompt = rendered.get("prompt")
+    if not isinstance(prompt, str):
+        return None
+    counted = as_dict(
+        await _quietly(
+            provider,
+            f"{root}/tokenize",
+            {"content": prompt, "add_special": True, "parse_special": True},
+            timeout,
+        )
+    )
+    tokens = counted.get("tokens")
+    return len(tokens) if isinstance(tokens, list) and tokens else None
 
 
 async def ollama_context(

@@ -41,7 +41,13 @@ from .base import (
     ToolCallDelta,
     Usage,
 )
-from .discovery import DISCOVERY_TIMEOUT, ServerContext, list_models, llama_server_context
+from .discovery import (
+    DISCOVERY_TIMEOUT,
+    ServerContext,
+    list_models,
+    llama_server_context,
+    llama_server_prompt_tokens,
+)
 
 
 class OpenAIProvider(HttpProvider):
@@ -78,6 +84,8 @@ class OpenAIProvider(HttpProvider):
             stream=stream,
         )
         self.url = f"{self.endpoint}/chat/completions"
+        #: Whether the server counts prompts (None: not asked yet; False: it did not).
+        self._counts: bool | None = None
 
     async def server_context(self, model: str | None = None) -> ServerContext | None:
         """The context of one of the server's slots when it is a llama-server (``/props``);
@@ -87,6 +95,19 @@ class OpenAIProvider(HttpProvider):
     async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
         """The models the server lists (``GET {endpoint}/models``); raises its failure."""
         return await list_models(self, "/models", timeout=timeout)
+
+    async def prompt_tokens(self, request: ChatRequest) -> int | None:
+        """The prompt tokens a llama-server will count for ``request`` (its template and
+        tokenizer: ``/apply-template``, ``/tokenize``); None from any other server, which is
+        not asked again unless it has counted before."""
+        if self._counts is False:
+            return None
+        counted = await llama_server_prompt_tokens(
+            self, request_body(request, self._model_of(request))
+        )
+        if counted is not None or self._counts is None:
+            self._counts = counted is not None
+        return counted
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
