@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import Log, history_of
@@ -158,12 +158,18 @@ _any_lines = st.lists(
 )
 
 
-def import_fuzz(parse: Callable[[list[str]], Any]) -> Callable[[], None]:
+def import_fuzz(
+    parse: Callable[[list[str]], Any], *, shrink: bool = True
+) -> Callable[[], None]:
     """The import fuzz for a parser: any lines parse into messages of known roles or are
     refused naming the bad line, and every valid conversation is read back exactly
-    (so a parser that refuses everything, or accepts anything, fails it)."""
+    (so a parser that refuses everything, or accepts anything, fails it).
 
-    @settings(max_examples=300, report_multiple_bugs=False)
+    ``shrink=False`` reports the first failing example as found, for a test that only
+    needs the fuzz to fail (shrinking it to the smallest example takes seconds)."""
+    phases = tuple(Phase) if shrink else tuple(p for p in Phase if p is not Phase.shrink)
+
+    @settings(max_examples=300, report_multiple_bugs=False, phases=phases)
     @given(lines=_any_lines, valid=valid_conversations())
     def fuzz(lines: list[str], valid: tuple[list[str], str | None, list[tuple]]) -> None:
         try:
@@ -204,7 +210,7 @@ def _drops_reasoning(lines: list[str]) -> Any:
 @pytest.mark.parametrize("parse", [_refuses_everything, _accepts_everything, _drops_reasoning])
 def test_the_import_fuzz_fails_a_parser_that_gets_valid_files_wrong(parse) -> None:
     with pytest.raises(AssertionError):
-        import_fuzz(parse)()
+        import_fuzz(parse, shrink=False)()
 
 
 @settings(max_examples=300)
