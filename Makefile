@@ -23,22 +23,36 @@ $(LOCAL_STAMP): $(STAMP)
 run: $(STAMP)
 	$(BIN)/zoea
 
-# The UI tests run twice: as shipped, and on stock Textual (ZOEA_STOCK_TEXTUAL=1: every
-# override in zoea_tui/ui/textual_compat/ off; the tests of an override are skipped).
+# pytest-xdist workers: two a core. A third of the suite's time is waiting, not computing
+# (Textual's Pilot idles 20 ms after each key, servers take 0.2 s to stop, a locked
+# database is waited on 5 s, the UI's world ticks in real time); a second worker a core
+# computes meanwhile. Override with e.g. `make test-fast TEST_WORKERS=1`.
+TEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print(2 * (os.cpu_count() or 1))')
+# Bytecode caches on for the test runs even where PYTHONDONTWRITEBYTECODE is set: each
+# worker otherwise re-rewrites the asserts of every test module (about 4.5 s of CPU each).
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/python -m pytest
+XDIST := -n $(TEST_WORKERS) --dist worksteal
+
+# Lint, then every test: all but the `local` ones over the workers (the tmux smoke test
+# too), then the `local` ones in one process (their two llama.cpp servers start once, not
+# once a worker), then the UI tests again on stock Textual (ZOEA_STOCK_TEXTUAL=1:
+# every override in zoea_tui/ui/textual_compat/ off; the tests of an override are
+# left out: they ran in the first pass), then the release check. docs/TESTING.md: where the time goes.
 test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest
-	ZOEA_STOCK_TEXTUAL=1 $(BIN)/python -m pytest tests/ui -n 2
+	$(PYTEST) -m "not local" $(XDIST) --durations=15
+	$(PYTEST) -m local
+	ZOEA_STOCK_TEXTUAL=1 $(PYTEST) tests/ui -m "not tmux and not overrides" $(XDIST)
 	bash scripts/release_check.sh
 
 # The inner loop: everything but the tests marked local (the in-process model) and tmux
-# (the real app in tmux), spread over the cores by pytest-xdist (about 3.5 min on 2 cores,
-# 8 in one process); `make test` runs all of it, in one process.
+# (the real app in tmux), over the workers, with a fifth of the Hypothesis examples (the
+# `fast` profile, tests/conftest.py); `make test` runs all of it, every example.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m "not local and not tmux" -n auto
+	$(PYTEST) -m "not local and not tmux" $(XDIST) --hypothesis-profile=fast
 
 # ruff (lint and format), mypy --strict ([tool.mypy]) and the layer contracts ([tool.importlinter]).
 lint: $(STAMP)

@@ -11,6 +11,9 @@ from hypothesis import settings
 from zoea_tui.storage import Store
 
 settings.register_profile("default", deadline=None, print_blob=True)
+# `make test-fast` (pytest --hypothesis-profile=fast): a fifth of the examples, the
+# explicit counts too (tests.helpers.examples); `make test` runs them all.
+settings.register_profile("fast", deadline=None, print_blob=True, max_examples=20)
 settings.load_profile("default")
 
 

@@ -5,10 +5,18 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
+from hypothesis import settings
+
 from zoea_tui.core.composition import ComposeSettings, History
 from zoea_tui.core.tokens import count_tokens
 from zoea_tui.core.types import Memory, ToolCall, Turn
 from zoea_tui.core.window import stepped_window
+
+
+def examples(count: int) -> int:
+    """``count`` Hypothesis examples under the default profile (100 a test), scaled with
+    the loaded profile's own count: the fast profile (20) runs a fifth of them."""
+    return max(1, count * settings.default.max_examples // 100)
 
 
 class Log:

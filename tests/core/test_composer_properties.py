@@ -7,7 +7,7 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import Log, history_of
+from tests.helpers import Log, examples, history_of
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.strategies import STRATEGIES
@@ -120,7 +120,8 @@ compose_settings = st.builds(
 
 
 @settings(
-    max_examples=2000, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+    max_examples=examples(2000),
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(ops=st.lists(op, max_size=40), cut=st.integers(0, 200), cfg=compose_settings)
 def test_every_strategy_composes_valid_bounded_deterministic_requests(

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import Log, history_of
+from tests.helpers import Log, examples, history_of
 from zoea_tui.config import Config
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
@@ -158,12 +158,23 @@ _any_lines = st.lists(
 )
 
 
-def import_fuzz(parse: Callable[[list[str]], Any]) -> Callable[[], None]:
+def import_fuzz(
+    parse: Callable[[list[str]], Any], *, must_fail: bool = False
+) -> Callable[[], None]:
     """The import fuzz for a parser: any lines parse into messages of known roles or are
     refused naming the bad line, and every valid conversation is read back exactly
-    (so a parser that refuses everything, or accepts anything, fails it)."""
+    (so a parser that refuses everything, or accepts anything, fails it).
 
-    @settings(max_examples=300, report_multiple_bugs=False)
+    ``must_fail``: for a parser the fuzz must reject. Its 300 examples whatever the
+    profile, and the first failing one is reported as found (shrinking it to the smallest
+    takes seconds and proves nothing more)."""
+    if must_fail:
+        phases = tuple(p for p in Phase if p is not Phase.shrink)
+        count = 300
+    else:
+        phases, count = tuple(Phase), examples(300)
+
+    @settings(max_examples=count, report_multiple_bugs=False, phases=phases)
     @given(lines=_any_lines, valid=valid_conversations())
     def fuzz(lines: list[str], valid: tuple[list[str], str | None, list[tuple]]) -> None:
         try:
@@ -204,10 +215,10 @@ def _drops_reasoning(lines: list[str]) -> Any:
 @pytest.mark.parametrize("parse", [_refuses_everything, _accepts_everything, _drops_reasoning])
 def test_the_import_fuzz_fails_a_parser_that_gets_valid_files_wrong(parse) -> None:
     with pytest.raises(AssertionError):
-        import_fuzz(parse)()
+        import_fuzz(parse, must_fail=True)()
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     payload=st.one_of(
         st.text(max_size=3000),

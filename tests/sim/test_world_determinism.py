@@ -6,6 +6,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import examples
 from zoea_tui.sim import GameError, World
 
 Step = tuple[str, str, dict[str, Any]] | int
@@ -137,7 +138,7 @@ STEPS = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(steps=STEPS, cut=st.integers(min_value=0, max_value=40))
 def test_any_play_is_reproducible_and_survives_a_save_anywhere(steps: list[Any], cut: int) -> None:
     script: list[Step] = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import shutil
 from pathlib import Path
 
 import aiosqlite
@@ -118,19 +119,41 @@ async def _load_steps(store: Store, mysis_id: int, strategy: str) -> int:
     return steps
 
 
+async def _write_short_and_long_story(path: Path) -> None:
+    store = await Store.open(path)
+    async with store:
+        short, long = await store.create_mysis("short"), await store.create_mysis("long")
+        steps = [NewMemory("assistant", "llm", f"step {n}") for n in range(20_000)]
+        recent = [NewMemory("user", "summary", "so far"), *steps[:100]]
+        go = NewMemory("user", "direct", "go")
+        await store.add_memories(short.id, [go, *steps[:200], *recent])
+        await store.add_memories(long.id, [go, *steps, *recent])
+
+
+@pytest.fixture(scope="module")
+def short_and_long_story(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A closed database file holding the Myses "short" (301 memories) and "long" (20 101),
+    written once for the module (20 000 inserts take seconds); each test opens a copy."""
+    path = tmp_path_factory.mktemp("stories") / "stories.db"
+    asyncio.run(_write_short_and_long_story(path))
+    assert not path.with_name(path.name + "-wal").exists()  # closed whole: the file is all
+    return path
+
+
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))
 async def test_history_load_reads_as_much_for_a_long_story_as_for_a_short_one(
-    store: Store, strategy: str
+    short_and_long_story: Path, tmp_path: Path, strategy: str
 ) -> None:
     # Imported stories have no turns recorded: a bound of ``id < NULL`` once made
     # SQLite walk every memory of the Mysis (plans alone did not show it).
-    short, long = await store.create_mysis("short"), await store.create_mysis("long")
-    steps = [NewMemory("assistant", "llm", f"step {n}") for n in range(20_000)]
-    recent = [NewMemory("user", "summary", "so far"), *steps[:100]]
-    await store.add_memories(short.id, [NewMemory("user", "direct", "go"), *steps[:200], *recent])
-    await store.add_memories(long.id, [NewMemory("user", "direct", "go"), *steps, *recent])
-    short_steps = await _load_steps(store, short.id, strategy)
-    long_steps = await _load_steps(store, long.id, strategy)
+    copy = tmp_path / "zoea.db"
+    shutil.copyfile(short_and_long_story, copy)
+    store = await Store.open(copy)
+    async with store:
+        short, long = await store.find_mysis("short"), await store.find_mysis("long")
+        assert short is not None and long is not None
+        short_steps = await _load_steps(store, short.id, strategy)
+        long_steps = await _load_steps(store, long.id, strategy)
     assert long_steps <= short_steps * 2 + 5, (short_steps, long_steps)
 
 
