@@ -196,3 +196,25 @@ async def test_an_exact_search_may_hold_double_quotes(store: Store) -> None:
     assert await _texts(store, mysis.id, 'said "sell"', exact=True) == ['she said "sell" twice']
     hits = await store.search_broadcasts('said "sell"', exact=True)
     assert [h.snippet for h in hits] == ['she [said "sell"] twice']
+
+
+async def test_the_better_match_comes_first_even_when_it_is_older(store: Store) -> None:
+    """Ranked by bm25, not newest first: the better match was stored first."""
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "iron, iron and more iron"))
+    await store.add_memory(
+        mysis.id,
+        NewMemory("user", "direct", "a long report on many things " * 20 + "and iron once"),
+    )
+    for exact in (False, True):
+        texts = await _texts(store, mysis.id, "iron", exact=exact)
+        assert texts[0] == "iron, iron and more iron", exact
+
+
+async def test_the_snippet_centres_the_longest_word_of_the_query(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(
+        mysis.id, NewMemory("user", "direct", "vega " + "filler " * 60 + "ironclad")
+    )
+    [hit] = await store.search_memories(mysis.id, "vega ironclad")
+    assert hit.snippet.startswith("… ") and hit.snippet.endswith("[ironclad]")
