@@ -218,3 +218,29 @@ async def test_the_snippet_centres_the_longest_word_of_the_query(store: Store) -
     )
     [hit] = await store.search_memories(mysis.id, "vega ironclad")
     assert hit.snippet.startswith("… ") and hit.snippet.endswith("[ironclad]")
+
+
+async def test_the_snippet_marks_every_word_and_joins_touching_marks(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "ironclad and belt"))
+    [hit] = await store.search_memories(mysis.id, "iron clad belt")
+    assert hit.snippet == "[ironclad] and [belt]"
+
+
+async def test_the_snippet_says_exactly_when_text_is_cut(store: Store) -> None:
+    """220 characters are shown from 60 before the match: one more either side is cut."""
+    texts = {
+        "not cut": "iron" + "o" * 216,  # 220 characters, the match first
+        "cut after": "iron" + "o" * 217,  # 221
+        "cut before": "x" * 61 + "iron",  # the match at 62: the window starts at 2
+        "not cut before": "x" * 60 + "iron",  # the match at 61: the window starts at 1
+    }
+    snippets = {}
+    for name, text in texts.items():
+        other = await store.create_mysis(name.replace(" ", "-"))
+        await store.add_memory(other.id, NewMemory("user", "direct", text))
+        [hit] = await store.search_memories(other.id, "iron")
+        snippets[name] = hit.snippet
+    assert not snippets["not cut"].endswith("…") and snippets["cut after"].endswith(" …")
+    assert snippets["cut before"].startswith("… ")
+    assert not snippets["not cut before"].startswith("…")
