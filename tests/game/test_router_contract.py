@@ -162,3 +162,150 @@ async def test_a_lost_session_without_an_account_is_refused_with_no_account(
     with pytest.raises(GameToolError) as caught:
         await game.relogin(game)
     assert (caught.value.code, caught.value.message) == ("no_account", "no account to log in with")
+
+
+class ScriptedGame(ListedGame):
+    """A game whose results are given per command; records the calls it gets."""
+
+    def __init__(self, results: dict[str, dict[str, Any]]) -> None:
+        super().__init__(*(_tool(name, SCHEMA) for name in results))
+        self.results = results
+        self.calls: list[tuple[str, dict]] = []
+
+    async def call(self, name: str, args: dict) -> Any:
+        from zoea_tui.game.adapter import ToolOutcome
+
+        self.calls.append((name, dict(args)))
+        data = self.results[name]
+        return ToolOutcome(json.dumps(data), data)
+
+
+async def _scripted(store: Store, results: dict[str, dict[str, Any]]) -> ToolRouter:
+    mysis = await store.find_mysis("nova") or await store.create_mysis("nova")
+    return ToolRouter(store, mysis.id, ScriptedGame(results), server=SERVER)  # type: ignore[arg-type]
+
+
+async def _execute(router: ToolRouter, name: str, args: dict[str, Any]) -> Any:
+    return await router.execute(ToolCall("c1", name, json.dumps(args)))
+
+
+@pytest.mark.parametrize(
+    ("data", "args", "kept"),
+    [
+        (
+            {"password": "pw-1234567890abcd"},
+            {"username": "nova1", "empire": "solarian"},
+            ("nova1", "solarian"),
+        ),
+        (
+            {"password": "pw-1234567890abcd", "username": "Nova1", "empire": "voidborn"},
+            {"username": "nova1", "empire": "solarian"},
+            ("Nova1", "voidborn"),
+        ),
+        ({"password": "pw-1234567890abcd", "username": "nova1"}, {"empire": 5}, ("nova1", None)),
+    ],
+    ids=["from-the-call", "the-game-says", "no-empire"],
+)
+async def test_a_registration_is_pooled_under_the_name_and_empire_the_game_gave(
+    store: Store, data: dict, args: dict, kept: tuple
+) -> None:
+    router = await _scripted(store, {"register": data})
+    result = await _execute(router, "register", args)
+    assert not result.is_error and "pw-1234567890abcd" not in result.content
+    account = await store.account_for(router.mysis_id, SERVER)
+    assert account is not None and (account.username, account.empire) == kept
+    assert account.password == "pw-1234567890abcd" and router.account == kept[0]
+
+
+async def test_a_registration_without_a_name_pools_nothing(store: Store) -> None:
+    router = await _scripted(store, {"register": {"password": "pw-1234567890abcd"}})
+    result = await _execute(router, "register", {})
+    assert not result.is_error and "pw-1234567890abcd" not in result.content
+    assert await store.list_accounts() == [] and router.account is None
+
+
+async def test_login_with_a_name_and_no_account_to_use_says_to_register(store: Store) -> None:
+    router = await _scripted(store, {"login": {"ok": True}})
+    result = await _execute(router, "login", {"username": "stranger"})
+    assert result.is_error and result.error_code == "no_account"
+    assert result.error_message == (
+        "No game account is assigned to you yet. Call register(username, empire) to "
+        "create one; Zoea Nova keeps its password."
+    )
+    assert router.session.calls == []  # type: ignore[attr-defined]
+
+
+async def test_logging_in_to_a_free_pooled_account_by_name_assigns_it(store: Store) -> None:
+    await store.add_account(SERVER, "pilot", "pw-pilot-0123456789")
+    router = await _scripted(store, {"login": {"username": "pilot"}})
+    result = await _execute(router, "login", {"username": "pilot"})
+    assert not result.is_error, result.content
+    assert router.session.calls == [  # type: ignore[attr-defined]
+        ("login", {"username": "pilot", "password": "pw-pilot-0123456789"})
+    ]
+    account = await store.account_for(router.mysis_id, SERVER)
+    assert account is not None and account.username == "pilot"
+
+
+async def test_a_password_claimed_after_the_first_call_is_masked_too(store: Store) -> None:
+    """The pool is read once; an account added later is masked from its log-in on."""
+    other = await store.create_mysis("other")
+    await store.add_account(SERVER, "theirs", "pw-theirs-0123456789", mysis_id=other.id)
+    router = await _scripted(
+        store,
+        {"get_status": {"ok": True}, "login": {"echo": "pw-late-0123456789"}},
+    )
+    assert not (await _execute(router, "get_status", {})).is_error
+    await store.add_account(SERVER, "late", "pw-late-0123456789")
+    result = await _execute(router, "login", {})
+    assert not result.is_error and "pw-late-0123456789" not in result.content
+    assert router.account == "late"
+
+
+async def test_a_broadcast_hit_names_the_mysis_that_sent_it(store: Store) -> None:
+    router = await _router(store)
+    await store.add_broadcast("ore at Vega", sender_id="7")
+    await store.add_broadcast("ore at Sol")
+    result = await _execute(router, "zoea_search_broadcasts", {"query": "ore"})
+    senders = {r["content"]: r["sender"] for r in json.loads(result.content)["results"]}
+    assert senders == {"ore at Vega": "mysis #7", "ore at Sol": "commander"}
+
+
+async def test_a_hit_of_exactly_the_shown_length_is_whole(store: Store) -> None:
+    from zoea_tui.game.router import SEARCH_HIT_CHARS
+    from zoea_tui.storage import NewMemory
+
+    router = await _router(store)
+    text = "nickel " + "x" * (SEARCH_HIT_CHARS - 7)
+    await store.add_memory(router.mysis_id, NewMemory("user", "direct", text))
+    result = await _execute(router, "zoea_search_messages", {"query": "nickel"})
+    [row] = json.loads(result.content)["results"]
+    assert row["content"] == text
+
+
+async def test_an_answer_leaving_hits_out_says_how_to_reach_them(store: Store) -> None:
+    from zoea_tui.storage import NewMemory
+
+    router = await _router(store)
+    big = "nickel " + "ore, " * 1200
+    await store.add_memories(
+        router.mysis_id, [NewMemory("user", "direct", big) for _ in range(100)]
+    )
+    for _ in range(100):
+        await store.add_broadcast(big)
+    said = (
+        "More results matched than fit in one answer: omitted_ids lists the rest, best "
+        "first. Search with more precise words"
+    )
+    memories = json.loads(
+        (await _execute(router, "zoea_search_messages", {"query": "nickel", "limit": 100})).content
+    )
+    assert memories["omitted_ids"] and memories["note"] == said + (
+        " or read one with zoea_read_memory."
+    )
+    broadcasts = json.loads(
+        (
+            await _execute(router, "zoea_search_broadcasts", {"query": "nickel", "limit": 100})
+        ).content
+    )
+    assert broadcasts["omitted_ids"] and broadcasts["note"] == said + "."
