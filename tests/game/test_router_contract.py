@@ -309,3 +309,34 @@ async def test_an_answer_leaving_hits_out_says_how_to_reach_them(store: Store) -
         ).content
     )
     assert broadcasts["omitted_ids"] and broadcasts["note"] == said + "."
+
+
+async def test_a_cut_answer_leaves_out_only_what_does_not_fit(store: Store) -> None:
+    """One more hit, even without its text, would break a bound of the answer."""
+    from zoea_tui.core.tokens import count_tokens
+    from zoea_tui.game.router import SEARCH_ANSWER_CHARS, SEARCH_ANSWER_TOKENS
+    from zoea_tui.storage import NewMemory
+
+    router = await _router(store)
+    big = "nickel " + "ore, " * 1200
+    await store.add_memories(
+        router.mysis_id, [NewMemory("user", "direct", big) for _ in range(100)]
+    )
+    content = (
+        await _execute(router, "zoea_search_messages", {"query": "nickel", "limit": 100})
+    ).content
+    answer = json.loads(content)
+    assert len(content) <= SEARCH_ANSWER_CHARS and count_tokens(content) <= SEARCH_ANSWER_TOKENS
+    lean = [r for r in answer["results"] if r["content"].startswith("[not shown")]
+    assert lean and answer["omitted_ids"]
+    first, *rest = answer["omitted_ids"]
+    row = {
+        **lean[-1],
+        "memory_id": first,
+        "content": f"[not shown: zoea_read_memory(memory_id={first})]",
+    }
+    more = {**answer, "results": [*answer["results"], row], "omitted_ids": rest}
+    if not rest:
+        del more["omitted_ids"], more["note"]
+    text = json.dumps(more, ensure_ascii=False)
+    assert len(text) > SEARCH_ANSWER_CHARS or count_tokens(text) > SEARCH_ANSWER_TOKENS
