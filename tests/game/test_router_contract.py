@@ -340,3 +340,45 @@ async def test_a_cut_answer_leaves_out_only_what_does_not_fit(store: Store) -> N
         del more["omitted_ids"], more["note"]
     text = json.dumps(more, ensure_ascii=False)
     assert len(text) > SEARCH_ANSWER_CHARS or count_tokens(text) > SEARCH_ANSWER_TOKENS
+
+
+@pytest.mark.parametrize("query", [None, "", "   ", 5])
+async def test_a_search_without_words_is_refused_saying_what_is_needed(
+    store: Store, query: Any
+) -> None:
+    router = await _router(store)
+    args = {} if query is None else {"query": query}
+    for tool in ("zoea_search_messages", "zoea_search_broadcasts"):
+        result = await _execute(router, tool, args)
+        assert result.is_error and result.error_code == "invalid_payload"
+        assert _refusal(result.content) == (
+            "invalid_payload",
+            "query is required: the words to find.",
+        )
+
+
+async def test_a_search_limit_is_a_whole_number_from_1_to_100_else_20(store: Store) -> None:
+    from zoea_tui.storage import NewMemory
+
+    router = await _router(store)
+    await store.add_memories(
+        router.mysis_id, [NewMemory("user", "direct", f"ore {n}") for n in range(30)]
+    )
+
+    async def count(limit: Any) -> int:
+        result = await _execute(router, "zoea_search_messages", {"query": "ore", "limit": limit})
+        return len(json.loads(result.content)["results"])
+
+    assert [await count(x) for x in (0, -5, 1, 2, 25, "5", True, 2.5, None)] == [
+        1, 1, 1, 2, 25, 20, 20, 20, 20,
+    ]  # fmt: skip
+
+
+async def test_a_search_with_exact_not_true_or_false_is_refused_quoting_it(store: Store) -> None:
+    router = await _router(store)
+    result = await _execute(router, "zoea_search_messages", {"query": "ore", "exact": "maybe"})
+    assert result.is_error and result.error_code == "invalid_arguments"
+    assert _refusal(result.content) == (
+        "invalid_arguments",
+        "exact must be true or false (got 'maybe').",
+    )
