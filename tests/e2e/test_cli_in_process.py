@@ -220,3 +220,51 @@ def test_the_edges_of_the_ranges_are_accepted(
         code, _, err = run(capsys, "sim", "serve", "--port", port, "--state", state)
         assert code == 2 and err.startswith(f"zoea sim: cannot load the world from {state}: ")
         assert "--port" not in err
+
+
+def test_sim_serve_on_a_port_in_use_says_so_and_how_to_choose_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run(capsys, "sim", "serve", "--port", port, "--tick-seconds", "0")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"zoea sim: cannot serve on 127.0.0.1:{port}: the port is in use; "
+        "choose another with --port (0 picks a free one)\n"
+    )
+
+
+def test_a_tick_of_0_seconds_is_accepted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "bad-world.json"
+    state.write_text("not a world")
+    code, _, err = run(capsys, "sim", "serve", "--tick-seconds", "0", "--state", state)
+    assert code == 2 and err.startswith(f"zoea sim: cannot load the world from {state}: ")
+
+
+def test_an_unforeseen_failure_is_its_exact_line_and_debug_logs_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zoea_tui.cli as cli
+
+    async def broken(args: object) -> int:
+        raise RuntimeError("the flux capacitor melted")
+
+    monkeypatch.setitem(cli._COMMANDS, "export", broken)
+    code, out, err = run(capsys, "export", "--db", "x.db", "--mysis", "a")
+    said = "zoea export: unexpected RuntimeError: the flux capacitor melted"
+    assert (code, out, err) == (1, "", f"{said} (run with --debug to log the traceback)\n")
+    data = tmp_path / "data"
+    code, out, err = run(
+        capsys, "--debug", "--data-dir", data, "export", "--db", "x.db", "--mysis", "a"
+    )
+    log = data / "zoea.log"
+    assert (code, out, err) == (1, "", f"{said} (the traceback is in {log})\n")
+    text = log.read_text()
+    assert "zoea export failed" in text and "RuntimeError: the flux capacitor melted" in text
