@@ -268,3 +268,39 @@ def test_an_unforeseen_failure_is_its_exact_line_and_debug_logs_the_command(
     assert (code, out, err) == (1, "", f"{said} (the traceback is in {log})\n")
     text = log.read_text()
     assert "zoea export failed" in text and "RuntimeError: the flux capacitor melted" in text
+
+
+def test_context_shows_a_message_whole_up_to_2000_characters_and_says_what_it_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        {"role": "user", "content": "Ore: Ä " + "a" * 1993},  # 2000 characters
+        {"role": "assistant", "content": "b" * 2001},
+        {"role": "user", "content": "go on"},
+    ]
+    conversation = tmp_path / "c.jsonl"
+    conversation.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
+    db = tmp_path / "z.db"
+    assert run(capsys, "import", "--db", db, "--mysis", "scout", conversation)[0] == 0
+    code, out, _ = run(
+        capsys, "context", "--db", db, "--mysis", "scout", "--strategy", "sliding-window"
+    )
+    shown = out.splitlines()
+    assert code == 0 and lines[0]["content"] in shown
+    assert "b" * 2001 not in out and "b" * 2000 in shown
+    assert shown[shown.index("b" * 2000) + 1] == "… (2,001 chars)"
+    code, out, _ = run(
+        capsys, "context", "--db", db, "--mysis", "scout", "--strategy", "sliding-window", "--json"
+    )
+    assert code == 0 and "Ore: Ä" in out, "JSON with characters as they are"
+
+
+def test_context_shows_an_empty_line_for_a_message_of_calls_only(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(
+        capsys, "context", "--db", imported, "--mysis", "scout", "--strategy", "sliding-window"
+    )
+    lines = out.splitlines()
+    call = lines.index('   → login({"username": "Scout"})')
+    assert lines[call + 1] == ""
