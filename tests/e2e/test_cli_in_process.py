@@ -304,3 +304,23 @@ def test_context_shows_an_empty_line_for_a_message_of_calls_only(
     lines = out.splitlines()
     call = lines.index('   → login({"username": "Scout"})')
     assert lines[call + 1] == ""
+
+
+def test_replay_of_an_unknown_mysis_names_it(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        capsys, "replay", "--db", imported, "--strategy", "sliding-window", "--mysis", "nobody"
+    )
+    assert (code, out, err) == (2, "", f"zoea replay: no Mysis named 'nobody' in {imported}\n")
+
+
+def test_export_writes_characters_as_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conversation = tmp_path / "c.jsonl"
+    conversation.write_text('{"role": "user", "content": "Ore: Ä, ß"}\n', encoding="utf-8")
+    db = tmp_path / "z.db"
+    assert run(capsys, "import", "--db", db, "--mysis", "scout", conversation)[0] == 0
+    code, out, _ = run(capsys, "export", "--db", db, "--mysis", "scout")
+    assert code == 0 and '"content": "Ore: Ä, ß"' in out
