@@ -324,3 +324,40 @@ def test_export_writes_characters_as_they_are(
     assert run(capsys, "import", "--db", db, "--mysis", "scout", conversation)[0] == 0
     code, out, _ = run(capsys, "export", "--db", db, "--mysis", "scout")
     assert code == 0 and '"content": "Ore: Ä, ß"' in out
+
+
+def _arena_strategies() -> str:
+    from zoea_tui.arena.runner import ARENA_STRATEGIES
+
+    return ", ".join(ARENA_STRATEGIES)
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["--provider", "autopilot"],
+            "--scenario is required (s1 … s6, or all), or --resume BATCH",
+        ),
+        (["--scenario", "s1"], "--provider is required (a configured provider, e.g. autopilot)"),
+        (
+            ["--scenario", "s1", "--provider", "gpt-17"],
+            "unknown provider 'gpt-17'; configured: autopilot, local",
+        ),
+        (
+            ["--scenario", "s1", "--provider", "autopilot", "--strategy", "psychic"],
+            "unknown strategy 'psychic'; expected one of: {strategies}, all",
+        ),
+        (
+            ["--scenario", "s1", "--provider", "autopilot", "--strategy", "all", "--runs", "0"],
+            "--runs must be between 1 and 100",
+        ),
+    ],
+    ids=["no-scenario", "no-provider", "unknown-provider", "unknown-strategy", "all-is-known"],
+)
+def test_arena_refusals_are_their_exact_lines(
+    capsys: pytest.CaptureFixture[str], args: list[str], line: str
+) -> None:
+    code, out, err = run(capsys, "arena", *args)
+    expected = "zoea arena: " + line.format(strategies=_arena_strategies()) + "\n"
+    assert (code, out, err) == (2, "", expected)
