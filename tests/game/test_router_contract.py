@@ -309,6 +309,12 @@ async def test_an_answer_leaving_hits_out_says_how_to_reach_them(store: Store) -
         ).content
     )
     assert broadcasts["omitted_ids"] and broadcasts["note"] == said + "."
+    lean = [r for r in broadcasts["results"] if not r["content"].startswith("nickel")]
+    assert lean and {r["content"] for r in lean} == {"[not shown: the answer is full]"}
+    lean = [r for r in memories["results"] if not r["content"].startswith("nickel")]
+    assert lean and all(
+        r["content"] == f"[not shown: zoea_read_memory(memory_id={r['memory_id']})]" for r in lean
+    )
 
 
 async def test_a_cut_answer_leaves_out_only_what_does_not_fit(store: Store) -> None:
@@ -382,3 +388,16 @@ async def test_a_search_with_exact_not_true_or_false_is_refused_quoting_it(store
         "invalid_arguments",
         "exact must be true or false (got 'maybe').",
     )
+
+
+@pytest.mark.parametrize(
+    ("exact", "found"),
+    [("true", 1), ("TRUE ", 1), ("false", 2), ("False", 2), ("", 2), (True, 1), (False, 2)],
+)
+async def test_exact_may_be_given_as_text(store: Store, exact: Any, found: int) -> None:
+    router = await _router(store)
+    await store.add_broadcast("Iron ore")
+    await store.add_broadcast("iron ore")
+    result = await _execute(router, "zoea_search_broadcasts", {"query": "Iron", "exact": exact})
+    assert not result.is_error, result.content
+    assert len(json.loads(result.content)["results"]) == found
