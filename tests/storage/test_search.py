@@ -182,10 +182,10 @@ async def test_a_reasoning_hit_names_the_calls_of_its_memory(store: Store) -> No
 async def test_a_memory_hit_says_what_it_is(store: Store) -> None:
     mysis = await store.create_mysis("alpha")
     kept = await store.add_memory(
-        mysis.id, NewMemory("tool", "tool", "Iron and iron", tool_call_id="c1", tool_name="mine")
+        mysis.id, NewMemory("user", "broadcast", "Iron and iron", sender_id="m2")
     )
     [hit] = await store.search_memories(mysis.id, "Iron", exact=True)
-    assert (hit.memory_id, hit.role, hit.source, hit.tool_name) == (kept.id, "tool", "tool", "mine")
+    assert (hit.memory_id, hit.role, hit.source) == (kept.id, "user", "broadcast")
     assert hit.snippet == "[Iron] and iron" and hit.extra == {}
 
 
@@ -194,6 +194,8 @@ async def test_an_exact_search_may_hold_double_quotes(store: Store) -> None:
     await store.add_memory(mysis.id, NewMemory("user", "direct", 'she said "sell" twice'))
     await store.add_broadcast('she said "sell" twice')
     assert await _texts(store, mysis.id, 'said "sell"', exact=True) == ['she said "sell" twice']
+    await store.add_memory(mysis.id, NewMemory("user", "direct", 'then "x(y" at Sol'))
+    assert await _texts(store, mysis.id, '"x(y"', exact=True) == ['then "x(y" at Sol']
     hits = await store.search_broadcasts('said "sell"', exact=True)
     assert [h.snippet for h in hits] == ['she [said "sell"] twice']
 
