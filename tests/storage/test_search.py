@@ -246,3 +246,12 @@ async def test_the_snippet_says_exactly_when_text_is_cut(store: Store) -> None:
     assert not snippets["not cut"].endswith("…") and snippets["cut after"].endswith(" …")
     assert snippets["cut before"].startswith("… ")
     assert not snippets["not cut before"].startswith("…")
+
+
+async def test_an_exact_memory_search_centres_its_own_case(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(
+        mysis.id, NewMemory("user", "direct", "iron " + "filler " * 60 + "Iron at Vega")
+    )
+    [hit] = await store.search_memories(mysis.id, "Iron", exact=True)
+    assert hit.snippet.endswith("[Iron] at Vega") and "[iron]" not in hit.snippet
