@@ -18,7 +18,7 @@ from zoea_tui.config import Config, ContextConfig
 from zoea_tui.core.composition import ComposeSettings, Composition
 from zoea_tui.orchestrator.headless import simulate
 from zoea_tui.orchestrator.requests import inspect_request
-from zoea_tui.storage import Store
+from zoea_tui.storage import NewMemory, Store
 from zoea_tui.storage.migrations import latest_version, schema_text
 from zoea_tui.storage.store import messages_digest
 
@@ -258,3 +258,78 @@ async def test_facts_are_kept_only_where_the_request_needs_them(tmp_path: Path) 
         assert seen is not None and seen.identical is False
     finally:
         await store.close()
+
+
+async def _logged(store: Store, **kw: Any) -> tuple[Composition, int]:
+    """A composed request of a three-memory history, logged with ``kw``."""
+    from zoea_tui.core.compose import compose
+
+    mysis = await store.create_mysis("alpha")
+    for text in ("Mine iron.", "Then sell it at Sol.", "Ore: Ä, ß"):
+        await store.add_memory(mysis.id, NewMemory("user", "direct", text))
+    history = await store.load_history(mysis.id, ComposeSettings())
+    composition = replace(
+        compose(history, "sliding-window", ComposeSettings()),
+        game_state="Hold: 3 Ä-ore",
+        latest_broadcast="regroup at Sol",
+        account="Scout",
+    )
+    request_id = await store.log_request(mysis.id, composition, **kw)
+    return composition, request_id
+
+
+def _memory_ids(composition: Composition) -> list[int | str]:
+    return [i.memory_id if i.memory_id is not None else "synthetic" for i in composition.items]
+
+
+async def test_a_logged_request_keeps_its_items_facts_and_settings(store: Store) -> None:
+    composition, _ = await _logged(
+        store, last_memory_id=None, settings=ComposeSettings(), turn_id=None
+    )
+    [record] = await store.list_requests()
+    assert [i["memory_id"] for i in record.items] == _memory_ids(composition)
+    assert [i["memory_id"] for i in record.items].count("synthetic") >= 1
+    assert record.thinned is False and record.digest == messages_digest(composition.messages)
+    inputs = record.recorded_inputs()
+    assert set(inputs) == {"settings", "game_state", "latest_broadcast", "account"}
+    assert (inputs["game_state"], inputs["latest_broadcast"], inputs["account"]) == (
+        "Hold: 3 Ä-ore",
+        "regroup at Sol",
+        "Scout",
+    )
+    assert inputs["settings"] == json.loads(
+        json.dumps(
+            {
+                k: v
+                for k, v in asdict(ComposeSettings()).items()
+                if k not in ("nudge_level", "tools_tokens")
+            }
+        )
+    )
+
+
+async def test_request_parts_are_stored_compact_with_their_characters_as_they_are(
+    store: Store,
+) -> None:
+    await _logged(store, last_memory_id=None, settings=ComposeSettings())
+    texts = [row[0] for row in await store.fetch_all("SELECT text FROM request_parts")]
+    facts = [t for t in texts if "game_state" in t]
+    assert facts == [
+        '{"game_state":"Hold: 3 Ä-ore","latest_broadcast":"regroup at Sol","account":"Scout"}'
+    ]
+    assert all(", " not in t and '": ' not in t for t in texts if t.startswith("{"))
+
+
+async def test_a_thinned_request_keeps_its_shapes_and_settings_only(store: Store) -> None:
+    composition, _ = await _logged(store, last_memory_id=3, settings=ComposeSettings())
+    assert await store.thin_requests(keep_per_mysis=0) == 0, "the newest is always kept"
+    [record] = await store.list_requests()
+    await store.log_request(record.mysis_id, composition, last_memory_id=3)
+    assert await store.thin_requests(older_than=time.time() + 1, keep_per_mysis=None) == 2
+    first, second = await store.list_requests()
+    assert first.thinned and second.thinned
+    assert [i["memory_id"] for i in first.items] == [None] * len(composition.items)
+    assert [i["role"] for i in first.items] == [i.role for i in composition.items]
+    assert first.digest is None
+    assert set(first.recorded_inputs()) == {"settings"}, "the facts are gone"
+    assert second.inputs is None, "logged without settings: nothing was recorded"

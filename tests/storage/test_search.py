@@ -186,3 +186,163 @@ async def test_a_database_from_before_migration_12_migrates_and_searches(
         assert [h.id for h in await story.search_story(store, mysis.id, "ironc")] == [kept.id]
         later = await store.add_memory(mysis.id, NewMemory("user", "direct", "gold rush"))
         assert [h.memory_id for h in await store.search_memories(mysis.id, "old")] == [later.id]
+
+
+async def test_a_broadcast_hit_says_what_it_is_who_sent_it_and_when(store: Store) -> None:
+    sent = await store.add_broadcast("Enemy spotted near Sol", sender_id="m7", game_tick=42)
+    [hit] = await store.search_broadcasts("spotted")
+    assert (hit.memory_id, hit.role, hit.source, hit.tool_name) == (
+        sent.id,
+        "user",
+        "broadcast",
+        None,
+    )
+    assert hit.created_at == sent.created_at and hit.game_tick == 42
+    assert hit.extra == {"sender_id": "m7"} and hit.text_chars == 22
+    [hit] = await store.search_broadcasts("spotted", text_limit=0)
+    assert hit.text == "" and hit.snippet == "Enemy [spotted] near Sol"
+
+
+async def test_text_limit_0_reads_none_of_a_memory(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "iron ore"))
+    [hit] = await store.search_memories(mysis.id, "iron", text_limit=0)
+    assert hit.text == "" and hit.text_chars == 8 and hit.snippet == "[iron] ore"
+
+
+async def test_an_exact_broadcast_search_marks_and_centres_only_its_case(store: Store) -> None:
+    await store.add_broadcast("iron " + "filler " * 60 + "Iron at Vega")
+    [hit] = await store.search_broadcasts("Iron", exact=True)
+    assert hit.snippet.endswith("[Iron] at Vega") and "[iron]" not in hit.snippet
+    await store.add_broadcast("Iron and iron")
+    hits = await store.search_broadcasts("Iron", exact=True)
+    assert {h.text: h.snippet for h in hits}["Iron and iron"] == "[Iron] and iron"
+
+
+async def test_a_match_far_into_a_broadcast_in_another_case_is_centred(store: Store) -> None:
+    await store.add_broadcast("filler " * 60 + "IRON at Vega")
+    [hit] = await store.search_broadcasts("iron")
+    assert hit.snippet.startswith("… ") and hit.snippet.endswith("[IRON] at Vega")
+
+
+async def test_a_broadcast_search_with_several_short_words_filters_by_each(store: Store) -> None:
+    await store.add_broadcast("iron at Vega by noon")
+    await store.add_broadcast("iron at Sol")
+    assert [h.text for h in await store.search_broadcasts("iron at by")] == ["iron at Vega by noon"]
+    assert [h.text for h in await store.search_broadcasts("at by")] == ["iron at Vega by noon"]
+
+
+async def test_an_underscore_in_a_short_word_is_an_underscore(store: Store) -> None:
+    """A short word is matched with LIKE: its ``_`` must not match any character."""
+    mysis = await store.create_mysis("alpha")
+    for text in ("a_b", "axb"):
+        await store.add_memory(mysis.id, NewMemory("user", "direct", text))
+        await store.add_broadcast(text)
+    assert await _texts(store, mysis.id, "a_") == ["a_b"]
+    assert [h.text for h in await store.search_broadcasts("a_")] == ["a_b"]
+
+
+async def test_the_limit_is_kept_between_1_and_100(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    for n in range(101):
+        await store.add_broadcast(f"ore {n}")
+        await store.add_memory(mysis.id, NewMemory("user", "direct", f"ore {n}"))
+    assert len(await store.search_broadcasts("ore", limit=0)) == 1
+    assert len(await store.search_broadcasts("ore", limit=1000)) == 100
+    assert len(await store.search_memories(mysis.id, "ore", limit=0)) == 1
+    assert len(await store.search_memories(mysis.id, "ore", limit=1000)) == 100
+    assert len(await store.search_broadcasts("ore")) == 20, "20 unless asked"
+    assert len(await store.search_memories(mysis.id, "ore")) == 20, "20 unless asked"
+
+
+async def test_a_reasoning_hit_names_the_calls_of_its_memory(store: Store) -> None:
+    from zoea_tui.core.types import ToolCall
+
+    mysis = await store.create_mysis("alpha")
+    calls = (ToolCall("c1", "sell", "{}"), ToolCall("c2", "undock", "{}"))
+    await store.add_memory(
+        mysis.id,
+        NewMemory("assistant", "llm", "", reasoning="the hold is full", tool_calls=calls),
+    )
+    [hit] = await store.search_memories(mysis.id, "hold", field="reasoning")
+    assert hit.extra["calls"] == ["sell", "undock"]
+    [hit] = await store.search_memories(mysis.id, "hold", field="reasoning", exact=True)
+    assert hit.snippet == "the [hold] is full"
+
+
+async def test_a_memory_hit_says_what_it_is(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    kept = await store.add_memory(
+        mysis.id, NewMemory("user", "broadcast", "Iron and iron", sender_id="m2")
+    )
+    [hit] = await store.search_memories(mysis.id, "Iron", exact=True)
+    assert (hit.memory_id, hit.role, hit.source) == (kept.id, "user", "broadcast")
+    assert hit.snippet == "[Iron] and iron" and hit.extra == {}
+
+
+async def test_an_exact_search_may_hold_double_quotes(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", 'she said "sell" twice'))
+    await store.add_broadcast('she said "sell" twice')
+    assert await _texts(store, mysis.id, 'said "sell"', exact=True) == ['she said "sell" twice']
+    await store.add_memory(mysis.id, NewMemory("user", "direct", 'then "x(y" at Sol'))
+    assert await _texts(store, mysis.id, '"x(y"', exact=True) == ['then "x(y" at Sol']
+    hits = await store.search_broadcasts('said "sell"', exact=True)
+    assert [h.snippet for h in hits] == ['she [said "sell"] twice']
+
+
+async def test_the_better_match_comes_first_even_when_it_is_older(store: Store) -> None:
+    """Ranked by bm25, not newest first: the better match was stored first."""
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "iron, iron and more iron"))
+    await store.add_memory(
+        mysis.id,
+        NewMemory("user", "direct", "a long report on many things " * 20 + "and iron once"),
+    )
+    for exact in (False, True):
+        texts = await _texts(store, mysis.id, "iron", exact=exact)
+        assert texts[0] == "iron, iron and more iron", exact
+
+
+async def test_the_snippet_centres_the_longest_word_of_the_query(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(
+        mysis.id, NewMemory("user", "direct", "vega " + "filler " * 60 + "ironclad")
+    )
+    [hit] = await store.search_memories(mysis.id, "vega ironclad")
+    assert hit.snippet.startswith("… ") and hit.snippet.endswith("[ironclad]")
+
+
+async def test_the_snippet_marks_every_word_and_joins_touching_marks(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "ironclad and belt"))
+    [hit] = await store.search_memories(mysis.id, "iron clad belt")
+    assert hit.snippet == "[ironclad] and [belt]"
+
+
+async def test_the_snippet_says_exactly_when_text_is_cut(store: Store) -> None:
+    """220 characters are shown from 60 before the match: one more either side is cut."""
+    texts = {
+        "not cut": "iron" + "o" * 216,  # 220 characters, the match first
+        "cut after": "iron" + "o" * 217,  # 221
+        "cut before": "x" * 61 + "iron",  # the match at 62: the window starts at 2
+        "not cut before": "x" * 60 + "iron",  # the match at 61: the window starts at 1
+    }
+    snippets = {}
+    for name, text in texts.items():
+        other = await store.create_mysis(name.replace(" ", "-"))
+        await store.add_memory(other.id, NewMemory("user", "direct", text))
+        [hit] = await store.search_memories(other.id, "iron")
+        snippets[name] = hit.snippet
+    assert not snippets["not cut"].endswith("…") and snippets["cut after"].endswith(" …")
+    assert snippets["cut before"].startswith("… ")
+    assert not snippets["not cut before"].startswith("…")
+
+
+async def test_an_exact_memory_search_centres_its_own_case(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(
+        mysis.id, NewMemory("user", "direct", "iron " + "filler " * 60 + "Iron at Vega")
+    )
+    [hit] = await store.search_memories(mysis.id, "Iron", exact=True)
+    assert hit.snippet.endswith("[Iron] at Vega") and "[iron]" not in hit.snippet

@@ -1,0 +1,363 @@
+"""The command line's lines and exit codes, run in this process (``main([...])``).
+
+``tests/e2e/test_cli.py`` starts ``zoea`` as a child process, as a user does; these run
+the same commands through :func:`zoea_tui.cli.main`, so that mutation testing
+(docs/MUTATION.md), which maps tests to code in its own process, can tell which of
+them would notice a broken line or exit code. Each asserts the whole line the user
+reads.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from zoea_tui.cli import main
+from zoea_tui.core.redaction import mask_data
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
+
+
+@pytest.fixture
+def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    db = tmp_path / "z.db"
+    assert main(["import", "--db", str(db), "--mysis", "scout", str(EXAMPLE)]) == 0
+    capsys.readouterr()
+    return db
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    code = main([str(a) for a in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_import_says_how_many_memories_went_into_which_mysis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "import", "--db", tmp_path / "z.db", "--mysis", "scout", EXAMPLE)
+    assert (code, out, err) == (0, "", "imported 14 memories into Mysis 'scout'\n")
+
+
+def test_import_of_a_file_that_cannot_be_read_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "none.jsonl"
+    code, out, err = run(capsys, "import", "--db", tmp_path / "z.db", "--mysis", "x", missing)
+    assert code == 2 and out == ""
+    assert err == (
+        f"zoea import: cannot read {missing}: [Errno 2] No such file or directory: '{missing}'\n"
+    )
+    binary = tmp_path / "bin.jsonl"
+    binary.write_bytes(b"\xff\xfe\x00")
+    code, _, err = run(capsys, "import", "--db", tmp_path / "z.db", "--mysis", "x", binary)
+    assert code == 2 and err.startswith(f"zoea import: cannot read {binary}: 'utf-8' codec")
+    assert not (tmp_path / "z.db").exists()
+
+
+def test_import_of_a_bad_line_names_the_file_and_line_and_imports_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"role": "user", "content": "one"}\nnot json\n')
+    code, out, err = run(capsys, "import", "--db", tmp_path / "z.db", "--mysis", "x", bad)
+    assert code == 2 and out == ""
+    assert err.startswith(f"zoea import: {bad}: line 2: not valid JSON")
+    assert err.endswith("; nothing was imported\n") and err.count("\n") == 1
+    assert not (tmp_path / "z.db").exists()
+
+
+def test_export_prints_the_conversation_with_its_secrets_masked(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "export", "--db", imported, "--mysis", "scout")
+    assert code == 0 and err == ""
+    exported = [json.loads(line) for line in out.splitlines()]
+    original = [mask_data(json.loads(line)) for line in EXAMPLE.read_text().splitlines()]
+    assert len(exported) == len(original) == 15
+    assert exported[0] == original[0] and exported[0]["role"] == "system"
+    for mine, theirs in zip(exported, original, strict=True):
+        assert {k: mine[k] for k in theirs} == theirs
+    assert "s-91" not in out
+    assert all(line.startswith("{") for line in out.split("\n")[:-1]) and out.endswith("}\n")
+
+
+def test_export_masks_a_pooled_password_wherever_it_appears(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import asyncio
+
+    from zoea_tui.storage import NewMemory, Store
+
+    db = tmp_path / "z.db"
+
+    async def fill() -> None:
+        async with await Store.open(db) as store:
+            mysis = await store.create_mysis("scout")
+            await store.add_account("embedded", "Scout", "hunter2-secret", mysis_id=mysis.id)
+            await store.add_memory(mysis.id, NewMemory("user", "direct", "pw hunter2-secret ok"))
+
+    asyncio.run(fill())
+    code, out, _ = run(capsys, "export", "--db", db, "--mysis", "scout")
+    assert code == 0 and "hunter2-secret" not in out
+    [line] = [json.loads(x) for x in out.splitlines()]
+    assert line["content"].startswith("pw ") and line["content"].endswith(" ok")
+
+
+@pytest.mark.parametrize("command", ["export", "context"])
+def test_an_unknown_mysis_and_a_missing_database_are_one_line_naming_them(
+    imported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    code, out, err = run(capsys, command, "--db", imported, "--mysis", "nobody")
+    assert (code, out) == (2, "")
+    assert err == f"zoea {command}: no Mysis named 'nobody' in {imported}\n"
+    missing = tmp_path / "none.db"
+    code, out, err = run(capsys, command, "--db", missing, "--mysis", "scout")
+    assert (code, out, err) == (2, "", f"zoea {command}: database {missing} does not exist\n")
+    assert not missing.exists()
+
+
+def test_context_shows_the_next_request_message_by_message(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        capsys, "context", "--db", imported, "--mysis", "scout", "--strategy", "sliding-window"
+    )
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == ("Mysis scout · strategy sliding-window · 16 messages · ~378 tokens · valid")
+    assert lines[2] == (
+        "── system · system · synthetic (rendered from the system prompt template) · 50 tok"
+    )
+    assert lines[3].startswith("You are Scout, a careful miner")
+    assert "── user · #1 · kept · 13 tok" in lines
+    assert "── assistant · #2 · kept · 15 tok" in lines
+    assert '   → login({"username": "Scout"})' in lines
+    assert sum(line.startswith("── ") for line in lines) == 16
+    assert not any(line.startswith("violation") for line in lines)
+
+
+def test_context_json_is_the_composition_and_its_verdict(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "context", "--db", imported, "--mysis", "scout", "--json")
+    assert code == 0 and out.endswith("}\n")
+    report = json.loads(out)
+    assert report["mysis"] == "scout"
+    assert report["strategy"] == "turn-aware", "the Mysis's own strategy unless given"
+    assert report["valid"] is True and report["violations"] == []
+    assert len(report["messages"]) == len(report["items"]) > 1
+    assert out.startswith('{\n  "mysis": "scout"'), "indented for a reader"
+
+
+def test_replay_and_vacuum_report_in_one_line(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "replay", "--db", imported, "--strategy", "sliding-window")
+    assert code == 0 and err == ""
+    assert out.startswith(
+        "0 requests under sliding-window: prompt tokens mean 0 p95 0 max 0; 0 violations; "
+    )
+    assert out.count("\n") == 1
+    code, out, err = run(capsys, "vacuum", "--db", imported, "--json")
+    report = json.loads(out)
+    assert code == 0 and err == "" and report["thinned_requests"] == 0
+    assert report["db"] == str(imported) and report["request_log"] == "all"
+    code, out, err = run(capsys, "vacuum", "--db", imported, "--request-log", "all")
+    assert code == 0 and err == "" and out.count("\n") == 1
+    assert out.startswith(f"{imported}: ")
+    assert out.endswith(
+        "request log kept in full: every request (0 requests thinned now); "
+        "memories are never dropped\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["simulate", "--myses", "0"], "zoea simulate: --myses must be between 1 and 100"),
+        (["simulate", "--myses", "101"], "zoea simulate: --myses must be between 1 and 100"),
+        (
+            ["simulate", "--provider", "nope"],
+            "zoea simulate: unknown provider 'nope'; configured: autopilot, local",
+        ),
+        (["sim", "serve", "--tick-seconds", "-1"], "zoea sim: --tick-seconds must be 0 or more"),
+        (["sim", "serve", "--port", "-1"], "zoea sim: --port must be between 0 and 65535"),
+        (["sim", "serve", "--port", "65536"], "zoea sim: --port must be between 0 and 65535"),
+        (["sim", "serve", "--admin-token", ""], "zoea sim: --admin-token must not be empty"),
+        (
+            ["replay", "--db", "{missing}", "--strategy", "sliding-window"],
+            "zoea replay: database {missing} does not exist",
+        ),
+        (
+            ["vacuum", "--db", "{missing}"],
+            "zoea vacuum: database {missing} does not exist",
+        ),
+    ],
+)
+def test_a_refused_command_is_its_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], line: str
+) -> None:
+    missing = tmp_path / "none.db"
+    code, out, err = run(capsys, *[a.format(missing=missing) for a in args])
+    assert (code, out, err) == (2, "", line.format(missing=missing) + "\n")
+    assert not missing.exists()
+
+
+def test_the_edges_of_the_ranges_are_accepted(
+    imported: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--myses 1``, ``100`` and ``--port 0``, ``65535`` pass the checks: they fail later,
+    at the provider or the world, never with the range's line."""
+    for myses in ("1", "100"):
+        code, _, err = run(capsys, "simulate", "--myses", myses, "--provider", "nope")
+        assert code == 2 and "--myses" not in err and "unknown provider" in err
+    for port in ("0", "65535"):
+        state = tmp_path / "bad-world.json"
+        state.write_text("not a world")
+        code, _, err = run(capsys, "sim", "serve", "--port", port, "--state", state)
+        assert code == 2 and err.startswith(f"zoea sim: cannot load the world from {state}: ")
+        assert "--port" not in err
+
+
+def test_sim_serve_on_a_port_in_use_says_so_and_how_to_choose_another(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run(capsys, "sim", "serve", "--port", port, "--tick-seconds", "0")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"zoea sim: cannot serve on 127.0.0.1:{port}: the port is in use; "
+        "choose another with --port (0 picks a free one)\n"
+    )
+
+
+def test_a_tick_of_0_seconds_is_accepted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "bad-world.json"
+    state.write_text("not a world")
+    code, _, err = run(capsys, "sim", "serve", "--tick-seconds", "0", "--state", state)
+    assert code == 2 and err.startswith(f"zoea sim: cannot load the world from {state}: ")
+
+
+def test_an_unforeseen_failure_is_its_exact_line_and_debug_logs_the_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import zoea_tui.cli as cli
+
+    async def broken(args: object) -> int:
+        raise RuntimeError("the flux capacitor melted")
+
+    monkeypatch.setitem(cli._COMMANDS, "export", broken)
+    code, out, err = run(capsys, "export", "--db", "x.db", "--mysis", "a")
+    said = "zoea export: unexpected RuntimeError: the flux capacitor melted"
+    assert (code, out, err) == (1, "", f"{said} (run with --debug to log the traceback)\n")
+    data = tmp_path / "data"
+    code, out, err = run(
+        capsys, "--debug", "--data-dir", data, "export", "--db", "x.db", "--mysis", "a"
+    )
+    log = data / "zoea.log"
+    assert (code, out, err) == (1, "", f"{said} (the traceback is in {log})\n")
+    text = log.read_text()
+    assert "zoea export failed" in text and "RuntimeError: the flux capacitor melted" in text
+
+
+def test_context_shows_a_message_whole_up_to_2000_characters_and_says_what_it_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [
+        {"role": "user", "content": "Ore: Ä " + "a" * 1993},  # 2000 characters
+        {"role": "assistant", "content": "b" * 2001},
+        {"role": "user", "content": "go on"},
+    ]
+    conversation = tmp_path / "c.jsonl"
+    conversation.write_text("\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n")
+    db = tmp_path / "z.db"
+    assert run(capsys, "import", "--db", db, "--mysis", "scout", conversation)[0] == 0
+    code, out, _ = run(
+        capsys, "context", "--db", db, "--mysis", "scout", "--strategy", "sliding-window"
+    )
+    shown = out.splitlines()
+    assert code == 0 and lines[0]["content"] in shown
+    assert "b" * 2001 not in out and "b" * 2000 in shown
+    assert shown[shown.index("b" * 2000) + 1] == "… (2,001 chars)"
+    code, out, _ = run(
+        capsys, "context", "--db", db, "--mysis", "scout", "--strategy", "sliding-window", "--json"
+    )
+    assert code == 0 and "Ore: Ä" in out, "JSON with characters as they are"
+
+
+def test_context_shows_an_empty_line_for_a_message_of_calls_only(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, out, _ = run(
+        capsys, "context", "--db", imported, "--mysis", "scout", "--strategy", "sliding-window"
+    )
+    lines = out.splitlines()
+    call = lines.index('   → login({"username": "Scout"})')
+    assert lines[call + 1] == ""
+
+
+def test_replay_of_an_unknown_mysis_names_it(
+    imported: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(
+        capsys, "replay", "--db", imported, "--strategy", "sliding-window", "--mysis", "nobody"
+    )
+    assert (code, out, err) == (2, "", f"zoea replay: no Mysis named 'nobody' in {imported}\n")
+
+
+def test_export_writes_characters_as_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    conversation = tmp_path / "c.jsonl"
+    conversation.write_text('{"role": "user", "content": "Ore: Ä, ß"}\n', encoding="utf-8")
+    db = tmp_path / "z.db"
+    assert run(capsys, "import", "--db", db, "--mysis", "scout", conversation)[0] == 0
+    code, out, _ = run(capsys, "export", "--db", db, "--mysis", "scout")
+    assert code == 0 and '"content": "Ore: Ä, ß"' in out
+
+
+def _arena_strategies() -> str:
+    from zoea_tui.arena.runner import ARENA_STRATEGIES
+
+    return ", ".join(ARENA_STRATEGIES)
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["--provider", "autopilot"],
+            "--scenario is required (s1 … s6, or all), or --resume BATCH",
+        ),
+        (["--scenario", "s1"], "--provider is required (a configured provider, e.g. autopilot)"),
+        (
+            ["--scenario", "s1", "--provider", "gpt-17"],
+            "unknown provider 'gpt-17'; configured: autopilot, local",
+        ),
+        (
+            ["--scenario", "s1", "--provider", "autopilot", "--strategy", "psychic"],
+            "unknown strategy 'psychic'; expected one of: {strategies}, all",
+        ),
+        (
+            ["--scenario", "s1", "--provider", "autopilot", "--strategy", "all", "--runs", "0"],
+            "--runs must be between 1 and 100",
+        ),
+    ],
+    ids=["no-scenario", "no-provider", "unknown-provider", "unknown-strategy", "all-is-known"],
+)
+def test_arena_refusals_are_their_exact_lines(
+    capsys: pytest.CaptureFixture[str], args: list[str], line: str
+) -> None:
+    code, out, err = run(capsys, "arena", *args)
+    expected = "zoea arena: " + line.format(strategies=_arena_strategies()) + "\n"
+    assert (code, out, err) == (2, "", expected)
