@@ -292,6 +292,10 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         print(to_json(report))
         return 0
+    if not report["requests"]:
+        whose = f"Mysis {args.mysis!r}" if args.mysis else "any Mysis"
+        say(f"0 requests to replay: {whose} in {args.db} has sent none yet")
+        return 0
     tokens = report["prompt_tokens"]
     say(
         f"{report['requests']} requests under {args.strategy}: prompt tokens mean "

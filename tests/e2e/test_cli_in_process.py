@@ -156,11 +156,20 @@ def test_replay_and_vacuum_report_in_one_line(
     imported: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(capsys, "replay", "--db", imported, "--strategy", "sliding-window")
-    assert code == 0 and err == ""
-    assert out.startswith(
-        "0 requests under sliding-window: prompt tokens mean 0 p95 0 max 0; 0 violations; "
+    # Nothing was sent yet: said so, not "None of the full history".
+    assert (code, out, err) == (
+        0,
+        f"0 requests to replay: any Mysis in {imported} has sent none yet\n",
+        "",
     )
-    assert out.count("\n") == 1
+    code, out, err = run(
+        capsys, "replay", "--db", imported, "--strategy", "sliding-window", "--mysis", "scout"
+    )
+    assert (code, out, err) == (
+        0,
+        f"0 requests to replay: Mysis 'scout' in {imported} has sent none yet\n",
+        "",
+    )
     code, out, err = run(capsys, "vacuum", "--db", imported, "--json")
     report = json.loads(out)
     assert code == 0 and err == "" and report["thinned_requests"] == 0
