@@ -31,7 +31,7 @@ mkdir -p "$WORK"
 git -C "$ROOT" archive HEAD | tar -x -C "$WORK"
 cd "$WORK"
 MUTATE="${MUTATE:-zoea_tui/storage/* zoea_tui/game/router.py zoea_tui/cli.py zoea_tui/cli_arena.py zoea_tui/cli_parsing.py}"
-TESTS="${TESTS:-tests/storage tests/game/test_router.py tests/e2e/test_cli.py tests/faults/test_cli_one_line.py tests/faults/test_cli_terminal_safe.py tests/faults/test_unusable_database.py tests/arena/test_arena_cli.py}"
+TESTS="${TESTS:-tests/storage tests/game/test_router.py tests/game/test_router_contract.py tests/e2e/test_cli_in_process.py tests/e2e/test_cli.py tests/faults/test_cli_one_line.py tests/faults/test_cli_terminal_safe.py tests/faults/test_unusable_database.py tests/arena/test_arena_cli.py}"
 MUTATE="$MUTATE" TESTS="$TESTS" COVERED="${COVERED:-true}" "$BIN/python" - <<'EOF'
 import json
 import os
