@@ -36,8 +36,8 @@ XDIST := -n $(TEST_WORKERS) --dist worksteal
 # Lint, then every test: all but the `local` ones over the workers (the tmux smoke test
 # too), then the `local` ones in one process (their two llama.cpp servers start once, not
 # once a worker), then the UI tests again on stock Textual (ZOEA_STOCK_TEXTUAL=1:
-# every override in zoea_tui/ui/textual_compat/ off; the tests of an override are
-# left out: they ran in the first pass), then the release check. docs/TESTING.md: where the time goes.
+# every override in zoea_tui/ui/textual_compat/ off; tests/ui/conftest.py deselects the
+# tests of an override: they ran in the first pass), then the release check. docs/TESTING.md: where the time goes.
 test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -45,7 +45,7 @@ test: $(STAMP) $(LOCAL_STAMP)
 	$(BIN)/lint-imports
 	$(PYTEST) -m "not local" $(XDIST) --durations=15
 	$(PYTEST) -m local
-	ZOEA_STOCK_TEXTUAL=1 $(PYTEST) tests/ui -m "not tmux and not overrides" $(XDIST)
+	ZOEA_STOCK_TEXTUAL=1 $(PYTEST) tests/ui -m "not tmux" $(XDIST)
 	bash scripts/release_check.sh
 
 # The inner loop: everything but the tests marked local (the in-process model) and tmux

@@ -12,7 +12,7 @@ from textual.strip import Strip
 
 from zoea_tui.ui.textual_compat import strips as strip_cycles
 
-#: Tests of an override: skipped with ZOEA_STOCK_TEXTUAL=1, which turns it off.
+#: Tests of an override: deselected with ZOEA_STOCK_TEXTUAL=1, which turns it off.
 pytestmark = pytest.mark.overrides
 
 
