@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from .. import prompts
@@ -9,6 +10,7 @@ from ..composition import ComposeSettings, History, SummaryGauge
 from ..selection import Selection, keep
 from ..tokens import MESSAGE_OVERHEAD, count_tokens, truncate_to_tokens
 from ..turns import place_openings, turns_in_view
+from ..types import Memory
 
 
 def summarize(history: History, settings: ComposeSettings) -> Selection:
@@ -16,7 +18,7 @@ def summarize(history: History, settings: ComposeSettings) -> Selection:
 
     The selection holds the latest summary (if any) followed by every memory
     stored after it. Whether a new summary is due is decided by
-    :func:`needs_summary`; the summary itself is written by the caller
+    :func:`summary_gauge` (its ``due``); the summary itself is written by the caller
     (the Mysis's model, or the extractive summarizer) and stored as a
     ``summary`` memory, after which composing again starts from it.
     """
@@ -46,25 +48,23 @@ LAST_REQUEST_MAX_TOKENS = 300
 PAUSE_SHARE = 0.75
 
 
-def estimated_tokens(history: History, settings: ComposeSettings | None = None) -> int:
-    """A quick estimate of the summarize request: the system prompt, the tools, the latest
-    summary and every memory after it (each tool result at most its cap in the request)."""
-    memories = history.since_summary if history.since_summary is not None else history.window
-    cap = settings.tool_result_max_tokens if settings is not None else None
-    total = _floor(history, settings)
+def _memories_tokens(memories: Sequence[Memory], settings: ComposeSettings) -> int:
+    """A quick estimate of ``memories`` in the summarize request (each tool result at most
+    its cap in the request)."""
+    cap = settings.tool_result_max_tokens
+    total = 0
     for memory in memories:
         tokens = memory.tokens or count_tokens(memory.content)
-        if cap is not None and memory.role == "tool":
+        if memory.role == "tool":
             tokens = min(tokens, cap)
         total += MESSAGE_OVERHEAD + tokens
         total += sum(count_tokens(c.arguments) + 4 for c in memory.tool_calls)
     return total
 
 
-def _floor(history: History, settings: ComposeSettings | None) -> int:
+def _floor(history: History, settings: ComposeSettings) -> int:
     """The system prompt, the tools and the latest summary: what a summary cannot remove."""
-    total = count_tokens(history.system_template)
-    total += settings.tools_tokens if settings is not None else 0
+    total = count_tokens(history.system_template) + settings.tools_tokens
     if history.latest_summary is not None:
         total += MESSAGE_OVERHEAD + count_tokens(history.latest_summary.content)
     return total
@@ -93,20 +93,17 @@ def summary_gauge(history: History, settings: ComposeSettings) -> SummaryGauge:
     trigger, basis = summary_trigger(settings)
     memories = history.since_summary if history.since_summary is not None else history.window
     summary = history.latest_summary
-    floor = _floor(history, settings) if summary is not None else None
+    base = _floor(history, settings)
+    floor = base if summary is not None else None
     paused = None
-    if trigger > 0 and floor is not None and floor >= PAUSE_SHARE * trigger:
+    if trigger > 0 and summary is not None and base >= PAUSE_SHARE * trigger:
         paused = (
-            (
-                f"the request right after summary #{summary.id} already takes ~{floor:,} tok "
-                f"({floor / trigger:.0%} of {trigger:,}), so another summary cannot make room; "
-                "raise summarize_threshold or the model's context_window, or pick another strategy"
-            )
-            if summary is not None
-            else None
+            f"the request right after summary #{summary.id} already takes ~{base:,} tok "
+            f"({base / trigger:.0%} of {trigger:,}), so another summary cannot make room; "
+            "raise summarize_threshold or the model's context_window, or pick another strategy"
         )
     return SummaryGauge(
-        tokens=estimated_tokens(history, settings),
+        tokens=base + _memories_tokens(memories, settings),
         trigger=trigger,
         basis=basis,
         floor=floor,
@@ -114,17 +111,6 @@ def summary_gauge(history: History, settings: ComposeSettings) -> SummaryGauge:
         paused=paused,
         pending=len(memories),
     )
-
-
-def needs_summary(history: History, settings: ComposeSettings) -> bool:
-    """True when the request reaches the trigger (``>=``, seed 003) and a summary can help.
-
-    A threshold of 0 disables summaries (the budget still caps the request). Memories
-    after the summary must exist, so a summary is never summarised again on its own;
-    and summaries pause when the latest one left no room (see :class:`SummaryGauge`):
-    never a summary per memory.
-    """
-    return summary_gauge(history, settings).due
 
 
 def summary_max_tokens(history: History, settings: ComposeSettings) -> int:
