@@ -13,6 +13,7 @@ from ..core.window import stepped_window
 from .errors import StoreError
 from .records import (
     _MEMORY_COLUMNS,
+    NO_END,
     MysisRecord,
     NewMemory,
     _memory,
@@ -49,6 +50,14 @@ def _turn_from_memory_row(row: Sequence[Any]) -> Turn:
 
 class MemoriesRoom(SwarmRoom):
     """Memories: added in order, imported, counted, and read back as one history."""
+
+    async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
+        """One memory of this Mysis, whole (None: no such memory, or another's)."""
+        row = await self.fetch_one(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND mysis_id = ?",
+            (memory_id, mysis_id),
+        )
+        return _memory(row) if row else None
 
     async def add_memory(self, mysis_id: int, memory: NewMemory) -> Memory:
         """Append one memory and return it as stored."""
@@ -155,7 +164,7 @@ class MemoriesRoom(SwarmRoom):
         rows = await self.fetch_all(
             f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
             "ORDER BY id DESC LIMIT ?",
-            (mysis_id, before_id if before_id is not None else 2**62, limit),
+            (mysis_id, before_id if before_id is not None else NO_END, limit),
         )
         return [_memory(row) for row in reversed(rows)]
 
@@ -198,7 +207,7 @@ class MemoriesRoom(SwarmRoom):
 
         limit = max(settings.max_context_messages, 1)
         margin = max(settings.window_margin, 1)
-        upper = up_to_id if up_to_id is not None else 2**62
+        upper = up_to_id if up_to_id is not None else NO_END
         latest_turn = (
             "(SELECT first_memory_id FROM turns WHERE mysis_id = :m "
             "AND first_memory_id <= :u + 1 ORDER BY id DESC LIMIT 1)"
@@ -263,7 +272,7 @@ class MemoriesRoom(SwarmRoom):
             "after": after,
             "tn": TURN_SCAN_LIMIT,
             "tp": turn.first_memory_id if turn is not None else 0,
-            "tid": turn.id if turn is not None and turn.id is not None else 2**62,
+            "tid": turn.id if turn is not None and turn.id is not None else NO_END,
         }
         newest: list[Memory] = []
         since: list[Memory] = []

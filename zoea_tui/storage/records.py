@@ -20,6 +20,9 @@ from .request_log import (
     shape_ids,
 )
 
+#: An id past every stored row's: the upper bound of a page or a scan that has none.
+NO_END = 2**62
+
 _MEMORY_COLUMNS = (
     "id, mysis_id, role, source, sender_id, content, reasoning, tool_calls, "
     "tool_call_id, tool_name, created_at, game_tick, tokens, seq"

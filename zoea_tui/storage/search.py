@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.types import tool_calls_from_json
+from .records import NO_END
 
 #: Characters of each search hit's text read with it (the start of the text).
 SEARCH_TEXT_LIMIT = 4000
@@ -43,7 +44,6 @@ K1 = 1.2
 B = 0.75
 USUAL_CHARS = 250
 #: Past every row id.
-_NO_END = 2**62
 
 FetchAll = Callable[[str, Sequence[Any]], Awaitable[Sequence[Sequence[Any]]]]
 
@@ -103,26 +103,22 @@ class Query:
     terms: tuple[str, ...]
     exact: bool
     match: str | None
+    #: What is looked for in a text folded as :meth:`_folded` folds it (made once).
+    needles: tuple[str, ...]
 
     @classmethod
     def of(cls, query: str, exact: bool = False) -> Query | None:
         """The query typed (None: nothing to search for)."""
         if exact:
             text = query.strip()
-            return cls((text,), True, trigram_match([text])) if text else None
+            return cls((text,), True, trigram_match([text]), (text,)) if text else None
         terms = tuple(query_terms(query))
-        return cls(terms, False, trigram_match(terms)) if terms else None
+        if not terms:
+            return None
+        return cls(terms, False, trigram_match(terms), tuple(t.lower() for t in terms))
 
     def _folded(self, text: str) -> str:
         return text if self.exact else text.lower()
-
-    @property
-    def _needles(self) -> tuple[str, ...]:
-        return self.terms if self.exact else tuple(t.lower() for t in self.terms)
-
-    def holds(self, text: str) -> bool:
-        """Whether ``text`` holds every word (exact: the whole query, with its case)."""
-        return self.score(text) is not None
 
     def score(self, text: str) -> float | None:
         """How well ``text`` matches (None: it lacks a word): bm25's sum over the words of
@@ -131,7 +127,7 @@ class Query:
         folded = self._folded(text)
         norm = K1 * (1 - B + B * len(text) / USUAL_CHARS)
         total = 0.0
-        for needle in self._needles:
+        for needle in self.needles:
             tf = folded.count(needle)
             if not tf:
                 return None
@@ -140,7 +136,7 @@ class Query:
 
     def finds(self, text: str) -> int:
         """Where the longest word first occurs in ``text`` (-1: nowhere)."""
-        return self._folded(text).find(max(self._needles, key=len))
+        return self._folded(text).find(max(self.needles, key=len))
 
     def cut(self, text: str, marks: tuple[str, str] = ("[", "]")) -> str:
         """The snippet of ``text`` around the first match of the longest word."""
@@ -218,7 +214,7 @@ async def ranked(
     ``params``: the id to read below and how many rows to read.
     """
     found: list[Found] = []
-    before = _NO_END
+    before = NO_END
     while True:
         rows = await fetch_all(sql, [*params, before, SEARCH_SCOPE])
         for row in rows:

@@ -19,51 +19,34 @@ from pathlib import Path
 
 import aiosqlite
 
-from ..core.types import Memory
 from .accounts import AccountsRoom
 from .arena_runs import ArenaRoom
 from .core import StoreCore
 from .errors import ANOTHER_FILE, StoreError, store_error
-from .memories import SUMMARIZE_SCAN_LIMIT, TURN_SCAN_LIMIT, MemoriesRoom
+from .memories import MemoriesRoom
 from .migrations import latest_version, migrate
 from .preflight import examine
 from .records import (
-    _MEMORY_COLUMNS,
-    _TURN_COLUMNS,
     Account,
     Broadcast,
     MysisRecord,
     NewMemory,
     RequestRecord,
-    _memory,
-    _turn,
     messages_digest,
-    request_from_row,
-    settings_text,
 )
-from .requests import PART_CACHE, THIN_BATCH, RequestsRoom
+from .requests import RequestsRoom
 from .search import SEARCH_TEXT_LIMIT, SearchHit, search_broadcasts, search_memories
 from .turns import TurnsRoom
 
 #: What callers import from here: the store, and (re-exported) what it keeps.
 __all__ = [
-    "PART_CACHE",
-    "SUMMARIZE_SCAN_LIMIT",
-    "THIN_BATCH",
-    "TURN_SCAN_LIMIT",
-    "_MEMORY_COLUMNS",
-    "_TURN_COLUMNS",
     "Account",
     "Broadcast",
     "MysisRecord",
     "NewMemory",
     "RequestRecord",
     "Store",
-    "_memory",
-    "_turn",
     "messages_digest",
-    "request_from_row",
-    "settings_text",
 ]
 
 
@@ -220,11 +203,3 @@ class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, Stor
         return await search_broadcasts(
             self.fetch_all, query, limit=limit, text_limit=text_limit, exact=exact
         )
-
-    async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:
-        """One memory of this Mysis, whole (None: no such memory, or another's)."""
-        row = await self.fetch_one(
-            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE id = ? AND mysis_id = ?",
-            (memory_id, mysis_id),
-        )
-        return _memory(row) if row else None

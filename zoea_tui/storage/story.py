@@ -15,16 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.types import Memory, Turn
+from .records import _MEMORY_COLUMNS, _TURN_COLUMNS, NO_END, RequestRecord, _memory, _turn
 from .request_log import ITEM_COUNT, REQUEST_SELECT
 from .search import Found, Query, find_broadcasts, find_memories
-from .store import (
-    _MEMORY_COLUMNS,
-    _TURN_COLUMNS,
-    RequestRecord,
-    Store,
-    _memory,
-    _turn,
-)
+from .store import Store
 
 #: Memories in one page of the conversation.
 PAGE = 50
@@ -34,8 +28,6 @@ HIT_OPEN = "\x02"
 HIT_CLOSE = "\x03"
 #: The most turns read with one page.
 TURNS_PER_PAGE = 1000
-#: Past every memory id: a page that reaches the newest memory takes every turn after it.
-_NO_END = 2**62
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +128,7 @@ async def memory_page(
     rows = await store.fetch_all(
         f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND id < ? "
         "ORDER BY id DESC LIMIT ?",
-        (mysis_id, before_id if before_id is not None else 2**62, limit),
+        (mysis_id, before_id if before_id is not None else NO_END, limit),
     )
     return _rows(rows[::-1])
 
@@ -200,7 +192,7 @@ async def story_page(
         top = "id > :x ORDER BY id LIMIT 1 OFFSET :last"
     else:
         memories = memory_page(store, mysis_id, before_id=before_id, limit=limit)
-        x = before_id if before_id is not None else _NO_END
+        x = before_id if before_id is not None else NO_END
         params = {"m": mysis_id, "x": x, "skip": limit}
         below = "id < :x ORDER BY id DESC LIMIT 1 OFFSET :skip"
         top = "id < :x ORDER BY id DESC LIMIT 1"
@@ -213,7 +205,7 @@ async def story_page(
         f"AND first_memory_id <= COALESCE(NULLIF((SELECT id FROM memories "
         f"WHERE mysis_id = :m AND {top}), {newest}) + 1, :no_end) "
         "ORDER BY first_memory_id, id LIMIT :limit",
-        {**params, "no_end": _NO_END, "limit": TURNS_PER_PAGE},
+        {**params, "no_end": NO_END, "limit": TURNS_PER_PAGE},
     )
     page, turn_rows, bounds = await asyncio.gather(memories, turns, story_bounds(store, mysis_id))
     return StoryPage(page, [_turn(r) for r in turn_rows], bounds)
@@ -316,7 +308,7 @@ async def request_page(
         for r in await store.fetch_all(
             f"SELECT {_SUMMARY_COLUMNS} FROM requests r WHERE r.mysis_id = ? AND r.id < ? "
             "ORDER BY r.id DESC LIMIT ?",
-            (mysis_id, before_id if before_id is not None else 2**62, limit),
+            (mysis_id, before_id if before_id is not None else NO_END, limit),
         )
     ]
 
