@@ -28,9 +28,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     they do are deselected (they run in the pass with the overrides on)."""
     if not textual_compat.OFF:
         return
-    kept = [item for item in items if item.get_closest_marker("overrides") is None]
-    if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[i for i in items if i not in kept])
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        (dropped if item.get_closest_marker("overrides") else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
         items[:] = kept
 
 

@@ -76,6 +76,17 @@ class World:
         self.forum: list[dict[str, Any]] = forum_seed()
         self.pirates: dict[str, dict[str, Any]] = pirates.spawn_all(self.galaxy, self.profile)
 
+    def renewed(self, seed: int | None = None) -> World:
+        """A new world made as this one was: its settings, its registry, this seed or
+        ``seed``."""
+        return World(
+            self.seed if seed is None else seed,
+            starting_credits=self.starting_credits,
+            session_timeout_ticks=self.session_timeout_ticks,
+            world=self.profile.name,
+            handlers=self.handlers,
+        )
+
     @property
     def current_tick(self) -> int:
         """The world clock, in ticks."""

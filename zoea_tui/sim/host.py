@@ -161,14 +161,7 @@ class WorldHost:
         Every login ends, the event log is emptied, and calls waiting for a tick of the
         old world are answered at once. The clock keeps running.
         """
-        old = self.world
-        # The settings a new world is made with (keep in step with World.__init__).
-        self.world = World(
-            old.seed if seed is None else seed,
-            starting_credits=old.starting_credits,
-            session_timeout_ticks=old.session_timeout_ticks,
-            world=old.profile.name,
-        )
+        self.world = self.world.renewed(seed)
         self._generation += 1
         self._held.clear()
         self.events.clear()

@@ -162,8 +162,6 @@ SMBENCH = WorldProfile(
     npc_flow_every=10,
 )
 PROFILES: dict[str, WorldProfile] = {p.name: p for p in (CLASSIC, SMBENCH)}
-#: Every ship class a profile may hand out (for ``Ship.of_class`` lookups by id).
-STARTER_CLASSES: dict[str, ShipClass] = {c.id: c for c in (THEORIA, PROSPECT, SHARD)}
 
 
 def profile(name: str) -> WorldProfile:
