@@ -38,7 +38,6 @@ from ...core.summarizer import extractive_summary
 from .._wire import as_dict
 from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
-from .facts import MOVES
 from .note_line import write_notes
 from .orders import Order, normalize_name
 from .plan import (
@@ -230,12 +229,6 @@ class TurnProgress:
     sold: list[tuple[str, int, int]] = field(default_factory=list)
     services: list[str] = field(default_factory=list)
     registered: str | None = None
-    #: A trip was made after the newest progress: the course for the next goal is set.
-    moved_after: bool = False
-
-    @property
-    def made(self) -> bool:
-        return bool(self.mined or self.sold or self.services or self.registered)
 
     def summary(self) -> str:
         """What the turn did, as the opening of the turn's last line ("" for nothing)."""
@@ -272,9 +265,6 @@ def turn_progress(context: Context) -> TurnProgress:
         ):
             continue
         name = result.name
-        if name in MOVES:
-            progress.moved_after = progress.made
-            continue
         if name not in _PROGRESS:
             continue
         data = result.data() or {}
@@ -299,7 +289,6 @@ def turn_progress(context: Context) -> TurnProgress:
             )
         elif name not in progress.services:
             progress.services.append(name)
-        progress.moved_after = False
     return progress
 
 

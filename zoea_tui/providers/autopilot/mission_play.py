@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
+from .combat import WEAPONS, modules
 from .plan import Decision, Planner, call, since_move
 
 if TYPE_CHECKING:
@@ -89,8 +90,6 @@ def fits(offer: dict[str, Any], here: str | None, armed: bool) -> bool:
 
 def missions(p: Planner) -> Decision | None:
     """The next step of the mission run, or None to carry on with the mining loop."""
-    from .combat import WEAPONS, modules
-
     f = p.f
     mine = active(p)
     if mine is not None:

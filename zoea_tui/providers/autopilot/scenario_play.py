@@ -16,8 +16,6 @@ from typing import Any
 from .combat import combat
 from .mission_play import missions
 from .plan import Call, Decision, Planner, call, pct, say
-from .plan import newest as newest  # re-exported: its home before plan.py
-from .plan import since_move as since_move  # re-exported: its home before plan.py
 from .trade import trade
 
 #: Orders this module plays.
