@@ -69,7 +69,16 @@ class DashboardScreen(ZoeaScreen[None]):
         self.watch(swarm, "selected_id", self._highlighted, init=False)
         self._layout(self.app.size.width)
         self.zoea.ready_signal.subscribe(self, self._engine_ready)
-        self.zoea.swarm.subscribe(self)
+        # The messages it handles, no others (each is dispatched to every subscriber).
+        self.zoea.swarm.subscribe(
+            self,
+            SwarmModel.MysisAdded,
+            SwarmModel.MysesChanged,
+            SwarmModel.MysisRemoved,
+            SwarmModel.ActionsChanged,
+            SwarmModel.RequestComposed,
+            SwarmModel.BroadcastSent,
+        )
         if self.zoea.commander is not None:
             self._engine_ready(None)
 

@@ -127,7 +127,18 @@ class FocusScreen(ZoeaScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        self.zoea.swarm.subscribe(self)
+        # The messages it handles, no others (each is dispatched to every subscriber).
+        self.zoea.swarm.subscribe(
+            self,
+            SwarmModel.MemoriesStored,
+            SwarmModel.MysesChanged,
+            SwarmModel.RequestComposed,
+            SwarmModel.Streamed,
+            SwarmModel.ErrorRaised,
+            SwarmModel.NudgeSent,
+            SwarmModel.MysisRemoved,
+            SwarmModel.Ticked,
+        )
         self._layout(self.app.size.width)
         self.retarget(self.mysis_id, self._at)
         self._at = None

@@ -111,7 +111,13 @@ class StrategyScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         view = self.zoea.swarm.views.get(self.mysis_id)
         self.current = view.strategy if view else ""
-        self.zoea.swarm.subscribe(self)
+        # The messages it handles, no others (each is dispatched to every subscriber).
+        self.zoea.swarm.subscribe(
+            self,
+            SwarmModel.MysesChanged,
+            SwarmModel.MysisRemoved,
+            SwarmModel.RequestComposed,
+        )
         self._refresh_options()
         self.query_one(OptionList).focus()
         self.compose_all()
