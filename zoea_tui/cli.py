@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, cli_arena, cli_probe
-from .cli_parsing import OneLineParser, int_flag, say, seed_flag
+from .cli_parsing import OneLineParser, UsageError, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.redaction import mask_data
@@ -27,10 +27,6 @@ from .core.validator import validate
 from .orchestrator.refusals import CommandRefused
 from .storage import MysisRecord, Store, StoreError
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
-
-
-class UsageError(Exception):
-    """Bad input from the user: reported on one line, exit code 2."""
 
 
 def _parser() -> argparse.ArgumentParser:

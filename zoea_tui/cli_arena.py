@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli_parsing import SQLITE_INT_MAX, say, seed_flag
+from .cli_parsing import SQLITE_INT_MAX, UsageError, say, seed_flag
 from .config import Config, ConfigError, db_path, load_config
 
 
@@ -82,28 +82,20 @@ def add_parser(sub: Any) -> None:
     )
 
 
-class BadInput(Exception):
-    """Bad input to ``zoea arena``: one line on standard error, exit code 2."""
-
-
-def _usage(message: str) -> Exception:
-    return BadInput(message)
-
-
 def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[str], str]:
     from .arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES
     from .arena.scenarios import resolve
 
     if args.scenario is None:
-        raise _usage("--scenario is required (s1 … s6, or all), or --resume BATCH")
+        raise UsageError("--scenario is required (s1 … s6, or all), or --resume BATCH")
     try:
         scenarios = resolve(args.scenario)
     except ValueError as exc:
-        raise _usage(str(exc)) from None
+        raise UsageError(str(exc)) from None
     if args.provider is None:
-        raise _usage("--provider is required (a configured provider, e.g. autopilot)")
+        raise UsageError("--provider is required (a configured provider, e.g. autopilot)")
     if args.provider not in config.providers:
-        raise _usage(
+        raise UsageError(
             f"unknown provider {args.provider!r}; configured: {', '.join(config.providers)}"
         )
     strategy = args.strategy or config.swarm.strategy
@@ -112,37 +104,30 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
     elif strategy in ARENA_STRATEGIES:
         strategies = [strategy]
     else:
-        raise _usage(
+        raise UsageError(
             f"unknown strategy {strategy!r}; expected one of: {', '.join(ARENA_STRATEGIES)}, all"
         )
     if not 1 <= args.runs <= 100:
-        raise _usage("--runs must be between 1 and 100")
+        raise UsageError("--runs must be between 1 and 100")
     if not 1 <= args.jobs <= 64:
-        raise _usage("--jobs must be between 1 and 64")
+        raise UsageError("--jobs must be between 1 and 64")
     if args.ticks is not None and not 1 <= args.ticks <= 10_000:
-        raise _usage("--ticks must be between 1 and 10000")
+        raise UsageError("--ticks must be between 1 and 10000")
     if args.seed + args.runs - 1 > SQLITE_INT_MAX:
-        raise _usage(f"--seed plus --runs must stay within {SQLITE_INT_MAX} (what SQLite stores)")
+        raise UsageError(
+            f"--seed plus --runs must stay within {SQLITE_INT_MAX} (what SQLite stores)"
+        )
     if args.smbench is not None:
         from .arena.smbench import CheckoutError, load
 
         try:
             args.checkout = load(args.smbench)
         except CheckoutError as exc:
-            raise _usage(str(exc)) from None
+            raise UsageError(str(exc)) from None
         missing = [s.id for s in scenarios if s.key not in args.checkout.scenarios]
         if missing:
-            raise _usage(f"{args.smbench} has no scenario file for {', '.join(missing)}")
+            raise UsageError(f"{args.smbench} has no scenario file for {', '.join(missing)}")
     return scenarios, strategies, args.provider
-
-
-async def cmd_arena(args: argparse.Namespace) -> int:
-    """Play, score, print; store the results and write ``--out`` files."""
-    try:
-        return await _arena(args)
-    except BadInput as exc:
-        say(f"zoea arena: {exc}", sys.stderr)
-        return 2
 
 
 #: What a batch records of how it was begun, so ``--resume`` plays it the same way.
@@ -163,7 +148,9 @@ def _replan(args: argparse.Namespace, plan: dict[str, Any]) -> None:
             setattr(args, key, Path(plan[key]) if key == "smbench" and plan[key] else plan[key])
 
 
-async def _arena(args: argparse.Namespace) -> int:
+async def cmd_arena(args: argparse.Namespace) -> int:
+    """Play, score, print; store the results and write ``--out`` files; bad input is a
+    :class:`UsageError` (one line, exit 2)."""
     from .arena.estimate import Measured, actual, describe, estimate
     from .arena.report import build_report, first_error, leaderboard, table, to_json
     from .arena.runner import RunHooks, RunResult, run_arena
@@ -174,7 +161,7 @@ async def _arena(args: argparse.Namespace) -> int:
         config = load_config(args.config)
         database = db_path(config, args.db, None)
     except ConfigError as exc:
-        raise _usage(str(exc)) from None
+        raise UsageError(str(exc)) from None
     quiet = args.json
     # The database is opened (and refused, if it must be) before anything is played.
     async with await Store.open(database) as store:
@@ -182,10 +169,10 @@ async def _arena(args: argparse.Namespace) -> int:
         if args.resume is not None:
             resumed = await store.get_arena_batch(args.resume)
             if resumed is None:
-                raise _usage(f"no arena batch #{args.resume} in {database}")
+                raise UsageError(f"no arena batch #{args.resume} in {database}")
             plan = resumed.report.get("plan")
             if not isinstance(plan, dict):
-                raise _usage(
+                raise UsageError(
                     f"batch #{args.resume} was played before batches kept their plan; "
                     "it cannot be resumed"
                 )
@@ -304,7 +291,7 @@ async def _arena(args: argparse.Namespace) -> int:
             boards = [r for r in (baseline, report) if r is not None]
             (args.out / "leaderboard.md").write_text(leaderboard(boards), encoding="utf-8")
         except OSError as exc:
-            raise _usage(
+            raise UsageError(
                 f"cannot write to {args.out}: {exc.strerror or exc}; every run is stored in "
                 f"{database} as batch #{batch} (the arena screen, A, shows it)"
             ) from None

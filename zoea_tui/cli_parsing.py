@@ -16,6 +16,11 @@ from typing import Any, NoReturn, TextIO
 from .core.redaction import mask_text
 from .core.terminal_text import escaped
 
+
+class UsageError(Exception):
+    """Bad input from the user: ``zoea`` reports it on one line, exit code 2."""
+
+
 #: The largest integer SQLite stores (a signed 64-bit INTEGER).
 SQLITE_INT_MAX = 2**63 - 1
 

@@ -16,12 +16,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .cli_parsing import say
+from .cli_parsing import UsageError, say
 from .config import Config, ConfigError, load_config, resolve_api_key
-
-
-class BadInput(Exception):
-    """Bad input to ``zoea probe``: one line on standard error, exit code 2."""
 
 
 def _seconds(text: str) -> float:
@@ -55,22 +51,15 @@ def add_parser(sub: Any) -> None:
 
 
 async def cmd_probe(args: argparse.Namespace) -> int:
-    """Probe the endpoint, print what it can do, exit 0 (flies) or 3 (cannot)."""
-    try:
-        return await _probe(args)
-    except BadInput as exc:
-        say(f"zoea probe: {exc}", sys.stderr)
-        return 2
-
-
-async def _probe(args: argparse.Namespace) -> int:
+    """Probe the endpoint, print what it can do, exit 0 (flies) or 3 (cannot); bad input
+    is a :class:`UsageError` (one line, exit 2)."""
     from .config.load import conventions_note
     from .providers.probe import probe
 
     try:
         config = load_config(args.config)
     except ConfigError as exc:
-        raise BadInput(str(exc)) from None
+        raise UsageError(str(exc)) from None
     target, origin = _target(args, config)
     report = await probe(target)
     applied = conventions_note(config, os.environ)
@@ -94,10 +83,10 @@ def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
     if "://" in text:
         parts = urlsplit(text)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise BadInput(f"expected an http(s) URL or a provider's name, got {text!r}")
+            raise UsageError(f"expected an http(s) URL or a provider's name, got {text!r}")
         key = os.environ.get(args.api_key_env, "").strip() if args.api_key_env else None
         if args.api_key_env and not key:
-            raise BadInput(f"--api-key-env {args.api_key_env}: that variable is empty or unset")
+            raise UsageError(f"--api-key-env {args.api_key_env}: that variable is empty or unset")
         target = ProbeTarget(
             endpoint=text,
             type=args.type,
@@ -108,19 +97,21 @@ def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
         )
         return target, "a URL given on the command line"
     if args.type or args.api_key_env:
-        raise BadInput("--type and --api-key-env go with a URL; a provider has its own")
+        raise UsageError("--type and --api-key-env go with a URL; a provider has its own")
     if text not in config.providers:
         configured = ", ".join(config.providers)
-        raise BadInput(
+        raise UsageError(
             f"no provider named {text!r} (configured: {configured}); or give a server's URL"
         )
     provider = config.providers[text]
     if not provider.is_remote or provider.endpoint is None:
-        raise BadInput(f"provider {text!r} is of type {provider.type}: it has no endpoint to probe")
+        raise UsageError(
+            f"provider {text!r} is of type {provider.type}: it has no endpoint to probe"
+        )
     try:
         key = resolve_api_key(provider)
     except ConfigError as exc:
-        raise BadInput(str(exc)) from None
+        raise UsageError(str(exc)) from None
     target = ProbeTarget.of_provider(provider, key, model=args.model or "", timeout=args.timeout)
     where = f"added by {provider.origin}" if provider.origin else "configured"
     return target, f"provider {text} ({where})"
