@@ -242,12 +242,8 @@ class DashboardScreen(ZoeaScreen[None]):
 
     def _show_composed(self, event: RequestComposed) -> None:
         model = self.zoea.swarm
-        self.query_one("#dash-preview", PreviewLines).data = PreviewData.of(
-            event.request,
-            model.window(event.mysis_id),
-            upcoming=event.preview,
-            at=event.at,
-            tick=model.tick,
+        self.query_one("#dash-preview", PreviewLines).data = PreviewData.composed(
+            event, model.window(event.mysis_id), model.tick
         )
 
     @work(exclusive=True, group="dashboard-preview", exit_on_error=False)
@@ -259,14 +255,11 @@ class DashboardScreen(ZoeaScreen[None]):
         if commander is None or mysis_id is None or not preview.display:
             return
         self._title_preview(mysis_id)
-        try:
-            request = await commander.checked_preview(mysis_id)
-        except Exception as exc:  # shown in place: the preview is advisory
-            preview.show_error(str(exc))
-            return
-        if mysis_id != self.current_mysis_id:
-            return
-        preview.data = PreviewData.of(request, self.zoea.swarm.window(mysis_id))
+        data, error = await self.zoea.ahead.compose_preview(mysis_id)
+        if error is not None:
+            preview.show_error(error)
+        elif data is not None and mysis_id == self.current_mysis_id:
+            preview.data = data
 
     def _title_preview(self, mysis_id: int) -> None:
         view = self.zoea.swarm.views.get(mysis_id)

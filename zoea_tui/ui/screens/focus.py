@@ -400,12 +400,8 @@ class FocusScreen(ZoeaScreen[None]):
         latest = swarm.latest.get(self.mysis_id)
         if not self._on_stack or self.mysis_id not in message.ids or latest is None:
             return
-        self.query_one(ContextPreview).data = PreviewData.of(
-            latest.request,
-            swarm.window(self.mysis_id),
-            upcoming=latest.preview,
-            at=latest.at,
-            tick=swarm.tick,
+        self.query_one(ContextPreview).data = PreviewData.composed(
+            latest, swarm.window(self.mysis_id), swarm.tick
         )
 
     @on(SwarmModel.Streamed)

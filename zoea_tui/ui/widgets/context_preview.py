@@ -22,6 +22,7 @@ from textual.widget import Widget
 from ...core.cache import Reuse
 from ...core.composition import Composition, Item
 from ...orchestrator.checked import CheckedRequest
+from ...orchestrator.events import RequestComposed
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from .text_view import TextRows, TextView, guess_height, text_key
@@ -73,6 +74,12 @@ class PreviewData:
             violations=request.violations,
             reuse=request.reuse,
         )
+
+    @classmethod
+    def composed(cls, event: RequestComposed, window: int, tick: int | None) -> PreviewData:
+        """The request a Mysis composed (``event``): the one it sends next, or the last
+        one it sent, as the event says."""
+        return cls.of(event.request, window, upcoming=event.preview, at=event.at, tick=tick)
 
 
 def provenance(item: Item) -> str:
