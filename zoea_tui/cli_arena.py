@@ -152,7 +152,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
     """Play, score, print; store the results and write ``--out`` files; bad input is a
     :class:`UsageError` (one line, exit 2)."""
     from .arena.estimate import Measured, actual, describe, estimate
-    from .arena.report import build_report, first_error, leaderboard, table, to_json
+    from .arena.report import build_report, first_error, leaderboard, store_run, table, to_json
     from .arena.runner import RunHooks, RunResult, run_arena
     from .arena.transcripts import folder_for
     from .storage import Store
@@ -226,8 +226,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
                 say(f"zoea arena: {name}: {describe(guess, before=True)}", sys.stderr)
 
             async def keep(result: RunResult) -> None:
-                one = build_report(name, 1, [result], budget=args.budget)["cells"][0]
-                await store.add_arena_run(batch, one["scenario"], one["strategy"], one["runs"][0])
+                await store_run(store, batch, name, result, args.budget)
                 said(result)  # once it is safe
 
             started = time.perf_counter()

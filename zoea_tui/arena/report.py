@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import scoring
 from .runner import RunResult
 from .scenarios import ALL_LEVELS, SCENARIOS
+
+if TYPE_CHECKING:
+    from ..storage import Store
 
 
 def _levels(group: Sequence[RunResult]) -> dict[str, int]:
@@ -61,6 +64,16 @@ BUDGET_TEXT = {
     "SMBench run (within the scenario's ticks)",
     "ticks": "the scenario's whole tick budget (200 or 300 ticks), turn after turn",
 }
+
+
+async def store_run(
+    store: Store, batch: int, provider: str, result: RunResult, budget: str
+) -> dict[str, Any]:
+    """Store one finished run of ``batch`` the moment it ends, so a batch stopped later
+    loses none; its cell of the report is returned."""
+    cell: dict[str, Any] = build_report(provider, 1, [result], budget=budget)["cells"][0]
+    await store.add_arena_run(batch, cell["scenario"], cell["strategy"], cell["runs"][0])
+    return cell
 
 
 def build_report(

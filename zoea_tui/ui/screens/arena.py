@@ -27,7 +27,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Sparkline, Static
 
-from ...arena.report import bars, build_report, levels_text, score_text
+from ...arena.report import bars, build_report, levels_text, score_text, store_run
 from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
 from ...arena.scenarios import SCENARIOS, resolve
 from ...arena.transcripts import Transcript, folder_for
@@ -230,9 +230,7 @@ class ArenaScreen(ZoeaScreen[None]):
         await store.finish_arena_batch(batch, {"plan": plan})  # zoea arena --resume reads it
 
         async def finished(result: RunResult) -> None:
-            one = build_report(provider, 1, [result], budget=budget)["cells"][0]
-            await store.add_arena_run(batch, one["scenario"], one["strategy"], one["runs"][0])
-            self.call_later(self._add_result, result)
+            self.call_later(self._add_cell, await store_run(store, batch, provider, result, budget))
 
         self._label = ""
         try:
@@ -394,10 +392,6 @@ class ArenaScreen(ZoeaScreen[None]):
         self._runs.clear()
         self._cells.clear()
         self._show_series(None)
-
-    def _add_result(self, result: RunResult) -> None:
-        report = build_report("", 1, [result])
-        self._add_cell(report["cells"][0])
 
     def _add_cell(self, cell: dict[str, Any]) -> None:
         self._cells.append(cell)
