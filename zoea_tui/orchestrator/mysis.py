@@ -162,9 +162,6 @@ class MysisRuntime:
         self.next_nudge_at: float | None = None
         #: The messages of the last request sent (what the next one is compared with).
         self.last_sent: tuple[dict[str, Any], ...] = ()
-        #: The composition the engine counted before it was sent (learnt from then, so
-        #: its answer's usage is not learnt from a second time).
-        self._counted: Composition | None = None
         self._publishing: set[asyncio.Task[None]] = set()
         #: The summary whose pause the commander was told of (``summarize``).
         self._paused_told: int | None = None
@@ -439,7 +436,9 @@ class MysisRuntime:
         engine = engine_of(self.record.provider, provider_settings)
         draft = ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
         counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
-        self._counted = composition if counted is not None else None
+        # What the engine counted was learnt from (it moved the scale): its answer's
+        # usage is not learnt from again. A request composed again was not counted.
+        learnt = counted is not None
         if counted is not None and counted > settings.budget:
             refit = self.swarm.fitted_settings(self.record)[0]
             settings = replace(refit, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
@@ -450,6 +449,7 @@ class MysisRuntime:
                 settings.budget,
             )
             composition = await self.compose(settings, provider_settings)
+            learnt = False
         await self._tell_paused_summaries(composition)
         checked = await check_request(composition, self.last_sent)
         await self.swarm.bus.publish(RequestComposed.of(self.id, checked, tools=len(tools)))
@@ -467,11 +467,10 @@ class MysisRuntime:
             await self.swarm.store.set_turn_state(turn.id, composition.state_text)
             self.turn = replace(turn, state=composition.state_text)
         self.last_sent = composition.messages
-        request = ChatRequest(
-            messages=composition.messages,
-            tools=tools,
-            settings=provider_settings,
-            turn_round=turn_round,
+        request = (
+            draft
+            if learnt
+            else ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
         )
         turn_id = self.turn.id if self.turn is not None else None
 
@@ -504,8 +503,7 @@ class MysisRuntime:
         )
         self.last_cached_tokens = response.usage.cached_tokens
         # Engine fit: the engine's own count calibrates the swarm's estimate of it.
-        engine = engine_of(self.record.provider, provider_settings)
-        if composition is not self._counted:
+        if not learnt:
             self.swarm.fit.observe(engine, self.provider, composition, response.usage)
         if response.content.strip() or response.tool_calls:
             self.nudges = 0  # a productive answer resets the encouragements
