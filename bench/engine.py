@@ -67,6 +67,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from zoea_tui.config import Config, ProviderConfig  # noqa: E402
+from zoea_tui.config.model import DEFAULT_CACHE_REUSE  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings, Composition  # noqa: E402
 from zoea_tui.game.backend import GameBackend  # noqa: E402
 from zoea_tui.game.connect import in_process_connector  # noqa: E402
@@ -347,7 +348,9 @@ async def autopilot_game(play: Scenario, requests: int, folder: Path) -> Played:
     return Played(tools=await offered_tools(play.tools, folder), requests=sent)
 
 
-async def replay(url: str, played: Played) -> tuple[list[Exchange], dict[str, Any]]:
+async def replay(
+    url: str, played: Played, cache_reuse: int
+) -> tuple[list[Exchange], dict[str, Any]]:
     """Send each Mysis's requests to the engine in order (the Myses side by side, each
     started once the one before had its first answer), unstreamed, ``max_tokens`` 1:
     only the prompt is evaluated. Also how Zoea's estimate, calibrated by
@@ -389,7 +392,8 @@ async def replay(url: str, played: Played) -> tuple[list[Exchange], dict[str, An
             fit.observe(engine, object(), composition, Usage(prompt_tokens=exchange.counted))  # type: ignore[arg-type]
         try:
             response = await client.post(
-                f"{url}/v1/chat/completions", json=request_body(request, "smollm2")
+                f"{url}/v1/chat/completions",
+                json=request_body(request, "smollm2", cache_reuse=cache_reuse),
             )
         except httpx.HTTPError as exc:
             exchange.ended, exchange.status, exchange.error = time.perf_counter(), 502, repr(exc)
@@ -498,12 +502,16 @@ class Scenario:
     slots: int = 1
     #: More of the engine's flags (its prompt-cache settings).
     flags: tuple[str, ...] = ()
+    #: The provider's ``cache_reuse`` (llama-server's ``n_cache_reuse``); 0: none.
+    cache_reuse: int = DEFAULT_CACHE_REUSE
 
 
 def scenarios() -> list[Scenario]:
     """Every play, the ones the issue's targets read first."""
     return [
         Scenario("replay/turn-aware/compact"),
+        # Without the engine's reuse of moved chunks: a paging step evaluates its kept rounds.
+        Scenario("replay/turn-aware/compact/exact", cache_reuse=0),
         Scenario("replay/turn-aware/full", tools="full"),
         Scenario("replay/4-myses/4-slots", myses=4, slots=4),
         Scenario("replay/4-myses/1-slot", myses=4, slots=1),
@@ -531,6 +539,7 @@ def config_for(url: str, play: Scenario, max_tokens: int) -> Config:
         context_window=SLOT_CTX,
         timeout=900.0,
         tools=play.tools,  # type: ignore[arg-type]
+        cache_reuse=play.cache_reuse,
     )
     return replace(
         base,
@@ -736,7 +745,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 folder, gguf, slots=play.slots, log=log, threads=args.threads, flags=play.flags
             ) as url:
                 if play.mode == "replay":
-                    exchanges, estimate = await replay(url, played)
+                    exchanges, estimate = await replay(url, played, play.cache_reuse)
                     result |= engine_report(exchanges, count)
                     result["estimate_vs_engine_after_first_answer"] = estimate
                 else:
@@ -749,6 +758,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "mode": play.mode,
                 "strategy": play.strategy,
                 "tools": play.tools,
+                "cache_reuse": play.cache_reuse,
                 "myses": play.myses,
                 "slots": play.slots,
                 "server_flags": " ".join(play.flags),

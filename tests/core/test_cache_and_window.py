@@ -114,9 +114,9 @@ def test_compaction_at_every_memory_would_fail_the_append_check() -> None:
     assert not _appends_between_cuts(rewritten)
 
 
-def _turn_aware_long_turn(margin: int) -> list[str]:
+def _turn_aware_long_turn_messages(margin: int) -> list[list[dict[str, object]]]:
     """Compose ``turn-aware`` after every round of one long turn (a prompt, then 60
-    tool loops): the serialized requests."""
+    tool loops): the requests' messages."""
     log = Log()
     opening = log.direct("Mine until the hold is full.")
     settings = ComposeSettings(max_context_messages=20, window_margin=margin)
@@ -125,8 +125,36 @@ def _turn_aware_long_turn(margin: int) -> list[str]:
     for n in range(60):
         log.loop(f"c{n}", "mine", json.dumps({"tick": n, "ore": n * 3}))
         history = history_of(log.memories, settings, turns=turns)
-        out.append(serialize(list(compose(history, "turn-aware", settings).messages)))
+        out.append([dict(m) for m in compose(history, "turn-aware", settings).messages])
     return out
+
+
+def _turn_aware_long_turn(margin: int) -> list[str]:
+    """The same requests, serialized."""
+    return [serialize(list(r)) for r in _turn_aware_long_turn_messages(margin)]
+
+
+def _reused_after_prefix(before: list[dict[str, object]], after: list[dict[str, object]]) -> int:
+    """How many messages after the shared prefix of two requests an engine that moves
+    chunks of its cache (llama-server's ``n_cache_reuse``) serves without evaluating them
+    again: its search, a message for a token. From the first message after the prefix it
+    takes each run of ``after`` found further on in ``before``, and stops at the first
+    message of ``after`` it cannot find."""
+    shared = next(
+        (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
+        min(len(before), len(after)),
+    )
+    head_c = head_p = shared
+    while head_c < len(before) and head_p < len(after):
+        run = 0
+        while (
+            head_c + run < len(before)
+            and head_p + run < len(after)
+            and before[head_c + run] == after[head_p + run]
+        ):
+            run += 1
+        head_c, head_p = (head_c + run, head_p + run) if run else (head_c + 1, head_p)
+    return head_p - shared
 
 
 def _rewrites(requests: list[str]) -> list[int]:
@@ -147,6 +175,38 @@ def test_turn_paging_rewrites_a_long_turn_only_at_its_steps() -> None:
     assert len(steps) >= 8
     assert all(b - a == 5 for a, b in itertools.pairwise(steps))
     assert all("Mine until the hold is full." in requests[i] for i in steps)
+
+
+def test_a_paging_step_keeps_its_rounds_right_behind_the_shared_prefix() -> None:
+    """At each step the kept rounds follow the turn's opening and facts directly, as one
+    run of the request before, and the note stands behind them: an engine that moves
+    chunks of its cache reuses every one the request before held (``max_context_messages``
+    20 kept, the newest round new)."""
+    requests = _turn_aware_long_turn_messages(10)
+    steps = [i for i, (a, b) in enumerate(itertools.pairwise(requests), 1) if b[: len(a)] != a]
+    assert steps
+    for i in steps:
+        before, after = requests[i - 1], requests[i]
+        held = [m for m in after if m in before and m["role"] in ("assistant", "tool")]
+        assert len(held) >= 18  # the 20 kept, of which the newest round is new
+        assert _reused_after_prefix(before, after) == len(held), "every held round reused"
+        note = next(m for m in requests[i] if "not shown" in str(m["content"]))
+        assert requests[i].index(note) == len(requests[i]) - 1, "the step ends with its note"
+
+
+def test_a_note_in_front_of_the_kept_rounds_would_fail_the_reuse_check() -> None:
+    """The check above rejects the note standing before the kept rounds: the engine's
+    chunk search stops at the note, which the request before did not hold."""
+    requests = _turn_aware_long_turn_messages(10)
+    step = next(i for i, (a, b) in enumerate(itertools.pairwise(requests), 1) if b[: len(a)] != a)
+    moved = list(requests[step])
+    note = moved.pop()
+    shared = next(
+        i for i, (a, b) in enumerate(zip(requests[step - 1], moved, strict=False)) if a != b
+    )
+    moved.insert(shared, note)
+    assert _reused_after_prefix(requests[step - 1], requests[step]) >= 18
+    assert _reused_after_prefix(requests[step - 1], moved) == 0
 
 
 def test_paging_by_one_memory_would_fail_the_step_check() -> None:

@@ -157,7 +157,9 @@ def test_turn_aware_pins_prompt_of_a_turn_longer_than_the_window() -> None:
     c = compose(history_of(log.memories, settings), "turn-aware", settings)
     assert c.messages[1]["content"] == prompt.content
     assert c.items[2].kind == "state", "the turn's facts follow its opening"
-    assert c.items[3].kind == "note" and "not shown" in c.messages[3]["content"]
+    note = next(i for i, item in enumerate(c.items) if item.kind == "note")
+    assert note > 3 and all(item.kind == "memory" for item in c.items[3:note])
+    assert "not shown" in c.messages[note]["content"], "a note stands for the paged rounds"
     assert validate(c.messages) == []
 
 

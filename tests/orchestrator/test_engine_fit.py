@@ -14,6 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.fakes.llm_servers import Call, FakeOllamaServer, FakeOpenAIServer, LlamaServer, Reply
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.composition import ComposeSettings
@@ -227,6 +229,28 @@ def test_a_request_logged_before_calibration_recomposes_uncalibrated(tmp_path: P
     assert recorded_settings(old, today).context_window == 8192
     unrecorded = replace(old, inputs=None)  # older still: today's settings stand in
     assert recorded_settings(unrecorded, today).token_scale == 1.36
+
+
+@pytest.mark.parametrize(
+    ("counts", "cache_reuse", "sent"), [(True, None, 256), (True, 0, None), (False, None, None)]
+)
+async def test_only_a_llama_server_is_asked_to_reuse_moved_parts_of_its_cache(
+    tmp_path: Path, counts: bool, cache_reuse: int | None, sent: int | None
+) -> None:
+    """``n_cache_reuse`` (256 by default) goes to a server that counts prompts, which only
+    llama-server does; to no other server (they refuse fields they do not know), and to
+    none with ``cache_reuse = 0``."""
+    knobs = {} if cache_reuse is None else {"cache_reuse": cache_reuse}
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=10**6, counts=counts)) as llama:
+        llama.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."))
+        commander = await _open(tmp_path, _llama(llama.url, **knobs))
+        try:
+            view = await commander.create_mysis("Reuse", provider="llama")
+            await until(lambda: len(llama.chat_requests) >= 2)
+            await until(lambda: commander.mysis(view.id).activity == "waiting")
+        finally:
+            await commander.shutdown()
+    assert [r.json().get("n_cache_reuse") for r in llama.chat_requests] == [sent, sent]
 
 
 async def _answer_the_estimate_misjudges(tmp_path: Path, counts: bool) -> tuple[list[Any], Any]:

@@ -47,6 +47,7 @@ from ..core.game_tool import TOOLS_MODES, ToolsMode
 from ..core.strategies import STRATEGIES
 from . import paths
 from .model import (
+    DEFAULT_CACHE_REUSE,
     EMBEDDED,
     LOCAL_CONTEXT_WINDOW,
     LOCAL_MODEL,
@@ -108,6 +109,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "cache_reuse",
         "price_in",
         "price_cached",
         "price_out",
@@ -515,6 +517,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
+        cache_reuse=table.get("cache_reuse", _int(0), DEFAULT_CACHE_REUSE),
         price_in=table.get("price_in", _check_price, None),
         price_cached=table.get("price_cached", _check_price, None),
         price_out=table.get("price_out", _check_price, None),

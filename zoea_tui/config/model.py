@@ -68,6 +68,10 @@ class SwarmConfig:
     strategy: str = DEFAULT_STRATEGY
 
 
+#: ``cache_reuse``'s default: llama.cpp's own suggestion for its ``--cache-reuse``.
+DEFAULT_CACHE_REUSE = 256
+
+
 @dataclass(frozen=True, slots=True)
 class ContextConfig:
     """``[context]``: the knobs of composition and of the turn loop."""
@@ -131,6 +135,11 @@ class ProviderConfig:
     #: 5 500 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
     #: lists the commands and their arguments once (``core/game_tool.py``).
     tools: ToolsMode = "full"
+    #: ``openai`` on a llama-server (a server that counts prompts): the fewest tokens of an
+    #: earlier prompt the server may move to where a request holds them and reuse from its
+    #: cache (its ``n_cache_reuse``), so a window cut or a paging step costs the new part
+    #: only; 0 sends nothing. The moved tokens keep what they attended to before the cut.
+    cache_reuse: int = DEFAULT_CACHE_REUSE
     #: Where the provider comes from when no file defined it: the environment variable of
     #: a convention (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); None for the file's and
     #: the built-ins. Shown in the help and on the provider line.

@@ -293,7 +293,9 @@ def _fix_edges(
     while end > 1 and [s.kind for s in blocks[end - 1]] == ["state"]:
         end -= 1
     last = blocks[end - 1][-1]
-    if last.role == "assistant" or (last.role == "user" and last.kind == "note"):
+    if last.role == "assistant" or (
+        last.role == "user" and last.kind == "note" and not last.carries_on
+    ):
         blocks.insert(
             end, [nudge(settings.nudge_level, "the request must end with a user message")]
         )

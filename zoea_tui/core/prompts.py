@@ -243,6 +243,19 @@ def gap_note(first_id: int | None, before_id: int | None) -> str:
     return f"[Earlier messages{span} are not shown to keep the context small. {SEARCH_REMINDER}]"
 
 
+def paged_note(first_id: int | None, before_id: int | None) -> str:
+    """The note behind the rounds a long turn kept at its last paging step, standing for
+    the rounds before them (memories ``first_id`` up to, not including, ``before_id``)."""
+    if first_id is not None and before_id is not None:
+        span = f"memories #{first_id} to before #{before_id}"
+    else:
+        span = "its earlier memories"
+    return (
+        f"[This turn's rounds before those above ({span}) are not shown to keep the "
+        f"context small. {SEARCH_REMINDER} Carry on with the turn.]"
+    )
+
+
 def omitted_arguments(memory_id: int | None) -> str:
     """JSON arguments standing in for a call's arguments too large to send."""
     where = f"memory #{memory_id}" if memory_id is not None else "the stored call"

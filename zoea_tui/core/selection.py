@@ -26,6 +26,8 @@ class Slot:
     pinned: bool = False
     #: Set on the message that opened a turn: that turn's ``first_memory_id``.
     opens: int | None = None
+    #: A note that also tells the model to carry on: it may end a request (no nudge).
+    carries_on: bool = False
 
     @property
     def memory_id(self) -> int | None:

@@ -72,6 +72,7 @@ class OpenAIProvider(HttpProvider):
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
         stream: StreamSetting = "auto",
+        cache_reuse: int = 0,
     ) -> None:
         super().__init__(
             endpoint,
@@ -86,6 +87,8 @@ class OpenAIProvider(HttpProvider):
         self.url = f"{self.endpoint}/chat/completions"
         #: Whether the server counts prompts (None: not asked yet; False: it did not).
         self._counts: bool | None = None
+        #: ``n_cache_reuse`` for a server that counts prompts (a llama-server); 0: none.
+        self.cache_reuse = cache_reuse
 
     async def server_context(self, model: str | None = None) -> ServerContext | None:
         """The context of one of the server's slots when it is a llama-server (``/props``);
@@ -111,7 +114,7 @@ class OpenAIProvider(HttpProvider):
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
-        body = request_body(request, model)
+        body = request_body(request, model, cache_reuse=self.cache_reuse if self._counts else 0)
         streamed = request.stream
         async with self._exchange(
             self.url, request.settings.timeout, body, streamed=streamed
@@ -128,11 +131,13 @@ class OpenAIProvider(HttpProvider):
         return parse_completion(data, model, self.url)
 
 
-def request_body(request: ChatRequest, model: str) -> dict[str, Any]:
+def request_body(request: ChatRequest, model: str, *, cache_reuse: int = 0) -> dict[str, Any]:
     """The JSON body of a chat-completions request.
 
     ``temperature`` is sent whenever set, 0 included; ``stream`` is always
-    explicit (OpenCode Zen misbehaves without it).
+    explicit (OpenCode Zen misbehaves without it). ``cache_reuse`` > 0 adds
+    llama-server's ``n_cache_reuse`` (only ever for a server known to be one: other
+    servers refuse fields they do not know).
     """
     settings = request.settings
     body: dict[str, Any] = {
@@ -151,6 +156,8 @@ def request_body(request: ChatRequest, model: str) -> dict[str, Any]:
         body["max_tokens"] = settings.max_tokens
     if settings.seed is not None:
         body["seed"] = settings.seed
+    if cache_reuse > 0:
+        body["n_cache_reuse"] = cache_reuse
     return body
 
 

@@ -76,6 +76,7 @@ def build_provider(
             api_key=resolve_api_key(config, env=env),
             max_retries=max_retries,
             stream=config.stream,
+            cache_reuse=config.cache_reuse,
         )
     if config.type == "ollama":
         from .ollama import OllamaProvider

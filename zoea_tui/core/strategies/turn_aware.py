@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .. import prompts
 from ..composition import ComposeSettings, History
 from ..loops import extract_latest_tool_loop
 from ..selection import Selection, keep, synthetic_user
 from ..turns import current_turn, opening_slot
+from ..types import Memory
 from ..window import kept_count
 
 
@@ -23,7 +26,8 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     Turn paging (the design's "turn-based pagination"): a turn grown past
     ``max_context_messages + window_margin - 1`` memories is cut back to its newest
     ``max_context_messages`` in one step; its opening stays pinned in front and a
-    note stands for the paged-out part. Between steps the request only appends.
+    note behind the rounds the step kept stands for the paged-out part. Between steps
+    the request only appends.
     """
     selection = Selection(default_drop_reason="earlier turn: only its latest tool loop is kept")
     turn = current_turn(history, settings)
@@ -57,17 +61,22 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
                 prompts.nudge_text(settings.nudge_level), "nudge", "turn start not stored"
             )
         )
-        start = turn.first_memory_id + (0 if turn.synthetic else 1)
-        selection.slots.append(
-            synthetic_user(
-                prompts.gap_note(start, current[0].id if current else None),
-                "note",
-                "earlier part of a long turn, paged out",
-            )
-        )
+        at = _note_position(current, size)
         while current and current[0].role == "tool":
             selection.drop(current[0], "turn paging: its call is in the paged-out part")
-            current = current[1:]
+            current, at = current[1:], at - 1
+        start = turn.first_memory_id + (0 if turn.synthetic else 1)
+        note = replace(
+            synthetic_user(
+                prompts.paged_note(start, current[0].id if current else None),
+                "note",
+                "earlier part of a long turn, paged out",
+            ),
+            carries_on=True,
+        )
+        selection.slots.extend(keep(m) for m in current[:at])
+        selection.slots.append(note)
+        current = current[at:]
     else:
         selection.slots.extend(
             keep(m, reason="latest tool loop of earlier turns")
@@ -79,3 +88,18 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
                 current = [m for m in current if m.id != turn.first_memory_id]
     selection.slots.extend(keep(m) for m in current)
     return selection
+
+
+def _note_position(current: list[Memory], size: int) -> int:
+    """Where the paging note stands among the kept memories: after those the step kept
+    (the first ``size``, and any tool results of their last call), so that it stays in
+    place until the next step.
+
+    Behind the kept memories rather than before them, because an engine that reuses a
+    moved chunk of its cache (llama-server's ``n_cache_reuse``) can reuse the kept rounds
+    only when they follow the shared prefix directly: the step then costs the engine the
+    note and the new round instead of the whole kept part."""
+    at = min(size, len(current))
+    while at < len(current) and current[at].role == "tool":
+        at += 1
+    return at

@@ -100,12 +100,19 @@ def is_nudge(text: str) -> bool:
     return text.startswith(_NUDGES)
 
 
+def is_note(text: str) -> bool:
+    """Whether a user message is one of the composer's bracketed notes (left-out history,
+    a paged turn): information, never a turn's start."""
+    stripped = text.strip()
+    return stripped.startswith("[") and stripped.endswith("]")
+
+
 def commander_text(text: str) -> str | None:
     """The commander's words in a user message, or None for nudges and notes."""
     stripped = text.strip()
     if not stripped or is_nudge(stripped) or stripped == _SUMMARY_PROMPT:
         return None
-    if stripped.startswith("[") and stripped.endswith("]"):
+    if is_note(stripped):
         return None
     if stripped.startswith(prompts.SUMMARY_HEADER.strip()[:30]):
         _, found, last = stripped.rpartition(prompts.LAST_REQUEST_PREFIX)
@@ -160,7 +167,7 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
                     searched.add(arguments)
             if not tool_calls and _content(message).strip():
                 last_text = index
-        elif role == "user":
+        elif role == "user" and not is_note(_content(message)):
             last_user = index
         elif role == "tool":
             call_id = message.get("tool_call_id") or ""
