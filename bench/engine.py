@@ -89,9 +89,16 @@ BUILD_SCRIPT = ROOT / "scripts" / "build_llama_server.sh"
 TEMPLATE = "Qwen-Qwen2.5-7B-Instruct.jinja"
 #: Tokens of context per slot: SmolLM2's training context (llama-server caps a slot to it).
 SLOT_CTX = 8192
-#: The autopilot's context window in the replays (the estimate's tokens): the engine
-#: counts about 1.3 of its tokens per estimated one, and a slot holds 8 192.
-REPLAY_WINDOW = 6000
+#: Engine tokens per estimated token that ``EngineFit`` learns on this engine (1.32 in
+#: the measured runs: ``learnt_scale`` in ``bench/results/engine.json``).
+ENGINE_SCALE = 1.32
+#: The autopilot's context window in the replays (the estimate's tokens), set so that
+#: its budget is the one the swarm composes to on this engine: the slot (``/props``)
+#: less the answer's reserve, in estimated tokens (``EngineFit.fitted``), plus the
+#: reserve the autopilot's own budget takes off again.
+REPLAY_WINDOW = round((SLOT_CTX - ComposeSettings().reserve_tokens) / ENGINE_SCALE) + (
+    ComposeSettings().reserve_tokens
+)
 #: Seconds without a new request after which a scenario ends (its Myses all gave up).
 STALL_S = 180.0
 STRATEGIES = ("turn-aware", "sliding-window", "summarize", "loop-slice", "snapshot-compaction")

@@ -4,8 +4,12 @@ For each strategy (and ``tools = "full"``), an autopilot game's requests are rec
 byte for byte as Zoea sent them (as in ``bench/engine.py``), rendered by llama-server's
 own chat template (``POST /apply-template``) and tokenized by it (``POST /tokenize``).
 On one slot the engine reuses the longest common token prefix of a request with the one
-before (``timings.cache_n``); that prefix is computed here, with the first message where
-the request departs from the one before and what that message was. On the measured run
+before, and then, when the request asks for it (``n_cache_reuse``, the provider's
+``cache_reuse``), each further run of at least that many tokens of the request that it
+finds later in its cache, moved into place (``tools/server/server-context.cpp``: its
+loop is repeated here token for token). Both are computed here (``timings.cache_n``),
+with the first message where the request departs from the one before and what that
+message was. On the measured run
 of ``bench/engine.py`` (``replay/turn-aware/compact``, 60 requests) the prediction gave
 the engine's ``prompt_n + cache_n`` and ``cache_n`` exactly for every request, in seconds
 instead of the evaluation's half hour on two busy cores. Several slots, several Myses
@@ -51,6 +55,32 @@ from zoea_tui.providers.local import find_model_path  # noqa: E402
 from zoea_tui.providers.openai_compat import request_body  # noqa: E402
 
 
+def reused_tokens(cache: list[int], prompt: list[int], chunk: int) -> int:
+    """The tokens of ``prompt`` one llama-server slot holding ``cache`` serves from it:
+    the common prefix, then (``chunk`` > 0, its ``n_cache_reuse``) every run of at least
+    ``chunk`` tokens found further on in the cache, in order, until a token of the prompt
+    that starts no such run. The engine's own loop, token for token; the last token of
+    the prompt is always evaluated."""
+    n_past = 0
+    while n_past < min(len(cache), len(prompt)) and cache[n_past] == prompt[n_past]:
+        n_past += 1
+    if chunk > 0:
+        head_c = head_p = n_past
+        while head_c < len(cache) and head_p < len(prompt):
+            n = 0
+            while (
+                head_c + n < len(cache)
+                and head_p + n < len(prompt)
+                and cache[head_c + n] == prompt[head_p + n]
+            ):
+                n += 1
+            if n >= chunk:
+                n_past, head_c, head_p = n_past + n, head_c + n, head_p + n
+            else:
+                head_c += 1
+    return min(n_past, len(prompt) - 1)
+
+
 def _break(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any] | None:
     """Where ``after`` stops being ``before`` plus new messages (None: it extends it)."""
     same = 0
@@ -88,21 +118,22 @@ async def predict(url: str, play: Scenario, requests: int, folder: Path) -> dict
             if scale != 1.0:
                 errors.append(abs(estimate - len(tokens)) / len(tokens))
             fit.observe(engine, object(), composition, Usage(prompt_tokens=len(tokens)))  # type: ignore[arg-type]
-            cached, broke = 0, None
+            cached = prefix = 0
+            broke = None
             if who in last:
                 before, sent = last[who]
-                while cached < min(len(before), len(tokens)) and before[cached] == tokens[cached]:
-                    cached += 1
-                cached = min(cached, len(tokens) - 1)  # the last token is evaluated again
+                prefix = reused_tokens(before, tokens, 0)
+                cached = reused_tokens(before, tokens, play.cache_reuse)
                 broke = _break(sent, messages)
             last[who] = (tokens, messages)
-            rows.append([who, len(tokens), cached, estimate, broke])
-    return report(rows, errors, played.tools)
+            rows.append([who, len(tokens), cached, prefix, estimate, broke])
+    return {"cache_reuse": play.cache_reuse, **report(rows, errors, played.tools)}
 
 
 def report(rows: list[list[Any]], errors: list[float], tools: list[Any]) -> dict[str, Any]:
     later = rows[1:]
-    shares = [cached / total for _, total, cached, _, _ in later]
+    shares = [r[2] / r[1] for r in later]
+    prefix_shares = [r[3] / r[1] for r in later]
     return {
         "tools_offered": len(tools),
         "requests": len(rows),
@@ -117,7 +148,12 @@ def report(rows: list[list[Any]], errors: list[float], tools: list[Any]) -> dict
             "worst": round(min(shares), 4),
             "of_all_tokens": round(sum(r[2] for r in later) / sum(r[1] for r in later), 4),
         },
-        "requests_that_rewrote_their_prefix": sum(r[4] is not None for r in later),
+        "cache_share_after_first_prefix_only": {
+            "mean": round(statistics.fmean(prefix_shares), 4),
+            "median": round(statistics.median(prefix_shares), 4),
+            "worst": round(min(prefix_shares), 4),
+        },
+        "requests_that_rewrote_their_prefix": sum(r[5] is not None for r in later),
         "estimate_vs_engine_after_first_count": {
             "mean_abs_error": round(statistics.fmean(errors), 4),
             "worst_abs_error": round(max(errors), 4),
@@ -125,7 +161,14 @@ def report(rows: list[list[Any]], errors: list[float], tools: list[Any]) -> dict
             "of": len(errors),
         },
         "per_request": {
-            "columns": ["mysis", "prompt_tokens", "cached_tokens", "zoea_estimate", "broke"],
+            "columns": [
+                "mysis",
+                "prompt_tokens",
+                "cached_tokens",
+                "prefix_tokens",
+                "zoea_estimate",
+                "broke",
+            ],
             "rows": rows,
         },
     }
