@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import Log, history_of
+from zoea_tui.core import prompts
 from zoea_tui.core.cache import ReuseTally, common_prefix_chars, reuse, serialize
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
@@ -207,6 +208,46 @@ def test_a_note_in_front_of_the_kept_rounds_would_fail_the_reuse_check() -> None
     moved.insert(shared, note)
     assert _reused_after_prefix(requests[step - 1], requests[step]) >= 18
     assert _reused_after_prefix(requests[step - 1], moved) == 0
+
+
+def _window_cuts(strategy: str) -> list[tuple[list[dict[str, object]], list[dict[str, object]]]]:
+    """``strategy`` composed after every round of 60 tool loops with no prompt to pin
+    (the window's first message is a call, so a note opens it): the pairs of requests
+    where the window was cut."""
+    log = Log()
+    settings = ComposeSettings(max_context_messages=20, window_margin=10)
+    requests = []
+    for n in range(60):
+        log.loop(f"c{n}", "mine", json.dumps({"tick": n, "ore": n * 3}))
+        history = history_of(log.memories, settings)
+        requests.append([dict(m) for m in compose(history, strategy, settings).messages])
+    # A cut moves the window's first memory (each request also closes with a nudge and
+    # the state: they change every request, wherever the window starts).
+    return [(a, b) for a, b in itertools.pairwise(requests) if a[2] != b[2]]
+
+
+def test_a_window_cut_keeps_its_memories_right_behind_the_same_note() -> None:
+    """At every cut of the window strategies after the first, the note that opens the
+    request is the one the request before opened with, and every memory of the request
+    before that the window still holds follows it as one run: an engine that moves
+    chunks of its cache reuses them all."""
+    for strategy in ("sliding-window", "snapshot-compaction"):
+        cuts = _window_cuts(strategy)
+        assert len(cuts) >= 4, strategy
+        for before, after in cuts[1:]:
+            assert before[1] == after[1] == {"role": "user", "content": prompts.GAP_NOTE}
+            held = [m for m in after if m in before and m["role"] in ("assistant", "tool")]
+            assert len(held) >= 18, strategy
+            assert _reused_after_prefix(before, after) >= len(held) - 1, strategy
+
+
+def test_a_note_naming_the_cut_would_fail_the_window_reuse_check() -> None:
+    """The check above rejects a note that changes at each cut (it named the first
+    memory left out): the engine's chunk search stops at the changed note."""
+    before, after = _window_cuts("sliding-window")[1]
+    renamed = [after[0], {"role": "user", "content": "[Earlier messages before #99.]"}, *after[2:]]
+    assert _reused_after_prefix(before, after) >= 17
+    assert _reused_after_prefix(before, renamed) == 0
 
 
 def test_paging_by_one_memory_would_fail_the_step_check() -> None:

@@ -404,7 +404,7 @@ def test_history_cut_before_an_assistant_message_opens_with_a_gap_note() -> None
     log.direct("go")
     log.memories.pop(0)  # the window starts at memory 2
     c = finalized(log, before_window_id=1)
-    assert body(c)[0] == {"role": "user", "content": prompts.gap_note(None, 2)}
+    assert body(c)[0] == {"role": "user", "content": prompts.GAP_NOTE}
 
 
 def test_window_that_starts_later_is_not_the_start_of_history() -> None:
@@ -414,7 +414,7 @@ def test_window_that_starts_later_is_not_the_start_of_history() -> None:
     log.say("I am awake.")
     log.direct("go")
     c = finalized(log)
-    assert body(c)[0]["content"] == prompts.gap_note(None, 2)
+    assert body(c)[0]["content"] == prompts.GAP_NOTE
 
 
 def test_first_message_a_tool_call_opens_with_a_note() -> None:
@@ -761,7 +761,7 @@ def test_dropping_up_to_a_tool_call_opens_the_request_with_a_gap_note() -> None:
     full = unbounded(log)
     c = fitted(log, full.tokens - full.items[2].tokens + 50)
     assert [m["role"] for m in body(c)] == ["user", "assistant", "tool", "user"]
-    assert body(c)[0]["content"] == prompts.gap_note(None, None)
+    assert body(c)[0]["content"] == prompts.GAP_NOTE
     assert (c.items[1].kind, c.items[1].action) == ("note", "synthetic")
     assert c.items[1].reason == "the request must open with a user message"
 

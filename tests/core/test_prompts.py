@@ -54,4 +54,4 @@ def test_every_nudge_and_gap_note_ends_with_the_search_reminder() -> None:
     assert prompts.SEARCH_REMINDER == "If you need past data, use zoea_search tools."
     for level in (1, 2, 3):
         assert prompts.nudge_text(level).endswith(prompts.SEARCH_REMINDER)
-    assert prompts.gap_note(3, 9).endswith(prompts.SEARCH_REMINDER + "]")
+    assert prompts.GAP_NOTE.endswith(prompts.SEARCH_REMINDER + "]")

@@ -155,7 +155,7 @@ async def test_a_nudge_driven_session_keeps_turns_whole_and_requests_cacheable(
                 continue
             if (
                 strategy in ("sliding-window", "snapshot-compaction")
-                and a["messages"][1] != b["messages"][1]
+                and a["messages"][1:3] != b["messages"][1:3]
             ):
                 continue  # the window was cut back one step: the one break it allows
             before = list(a["messages"])

@@ -281,11 +281,7 @@ def _fix_edges(
         return [[nudge(settings.nudge_level, "empty history")], *blocks]
     if blocks[0][0].role != "user":
         first = blocks[0][0].memory_id
-        text = (
-            prompts.START_NOTE
-            if first is not None and first == opening_id
-            else prompts.gap_note(None, first)
-        )
+        text = prompts.START_NOTE if first is not None and first == opening_id else prompts.GAP_NOTE
         note = synthetic_user(text, "note", "the request must open with a user message")
         blocks = [[note], *blocks]
     # A closing state message is information, not an order: look past it.
@@ -403,9 +399,7 @@ def _fit_budget(
     blocks = kept
     if blocks and blocks[0][0].slot.role != "user":
         note = _render(
-            synthetic_user(
-                prompts.gap_note(None, None), "note", "the request must open with a user message"
-            ),
+            synthetic_user(prompts.GAP_NOTE, "note", "the request must open with a user message"),
             settings,
         )
         blocks.insert(0, [note])

@@ -228,19 +228,11 @@ EMPTY_TOOL_RESULT = "(empty result)"
 START_NOTE = "[Your stored history starts here. Continue your mission.]"
 
 
-def gap_note(first_id: int | None, before_id: int | None) -> str:
-    """A synthetic user note standing for conversation left out of the request.
-
-    ``first_id``/``before_id`` bound what is left out: memories from
-    ``first_id`` up to (not including) ``before_id``.
-    """
-    if first_id is not None and before_id is not None:
-        span = f" (memories #{first_id} to before #{before_id})"
-    elif before_id is not None:
-        span = f" (before memory #{before_id})"
-    else:
-        span = ""
-    return f"[Earlier messages{span} are not shown to keep the context small. {SEARCH_REMINDER}]"
+#: The synthetic user note standing for conversation left out before the window. The
+#: same words at every cut, naming no memory: it opens the request right behind the
+#: system prompt, so a changing note would stop an engine that moves chunks of its cache
+#: (llama-server's ``n_cache_reuse``) from reusing the window's memories behind it.
+GAP_NOTE = f"[Earlier messages are not shown to keep the context small. {SEARCH_REMINDER}]"
 
 
 def paged_note(first_id: int | None, before_id: int | None) -> str:
