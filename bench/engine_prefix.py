@@ -6,14 +6,14 @@ own chat template (``POST /apply-template``) and tokenized by it (``POST /tokeni
 On one slot the engine reuses the longest common token prefix of a request with the one
 before, and then, when the request asks for it (``n_cache_reuse``, the provider's
 ``cache_reuse``), each further run of at least that many tokens of the request that it
-finds later in its cache, moved into place (``tools/server/server-context.cpp``: its
-loop is repeated here token for token). Both are computed here (``timings.cache_n``),
-with the first message where the request departs from the one before and what that
-message was. On the measured run
-of ``bench/engine.py`` (``replay/turn-aware/compact``, 60 requests) the prediction gave
-the engine's ``prompt_n + cache_n`` and ``cache_n`` exactly for every request, in seconds
-instead of the evaluation's half hour on two busy cores. Several slots, several Myses
-and the engine's RAM prompt cache are not modelled: those figures come from
+finds later in its cache, moved into place (``tools/server/server-context.cpp``; its loop
+is repeated token for token by ``core.cache.served_from_cache``). Both are computed here
+(``timings.cache_n``), with the first message where the request departs from the one
+before and what that message was. On the measured runs of ``bench/engine.py``
+(``replay/turn-aware/compact``, 60 requests, with ``cache_reuse`` 256 and 0) the
+prediction gave the engine's ``prompt_n + cache_n`` and ``cache_n`` exactly for every
+request, in seconds instead of the evaluation's many minutes. Several slots, several
+Myses and the engine's RAM prompt cache are not modelled: those figures come from
 ``bench/engine.py`` only.
 
 Writes ``bench/results/engine_prefix.json``: per scenario the cache share after the first
@@ -49,36 +49,11 @@ from engine import (  # noqa: E402
     llama_server,
 )
 
+from zoea_tui.core.cache import served_from_cache  # noqa: E402
 from zoea_tui.orchestrator.calibration import EngineFit  # noqa: E402
 from zoea_tui.providers.base import ChatRequest, ProviderSettings, Usage  # noqa: E402
 from zoea_tui.providers.local import find_model_path  # noqa: E402
 from zoea_tui.providers.openai_compat import request_body  # noqa: E402
-
-
-def reused_tokens(cache: list[int], prompt: list[int], chunk: int) -> int:
-    """The tokens of ``prompt`` one llama-server slot holding ``cache`` serves from it:
-    the common prefix, then (``chunk`` > 0, its ``n_cache_reuse``) every run of at least
-    ``chunk`` tokens found further on in the cache, in order, until a token of the prompt
-    that starts no such run. The engine's own loop, token for token; the last token of
-    the prompt is always evaluated."""
-    n_past = 0
-    while n_past < min(len(cache), len(prompt)) and cache[n_past] == prompt[n_past]:
-        n_past += 1
-    if chunk > 0:
-        head_c = head_p = n_past
-        while head_c < len(cache) and head_p < len(prompt):
-            n = 0
-            while (
-                head_c + n < len(cache)
-                and head_p + n < len(prompt)
-                and cache[head_c + n] == prompt[head_p + n]
-            ):
-                n += 1
-            if n >= chunk:
-                n_past, head_c, head_p = n_past + n, head_c + n, head_p + n
-            else:
-                head_c += 1
-    return min(n_past, len(prompt) - 1)
 
 
 def _break(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -122,8 +97,9 @@ async def predict(url: str, play: Scenario, requests: int, folder: Path) -> dict
             broke = None
             if who in last:
                 before, sent = last[who]
-                prefix = reused_tokens(before, tokens, 0)
-                cached = reused_tokens(before, tokens, play.cache_reuse)
+                prefix = min(served_from_cache(before, tokens, 0), len(tokens) - 1)
+                # The engine evaluates the prompt's last token whatever it holds.
+                cached = min(served_from_cache(before, tokens, play.cache_reuse), len(tokens) - 1)
                 broke = _break(sent, messages)
             last[who] = (tokens, messages)
             rows.append([who, len(tokens), cached, prefix, estimate, broke])

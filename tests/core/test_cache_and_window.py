@@ -11,7 +11,13 @@ from hypothesis import strategies as st
 
 from tests.helpers import Log, history_of
 from zoea_tui.core import prompts
-from zoea_tui.core.cache import ReuseTally, common_prefix_chars, reuse, serialize
+from zoea_tui.core.cache import (
+    ReuseTally,
+    common_prefix_chars,
+    reuse,
+    serialize,
+    served_from_cache,
+)
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.types import Turn
@@ -36,6 +42,23 @@ def test_reuse_counts_what_repeats_and_what_is_new() -> None:
     assert tally.add(1, first) is None and tally.add(2, second) is None  # per Mysis
     assert tally.add(1, second) is not None
     assert tally.report()["prefix_reuse"]["median"] == round(tally.shares[0], 4)
+
+
+def test_the_engine_serves_moved_runs_only_behind_the_shared_prefix() -> None:
+    cache = list("SYSTEM|abcdefgh|ijklmnop|q")
+    assert served_from_cache(cache, list("SYSTEM|ijklmnop|r"), 0) == 7  # the prefix only
+    assert served_from_cache(cache, list("SYSTEM|ijklmnop|r"), 4) == 7 + 9  # a moved run
+    # A unit the cache does not hold stops the search: nothing behind it is served.
+    assert served_from_cache(cache, list("SYSTEM|NOTE|ijklmnop|r"), 4) == 7
+    # Runs shorter than the chunk are not taken.
+    assert served_from_cache(cache, list("SYSTEM|ijk|mnop"), 5) == 7
+
+
+@given(st.lists(st.integers(0, 3), max_size=30), st.lists(st.integers(0, 3), max_size=30))
+def test_without_moved_runs_the_engine_serves_the_common_prefix(a: list[int], b: list[int]) -> None:
+    prefix = len(os.path.commonprefix([a, b]))  # noqa: RUF071 (lists meant)
+    assert served_from_cache(a, b, 0) == prefix
+    assert prefix <= served_from_cache(a, b, 1) <= len(b)
 
 
 @given(st.integers(1, 200), st.integers(1, 40), st.integers(1, 30))
@@ -137,25 +160,10 @@ def _turn_aware_long_turn(margin: int) -> list[str]:
 
 def _reused_after_prefix(before: list[dict[str, object]], after: list[dict[str, object]]) -> int:
     """How many messages after the shared prefix of two requests an engine that moves
-    chunks of its cache (llama-server's ``n_cache_reuse``) serves without evaluating them
-    again: its search, a message for a token. From the first message after the prefix it
-    takes each run of ``after`` found further on in ``before``, and stops at the first
-    message of ``after`` it cannot find."""
-    shared = next(
-        (i for i, (a, b) in enumerate(zip(before, after, strict=False)) if a != b),
-        min(len(before), len(after)),
-    )
-    head_c = head_p = shared
-    while head_c < len(before) and head_p < len(after):
-        run = 0
-        while (
-            head_c + run < len(before)
-            and head_p + run < len(after)
-            and before[head_c + run] == after[head_p + run]
-        ):
-            run += 1
-        head_c, head_p = (head_c + run, head_p + run) if run else (head_c + 1, head_p)
-    return head_p - shared
+    runs of its cache (llama-server's ``n_cache_reuse``) serves without evaluating them
+    again: its loop, a message standing for a token, runs of one message or more."""
+    shared = served_from_cache(before, after, 0)
+    return served_from_cache(before, after, 1) - shared
 
 
 def _rewrites(requests: list[str]) -> list[int]:

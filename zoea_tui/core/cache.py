@@ -6,6 +6,9 @@ length of the longest common prefix of their serialized messages divided by the
 length of A; ``uncached_tokens`` is the estimated tokens of B after that prefix
 (what the server must evaluate anew). The serialization is canonical JSON (the
 order the messages are sent, keys as composed), the same every time.
+
+An engine that also moves runs of its cache into place (llama-server with
+``n_cache_reuse``) serves more: :func:`served_from_cache` repeats its loop.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .tokens import count_tokens
 
@@ -22,6 +25,36 @@ from .tokens import count_tokens
 _count = count_tokens.__wrapped__
 
 Messages = Sequence[dict[str, Any]]
+
+_Unit = TypeVar("_Unit")
+
+
+def served_from_cache(cache: Sequence[_Unit], prompt: Sequence[_Unit], chunk: int) -> int:
+    """How much of ``prompt`` one llama-server slot holding ``cache`` serves from it,
+    in the units given (tokens; or messages, one standing for a token).
+
+    The common prefix; then, with ``chunk`` > 0 (its ``n_cache_reuse``), every run of at
+    least ``chunk`` units of the prompt found further on in the cache, in order, moved
+    into place, until a unit of the prompt that starts no such run. The engine's own
+    loop (``tools/server/server-context.cpp``), step for step.
+    """
+    served = 0
+    while served < min(len(cache), len(prompt)) and cache[served] == prompt[served]:
+        served += 1
+    head_c = head_p = served
+    while chunk > 0 and head_c < len(cache) and head_p < len(prompt):
+        run = 0
+        while (
+            head_c + run < len(cache)
+            and head_p + run < len(prompt)
+            and cache[head_c + run] == prompt[head_p + run]
+        ):
+            run += 1
+        if run >= chunk:
+            served, head_c, head_p = served + run, head_c + run, head_p + run
+        else:
+            head_c += 1
+    return served
 
 
 def serialize(messages: Messages) -> str:
