@@ -142,13 +142,45 @@ def test_a_system_message_after_another_memory_is_no_prompt() -> None:
             {"role": "critic", "content": "x"},
             "line 1: role must be system, user, assistant or tool, got 'critic'",
         ),
+        (
+            {"role": "assistant", "tool_calls": [5]},
+            'line 1: tool_calls[0] must be {"id", "type": "function", "function": {"name", '
+            '"arguments"}}',
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "k", "function": {"name": ""}}]},
+            "line 1: tool_calls[0].function.name is missing",
+        ),
+        (
+            {"role": "assistant", "tool_calls": [{"id": "", "function": {"name": "mine"}}]},
+            "line 1: tool_calls[0].id is missing",
+        ),
     ],
-    ids=["unknown", "tick", "sender", "source", "no-call-id", "empty-call-id", "empty", "role"],
+    ids=[
+        "unknown",
+        "tick",
+        "sender",
+        "source",
+        "no-call-id",
+        "empty-call-id",
+        "empty",
+        "role",
+        "call-not-object",
+        "call-no-name",
+        "call-empty-id",
+    ],
 )
 def test_each_refusal_names_its_line_and_field(line: dict, message: str) -> None:
     with pytest.raises(ImportFormatError) as caught:
-        parse_conversation([json.dumps(line)])
-    assert str(caught.value) == message
+        parse_conversation(["", json.dumps(line)])
+    assert str(caught.value) == message.replace("line 1", "line 2", 1)
+    assert caught.value.line == 2
+
+
+def test_a_call_without_arguments_has_empty_ones_and_a_message_without_content_is_empty() -> None:
+    line = {"role": "assistant", "tool_calls": [{"id": "k", "function": {"name": "mine"}}]}
+    (memory,) = parse_conversation([json.dumps(line)]).memories
+    assert (memory.content, memory.tool_calls) == ("", (ToolCall("k", "mine", "{}"),))
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,164 @@
+"""What the store gives back, exactly: search hits field by field, pages before an id,
+thinning counted and bounded, a deleted Mysis forgotten (each found missing by the
+fourth mutation run, docs/MUTATION.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.storage.test_story import _composition
+from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.storage import NewMemory, Store, StoreError, story
+from zoea_tui.storage.errors import ANOTHER_FILE
+
+
+async def test_a_story_hit_carries_every_field_of_its_memory_or_broadcast(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    said, thought, result = await store.add_memories(
+        ada,
+        [
+            NewMemory("assistant", "llm", "iron first", reasoning="then ore", game_tick=4),
+            NewMemory("assistant", "llm", "", reasoning="the iron vein", game_tick=5),
+            NewMemory(
+                "tool", "tool", "mined iron", tool_call_id="c", tool_name="mine", sender_id="7"
+            ),
+        ],
+    )
+    sent = await store.add_broadcast("iron at the belt", sender_id="3", game_tick=9)
+    hits = {(h.kind, h.id): h for h in await story.search_story(store, ada, "iron")}
+    mark = f"{story.HIT_OPEN}iron{story.HIT_CLOSE}"
+
+    def fields(hit: story.StoryHit) -> tuple:
+        return (
+            hit.role,
+            hit.source,
+            hit.tool_name,
+            hit.snippet,
+            hit.created_at,
+            hit.game_tick,
+            hit.sender_id,
+        )
+
+    assert fields(hits["memory", said.id]) == (
+        "assistant", "llm", None, f"{mark} first", said.created_at, 4, None
+    )  # fmt: skip
+    assert fields(hits["memory", thought.id]) == (
+        "assistant", "llm", None, f"the {mark} vein", thought.created_at, 5, None
+    )  # fmt: skip
+    assert fields(hits["memory", result.id]) == (
+        "tool", "tool", "mine", f"mined {mark}", result.created_at, None, "7"
+    )  # fmt: skip
+    assert fields(hits["broadcast", sent.id]) == (
+        "user", "broadcast", None, f"{mark} at the belt", sent.created_at, 9, "3"
+    )  # fmt: skip
+
+
+async def test_hits_that_rank_alike_come_newest_first(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    older, newer = await store.add_memories(
+        ada, [NewMemory("user", "direct", "iron ore"), NewMemory("user", "direct", "iron ore")]
+    )
+    hits = await story.search_story(store, ada, "iron")
+    assert [h.id for h in hits] == [newer.id, older.id]
+
+
+async def test_pages_of_memories_and_requests_start_before_the_id_given(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    made = await store.add_memories(ada, [NewMemory("user", "direct", f"m{i}") for i in range(5)])
+    ids = [m.id for m in made]
+    assert [m.id for m in await store.recent_memories(ada, before_id=ids[3])] == ids[:3]
+    assert [m.id async for m in store.iter_memories(ada, batch=2)] == ids
+    first = await store.log_request(ada, _composition(2), last_memory_id=ids[1])
+    second = await store.log_request(ada, _composition(3), last_memory_id=ids[2])
+    assert [r.id for r in await story.request_page(store, ada, before_id=second)] == [first]
+
+
+async def test_what_is_not_there_is_none(store: Store) -> None:
+    ada = await store.create_mysis("Ada")
+    assert await store.find_mysis("nobody") is None
+    assert await store.latest_turn(ada.id) is None
+
+
+async def test_a_deleted_mysis_leaves_nothing_to_the_next_one_given_its_id(store: Store) -> None:
+    """SQLite gives a deleted Mysis's id to the next one made: the history the store kept
+    of the first for ``summarize`` must not become the second's."""
+    first = await store.create_mysis("Ada")
+    await store.add_memories(first.id, [NewMemory("user", "direct", f"old {i}") for i in range(3)])
+    settings = ComposeSettings()
+    before = await store.load_history(first.id, settings, strategy="summarize")
+    assert before.since_summary is not None and len(before.since_summary) == 3
+    await store.delete_mysis(first.id)
+    second = await store.create_mysis("Brin")
+    assert second.id == first.id, "the premise: the id is given again"
+    (new,) = await store.add_memories(second.id, [NewMemory("user", "direct", "new")])
+    after = await store.load_history(second.id, settings, strategy="summarize")
+    assert after.since_summary == (new,)
+
+
+async def _requests(store: Store, per_mysis: int) -> tuple[int, int]:
+    """Two Myses with ``per_mysis`` logged requests each, interleaved, request ``n``
+    logged at time ``10 n``."""
+    ada = (await store.create_mysis("Ada")).id
+    brin = (await store.create_mysis("Brin")).id
+    for _ in range(per_mysis):
+        for mysis in (ada, brin):
+            await store.log_request(mysis, _composition(2), last_memory_id=None)
+    async with store._writing():
+        await store.connection.execute("UPDATE requests SET created_at = id * 10")
+    return ada, brin
+
+
+async def _kept_in_full(store: Store) -> list[tuple[int, int]]:
+    rows = await store.fetch_all(
+        "SELECT mysis_id, id FROM requests WHERE memory_ids IS NOT NULL ORDER BY id"
+    )
+    return [(int(m), int(i)) for m, i in rows]
+
+
+async def test_thinning_by_age_stops_at_the_first_request_not_older_in_batches(
+    store: Store,
+) -> None:
+    await _requests(store, 3)  # requests 1..6, logged at 10..60
+    assert await store.thin_requests(older_than=20.0, batch=3) == 1
+    assert [i for _, i in await _kept_in_full(store)] == [2, 3, 4, 5, 6], "20 is not older"
+    assert await store.thin_requests(older_than=60.0, batch=3) == 4
+    assert [i for _, i in await _kept_in_full(store)] == [6]
+    assert await store.thin_requests(older_than=60.0, batch=3) == 0
+
+
+async def test_thinning_keeps_each_myses_newest_and_counts_every_one_thinned(
+    store: Store,
+) -> None:
+    ada, brin = await _requests(store, 4)  # Ada: 1, 3, 5, 7; Brin: 2, 4, 6, 8
+    assert await store.thin_requests(keep_per_mysis=1, batch=1) == 6
+    assert await _kept_in_full(store) == [(ada, 7), (brin, 8)]
+    assert await store.thin_requests(keep_per_mysis=1, batch=1) == 0
+
+
+async def test_a_request_thinned_by_age_is_not_counted_again_by_number(store: Store) -> None:
+    await _requests(store, 2)
+    assert await store.thin_requests(older_than=1000.0) == 4
+    assert await store.thin_requests(keep_per_mysis=1) == 0
+
+
+async def test_a_name_too_long_is_one_line_naming_it(tmp_path: Path) -> None:
+    """The file system refuses to look at the path at all (it raised ``OSError`` out of
+    ``Store.open`` before: a traceback for ``zoea --db``)."""
+    path = tmp_path / ("d" * 300) / "zoea.db"
+    with pytest.raises(StoreError) as caught:
+        await Store.open(path)
+    assert str(caught.value) == f"cannot use {path}: File name too long; {ANOTHER_FILE}"
+
+
+async def test_a_folder_that_cannot_be_made_says_why_in_the_systems_words() -> None:
+    """The nearest folder that exists (``/proc``) is no file in the way: the system's
+    reason is given."""
+    path = Path("/proc/zoea-nova-test/zoea.db")
+    with pytest.raises(StoreError) as caught:
+        await Store.open(path)
+    assert str(caught.value) == (
+        f"cannot create the folder {path.parent} for {path}: No such file or directory; "
+        f"{ANOTHER_FILE}"
+    )
