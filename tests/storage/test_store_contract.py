@@ -162,3 +162,64 @@ async def test_a_folder_that_cannot_be_made_says_why_in_the_systems_words() -> N
         f"cannot create the folder {path.parent} for {path}: No such file or directory; "
         f"{ANOTHER_FILE}"
     )
+
+
+async def test_the_account_pool_claims_keeps_and_releases_by_server(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    brin = (await store.create_mysis("Brin")).id
+    assert await store.find_account("s", "nobody") is None
+    assert await store.claim_account(ada, "s") is None, "nothing free"
+    for server, name in (("s", "free1"), ("s", "free2"), ("t", "other")):
+        await store.add_account(server, name, f"pw-{name}-0123456789")
+    claimed = await store.claim_account(ada, "s")
+    assert claimed is not None and (claimed.username, claimed.mysis_id) == ("free1", ada)
+    again = await store.claim_account(ada, "s")
+    assert again is not None and again.username == "free1", "its own account first"
+    mine = await store.account_for(ada, "s")
+    assert mine is not None and mine.username == "free1"
+    assert (await store.get_mysis(ada)).account == "free1"
+    assert await store.account_for(ada, "t") is None
+    other = await store.claim_account(brin, "t")
+    assert other is not None and other.username == "other"
+    # Assigning another account of the same server releases the one held there.
+    own = await store.add_account("s", "own", "pw-own-0123456789", mysis_id=ada)
+    assert own.mysis_id == ada and (await store.get_mysis(ada)).account == "own"
+    released = await store.find_account("s", "free1")
+    assert released is not None and released.mysis_id is None
+    assert [a.username for a in await store.list_accounts("s")] == ["free1", "free2", "own"]
+    assert [a.username for a in await store.list_accounts()] == [
+        "free1", "free2", "other", "own"
+    ]  # fmt: skip
+
+
+async def test_a_turn_a_broadcast_and_the_last_sent_memory_read_back(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    assert await store.get_turn(1) is None
+    assert await store.last_sent_memory_id(ada) == 0
+    turn = await store.begin_turn(ada, "nudge", 1)
+    got = await store.get_turn(turn.id)
+    assert got is not None and (got.id, got.mysis_id) == (turn.id, ada)
+    sent = await store.add_broadcast("regroup", sender_id="3", game_tick=9)
+    assert (sent.sender_id, sent.content, sent.game_tick) == ("3", "regroup", 9)
+    assert await store.recent_broadcasts(1) == [sent]
+    await store.log_request(ada, _composition(2), last_memory_id=7)
+    await store.log_request(ada, _composition(2), last_memory_id=None)
+    assert await store.last_sent_memory_id(ada) == 7
+
+
+async def test_a_part_is_stored_once_however_often_and_wherever_it_is_logged(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "zoea.db"
+    async with await Store.open(path) as first:
+        ada = (await first.create_mysis("Ada")).id
+        for _ in range(2):
+            await first.log_request(ada, _composition(3), last_memory_id=None)
+        parts = await first.fetch_all("SELECT COUNT(*) FROM request_parts")
+        logged = await first.list_requests()
+        assert logged[0].items == logged[1].items
+    async with await Store.open(path) as second:
+        await second.log_request(ada, _composition(3), last_memory_id=None)
+        assert await second.fetch_all("SELECT COUNT(*) FROM request_parts") == parts
+        again = await second.list_requests()
+        assert again[-1].items == logged[0].items
