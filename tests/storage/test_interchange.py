@@ -194,3 +194,10 @@ def test_a_call_without_arguments_has_empty_ones_and_a_message_without_content_i
 def test_an_assistant_message_of_reasoning_or_content_alone_is_kept(line: dict) -> None:
     (memory,) = parse_conversation([json.dumps(line)]).memories
     assert (memory.content, memory.reasoning) == (line["content"], line.get("reasoning", ""))
+
+
+def test_arguments_given_as_an_object_keep_their_characters() -> None:
+    call = {"id": "k", "function": {"name": "travel", "arguments": {"to": "Ŝol"}}}
+    line = {"role": "assistant", "tool_calls": [call]}
+    (memory,) = parse_conversation([json.dumps(line)]).memories
+    assert memory.tool_calls == (ToolCall("k", "travel", '{"to": "Ŝol"}'),)
