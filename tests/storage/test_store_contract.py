@@ -228,3 +228,59 @@ async def test_a_part_is_stored_once_however_often_and_wherever_it_is_logged(
         assert await second.fetch_all("SELECT COUNT(*) FROM request_parts") == parts
         again = await second.list_requests()
         assert again[-1].items == logged[0].items
+
+
+async def test_a_history_carries_its_turns_whole_and_splits_at_the_current_one(
+    store: Store,
+) -> None:
+    """The turns ride in the history's one query in a memory's shape: each comes back
+    whole, the current one (given or the latest) splits the window."""
+    ada = (await store.create_mysis("Ada")).id
+    m1, m2 = await store.add_memories(
+        ada, [NewMemory("user", "direct", "mine"), NewMemory("assistant", "llm", "ok")]
+    )
+    first = await store.begin_turn(ada, "direct", m1.id)
+    second = await store.begin_turn(
+        ada, "nudge", m2.id + 1, nudge_level=2, text="Go on.", game_tick=5
+    )
+    await store.set_turn_state(second.id, "Hold: 3 ore")
+    m3, m4 = await store.add_memories(
+        ada, [NewMemory("assistant", "llm", "mining"), NewMemory("user", "direct", "sell")]
+    )
+    stored = [await store.get_turn(first.id), await store.get_turn(second.id)]
+    assert stored[1] is not None
+    assert (stored[1].mysis_id, stored[1].kind, stored[1].nudge_level) == (ada, "nudge", 2)
+    assert (stored[1].text, stored[1].state, stored[1].game_tick) == (
+        "Go on.", "Hold: 3 ore", 5
+    )  # fmt: skip
+    assert await store.list_turns(ada) == stored
+    settings = ComposeSettings()
+    latest = await store.load_history(ada, settings)
+    assert latest.turn == stored[1] and list(latest.turns) == stored
+    assert (latest.turn_first, latest.before_turn) == (m3, (m1, m2))
+    assert latest.turn_memories == (m3, m4)
+    given = await store.load_history(ada, settings, turn=stored[0])
+    assert given.turn == stored[0] and list(given.turns) == stored[:1]
+    assert (given.turn_first, given.before_turn) == (m1, ())
+    assert await store.first_prompt_after(ada, m1.id) == m4
+    assert await store.latest_memory_id(ada) == m4.id
+
+
+async def test_how_a_request_ended_reads_back_field_by_field(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    failed = await store.log_request(ada, _composition(2), last_memory_id=None)
+    await store.finish_request(
+        failed,
+        outcome="error",
+        error="HTTP 503",
+        error_kind="unavailable",
+        cached_tokens=4,
+        latency_ms=12.6,
+        streamed=False,
+    )
+    done = await store.log_request(ada, _composition(2), last_memory_id=None)
+    await store.finish_request(done, outcome="ok", streamed=True)
+    first, second = await store.list_requests(ada)
+    assert (first.error, first.error_kind, first.cached_tokens) == ("HTTP 503", "unavailable", 4)
+    assert (first.latency_ms, first.streamed, second.streamed) == (13.0, False, True)
+    assert second.latency_ms is None and second.error is None
