@@ -284,3 +284,22 @@ async def test_how_a_request_ended_reads_back_field_by_field(store: Store) -> No
     assert (first.error, first.error_kind, first.cached_tokens) == ("HTTP 503", "unavailable", 4)
     assert (first.latency_ms, first.streamed, second.streamed) == (13.0, False, True)
     assert second.latency_ms is None and second.error is None
+
+
+async def test_an_empty_story_counts_0_and_a_missing_request_is_none(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    assert await story.story_bounds(store, ada) == story.StoryBounds(None, None, 0)
+    assert await story.get_request(store, 1) is None
+
+
+async def test_a_mysis_field_that_does_not_exist_is_refused(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    with pytest.raises(StoreError, match=r"^cannot update \[.colour.\]$"):
+        await store.update_mysis(ada, colour="red")
+
+
+async def test_a_story_search_gives_1_to_200_hits(store: Store) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    await store.add_memories(ada, [NewMemory("user", "direct", f"iron {i}") for i in range(205)])
+    assert len(await story.search_story(store, ada, "iron", limit=0)) == 1
+    assert len(await story.search_story(store, ada, "iron", limit=500)) == 200
