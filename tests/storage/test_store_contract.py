@@ -303,3 +303,31 @@ async def test_a_story_search_gives_1_to_200_hits(store: Store) -> None:
     await store.add_memories(ada, [NewMemory("user", "direct", f"iron {i}") for i in range(205)])
     assert len(await story.search_story(store, ada, "iron", limit=0)) == 1
     assert len(await story.search_story(store, ada, "iron", limit=500)) == 200
+
+
+async def test_an_imported_conversation_is_dated_and_a_new_request_is_pending(
+    store: Store,
+) -> None:
+    mysis, count = await store.import_conversation(
+        "Ada", [NewMemory("user", "direct", "hi"), NewMemory("assistant", "llm", "hello")]
+    )
+    assert count == 2 and mysis.created_at is not None
+    assert all(m.created_at is not None for m in await store.recent_memories(mysis.id))
+    await store.log_request(mysis.id, _composition(2), last_memory_id=None)
+    [request] = await store.list_requests(mysis.id)
+    assert (request.outcome, request.streamed) == ("pending", None)
+
+
+async def test_the_first_memory_of_a_database_is_in_the_history_since_the_summary(
+    store: Store,
+) -> None:
+    """A ``summarize`` history read before there was any memory remembers that it read
+    nothing, not that it read up to memory 1."""
+    ada = (await store.create_mysis("Ada")).id
+    settings = ComposeSettings()
+    empty = await store.load_history(ada, settings, strategy="summarize")
+    assert empty.since_summary == ()
+    (first,) = await store.add_memories(ada, [NewMemory("user", "direct", "hi")])
+    assert first.id == 1, "the premise: the database's first memory"
+    again = await store.load_history(ada, settings, strategy="summarize")
+    assert again.since_summary == (first,)
