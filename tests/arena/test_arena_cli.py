@@ -461,6 +461,7 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     assert code == 0, err
     report = json.loads(printed)
     assert report["plan"]["runs"] == 2 and report["budget"] == "ticks"
+    assert (report["plan"]["strategy"], report["plan"]["smbench"]) == ("turn-aware", None)
     assert report["estimate"]["runs"] == 2 and report["actual"]["runs"] == 2
     (cell,) = report["cells"]
     assert (cell["scenario"], cell["strategy"]) == ("s1-bootstrap-grind", "turn-aware")
