@@ -235,7 +235,8 @@ async def test_a_history_carries_its_turns_whole_and_splits_at_the_current_one(
 ) -> None:
     """The turns ride in the history's one query in a memory's shape: each comes back
     whole, the current one (given or the latest) splits the window."""
-    ada = (await store.create_mysis("Ada")).id
+    ada = (await store.create_mysis("Ada", system_prompt="You are Ada.")).id
+    await store.add_account("s", "ada-1", "pw-ada-0123456789", mysis_id=ada)
     m1, m2 = await store.add_memories(
         ada, [NewMemory("user", "direct", "mine"), NewMemory("assistant", "llm", "ok")]
     )
@@ -259,6 +260,13 @@ async def test_a_history_carries_its_turns_whole_and_splits_at_the_current_one(
     assert latest.turn == stored[1] and list(latest.turns) == stored
     assert (latest.turn_first, latest.before_turn) == (m3, (m1, m2))
     assert latest.turn_memories == (m3, m4)
+    assert (latest.mysis_id, latest.mysis_name, latest.account) == (ada, "Ada", "ada-1")
+    mysis = await store.get_mysis(ada)
+    assert latest.system_template == mysis.system_template == "You are Ada."
+    second_given = await store.load_history(ada, settings, turn=stored[1])
+    assert (second_given.turn_first, second_given.before_turn) == (m3, (m1, m2))
+    summarized = await store.load_history(ada, settings, strategy="summarize")
+    assert summarized.since_summary == (m1, m2, m3, m4), "read past the turn rows"
     given = await store.load_history(ada, settings, turn=stored[0])
     assert given.turn == stored[0] and list(given.turns) == stored[:1]
     assert (given.turn_first, given.before_turn) == (m1, ())
@@ -331,3 +339,25 @@ async def test_the_first_memory_of_a_database_is_in_the_history_since_the_summar
     assert first.id == 1, "the premise: the database's first memory"
     again = await store.load_history(ada, settings, strategy="summarize")
     assert again.since_summary == (first,)
+
+
+async def test_an_import_into_a_mysis_goes_on_after_its_memories(store: Store) -> None:
+    first, _ = await store.import_conversation("Ada", [NewMemory("user", "direct", "a")])
+    again, count = await store.import_conversation(
+        "Ada", [NewMemory("user", "direct", "b"), NewMemory("user", "direct", "c")]
+    )
+    assert again.id == first.id and count == 2
+    assert [(m.seq, m.content) for m in await store.recent_memories(first.id)] == [
+        (1, "a"), (2, "b"), (3, "c")
+    ]  # fmt: skip
+
+
+async def test_an_answered_request_whose_answer_is_not_stored_yet_has_none(
+    store: Store,
+) -> None:
+    ada = (await store.create_mysis("Ada")).id
+    (only,) = await store.add_memories(ada, [NewMemory("user", "direct", "mine")])
+    request_id = await store.log_request(ada, _composition(1), last_memory_id=only.id)
+    await store.finish_request(request_id, outcome="ok")
+    record = await story.get_request(store, request_id)
+    assert record is not None and await story.answer_of(store, record) is None
