@@ -489,6 +489,7 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     assert code == 0, err
     resumed = json.loads(printed)
     assert resumed["actual"]["runs"] == 1, "only the missing run is played"
+    assert resumed["estimate"]["runs"] == 1, "and only it is estimated"
     # In the order of the plan, though the stored run (seed 4) comes before the new one.
     assert [r["metrics"]["seed"] for r in resumed["cells"][0]["runs"]] == [3, 4]
     kept, again = resumed["cells"][0]["runs"][1], cell["runs"][1]
