@@ -466,6 +466,7 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     (cell,) = report["cells"]
     assert (cell["scenario"], cell["strategy"]) == ("s1-bootstrap-grind", "turn-aware")
     assert [r["metrics"]["seed"] for r in cell["runs"]] == [3, 4]
+    assert [r["metrics"]["ticks"] for r in cell["runs"]] == [8, 8], "--ticks is played"
     assert json.loads((out / "arena.json").read_text()) == report
     assert "| autopilot | turn-aware |" in (out / "leaderboard.md").read_text()
 
@@ -500,3 +501,24 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
 async def stored_runs(db: Path) -> list[tuple[str, str, int]]:
     async with await Store.open(db) as store:
         return [(r.provider, r.scenario, r.seed) for r in await store.list_arena_runs()]
+
+
+def test_a_new_batch_plays_every_run_though_another_batch_played_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a batch's own stored runs are skipped (``--resume``), never another's."""
+    db = tmp_path / "arena.db"
+    flags = ("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware")
+    for _ in range(2):
+        code, printed, err = _arena_in_process(
+            capsys, *flags, "--ticks", "8", "--runs", "2", "--db", str(db), "--json"
+        )
+        assert code == 0, err
+        assert json.loads(printed)["actual"]["runs"] == 2
+    assert len(asyncio_run_runs(db)) == 4
+
+
+def asyncio_run_runs(db: Path) -> list[tuple[str, str, int]]:
+    import asyncio
+
+    return asyncio.run(stored_runs(db))
