@@ -435,3 +435,90 @@ def test_a_table_and_a_leaderboard_name_their_budget() -> None:
     assert "Budget: smbench (SMBench's: one client turn" in leaderboard([report])
     ticks = build_report("p", 1, [result], budget="ticks")
     assert "whole tick budget" in table(ticks)
+
+
+def _arena_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["arena", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The child-process test above, through ``main([...])`` so that mutation testing
+    sees it (docs/MUTATION.md, fourth run); then a batch that lost a run is carried on
+    with ``--resume``, playing only that run."""
+    import asyncio
+
+    db, out = tmp_path / "arena.db", tmp_path / "deep" / "out"
+    code, printed, err = _arena_in_process(
+        capsys,
+        *("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware"),
+        *("--budget", "ticks", "--ticks", "8", "--runs", "2", "--seed", "3"),
+        *("--db", str(db), "--out", str(out), "--json"),
+    )
+    assert code == 0, err
+    report = json.loads(printed)
+    assert report["plan"]["runs"] == 2 and report["budget"] == "ticks"
+    assert (report["plan"]["strategy"], report["plan"]["smbench"]) == ("turn-aware", None)
+    assert report["estimate"]["runs"] == 2 and report["actual"]["runs"] == 2
+    (cell,) = report["cells"]
+    assert (cell["scenario"], cell["strategy"]) == ("s1-bootstrap-grind", "turn-aware")
+    assert [r["metrics"]["seed"] for r in cell["runs"]] == [3, 4]
+    assert [r["metrics"]["ticks"] for r in cell["runs"]] == [8, 8], "--ticks is played"
+    assert json.loads((out / "arena.json").read_text()) == report
+    assert "| autopilot | turn-aware |" in (out / "leaderboard.md").read_text()
+
+    async def stored() -> list[tuple[str, str, int]]:
+        async with await Store.open(db) as store:
+            (batch,) = await store.list_arena_batches()
+            assert batch.report == report and batch.ticks == 8
+            return [(r.provider, r.scenario, r.seed) for r in await store.list_arena_runs()]
+
+    assert asyncio.run(stored()) == [
+        ("autopilot", "s1-bootstrap-grind", 3),
+        ("autopilot", "s1-bootstrap-grind", 4),
+    ]
+
+    async def lose_a_run() -> None:
+        async with await Store.open(db) as store:
+            await store.connection.execute("DELETE FROM arena_runs WHERE seed = 3")
+
+    asyncio.run(lose_a_run())
+    code, printed, err = _arena_in_process(capsys, "--resume", "1", "--db", str(db), "--json")
+    assert code == 0, err
+    resumed = json.loads(printed)
+    assert resumed["actual"]["runs"] == 1, "only the missing run is played"
+    assert resumed["estimate"]["runs"] == 1, "and only it is estimated"
+    # In the order of the plan, though the stored run (seed 4) comes before the new one.
+    assert [r["metrics"]["seed"] for r in resumed["cells"][0]["runs"]] == [3, 4]
+    kept, again = resumed["cells"][0]["runs"][1], cell["runs"][1]
+    assert (kept["score"], kept["requests"]) == (again["score"], again["requests"])
+    assert sorted(s for _, _, s in asyncio.run(stored_runs(db))) == [3, 4]
+
+
+async def stored_runs(db: Path) -> list[tuple[str, str, int]]:
+    async with await Store.open(db) as store:
+        return [(r.provider, r.scenario, r.seed) for r in await store.list_arena_runs()]
+
+
+def test_a_new_batch_plays_every_run_though_another_batch_played_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only a batch's own stored runs are skipped (``--resume``), never another's."""
+    db = tmp_path / "arena.db"
+    flags = ("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware")
+    for _ in range(2):
+        code, printed, err = _arena_in_process(
+            capsys, *flags, "--ticks", "8", "--runs", "2", "--db", str(db), "--json"
+        )
+        assert code == 0, err
+        assert json.loads(printed)["actual"]["runs"] == 2
+    assert len(asyncio_run_runs(db)) == 4
+
+
+def asyncio_run_runs(db: Path) -> list[tuple[str, str, int]]:
+    import asyncio
+
+    return asyncio.run(stored_runs(db))

@@ -298,6 +298,7 @@ def test_context_shows_a_message_whole_up_to_2000_characters_and_says_what_it_cu
     assert code == 0 and lines[0]["content"] in shown
     assert "b" * 2001 not in out and "b" * 2000 in shown
     assert shown[shown.index("b" * 2000) + 1] == "… (2,001 chars)"
+    assert [s for s in shown if s.startswith("… (")] == ["… (2,001 chars)"], "one cut only"
     code, out, _ = run(
         capsys, "context", "--db", db, "--mysis", "scout", "--strategy", "sliding-window", "--json"
     )
@@ -335,6 +336,10 @@ def test_export_writes_characters_as_they_are(
     assert code == 0 and '"content": "Ore: Ä, ß"' in out
 
 
+_ARENA = ["--scenario", "s1", "--provider", "autopilot"]
+_NO_CHECKOUT = "/no-such is not an SMBench checkout: it has no scenarios/ folder"
+
+
 def _arena_strategies() -> str:
     from zoea_tui.arena.runner import ARENA_STRATEGIES
 
@@ -361,12 +366,36 @@ def _arena_strategies() -> str:
             ["--scenario", "s1", "--provider", "autopilot", "--strategy", "all", "--runs", "0"],
             "--runs must be between 1 and 100",
         ),
+        # Each bound: the edge passes (the next check refuses), one beyond is refused.
+        ([*_ARENA, "--runs", "101"], "--runs must be between 1 and 100"),
+        ([*_ARENA, "--runs", "100", "--jobs", "65"], "--jobs must be between 1 and 64"),
+        ([*_ARENA, "--jobs", "64", "--ticks", "10001"], "--ticks must be between 1 and 10000"),
+        ([*_ARENA, "--ticks", "10000", "--smbench", "/no-such"], _NO_CHECKOUT),
+        ([*_ARENA, "--ticks", "1", "--smbench", "/no-such"], _NO_CHECKOUT),
+        (
+            [*_ARENA, "--runs", "2", "--seed", str(2**63 - 1)],
+            f"--seed plus --runs must stay within {2**63 - 1} (what SQLite stores)",
+        ),
+        ([*_ARENA, "--runs", "2", "--seed", str(2**63 - 2), "--smbench", "/no-such"], _NO_CHECKOUT),
     ],
-    ids=["no-scenario", "no-provider", "unknown-provider", "unknown-strategy", "all-is-known"],
+    ids=[
+        "no-scenario",
+        "no-provider",
+        "unknown-provider",
+        "unknown-strategy",
+        "all-is-known",
+        "runs-101",
+        "runs-100",
+        "jobs-64",
+        "ticks-10000",
+        "ticks-1",
+        "seed-beyond",
+        "seed-edge",
+    ],
 )
 def test_arena_refusals_are_their_exact_lines(
-    capsys: pytest.CaptureFixture[str], args: list[str], line: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], line: str
 ) -> None:
-    code, out, err = run(capsys, "arena", *args)
+    code, out, err = run(capsys, "arena", *args, "--db", tmp_path / "arena.db")
     expected = "zoea arena: " + line.format(strategies=_arena_strategies()) + "\n"
     assert (code, out, err) == (2, "", expected)

@@ -8,10 +8,13 @@ from typing import Any
 
 import pytest
 
+from zoea_tui.core.redaction import PASSWORD_MASK as REDACTED
 from zoea_tui.core.types import ToolCall
+from zoea_tui.game.adapter import ToolOutcome
 from zoea_tui.game.errors import GameToolError
 from zoea_tui.game.router import ToolRouter
 from zoea_tui.game.session import ToolInfo
+from zoea_tui.game.state_cache import GameStateCache
 from zoea_tui.orchestrator.swarm_tools import ORCHESTRATOR_TOOLS, swarm_router
 from zoea_tui.storage import Store
 
@@ -402,3 +405,170 @@ async def test_exact_may_be_given_as_text(store: Store, exact: Any, found: int) 
     result = await _execute(router, "zoea_search_broadcasts", {"query": "Iron", "exact": exact})
     assert not result.is_error, result.content
     assert len(json.loads(result.content)["results"]) == found
+
+
+# -- what a game result becomes (the fourth mutation run, docs/MUTATION.md) ------------
+
+
+class OutcomeGame(ListedGame):
+    """A game that answers each command with the given outcome, or raises the given
+    refusal; records the calls it gets."""
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        super().__init__(*(_tool(name, SCHEMA) for name in answers))
+        self.answers = answers
+        self.calls: list[tuple[str, dict]] = []
+
+    async def call(self, name: str, args: dict) -> Any:
+        self.calls.append((name, dict(args)))
+        answer = self.answers[name]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+class RecordingSwarm:
+    """The orchestrator's side of ``zoea_broadcast``: records what is sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    async def broadcast_from(self, mysis_id: int, text: str) -> int:
+        self.sent.append(text)
+        return 1
+
+    async def swarm_status(self, mysis_id: int) -> dict[str, Any]:
+        return {}
+
+
+def _outcome(data: dict[str, Any] | None, text: str | None = None) -> ToolOutcome:
+    return ToolOutcome(json.dumps(data) if text is None else text, data)
+
+
+async def _answering(
+    store: Store,
+    answers: dict[str, Any],
+    *,
+    cache: GameStateCache | None = None,
+    swarm: RecordingSwarm | None = None,
+) -> ToolRouter:
+    mysis = await store.find_mysis("nova") or await store.create_mysis("nova")
+    game = OutcomeGame(answers)
+    return swarm_router(store, mysis.id, game, server=SERVER, cache=cache, swarm=swarm)  # type: ignore[arg-type]
+
+
+PW = "pw-1234567890abcd"
+
+
+async def test_a_registration_whose_text_says_the_password_its_own_way_shows_it_masked(
+    store: Store,
+) -> None:
+    """A registration the pool cannot keep (no name) still never shows its password: the
+    result is written again from its masked data, whatever its text said, and keeps
+    its characters as they are."""
+    data = {"password": PW, "empire": "Ŝolarian"}
+    router = await _answering(
+        store, {"register": _outcome(data, f"Welcome, Ŝolarian. Keep {PW} safe.")}
+    )
+    result = await _execute(router, "register", {"empire": "solarian"})
+    assert not result.is_error and PW not in result.content
+    assert json.loads(result.content) == {"password": REDACTED, "empire": "Ŝolarian"}
+    assert "Ŝolarian" in result.content, "characters as they are, not escaped"
+
+
+async def test_a_result_other_than_register_is_shown_as_the_game_wrote_it(store: Store) -> None:
+    """Only a registration is written again; another result keeps the game's text (its
+    secret fields masked where they stand), and a text that is no JSON passes as it is."""
+    text = '{\n  "note": "Ŝol",\n  "password": "pw-other-0123456789"\n}'
+    data = json.loads(text)
+    router = await _answering(
+        store,
+        {"get_status": _outcome(data, text), "look": _outcome(None, "Docked at Sol.")},
+    )
+    shown = await _execute(router, "get_status", {})
+    assert shown.content == text.replace("pw-other-0123456789", REDACTED)
+    plain = await _execute(router, "look", {})
+    assert not plain.is_error
+    assert (plain.content, plain.tick, plain.wait_ticks) == ("Docked at Sol.", None, None)
+
+
+async def test_a_result_carries_its_tick_and_the_wait_it_announces(store: Store) -> None:
+    cache = GameStateCache()
+    travelling = {"tick": 10, "arrival_tick": 14, "player": {"credits": 5}}
+    router = await _answering(
+        store,
+        {
+            "register": _outcome({"password": PW, "username": "nova1"}),
+            "get_status": _outcome(travelling),
+        },
+        cache=cache,
+    )
+    await _execute(router, "register", {"username": "nova1", "empire": "solarian"})
+    result = await _execute(router, "get_status", {})
+    assert (result.tick, result.wait_ticks) == (10, 4)
+    kept = cache.latest("nova1", "get_status")
+    assert kept is not None and kept.tick == 10
+
+
+async def test_only_a_registration_pools_an_account_and_only_a_login_changes_it(
+    store: Store,
+) -> None:
+    """Looking at another player (a result naming its username, even with a password)
+    neither pools that account nor makes it the Mysis's."""
+    router = await _answering(
+        store,
+        {
+            "register": _outcome({"password": PW, "username": "nova1"}),
+            "view_player": _outcome({"username": "rival", "password": "pw-rival-0123456789"}),
+        },
+    )
+    await _execute(router, "register", {"username": "nova1", "empire": "solarian"})
+    seen = await _execute(router, "view_player", {"username": "rival"})
+    assert not seen.is_error and "pw-rival-0123456789" not in seen.content
+    assert [a.username for a in await store.list_accounts()] == ["nova1"]
+    assert router.account == "nova1"
+
+
+@pytest.mark.parametrize(
+    ("answer", "flown"),
+    [({"username": "Ace"}, "Ace"), ({"ok": True}, "ace")],
+    ids=["the-game-names-it", "as-given"],
+)
+async def test_a_login_with_credentials_of_its_own_flies_that_account_and_masks_them(
+    store: Store, answer: dict, flown: str
+) -> None:
+    """A Mysis with no pooled account may log in with a name and password it was given:
+    it then flies that account (as the game names it), and the password is masked
+    everywhere, its broadcasts too (the swarm's tools share the router's pool)."""
+    swarm = RecordingSwarm()
+    own = "pw-own-0123456789"
+    router = await _answering(store, {"login": _outcome(answer)}, swarm=swarm)
+    result = await _execute(router, "login", {"username": "ace", "password": own})
+    assert not result.is_error, result.content
+    assert router.session.calls == [("login", {"username": "ace", "password": own})]  # type: ignore[attr-defined]
+    assert router.account == flown
+    await _execute(router, "zoea_broadcast", {"message": f"my password is {own}"})
+    assert swarm.sent == [f"my password is {REDACTED}"]
+
+
+async def test_a_refusal_keeps_the_wait_the_game_asked_for_and_its_characters(
+    store: Store,
+) -> None:
+    refusal = GameToolError("rate_limited", "Trop tôt : réessayez", {"wait_seconds": 3})
+    router = await _answering(store, {"mine": refusal})
+    result = await _execute(router, "mine", {})
+    assert result.is_error and result.error_code == "rate_limited"
+    assert (result.error_message, result.wait_seconds) == ("Trop tôt : réessayez", 3.0)
+    assert result.content == (
+        '{"error": {"code": "rate_limited", "message": "Trop tôt : réessayez", "wait_seconds": 3}}'
+    )
+
+
+@pytest.mark.parametrize("cut_off", [True, False], ids=["cut-off", "not-json"])
+async def test_broken_arguments_are_quoted_to_200_characters(store: Store, cut_off: bool) -> None:
+    router = await _router(store)
+    raw = '{"message": "' + "a" * 180 + "bcdefghijklmnopqrstuvwxyz"
+    result = await router.execute(ToolCall("c1", "zoea_broadcast", raw), cut_off=cut_off)
+    code, message = _refusal(result.content)
+    assert code == ("cut_off" if cut_off else "invalid_json")
+    assert repr(raw[:200]) in message and repr(raw[:201]) not in message

@@ -333,3 +333,42 @@ async def test_a_thinned_request_keeps_its_shapes_and_settings_only(store: Store
     assert first.digest is None
     assert set(first.recorded_inputs()) == {"settings"}, "the facts are gone"
     assert second.inputs is None, "logged without settings: nothing was recorded"
+
+
+async def test_a_request_of_no_turn_and_no_state_keeps_its_facts(store: Store) -> None:
+    """Only a request whose state is its turn's recorded one goes without facts; one of no
+    turn and no state text is not such a request (the fourth mutation run)."""
+    from zoea_tui.core.compose import compose
+
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("user", "direct", "Mine iron."))
+    history = await store.load_history(mysis.id, ComposeSettings())
+    composition = replace(
+        compose(history, "sliding-window", ComposeSettings()),
+        game_state="Hold: 3 ore",
+        state_text=None,
+    )
+    await store.log_request(
+        mysis.id, composition, last_memory_id=None, settings=ComposeSettings(), turn_state=None
+    )
+    [record] = await store.list_requests()
+    assert record.recorded_inputs()["game_state"] == "Hold: 3 ore"
+
+
+async def test_a_part_removed_by_a_store_beside_is_stored_again(tmp_path: Path) -> None:
+    """``zoea vacuum`` beside the app drops a part this store still knows by id: the next
+    request looks its parts up again instead of failing (the fourth mutation run)."""
+    path = tmp_path / "zoea.db"
+    async with await Store.open(path) as app:
+        composition, first = await _logged(app, last_memory_id=None, settings=ComposeSettings())
+        async with await Store.open(path) as beside:
+            await beside.connection.execute("DELETE FROM requests WHERE id = ?", (first,))
+            assert await beside.drop_unused_parts() > 0
+        alpha = await app.find_mysis("alpha")
+        assert alpha is not None
+        second = await app.log_request(
+            alpha.id, composition, last_memory_id=None, settings=ComposeSettings()
+        )
+        [record] = await app.list_requests()
+        assert record.id == second
+        assert record.recorded_inputs()["game_state"] == "Hold: 3 Ä-ore"

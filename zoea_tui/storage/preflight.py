@@ -41,8 +41,11 @@ def examine(path: Path, latest: int, *, busy_timeout: float = 5.0) -> int:
     a database newer than this program (``latest``), one locked past ``busy_timeout``
     seconds, and a file or folder this process may not write.
     """
-    version = _version(path, latest, busy_timeout)
-    _check_writable(path)
+    try:
+        version = _version(path, latest, busy_timeout)
+        _check_writable(path)
+    except OSError as exc:  # asking about the path failed: a name too long, a loop of links
+        raise _mapped(exc, path) from None
     return version
 
 
