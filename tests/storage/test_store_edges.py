@@ -13,7 +13,7 @@ import pytest
 from tests.storage.test_request_log import _logged
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.storage import NewMemory, Store, story
-from zoea_tui.storage.search import SEARCH_SCOPE
+from zoea_tui.storage.search import SEARCH_SCOPE, Query
 
 
 async def _candidates(store: Store, mysis_id: int, n: int) -> None:
@@ -102,3 +102,27 @@ async def test_a_historys_window_is_the_stepped_window_of_all_its_memories(
         history = await store.load_history(mysis.id, settings)
         assert [m.id for m in history.window] == [m.id for m in window], n
         assert history.before_window_id == before, n
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["iron ore", "Iron, ore, iron and more ore" * 3, "ore " * 40 + "iron", "x" * 600 + " iron ore"],
+)
+def test_a_hits_score_is_the_bm25_sum_its_docstring_gives(text: str) -> None:
+    """tf·(k1+1)/(tf+k1·(1-b+b·length/usual)) summed over the words, k1 1.2, b 0.75,
+    usual 250 characters: the order of hits is this number's."""
+    query = Query.of("iron ore")
+    assert query is not None
+    norm = 1.2 * (1 - 0.75 + 0.75 * len(text) / 250)
+    tfs = [text.lower().count(word) for word in ("iron", "ore")]
+    expected = sum(tf * 2.2 / (tf + norm) for tf in tfs)
+    assert query.score(text) == pytest.approx(expected, rel=1e-12)
+
+
+async def test_hits_rank_by_occurrences_then_by_shortness(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    texts = ["iron " + "x" * 300, "iron iron " + "x" * 300, "iron", "iron iron"]
+    for text in texts:
+        await store.add_memory(mysis.id, NewMemory("user", "direct", text))
+    hits = await store.search_memories(mysis.id, "iron")
+    assert [h.text for h in hits] == ["iron iron", "iron", texts[1], texts[0]]
