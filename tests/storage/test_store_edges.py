@@ -126,3 +126,30 @@ async def test_hits_rank_by_occurrences_then_by_shortness(store: Store) -> None:
         await store.add_memory(mysis.id, NewMemory("user", "direct", text))
     hits = await store.search_memories(mysis.id, "iron")
     assert [h.text for h in hits] == ["iron iron", "iron", texts[1], texts[0]]
+
+
+@pytest.mark.parametrize(
+    ("count", "shown"),
+    [
+        (5, "t1, t2, t3, t4, t5"),
+        (6, "t1, t2, t3, t4, t5, …"),
+        (7, "t1, t2, t3, t4, t5, …"),
+    ],
+)
+async def test_another_programs_database_is_named_by_its_first_five_tables(
+    tmp_path: Path, count: int, shown: str
+) -> None:
+    from zoea_tui.storage import StoreError
+
+    path = tmp_path / "theirs.db"
+    with sqlite3.connect(path) as db:
+        for n in range(count, 0, -1):
+            db.execute(f"CREATE TABLE t{n} (x)")
+    db.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError) as refused:
+        await Store.open(path)
+    assert f"{path} is another program's SQLite database (tables: {shown}), not Zoea's" in str(
+        refused.value
+    )
+    assert path.read_bytes() == before
