@@ -60,7 +60,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--strategy", choices=list(STRATEGIES))
     p.add_argument("--provider", help="a configured provider (default: swarm.default_provider)")
-    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    # SUPPRESS: a --config given before the command is not reset to None here.
+    p.add_argument(
+        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
+    )
     p.add_argument("--seed", type=seed_flag, default=0, help="world seed")
     p.add_argument("--db", type=Path, help="database file (default: a temporary one)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
@@ -69,7 +72,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--mysis", help="only this Mysis")
     p.add_argument("--strategy", choices=list(STRATEGIES), required=True)
-    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    # SUPPRESS: a --config given before the command is not reset to None here.
+    p.add_argument(
+        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
     p = sub.add_parser(
@@ -78,7 +84,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--db", type=Path, default=argparse.SUPPRESS, help="database file (default: zoea's own)"
     )
-    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    # SUPPRESS: a --config given before the command is not reset to None here.
+    p.add_argument(
+        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
+    )
     p.add_argument(
         "--request-log",
         metavar="KEEP",

@@ -69,7 +69,10 @@ def add_parser(sub: Any) -> None:
         metavar="BATCH",
         help="carry on a stopped batch: play the runs it has not stored yet, as it was begun",
     )
-    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    # SUPPRESS: a --config given before the command is not reset to None here.
+    p.add_argument(
+        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
+    )
     p.add_argument(
         "--db", type=Path, help="store the results in this database (default: the app's)"
     )

@@ -46,7 +46,10 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--timeout", type=_seconds, default=60.0, help="seconds per request (default 60)"
     )
-    p.add_argument("--config", type=Path, help="configuration file (TOML)")
+    # SUPPRESS: a --config given before the command is not reset to None here.
+    p.add_argument(
+        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
+    )
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
 
