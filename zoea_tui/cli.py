@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, cli_arena, cli_probe
-from .cli_parsing import OneLineParser, UsageError, int_flag, say, seed_flag
+from .cli_parsing import OneLineParser, UsageError, add_config_flag, int_flag, say, seed_flag
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.redaction import mask_data
@@ -60,10 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--strategy", choices=list(STRATEGIES))
     p.add_argument("--provider", help="a configured provider (default: swarm.default_provider)")
-    # SUPPRESS: a --config given before the command is not reset to None here.
-    p.add_argument(
-        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
-    )
+    add_config_flag(p)
     p.add_argument("--seed", type=seed_flag, default=0, help="world seed")
     p.add_argument("--db", type=Path, help="database file (default: a temporary one)")
     p.add_argument("--json", action="store_true", help="machine-readable report")
@@ -72,10 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, required=True)
     p.add_argument("--mysis", help="only this Mysis")
     p.add_argument("--strategy", choices=list(STRATEGIES), required=True)
-    # SUPPRESS: a --config given before the command is not reset to None here.
-    p.add_argument(
-        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
-    )
+    add_config_flag(p)
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
     p = sub.add_parser(
@@ -84,10 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--db", type=Path, default=argparse.SUPPRESS, help="database file (default: zoea's own)"
     )
-    # SUPPRESS: a --config given before the command is not reset to None here.
-    p.add_argument(
-        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
-    )
+    add_config_flag(p)
     p.add_argument(
         "--request-log",
         metavar="KEEP",

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli_parsing import SQLITE_INT_MAX, UsageError, say, seed_flag
+from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, say, seed_flag
 from .config import Config, ConfigError, db_path, load_config
 
 
@@ -69,10 +69,7 @@ def add_parser(sub: Any) -> None:
         metavar="BATCH",
         help="carry on a stopped batch: play the runs it has not stored yet, as it was begun",
     )
-    # SUPPRESS: a --config given before the command is not reset to None here.
-    p.add_argument(
-        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
-    )
+    add_config_flag(p)
     p.add_argument(
         "--db", type=Path, help="store the results in this database (default: the app's)"
     )

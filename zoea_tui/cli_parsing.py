@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from .core.redaction import mask_text
@@ -19,6 +20,14 @@ from .core.terminal_text import escaped
 
 class UsageError(Exception):
     """Bad input from the user: ``zoea`` reports it on one line, exit code 2."""
+
+
+def add_config_flag(parser: argparse.ArgumentParser) -> None:
+    """A command's own ``--config FILE``. Unset, it leaves the namespace alone, so a
+    ``zoea --config FILE`` given before the command is not reset to None."""
+    parser.add_argument(
+        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
+    )
 
 
 #: The largest integer SQLite stores (a signed 64-bit INTEGER).

@@ -12,11 +12,10 @@ import argparse
 import json
 import os
 import sys
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from .cli_parsing import UsageError, say
+from .cli_parsing import UsageError, add_config_flag, say
 from .config import Config, ConfigError, load_config, resolve_api_key
 
 
@@ -46,10 +45,7 @@ def add_parser(sub: Any) -> None:
     p.add_argument(
         "--timeout", type=_seconds, default=60.0, help="seconds per request (default 60)"
     )
-    # SUPPRESS: a --config given before the command is not reset to None here.
-    p.add_argument(
-        "--config", type=Path, default=argparse.SUPPRESS, help="configuration file (TOML)"
-    )
+    add_config_flag(p)
     p.add_argument("--json", action="store_true", help="machine-readable report")
 
 

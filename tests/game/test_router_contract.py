@@ -169,9 +169,10 @@ async def test_a_lost_session_without_an_account_is_refused_with_no_account(
 
 
 class ScriptedGame(ListedGame):
-    """A game whose results are given per command; records the calls it gets."""
+    """A game whose answers are given per command: a result's data, a whole outcome, or
+    a refusal to raise; records the calls it gets."""
 
-    def __init__(self, results: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, results: dict[str, Any]) -> None:
         super().__init__(*(_tool(name, SCHEMA) for name in results))
         self.results = results
         self.calls: list[tuple[str, dict]] = []
@@ -180,8 +181,12 @@ class ScriptedGame(ListedGame):
         from zoea_tui.game.adapter import ToolOutcome
 
         self.calls.append((name, dict(args)))
-        data = self.results[name]
-        return ToolOutcome(json.dumps(data), data)
+        answer = self.results[name]
+        if isinstance(answer, Exception):
+            raise answer
+        if isinstance(answer, ToolOutcome):
+            return answer
+        return ToolOutcome(json.dumps(answer), answer)
 
 
 async def _scripted(store: Store, results: dict[str, dict[str, Any]]) -> ToolRouter:
@@ -410,23 +415,6 @@ async def test_exact_may_be_given_as_text(store: Store, exact: Any, found: int) 
 # -- what a game result becomes (the fourth mutation run, docs/MUTATION.md) ------------
 
 
-class OutcomeGame(ListedGame):
-    """A game that answers each command with the given outcome, or raises the given
-    refusal; records the calls it gets."""
-
-    def __init__(self, answers: dict[str, Any]) -> None:
-        super().__init__(*(_tool(name, SCHEMA) for name in answers))
-        self.answers = answers
-        self.calls: list[tuple[str, dict]] = []
-
-    async def call(self, name: str, args: dict) -> Any:
-        self.calls.append((name, dict(args)))
-        answer = self.answers[name]
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
-
-
 class RecordingSwarm:
     """The orchestrator's side of ``zoea_broadcast``: records what is sent."""
 
@@ -453,7 +441,7 @@ async def _answering(
     swarm: RecordingSwarm | None = None,
 ) -> ToolRouter:
     mysis = await store.find_mysis("nova") or await store.create_mysis("nova")
-    game = OutcomeGame(answers)
+    game = ScriptedGame(answers)
     return swarm_router(store, mysis.id, game, server=SERVER, cache=cache, swarm=swarm)  # type: ignore[arg-type]
 
 
