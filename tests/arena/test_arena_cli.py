@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
+from zoea_tui.arena.estimate import GUESS_OUT, GUESS_TOKENS
 from zoea_tui.cli import main
 from zoea_tui.storage import Store
 
@@ -522,3 +525,60 @@ def asyncio_run_runs(db: Path) -> list[tuple[str, str, int]]:
     import asyncio
 
     return asyncio.run(stored_runs(db))
+
+
+def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without ``--json`` the commander reads, on standard error, the estimate, a line per
+    run as it is stored, and the batch's real figures; a second batch is estimated from
+    the first one's stored runs (tokens and seconds a request), its jobs dividing the time."""
+    import re
+    import time
+
+    db = tmp_path / "arena.db"
+    flags = ("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware")
+    flags += ("--budget", "ticks", "--ticks", "8", "--runs", "2", "--seed", "3", "--db", str(db))
+    began = time.perf_counter()
+    code, table_out, err = _arena_in_process(capsys, *flags)
+    took = time.perf_counter() - began
+    assert code == 0, err
+    assert "turn-aware" in table_out, "the table on standard output"
+
+    async def first_batch() -> list[Any]:
+        async with await Store.open(db) as store:
+            return await store.list_arena_runs()
+
+    runs = sorted(asyncio.run(first_batch()), key=lambda r: r.seed)
+    lines = err.splitlines()
+    assert lines[0] == (  # the autopilot carries the full tools (Config's default)
+        "zoea arena: autopilot: estimate: 2 run(s), at most 16 requests, "
+        f"~{16 * GUESS_TOKENS['full']:,} tokens in, ~{16 * GUESS_OUT:,} out "
+        "[guesses: no earlier arena run of this provider (no speed measured)]"
+    )
+    line = r"  (\S+) · turn-aware · seed (\d+): score ([\d.]+) \((.) 20, level (\S+)\) in [\d.]+ s"
+    progress = [re.fullmatch(line, x) for x in lines[1:3]]
+    assert all(progress), lines
+    assert [(m[1], int(m[2]), float(m[3]), m[4], m[5]) for m in progress if m] == [
+        ("s1", r.seed, round(r.score, 1), "≥" if r.passed else "<", str(r.metrics["level"]))
+        for r in runs
+    ]
+    requests, tokens_in = sum(r.requests for r in runs), sum(r.tokens_in for r in runs)
+    actual = re.fullmatch(
+        r"zoea arena: autopilot: actual: 2 run\(s\), ([\d,]+) requests, ([\d,]+) tokens in.*, "
+        r"(\d+) s",
+        lines[3],
+    )
+    assert actual, lines[3]
+    assert int(actual[1].replace(",", "")) == requests > 0
+    assert int(actual[2].replace(",", "")) == tokens_in
+    assert 0 <= int(actual[3]) <= took + 1, "the batch's own wall time"
+
+    code, printed, err = _arena_in_process(capsys, *flags, "--jobs", "2", "--json")
+    assert code == 0, err
+    guess = json.loads(printed)["estimate"]
+    wall = sum(float(r.metrics["wall_s"]) for r in runs)
+    assert guess["basis"] == "2 earlier arena run(s) of autopilot"
+    assert (guess["runs"], guess["jobs"], guess["requests_at_most"]) == (2, 2, 16)
+    assert guess["tokens_in"] == round(16 * tokens_in / requests)
+    assert guess["seconds"] == round(16 * wall / requests / 2, 1)

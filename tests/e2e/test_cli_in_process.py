@@ -399,3 +399,107 @@ def test_arena_refusals_are_their_exact_lines(
     code, out, err = run(capsys, "arena", *args, "--db", tmp_path / "arena.db")
     expected = "zoea arena: " + line.format(strategies=_arena_strategies()) + "\n"
     assert (code, out, err) == (2, "", expected)
+
+
+async def _first_request_after(db: Path, request_id: int) -> str | None:
+    from zoea_tui.storage import Store
+    from zoea_tui.storage.story import get_request
+
+    async with await Store.open(db) as store:
+        row = await store.fetch_one("SELECT MIN(id) FROM requests WHERE id > ?", (request_id,))
+        assert row is not None and row[0] is not None, "the swarm sent a request"
+        record = await get_request(store, row[0])
+    assert record is not None
+    return record.digest
+
+
+async def _last_request_id(db: Path) -> int:
+    from zoea_tui.storage import Store
+
+    async with await Store.open(db) as store:
+        row = await store.fetch_one("SELECT MAX(id) FROM requests")
+    assert row is not None
+    return int(row[0])
+
+
+@pytest.mark.parametrize("pending", [None, "Ada here: sell your ore and report."])
+def test_context_of_a_played_mysis_is_the_request_the_swarm_sends_next(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], pending: str | None
+) -> None:
+    """The oracle is the swarm itself: after ``context`` shows the next request of a Mysis
+    that played a turn (with, or without, a commander's message waiting), the swarm
+    carries that Mysis on, and the first request it sends is byte for byte the one shown."""
+    import asyncio
+
+    from zoea_tui.storage import NewMemory, Store
+    from zoea_tui.storage.store import messages_digest
+
+    db = tmp_path / "played.db"
+    played = ["simulate", "--db", db, "--myses", "1", "--turns", "1", "--json"]
+    assert run(capsys, *played)[0] == 0
+    if pending is not None:
+
+        async def send() -> None:
+            async with await Store.open(db) as store:
+                mysis = await store.find_mysis("sim-01")
+                assert mysis is not None
+                await store.add_memory(mysis.id, NewMemory("user", "direct", pending))
+
+        asyncio.run(send())
+    code, out, err = run(capsys, "context", "--db", db, "--mysis", "sim-01", "--json")
+    assert (code, err) == (0, "")
+    shown = json.loads(out)
+    assert shown["valid"]
+    starts = [i["reason"] for i in shown["items"] if i["kind"] in ("nudge", "memory")]
+    if pending is None:
+        assert "turn start (nudge, level 1)" in starts, "a finished turn: the first nudge"
+    else:
+        assert shown["messages"][-2]["content"] == pending, "the waiting message is answered"
+    before = asyncio.run(_last_request_id(db))
+
+    assert run(capsys, *played)[0] == 0  # the swarm carries sim-01 on
+
+    sent = asyncio.run(_first_request_after(db, before))
+    assert sent == messages_digest(shown["messages"])
+
+
+def test_context_says_invalid_and_names_each_violation_the_validator_finds(
+    imported: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The composer keeps its requests valid, so no stored history reaches this line; a
+    validator that finds two faults stands in for a composer that broke its guarantee."""
+    import zoea_tui.cli as cli
+
+    faults = ["message 3: a tool result with no call before it", "message 5: empty content"]
+    monkeypatch.setattr(cli, "validate", lambda messages: list(faults))
+    args = ("context", "--db", imported, "--mysis", "scout", "--strategy", "sliding-window")
+    code, out, _ = run(capsys, *args)
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0] == "Mysis scout · strategy sliding-window · 16 messages · ~378 tokens · INVALID"
+    assert lines[-2:] == [f"violation: {fault}" for fault in faults]
+    code, out, _ = run(capsys, *args, "--json")
+    report = json.loads(out)
+    assert (report["valid"], report["violations"]) == (False, faults)
+
+
+def test_replay_recomposes_under_the_configuration_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same log replayed under a window of 6 messages, then of 40: the configuration
+    given is the one the recomposition follows, after the command or before it."""
+    db = tmp_path / "played.db"
+    assert run(capsys, "simulate", "--db", db, "--myses", "1", "--turns", "2", "--json")[0] == 0
+    reports = {}
+    for window in (6, 40):
+        config = tmp_path / f"window-{window}.toml"
+        config.write_text(f"[context]\nmax_context_messages = {window}\n")
+        replay = ("replay", "--db", db, "--strategy", "sliding-window", "--json")
+        code, out, err = run(capsys, *replay, "--config", config)
+        assert (code, err) == (0, "")
+        reports[window] = json.loads(out)
+        assert run(capsys, "--config", config, *replay)[1] == out
+    small, large = reports[6], reports[40]
+    assert small["requests"] == large["requests"] > 10
+    assert small["violations"] == large["violations"] == 0
+    assert small["prompt_tokens"]["max"] < large["prompt_tokens"]["max"]
