@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__, cli_arena, cli_probe
-from .cli_parsing import OneLineParser, UsageError, add_config_flag, int_flag, say, seed_flag
+from .cli_parsing import (
+    OneLineParser,
+    UsageError,
+    add_config_flag,
+    emit_json,
+    fit_streams,
+    int_flag,
+    say,
+    seed_flag,
+)
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.redaction import mask_data
@@ -148,17 +157,16 @@ async def _find(store: Store, name: str) -> MysisRecord:
 async def _cmd_export(args: argparse.Namespace) -> int:
     async with await _open_existing(args.db) as store:
         mysis = await _find(store, args.mysis)
-        out = sys.stdout
         # Secrets out of sight: the pool's passwords and every secret's field are masked.
         known = [account.password for account in await store.list_accounts()]
 
-        def line(data: dict[str, Any]) -> str:
-            return json.dumps(mask_data(data, known), ensure_ascii=False) + "\n"
+        def line(data: dict[str, Any]) -> None:
+            emit_json(json.dumps(mask_data(data, known), ensure_ascii=False))
 
         if mysis.system_prompt is not None:
-            out.write(line({"role": "system", "content": mysis.system_prompt}))
+            line({"role": "system", "content": mysis.system_prompt})
         async for memory in store.iter_memories(mysis.id):
-            out.write(line(memory_to_json(memory)))
+            line(memory_to_json(memory))
     return 0
 
 
@@ -194,8 +202,7 @@ async def _cmd_context(args: argparse.Namespace) -> int:
             "valid": not violations,
             "violations": violations,
         }
-        json.dump(report, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        emit_json(json.dumps(report, ensure_ascii=False, indent=2))
         return 0
     say(
         f"Mysis {mysis.name} · strategy {strategy} · {len(composition.messages)} messages · "
@@ -250,7 +257,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
         )
     silence = provider_silence(report)
     if args.json:
-        print(to_json(report))
+        emit_json(to_json(report))
     else:
         tokens = report["prompt_tokens"]
         score = report["score"].get("total", {})
@@ -286,7 +293,7 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
     if args.json:
-        print(to_json(report))
+        emit_json(to_json(report))
         return 0
     if not report["requests"]:
         whose = f"Mysis {args.mysis!r}" if args.mysis else "any Mysis"
@@ -326,7 +333,7 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
     # Closed, as it was before: no shared-memory index beside it.
     report = replace(report, bytes_after=database_bytes(path))
     if args.json:
-        print(json.dumps(report.to_json()))
+        emit_json(json.dumps(report.to_json()))
         return 0
     say(
         f"{path}: {size_text(report.bytes_before)} → {size_text(report.bytes_after)}, "
@@ -445,6 +452,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command is None:
         return _run_tui(args)
+    fit_streams()  # not for the TUI: "->" for "→" would move its columns
     try:
         return asyncio.run(_COMMANDS[args.command](args))
     except (UsageError, StoreError, CommandRefused) as exc:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, say, seed_flag
+from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, emit_json, say, seed_flag
 from .config import Config, ConfigError, db_path, load_config
 
 
@@ -295,7 +295,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
                 f"{database} as batch #{batch} (the arena screen, A, shows it)"
             ) from None
     if args.json:
-        print(to_json(printed))
+        emit_json(to_json(printed))
     else:
         say(table(report, baseline))
     if silence is not None:

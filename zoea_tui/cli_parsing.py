@@ -9,6 +9,8 @@ program and SQLite cannot hold.
 from __future__ import annotations
 
 import argparse
+import codecs
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -67,6 +69,63 @@ def int_flag(lo: int, hi: int) -> Callable[[str], int]:
 
 #: A world seed: any integer SQLite can store, from 0.
 seed_flag = int_flag(0, SQLITE_INT_MAX)
+
+
+#: The command line's own typography, in ASCII for a locale that cannot show it.
+_PLAIN = str.maketrans({"·": "|", "─": "-", "→": "->", "≥": ">=", "≤": "<=", "×": "x", "…": "..."})
+
+
+def _plain_or_escaped(error: UnicodeError) -> tuple[str, int]:
+    """A codec error handler: ``_PLAIN``'s ASCII for our symbols, an escape for the rest."""
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    shown = [
+        plain if (plain := c.translate(_PLAIN)) != c else ascii(c)[1:-1]
+        for c in error.object[error.start : error.end]
+    ]
+    return "".join(shown), error.end
+
+
+codecs.register_error("zoea-plain", _plain_or_escaped)
+
+
+def fit_streams() -> None:
+    """Let standard output and error hold any text in any locale: where their encoding
+    cannot write a character (an ASCII or Latin-1 locale), the command line's own
+    symbols are written in ASCII (``·`` as ``|``, ``→`` as ``->``) and any other
+    character as its escape (``\\xc4``), instead of the command ending with
+    ``UnicodeEncodeError``."""
+    for stream in (sys.stdout, sys.stderr):
+        if not holds_unicode(stream) and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="zoea-plain")
+
+
+def holds_unicode(stream: TextIO) -> bool:
+    """Whether ``stream`` writes every character as itself (a UTF encoding)."""
+    encoding = getattr(stream, "encoding", None) or "ascii"
+    return codecs.lookup(encoding).name.startswith("utf")
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def _json_escape(found: re.Match[str]) -> str:
+    code = ord(found[0])
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as json.dumps(ensure_ascii=True) writes it
+    return f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}"
+
+
+def emit_json(text: str, out: TextIO | None = None) -> None:
+    """Write a JSON document (and a newline), exact in any locale: where the output's
+    encoding cannot hold a character, it is written as JSON's ``\\u`` escape (what
+    ``ensure_ascii`` does), which reads back as the same character."""
+    out = out if out is not None else sys.stdout
+    if not holds_unicode(out):
+        # Outside its strings JSON is ASCII: every other character is inside one.
+        text = _NON_ASCII.sub(_json_escape, text)
+    out.write(text + "\n")
 
 
 def say(text: str, out: TextIO | None = None) -> None:

@@ -15,7 +15,7 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
-from .cli_parsing import UsageError, add_config_flag, say
+from .cli_parsing import UsageError, add_config_flag, emit_json, say
 from .config import Config, ConfigError, load_config, resolve_api_key
 
 
@@ -65,8 +65,7 @@ async def cmd_probe(args: argparse.Namespace) -> int:
     if args.json:
         data = report.to_json()
         data["verdict"]["applied"] = applied
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        emit_json(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         _print(report, origin, applied, no_file=config.source is None)
     if report.flies:
