@@ -149,6 +149,22 @@ async def test_a_truncated_database_of_64_kib_pages_is_refused_untouched(tmp_pat
     )
 
 
+async def test_a_page_count_is_read_from_all_four_bytes_of_the_header(tmp_path: Path) -> None:
+    """A header that counts 2**24 pages more than the file holds (its top byte set) says
+    the file is truncated, as SQLite would find it: the count is a 4-byte number."""
+    path = tmp_path / "zoea.db"
+    await _zoea_db(path)
+    data = bytearray(path.read_bytes())
+    assert data[24:28] == data[92:96], "the count is valid: written with the counter"
+    pages = int.from_bytes(data[28:32], "big") + 2**24
+    data[28:32] = pages.to_bytes(4, "big")
+    path.write_bytes(bytes(data))
+    page_size = int.from_bytes(data[16:18], "big")
+    assert await _refused(path) == _damaged(
+        path, f"truncated: {len(data)} of {pages * page_size} bytes"
+    )
+
+
 async def test_a_database_whose_ledger_cannot_be_read_is_refused_untouched(
     tmp_path: Path,
 ) -> None:

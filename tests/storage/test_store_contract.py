@@ -361,3 +361,58 @@ async def test_an_answered_request_whose_answer_is_not_stored_yet_has_none(
     await store.finish_request(request_id, outcome="ok")
     record = await story.get_request(store, request_id)
     assert record is not None and await story.answer_of(store, record) is None
+
+
+async def test_every_field_of_a_memory_reads_back_whole_through_every_read(
+    store: Store,
+) -> None:
+    """What is written is what every read gives back, field by field (``tokens`` and
+    ``seq`` too, which equality leaves out): the store's own reads, a composition's
+    history, and a conversation imported in one statement."""
+    from dataclasses import asdict
+
+    from zoea_tui.core.tokens import count_tokens
+    from zoea_tui.core.types import Memory, ToolCall
+
+    ada = (await store.create_mysis("Ada")).id
+    await store.create_mysis("Bo")  # a second Mysis: ids and counts stay Ada's own
+    call = ToolCall(id="c1", name="mine", arguments='{"belt": "Ä"}')
+    written = [
+        NewMemory("user", "direct", "mine the belt", sender_id="commander", game_tick=3,
+                  created_at=1_700_000_000.5),
+        NewMemory("assistant", "llm", "on it", reasoning="iron sells", tool_calls=(call,),
+                  game_tick=4, created_at=1_700_000_001.0),
+        NewMemory("tool", "tool", '{"ore": 12}', tool_call_id="c1", tool_name="mine",
+                  game_tick=5, created_at=1_700_000_002.0),
+    ]  # fmt: skip
+    stored = await store.add_memories(ada, written)
+    expected = [
+        asdict(
+            Memory(
+                **{k: getattr(new, k) for k in NewMemory.__dataclass_fields__},
+                id=got.id,
+                mysis_id=ada,
+                tokens=count_tokens(new.content),
+                seq=n,
+            )
+        )
+        for n, (new, got) in enumerate(zip(written, stored, strict=True), start=1)
+    ]
+    assert all(e["tokens"] > 0 for e in expected)
+
+    def whole(memories: list[Memory] | tuple[Memory, ...]) -> list[dict[str, object]]:
+        return [asdict(m) for m in memories]
+
+    assert whole(stored) == expected
+    assert whole(await store.recent_memories(ada)) == expected
+    assert whole([m async for m in store.iter_memories(ada)]) == expected
+    assert whole([await store.get_memory(ada, e["id"]) for e in expected]) == expected  # type: ignore[misc]
+    history = await store.load_history(ada, ComposeSettings(max_context_messages=20))
+    assert whole(history.window) == expected
+
+    bo, count = await store.import_conversation("Bo", written)
+    assert count == 3
+    imported = whole(await store.recent_memories(bo.id))
+    assert [{**m, "id": 0, "mysis_id": 0} for m in imported] == [
+        {**e, "id": 0, "mysis_id": 0} for e in expected
+    ]
