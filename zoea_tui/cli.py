@@ -20,13 +20,16 @@ from typing import Any
 from . import __version__, cli_arena, cli_probe
 from .cli_parsing import (
     OneLineParser,
+    OutputError,
     UsageError,
     add_config_flag,
     emit_json,
     fit_streams,
+    flush_output,
     int_flag,
     say,
     seed_flag,
+    written,
 )
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
@@ -454,19 +457,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_tui(args)
     fit_streams()  # not for the TUI: "->" for "→" would move its columns
     try:
-        return asyncio.run(_COMMANDS[args.command](args))
+        if sys.stdout is None:  # closed before it began (``>&-``): refuse before any work
+            written(None, "")
+        code = asyncio.run(_COMMANDS[args.command](args))
+        flush_output()
+        return code
     except (UsageError, StoreError, CommandRefused) as exc:
         say(f"zoea {args.command}: {exc}", sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader (head, less) went away: not an error of ours
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _drop_output()
         return 0
+    except OutputError as exc:
+        _drop_output()
+        say(f"zoea {args.command}: {exc}", sys.stderr)
+        return 2
     except Exception as exc:
         return _unexpected(args, exc)
+
+
+def _drop_output() -> None:
+    """Send what standard output still buffers nowhere, so that Python's flush at exit
+    does not fail again with a second message."""
+    import os
+
+    if sys.stdout is not None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 if __name__ == "__main__":

@@ -24,6 +24,47 @@ class UsageError(Exception):
     """Bad input from the user: ``zoea`` reports it on one line, exit code 2."""
 
 
+class OutputError(Exception):
+    """A command's output could not be written (a full disk, a closed stream): one line,
+    exit 2. A reader that went away (``BrokenPipeError``) is no error of the command's."""
+
+
+def written(out: TextIO | None, text: str) -> None:
+    """``out.write(text)``; a failure other than a reader gone is an :class:`OutputError`
+    (``out`` None: Python found the stream closed when it started, ``>&-``)."""
+    if out is None:
+        raise OutputError(
+            "cannot write to standard output: it is closed; nothing was done "
+            "(run the command with its output open)"
+        )
+    try:
+        out.write(text)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(_output_failure(out, exc)) from None
+
+
+def flush_output() -> None:
+    """Write what standard output still buffers, so a failure shows while it can be said."""
+    if sys.stdout is None:
+        return  # nothing was written to it: had anything been, it was said
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(_output_failure(sys.stdout, exc)) from None
+
+
+def _output_failure(out: TextIO, exc: OSError) -> str:
+    where = "standard output" if out is sys.stdout else getattr(out, "name", "the output")
+    return (
+        f"cannot write to {where}: {exc.strerror or exc}; "
+        "free some space or send the output elsewhere"
+    )
+
+
 def add_config_flag(parser: argparse.ArgumentParser) -> None:
     """A command's own ``--config FILE``. Unset, it leaves the namespace alone, so a
     ``zoea --config FILE`` given before the command is not reset to None."""
@@ -125,11 +166,11 @@ def emit_json(text: str, out: TextIO | None = None) -> None:
     if not holds_unicode(out):
         # Outside its strings JSON is ASCII: every other character is inside one.
         text = _NON_ASCII.sub(_json_escape, text)
-    out.write(text + "\n")
+    written(out, text + "\n")
 
 
 def say(text: str, out: TextIO | None = None) -> None:
     """Print a human-readable line of a command: model, tool and user text in it shows
     its control characters escaped, whether or not ``out`` is a terminal, and no
     secret's value (``--json`` output never comes here: it stays exact)."""
-    print(mask_text(escaped(text)), file=out if out is not None else sys.stdout)
+    written(out if out is not None else sys.stdout, mask_text(escaped(text)) + "\n")

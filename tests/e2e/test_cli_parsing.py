@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import io
 
 import pytest
 
 from zoea_tui.cli import _parser
-from zoea_tui.cli_parsing import SQLITE_INT_MAX, OneLineParser, int_flag, say, seed_flag
+from zoea_tui.cli_parsing import (
+    SQLITE_INT_MAX,
+    OneLineParser,
+    OutputError,
+    int_flag,
+    say,
+    seed_flag,
+    written,
+)
 
 
 def test_a_number_flag_takes_both_of_its_bounds_and_nothing_beyond() -> None:
@@ -48,3 +58,27 @@ def test_a_world_seed_is_0_unless_given() -> None:
     for args in (["simulate"], ["sim", "serve"], ["arena", "--scenario", "s1"]):
         assert parser.parse_args(args).seed == 0, args
     assert parser.parse_args(["simulate", "--seed", "9"]).seed == 9
+
+
+class _Refusing(io.StringIO):
+    def __init__(self, error: OSError) -> None:
+        super().__init__()
+        self.error = error
+        self.name = "report.txt"
+
+    def write(self, text: str) -> int:
+        raise self.error
+
+
+def test_a_write_that_fails_is_an_output_error_naming_why_and_a_gone_reader_is_not() -> None:
+    full = _Refusing(OSError(errno.ENOSPC, "No space left on device"))
+    with pytest.raises(OutputError) as caught:
+        written(full, "x")
+    assert str(caught.value) == (
+        "cannot write to report.txt: No space left on device; "
+        "free some space or send the output elsewhere"
+    )
+    with pytest.raises(BrokenPipeError):
+        written(_Refusing(BrokenPipeError(errno.EPIPE, "Broken pipe")), "x")
+    with pytest.raises(OutputError, match="it is closed; nothing was done"):
+        written(None, "x")

@@ -140,3 +140,85 @@ def test_sim_serve_on_a_port_in_use_is_one_line_and_exit_2() -> None:
         "choose another with --port (0 picks a free one)"
     ]
     assert done.stdout == ""
+
+
+@pytest.fixture
+def played_db(tmp_path: Path) -> Path:
+    db = tmp_path / "z.db"
+    example = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
+    assert main(["import", "--db", str(db), "--mysis", "scout", str(example)]) == 0
+    return db
+
+
+FULL_DISK = "cannot write to standard output: No space left on device; "
+FULL_DISK += "free some space or send the output elsewhere"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["context", "--mysis", "scout"],
+        ["context", "--mysis", "scout", "--json"],
+        ["export", "--mysis", "scout"],
+        ["replay", "--strategy", "sliding-window", "--json"],
+    ],
+)
+def test_output_to_a_full_disk_is_one_line_and_exit_2(played_db: Path, args: list[str]) -> None:
+    """``> /dev/full``: every write fails with ENOSPC, as on a full disk."""
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "zoea_tui.cli", *args, "--db", str(played_db)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=240,
+        )
+    assert (done.returncode, done.stderr) == (2, f"zoea {args[0]}: {FULL_DISK}\n")
+
+
+def test_a_closed_output_is_refused_before_anything_is_done(played_db: Path) -> None:
+    """``>&-``: Python starts with no standard output; ``vacuum`` would have rewritten
+    the database and then failed to say so."""
+    import os
+
+    before = {p.name: p.read_bytes() for p in played_db.parent.iterdir()}
+    for args in (
+        ["vacuum", "--db", str(played_db)],
+        ["export", "--db", str(played_db), "--mysis", "scout"],
+    ):
+        done = subprocess.run(
+            [sys.executable, "-m", "zoea_tui.cli", *args],
+            capture_output=True,
+            text=True,
+            timeout=240,
+            preexec_fn=lambda: os.close(1),
+        )
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr == (
+            f"zoea {args[0]}: cannot write to standard output: it is closed; nothing was done "
+            "(run the command with its output open)\n"
+        )
+    assert {p.name: p.read_bytes() for p in played_db.parent.iterdir()} == before
+
+
+def test_a_reader_that_goes_away_is_no_error(played_db: Path) -> None:
+    """``| head -c 10``: the rest of the output has nowhere to go; exit 0, nothing said."""
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "zoea_tui.cli",
+            "export",
+            "--db",
+            str(played_db),
+            "--mysis",
+            "scout",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as child:
+        assert child.stdout is not None and child.stderr is not None
+        assert child.stdout.read(10) == b'{"role": "'
+        child.stdout.close()
+        err = child.stderr.read()
+    assert (child.returncode, err) == (0, b"")
