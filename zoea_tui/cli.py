@@ -133,6 +133,8 @@ async def _open_existing(path: Path) -> Store:
 
 
 async def _cmd_import(args: argparse.Namespace) -> int:
+    if args.file.is_char_device() or args.file.is_block_device():  # /dev/zero never ends
+        raise UsageError(f"cannot read {args.file}: it is a device, not a conversation file")
     try:
         text = args.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

@@ -442,6 +442,17 @@ def test_a_file_that_is_not_utf8_is_refused(tmp_path: Path) -> None:
     assert str(caught.value) == f"{path}: line 2: not UTF-8 text"
 
 
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
+    """Windows' Notepad starts a UTF-8 file with U+FEFF, which TOML itself refuses; the
+    mark is no part of the text. A mark anywhere else still is refused by TOML."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbf[context]\nmax_context_messages = 12\n")
+    assert load_config(path, env={}).context.max_context_messages == 12
+    path.write_bytes(b"[context]\n\xef\xbb\xbfmax_context_messages = 12\n")
+    with pytest.raises(ConfigError, match="invalid TOML at line 2, column 1"):
+        load_config(path, env={})
+
+
 def test_an_api_key_in_the_file_is_refused_without_echoing_it(tmp_path: Path) -> None:
     path = write(tmp_path, OPENAI_HEAD + 'api_key = "sk-secret-123"\n')
     with pytest.raises(ConfigError) as caught:

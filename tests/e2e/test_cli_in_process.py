@@ -57,6 +57,17 @@ def test_import_of_a_file_that_cannot_be_read_names_it(
     assert not (tmp_path / "z.db").exists()
 
 
+def test_import_of_a_device_is_refused_before_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``/dev/zero`` never ends: read whole, it filled the memory until the kernel killed
+    the process."""
+    code, out, err = run(capsys, "import", "--db", tmp_path / "z.db", "--mysis", "x", "/dev/zero")
+    assert (code, out) == (2, "")
+    assert err == "zoea import: cannot read /dev/zero: it is a device, not a conversation file\n"
+    assert not (tmp_path / "z.db").exists()
+
+
 def test_import_of_a_bad_line_names_the_file_and_line_and_imports_nothing(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -272,3 +272,25 @@ async def test_a_data_folder_under_a_file_is_one_line(tmp_path: Path) -> None:
     assert f"cannot create the folder {path.parent} for {path}" in message
     assert f"{blocker} is a file, not a folder" in message
     assert blocker.read_text(encoding="utf-8") == "mine\n"
+
+
+@pytest.mark.parametrize("kind", ["a device", "a pipe"])
+async def test_a_file_that_is_not_regular_is_refused_before_sqlite_meets_it(
+    kind: str, tmp_path: Path
+) -> None:
+    """SQLite called /dev/null a "disk I/O error" and told the user to check the disk."""
+    import os
+
+    if kind == "a pipe":
+        path = tmp_path / "zoea.db"
+        os.mkfifo(path)
+    else:
+        path = Path("/dev/null")
+    with pytest.raises(StoreError) as caught:
+        await Store.open(path)
+    assert str(caught.value) == (
+        f"{path} is not a regular file (a device, a pipe or a socket); "
+        "choose another file with --db"
+    )
+    if kind == "a pipe":
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["zoea.db"]

@@ -757,7 +757,7 @@ def read_toml(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read: {exc.strerror or exc}", source=where) from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Notepad writes one) is no text
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise ConfigError(f"{where}: line {line}: not UTF-8 text", source=where) from None

@@ -79,6 +79,10 @@ def _version(path: Path, latest: int, busy_timeout: float) -> int:
         raise StoreError(f"{path} is a folder, not a database file; {ANOTHER_FILE}")
     if not path.exists():
         return 0
+    if not path.is_file():  # SQLite would fail on it later as "disk I/O error"
+        raise StoreError(
+            f"{path} is not a regular file (a device, a pipe or a socket); {ANOTHER_FILE}"
+        )
     try:
         with path.open("rb") as file:
             header = file.read(HEADER_SIZE)
