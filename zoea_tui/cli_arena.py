@@ -117,6 +117,7 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
         raise UsageError(
             f"--seed plus --runs must stay within {SQLITE_INT_MAX} (what SQLite stores)"
         )
+    _check_out(args.out)
     if args.smbench is not None:
         from .arena.smbench import CheckoutError, load
 
@@ -128,6 +129,19 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
         if missing:
             raise UsageError(f"{args.smbench} has no scenario file for {', '.join(missing)}")
     return scenarios, strategies, args.provider
+
+
+def _check_out(out: Path | None) -> None:
+    """Refuse, before anything is played, an ``--out`` that cannot be a folder (the
+    write after the batch can still fail; then every run is in the database, said so)."""
+    if out is None:
+        return
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if existing is None or existing.is_dir():
+        return
+    if existing == out:
+        raise UsageError(f"--out {out} is a file; give a folder (it is made if missing)")
+    raise UsageError(f"--out {out} cannot be made: {existing} is a file, not a folder")
 
 
 #: What a batch records of how it was begun, so ``--resume`` plays it the same way.

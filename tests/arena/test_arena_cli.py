@@ -327,16 +327,21 @@ def test_a_compact_provider_is_scored_by_the_commands_it_runs(
 
 
 def test_a_failing_out_folder_loses_no_run_and_says_where_they_are(tmp_path: Path) -> None:
-    blocker = tmp_path / "file"
-    blocker.write_text("not a folder")
+    """A folder the check before play accepts, where the report cannot be written (a
+    folder already holds its file's name)."""
+    out = tmp_path / "out"
+    (out / "arena.json").mkdir(parents=True)
     db = tmp_path / "arena.db"
     done = zoea(
         *("arena", "--scenario", "s1", "--provider", "autopilot", "--ticks", "8"),
-        *("--runs", "2", "--db", str(db), "--out", str(blocker / "out")),
+        *("--runs", "2", "--db", str(db), "--out", str(out)),
     )
     assert done.returncode == 2
     last = done.stderr.strip().splitlines()[-1]
-    assert last.startswith("zoea arena: cannot write to ") and "batch #1" in last
+    assert last == (
+        f"zoea arena: cannot write to {out}: Is a directory; every run is stored in {db} "
+        "as batch #1 (the arena screen, A, shows it)"
+    )
 
     async def stored() -> None:
         async with await Store.open(db) as store:
@@ -582,3 +587,27 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     assert (guess["runs"], guess["jobs"], guess["requests_at_most"]) == (2, 2, 16)
     assert guess["tokens_in"] == round(16 * tokens_in / requests)
     assert guess["seconds"] == round(16 * wall / requests / 2, 1)
+
+
+@pytest.mark.parametrize("under", [False, True])
+def test_an_out_that_cannot_be_a_folder_is_refused_before_anything_is_played(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], under: bool
+) -> None:
+    """It was found only after the batch had played: "cannot write to FILE: File exists"."""
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("mine\n")
+    out = blocker / "deep" if under else blocker
+    db = tmp_path / "arena.db"
+    code, printed, err = _arena_in_process(
+        capsys,
+        *("--scenario", "s1", "--provider", "autopilot", "--runs", "1", "--ticks", "2"),
+        *("--db", str(db), "--out", str(out)),
+    )
+    said = (
+        f"--out {out} cannot be made: {blocker} is a file, not a folder"
+        if under
+        else f"--out {out} is a file; give a folder (it is made if missing)"
+    )
+    assert (code, printed, err) == (2, "", f"zoea arena: {said}\n")
+    assert blocker.read_text() == "mine\n"
+    assert asyncio.run(stored_runs(db)) == []
