@@ -142,9 +142,10 @@ def fit_streams() -> None:
 
 
 def holds_unicode(stream: TextIO) -> bool:
-    """Whether ``stream`` writes every character as itself (a UTF encoding)."""
-    encoding = getattr(stream, "encoding", None) or "ascii"
-    return codecs.lookup(encoding).name.startswith("utf")
+    """Whether ``stream`` writes every character as itself: a UTF encoding, or none at
+    all (a text stream in memory)."""
+    encoding = getattr(stream, "encoding", None)
+    return encoding is None or codecs.lookup(encoding).name.startswith("utf")
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

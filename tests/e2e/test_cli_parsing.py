@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 import io
+import sys
 
 import pytest
 
@@ -13,6 +14,10 @@ from zoea_tui.cli_parsing import (
     SQLITE_INT_MAX,
     OneLineParser,
     OutputError,
+    emit_json,
+    fit_streams,
+    flush_output,
+    holds_unicode,
     int_flag,
     say,
     seed_flag,
@@ -82,3 +87,77 @@ def test_a_write_that_fails_is_an_output_error_naming_why_and_a_gone_reader_is_n
         written(_Refusing(BrokenPipeError(errno.EPIPE, "Broken pipe")), "x")
     with pytest.raises(OutputError, match="it is closed; nothing was done"):
         written(None, "x")
+
+
+def test_standard_output_is_named_as_such_and_a_nameless_stream_as_the_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    full = OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(sys, "stdout", _Refusing(full))
+    with pytest.raises(OutputError) as caught:
+        say("hello")
+    assert str(caught.value).startswith("cannot write to standard output: No space left")
+
+    class Nameless(io.TextIOBase):
+        def write(self, text: str) -> int:
+            raise full
+
+    with pytest.raises(OutputError) as caught:
+        written(Nameless(), "x")
+    assert str(caught.value).startswith("cannot write to the output: No space left")
+
+
+class _FailingFlush(io.StringIO):
+    def flush(self) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+
+def test_flush_says_a_failure_and_is_quiet_without_an_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "stdout", _FailingFlush())
+    with pytest.raises(OutputError, match=r"^cannot write to standard output: No space"):
+        flush_output()
+    monkeypatch.setattr(sys, "stdout", None)
+    flush_output()  # nothing was written: nothing to say
+
+
+def _stream(encoding: str) -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BytesIO(), encoding=encoding, errors="strict")
+
+
+def test_only_streams_that_cannot_hold_every_character_are_fitted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    plain, utf8 = _stream("ascii"), _stream("utf-8")
+    for out, err in ((plain, utf8), (utf8, plain)):
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stderr", err)
+        out.reconfigure(errors="strict")
+        err.reconfigure(errors="strict")
+        fit_streams()
+        assert (plain.errors, utf8.errors) == ("zoea-plain", "strict")
+    monkeypatch.setattr(sys, "stdout", io.StringIO())  # no reconfigure: left alone
+    fit_streams()
+    plain.write("Mysis a · strategy → ≥ Ä\n")
+    plain.flush()
+    assert plain.buffer.getvalue() == b"Mysis a | strategy -> >= \\xc4\n"  # type: ignore[attr-defined]
+
+
+def test_a_stream_in_memory_holds_every_character_and_a_byte_stream_its_encodings() -> None:
+    assert holds_unicode(io.StringIO())  # no encoding: characters are kept as they are
+    assert holds_unicode(_stream("utf_8")) and holds_unicode(_stream("UTF-16"))
+    assert not holds_unicode(_stream("ascii")) and not holds_unicode(_stream("latin-1"))
+    assert not holds_unicode(_stream("cp1252"))
+
+
+def test_json_goes_to_standard_output_unless_given_a_stream(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", out)
+    emit_json('{"ore": "Ä"}')
+    assert out.getvalue() == '{"ore": "Ä"}\n'
+    other = io.StringIO()
+    emit_json("[]", other)
+    assert (out.getvalue(), other.getvalue()) == ('{"ore": "Ä"}\n', "[]\n")
