@@ -191,6 +191,28 @@ def test_a_read_only_folder_is_one_line(command: str, tmp_path: Path) -> None:
     assert sorted(p.name for p in folder.iterdir()) == ["zoea.db"]
 
 
+def test_a_database_open_elsewhere_in_a_read_only_folder_is_used(tmp_path: Path) -> None:
+    """With its -wal and -shm already beside it (another program has it open), SQLite
+    creates nothing in the folder: the folder's mode does not matter, only the files'."""
+    folder = tmp_path / "shelf"
+    folder.mkdir()
+    path = _zoea_db(folder / "zoea.db")
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("PRAGMA journal_mode = WAL")
+        holder.execute("SELECT COUNT(*) FROM myses").fetchone()  # the -shm is made
+        assert {p.name for p in folder.iterdir()} == {"zoea.db", "zoea.db-wal", "zoea.db-shm"}
+        folder.chmod(0o555)
+        try:
+            done = zoea(*COMMANDS["export"], path, plain_user=True)
+        finally:
+            folder.chmod(0o755)
+    finally:
+        holder.close()
+    assert (done.returncode, done.stderr) == (0, "")
+    assert '"content": "hi"' in done.stdout
+
+
 def test_an_unreadable_file_is_one_line(tmp_path: Path) -> None:
     path = _zoea_db(tmp_path / "zoea.db")
     path.chmod(0)

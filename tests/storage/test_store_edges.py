@@ -12,7 +12,7 @@ import pytest
 
 from tests.storage.test_request_log import _logged
 from zoea_tui.core.composition import ComposeSettings
-from zoea_tui.storage import NewMemory, Store, story
+from zoea_tui.storage import NewMemory, Store, StoreError, story
 from zoea_tui.storage.search import SEARCH_SCOPE, Query
 
 
@@ -153,3 +153,49 @@ async def test_another_programs_database_is_named_by_its_first_five_tables(
         refused.value
     )
     assert path.read_bytes() == before
+
+
+def test_a_migration_file_is_split_into_its_statements_and_nothing_else() -> None:
+    """Comments, blank lines and empty statements between them are no statements; a
+    trigger's body, with its own semicolons, stays one."""
+    from zoea_tui.storage.migrations import statements
+
+    sql = (
+        "-- the ledger\n"
+        "CREATE TABLE a (x); ;\n"
+        "\n"
+        "CREATE TRIGGER t AFTER INSERT ON a BEGIN\n"
+        "  INSERT INTO a VALUES (1);\n"
+        "  DELETE FROM a;\n"
+        "END;\n"
+        "-- a note at the end\n"
+    )
+    assert statements(sql) == [
+        "-- the ledger\nCREATE TABLE a (x);",
+        "CREATE TRIGGER t AFTER INSERT ON a BEGIN\n  INSERT INTO a VALUES (1);\n"
+        "  DELETE FROM a;\nEND;",
+    ]
+
+
+async def test_migrate_applies_what_a_database_lacks_and_names_the_file_it_refuses(
+    tmp_path: Path,
+) -> None:
+    import aiosqlite
+
+    from zoea_tui.storage.migrations import latest_version, load_migrations, migrate
+
+    path = tmp_path / "zoea.db"
+    async with aiosqlite.connect(path) as db:
+        assert await migrate(db, up_to=3) == [1, 2, 3]
+        rest = [m.version for m in load_migrations() if m.version > 3]
+        assert await migrate(db) == rest and rest[-1] == latest_version()
+        assert await migrate(db) == []
+        newer = latest_version() + 1
+        await db.execute("INSERT INTO schema_migrations VALUES (?, 'future', 0)", (newer,))
+        await db.commit()
+        with pytest.raises(StoreError) as caught:
+            await migrate(db, path=path)
+    assert str(caught.value) == (
+        f"{path} is at schema version {newer}, newer than this program's "
+        f"({latest_version()}); it was left untouched: upgrade Zoea Nova to open it"
+    )
