@@ -294,3 +294,86 @@ async def test_a_file_that_is_not_regular_is_refused_before_sqlite_meets_it(
     )
     if kind == "a pipe":
         assert sorted(p.name for p in tmp_path.iterdir()) == ["zoea.db"]
+
+
+def _copied_while_open(path: Path, change: Callable[[sqlite3.Connection], None]) -> Path:
+    """A copy of ``path`` and its -wal taken while a program had it open and had made
+    ``change`` (not yet checkpointed): the change lives only in the copy's -wal, and
+    no -shm comes with it."""
+    import shutil
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        db.execute("PRAGMA wal_autocheckpoint = 0")
+        change(db)
+        copy = path.parent / "copy" / path.name
+        copy.parent.mkdir()
+        shutil.copyfile(path, copy)
+        shutil.copyfile(f"{path}-wal", f"{copy}-wal")
+    finally:
+        db.close()
+    assert sorted(p.name for p in copy.parent.iterdir()) == [path.name, f"{path.name}-wal"]
+    return copy
+
+
+async def test_a_copy_whose_tables_wait_in_its_wal_is_read_whole_and_left_untouched(
+    tmp_path: Path,
+) -> None:
+    """Another program's database and a newer Zoea's, each copied while open: what
+    decides the refusal is in the -wal, which is read (from a copy of the two, so that
+    reading makes no -shm beside the user's file)."""
+    foreign = tmp_path / "their.db"
+    foreign.touch()
+    copy = _copied_while_open(foreign, lambda db: db.execute("CREATE TABLE photos (id)"))
+    await _refused(copy, "another program's SQLite database (tables: photos)")
+
+    newer = tmp_path / "newer" / "zoea.db"
+    newer.parent.mkdir()
+    await _zoea_db(newer)
+    version = latest_version() + 1
+    copy = _copied_while_open(
+        newer,
+        lambda db: db.execute("INSERT INTO schema_migrations VALUES (?, 'future', 0)", (version,)),
+    )
+    await _refused(copy, f"schema version {version}, newer than this program's")
+
+
+async def test_a_zoea_copy_whose_last_writes_wait_in_its_wal_opens_with_them(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "zoea.db"
+    await _zoea_db(path)
+    copy = _copied_while_open(
+        path,
+        lambda db: db.execute(
+            "INSERT INTO myses (name, created_at, updated_at) VALUES ('Bo', 0, 0)"
+        ),
+    )
+    async with await Store.open(copy) as store:
+        assert [m.name for m in await store.list_myses()] == ["Ada", "Bo"]
+
+
+async def test_a_database_open_elsewhere_is_read_with_what_its_wal_holds(tmp_path: Path) -> None:
+    """Another program has the database open (its -wal and -shm beside it) and has just
+    made it newer: read under SQLite's locks, the -wal counts, and the refusal comes
+    before anything is written."""
+    path = tmp_path / "zoea.db"
+    await _zoea_db(path)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("PRAGMA wal_autocheckpoint = 0")
+        version = latest_version() + 1
+        holder.execute("INSERT INTO schema_migrations VALUES (?, 'future', 0)", (version,))
+        assert (tmp_path / "zoea.db-shm").exists() and (tmp_path / "zoea.db-wal").exists()
+        with pytest.raises(StoreError) as caught:
+            await examine_async(path)
+        assert f"schema version {version}, newer than this program's" in str(caught.value)
+    finally:
+        holder.close()
+
+
+async def examine_async(path: Path) -> int:
+    import asyncio
+
+    return await asyncio.to_thread(examine, path, latest_version())

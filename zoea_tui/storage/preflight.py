@@ -2,14 +2,20 @@
 
 :meth:`Store.open` asks :func:`examine` before it sets a journal mode, creates a table
 or migrates: a file that is not Zoea's, is damaged, or comes from a newer Zoea is
-refused with every byte as it was (and no ``-wal`` or ``-shm`` file beside it).
+refused with every byte as it was (and no ``-wal`` or ``-shm`` file beside it). A copy
+taken while the app ran (a ``-wal`` and no ``-shm``) is read from a copy of the two in the
+temporary folder, so that reading makes no ``-shm`` beside it; a database another program
+has open is read under SQLite's own locks (a ``-shm`` left by a crash may be rebuilt:
+it is SQLite's index of the ``-wal``, not data).
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from .errors import ANOTHER_FILE, StoreError, damaged, store_error
@@ -98,9 +104,27 @@ def _version(path: Path, latest: int, busy_timeout: float) -> int:
     if header and not pending:
         _check_length(path, header, size)
     # A WAL database nobody has open (no -wal): read it as immutable, or opening it
-    # would create its -wal and -shm files. Otherwise SQLite's own locks apply.
+    # would create its -wal and -shm files. A -wal with no -shm beside it (a copy taken
+    # while the app ran; nobody has it open, or the -shm would be there): read a copy of
+    # the two, or reading it would make the -shm. Otherwise SQLite's own locks apply.
     immutable = len(header) > 18 and header[18] == 2 and not pending
-    uri = f"{path.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
+    if pending and not _beside(path, "-shm").exists():
+        with contextlib.ExitStack() as stack:
+            try:
+                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="zoea-look-"))
+                copy = Path(folder) / "copy.db"
+                shutil.copyfile(path, copy)
+                shutil.copyfile(wal, _beside(copy, "-wal"))
+            except OSError:
+                copy = path  # no room for a copy: read it in place (its -shm is made)
+            return _ledger(path, copy, latest, immutable=False, busy_timeout=busy_timeout)
+    return _ledger(path, path, latest, immutable=immutable, busy_timeout=busy_timeout)
+
+
+def _ledger(path: Path, read: Path, latest: int, *, immutable: bool, busy_timeout: float) -> int:
+    """The schema version in the database file ``read`` (``path``, or a copy of it),
+    read only; refusals name ``path``."""
+    uri = f"{read.resolve().as_uri()}?mode=ro" + ("&immutable=1" if immutable else "")
     try:
         with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=busy_timeout)) as db:
             objects = db.execute("SELECT type, name FROM sqlite_master").fetchall()
