@@ -52,7 +52,8 @@ def test_the_locale_of_these_tests_cannot_write_the_characters() -> None:
 def played(tmp_path: Path) -> Path:
     conversation = tmp_path / "c.jsonl"
     lines = [{"role": "user", "content": "report"}, {"role": "assistant", "content": WORDS}]
-    conversation.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    text = "\n".join(json.dumps(x, ensure_ascii=False) for x in lines) + "\n"
+    conversation.write_text(text, encoding="utf-8")  # characters as they are, not escaped
     db = tmp_path / "z.db"
     done = zoea("import", "--db", db, "--mysis", "scout", conversation)
     assert done.returncode == 0, done.stderr
