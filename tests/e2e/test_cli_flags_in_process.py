@@ -177,3 +177,36 @@ def test_simulate_plays_its_edge_of_one_turn_with_a_configured_provider(
     report = json.loads(out)
     assert (report["myses"], report["turns"], report["provider"]) == (1, 1, "autopilot")
     assert report["requests"] > 0 and db.exists()
+
+
+@pytest.mark.parametrize(
+    ("flag", "choices"), [("--budget", ("smbench", "ticks")), ("--world", ("smbench", "classic"))]
+)
+def test_the_arenas_budget_and_world_take_their_choices_and_nothing_else(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    flag: str,
+    choices: tuple[str, str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "arena", "--provider", "autopilot", flag, "nowhere")
+    assert (code, out) == (2, "")
+    listed = ", ".join(repr(c) for c in choices)
+    assert err == f"zoea arena: argument {flag}: invalid choice: 'nowhere' (choose from {listed})\n"
+    for choice in choices:  # each passes the flag's check, to the next (no --scenario)
+        code, _, err = run(capsys, "arena", "--provider", "autopilot", flag, choice)
+        assert (code, err) == (
+            2,
+            "zoea arena: --scenario is required (s1 … s6, or all), or --resume BATCH\n",
+        )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_batch_to_resume_is_a_whole_number(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "arena", "--resume", "last", "--db", tmp_path / "a.db")
+    assert (code, out) == (2, "")
+    assert err == "zoea arena: argument --resume: invalid int value: 'last'\n"
+    assert not (tmp_path / "a.db").exists()

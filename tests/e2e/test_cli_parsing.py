@@ -85,8 +85,12 @@ def test_a_write_that_fails_is_an_output_error_naming_why_and_a_gone_reader_is_n
     )
     with pytest.raises(BrokenPipeError):
         written(_Refusing(BrokenPipeError(errno.EPIPE, "Broken pipe")), "x")
-    with pytest.raises(OutputError, match="it is closed; nothing was done"):
+    with pytest.raises(OutputError) as caught:
         written(None, "x")
+    assert str(caught.value) == (
+        "cannot write to standard output: it is closed; nothing was done "
+        "(run the command with its output open)"
+    )
 
 
 def test_standard_output_is_named_as_such_and_a_nameless_stream_as_the_output(
@@ -139,9 +143,13 @@ def test_only_streams_that_cannot_hold_every_character_are_fitted(
         assert (plain.errors, utf8.errors) == ("zoea-plain", "strict")
     monkeypatch.setattr(sys, "stdout", io.StringIO())  # no reconfigure: left alone
     fit_streams()
-    plain.write("Mysis a · strategy → ≥ Ä\n")
+    monkeypatch.setattr(sys, "stdout", None)  # closed (``>&-``): left for main to say
+    fit_streams()
+    plain.write("Mysis a · strategy → ≥ Ä\n──→Äé\n")
     plain.flush()
-    assert plain.buffer.getvalue() == b"Mysis a | strategy -> >= \\xc4\n"  # type: ignore[attr-defined]
+    assert plain.buffer.getvalue() == (  # type: ignore[attr-defined]
+        b"Mysis a | strategy -> >= \\xc4\n--->\\xc4\\xe9\n"  # a run of several at once
+    )
 
 
 def test_a_stream_in_memory_holds_every_character_and_a_byte_stream_its_encodings() -> None:
@@ -161,3 +169,7 @@ def test_json_goes_to_standard_output_unless_given_a_stream(
     other = io.StringIO()
     emit_json("[]", other)
     assert (out.getvalue(), other.getvalue()) == ('{"ore": "Ä"}\n', "[]\n")
+    plain = _stream("ascii")
+    emit_json('{"ore": "Ä🚀"}', plain)
+    plain.flush()
+    assert plain.buffer.getvalue() == b'{"ore": "\\u00c4\\ud83d\\ude80"}\n'  # type: ignore[attr-defined]
