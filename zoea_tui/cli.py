@@ -26,6 +26,7 @@ from .cli_parsing import (
     emit_json,
     fit_streams,
     flush_output,
+    holds_unicode,
     int_flag,
     say,
     seed_flag,
@@ -400,6 +401,14 @@ def _run_tui(args: argparse.Namespace) -> int:
     from .config import db_path
     from .logs import setup_logging
 
+    screen = sys.__stderr__  # where Textual draws
+    if screen is not None and not holds_unicode(screen):
+        say(
+            f"zoea: the terminal's encoding ({screen.encoding}) cannot show the command "
+            "center's characters; start it in a UTF-8 locale (LANG=C.UTF-8, for one)",
+            sys.stderr,
+        )
+        return 2
     try:
         config = load_config(args.config)
         database = db_path(config, args.db, args.data_dir)

@@ -131,3 +131,18 @@ def test_only_a_utf_encoding_is_taken_to_hold_every_character() -> None:
     assert holds_unicode(io.TextIOWrapper(io.BytesIO(), encoding="utf_16"))
     assert not holds_unicode(_ascii_stream())
     assert not holds_unicode(io.TextIOWrapper(io.BytesIO(), encoding="latin-1"))
+
+
+def test_the_command_center_in_such_a_locale_says_how_to_start_it_and_makes_nothing(
+    tmp_path: Path,
+) -> None:
+    """It drew every line and border as escapes (``\\u2554\\u2550…``); Textual needs a
+    terminal that shows its characters."""
+    data = tmp_path / "data"
+    done = zoea("--data-dir", data)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == (
+        b"zoea: the terminal's encoding (ascii) cannot show the command center's characters;"
+        b" start it in a UTF-8 locale (LANG=C.UTF-8, for one)\n"
+    )
+    assert not data.exists()
