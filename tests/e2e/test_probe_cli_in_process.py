@@ -14,7 +14,14 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import refused_url
-from tests.fakes.llm_servers import Call, FakeOpenAIServer, LlamaServer, Reply
+from tests.fakes.llm_servers import (
+    Call,
+    FakeOllamaServer,
+    FakeOpenAIServer,
+    HttpError,
+    LlamaServer,
+    Reply,
+)
 from zoea_tui.cli import main
 
 STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
@@ -49,7 +56,9 @@ def test_a_server_that_flies_gets_its_table_its_verdict_and_the_lines_to_paste(
     lines = out.splitlines()
     assert lines[0] == f"zoea probe {s.url} · OpenAI-compatible · a URL given on the command line"
     assert lines[1].startswith("  configuration: no config file")
-    assert "verdict: flies a Mysis (streamed, tool calls parsed)" in lines
+    verdict = lines.index("verdict: flies a Mysis (streamed, tool calls parsed)")
+    assert lines[verdict - 1] == "", "a blank line after the table"
+    assert "  context            16384 tokens (llama-server /props)" in lines
     paste = lines.index("paste into the config file:")
     assert lines[paste - 1] == "" and lines[paste + 1] == "    [providers.llama-server]"
     assert f'    endpoint = "{s.url}"' in lines
@@ -71,9 +80,11 @@ def test_nothing_listening_is_exit_3_with_its_line_and_nothing_to_paste(
     assert err.count("\n") == 1
     lines = out.splitlines()
     assert lines[0] == f"zoea probe {url} · OpenAI-compatible · a URL given on the command line"
-    assert "what to change:" in lines
-    assert any(line.startswith("  - ") for line in lines)
-    assert not any("paste" in line for line in lines), "nothing answered: nothing to paste"
+    changes = lines.index("what to change:")
+    assert lines[changes + 1 :] == [
+        f"  - models: nothing answers at {url}: start the server (llama-server --port 8080, "
+        "ollama serve) or correct the address"
+    ], "the failure alone: no server's words, nothing to paste"
 
 
 def test_a_server_that_answers_without_a_tool_call_says_what_to_change(
@@ -149,6 +160,7 @@ def test_a_provider_added_by_a_convention_says_so(
     lines = out.splitlines()
     assert lines[0].endswith("· provider openai (added by $OPENAI_BASE_URL)")
     assert f"no config file; $OPENAI_BASE_URL adds provider openai ({server.url})" in out
+    assert "or, with no config file" not in out, "the provider is named: no line to add it"
 
 
 URL = "http://127.0.0.1:9/v1"
@@ -179,7 +191,10 @@ BAD_ARGUMENTS = [
 ]
 
 
-@pytest.mark.parametrize(("args", "line"), BAD_ARGUMENTS)
+# Ids free of "http": mutation testing deselects tests whose id holds it (-k "not http").
+@pytest.mark.parametrize(
+    ("args", "line"), BAD_ARGUMENTS, ids=[f"bad-{n}" for n in range(len(BAD_ARGUMENTS))]
+)
 def test_bad_arguments_are_their_exact_line_and_exit_2(
     capsys: pytest.CaptureFixture[str], args: list[str], line: str
 ) -> None:
@@ -191,3 +206,82 @@ def test_the_edges_of_the_timeout_are_accepted(capsys: pytest.CaptureFixture[str
     for seconds in ("3600", "0.5"):
         code, _, err = probe(capsys, refused_url() + "/v1", "--timeout", seconds)
         assert code == 3 and "--timeout" not in err
+
+
+def test_an_https_address_is_a_url_too(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = probe(capsys, "https://127.0.0.1:9/v1", "--timeout", "5")
+    assert code == 3 and out.startswith("zoea probe https://127.0.0.1:9/v1 · OpenAI-compatible")
+
+
+def test_every_problem_after_the_first_is_a_change_to_make(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with FakeOpenAIServer(llama=LlamaServer(n_ctx=2048)).running_in_thread() as server:
+        server.default = Reply(content="I would rather chat.")
+        code, out, _ = probe(capsys, server.url)
+    lines = out.splitlines()
+    changes = lines.index("what to change:")
+    assert code == 3
+    assert lines[changes + 1].startswith("  - the server gives a request 2048 tokens;")
+
+
+def test_a_refusal_is_shown_with_the_servers_words(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.default = HttpError(500, "the model exploded")
+        code, out, _ = probe(capsys, server.url)
+    assert code == 3
+    said = [line for line in out.splitlines() if line.startswith("  - ")]
+    assert said and all(line.endswith(" (the server said: the model exploded)") for line in said)
+
+
+def test_an_ollama_server_is_named_so_unless_told_to_speak_openai(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with FakeOllamaServer().running_in_thread() as server:
+        server.default = STATUS_CALL
+        code, out, _ = probe(capsys, server.url)
+        told, as_openai, _ = probe(capsys, server.url, "--type", "openai")
+    assert code == 0 and out.startswith(f"zoea probe {server.url} · Ollama · ")
+    assert told == 3 and as_openai.startswith(f"zoea probe {server.url} · OpenAI-compatible · ")
+
+
+def test_a_urls_key_variable_is_in_the_lines_to_paste(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MY_KEY", "sk-url")
+    with FakeOpenAIServer(api_key="sk-url").running_in_thread() as server:
+        server.default = STATUS_CALL
+        code, out, _ = probe(capsys, server.url, "--api-key-env", "MY_KEY")
+    assert code == 0 and '    api_key_env = "MY_KEY"' in out.splitlines()
+
+
+def test_the_timeout_given_bounds_each_request(capsys: pytest.CaptureFixture[str]) -> None:
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.default = Reply(tool_calls=[Call("get_status", {})], delay=3.0)
+        code, _, err = probe(capsys, server.url, "--timeout", "0.5")
+    assert code == 3 and "cannot fly a Mysis" in err
+
+
+def test_a_providers_model_can_be_overridden(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "zoea.toml"
+    with FakeOpenAIServer(models=["m1", "m2"]).running_in_thread() as server:
+        server.default = STATUS_CALL
+        config.write_text(
+            f'[providers.engine]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m2"\n'
+        )
+        code, _, _ = probe(capsys, "engine", "--config", config, "--model", "m1")
+        bodies = [r.json() for r in server.chat_requests]
+    assert code == 0 and {b["model"] for b in bodies} == {"m1"}
+
+
+def test_a_url_probed_beside_a_config_file_gets_no_line_to_run_without_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "zoea.toml"
+    config.write_text("[swarm]\nmax_myses = 2\n")
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.default = STATUS_CALL
+        code, out, _ = probe(capsys, server.url, "--config", config)
+    assert code == 0 and "or, with no config file" not in out
