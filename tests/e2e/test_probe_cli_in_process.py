@@ -208,7 +208,7 @@ def test_the_edges_of_the_timeout_are_accepted(capsys: pytest.CaptureFixture[str
         assert code == 3 and "--timeout" not in err
 
 
-def test_an_https_address_is_a_url_too(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_secure_address_is_a_url_too(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = probe(capsys, "https://127.0.0.1:9/v1", "--timeout", "5")
     assert code == 3 and out.startswith("zoea probe https://127.0.0.1:9/v1 · OpenAI-compatible")
 
