@@ -146,3 +146,31 @@ def test_the_command_center_in_such_a_locale_says_how_to_start_it_and_makes_noth
         b" start it in a UTF-8 locale (LANG=C.UTF-8, for one)\n"
     )
     assert not data.exists()
+
+
+def test_a_servers_words_beyond_ascii_reach_arena_json_in_utf8(tmp_path: Path) -> None:
+    """The one way a character beyond ASCII enters ``arena.json``: a run's error in the
+    server's words. Written in the locale's encoding it ended the command after play."""
+    from tests.fakes.llm_servers import FakeOpenAIServer, HttpError
+
+    refusal = "clé refusée"
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.default = HttpError(401, refusal)
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
+            encoding="utf-8",
+        )
+        out = tmp_path / "out"
+        done = zoea(
+            *("--config", config, "arena", "--scenario", "s1", "--provider", "scripted"),
+            *("--ticks", "2", "--no-baseline", "--db", tmp_path / "a.db", "--out", out),
+        )
+    assert done.returncode == 3, done.stderr  # the provider answered none of its requests
+    last = done.stderr.decode("ascii").splitlines()[-1]  # every line in ASCII
+    assert last.startswith("zoea arena: the provider answered none of its requests")
+    assert "cl\\xe9 refus\\xe9e" in last
+    written = (out / "arena.json").read_bytes()
+    assert refusal.encode("utf-8") in written
+    report = json.loads(written.decode("utf-8"))
+    assert refusal in report["cells"][0]["runs"][0]["error"]
