@@ -30,6 +30,7 @@ from .cli_parsing import (
     int_flag,
     say,
     seed_flag,
+    text_flag,
     written,
 )
 from .config import Config, ConfigError, load_config
@@ -53,16 +54,16 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("import", help="import a conversation (JSONL) as memories")
     p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--mysis", required=True)
+    p.add_argument("--mysis", required=True, type=text_flag)
     p.add_argument("file", type=Path, metavar="JSONL")
 
     p = sub.add_parser("export", help="print all memories of a Mysis as JSONL")
     p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--mysis", required=True)
+    p.add_argument("--mysis", required=True, type=text_flag)
 
     p = sub.add_parser("context", help="show the next request of a Mysis")
     p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--mysis", required=True)
+    p.add_argument("--mysis", required=True, type=text_flag)
     p.add_argument("--strategy", choices=list(STRATEGIES))
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
@@ -80,7 +81,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("replay", help="recompose every logged request under a strategy")
     p.add_argument("--db", type=Path, required=True)
-    p.add_argument("--mysis", help="only this Mysis")
+    p.add_argument("--mysis", type=text_flag, help="only this Mysis")
     p.add_argument("--strategy", choices=list(STRATEGIES), required=True)
     add_config_flag(p)
     p.add_argument("--json", action="store_true", help="machine-readable report")
@@ -120,6 +121,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--state", type=Path, help="load the world from this file and save it there")
     p.add_argument(
         "--admin-token",
+        type=text_flag,
         help="bearer token of the benchmark admin endpoints (default: a new one, printed)",
     )
     cli_arena.add_parser(sub)

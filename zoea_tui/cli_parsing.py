@@ -108,6 +108,19 @@ def int_flag(lo: int, hi: int) -> Callable[[str], int]:
     return parse
 
 
+def text_flag(text: str) -> str:
+    """An argparse ``type``: text, not bytes the locale could not read. Python keeps such
+    bytes as lone surrogates, which neither SQLite nor a UTF-8 file takes (a name typed
+    in UTF-8 under an ASCII locale ended ``import`` with "surrogates not allowed")."""
+    if any("\udc80" <= c <= "\udcff" for c in text):
+        raise argparse.ArgumentTypeError(
+            f"{text.encode('utf-8', 'surrogateescape')!r} is not text in the locale's "
+            f"encoding ({sys.getfilesystemencoding()}); start zoea in a UTF-8 locale "
+            "(LANG=C.UTF-8, for one)"
+        )
+    return text
+
+
 #: A world seed: any integer SQLite can store, from 0.
 seed_flag = int_flag(0, SQLITE_INT_MAX)
 

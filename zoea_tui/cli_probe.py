@@ -15,7 +15,7 @@ import sys
 from typing import Any
 from urllib.parse import urlsplit
 
-from .cli_parsing import UsageError, add_config_flag, emit_json, say
+from .cli_parsing import UsageError, add_config_flag, emit_json, say, text_flag
 from .config import Config, ConfigError, load_config, resolve_api_key
 
 
@@ -40,7 +40,9 @@ def add_parser(sub: Any) -> None:
         choices=["openai", "ollama"],
         help="the URL's protocol (default: what it answers: /api/tags is Ollama)",
     )
-    p.add_argument("--model", help="the model to try (default: the configured or first listed)")
+    p.add_argument(
+        "--model", type=text_flag, help="the model to try (default: the configured or first listed)"
+    )
     p.add_argument("--api-key-env", help="the environment variable that holds the URL's key")
     p.add_argument(
         "--timeout", type=_seconds, default=60.0, help="seconds per request (default 60)"

@@ -21,6 +21,7 @@ from zoea_tui.cli_parsing import (
     int_flag,
     say,
     seed_flag,
+    text_flag,
     written,
 )
 
@@ -173,3 +174,11 @@ def test_json_goes_to_standard_output_unless_given_a_stream(
     emit_json('{"ore": "Ä🚀"}', plain)
     plain.flush()
     assert plain.buffer.getvalue() == b'{"ore": "\\u00c4\\ud83d\\ude80"}\n'  # type: ignore[attr-defined]
+
+
+def test_a_text_flag_takes_any_text_and_refuses_bytes_the_locale_could_not_read() -> None:
+    assert text_flag("Jürgen 🚀") == "Jürgen 🚀"
+    undecoded = b"J\xc3\xbcrgen".decode("ascii", "surrogateescape")
+    with pytest.raises(argparse.ArgumentTypeError) as caught:
+        text_flag(undecoded)
+    assert str(caught.value).startswith("b'J\\xc3\\xbcrgen' is not text in the locale's encoding")

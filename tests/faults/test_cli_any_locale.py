@@ -174,3 +174,19 @@ def test_a_servers_words_beyond_ascii_reach_arena_json_in_utf8(tmp_path: Path) -
     assert refusal.encode("utf-8") in written
     report = json.loads(written.decode("utf-8"))
     assert refusal in report["cells"][0]["runs"][0]["error"]
+
+
+def test_a_name_typed_beyond_what_the_locale_reads_is_refused_before_anything_is_made(
+    tmp_path: Path,
+) -> None:
+    """Typed in UTF-8 under an ASCII locale, ``--mysis Jürgen`` reached SQLite as lone
+    surrogates: "unexpected UnicodeEncodeError", exit 1, after the database was made."""
+    db = tmp_path / "z.db"
+    example = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
+    done = zoea("import", "--db", db, "--mysis", "Jürgen", example)
+    assert (done.returncode, done.stdout) == (2, b"")
+    assert done.stderr == (
+        b"zoea import: argument --mysis: b'J\\xc3\\xbcrgen' is not text in the locale's "
+        b"encoding (ascii); start zoea in a UTF-8 locale (LANG=C.UTF-8, for one)\n"
+    )
+    assert not db.exists()
