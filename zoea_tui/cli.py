@@ -28,10 +28,10 @@ from .cli_parsing import (
     flush_output,
     holds_unicode,
     int_flag,
+    require_output,
     say,
     seed_flag,
     text_flag,
-    written,
 )
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
@@ -470,8 +470,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run_tui(args)
     fit_streams()  # not for the TUI: "->" for "→" would move its columns
     try:
-        if sys.stdout is None:  # closed before it began (``>&-``): refuse before any work
-            written(None, "")
+        require_output()
         code = asyncio.run(_COMMANDS[args.command](args))
         flush_output()
         return code

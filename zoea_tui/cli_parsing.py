@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
+import json
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -29,40 +31,51 @@ class OutputError(Exception):
     exit 2. A reader that went away (``BrokenPipeError``) is no error of the command's."""
 
 
+#: What a standard output closed before the command began (``>&-``) gets said.
+_CLOSED = (
+    "cannot write to standard output: it is closed; nothing was done "
+    "(run the command with its output open)"
+)
+
+
+def require_output() -> None:
+    """Refuse, before any work, a standard output Python found closed when it started:
+    nothing the command did could be said."""
+    if sys.stdout is None:
+        raise OutputError(_CLOSED)
+
+
 def written(out: TextIO | None, text: str) -> None:
     """``out.write(text)``; a failure other than a reader gone is an :class:`OutputError`
-    (``out`` None: Python found the stream closed when it started, ``>&-``)."""
+    (``out`` None: a standard output found closed)."""
     if out is None:
-        raise OutputError(
-            "cannot write to standard output: it is closed; nothing was done "
-            "(run the command with its output open)"
-        )
-    try:
+        raise OutputError(_CLOSED)
+    with _writing_to(out):
         out.write(text)
-    except BrokenPipeError:
-        raise
-    except OSError as exc:
-        raise OutputError(_output_failure(out, exc)) from None
 
 
 def flush_output() -> None:
     """Write what standard output still buffers, so a failure shows while it can be said."""
     if sys.stdout is None:
         return  # nothing was written to it: had anything been, it was said
-    try:
+    with _writing_to(sys.stdout):
         sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def _writing_to(out: TextIO) -> Iterator[None]:
+    """A write's ``OSError`` as the command's one-line :class:`OutputError`; a reader that
+    went away (``BrokenPipeError``) goes on to ``main``, which ends quietly."""
+    try:
+        yield
     except BrokenPipeError:
         raise
     except OSError as exc:
-        raise OutputError(_output_failure(sys.stdout, exc)) from None
-
-
-def _output_failure(out: TextIO, exc: OSError) -> str:
-    where = "standard output" if out is sys.stdout else getattr(out, "name", "the output")
-    return (
-        f"cannot write to {where}: {exc.strerror or exc}; "
-        "free some space or send the output elsewhere"
-    )
+        where = "standard output" if out is sys.stdout else getattr(out, "name", "the output")
+        raise OutputError(
+            f"cannot write to {where}: {exc.strerror or exc}; "
+            "free some space or send the output elsewhere"
+        ) from None
 
 
 def add_config_flag(parser: argparse.ArgumentParser) -> None:
@@ -165,11 +178,8 @@ _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def _json_escape(found: re.Match[str]) -> str:
-    code = ord(found[0])
-    if code < 0x10000:
-        return f"\\u{code:04x}"
-    code -= 0x10000  # a UTF-16 surrogate pair, as json.dumps(ensure_ascii=True) writes it
-    return f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}"
+    """One character as ``json.dumps`` escapes it (a surrogate pair beyond U+FFFF)."""
+    return json.dumps(found[0])[1:-1]
 
 
 def emit_json(text: str, out: TextIO | None = None) -> None:
