@@ -109,15 +109,14 @@ def _version(path: Path, latest: int, busy_timeout: float) -> int:
     # the two, or reading it would make the -shm. Otherwise SQLite's own locks apply.
     immutable = len(header) > 18 and header[18] == 2 and not pending
     if pending and not _beside(path, "-shm").exists():
-        with contextlib.ExitStack() as stack:
-            try:
-                folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="zoea-look-"))
+        try:
+            with tempfile.TemporaryDirectory(prefix="zoea-look-") as folder:
                 copy = Path(folder) / "copy.db"
                 shutil.copyfile(path, copy)
                 shutil.copyfile(wal, _beside(copy, "-wal"))
-            except OSError:
-                copy = path  # no room for a copy: read it in place (its -shm is made)
-            return _ledger(path, copy, latest, immutable=False, busy_timeout=busy_timeout)
+                return _ledger(path, copy, latest, immutable=False, busy_timeout=busy_timeout)
+        except OSError:
+            pass  # no room for a copy: read it in place (its -shm is made)
     return _ledger(path, path, latest, immutable=immutable, busy_timeout=busy_timeout)
 
 
