@@ -7,7 +7,8 @@ strategy switcher, and the help. PNGs are made offline with CairoSVG (if it is m
 only the SVGs are written and the script says so).
 
 The default size, 200x50, is wide enough (from 160 columns) for the dashboard to show
-the selected Mysis's NEXT REQUEST beside the panes, the README's headline picture.
+the selected Mysis's newest request beside the panes, the README's headline picture:
+NEXT REQUEST before the Mysis has sent one, then LAST REQUEST SENT while it plays.
 
     .venv/bin/python scripts/screenshots.py [--out screenshots] [--size 200x50]
 """
@@ -29,7 +30,7 @@ from zoea_tui.ui.app import ZoeaApp
 #: character is exactly one SVG cell wide (CairoSVG ignores ``textLength``).
 DEJAVU_ADVANCE = 1233 / 2048
 
-#: The terminal size of the screenshots: from 160 columns the dashboard shows NEXT REQUEST.
+#: The terminal size of the screenshots: from 160 columns the dashboard shows a request.
 DEFAULT_SIZE = "200x50"
 
 #: PNG pixels per terminal column (1 600 pixels for 120 columns, as before; 2 667 for 200).
