@@ -207,7 +207,9 @@ def config_table_errors(markdown: str) -> list[str]:
         if cell is None:
             errors.append(f"[{section}] has no row")
             continue
-        documented = dict(_documented(cell))
+        documented: dict[str, str | None] = {}
+        for key, stated in _documented(cell):  # its first mention: where it is listed
+            documented.setdefault(key, stated)
         defaults = {f.name: f.default for f in dataclasses.fields(SECTION_CLASSES[section])}
         for name in names:
             if name not in documented:
@@ -239,6 +241,12 @@ def test_the_configuration_check_names_a_missing_key_and_a_wrong_default() -> No
     wrong_default = text.replace("`idle_seconds` (30)", "`idle_seconds` (60)")
     assert config_table_errors(wrong_default) == [
         "[nudge] idle_seconds: the table says 60, the code 30.0"
+    ]
+    # A key named again later in its row (window_margin's text names max_context_messages)
+    # is checked where it is listed.
+    wrong_first = text.replace("`max_context_messages` (20)", "`max_context_messages` (25)")
+    assert config_table_errors(wrong_first) == [
+        "[context] max_context_messages: the table says 25, the code 20"
     ]
     without_prices = text.replace("`price_in`, `price_cached`, `price_out`", "")
     assert config_table_errors(without_prices) == [
