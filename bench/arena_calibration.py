@@ -12,7 +12,7 @@ the app's) under each budget:
   each milestone, so ``smbench`` cuts it short);
 - ``ticks``: the scenario's whole 200 or 300 ticks.
 
-Writes ``bench/results/arena_calibration.json`` and prints the Markdown table the README
+Writes ``bench/results/arena_calibration.json`` and prints the Markdown table docs/ARENA.md
 shows.
 
 A finding the logs make plain: SMBench's published scores are exactly its formulas with

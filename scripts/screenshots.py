@@ -6,7 +6,11 @@ input bar, then visits the dashboard, the focus view, the context preview with i
 strategy switcher, and the help. PNGs are made offline with CairoSVG (if it is missing,
 only the SVGs are written and the script says so).
 
-    .venv/bin/python scripts/screenshots.py [--out screenshots] [--size 120x36]
+The default size, 200x50, is wide enough (from 160 columns) for the dashboard to show
+the selected Mysis's newest request beside the panes, the README's headline picture:
+NEXT REQUEST before the Mysis has sent one, then LAST REQUEST SENT while it plays.
+
+    .venv/bin/python scripts/screenshots.py [--out screenshots] [--size 200x50]
 """
 
 from __future__ import annotations
@@ -26,9 +30,16 @@ from zoea_tui.ui.app import ZoeaApp
 #: character is exactly one SVG cell wide (CairoSVG ignores ``textLength``).
 DEJAVU_ADVANCE = 1233 / 2048
 
+#: The terminal size of the screenshots: from 160 columns the dashboard shows a request.
+DEFAULT_SIZE = "200x50"
 
-def to_png(svg_path: Path) -> Path | None:
-    """Convert one SVG to PNG with CairoSVG; None when CairoSVG is not installed."""
+#: PNG pixels per terminal column (1 600 pixels for 120 columns, as before; 2 667 for 200).
+PNG_PIXELS_PER_COLUMN = 1600 / 120
+
+
+def to_png(svg_path: Path, columns: int) -> Path | None:
+    """Convert one SVG of a terminal ``columns`` wide to PNG with CairoSVG; None when
+    CairoSVG is not installed."""
     try:
         import cairosvg  # type: ignore[import-not-found]
     except ImportError:
@@ -42,7 +53,8 @@ def to_png(svg_path: Path) -> Path | None:
         size = float(cell.group(1)) / DEJAVU_ADVANCE
         svg = re.sub(r"font-size: [\d.]+px", f"font-size: {size:.3f}px", svg)
     png = svg_path.with_suffix(".png")
-    cairosvg.svg2png(bytestring=svg.encode(), write_to=str(png), output_width=1600)
+    width = round(columns * PNG_PIXELS_PER_COLUMN)
+    cairosvg.svg2png(bytestring=svg.encode(), write_to=str(png), output_width=width)
     return png
 
 
@@ -94,14 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     """Write the screenshots; exit code 0 (1 when no PNG could be made)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=Path("screenshots"))
-    parser.add_argument("--size", default="120x36", help="terminal size, e.g. 120x36")
+    parser.add_argument("--size", default=DEFAULT_SIZE, help=f"terminal size ({DEFAULT_SIZE})")
     args = parser.parse_args(argv)
     width, height = (int(n) for n in args.size.lower().split("x"))
     args.out.mkdir(parents=True, exist_ok=True)
     svgs = asyncio.run(capture(args.out, (width, height)))
     missing_png = False
     for svg in svgs:
-        png = to_png(svg)
+        png = to_png(svg, width)
         missing_png = missing_png or png is None
         print(f"{svg}" + (f"  {png}" if png else ""))
     if missing_png:

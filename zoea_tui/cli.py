@@ -42,9 +42,16 @@ from .orchestrator.refusals import CommandRefused
 from .storage import MysisRecord, Store, StoreError
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
 
+#: What ``zoea --help`` says first: plain words (the module's docstring is for readers
+#: of the code, and its RST backticks would be printed as they are).
+DESCRIPTION = (
+    "Zoea Nova: the command center of a swarm of LLM agents playing SpaceMolt. With no "
+    "command, the TUI; the commands below run without it (docs/CLI.md)."
+)
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog="zoea", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="zoea", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"zoea {__version__}")
     parser.add_argument("--config", type=Path, help="configuration file (TOML)")
     parser.add_argument("--db", type=Path, help="database file")

@@ -40,7 +40,7 @@ def test_s4_and_s6_use_accuracy_and_activity_only() -> None:
 
 
 def test_s2_and_s6_give_an_error_free_pilot_the_maximum_as_on_the_real_server() -> None:
-    # What the README's calibration table reads from SMBench's run-2 logs of the real
+    # What docs/ARENA.md's calibration table reads from SMBench's run-2 logs of the real
     # server: Gemini 3.1 Pro's second s6 run (30 calls, 1 error, no mission completed)
     # and Claude Sonnet 4.6's second s2 run (27 calls, 5 errors, 9 systems explored).
     gemini_s6 = {"tool_calls": 30, "tool_errors": 1, "missions_completed": 0}

@@ -132,7 +132,7 @@ class ProviderConfig:
     #: breaks a streamed answer, as llama-cpp-python's server does with tool calls).
     stream: StreamSetting = "auto"
     #: How requests carry the game's tools: ``"full"``, a schema per game command (about
-    #: 5 500 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
+    #: 5 800 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
     #: lists the commands and their arguments once (``core/game_tool.py``).
     tools: ToolsMode = "full"
     #: ``openai`` on a llama-server (a server that counts prompts): the fewest tokens of an

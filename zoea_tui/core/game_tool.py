@@ -2,7 +2,8 @@
 
 A provider configured ``tools = "compact"`` is offered the ``zoea_*`` tools and one
 ``game(command, args)`` tool instead of a schema per game command (79 schemas are
-about 5 500 tokens, in every request). The commands and their arguments are stated
+about 5 800 tokens, in every request; tests/docs/test_doc_figures.py keeps the docs'
+figures to what this module and the world give). The commands and their arguments are stated
 once, one short line each, in the ``game`` tool's description (:func:`game_tool`).
 
 A stored or composed call named ``game`` runs the command its arguments name:

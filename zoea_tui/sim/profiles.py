@@ -2,7 +2,7 @@
 
 ``classic`` is the embedded world as the app has always played it. ``smbench`` is the
 world calibrated against SMBench's published runs (``SpaceMolt/smbench`` run 2, 50 play
-logs of the real server; the README's "The arena, calibrated" has the calibration
+logs of the real server; docs/ARENA.md, "The arena, calibrated", has the calibration
 table), which the arena plays. What the logs show, and what this profile takes from them:
 
 - **Start state:** every pilot starts with 100 credits whatever the empire, docked at
@@ -34,7 +34,7 @@ table), which the arena plays. What the logs show, and what this profile takes f
   there; the station's NPC traders take a little of a resting order, rarely (2 units
   every 10 ticks instead of 10 every 5).
 
-What no profile changes, checked against the same logs (the README's "The arena,
+What no profile changes, checked against the same logs (docs/ARENA.md, "The arena,
 calibrated"): s6's score reads no outcome (50·accuracy + 50·activity), and on the real
 server a run of 29 right calls out of 30 (18 of them ``get_status``), no mission done,
 scored 98.3; every command the autopilot plays in its 30 requests succeeded there with
