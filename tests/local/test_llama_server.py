@@ -135,3 +135,22 @@ async def test_auto_streaming_falls_back_unstreamed_when_this_server_breaks_it(
         assert third.tool_calls and client.broken_streams == 2
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_small_cap_is_sent_and_the_answer_comes_back_cut_at_it(
+    client: OpenAIProvider, stream: bool
+) -> None:
+    # A text answer (no tools: with tools this server drops max_tokens) capped at 4
+    # tokens: the server stops there and says so; the next request goes on as usual.
+    story = [{"role": "user", "content": "Tell me a long story about mining ore in space."}]
+    cut = await client.chat(ask(story, tools=(), stream=stream, max_tokens=4))
+
+    assert cut.finish_reason == "length"
+    assert cut.content.strip()
+    if not stream:  # a streamed answer of this server carries no usage
+        assert cut.usage.completion_tokens == 4
+    after = await client.chat(
+        ask([{"role": "user", "content": "Say hello."}], tools=(), stream=stream, max_tokens=64)
+    )
+    assert after.content.strip() and after.finish_reason in ("stop", "length")
