@@ -427,3 +427,18 @@ async def test_an_empty_stream_to_a_tool_request_is_answered_unstreamed(
     assert [r.json()["stream"] for r in openai.chat_requests] == [True, False, True]
     assert client.broken_streams == 1 and client.streaming
     assert sleep.delays == []
+
+
+async def test_the_probe_of_a_server_that_streams_forever_ends_with_too_large_steps() -> None:
+    # `zoea probe` grew by ~70 MB a second against such a server (issue 39): each of its
+    # steps now stops at the provider's byte cap and says so.
+    from zoea_tui.providers.probe import ProbeTarget, probe
+
+    async with FakeOpenAIServer() as server:
+        server.default = Endless()
+        report = await probe(ProbeTarget(server.url))
+
+    assert report.stream_with_tools is False and report.unstreamed_with_tools is False
+    assert {f.kind for f in report.failures} == {"too_large"}
+    assert {f.step for f in report.failures} >= {"stream", "unstreamed"}
+    assert not report.flies
