@@ -14,6 +14,7 @@ clock, so each row checks the requests log and the clock's waits.
 |                               | the partial text never stored                           |
 | malformed JSON chunk          | the same: sent again at once unstreamed                 |
 | empty stream (role + [DONE])  | the same: never stored as an answer                     |
+| empty answer, both ways       | "empty answer", retried after 1 s; never stored as ok   |
 | answer cut at its token cap   | stored as written; the next request goes on             |
 | invalid JSON tool arguments   | an invalid_json tool error goes back to the model       |
 | tool call without id          | a stable id, the same in the call, its result and the   |
@@ -135,6 +136,10 @@ RECOVERABLE: dict[str, tuple[list[object], Check]] = {
     "stream cut mid-way": ([Reply(LONG, cut_after=5)], cut_stream),
     "malformed JSON chunk": ([Malformed()], cut_stream),
     "empty stream": ([Empty()], cut_stream),
+    "empty answer, streamed and unstreamed": (
+        [Empty(), Empty()],
+        retried("no text, no tool call and no finish reason", 1.0),
+    ),
     "answer cut at its token cap": (
         [Reply("I was saying that the ore", finish_reason="length")],
         cut_at_cap,
