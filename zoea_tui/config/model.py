@@ -20,7 +20,7 @@ from ..core.strategies import DEFAULT_STRATEGY
 ProviderType = Literal["openai", "ollama", "autopilot", "local"]
 
 #: The ``stream`` key: always, never, or ``"auto"`` (stream, and send unstreamed for the
-#: session once the server breaks a streamed answer).
+#: session once the server has broken two streamed answers it then answered unstreamed).
 StreamSetting = bool | Literal["auto"]
 
 #: Every provider type, in the order error messages list them.
@@ -135,8 +135,9 @@ class ProviderConfig:
     api_key_env: str | None = None
     #: Sampling seed sent to servers that accept one; None: not sent.
     seed: int | None = None
-    #: Stream answers: True, False, or "auto" (fall back to unstreamed when the server
-    #: breaks a streamed answer, as llama-cpp-python's server does with tool calls).
+    #: Stream answers: True, False, or "auto" (fall back to unstreamed once the server has
+    #: broken two streamed answers to tool requests and answered them unstreamed, as
+    #: llama-cpp-python's server does; ``providers/_http.py``, ``HttpProvider``).
     stream: StreamSetting = "auto"
     #: How requests carry the game's tools: ``"full"``, a schema per game command (about
     #: 5 800 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
