@@ -259,8 +259,8 @@ MISTAKES = [
         OPENAI_HEAD + "temprature = 0.5\n",
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-        "seed, stream, tools, cache_reuse, price_in, price_cached, price_out, "
-        "max_tool_iterations",
+        "seed, stream, tools, cache_reuse, max_answer_bytes, price_in, price_cached, "
+        "price_out, max_tool_iterations",
     ),
     (
         OPENAI_HEAD + "price_in = -1\n",

@@ -12,6 +12,8 @@ import socket
 
 from .llm_servers import (
     Call,
+    Empty,
+    Endless,
     FakeOllamaServer,
     FakeOpenAIServer,
     FakeServer,
@@ -20,6 +22,7 @@ from .llm_servers import (
     Raw,
     RecordedRequest,
     Reply,
+    context_exceeded,
 )
 
 
@@ -43,6 +46,8 @@ def refused_url() -> str:
 
 __all__ = [
     "Call",
+    "Empty",
+    "Endless",
     "FakeOllamaServer",
     "FakeOpenAIServer",
     "FakeServer",
@@ -52,5 +57,6 @@ __all__ = [
     "RecordedRequest",
     "RecordingSleep",
     "Reply",
+    "context_exceeded",
     "refused_url",
 ]

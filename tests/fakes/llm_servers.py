@@ -24,6 +24,14 @@ when the script is empty:
   in the protocol's error shape.
 * :class:`Malformed` — a 200 answer that is not valid JSON.
 * :class:`Raw` — any status, headers and body, byte for byte.
+* :class:`Endless` — a 200 answer that never ends (a stream of text chunks, or one
+  body whose text never closes), until the client leaves.
+* :class:`Empty` — a 200 answer with nothing in it (streamed: a role chunk and
+  ``[DONE]``, as llama-cpp-python's server sends; no text, no call, no finish reason).
+* :func:`context_exceeded` — llama-cpp-python's HTTP 400 for a request over its context.
+
+A :class:`Reply` with ``cut_after`` and ``dies`` is a server killed mid-answer: it stops
+listening, and :meth:`FakeServer.revive` starts it again on the same port.
 
 Every item takes ``delay=`` seconds before answering (a pause the client may
 walk away from; :attr:`FakeServer.abandoned` counts the times it did). Every
@@ -108,6 +116,35 @@ class Reply(Scripted):
     cut_after: int | None = None
     usage_extra: Mapping[str, Any] | None = None
     extra: Mapping[str, Any] | None = None
+    #: With ``cut_after``: the server dies with the connection (it stops listening).
+    dies: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Endless(Scripted):
+    """A 200 answer that never ends: streamed, chunks of ``piece`` forever (SSE or
+    NDJSON); not streamed, one chunked JSON body whose text never closes."""
+
+    piece: str = "ramble " * 64
+
+
+@dataclass(frozen=True, slots=True)
+class Empty(Scripted):
+    """A 200 answer with nothing in it: no text, no call, no finish reason (streamed:
+    OpenAI, a role chunk and ``[DONE]``; Ollama, a ``done`` line without ``done_reason``)."""
+
+
+def context_exceeded(context: int, messages: int, completion: int | None) -> HttpError:
+    """llama-cpp-python's server refusing a request over its context, in its words
+    (``llama_cpp/server/errors.py``): ``messages`` is what its ``Llama`` counted, the
+    prompt and, when its handler generated until the context was full, the answer too."""
+    total = messages + (completion or 0)
+    return HttpError(
+        400,
+        f"This model's maximum context length is {context} tokens. However, you "
+        f"requested {total} tokens ({messages} in the messages, {completion} in the "
+        "completion). Please reduce the length of the messages or completion.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +171,7 @@ class Raw(Scripted):
     headers: dict[str, str] = field(default_factory=dict)
 
 
-Item = Reply | HttpError | Malformed | Raw
+Item = Reply | HttpError | Malformed | Raw | Endless | Empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +327,19 @@ class FakeServer:
         self.port = self._server.sockets[0].getsockname()[1]
         return self
 
+    def die(self) -> None:
+        """Stop listening at once, as a killed server does (new connections are refused)."""
+        if self._server is not None:
+            self._server.close()
+
+    async def revive(self) -> None:
+        """Listen again on the same port after :meth:`die`."""
+        if self._server is not None:
+            await self._server.wait_closed()
+        self._server = await asyncio.start_server(
+            self._on_connection, "127.0.0.1", self.port, reuse_address=True
+        )
+
     async def aclose(self) -> None:
         """Stop listening and drop every open connection."""
         if self._server is None:
@@ -358,9 +408,22 @@ class FakeServer:
                 await conn.stream(render.content_type, [render.malformed_frame()])
             else:
                 await conn.send(200, b'{"choices": [{"message": {"content": "unfinished')
+        elif isinstance(item, Endless):
+            if stream:
+                await conn.endless(render.content_type, b"", render.endless_frame(item.piece))
+            else:
+                head, piece = render.endless_body(item.piece)
+                await conn.endless("application/json", head, piece)
+        elif isinstance(item, Empty):
+            if stream:
+                await conn.stream(render.content_type, render.empty_frames(serial))
+            else:
+                await conn.send(200, json.dumps(render.empty_whole(serial)).encode())
         elif stream:
             frames = render.frames(item, serial)
             await conn.stream(render.content_type, frames, item.stall_after, item.cut_after)
+            if item.dies and item.cut_after is not None:
+                self.die()
         elif item.stall_after is not None:
             await conn.pause(None)
         else:
@@ -461,6 +524,18 @@ class _Connection:
         self.writer.write(b"0\r\n\r\n")
         await self.writer.drain()
 
+    async def endless(self, content_type: str, head: bytes, piece: bytes) -> None:
+        """Send a chunked body that begins with ``head`` and repeats ``piece`` until the
+        client leaves (or the server closes)."""
+        self.writer.write(_head(200, content_type, {"Transfer-Encoding": "chunked"}))
+        if head:
+            self.writer.write(b"%x\r\n%s\r\n" % (len(head), head))
+        chunk = b"%x\r\n%s\r\n" % (len(piece), piece)
+        while not (self.writer.transport.is_closing() or self.server._closing):
+            self.writer.write(chunk)
+            await self.writer.drain()
+        self.open = False
+
     def cut(self) -> None:
         """Drop the connection without finishing the answer."""
         self.writer.transport.abort()
@@ -538,6 +613,22 @@ class _Renderer:
         raise NotImplementedError
 
     def malformed_frame(self) -> bytes:
+        raise NotImplementedError
+
+    def endless_frame(self, piece: str) -> bytes:
+        """One frame of a stream that never ends."""
+        raise NotImplementedError
+
+    def endless_body(self, piece: str) -> tuple[bytes, bytes]:
+        """The start of a whole body that never ends, and what it then repeats."""
+        raise NotImplementedError
+
+    def empty_frames(self, serial: int) -> list[bytes]:
+        """A stream with nothing in it."""
+        raise NotImplementedError
+
+    def empty_whole(self, serial: int) -> dict[str, Any]:
+        """A whole answer with nothing in it."""
         raise NotImplementedError
 
 
@@ -638,6 +729,35 @@ class _OpenAIRenderer(_Renderer):
 
     def malformed_frame(self) -> bytes:
         return b'data: {"choices": [{"delta": {"content": "unfinished\n\n'
+
+    def _chunk(self, serial: int, delta: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "id": f"chatcmpl-fake-{serial}",
+            "object": "chat.completion.chunk",
+            "created": 0,
+            "model": self.model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+        }
+
+    def endless_frame(self, piece: str) -> bytes:
+        return b"data: " + json.dumps(self._chunk(0, {"content": piece})).encode() + b"\n\n"
+
+    def endless_body(self, piece: str) -> tuple[bytes, bytes]:
+        head = b'{"id": "chatcmpl-fake", "choices": [{"message": {"role": "assistant", "content": "'
+        return head, piece.encode()
+
+    def empty_frames(self, serial: int) -> list[bytes]:
+        role = json.dumps(self._chunk(serial, {"role": "assistant"})).encode()
+        return [b"data: " + role + b"\n\n", b"data: [DONE]\n\n"]
+
+    def empty_whole(self, serial: int) -> dict[str, Any]:
+        message = {"role": "assistant", "content": None}
+        return {
+            "id": f"chatcmpl-fake-{serial}",
+            "object": "chat.completion",
+            "model": self.model,
+            "choices": [{"index": 0, "message": message, "finish_reason": None}],
+        }
 
 
 def _openai_usage(reply: Reply) -> dict[str, Any] | None:
@@ -813,6 +933,19 @@ class _OllamaRenderer(_Renderer):
 
     def malformed_frame(self) -> bytes:
         return b'{"message": {"role": "assistant", "content": "unfinished\n'
+
+    def endless_frame(self, piece: str) -> bytes:
+        return json.dumps(self._line({"content": piece})).encode() + b"\n"
+
+    def endless_body(self, piece: str) -> tuple[bytes, bytes]:
+        head = b'{"model": "m", "message": {"role": "assistant", "content": "'
+        return head, piece.encode()
+
+    def empty_frames(self, serial: int) -> list[bytes]:
+        return [json.dumps(self.empty_whole(serial)).encode() + b"\n"]
+
+    def empty_whole(self, serial: int) -> dict[str, Any]:
+        return self._line({}, done=True)
 
 
 def _tagged(name: str) -> str:

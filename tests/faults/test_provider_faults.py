@@ -9,9 +9,13 @@ clock, so each row checks the requests log and the clock's waits.
 | timeout once                  | logged as a timeout, retried after 1 s; plays on        |
 | 500 once / 503 once           | logged with the server's words, retried after 1 s       |
 | 429 with Retry-After: 7       | retried after exactly the 7 s the server asked for      |
-| stream cut mid-way            | sent again at once unstreamed (stream = "auto") and     |
-|                               | unstreamed after; the partial text never stored         |
-| malformed JSON                | logged as "not JSON", retried once by the orchestrator  |
+| stream cut mid-way            | sent again at once unstreamed (stream = "auto"); the    |
+|                               | next request streams again (one break is no verdict);   |
+|                               | the partial text never stored                           |
+| malformed JSON chunk          | the same: sent again at once unstreamed                 |
+| empty stream (role + [DONE])  | the same: never stored as an answer                     |
+| empty answer, both ways       | "empty answer", retried after 1 s; never stored as ok   |
+| answer cut at its token cap   | stored as written; the next request goes on             |
 | invalid JSON tool arguments   | an invalid_json tool error goes back to the model       |
 | tool call without id          | a stable id, the same in the call, its result and the   |
 |                               | next request                                            |
@@ -29,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Malformed, Reply
+from tests.fakes.llm_servers import Call, Empty, FakeOpenAIServer, HttpError, Malformed, Reply
 from zoea_tui.core.prompts import nudge_text
 from zoea_tui.core.types import Memory
 from zoea_tui.orchestrator.events import NudgeSent
@@ -71,13 +75,24 @@ def retried(words: str, wait: float) -> Check:
 
 
 def cut_stream(run: Run) -> None:
-    # stream = "auto": the same request goes again at once, unstreamed, and stays so.
+    # stream = "auto": the same request goes again at once, unstreamed; the next one
+    # streams again (a server loses streaming only after two such breaks).
     first = run.requests[0]
     assert first.outcome == "ok" and first.streamed is False, first
-    assert [r.json()["stream"] for r in run.server.chat_requests[:3]] == [True, False, False]
-    assert run.clock.sleeps[:1] != [1.0]  # no retry wait: the fallback goes at once
+    assert [r.json()["stream"] for r in run.server.chat_requests[:3]] == [True, False, True]
+    assert run.requests[1].streamed is True
+    assert run.clock.sleeps[:1] != [1.0]  # no retry wait: the resend goes at once
     assert not any(m.content and LONG.startswith(m.content) for m in run.memories)
     assert not any("a lo" in m.content for m in run.memories)  # none of it was stored
+    assert not any(m.role == "assistant" and not (m.content or m.tool_calls) for m in run.memories)
+
+
+def cut_at_cap(run: Run) -> None:
+    first, second = run.requests[0], run.requests[1]
+    assert first.outcome == "ok" and second.outcome == "ok", run.requests
+    answer = next(m for m in run.memories if m.role == "assistant")
+    assert answer.content == "I was saying that the ore"
+    assert run.clock.sleeps[:1] != [1.0]  # nothing failed, nothing retried
 
 
 def invalid_arguments(run: Run) -> None:
@@ -119,7 +134,16 @@ RECOVERABLE: dict[str, tuple[list[object], Check]] = {
         retried("rate limited", 7.0),
     ),
     "stream cut mid-way": ([Reply(LONG, cut_after=5)], cut_stream),
-    "malformed JSON": ([Malformed()], retried("not json", 1.0)),
+    "malformed JSON chunk": ([Malformed()], cut_stream),
+    "empty stream": ([Empty()], cut_stream),
+    "empty answer, streamed and unstreamed": (
+        [Empty(), Empty()],
+        retried("no text, no tool call and no finish reason", 1.0),
+    ),
+    "answer cut at its token cap": (
+        [Reply("I was saying that the ore", finish_reason="length")],
+        cut_at_cap,
+    ),
     "invalid JSON tool arguments": (
         [Reply("", tool_calls=[Call("travel", '{"target_poi": ')])],
         invalid_arguments,

@@ -104,13 +104,13 @@ def test_a_stream_the_server_breaks_is_sent_unstreamed_and_the_run_completes(
     assert report["violations"] == 0
     assert report["tool_calls"] >= 1
     note = report["provider_notes"]["sim-01"]
-    assert note.startswith("unstreamed: the server broke a streamed answer"), note
+    assert "the server broke" in note and "streamed answer" in note, note
     assert BROKEN_STREAM in server.said()[before:]  # the first request was streamed
-    # Every request of the run is logged answered, and unstreamed from the first on.
-    assert (
-        logged(tmp_path / "sim.db", "SELECT outcome, streamed FROM requests")
-        == [("ok", 0)] * report["requests"]
-    )
+    # Every request of the run is logged answered; the first, whose stream broke, as
+    # answered unstreamed (streaming is given up after the second break).
+    rows = logged(tmp_path / "sim.db", "SELECT outcome, streamed FROM requests")
+    assert [outcome for outcome, _ in rows] == ["ok"] * report["requests"]
+    assert rows[0] == ("ok", 0)
 
 
 def test_a_server_whose_context_is_too_small_is_told_in_its_own_words_and_exit_3(

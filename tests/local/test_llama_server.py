@@ -11,9 +11,10 @@ port, started once for the session (``conftest.py``). What this server does
   sending its 200 headers, so the event stream ends empty or the connection breaks.
   With ``stream = true`` the client reports it as an answer cut short
   (:class:`CutShortError`, ``streamed``); under ``stream = "auto"`` (the default) it
-  sends the request again unstreamed and stays unstreamed. Tests pin both, so a
-  fixed server shows up here. The server then drops that kept-alive connection;
-  ``exchange`` tries such a connection once more on a new one.
+  sends the request again unstreamed, and after the second such break stays
+  unstreamed. Tests pin both, so a fixed server shows up here. The server then drops
+  that kept-alive connection; ``exchange`` tries such a connection once more on a new
+  one.
 * An assistant message with ``"content": null`` is refused with HTTP 500; the client
   sends ``""`` instead, which the round trip relies on.
 """
@@ -122,10 +123,34 @@ async def test_auto_streaming_falls_back_unstreamed_when_this_server_breaks_it(
         answer = await client.chat(ask(STATUS_ORDER, stream=True), events.append)
 
         assert answer.tool_calls and {c.name for c in answer.tool_calls} <= OFFERED
-        assert not client.streaming
-        assert client.notes["stream"].startswith("unstreamed: the server broke a streamed")
-        # Later streamed requests go unstreamed at once: they are not broken again.
+        assert not client.streaming  # that answer came unstreamed
+        assert client.notes["stream"].startswith("streamed; the server broke 1 streamed")
+        # One break is no verdict (a server killed mid-answer breaks a stream too); the
+        # second, answered unstreamed again, is.
         again = await client.chat(ask(STATUS_ORDER, stream=True))
         assert again.tool_calls
+        assert client.notes["stream"].startswith("unstreamed: the server broke 2 streamed")
+        # Later streamed requests go unstreamed at once: they are not broken again.
+        third = await client.chat(ask(STATUS_ORDER, stream=True))
+        assert third.tool_calls and client.broken_streams == 2
     finally:
         await client.aclose()
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_small_cap_is_sent_and_the_answer_comes_back_cut_at_it(
+    client: OpenAIProvider, stream: bool
+) -> None:
+    # A text answer (no tools: with tools this server drops max_tokens) capped at 4
+    # tokens: the server stops there and says so; the next request goes on as usual.
+    story = [{"role": "user", "content": "Tell me a long story about mining ore in space."}]
+    cut = await client.chat(ask(story, tools=(), stream=stream, max_tokens=4))
+
+    assert cut.finish_reason == "length"
+    assert cut.content.strip()
+    if not stream:  # a streamed answer of this server carries no usage
+        assert cut.usage.completion_tokens == 4
+    after = await client.chat(
+        ask([{"role": "user", "content": "Say hello."}], tools=(), stream=stream, max_tokens=64)
+    )
+    assert after.content.strip() and after.finish_reason in ("stop", "length")

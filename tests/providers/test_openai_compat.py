@@ -625,36 +625,52 @@ async def test_stream_cut_mid_way_is_retried_streamed_when_streaming_is_forced(
     assert client.streaming and client.notes == {}
 
 
-async def test_auto_falls_back_to_unstreamed_at_once_and_stays_there(
+async def test_auto_gives_up_streaming_after_two_streams_broken_and_answered_unstreamed(
     server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
 ) -> None:
+    # llama-cpp-python's server: 200, then the stream breaks whenever the model picks a
+    # tool; the same request unstreamed is answered. Twice, and streaming is off.
     server.script(
         Reply("a long answer", cut_after=3),
         Reply(tool_calls=[Call("get_status", "{}")]),
+        Reply("a long answer", cut_after=3),
+        Reply("second"),
         Reply("next"),
     )
 
-    first = await provider.chat(ask(stream=True))
-    second = await provider.chat(ask(stream=True))
-
+    first = await provider.chat(ask(stream=True, tools=TOOLS))
     assert first.tool_calls[0].name == "get_status"
-    assert second.content == "next"
-    assert [r.json()["stream"] for r in server.chat_requests] == [True, False, False]
-    assert sleep.delays == []  # the fallback is no retry: it goes at once
+    assert not provider.streaming  # that answer came unstreamed
+    assert provider.notes["stream"].startswith("streamed; the server broke 1 streamed")
+    second = await provider.chat(ask(stream=True, tools=TOOLS))
+    third = await provider.chat(ask(stream=True, tools=TOOLS))
+
+    assert (second.content, third.content) == ("second", "next")
+    assert [r.json()["stream"] for r in server.chat_requests] == [True, False, True, False, False]
+    assert sleep.delays == []  # the resend is no retry: it goes at once
     assert not provider.streaming
-    assert "unstreamed" in provider.notes["stream"]
+    assert provider.notes["stream"].startswith("unstreamed: the server broke 2 streamed")
 
 
-async def test_a_refused_mode_is_never_repeated_by_the_retries(
+async def test_once_streaming_is_given_up_the_retries_never_stream(
     server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
 ) -> None:
-    # The stream breaks, then the unstreamed request fails transiently and is retried:
-    # every retry goes unstreamed.
-    server.script(
-        Reply("a long answer", cut_after=3), HttpError(503), HttpError(503), Reply("late")
-    )
-    assert (await provider.chat(ask(stream=True))).content == "late"
-    assert [r.json()["stream"] for r in server.chat_requests] == [True, False, False, False]
+    broken = (Reply("a long answer", cut_after=3), Reply("unstreamed"))
+    server.script(*broken, *broken, HttpError(503), HttpError(503), Reply("late"))
+    for _ in range(2):
+        await provider.chat(ask(stream=True, tools=TOOLS))
+    assert (await provider.chat(ask(stream=True, tools=TOOLS))).content == "late"
+    assert [r.json()["stream"] for r in server.chat_requests][4:] == [False, False, False]
+
+
+async def test_a_stream_cut_without_tools_is_retried_streamed_under_auto(
+    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+) -> None:
+    server.script(Reply("a long answer", cut_after=3), Reply("whole"))
+    assert (await provider.chat(ask(stream=True))).content == "whole"
+    assert [r.json()["stream"] for r in server.chat_requests] == [True, True]
+    assert sleep.delays == [0.5]
+    assert provider.streaming and provider.notes == {}
 
 
 async def test_stream_false_never_streams(server: FakeOpenAIServer, sleep: RecordingSleep) -> None:

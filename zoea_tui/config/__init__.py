@@ -45,6 +45,7 @@ from .load import (
     parse_request_log,
 )
 from .model import (
+    DEFAULT_MAX_ANSWER_BYTES,
     EMBEDDED,
     LOCAL_MODEL,
     PROVIDER_TYPES,
@@ -73,6 +74,7 @@ from .paths import (
 )
 
 __all__ = [
+    "DEFAULT_MAX_ANSWER_BYTES",
     "EMBEDDED",
     "ENV_CONFIG",
     "ENV_CREDENTIALS",

@@ -48,6 +48,7 @@ from ..core.strategies import STRATEGIES
 from . import paths
 from .model import (
     DEFAULT_CACHE_REUSE,
+    DEFAULT_MAX_ANSWER_BYTES,
     EMBEDDED,
     LOCAL_CONTEXT_WINDOW,
     LOCAL_MODEL,
@@ -110,6 +111,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "stream",
         "tools",
         "cache_reuse",
+        "max_answer_bytes",
         "price_in",
         "price_cached",
         "price_out",
@@ -127,6 +129,7 @@ PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
         "seed",
         "stream",
         "tools",
+        "max_answer_bytes",
         "price_in",
         "price_cached",
         "price_out",
@@ -149,6 +152,8 @@ ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
 
 MAX_MYSES = 100
 MIN_CONTEXT_WINDOW = 512
+#: The smallest ``max_answer_bytes``: room for a short answer and its envelope.
+MIN_ANSWER_BYTES = 1024
 #: The largest integer SQLite stores (a signed 64-bit INTEGER): no number of the
 #: configuration may pass it, whatever its own upper bound.
 INT_MAX = 2**63 - 1
@@ -518,6 +523,9 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
         cache_reuse=table.get("cache_reuse", _int(0), DEFAULT_CACHE_REUSE),
+        max_answer_bytes=table.get(
+            "max_answer_bytes", _int(MIN_ANSWER_BYTES), DEFAULT_MAX_ANSWER_BYTES
+        ),
         price_in=table.get("price_in", _check_price, None),
         price_cached=table.get("price_cached", _check_price, None),
         price_out=table.get("price_out", _check_price, None),

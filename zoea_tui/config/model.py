@@ -20,7 +20,7 @@ from ..core.strategies import DEFAULT_STRATEGY
 ProviderType = Literal["openai", "ollama", "autopilot", "local"]
 
 #: The ``stream`` key: always, never, or ``"auto"`` (stream, and send unstreamed for the
-#: session once the server breaks a streamed answer).
+#: session once the server has broken two streamed answers it then answered unstreamed).
 StreamSetting = bool | Literal["auto"]
 
 #: Every provider type, in the order error messages list them.
@@ -67,6 +67,10 @@ class SwarmConfig:
     #: The default composition strategy (a name of ``core.strategies.STRATEGIES``).
     strategy: str = DEFAULT_STRATEGY
 
+
+#: ``max_answer_bytes``' default: the most bytes one answer may take, streamed or not
+#: (4 MiB: some 800 000 tokens of text, far past any ``max_tokens``).
+DEFAULT_MAX_ANSWER_BYTES = 4 * 1024 * 1024
 
 #: ``cache_reuse``'s default: llama.cpp's own suggestion for its ``--cache-reuse``.
 DEFAULT_CACHE_REUSE = 256
@@ -118,7 +122,10 @@ class ProviderConfig:
     model: str = ""
     #: Sampling temperature, 0..2; 0 is sent as 0. None: not sent (the server's default).
     temperature: float | None = None
-    #: Cap on the answer's tokens; None: not sent.
+    #: Cap on the answer's tokens, sent with every request (``max_tokens``; Ollama's
+    #: ``options.num_predict``); None: the room the composer keeps for the answer
+    #: (``core.composition.ANSWER_RESERVE``, 1 024). The ``local`` type caps by its own
+    #: budgets (128 tokens with tools, 512 without) unless it is set.
     max_tokens: int | None = None
     #: The model's context window in tokens: the composer's budget and Ollama's ``num_ctx``.
     context_window: int = DEFAULT_CONTEXT_WINDOW
@@ -128,8 +135,9 @@ class ProviderConfig:
     api_key_env: str | None = None
     #: Sampling seed sent to servers that accept one; None: not sent.
     seed: int | None = None
-    #: Stream answers: True, False, or "auto" (fall back to unstreamed when the server
-    #: breaks a streamed answer, as llama-cpp-python's server does with tool calls).
+    #: Stream answers: True, False, or "auto" (fall back to unstreamed once the server has
+    #: broken two streamed answers to tool requests and answered them unstreamed, as
+    #: llama-cpp-python's server does; ``providers/_http.py``, ``HttpProvider``).
     stream: StreamSetting = "auto"
     #: How requests carry the game's tools: ``"full"``, a schema per game command (about
     #: 5 800 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
@@ -140,6 +148,9 @@ class ProviderConfig:
     #: cache (its ``n_cache_reuse``), so a window cut or a paging step costs the new part
     #: only; 0 sends nothing. The moved tokens keep what they attended to before the cut.
     cache_reuse: int = DEFAULT_CACHE_REUSE
+    #: ``openai``/``ollama``: the most bytes one answer may take, streamed or not; past it
+    #: the read stops and the call fails "too large" (memory stays bounded).
+    max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES
     #: Where the provider comes from when no file defined it: the environment variable of
     #: a convention (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); None for the file's and
     #: the built-ins. Shown in the help and on the provider line.

@@ -13,6 +13,9 @@ from .types import Memory, Turn
 
 #: The context window assumed for a model whose configuration names none.
 DEFAULT_CONTEXT_WINDOW = 32_768
+#: Tokens the composer keeps free for the answer, and the ``max_tokens`` every request to
+#: a server carries when its provider names none: an answer never runs past its room.
+ANSWER_RESERVE = 1024
 #: How far the scan window grows past its size before it is cut back in one step.
 DEFAULT_WINDOW_MARGIN = 10
 
@@ -41,8 +44,8 @@ class ComposeSettings:
     tool_result_max_tokens: int = 4000
     summarize_threshold: int = 200_000
     context_window: int = DEFAULT_CONTEXT_WINDOW
-    #: Tokens kept free for the model's answer.
-    reserve_tokens: int = 1024
+    #: Tokens kept free for the model's answer (at least the ``max_tokens`` it is sent).
+    reserve_tokens: int = ANSWER_RESERVE
     #: Estimated tokens of the tool schemas sent with every request.
     tools_tokens: int = 0
     snapshot_tools: tuple[str, ...] = DEFAULT_SNAPSHOT_TOOLS

@@ -13,9 +13,18 @@ from typing import Literal
 
 #: No connection; no complete answer in time; the server said no (4xx); the server
 #: failed (5xx); the answer is no OpenAI-compatible one (a web page, an empty 200, not
-#: JSON); the answer stopped before its end (a broken stream).
+#: JSON); the answer stopped before its end (a broken stream); the answer grew past the
+#: provider's ``max_answer_bytes`` (its read stopped there); the answer ended with
+#: nothing in it (no text, no call, no finish reason).
 FailureKind = Literal[
-    "unreachable", "timeout", "refused", "server_error", "not_compatible", "cut_short"
+    "unreachable",
+    "timeout",
+    "refused",
+    "server_error",
+    "not_compatible",
+    "cut_short",
+    "too_large",
+    "empty_answer",
 ]
 
 #: How each class reads in one line, for the commander.
@@ -26,6 +35,8 @@ FAILURE_LABELS: dict[str, str] = {
     "server_error": "server error",
     "not_compatible": "not an OpenAI-compatible answer",
     "cut_short": "cut short",
+    "too_large": "too large",
+    "empty_answer": "empty answer",
 }
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from ..config import StreamSetting
+from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
 from ..core.redaction import TOKEN_MASK, mask_text
 from ..core.retry import RetryPolicy, Sleep, with_retries
 from .base import (
@@ -33,6 +33,7 @@ from .base import (
     ChatRequest,
     ChatResponse,
     CutShortError,
+    EmptyAnswerError,
     EventSink,
     MalformedResponseError,
     ModelNotFoundError,
@@ -41,18 +42,34 @@ from .base import (
     ProviderUnavailableError,
     RateLimitedError,
     ServerError,
+    TooLargeError,
 )
 
 logger = logging.getLogger(__name__)
 
 
 _MAX_ERROR_TEXT = 500
+#: The most bytes of an error's body read for its words (a JSON error is far smaller).
+_ERROR_BODY_BYTES = 64 * 1024
 
 #: A 5xx that names one of these failed on what it was sent: the same request fails
 #: the same way again (llama.cpp: "Failed to parse tool call arguments as JSON").
 _REPEATS = re.compile(r"\bpars(?:e|ing)\b|\bjson\b", re.IGNORECASE)
 #: A refusal that says the request does not fit the server's context.
-_TOO_LONG = re.compile(r"context (?:size|length|window)|too many tokens|exceeds", re.IGNORECASE)
+_TOO_LONG = re.compile(r"context (?:size|length|window)|too many tokens|exceeds?\b", re.IGNORECASE)
+#: The context refusals that count the answer apart (OpenAI, vLLM, llama-cpp-python's
+#: server): "maximum context length is 8192 tokens. However, you requested 9216 tokens
+#: (8192 in the messages, 1024 in the completion)".
+_CONTEXT_PARTS = re.compile(
+    r"maximum context length is (\d+) tokens.*?requested (\d+) tokens "
+    r"\((\d+) in the messages, (\w+) in the completion\)",
+    re.IGNORECASE | re.DOTALL,
+)
+#: llama-cpp-python's own words (its ``Llama``): "Requested tokens (8192) exceed context
+#: window of 8192".
+_REQUESTED_TOKENS = re.compile(
+    r"requested tokens \((\d+)\) exceed context window of (\d+)", re.IGNORECASE
+)
 _HTML_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _HTML_TAG = re.compile(r"<[^>]+>")
 
@@ -152,12 +169,38 @@ def error_for_status(
             said=said,
             repeats=bool(_REPEATS.search(said)),
         )
-    if _TOO_LONG.search(said):
+    if answer_exceeds_context(said):
+        where += (
+            ". The answer ran past the server's context: lower max_tokens in the "
+            "provider's configuration (the room kept for the answer), or start the server "
+            "with a larger context (llama.cpp: -c)"
+        )
+    elif _TOO_LONG.search(said):
         where += (
             ". The request is larger than the server's context: start the server with a "
             "larger context, or lower context_window in the provider's configuration"
         )
     return BadRequestError(where, status=status, said=said)
+
+
+def answer_exceeds_context(said: str) -> bool:
+    """Whether a context refusal says the *answer* overflowed, not the prompt.
+
+    Either the prompt fits and the answer's cap does not fit beside it (OpenAI, vLLM:
+    "… 7000 in the messages, 2000 in the completion" over 8192), or the prompt counted is
+    the whole context: the server generated until its context was full and then asked for
+    more (llama-cpp-python's server with tools, which ignores ``max_tokens``: "you
+    requested 8192 tokens (8192 in the messages, …)" of 8192; its ``Llama``: "Requested
+    tokens (8192) exceed context window of 8192"). A prompt over the context ("1247 in
+    the messages" of 256) is the request's own size.
+    """
+    if parts := _CONTEXT_PARTS.search(said):
+        context, messages = int(parts.group(1)), int(parts.group(3))
+        completion = int(parts.group(4)) if parts.group(4).isdigit() else 0
+        return messages == context or (messages < context < messages + completion)
+    if raw := _REQUESTED_TOKENS.search(said):
+        return int(raw.group(1)) == int(raw.group(2))
+    return False
 
 
 def stream_error(data: Any, *, url: str, secret: str | None = None) -> ProviderError | None:
@@ -208,10 +251,51 @@ def load_json(text: bytes | str, *, url: str) -> Any:
         ) from None
 
 
-async def read_json(response: httpx.Response, *, url: str) -> Any:
+def too_large(url: str, limit: int) -> TooLargeError:
+    """The failure of an answer whose read stopped at ``limit`` bytes."""
+    return TooLargeError(
+        f"The answer from {url} passed {limit:,} bytes ({_mib(limit)}, the provider's "
+        "max_answer_bytes); its read stopped there. Lower max_tokens, or raise "
+        "max_answer_bytes if such answers are meant.",
+        limit=limit,
+        said=f"more than {limit:,} bytes",
+    )
+
+
+def _mib(size: int) -> str:
+    return f"{size / 1024 / 1024:.3g} MiB" if size >= 1024 * 1024 else f"{size / 1024:.3g} KiB"
+
+
+async def bounded_chunks(
+    response: httpx.Response, *, url: str, limit: int = DEFAULT_MAX_ANSWER_BYTES
+) -> AsyncIterator[bytes]:
+    """The body's chunks as they come; past ``limit`` bytes in all, raises
+    :class:`TooLargeError` (the caller's exchange then closes the connection)."""
+    total = 0
+    async for chunk in response.aiter_bytes():
+        total += len(chunk)
+        if total > limit:
+            raise too_large(url, limit)
+        yield chunk
+
+
+async def read_body(
+    response: httpx.Response, *, url: str, limit: int = DEFAULT_MAX_ANSWER_BYTES
+) -> bytes:
+    """The whole body, at most ``limit`` bytes (:class:`TooLargeError` past it)."""
+    body = bytearray()
+    async for chunk in bounded_chunks(response, url=url, limit=limit):
+        body += chunk
+    return bytes(body)
+
+
+async def read_json(
+    response: httpx.Response, *, url: str, limit: int = DEFAULT_MAX_ANSWER_BYTES
+) -> Any:
     """The whole JSON body of a 200 answer; a web page, an empty body or text that is not
-    JSON raises :class:`MalformedResponseError` saying what came."""
-    body = await response.aread()
+    JSON raises :class:`MalformedResponseError` saying what came, a body past ``limit``
+    bytes :class:`TooLargeError`."""
+    body = await read_body(response, url=url, limit=limit)
     if error := not_compatible(response, body, url=url):
         raise error
     return load_json(body, url=url)
@@ -263,7 +347,7 @@ async def exchange(
                 response = await client.send(request, stream=True)
             try:
                 if response.status_code >= 400:
-                    body = await response.aread()
+                    body = await _error_body(response)
                     raise error_for_status(
                         response.status_code, body, response.headers, url=url, secret=secret
                     )
@@ -286,10 +370,42 @@ async def exchange(
         raise MalformedResponseError(f"{url} sent an undecodable body: {exc}.") from None
 
 
-async def sse_data(response: httpx.Response) -> AsyncIterator[str]:
-    """The ``data`` of each Server-Sent Event of a response (multi-line data joined)."""
+async def lines(
+    response: httpx.Response, *, url: str, limit: int = DEFAULT_MAX_ANSWER_BYTES
+) -> AsyncIterator[str]:
+    """The lines of a body (ended by ``\n`` or ``\r\n``), at most ``limit`` bytes in all:
+    a stream that never ends, or a line that never does, stops there with
+    :class:`TooLargeError`, so what is held never passes ``limit``."""
+    pending = bytearray()
+    async for chunk in bounded_chunks(response, url=url, limit=limit):
+        pending += chunk
+        start = 0
+        while (end := pending.find(b"\n", start)) >= 0:
+            yield pending[start:end].rstrip(b"\r").decode("utf-8", errors="replace")
+            start = end + 1
+        del pending[:start]
+    if pending:
+        yield pending.rstrip(b"\r").decode("utf-8", errors="replace")
+
+
+async def _error_body(response: httpx.Response) -> bytes:
+    """An error's body, read no further than its words need (an error page that never
+    ends is not read to its end)."""
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > _ERROR_BODY_BYTES:
+            break
+    return bytes(body[:_ERROR_BODY_BYTES])
+
+
+async def sse_data(
+    response: httpx.Response, *, url: str, limit: int = DEFAULT_MAX_ANSWER_BYTES
+) -> AsyncIterator[str]:
+    """The ``data`` of each Server-Sent Event of a response (multi-line data joined),
+    the whole stream at most ``limit`` bytes (:func:`lines`)."""
     data: list[str] = []
-    async for line in response.aiter_lines():
+    async for line in lines(response, url=url, limit=limit):
         if not line:
             if data:
                 yield "\n".join(data)
@@ -300,9 +416,12 @@ async def sse_data(response: httpx.Response) -> AsyncIterator[str]:
         yield "\n".join(data)
 
 
-async def ndjson_lines(response: httpx.Response) -> AsyncIterator[str]:
-    """The non-blank lines of a newline-delimited JSON response."""
-    async for line in response.aiter_lines():
+async def ndjson_lines(
+    response: httpx.Response, *, url: str, limit: int = DEFAULT_MAX_ANSWER_BYTES
+) -> AsyncIterator[str]:
+    """The non-blank lines of a newline-delimited JSON response, at most ``limit`` bytes
+    in all (:func:`lines`)."""
+    async for line in lines(response, url=url, limit=limit):
         if line.strip():
             yield line
 
@@ -315,11 +434,18 @@ class HttpProvider:
     the request says) and set ``label``. The API key only ever travels in the
     ``Authorization`` header.
 
-    ``stream`` is the provider's ``stream`` key: True or False fix the mode; under
-    ``"auto"`` a streamed request that the server breaks or refuses before the answer
-    is complete is sent once more unstreamed, and when that works the provider stays
-    unstreamed for the session (:attr:`streaming` turns False and :attr:`notes` says
-    why). A retry never repeats a request in a mode the server has already refused.
+    ``stream`` is the provider's ``stream`` key: True or False fix the mode. Under
+    ``"auto"``, a streamed request with tools whose stream the server breaks (cut short,
+    a chunk that is not JSON, an empty answer) is sent again at once unstreamed. When the
+    server answers that, it broke a stream it could have answered: after
+    :data:`STREAM_STRIKES` such breaks the provider stays unstreamed for the session
+    (:attr:`streaming` turns False and :attr:`notes` says why). When it does not answer
+    (it was killed mid-answer, it is gone), the request failed for that, the stream's
+    failure is raised, and streaming stays on. A refusal whose words name streaming is
+    believed at once. A retry never repeats a request in a mode the server has refused.
+
+    ``max_answer_bytes`` caps every answer read, streamed or not (:func:`lines`,
+    :func:`read_body`): past it the call fails :class:`TooLargeError`.
     """
 
     label: str
@@ -335,6 +461,7 @@ class HttpProvider:
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
         stream: StreamSetting = "auto",
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         self.endpoint = endpoint.rstrip("/")
         self.model = model
@@ -348,11 +475,23 @@ class HttpProvider:
         self._sleep = sleep
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.stream_setting: StreamSetting = stream
-        #: Whether requests that ask to stream are streamed (False once ``auto`` fell back).
-        self.streaming = stream is not False
+        #: The most bytes one answer may take (``max_answer_bytes``).
+        self.max_answer_bytes = max_answer_bytes
+        #: Whether requests that ask to stream are streamed (False once ``auto`` gave up).
+        self._streams = stream is not False
+        #: Streamed answers the server broke and then answered unstreamed.
+        self.broken_streams = 0
+        #: Whether the last request was sent streamed (None before any).
+        self._last_streamed: bool | None = None
         #: What the commander should know about this provider, by topic ("stream",
         #: "context"): shown on the Mysis's provider line and in the request inspector.
         self.notes: dict[str, str] = {}
+
+    @property
+    def streaming(self) -> bool:
+        """Whether the last request went streamed (before any: whether requests that ask
+        to stream will be); the requests log records it per request."""
+        return self._streams if self._last_streamed is None else self._last_streamed
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(endpoint={self.endpoint!r}, model={self.model!r})"
@@ -377,20 +516,56 @@ class HttpProvider:
 
     async def _adapting(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         """One try in the mode the server has not refused; under ``auto``, a streamed try
-        the server breaks is sent again at once unstreamed."""
-        streamed = request.stream and self.streaming
+        that the server breaks is sent again at once unstreamed (see the class)."""
+        streamed = request.stream and self._streams
         if streamed != request.stream:
             request = replace(request, stream=streamed)
+        self._last_streamed = streamed
         try:
             return await self._attempt(request, on_event)
         except ProviderError as error:
-            if not (streamed and self.stream_setting == "auto" and _refuses_streaming(error)):
+            if not (streamed and self.stream_setting == "auto"):
                 raise
-            self.streaming = False
-            said = error.said or error.message
-            self.notes["stream"] = f"unstreamed: the server broke a streamed answer ({said})"
-            logger.warning("%s: sending unstreamed from now on after: %s", self.endpoint, said)
+            if _names_streaming(error):
+                self._stop_streaming(f"the server refused a streamed request ({_said(error)})")
+            elif not (request.tools and _breaks_stream(error)):
+                raise
+            else:
+                return await self._after_broken_stream(request, on_event, error)
+        self._last_streamed = False
         return await self._attempt(replace(request, stream=False), on_event)
+
+    async def _after_broken_stream(
+        self, request: ChatRequest, on_event: EventSink | None, broken: ProviderError
+    ) -> ChatResponse:
+        """Send again unstreamed a request whose stream broke: an answer shows that the
+        server broke the stream (a strike); no answer, that it went away mid-answer."""
+        self._last_streamed = False
+        try:
+            response = await self._attempt(replace(request, stream=False), on_event)
+        except ProviderError as again:
+            if again.kind == "unreachable":
+                raise broken from None  # it went away mid-answer: no server that cannot stream
+            raise
+        self.broken_streams += 1
+        said = _said(broken)
+        if self.broken_streams >= STREAM_STRIKES:
+            self._stop_streaming(
+                f"the server broke {self.broken_streams} streamed answers to tool requests "
+                f"and answered them unstreamed (last: {said})"
+            )
+        else:
+            self.notes["stream"] = (
+                f"streamed; the server broke {self.broken_streams} streamed answer "
+                f"(answered unstreamed): {said}"
+            )
+            logger.info("%s: a broken stream answered unstreamed: %s", self.endpoint, said)
+        return response
+
+    def _stop_streaming(self, why: str) -> None:
+        self._streams = False
+        self.notes["stream"] = f"unstreamed: {why}"
+        logger.warning("%s: sending unstreamed from now on: %s", self.endpoint, why)
 
     async def list_models(self, *, timeout: float = 5.0) -> list[str]:
         """The models the server lists, in its order; raises its failure."""
@@ -438,9 +613,23 @@ class HttpProvider:
         raise NotImplementedError
 
 
-def _refuses_streaming(error: ProviderError) -> bool:
-    """Whether a failed streamed request may work unstreamed: the stream broke, or the
-    server's refusal names streaming."""
-    if isinstance(error, CutShortError):
-        return error.streamed
+#: Streamed answers a server may break (and answer unstreamed) before a provider under
+#: ``stream = "auto"`` stops streaming for the session.
+STREAM_STRIKES = 2
+
+
+def _said(error: ProviderError) -> str:
+    return error.said or error.message
+
+
+def _names_streaming(error: ProviderError) -> bool:
+    """Whether the server refused a streamed request in words that name streaming."""
     return error.kind in ("refused", "server_error") and "stream" in (error.said or "").lower()
+
+
+def _breaks_stream(error: ProviderError) -> bool:
+    """Whether a failed streamed request broke as a stream: cut short after HTTP 200, a
+    chunk that is not JSON, or nothing in it."""
+    if isinstance(error, CutShortError | EmptyAnswerError):
+        return error.streamed
+    return isinstance(error, MalformedResponseError) and error.retryable

@@ -186,6 +186,37 @@ class CutShortError(ProviderError):
         self.streamed = streamed
 
 
+class TooLargeError(ProviderError):
+    """The answer grew past the provider's ``max_answer_bytes``: its read stopped there.
+
+    Not retried: a server that streams without end, or a model that rambles past every
+    cap, does it again for the same request. ``limit`` is the cap in bytes.
+    """
+
+    retryable = False
+    kind: FailureKind = "too_large"
+
+    def __init__(self, message: str, *, limit: int, said: str | None = None) -> None:
+        super().__init__(message, said=said)
+        self.limit = limit
+
+
+class EmptyAnswerError(ProviderError):
+    """The answer ended with nothing in it: no text, no tool call and no finish reason
+    (llama-cpp-python's server can stream only a role chunk and ``[DONE]``).
+
+    ``streamed`` tells whether the request was streamed. Retried: the same request
+    tends to be answered the next time.
+    """
+
+    retryable = True
+    kind: FailureKind = "empty_answer"
+
+    def __init__(self, message: str, *, streamed: bool = True, said: str | None = None) -> None:
+        super().__init__(message, said=said)
+        self.streamed = streamed
+
+
 class RateLimitedError(ProviderError):
     """HTTP 429; ``retry_after`` holds the server's hint in seconds when it gave one."""
 

@@ -33,7 +33,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from ._http import HttpProvider, load_json, read_json
+from ._http import HttpProvider, load_json, read_body, read_json
 from ._wire import as_count, as_dict, as_list, as_text
 
 logger = logging.getLogger(__name__)
@@ -134,7 +134,8 @@ async def _quietly(
     try:
         async with asyncio.timeout(timeout):
             async with provider._exchange(url, timeout, body, method=method) as response:
-                return load_json(await response.aread(), url=url)
+                limit = provider.max_answer_bytes
+                return load_json(await read_body(response, url=url, limit=limit), url=url)
     except Exception as exc:  # whatever the server did, discovery must never fail a Mysis
         logger.debug("%s %s told nothing: %s", method, url, getattr(exc, "message", exc))
         return None
@@ -157,7 +158,7 @@ async def list_models(
     :class:`~zoea_tui.providers.base.ProviderError` of its class."""
     url = f"{provider.endpoint}{path}"
     async with provider._exchange(url, timeout, method="GET") as response:
-        data = as_dict(await read_json(response, url=url))
+        data = as_dict(await read_json(response, url=url, limit=provider.max_answer_bytes))
     names: list[str] = []
     for entry in as_list(data.get("data")) + as_list(data.get("models")):
         item = as_dict(entry)

@@ -73,6 +73,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ._http import answer_exceeds_context
 from ._wire import as_dict, as_list, as_text
 from .base import (
     BadRequestError,
@@ -312,6 +313,12 @@ class LocalProvider:
             answer = llm.create_chat_completion(**options)
             return _gather(answer, emit) if emit is not None else answer
         except ValueError as exc:
+            if answer_exceeds_context(str(exc)):
+                raise BadRequestError(
+                    f"The answer ran past the context of {self.label} ({exc}). Lower "
+                    "max_tokens in the provider's configuration, or raise its "
+                    "context_window (llama.cpp's n_ctx)."
+                ) from None
             if "exceed context window" in str(exc):
                 raise BadRequestError(
                     f"The request does not fit the context of {self.label} ({exc}; the "

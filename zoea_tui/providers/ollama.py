@@ -14,9 +14,17 @@ from typing import Any
 
 import httpx
 
-from ..config import StreamSetting
+from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
 from ..core.retry import Sleep
-from ._http import HttpProvider, load_json, ndjson_lines, read_json, stream_error, streams_events
+from ._http import (
+    HttpProvider,
+    load_json,
+    ndjson_lines,
+    read_body,
+    read_json,
+    stream_error,
+    streams_events,
+)
 from ._wire import (
     arguments_object,
     as_dict,
@@ -31,6 +39,7 @@ from .base import (
     ChatRequest,
     ChatResponse,
     CutShortError,
+    EmptyAnswerError,
     EventSink,
     MalformedResponseError,
     Message,
@@ -66,6 +75,7 @@ class OllamaProvider(HttpProvider):
         backoff_base: float = 0.5,
         sleep: Sleep = asyncio.sleep,
         stream: StreamSetting = "auto",
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         super().__init__(
             endpoint,
@@ -76,6 +86,7 @@ class OllamaProvider(HttpProvider):
             backoff_base=backoff_base,
             sleep=sleep,
             stream=stream,
+            max_answer_bytes=max_answer_bytes,
         )
         self.url = f"{self.endpoint}/api/chat"
 
@@ -122,7 +133,9 @@ class OllamaProvider(HttpProvider):
         url = f"{self.endpoint}{path}"
         try:
             async with self._exchange(url, timeout, method="GET") as response:
-                return load_json(await response.aread(), url=url)
+                return load_json(
+                    await read_body(response, url=url, limit=self.max_answer_bytes), url=url
+                )
         except (ProviderUnavailableError, ProviderTimeoutError) as exc:
             raise ProviderUnavailableError(
                 f"Ollama is not answering at {self.endpoint}. {exc.message} Start it with"
@@ -136,16 +149,17 @@ class OllamaProvider(HttpProvider):
             async with self._exchange(
                 self.url, request.settings.timeout, body, streamed=request.stream
             ) as response:
+                limit = self.max_answer_bytes
                 if streams_events(response, request.stream):
-                    answer = _Answer(model)
-                    async for line in ndjson_lines(response):
+                    answer = _Answer(model, streamed=True)
+                    async for line in ndjson_lines(response, url=self.url, limit=limit):
                         if answer.add(load_json(line, url=self.url), self.url, on_event):
                             break
                     return answer.response(self.url)
-                data = await read_json(response, url=self.url)
+                data = await read_json(response, url=self.url, limit=limit)
         except ModelNotFoundError as exc:
             raise ModelNotFoundError(f"{exc.message} Pull it with: ollama pull {model}") from None
-        answer = _Answer(model)
+        answer = _Answer(model, streamed=request.stream)
         answer.add(data, self.url, None, whole=True)
         return answer.response(self.url)
 
@@ -218,8 +232,9 @@ def _tagged(name: str) -> str:
 class _Answer:
     """What the lines of an answer add up to (a whole answer is one line)."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, *, streamed: bool = False) -> None:
         self.model = model
+        self.streamed = streamed
         self.text: list[str] = []
         self.reasoning: list[str] = []
         self.calls: list[tuple[str | None, str, str]] = []
@@ -257,6 +272,13 @@ class _Answer:
         """The finished answer; a stream without its ``done`` line was cut short."""
         if not self.done:
             raise CutShortError(f"The stream from {url} ended before the answer was complete.")
+        if not (self.text or self.calls or self.last.get("done_reason")):
+            how = "streamed answer" if self.streamed else "answer"
+            raise EmptyAnswerError(
+                f"The {how} from {url} held no text, no tool call and no done_reason.",
+                streamed=self.streamed,
+                said="no text, no tool call, no done_reason",
+            )
         calls = with_stable_ids(self.calls)
         # Ollama reuses the loaded model's KV state for a matching prefix but reports
         # nothing about it (no cached-token count in /api/chat), so cached_tokens stays None.

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from ..config import StreamSetting
+from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
 from ..core.retry import Sleep
 from ._http import HttpProvider, load_json, read_json, sse_data, stream_error, streams_events
 from ._wire import (
@@ -33,6 +33,7 @@ from .base import (
     ChatRequest,
     ChatResponse,
     CutShortError,
+    EmptyAnswerError,
     EventSink,
     MalformedResponseError,
     Message,
@@ -73,6 +74,7 @@ class OpenAIProvider(HttpProvider):
         sleep: Sleep = asyncio.sleep,
         stream: StreamSetting = "auto",
         cache_reuse: int = 0,
+        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
     ) -> None:
         super().__init__(
             endpoint,
@@ -83,6 +85,7 @@ class OpenAIProvider(HttpProvider):
             backoff_base=backoff_base,
             sleep=sleep,
             stream=stream,
+            max_answer_bytes=max_answer_bytes,
         )
         self.url = f"{self.endpoint}/chat/completions"
         #: Whether the server counts prompts (None: not asked yet; False: it did not).
@@ -119,16 +122,17 @@ class OpenAIProvider(HttpProvider):
         async with self._exchange(
             self.url, request.settings.timeout, body, streamed=streamed
         ) as response:
+            limit = self.max_answer_bytes
             if streams_events(response, streamed):
                 answer = _Answer(model)
-                async for data in sse_data(response):
+                async for data in sse_data(response, url=self.url, limit=limit):
                     if data.strip() == "[DONE]":
                         answer.done = True
                         break
                     answer.add(load_json(data, url=self.url), self.url, on_event)
                 return answer.response(self.url)
-            data = await read_json(response, url=self.url)
-        return parse_completion(data, model, self.url)
+            data = await read_json(response, url=self.url, limit=limit)
+        return parse_completion(data, model, self.url, streamed=streamed)
 
 
 def request_body(request: ChatRequest, model: str, *, cache_reuse: int = 0) -> dict[str, Any]:
@@ -170,8 +174,10 @@ def outgoing_messages(messages: Sequence[Message]) -> list[Message]:
     ]
 
 
-def parse_completion(data: Any, model: str, url: str) -> ChatResponse:
-    """A non-streamed chat completion as a ChatResponse."""
+def parse_completion(data: Any, model: str, url: str, *, streamed: bool = False) -> ChatResponse:
+    """A non-streamed chat completion as a ChatResponse (``streamed``: the request asked
+    for a stream and the server answered one body); an answer with no text, no call and
+    no finish reason raises :class:`EmptyAnswerError`."""
     if error := stream_error(data, url=url):
         raise error
     choices = as_list(as_dict(data).get("choices"))
@@ -180,9 +186,12 @@ def parse_completion(data: Any, model: str, url: str) -> ChatResponse:
     if not isinstance(message, dict):
         raise MalformedResponseError(f"{url} answered without choices[0].message.")
     calls = with_stable_ids([call_parts(c) for c in as_list(message.get("tool_calls"))])
+    content = as_text(message.get("content"))
+    if not (content or calls or choice.get("finish_reason")):
+        raise empty_answer(url, streamed=streamed)
     raw_usage = as_dict(data.get("usage"))
     return ChatResponse(
-        content=as_text(message.get("content")),
+        content=content,
         tool_calls=calls,
         reasoning=as_text(message.get("reasoning_content") or message.get("reasoning")),
         usage=usage_of(
@@ -190,6 +199,16 @@ def parse_completion(data: Any, model: str, url: str) -> ChatResponse:
         ),
         finish_reason=finish_reason(choice.get("finish_reason"), bool(calls)),
         model=as_text(data.get("model")) or model,
+    )
+
+
+def empty_answer(url: str, *, streamed: bool) -> EmptyAnswerError:
+    """The failure of an answer with no text, no tool call and no finish reason."""
+    how = "streamed answer" if streamed else "answer"
+    return EmptyAnswerError(
+        f"The {how} from {url} held no text, no tool call and no finish reason.",
+        streamed=streamed,
+        said="no text, no tool call, no finish reason",
     )
 
 
@@ -268,6 +287,8 @@ class _Answer:
                 f"The stream from {url} ended before the answer was complete"
                 + (" (it sent nothing)." if not (self.text or self.calls) else ".")
             )
+        if self.finish is None and not (self.text or self.calls):
+            raise empty_answer(url, streamed=True)
         calls = with_stable_ids(
             [
                 (c.id, c.name or "", arguments_text("".join(c.arguments)))

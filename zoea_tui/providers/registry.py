@@ -8,6 +8,7 @@ import os
 from collections.abc import Iterable, Mapping
 
 from ..config import ProviderConfig, resolve_api_key
+from ..core.composition import ANSWER_RESERVE
 from .base import Provider, ProviderError, ProviderSettings
 
 
@@ -15,12 +16,18 @@ def provider_settings(config: ProviderConfig) -> ProviderSettings:
     """The settings a provider client takes for a request to ``config``'s model.
 
     The translation lives here, not in ``config``: the configuration knows nothing
-    of the providers (the layers in pyproject.toml), the providers read it.
+    of the providers (the layers in pyproject.toml), the providers read it. A server's
+    answer is always capped: with no ``max_tokens`` configured, by the room the composer
+    keeps for it (:data:`~zoea_tui.core.composition.ANSWER_RESERVE`). The ``local`` type
+    keeps its own budgets then (``providers/local.py``), and the autopilot needs none.
     """
+    max_tokens = config.max_tokens
+    if max_tokens is None and config.is_remote:
+        max_tokens = ANSWER_RESERVE
     return ProviderSettings(
         model=config.model,
         temperature=config.temperature,
-        max_tokens=config.max_tokens,
+        max_tokens=max_tokens,
         context_window=config.context_window,
         timeout=config.timeout,
         seed=config.seed,
@@ -77,6 +84,7 @@ def build_provider(
             max_retries=max_retries,
             stream=config.stream,
             cache_reuse=config.cache_reuse,
+            max_answer_bytes=config.max_answer_bytes,
         )
     if config.type == "ollama":
         from .ollama import OllamaProvider
@@ -88,6 +96,7 @@ def build_provider(
             api_key=resolve_api_key(config, env=env),
             max_retries=max_retries,
             stream=config.stream,
+            max_answer_bytes=config.max_answer_bytes,
         )
     if config.type == "local":
         try:
