@@ -145,67 +145,66 @@ def _placeholder_of(message: dict[str, object]) -> bool:
     return message["role"] == "tool" and str(message["content"]).startswith("[get_")
 
 
-def _changes_only_superseded(requests: list[tuple[int | None, list[dict[str, object]]]]) -> bool:
-    """Between two cuts of the window, each request is the one before with new messages
-    appended, except results that a newer snapshot superseded since (now placeholders);
-    a placeholder, once written, never changes."""
+def _call_ids(message: dict[str, object]) -> set[object]:
+    calls = message.get("tool_calls") or []
+    return {c["id"] for c in calls} | {message.get("tool_call_id")} - {None}  # type: ignore[index, union-attr]
+
+
+def _only_leaves_out_superseded_rounds(
+    requests: list[tuple[int | None, list[dict[str, object]]]],
+) -> bool:
+    """Between two cuts of the window, each request is the one before less the rounds of
+    superseded snapshots, left out whole (their call ids gone, not rewritten), with new
+    messages appended: what an engine that moves runs of its cache serves around."""
     for (start_a, a), (start_b, b) in itertools.pairwise(requests):
         if start_a != start_b:
             continue
-        if len(b) < len(a):
-            return False
-        for old, new in zip(a, b, strict=False):
-            if old == new:
+        present = set().union(*(_call_ids(m) for m in b))
+        kept = [m for m in a if m in b]
+        for message in a:
+            if message in b:
                 continue
-            superseded = (
-                old["role"] == new["role"] == "tool"
-                and old["tool_call_id"] == new["tool_call_id"]
-                and not _placeholder_of(old)
-                and _placeholder_of(new)
-            )
-            if not superseded:
-                return False
+            ids = _call_ids(message)
+            if not ids or ids & present:
+                return False  # rewritten in place, not left out
+        if b[: len(kept)] != kept:
+            return False
     return True
 
 
-def test_snapshot_compaction_changes_only_the_superseded_result_between_cuts() -> None:
-    """Seed 002 in every request: a new snapshot turns the one before it into a
-    placeholder at once; nothing else of the request before changes, and placeholders
-    are byte-stable (they name the memory they stand for, not the newer result)."""
+def test_snapshot_compaction_only_leaves_out_superseded_rounds_between_cuts() -> None:
+    """Seed 002 in every request: a new snapshot makes the one before it leave the
+    request at once (with its call, which made no other call); nothing else of the
+    request before changes, and only one result of each snapshot tool is sent."""
     requests = _snapshot_requests(10)
-    assert _changes_only_superseded(requests)
+    assert _only_leaves_out_superseded_rounds(requests)
     for _, messages in requests:
-        full = [m for m in messages if m["role"] == "tool" and not _placeholder_of(m)]
-        names = [json.loads(str(m["content"]))["name"] for m in full]
+        results = [m for m in messages if m["role"] == "tool"]
+        names = [json.loads(str(m["content"]))["name"] for m in results]
         snapshots = [n for n in names if n != "mine"]
-        assert len(snapshots) == len(set(snapshots)), "one full result per snapshot tool"
+        assert len(snapshots) == len(set(snapshots)), "one result per snapshot tool"
+        assert not any(_placeholder_of(m) for m in messages)
     assert len({start for start, _ in requests}) > 2, "the window was cut more than once"
 
 
-def test_a_placeholder_naming_the_newer_result_would_fail_the_stability_check() -> None:
-    """The check above rejects placeholders rewritten as newer snapshots arrive (one that
-    named the result superseding it)."""
+def test_a_placeholder_written_in_place_would_fail_the_leave_out_check() -> None:
+    """The check above rejects a superseded result rewritten in place (a placeholder
+    where the full result was): the engine's chunk search stops at new text."""
     requests = _snapshot_requests(10)
-    renamed = []
-    for start, messages in requests:
-        newest = {
-            json.loads(str(m["content"]))["name"]: m["tool_call_id"]
-            for m in messages
-            if m["role"] == "tool" and not _placeholder_of(m)
-        }
-        renamed.append(
-            (
-                start,
-                [
-                    {**m, "content": f"{m['content']} (see {newest.get('get_status')})"}
-                    if _placeholder_of(m)
-                    else m
-                    for m in messages
-                ],
-            )
-        )
-    assert _changes_only_superseded(requests)
-    assert not _changes_only_superseded(renamed)
+    assert _only_leaves_out_superseded_rounds(requests)
+    (start, before), (_, after) = next(
+        (a, b)
+        for a, b in itertools.pairwise(requests)
+        if a[0] == b[0] and any(m not in b[1] for m in a[1])
+    )
+    gone = [i for i, m in enumerate(before) if m not in after]
+    rewritten = list(after)
+    for i in gone:
+        message = dict(before[i])
+        if message["role"] == "tool":
+            message["content"] = "[get_status result omitted: a newer get_status result follows.]"
+        rewritten.insert(i, message)
+    assert not _only_leaves_out_superseded_rounds([(start, before), (start, rewritten)])
 
 
 def _turn_aware_long_turn_messages(margin: int) -> list[list[dict[str, object]]]:

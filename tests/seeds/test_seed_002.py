@@ -35,9 +35,7 @@ def _fifteen_get_ship() -> tuple[Chat, int, list[str]]:
 
 def _only_the_latest_get_ship(report: dict) -> None:
     ships = [(action, text) for name, action, text in tool_results(report) if name == "get_ship"]
-    full = [text for action, text in ships if action != "placeholder"]
-    assert full == [json.dumps({"ship": {"fuel": 86, "reading": 15}})], full
-    assert all(text.startswith("[get_ship result omitted") for _, text in ships[:-1])
+    assert ships == [("kept", json.dumps({"ship": {"fuel": 86, "reading": 15}}))], ships
     assert seed_002_violations(report) == []
 
 
@@ -66,6 +64,25 @@ def test_every_request_holds_only_the_latest_result_of_each_snapshot_tool(
         report = chat.compose(STRATEGY)
         assert seed_002_violations(report) == [], (n, seed_002_violations(report))
     for report in both(chat, tmp_path, capsys, STRATEGY):
+        assert seed_002_violations(report) == []
+
+
+def test_an_older_result_whose_call_made_other_calls_stays_as_a_placeholder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 002: "Ensure chronological order is maintained for non-snapshot messages": a
+    superseded ``get_ship`` called beside ``mine`` cannot leave without the mining
+    result; it stays in its place as a placeholder naming the stored memory."""
+    chat = Chat()
+    chat.direct("Mine and watch the ship.")
+    chat.calls(("mine", '{"quantity": 3}'), ("get_ship", '{"hull": 99}'))
+    chat.loop("get_ship", '{"hull": 98}')
+    for report in both(chat, tmp_path, capsys, STRATEGY):
+        results = tool_results(report)
+        assert results[0] == ("mine", "kept", '{"quantity": 3}')
+        assert results[1][:2] == ("get_ship", "placeholder")
+        assert results[1][2] == prompts.placeholder_superseded("get_ship", 4)
+        assert results[2] == ("get_ship", "kept", '{"hull": 98}')
         assert seed_002_violations(report) == []
 
 
