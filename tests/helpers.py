@@ -109,4 +109,5 @@ def history_of(
         turn_first=next((m for m in memories if turn and m.id >= turn.first_memory_id), None),
         before_turn=tuple([m for m in memories if turn and m.id < turn.first_memory_id][-n:]),
         turns=tuple(t for t in turns if t.first_memory_id >= lower),
+        recent=tuple(memories[-n:]),
     )

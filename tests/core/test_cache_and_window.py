@@ -21,7 +21,7 @@ from zoea_tui.core.cache import (
 from zoea_tui.core.compose import compose
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.types import Turn
-from zoea_tui.core.window import kept_count, stepped_window
+from zoea_tui.core.window import kept_count, stepped_window, window_count
 
 
 @given(st.text(), st.text())
@@ -73,6 +73,34 @@ def test_the_window_keeps_its_size_to_size_plus_margin_and_cuts_in_steps(
         assert nxt == kept + 1 or nxt == size
 
 
+def _within_maximum_in_steps(counts: list[int], maximum: int, margin: int) -> bool:
+    """Seed 001's bound with the steps: never more than ``maximum``; past it, each count
+    is the one before plus the new memory, or a cut back to ``maximum - margin + 1``."""
+    step = min(margin, max(maximum // 2, 1))
+    return all(c <= maximum for c in counts) and all(
+        b == a + 1 or (a == maximum and b == maximum - step + 1)
+        for a, b in itertools.pairwise(counts)
+    )
+
+
+@given(st.integers(1, 40), st.integers(1, 30))
+def test_the_window_holds_at_most_its_maximum_and_moves_in_steps_below_it(
+    maximum: int, margin: int
+) -> None:
+    """Seed 001: "Recent Messages (last 20)": the window never holds more than
+    ``max_context_messages``; it is cut back to ``max_context_messages - window_margin``
+    (the margin at most half the maximum) plus the memory that arrived, then grows."""
+    counts = [window_count(total, maximum, margin) for total in range(1, 3 * maximum + 50)]
+    assert counts[:maximum] == list(range(1, maximum + 1))
+    assert _within_maximum_in_steps(counts, maximum, margin)
+
+
+def test_a_window_growing_past_its_maximum_would_fail_the_bound_check() -> None:
+    """The check above rejects the window that grew to ``max + margin - 1`` (20 to 29)."""
+    assert _within_maximum_in_steps([window_count(t, 20, 10) for t in range(1, 90)], 20, 10)
+    assert not _within_maximum_in_steps([kept_count(t, 20, 10) for t in range(1, 90)], 20, 10)
+
+
 def test_between_cuts_the_window_only_appends() -> None:
     log = Log()
     for n in range(60):
@@ -97,9 +125,9 @@ def test_a_one_by_one_window_would_fail_the_step_check() -> None:
     assert moves and not all(m == 10 for m in moves)
 
 
-def _snapshot_requests(margin: int) -> list[tuple[int | None, str]]:
+def _snapshot_requests(margin: int) -> list[tuple[int | None, list[dict[str, object]]]]:
     """Compose ``snapshot-compaction`` after every memory of a status-polling session:
-    (the memory before the window, the serialized request) per request."""
+    (the memory before the window, the request's messages) per request."""
     log = Log()
     log.direct("Mine and watch your status.")
     out = []
@@ -109,33 +137,74 @@ def _snapshot_requests(margin: int) -> list[tuple[int | None, str]]:
         log.loop(f"c{n}", name, json.dumps({"tick": n, "name": name}))
         history = history_of(log.memories, settings)
         c = compose(history, "snapshot-compaction", settings)
-        out.append((history.before_window_id, serialize(list(c.messages))))
+        out.append((history.before_window_id, [dict(m) for m in c.messages]))
     return out
 
 
-def _appends_between_cuts(requests: list[tuple[int | None, str]]) -> bool:
-    return all(
-        b.startswith(a[:-1])
-        for (start_a, a), (start_b, b) in itertools.pairwise(requests)
-        if start_a == start_b
-    )
+def _placeholder_of(message: dict[str, object]) -> bool:
+    return message["role"] == "tool" and str(message["content"]).startswith("[get_")
 
 
-def test_snapshot_compaction_only_appends_between_window_cuts() -> None:
+def _call_ids(message: dict[str, object]) -> set[object]:
+    calls = message.get("tool_calls") or []
+    return {c["id"] for c in calls} | {message.get("tool_call_id")} - {None}  # type: ignore[index, union-attr]
+
+
+def _only_leaves_out_superseded_rounds(
+    requests: list[tuple[int | None, list[dict[str, object]]]],
+) -> bool:
+    """Between two cuts of the window, each request is the one before less the rounds of
+    superseded snapshots, left out whole (their call ids gone, not rewritten), with new
+    messages appended: what an engine that moves runs of its cache serves around."""
+    for (start_a, a), (start_b, b) in itertools.pairwise(requests):
+        if start_a != start_b:
+            continue
+        present = set().union(*(_call_ids(m) for m in b))
+        kept = [m for m in a if m in b]
+        for message in a:
+            if message in b:
+                continue
+            ids = _call_ids(message)
+            if not ids or ids & present:
+                return False  # rewritten in place, not left out
+        if b[: len(kept)] != kept:
+            return False
+    return True
+
+
+def test_snapshot_compaction_only_leaves_out_superseded_rounds_between_cuts() -> None:
+    """Seed 002 in every request: a new snapshot makes the one before it leave the
+    request at once (with its call, which made no other call); nothing else of the
+    request before changes, and only one result of each snapshot tool is sent."""
     requests = _snapshot_requests(10)
-    assert _appends_between_cuts(requests)
-    # Compaction still happens, at the cuts: older snapshots are placeholders by the end.
-    assert "a newer get_status result follows" in requests[-1][1]
+    assert _only_leaves_out_superseded_rounds(requests)
+    for _, messages in requests:
+        results = [m for m in messages if m["role"] == "tool"]
+        names = [json.loads(str(m["content"]))["name"] for m in results]
+        snapshots = [n for n in names if n != "mine"]
+        assert len(snapshots) == len(set(snapshots)), "one result per snapshot tool"
+        assert not any(_placeholder_of(m) for m in messages)
     assert len({start for start, _ in requests}) > 2, "the window was cut more than once"
 
 
-def test_compaction_at_every_memory_would_fail_the_append_check() -> None:
-    """The check above rejects a compaction that rewrites older results as newer ones come
-    (the seed's rule applied to every request)."""
-    log_requests = _snapshot_requests(10)
-    rewritten = [(0, s) for _, s in _snapshot_requests(1)]  # as if the window never moved
-    assert _appends_between_cuts(log_requests)
-    assert not _appends_between_cuts(rewritten)
+def test_a_placeholder_written_in_place_would_fail_the_leave_out_check() -> None:
+    """The check above rejects a superseded result rewritten in place (a placeholder
+    where the full result was): the engine's chunk search stops at new text."""
+    requests = _snapshot_requests(10)
+    assert _only_leaves_out_superseded_rounds(requests)
+    (start, before), (_, after) = next(
+        (a, b)
+        for a, b in itertools.pairwise(requests)
+        if a[0] == b[0] and any(m not in b[1] for m in a[1])
+    )
+    gone = [i for i, m in enumerate(before) if m not in after]
+    rewritten = list(after)
+    for i in gone:
+        message = dict(before[i])
+        if message["role"] == "tool":
+            message["content"] = "[get_status result omitted: a newer get_status result follows.]"
+        rewritten.insert(i, message)
+    assert not _only_leaves_out_superseded_rounds([(start, before), (start, rewritten)])
 
 
 def _turn_aware_long_turn_messages(margin: int) -> list[list[dict[str, object]]]:
@@ -245,7 +314,8 @@ def test_a_window_cut_keeps_its_memories_right_behind_the_same_note() -> None:
         for before, after in cuts[1:]:
             assert before[1] == after[1] == {"role": "user", "content": prompts.GAP_NOTE}
             held = [m for m in after if m in before and m["role"] in ("assistant", "tool")]
-            assert len(held) >= 18, strategy
+            # Cut back to ``max_context_messages - window_margin`` (10), the newest new.
+            assert len(held) >= 9, strategy
             assert _reused_after_prefix(before, after) >= len(held) - 1, strategy
 
 
@@ -254,7 +324,7 @@ def test_a_note_naming_the_cut_would_fail_the_window_reuse_check() -> None:
     memory left out): the engine's chunk search stops at the changed note."""
     before, after = _window_cuts("sliding-window")[1]
     renamed = [after[0], {"role": "user", "content": "[Earlier messages before #99.]"}, *after[2:]]
-    assert _reused_after_prefix(before, after) >= 17
+    assert _reused_after_prefix(before, after) >= 9
     assert _reused_after_prefix(before, renamed) == 0
 
 

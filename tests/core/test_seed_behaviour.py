@@ -35,16 +35,12 @@ def test_snapshot_compaction_keeps_only_latest_get_ship_content() -> None:
     log.direct("Report your ship.")
     for n in range(15):
         log.loop(f"c{n}", "get_ship", json.dumps({"ship": {"fuel": 100 - n}}))
-    # A margin of 1: the window (and the compaction with it) moves at every memory, as
-    # in the seed; the stepped compaction is tested in test_cache_and_window.py.
-    settings = ComposeSettings(max_context_messages=40, window_margin=1)
+    settings = ComposeSettings(max_context_messages=40)
     c = compose(history_of(log.memories, settings), "snapshot-compaction", settings)
     tool_messages = [m for m in c.messages if m["role"] == "tool"]
-    assert len(tool_messages) == 15, "every call keeps its (placeholder) result"
-    full = [m for m in tool_messages if m["content"].startswith("{")]
-    assert full == [tool_messages[-1]] and '"fuel": 86' in full[0]["content"]
-    assert all("a newer get_ship result follows" in m["content"] for m in tool_messages[:-1])
-    assert c.messages[0]["role"] == "system"
+    # Each older get_ship call held nothing else: it leaves with its result.
+    assert len(tool_messages) == 1 and '"fuel": 86' in tool_messages[0]["content"]
+    assert [m["role"] for m in c.messages] == ["system", "user", "user", "assistant", "tool"]
     assert validate(c.messages) == []
 
 
@@ -53,13 +49,16 @@ def test_snapshot_compaction_leaves_non_snapshot_messages_alone() -> None:
     log.direct("Mine.")
     log.loop("a", "get_ship", '{"ship": 1}')
     log.loop("b", "mine", '{"quantity": 5}')
-    log.loop("c", "mine", '{"quantity": 6}')
-    log.loop("d", "get_ship", '{"ship": 2}')
-    settings = ComposeSettings(window_margin=1)
-    c = compose(history_of(log.memories, settings), "snapshot-compaction", settings)
+    log.call(("c", "mine"), ("e", "get_ship"))
+    log.result("c", "mine", '{"quantity": 6}')
+    log.result("e", "get_ship", '{"ship": 2}')
+    log.loop("d", "get_ship", '{"ship": 3}')
+    c = compose(history_of(log.memories), "snapshot-compaction", SETTINGS)
     contents = [m["content"] for m in c.messages if m["role"] == "tool"]
-    assert contents[1:3] == ['{"quantity": 5}', '{"quantity": 6}']
-    assert "a newer get_ship result follows" in contents[0] and contents[3] == '{"ship": 2}'
+    assert contents[0] == '{"quantity": 5}' and contents[1] == '{"quantity": 6}'
+    # A superseded result whose call also made another call keeps its place.
+    assert "a newer get_ship result follows" in contents[2] and contents[3] == '{"ship": 3}'
+    assert len(contents) == 4, "the first get_ship left with its call"
 
 
 # -- seed 004: TestFindLastUserPromptIndex (five cases) ----------------------------

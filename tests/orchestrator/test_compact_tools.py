@@ -12,7 +12,6 @@ from dataclasses import replace
 import pytest
 
 from zoea_tui.config import Config
-from zoea_tui.core import prompts
 from zoea_tui.core.game_tool import GAME_TOOL, wrap
 from zoea_tui.core.tokens import tools_tokens
 from zoea_tui.core.types import ToolCall
@@ -31,9 +30,6 @@ def config() -> Config:
         base,
         game=replace(base.game, tick_seconds=0),
         providers=providers,
-        # A window that moves at every memory: snapshot compaction applies at once (with
-        # the default margin it waits for the window's first cut, 30 memories in).
-        context=replace(base.context, window_margin=1),
     )
 
 
@@ -70,10 +66,12 @@ async def test_a_compact_mysis_is_offered_one_game_tool_and_its_calls_read_as_co
     assert not any(m.content.startswith('{"error"') for m in results), results
     assert commander.mysis(view.id).account == "Comp"
     assert "get_status" in commander.game_state(view.id), "the cache keeps the command's name"
-    # The older get_status result is superseded, as with full schemas.
+    # The older get_status result is superseded, as with full schemas: its call made no
+    # other call, so both leave the request (seed 002: only the latest is sent).
     last = model.requests[-1].messages
-    older = next(m for m in last if m.get("tool_call_id") == results[1].tool_call_id)
-    assert older["content"] == prompts.placeholder_superseded("get_status", results[1].id)
+    assert not any(m.get("tool_call_id") == results[1].tool_call_id for m in last)
+    newer = next(m for m in last if m.get("tool_call_id") == results[2].tool_call_id)
+    assert newer["content"] == results[2].content
     # The composer counts the compact tools, a fraction of the full schemas.
     composition = await commander.preview(view.id)
     assert composition.tokens > tools_tokens(list(tools))

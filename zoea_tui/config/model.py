@@ -89,8 +89,9 @@ class ContextConfig:
     tool_result_max_tokens: int = 4000
     #: The ``summarize`` strategy writes a summary above this many tokens; 0 disables.
     summarize_threshold: int = 200_000
-    #: The window grows this far past ``max_context_messages`` before it is cut back in
-    #: one step, so requests between cuts repeat each other (prompt caches reuse them).
+    #: At ``max_context_messages`` the window is cut back this far in one step (at most
+    #: half of it) and grows again, so requests between cuts repeat each other (prompt
+    #: caches reuse them). Turn paging grows a turn this far past the maximum.
     window_margin: int = DEFAULT_WINDOW_MARGIN
 
 

@@ -16,7 +16,7 @@ DEFAULT_CONTEXT_WINDOW = 32_768
 #: Tokens the composer keeps free for the answer, and the ``max_tokens`` every request to
 #: a server carries when its provider names none: an answer never runs past its room.
 ANSWER_RESERVE = 1024
-#: How far the scan window grows past its size before it is cut back in one step.
+#: How far the scan window is cut back in one step (``core/window.py``).
 DEFAULT_WINDOW_MARGIN = 10
 
 ItemKind = Literal["system", "memory", "nudge", "placeholder", "summary", "note", "state"]
@@ -38,8 +38,9 @@ class ComposeSettings:
     """The knobs of composition (from config and the Mysis's model)."""
 
     max_context_messages: int = 20
-    #: The scan window grows to ``max_context_messages + window_margin - 1`` memories,
-    #: then is cut back to ``max_context_messages`` in one step (``core/window.py``).
+    #: The scan window holds at most ``max_context_messages`` memories; at the maximum it
+    #: is cut back by ``window_margin`` (at most half of it) in one step
+    #: (``core/window.py``). Turn paging grows a turn this far past the maximum.
     window_margin: int = DEFAULT_WINDOW_MARGIN
     tool_result_max_tokens: int = 4000
     summarize_threshold: int = 200_000
@@ -87,8 +88,8 @@ class History:
 
     mysis_id: int
     mysis_name: str
-    #: The scan window, oldest first: the newest ``max_context_messages`` memories
-    #: and up to ``window_margin - 1`` more, cut in steps (``core/window.py``).
+    #: The scan window, oldest first: at most the newest ``max_context_messages``
+    #: memories, cut back by ``window_margin`` in steps (``core/window.py``).
     window: tuple[Memory, ...]
     system_template: str = SYSTEM_PROMPT_TEMPLATE
     account: str | None = None
@@ -116,6 +117,10 @@ class History:
     #: Turns that began inside what was loaded, oldest first (their nudges are placed
     #: where the model received them by the strategies that send whole turns).
     turns: tuple[Turn, ...] = ()
+    #: The newest ``max_context_messages`` memories, oldest first, not cut in steps: the
+    #: seeds' scan window, where ``loop-slice`` finds its turn start and latest loop
+    #: (empty: use ``window``).
+    recent: tuple[Memory, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

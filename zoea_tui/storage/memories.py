@@ -325,6 +325,7 @@ class MemoriesRoom(SwarmRoom):
             ),
             before_turn=tuple(reversed(before_turn)),
             turns=tuple(sorted(turns, key=lambda t: t.first_memory_id)),
+            recent=tuple(newest[-limit:]),
         )
 
     def _since_summary(

@@ -21,7 +21,9 @@ def loop_slice(history: History, settings: ComposeSettings) -> Selection:
     current encouragement level. Then the latest tool loop: the newest tool call
     message and its results, as stored.
     """
-    window = history.window
+    # The seed's scan window: the newest ``max_context_messages`` memories, whatever the
+    # stepped window's cut (what this strategy sends does not depend on where it starts).
+    window = history.recent or history.window
     selection = Selection(
         default_drop_reason="loop slice keeps only the turn start and the latest tool loop"
     )

@@ -1,0 +1,207 @@
+"""Seed 000 (``loop-slice``): "each LLM request includes only three components: system
+prompt, a single prompt source, and the most recent tool loop"; synthetic nudges, their
+escalation, the circuit breaker and the intervals; the search tools; and the seed's
+turn-aware addendum.
+
+The seed has no test section; these are its stated rules, each quoted. Requests are
+composed by the public ``compose`` and by ``zoea context --json``
+(``tests/seeds/common.py``); the nudges run in the real runtime (a commander on a SQLite
+file, a manual clock).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.orchestrator.conftest import ScriptedModel, advance_until, last_said, until
+from tests.seeds.common import Chat, both, memory_ids, synthetic_kinds
+from zoea_tui.cli import main
+from zoea_tui.config import Config
+from zoea_tui.core import prompts
+from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.types import Turn
+from zoea_tui.orchestrator.swarm_tools import ORCHESTRATOR_TOOLS
+from zoea_tui.providers.base import ChatResponse
+
+STRATEGY = "loop-slice"
+
+
+def test_a_request_is_the_system_prompt_the_turn_start_and_the_latest_tool_loop(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 000: "[1] System Prompt (always first)", "[2] Current Turn Start", "[3]
+    Latest Tool Loop (if any) • Tool call message (assistant with tools) • All subsequent
+    tool results"."""
+    chat = Chat()
+    order = chat.direct("Mine, then check your cargo and ship.")
+    chat.loop("mine", '{"quantity": 5}')
+    chat.say("Mined five.")
+    chat.calls(("get_cargo", '{"iron_ore": 5}'), ("get_ship", '{"hull": 100}'))
+    for report in both(chat, tmp_path, capsys, STRATEGY):
+        assert memory_ids(report) == [order, 5, 6, 7]
+        roles = [m["role"] for m in report["messages"]]
+        assert roles == ["system", "user", "user", "assistant", "tool", "tool"]
+        assert report["messages"][1]["content"] == "Mine, then check your cargo and ship."
+        assert synthetic_kinds(report) == ["system", "state"], "the game state is labelled"
+
+
+@pytest.mark.parametrize(
+    ("last", "source"),
+    [("direct", "direct"), ("commander", "broadcast"), ("swarm", "broadcast")],
+)
+def test_the_most_recent_prompt_source_wins(
+    last: str, source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 000: "Selection order (most recent message wins): Commander direct message
+    (`source="direct"`) / Last commander broadcast (`source="broadcast"`, `sender_id=""`)
+    / Last swarm broadcast (`source="broadcast"`, `sender_id!=""`)"."""
+    chat = Chat()
+    sources = {
+        "direct": lambda: chat.direct("Commander: go mining."),
+        "commander": lambda: chat.broadcast("All Myses: sell your ore."),
+        "swarm": lambda: chat.broadcast("Pirates at the belt.", sender="2"),
+    }
+    for name in sorted(sources, key=lambda n: n == last):  # the chosen one last
+        sources[name]()
+        chat.loop("mine", '{"quantity": 1}')
+    newest = chat.log.memories[-3]
+    assert newest.source == source
+    for report in both(chat, tmp_path, capsys, STRATEGY):
+        assert memory_ids(report)[0] == newest.id
+        assert report["messages"][1]["content"] == newest.content
+
+
+def test_with_no_prompt_a_synthetic_nudge_stands_in_and_is_not_stored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 000: "Synthetic nudge (generated, not stored) - Fallback when no prompt
+    sources exist" and "**NOT stored in database** - Ephemeral automation scaffolding"."""
+    chat = Chat()
+    chat.say("Starting my shift.")
+    chat.loop("get_status", '{"credits": 100}')
+    for report in both(chat, tmp_path, capsys, STRATEGY):
+        assert report["messages"][1] == {"role": "user", "content": prompts.nudge_text(1)}
+        assert report["items"][1]["kind"] == "nudge"
+        assert report["items"][1]["memory_id"] == "synthetic"
+    db = next(tmp_path.glob("cli-*")) / "z.db"
+    assert main(["export", "--db", str(db), "--mysis", "test"]) == 0
+    exported = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(exported) == len(chat.lines), "the memories only"
+    assert not any(prompts.NUDGE_TEXTS[1] in str(m.get("content")) for m in exported)
+
+
+@pytest.mark.parametrize(
+    ("level", "seed_text"),
+    [
+        (1, "Continue your mission. Check notifications and coordinate with the swarm."),
+        (2, "You need to respond. Check your notifications and status."),
+        (3, "URGENT: Respond immediately. Check your system status."),
+    ],
+)
+def test_nudges_escalate_in_the_seeds_words_with_the_search_reminder(
+    level: int, seed_text: str
+) -> None:
+    """Seed 000: "Attempt 1: 'Continue your mission. ...' (gentle) / Attempt 2: 'You need
+    to respond. ...' (firm) / Attempt 3: 'URGENT: ...' (urgent)" and "The continue prompt
+    also reminds Myses about search tools when generated by nudging logic."."""
+    chat = Chat()
+    chat.say("Idle.")
+    settings = ComposeSettings(nudge_level=level)
+    turns = (Turn(1, 2, "nudge", level, prompts.nudge_text(level)),)
+    report = chat.compose(STRATEGY, settings, turns=turns)
+    assert (
+        report["messages"][1]["content"]
+        == f"{seed_text} If you need past data, use zoea_search tools."
+    )
+
+
+async def test_after_3_unanswered_nudges_the_mysis_goes_idle(open_commander, clock) -> None:
+    """Seed 000: "After 3 failures: Mysis transitions to idle state with error 'Failed to
+    respond after 3 encouragements'" and "Nudges sent every 30 seconds for idle myses"."""
+    model = ScriptedModel(default=ChatResponse(content=""))
+    commander = await open_commander(models={"Mute": model}, starter_swarm=False)
+    view = await commander.create_mysis("Mute")
+    await until(lambda: len(model.requests) == 1)
+    clock.advance(29)
+    await until(lambda: clock.waiting >= 1)
+    assert len(model.requests) == 1, "not before 30 s"
+    await advance_until(clock, lambda: commander.mysis(view.id).state == "idle", step=5)
+    said = [last_said(model.requests[i])["content"] for i in (1, 2, 3)]
+    assert said == [prompts.nudge_text(level) for level in (1, 2, 3)]
+    assert commander.mysis(view.id).last_error == "Failed to respond after 3 encouragements"
+
+
+def test_the_nudge_intervals_are_30_seconds_and_2_minutes() -> None:
+    """Seed 000: "IdleNudgeInterval = 30 * time.Second // Default idle nudging" and
+    "WaitStateNudgeInterval = 2 * time.Minute // Nudging during wait states"."""
+    nudge = Config().nudge
+    assert (nudge.idle_seconds, nudge.wait_state_seconds, nudge.max_encouragements) == (
+        30,
+        120,
+        3,
+    )
+
+
+def test_a_request_stays_within_the_seeds_bound() -> None:
+    """Seed 000: "Tool loop | 1-8 messages | ~15 messages (1 call + max results)" and
+    "**Total** | **3-10 messages** | **~17 messages**": whatever the history's length,
+    the system prompt, the turn start and one loop (the game-state message beside)."""
+    chat = Chat()
+    chat.direct("Scan everything, every round.")
+    for n in range(40):
+        chat.calls(*((f"get_{k}", json.dumps({"round": n})) for k in range(1 + n % 14)))
+        report = chat.compose(STRATEGY)
+        loop = [m.id for m in chat.log.memories[-(2 + n % 14) :]]
+        held = memory_ids(report)
+        # The turn start: the order while it is in the scan window, else the nudge.
+        assert held in ([1, *loop], loop), n
+        assert len(report["messages"]) - 1 <= 17, "the state message aside"
+
+
+def test_the_system_prompt_says_context_is_limited() -> None:
+    """Seed 000: "## Critical Rules / Context is limited - use search tools for older
+    information."."""
+    system = prompts.render_system_prompt(prompts.SYSTEM_PROMPT_TEMPLATE)
+    assert (
+        "## Critical Rules\n- Context is limited - use search tools for older information."
+        in system
+    )
+
+
+def test_the_three_search_tools_are_offered() -> None:
+    """Seed 000: "zoea_search_messages ... zoea_search_broadcasts ... zoea_search_reasoning"
+    with ``mysis_id`` (messages, reasoning), ``query`` and ``limit`` (20)."""
+    tools = {t["name"]: t["parameters"]["properties"] for t in ORCHESTRATOR_TOOLS}
+    for name, keys in (
+        ("zoea_search_messages", {"mysis_id", "query", "limit"}),
+        ("zoea_search_reasoning", {"mysis_id", "query", "limit"}),
+        ("zoea_search_broadcasts", {"query", "limit"}),
+    ):
+        assert keys <= set(tools[name]), name
+        assert "default 20" in tools[name]["limit"]["description"]
+
+
+def test_the_addendums_example_historical_loop_and_the_whole_current_turn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Seed 000's addendum: "Historical: [user: 'old question'] [assistant: tool_call_1]
+    [tool: result_1] [assistant: tool_call_2] ← Only latest loop included [tool: result_2]
+    ... Current Turn: [user: 'new question'] ← Turn boundary [assistant: login_call] ← All
+    included [tool: session_id: abc123] [assistant: status_call] [tool: status_result]"."""
+    chat = Chat()
+    chat.direct("old question")
+    chat.loop("get_system", "result_1")
+    chat.loop("get_poi", "result_2")
+    new = chat.direct("new question")
+    chat.loop("login", "session_id: abc123")
+    chat.loop("get_status", "status_result")
+    for report in both(chat, tmp_path, capsys, "turn-aware"):
+        assert memory_ids(report) == [4, 5, new, 7, 8, 9, 10]
+        assert [m["content"] for m in report["messages"] if m["role"] == "tool"] == [
+            "result_2",
+            "session_id: abc123",
+            "status_result",
+        ]
