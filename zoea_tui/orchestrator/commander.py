@@ -135,6 +135,8 @@ class Commander:
             commander._watch_clock()
             # The tokenizer loads in about 0.3 s: off the loop, before any Mysis counts.
             await asyncio.to_thread(encoding_name)
+            # Calls an earlier run left pending were cut by its quit: say so.
+            await store.cancel_pending_requests()
             records = await store.list_myses()
             if not records and starter_swarm:
                 for name in STARTER_NAMES:
