@@ -195,17 +195,15 @@ def preview_lines(data: PreviewData) -> Text:
 
 
 def reuse_line(reused: Reuse) -> str:
-    """What a request repeats of the last one, every share computed from the figures
-    it stands beside: "2,559 of 2,718 tok (94%) repeat the last request (all of it) ·
-    159 tok new"."""
+    """What a request repeats of the last one, as shares computed from one measure (the
+    serialized text's tokens), never a second size beside the header's estimate:
+    "99% of it repeats the last request (all of it) · 12 tok new"."""
     total = reused.cached_tokens + reused.uncached_tokens
     # Rounded down: a share short of the whole never reads as 100%.
     mine = math.floor(100 * reused.cached_tokens / total) if total else 0
-    theirs = math.floor(100 * reused.share)
-    of_last = "all of it" if reused.share >= 1 else f"{theirs}% of it"
+    of_last = "all of it" if reused.share >= 1 else f"{math.floor(100 * reused.share)}% of it"
     return (
-        f"{reused.cached_tokens:,} of {total:,} tok ({mine}%) repeat the last request "
-        f"({of_last}) · {reused.uncached_tokens:,} tok new"
+        f"{mine}% of it repeats the last request ({of_last}) · {reused.uncached_tokens:,} tok new"
     )
 
 
