@@ -90,7 +90,13 @@ class Chat:
         """The request: the conversation, then the closing state message (the account,
         the game state, the latest broadcast)."""
         state = prompts.state_message(self.game_state, self.broadcast, self.account)
-        return [*self.body, *([{"role": "user", "content": state}] if state else [])]
+        if not state:
+            return list(self.body)
+        # As the composer places it: right after the current turn's opening (the newest
+        # user message), else closing the request.
+        users = [i for i, m in enumerate(self.body) if m["role"] == "user"]
+        at = users[-1] + 1 if users else len(self.body)
+        return [*self.body[:at], {"role": "user", "content": state}, *self.body[at:]]
 
     def user(self, text: str) -> Chat:
         self.body.append({"role": "user", "content": text})

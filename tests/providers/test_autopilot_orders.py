@@ -16,6 +16,8 @@ import pytest
 from tests.providers.autopilot_harness import Harness
 from tests.providers.test_autopilot import Chat, answer, calls
 from zoea_tui.core import prompts
+from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.strategies import STRATEGIES
 from zoea_tui.providers.autopilot.context import read_context
 from zoea_tui.providers.autopilot.orders import (
     LIFETIMES,
@@ -97,13 +99,24 @@ async def test_a_standing_order_stands_until_another_order(kind: OrderKind, how:
         assert work(freed)
 
 
+def harness_for(strategy: str) -> Harness:
+    """A Mysis under ``strategy`` (``summarize`` writes its summaries early)."""
+    if strategy == "summarize":
+        return Harness(strategy=strategy, settings=ComposeSettings(summarize_threshold=6000))
+    return Harness(strategy=strategy)
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
 @pytest.mark.parametrize("how", ["broadcast", "direct"])
-async def test_a_report_is_answered_once_then_the_work_goes_on(how: str) -> None:
-    harness = Harness()
+async def test_a_report_is_answered_once_then_the_work_goes_on(how: str, strategy: str) -> None:
+    """Under every strategy: ``loop-slice`` pins the commander's message in every
+    request (only the state message's place says it opened an earlier turn), and
+    ``summarize`` repeats it as the summary's "Last request"."""
+    harness = harness_for(strategy)
     await harness.play(3)
     give(harness, SAMPLES["report"], how)
     responses = []
-    for _ in range(4):
+    for _ in range(6):
         responses += await harness.turn()
     reports = [t for t in texts(responses) if t.startswith("Status report")]
     assert len(reports) == 1
@@ -123,6 +136,19 @@ async def test_a_sale_or_a_refuel_is_carried_out_once(kind: OrderKind, how: str)
     assert "mine" in work(responses)
     last = read_context(list(harness.requests[-1]))
     assert last.order.kind != kind
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+async def test_a_hold_holds_under_every_strategy(how: str, strategy: str) -> None:
+    harness = harness_for(strategy)
+    await harness.play(3)
+    give(harness, SAMPLES["hold"], how)
+    responses = []
+    for _ in range(5):
+        responses += await harness.turn()
+    assert not work(responses)
+    assert all(t.startswith("Holding position as ordered") for t in texts(responses))
 
 
 async def test_a_state_broadcast_report_is_not_answered_again_the_freeze() -> None:

@@ -144,8 +144,35 @@ def split_state(messages: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, 
     return [m for i, m in enumerate(messages) if i not in drop], state
 
 
+def turn_opening(messages: Sequence[dict[str, Any]]) -> int | None:
+    """Where the current turn opens, as the state message's place tells, in the request
+    without its state messages: the index of the opening when it is in view, the
+    request's length when it is not (the state then closes the request after a call's
+    results: every user message in view belongs to an earlier turn), None when no
+    state message says.
+
+    The composer puts the current turn's state right after the turn's opening when it
+    sends the opening, else at the end (``core/normalize.py``); a strategy that pins
+    the latest commander message (``loop-slice``) shows it whichever turn it opened,
+    and only the state's place tells whether it opened this one.
+    """
+    states = [
+        i
+        for i, m in enumerate(messages)
+        if m.get("role") == "user" and _content(m).startswith(prompts.STATE_HEADER)
+    ]
+    if not states:
+        return None
+    newest = states[-1]
+    before = messages[newest - 1] if newest > 0 else {}
+    if before.get("role") == "user":
+        return newest - 1 - sum(1 for i in states if i < newest - 1)
+    return len(messages) - len(states)
+
+
 def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     """Read one request's messages (newest first, lazily)."""
+    opening = turn_opening(messages)
     messages, state = split_state(messages)
     system_text = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
     # The state message's sections read as the system prompt's did.
@@ -203,7 +230,12 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
 
     notes = read_notes(messages)
     orders = _orders(
-        messages, info, notes, turn_start=turn_start, last_text=last_text, results=results
+        messages,
+        info,
+        notes,
+        turn_start=turn_start if opening is None else max(turn_start, opening),
+        last_text=last_text,
+        results=results,
     )
     summary = last.get("role") == "user" and _content(last).strip() == _SUMMARY_PROMPT
     facts, reader = read_facts(results, info, last_log)
@@ -294,11 +326,15 @@ def _orders(
         message = messages[index]
         if message.get("role") != "user":
             continue
-        text = commander_text(_content(message))
+        content = _content(message)
+        text = commander_text(content)
         if text is None:
             continue
         last_request = last_request or text
-        order = parse_order(text, index)
+        # A summary's "Last request" was received before the summary was written: read
+        # like the Swarm Broadcast section (index -1), only its standing order counts.
+        summary = content.strip().startswith(prompts.SUMMARY_HEADER.strip()[:30])
+        order = parse_order(text, -1 if summary else index)
         if order is None:
             continue
         if lifetime(order.kind) == "standing":

@@ -13,7 +13,9 @@ How long an order lasts is written here, in :data:`LIFETIMES`, and nowhere else
   order replaces it. A hold holds until then.
 - ``answer`` (report): carried out by one answer, in the turn its message opened.
   Once I answered it, or once a later turn began, it is done and the standing
-  order is in force again.
+  order is in force again (a strategy that pins the commander's message in every
+  request shows it long after: the state message's place says which turn it
+  opened, ``context.turn_opening``).
 - ``once`` (sell, refuel): carried out by one successful action after it (or by
   nothing left to do); then the standing order is in force again.
 
@@ -25,7 +27,8 @@ turns keeps it); the Swarm Broadcast section; else the default mission, mine and
 sell (``DEFAULT_ORDER``).
 
 The Swarm Broadcast section repeats the latest broadcast in every request, long
-after it was sent: only its standing order is read from it. A broadcast reached
+after it was sent, and a summary's "Last request" line the last commander message:
+only their standing order is read from them. A broadcast reached
 every listening Mysis as a message when it was sent, and a report or a sale it
 asked for was carried out then; a Mysis created or relaunched later takes up the
 swarm's standing order and nothing else.
