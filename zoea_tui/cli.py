@@ -221,7 +221,7 @@ async def _cmd_context(args: argparse.Namespace) -> int:
         return 0
     say(
         f"Mysis {mysis.name} · strategy {strategy} · {len(composition.messages)} messages · "
-        f"~{composition.tokens:,} tokens · {'valid' if not violations else 'INVALID'}"
+        f"~{composition.tokens:,} tokens estimated · {'valid' if not violations else 'INVALID'}"
     )
     for message, item in zip(composition.messages, composition.items, strict=True):
         origin = f"#{item.memory_id}" if item.memory_id is not None else item.kind

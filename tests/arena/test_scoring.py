@@ -143,8 +143,25 @@ def test_the_composite_is_smbenchs_five_and_s4_stands_apart() -> None:
     assert report["composite_s4"] == {"turn-aware": 100.0}
     only_s4 = build_report("p", 1, [_result("s4", 90.0, "pass")])
     assert only_s4["composite"] == {} and only_s4["composite_s4"] == {"turn-aware": 90.0}
-    assert "composite s1 s2 s3 s5 s6 (p)  —" in table(only_s4)
+    assert "composite (p)  —" in table(only_s4)
+    assert "composite s1 s2 (p)" in table(report)
     assert "composite_s4" not in build_report("p", 1, results[:2])
+
+
+def test_the_composite_is_labelled_only_over_the_scenarios_played() -> None:
+    """Issue 40: after playing s1 alone the table said "composite s1 s2 s3 s5 s6"."""
+    from zoea_tui.arena.report import build_report, composite_label, leaderboard, table
+
+    alone = build_report("p", 1, [_result("s1", 40.0, "pass")])
+    assert composite_label(alone) == "composite s1 (p)"
+    assert "composite s1 (p)" in table(alone) and "s2 s3" not in table(alone)
+    assert "| p | turn-aware | " in leaderboard([alone])
+    row = next(line for line in leaderboard([alone]).splitlines() if line.startswith("| p |"))
+    assert row.endswith("40.0 (s1) |")
+    five = build_report("p", 1, [_result(k, 40.0, "pass") for k in ("s1", "s2", "s3", "s5", "s6")])
+    assert composite_label(five) == "composite s1 s2 s3 s5 s6 (p)"
+    row = next(line for line in leaderboard([five]).splitlines() if line.startswith("| p |"))
+    assert row.endswith("| 40.0 |")
 
 
 def test_a_cell_counts_its_levels_and_keeps_score_20_apart_from_level_pass() -> None:

@@ -138,7 +138,9 @@ def test_context_shows_the_next_request_message_by_message(
     )
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0] == ("Mysis scout · strategy sliding-window · 16 messages · ~378 tokens · valid")
+    assert lines[0] == (
+        "Mysis scout · strategy sliding-window · 16 messages · ~378 tokens estimated · valid"
+    )
     assert lines[2] == (
         "── system · system · synthetic (rendered from the system prompt template) · 50 tok"
     )
@@ -487,7 +489,9 @@ def test_context_says_invalid_and_names_each_violation_the_validator_finds(
     code, out, _ = run(capsys, *args)
     lines = out.splitlines()
     assert code == 0
-    assert lines[0] == "Mysis scout · strategy sliding-window · 16 messages · ~378 tokens · INVALID"
+    assert lines[0] == (
+        "Mysis scout · strategy sliding-window · 16 messages · ~378 tokens estimated · INVALID"
+    )
     assert lines[-2:] == [f"violation: {fault}" for fault in faults]
     code, out, _ = run(capsys, *args, "--json")
     report = json.loads(out)

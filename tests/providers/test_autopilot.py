@@ -90,7 +90,13 @@ class Chat:
         """The request: the conversation, then the closing state message (the account,
         the game state, the latest broadcast)."""
         state = prompts.state_message(self.game_state, self.broadcast, self.account)
-        return [*self.body, *([{"role": "user", "content": state}] if state else [])]
+        if not state:
+            return list(self.body)
+        # As the composer places it: right after the current turn's opening (the newest
+        # user message), else closing the request.
+        users = [i for i, m in enumerate(self.body) if m["role"] == "user"]
+        at = users[-1] + 1 if users else len(self.body)
+        return [*self.body[:at], {"role": "user", "content": state}, *self.body[at:]]
 
     def user(self, text: str) -> Chat:
         self.body.append({"role": "user", "content": text})
@@ -246,7 +252,7 @@ async def test_offered_one_game_tool_it_plays_the_same_through_it(game: Game) ->
 
 async def test_text_answer_streams_its_text() -> None:
     events: list[StreamEvent] = []
-    response = await answer(Chat("Hold position."), events=events)
+    response = await answer(Chat(None, broadcast="Hold position.").nudge(), events=events)
     assert response.finish_reason == "stop"
     assert [e.text for e in events if isinstance(e, TextDelta)] == [response.content]
 
@@ -746,8 +752,35 @@ def test_text_without_an_order_replaces_nothing() -> None:
     assert parse_order("Jump to Krynn.").system  # type: ignore[union-attr]
 
 
-async def test_hold_answers_text_only(game: Game) -> None:
+async def test_hold_is_noted_once_then_answers_text_only(game: Game) -> None:
+    """A hold outlives its message: noted once (the log call's notes line carries it),
+    then every answer is a text."""
     chat = Chat().loop("get_status", game("get_status")).user("Hold position.")
+    response = await answer(chat)
+    assert calls(response) == [
+        (
+            "captains_log_add",
+            {"entry": "Commander's order: Hold position. Holding until a new order."},
+        )
+    ]
+    assert response.content.endswith('order "Hold position.".')
+    chat.body.append(
+        {
+            "role": "assistant",
+            "content": response.content,
+            "tool_calls": [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }
+                for c in response.tool_calls
+            ],
+        }
+    )
+    chat.body.append(
+        {"role": "tool", "tool_call_id": response.tool_calls[0].id, "content": '{"index": 0}'}
+    )
     response = await answer(chat)
     assert response.tool_calls == () and "Holding" in response.content
 

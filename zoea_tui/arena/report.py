@@ -189,6 +189,27 @@ def _cell_text(cell: dict[str, Any] | None) -> str:
     return f"{cell['score_mean']:.1f}{spread} {passed} · {levels_text(levels)}{errored}"
 
 
+def composite_scenarios(report: dict[str, Any], strategy: str | None = None) -> list[str]:
+    """The scenarios of SMBench's five a composite is the mean over: those played with a
+    score (of ``strategy``, else of any strategy), in SMBench's order."""
+    keys = {s.id: s.key for s in SCENARIOS.values()}
+    played = {
+        keys.get(cell["scenario"], cell["scenario"])
+        for cell in report.get("cells") or ()
+        if cell.get("score_mean") is not None and strategy in (None, cell.get("strategy"))
+    }
+    return [key for key in scoring.COMPOSITE_SCENARIOS if key in played]
+
+
+def composite_label(report: dict[str, Any]) -> str:
+    """ "composite s1 s2 (provider)": the composite named by the scenarios it is over,
+    never by the five SMBench plays when this run played fewer."""
+    over = " ".join(composite_scenarios(report))
+    return (
+        f"composite {over} ({report['provider']})" if over else f"composite ({report['provider']})"
+    )
+
+
 def _composite_text(report: dict[str, Any], strategy: str) -> str:
     composite = report.get("composite") or {}
     return score_text(composite[strategy]) if strategy in composite else "—"
@@ -204,7 +225,7 @@ def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str
     rows = [[s, *(_cell_text(grid.get((s, st))) for st in strategies)] for s in scenarios]
     rows.append(
         [
-            f"composite s1 s2 s3 s5 s6 ({report['provider']})",
+            composite_label(report),
             *(_composite_text(report, st) for st in strategies),
         ]
     )
@@ -281,8 +302,9 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
         "SMBench's scenarios on the embedded world: mean score over runs, the share of "
         "runs scoring at least 20 (SMBench's pass) and the success levels the runs "
         "reached (a separate thing SMBench's scorer never reads). The composite is the "
-        "mean over s1 s2 s3 s5 s6, as SMBench's; s4 stands apart. The autopilot is the "
-        "rule-based baseline.",
+        "mean over the scenarios of SMBench's five (s1 s2 s3 s5 s6) a row played, as "
+        "SMBench's (a row that played fewer names them); s4 stands apart. The autopilot "
+        "is the rule-based baseline.",
         "",
         *dict.fromkeys(f"Budget: {budget_line(r)}." for r in ordered),
         "",
@@ -306,10 +328,16 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
                         f"{cell['score_mean']:.1f} (≥20 {round(cell['pass_rate'] * 100)}%; "
                         f"{levels}{errored})"
                     )
+            over = composite_scenarios(report, strategy)
+            partial = (
+                f" ({' '.join(over)})"
+                if over and len(over) < len(scoring.COMPOSITE_SCENARIOS)
+                else ""
+            )
             lines.append(
                 f"| {report['provider']} | {strategy} | "
                 + " | ".join(cells)
-                + f" | {_composite_text(report, strategy)} |"
+                + f" | {_composite_text(report, strategy)}{partial} |"
             )
     lines += ["", "## Score per scenario and strategy", ""]
     for report in ordered:

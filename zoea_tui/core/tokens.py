@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -116,6 +117,31 @@ def message_tokens(message: dict[str, Any], content_tokens: int | None = None) -
 def tools_tokens(tools: list[dict[str, Any]]) -> int:
     """Estimated tokens the tool schemas add to every request."""
     return count_tokens(json.dumps(tools, separators=(",", ":"))) if tools else 0
+
+
+@dataclass(frozen=True, slots=True)
+class RequestTokens:
+    """A request's prompt tokens, every figure of them: the app's estimate of the whole
+    request (tool schemas included, :func:`request_tokens`), what the server reported
+    it counted, and what it said it served from its prompt cache (None: not reported).
+
+    Every view that shows a request's size shows :attr:`shown` and says
+    :attr:`which` figure it is, so two views of one request never disagree.
+    """
+
+    estimated: int
+    reported: int | None = None
+    cached: int | None = None
+
+    @property
+    def shown(self) -> int:
+        """The figure a view shows: the server's count when it gave one, else the estimate."""
+        return self.reported if self.reported is not None else self.estimated
+
+    @property
+    def which(self) -> str:
+        """Which figure :attr:`shown` is: ``"reported"`` or ``"estimated"``."""
+        return "reported" if self.reported is not None else "estimated"
 
 
 def request_tokens(messages: list[dict[str, Any]], tools_tokens: int = 0) -> int:

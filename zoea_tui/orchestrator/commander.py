@@ -85,6 +85,9 @@ class Commander:
         self._llm = 0
         self._mcp = 0
         self._tick: int | None = None
+        #: Follows the embedded world's clock, so the tick shown stays live while every
+        #: Mysis waits (no game result to report it).
+        self._clock_watch: asyncio.Task[None] | None = None
         self._closed = False
         self._provider_factory = provider_factory
         #: Called after every finished turn (``zoea simulate`` stops Myses with it).
@@ -129,8 +132,11 @@ class Commander:
         commander = cls(config, store, backend, clock=clock, provider_factory=provider_factory)
         try:
             await backend.start()
+            commander._watch_clock()
             # The tokenizer loads in about 0.3 s: off the loop, before any Mysis counts.
             await asyncio.to_thread(encoding_name)
+            # Calls an earlier run left pending were cut by its quit: say so.
+            await store.cancel_pending_requests()
             records = await store.list_myses()
             if not records and starter_swarm:
                 for name in STARTER_NAMES:
@@ -178,6 +184,10 @@ class Commander:
             self.retention.close(),
             return_exceptions=True,
         )
+        if self._clock_watch is not None:
+            self._clock_watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._clock_watch
         await self.backend.stop()
         await self.store.close()
 
@@ -577,6 +587,20 @@ class Commander:
         self.retention.turn_finished()
         if self.on_turn is not None and runtime is not None:
             self.on_turn(runtime)
+
+    def _watch_clock(self) -> None:
+        """Report every tick of the embedded world's real-time clock (a remote server's
+        tick is known only from its results; a simulated clock moves only when asked)."""
+        host = self.backend.host
+        if host is None or host.simulated or self._clock_watch is not None:
+            return
+
+        async def follow() -> None:
+            while True:
+                await host.wait_for_tick(host.current_tick + 1)
+                await self.saw_tick(host.current_tick)
+
+        self._clock_watch = asyncio.create_task(follow(), name="game-clock-watch")
 
     async def saw_tick(self, tick: int) -> None:
         """A game result reported ``tick``."""

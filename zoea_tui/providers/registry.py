@@ -6,10 +6,13 @@ import contextlib
 import importlib
 import os
 from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from ..config import ProviderConfig, resolve_api_key
 from ..core.composition import ANSWER_RESERVE
 from .base import Provider, ProviderError, ProviderSettings
+
+P = TypeVar("P", bound=Provider)
 
 
 def provider_settings(config: ProviderConfig) -> ProviderSettings:
@@ -60,6 +63,15 @@ def preload(types: Iterable[str]) -> None:
                 importlib.import_module(module, __package__)
 
 
+def named(provider: P, config: ProviderConfig) -> P:
+    """``provider`` with a label: its model's name, else (no model configured, as for the
+    provider ``OPENAI_BASE_URL`` adds, until the server lists one) the provider's own
+    name, so an error line or a toast never reads "✖ : unreachable"."""
+    if not provider.label.strip():
+        provider.label = config.name
+    return provider
+
+
 def build_provider(
     config: ProviderConfig, *, env: Mapping[str, str] = os.environ, max_retries: int = 3
 ) -> Provider:
@@ -77,26 +89,32 @@ def build_provider(
         from .openai_compat import OpenAIProvider
 
         assert config.endpoint is not None
-        return OpenAIProvider(
-            config.endpoint,
-            config.model,
-            api_key=resolve_api_key(config, env=env),
-            max_retries=max_retries,
-            stream=config.stream,
-            cache_reuse=config.cache_reuse,
-            max_answer_bytes=config.max_answer_bytes,
+        return named(
+            OpenAIProvider(
+                config.endpoint,
+                config.model,
+                api_key=resolve_api_key(config, env=env),
+                max_retries=max_retries,
+                stream=config.stream,
+                cache_reuse=config.cache_reuse,
+                max_answer_bytes=config.max_answer_bytes,
+            ),
+            config,
         )
     if config.type == "ollama":
         from .ollama import OllamaProvider
 
         assert config.endpoint is not None
-        return OllamaProvider(
-            config.endpoint,
-            config.model,
-            api_key=resolve_api_key(config, env=env),
-            max_retries=max_retries,
-            stream=config.stream,
-            max_answer_bytes=config.max_answer_bytes,
+        return named(
+            OllamaProvider(
+                config.endpoint,
+                config.model,
+                api_key=resolve_api_key(config, env=env),
+                max_retries=max_retries,
+                stream=config.stream,
+                max_answer_bytes=config.max_answer_bytes,
+            ),
+            config,
         )
     if config.type == "local":
         try:

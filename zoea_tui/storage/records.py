@@ -12,6 +12,7 @@ from typing import Any
 from ..core.cache import serialize
 from ..core.composition import ComposeSettings
 from ..core.prompts import SYSTEM_PROMPT_TEMPLATE
+from ..core.tokens import RequestTokens
 from ..core.types import Memory, ToolCall, Turn, tool_calls_from_json
 from .request_log import (
     compact,
@@ -129,6 +130,11 @@ class RequestRecord:
     #: Thinned by the retention policy (``[storage] request_log``): its item memory ids,
     #: facts and digest are gone; it is still recomposed, but cannot be checked.
     thinned: bool = False
+
+    @property
+    def tokens(self) -> RequestTokens:
+        """Its prompt tokens, every figure (``core.tokens.RequestTokens``)."""
+        return RequestTokens(self.estimated_tokens, self.prompt_tokens, self.cached_tokens)
 
     def recorded_inputs(self) -> dict[str, Any]:
         """The recorded composition inputs (empty for requests logged before them)."""

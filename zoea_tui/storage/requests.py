@@ -39,6 +39,10 @@ PART_CACHE = 4096
 THIN_BATCH = 2000
 
 
+#: The error of a request found pending at launch (:meth:`RequestsRoom.cancel_pending_requests`).
+CUT_BY_QUIT = "cut by a quit: no answer was recorded before the app closed"
+
+
 class RequestsRoom(StoreCore):
     """Requests: logged, finished, listed, thinned."""
 
@@ -175,6 +179,20 @@ class RequestsRoom(StoreCore):
                     request_id,
                 ),
             )
+
+    async def cancel_pending_requests(self) -> int:
+        """Record every request still pending as cancelled; returns how many.
+
+        For the commander's launch: no call of an earlier run is still in flight, so a
+        request it left pending (the process ended before its outcome was written) was
+        cut by the quit, and shows as such instead of "pending" for good.
+        """
+        async with self._writing():
+            cursor = await self._db.execute(
+                "UPDATE requests SET outcome = 'cancelled', error = ? WHERE outcome = 'pending'",
+                (CUT_BY_QUIT,),
+            )
+            return max(cursor.rowcount, 0)
 
     async def list_requests(self, mysis_id: int | None = None) -> list[RequestRecord]:
         """Logged requests, oldest first (of one Mysis, or all)."""

@@ -26,7 +26,8 @@ class Action:
     call_id: str
     name: str
     args: str
-    #: "running", "ok" or "error".
+    #: "running", "ok", "error" or "cancelled" (it never got a result: cut by a quit
+    #: or a stop, as the memories after it show).
     status: str = "running"
     error: str = ""
     tick: int | None = None
@@ -94,9 +95,19 @@ class ActionTail:
 
 
 def tail_from_memories(memories: Iterable[Memory]) -> ActionTail:
-    """The action tail that stored memories tell (calls and their results)."""
+    """The action tail that stored memories tell (calls and their results).
+
+    A call without a result is still running only while nothing but results came
+    after it; once a newer message follows (the next answer, a prompt, a nudge after a
+    relaunch), it was cut and shows as cancelled, never as pending above newer calls.
+    """
     actions: dict[str, Action] = {}
     for memory in memories:
+        if memory.role != "tool":
+            # Whatever still waits for its result was cut: a newer message came.
+            for call_id, action in actions.items():
+                if action.status == "running":
+                    actions[call_id] = replace(action, status="cancelled")
         if memory.role == "assistant":
             for call in memory.tool_calls:
                 actions[call.id] = Action(

@@ -26,13 +26,12 @@ from .facts import (
     read_facts,
 )
 from .notes import Notes, hold_after, read_notes
-from .orders import DEFAULT_ORDER, Order, parse_order
+from .orders import DEFAULT_ORDER, Order, in_force, lifetime, parse_order
 from .system import SystemInfo, read_system
 
 __all__ = ["ALIASES", "Context", "Facts", "Place", "commander_text", "read_context"]
 
 _NUDGES = tuple(prompts.NUDGE_TEXTS.values())
-_ONE_SHOT = frozenset({"sell", "refuel"})
 _SUMMARY_PROMPT = prompts.SUMMARY_PROMPT.strip()
 
 
@@ -42,10 +41,14 @@ class Context:
 
     system: SystemInfo
     facts: Facts
-    #: The order to act on now (a report not yet answered, else the mission).
+    #: The order to act on now (an order still in force, :func:`.orders.in_force`, else
+    #: the mission).
     order: Order
-    #: The standing order: the newest order that is not a one-shot report.
+    #: The standing order: the newest standing order (:data:`.orders.LIFETIMES`).
     mission: Order
+    #: The standing order I would read without my notes (the Swarm Broadcast section's,
+    #: else ``DEFAULT_ORDER``): my notes carry the mission when it differs.
+    fallback: Order
     #: Every tool result in the request, oldest first.
     results: list[ToolResult]
     #: Results of the latest round (the trailing tool messages), oldest first.
@@ -67,7 +70,8 @@ class Context:
     summary_requested: bool
     #: The latest real commander request (for summaries and reports).
     last_request: str
-    #: An assistant text answers the standing order (report given, hold acknowledged).
+    #: A text of mine answered the order to act on (hold acknowledged, destination not
+    #: found told).
     order_answered: bool
     #: My own earlier turns are visible (a text of mine, or more than one of my calls):
     #: a text answer now will be seen next time, so ending the turn to wait is safe.
@@ -140,8 +144,35 @@ def split_state(messages: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, 
     return [m for i, m in enumerate(messages) if i not in drop], state
 
 
+def turn_opening(messages: Sequence[dict[str, Any]]) -> int | None:
+    """Where the current turn opens, as the state message's place tells, in the request
+    without its state messages: the index of the opening when it is in view, the
+    request's length when it is not (the state then closes the request after a call's
+    results: every user message in view belongs to an earlier turn), None when no
+    state message says.
+
+    The composer puts the current turn's state right after the turn's opening when it
+    sends the opening, else at the end (``core/normalize.py``); a strategy that pins
+    the latest commander message (``loop-slice``) shows it whichever turn it opened,
+    and only the state's place tells whether it opened this one.
+    """
+    states = [
+        i
+        for i, m in enumerate(messages)
+        if m.get("role") == "user" and _content(m).startswith(prompts.STATE_HEADER)
+    ]
+    if not states:
+        return None
+    newest = states[-1]
+    before = messages[newest - 1] if newest > 0 else {}
+    if before.get("role") == "user":
+        return newest - 1 - sum(1 for i in states if i < newest - 1)
+    return len(messages) - len(states)
+
+
 def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     """Read one request's messages (newest first, lazily)."""
+    opening = turn_opening(messages)
     messages, state = split_state(messages)
     system_text = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
     # The state message's sections read as the system prompt's did.
@@ -197,21 +228,26 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
             elif result.content[:1] == "{":  # a real result, not a placeholder
                 done.add((result.name, result.arguments))
 
-    order, mission, answered, last_request = _order(messages, info, last_text)
+    notes = read_notes(messages)
+    orders = _orders(
+        messages,
+        info,
+        notes,
+        turn_start=turn_start if opening is None else max(turn_start, opening),
+        last_text=last_text,
+        results=results,
+    )
     summary = last.get("role") == "user" and _content(last).strip() == _SUMMARY_PROMPT
     facts, reader = read_facts(results, info, last_log)
-    notes = read_notes(messages)
     _apply_notes(facts, notes)
-    if order is DEFAULT_ORDER and notes.order:
-        # The commander's message left my context: my notes carry the standing order.
-        order = mission = parse_order(notes.order) or DEFAULT_ORDER
     if facts.cargo is None and reader is None:
         facts.cargo = hold_after(notes, results)
     return Context(
         system=info,
         facts=facts,
-        order=order,
-        mission=mission,
+        order=orders.acting,
+        mission=orders.mission,
+        fallback=orders.fallback,
         results=results,
         round=round_results,
         turn_start=turn_start,
@@ -221,8 +257,8 @@ def read_context(messages: Sequence[dict[str, Any]]) -> Context:
         last_log=last_log,
         searched=searched,
         summary_requested=summary,
-        last_request=last_request,
-        order_answered=answered,
+        last_request=orders.last_request,
+        order_answered=orders.answered,
         sees_own_turns=last_text >= 0 or assistant_calls >= 2,
         reader=reader,
         notes=notes,
@@ -257,33 +293,90 @@ def _apply_notes(facts: Facts, notes: Notes) -> None:
             facts.docked = docked
 
 
-def _order(
-    messages: Sequence[dict[str, Any]], info: SystemInfo, last_text: int
-) -> tuple[Order, Order, bool, str]:
-    """The order to act on, the standing mission (the newest order that is not a report),
-    whether an assistant text came after the order, and the last commander request."""
+@dataclass(frozen=True, slots=True)
+class _Orders:
+    acting: Order
+    mission: Order
+    fallback: Order
+    answered: bool
+    last_request: str
+
+
+def _orders(
+    messages: Sequence[dict[str, Any]],
+    info: SystemInfo,
+    notes: Notes,
+    *,
+    turn_start: int,
+    last_text: int,
+    results: Sequence[ToolResult],
+) -> _Orders:
+    """The order to act on, the standing mission and where it comes from.
+
+    The mission is the newest standing order of a commander message in view, else
+    the one my notes carry, else the Swarm Broadcast section's (``DEFAULT_ORDER``
+    when none says one): see :mod:`.orders`. The order to act on is the newest order
+    newer than the mission that is still in force (:func:`.orders.in_force`), else
+    the mission.
+    """
     last_request = ""
-    found: list[tuple[Order, bool]] = []
+    newer: list[Order] = []
+    mission: Order | None = None
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
         if message.get("role") != "user":
             continue
-        text = commander_text(_content(message))
+        content = _content(message)
+        text = commander_text(content)
         if text is None:
             continue
         last_request = last_request or text
-        order = parse_order(text, index)
-        if order is not None:
-            found.append((order, last_text > index))
-            if order.kind != "report":
-                break
-    if info.broadcast and (not found or found[-1][0].kind == "report"):
+        # A summary's "Last request" was received before the summary was written: read
+        # like the Swarm Broadcast section (index -1), only its standing order counts.
+        summary = content.strip().startswith(prompts.SUMMARY_HEADER.strip()[:30])
+        order = parse_order(text, -1 if summary else index)
+        if order is None:
+            continue
+        if lifetime(order.kind) == "standing":
+            mission = order
+            break
+        newer.append(order)
+    fallback = DEFAULT_ORDER
+    if info.broadcast:
         order = parse_order(info.broadcast)
-        # A one-shot order (sell, refuel) seen only in the state message was received in
-        # an earlier turn, and acted on then: it does not send me back every turn.
-        if order is not None and order.kind not in _ONE_SHOT:
-            found.append((order, last_text > 0 and order.kind == "report"))
-    # A report once answered is done: the older order stands again.
-    acting = next(((o, a) for o, a in found if o.kind != "report" or not a), (DEFAULT_ORDER, False))
-    mission = next((o for o, _ in found if o.kind != "report"), DEFAULT_ORDER)
-    return acting[0], mission, acting[1], last_request
+        if order is not None and lifetime(order.kind) == "standing":
+            fallback = order
+    if mission is None and notes.order:
+        order = parse_order(notes.order)
+        # The commander's message left my context: my notes carry the standing order.
+        if order is not None and lifetime(order.kind) == "standing":
+            mission = order
+    mission = mission or fallback
+    acting = next(
+        (
+            o
+            for o in newer
+            if in_force(
+                o,
+                turn_start=turn_start,
+                answered=last_text > o.index,
+                done=_carried_out(o, results),
+            )
+        ),
+        mission,
+    )
+    # An order from the state message or my notes was received before this request:
+    # it was answered when a text of mine is in view.
+    answered = last_text > acting.index if acting.index >= 0 else last_text >= 0
+    return _Orders(acting, mission, fallback, answered, last_request)
+
+
+def _carried_out(order: Order, results: Sequence[ToolResult]) -> bool:
+    """A successful call of the order's own tool (``sell``, ``refuel``) came after it."""
+    return any(
+        r.name == order.kind
+        and r.index > order.index
+        and r.error() is None
+        and r.content[:1] == "{"
+        for r in results
+    )

@@ -1,8 +1,10 @@
 """The autopilot's rules: from what it read to one answer.
 
-In order: the summary request; no tools (answer text); a hold or report
-order; the account (register or log in); waiting (a trip under way, one
-action per tick); then the standing order: ``goto``, ``sell``, ``refuel`` or
+In order: the summary request; no tools (answer text); the account (register
+or log in: a Mysis not registered registers, then does what it was told); a hold
+or a report in force (how long each order lasts is ``orders.LIFETIMES``); waiting
+(a trip under way, one action per tick); then a sale or a refuel in force, else the
+standing order: ``goto``, a scenario play or
 the mining loop (undock, fly to a belt, mine until the hold is full, fly to
 the station, dock, sell, refuel and repair when low, note the sale in the
 captain's log). When a fact it needs is missing it asks a snapshot tool or
@@ -38,7 +40,7 @@ from ...core.summarizer import extractive_summary
 from .._wire import as_dict
 from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
-from .note_line import write_notes
+from .note_line import noted_order, write_notes
 from .orders import Order, normalize_name
 from .plan import (
     LOW_FUEL_PCT,
@@ -323,24 +325,51 @@ class _Planner:
 
     # -- entry -----------------------------------------------------------------------
     def plan(self) -> Decision:
+        """The account first (a Mysis not registered registers, then does what it was
+        told), then the order in force (``context.order``; how long each lasts is
+        ``orders.LIFETIMES``), then the waits and the standing order's work."""
+        account = self.account()
+        if account is not None:
+            return self.conclude(account)
         order = self.c.order
         if order.kind == "hold":
+            noted = noted_order(self)
+            notes = self.c.notes
+            if noted and (notes is None or notes.order != noted) and self.has("captains_log_add"):
+                # The hold must outlive the commander's message in my context: note it
+                # once (the notes line of this call carries it, see ``orders``).
+                return self.conclude(
+                    call(
+                        f"Ordered to hold ({order.text!r}): noting the order in my log.",
+                        (
+                            "captains_log_add",
+                            {
+                                "entry": f"Commander's order: {noted.rstrip('.!')}. "
+                                "Holding until a new order."
+                            },
+                        ),
+                    )
+                )
             return self.end(
                 f"Holding position as ordered ({order.text!r}); no action until "
                 "a new order arrives",
                 f"Standing order is hold ({order.text!r}): no tools.",
             )
-        if order.kind == "report" and not self.c.order_answered:
+        if order.kind == "report":
             return self.report()
-        for step in (self.account, self.waiting, self.react, self.act):
+        for step in (self.waiting, self.react, self.act):
             decision = step()
             if decision is not None:
-                decision = self.finish(self.guard(decision))
-                if decision.calls and not decision.text:
-                    text = write_notes(self, decision)
-                    decision = Decision(decision.calls, text, decision.reasoning)
-                return decision
+                return self.conclude(decision)
         return say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
+
+    def conclude(self, decision: Decision) -> Decision:
+        """A step's decision, guarded, ended where a turn ends, with its notes line."""
+        decision = self.finish(self.guard(decision))
+        if decision.calls and not decision.text:
+            text = write_notes(self, decision)
+            decision = Decision(decision.calls, text, decision.reasoning)
+        return decision
 
     def report(self) -> Decision:
         """Answer a report order; check the status first when my context lacks it."""
@@ -529,37 +558,20 @@ class _Planner:
                 self.f.depleted.add(self.f.poi)
         return None
 
-    # -- the standing order -------------------------------------------------------------
+    # -- the order in force ---------------------------------------------------------------
     def act(self) -> Decision:
+        """A sale or a refuel in force (ordered, or a reaction to the last round), else
+        the standing order's work."""
         f = self.f
         if not f.position_known:
             return call("My location is not in my context: checking status.", ("get_status", {}))
-        if self.intent in SCENARIO_ORDERS:
-            decision = scenario_play.play(self)
-            if decision is not None:
-                return decision
-            return self.mine_loop()
-        if self.intent == "goto":
-            decision = self.goto(self.c.order)
-            if decision is not None:
-                return decision
-            return self.mine_loop(self.goto_belt)
-        if self.intent == "refuel":
-            if self.done_since_order("refuel") or (
-                f.fuel is not None
-                and f.max_fuel is not None
-                and f.fuel >= f.max_fuel
-                and not f.fuel_short
-            ):
-                return self.mine_loop()
+        if self.intent == "refuel" and (
+            f.fuel is None or f.max_fuel is None or f.fuel < f.max_fuel or f.fuel_short
+        ):
             return self.mine_loop(refuel_now=True)
-        if self.intent == "sell":
-            if (
-                self.done_since_order("sell")
-                or f.cargo_used == 0
-                or (f.cargo is not None and not f.sellable(self.keep))
-            ):
-                return self.mine_loop()
+        if self.intent == "sell" and not (
+            f.cargo_used == 0 or (f.cargo is not None and not f.sellable(self.keep))
+        ):
             if (
                 f.cargo_used is None
                 and f.cargo is None
@@ -567,22 +579,29 @@ class _Planner:
                 and self.c.order.kind == "sell"
                 and self.has("get_status")
             ):
-                # A standing order to sell (say a broadcast) and a hold I cannot see: it
-                # may be empty already, so look before flying to the station.
+                # An order to sell and a hold I cannot see: it may be empty already, so
+                # look before flying to the station.
                 return call(
                     "Ordered to sell, but my cargo is not in my context: checking it first.",
                     ("get_status", {}),
                 )
             return self.mine_loop(sell_now=True)
-        return self.mine_loop()
+        return self.work(self.c.mission)
 
-    def done_since_order(self, tool: str) -> bool:
-        """A one-shot order (sell, refuel) was carried out after it was given."""
-        after = self.c.order.index
-        return any(
-            r.name == tool and r.index > after and r.error() is None and r.content[:1] == "{"
-            for r in self.c.results
-        )
+    def work(self, order: Order) -> Decision:
+        """The standing order's work: a scenario play, a destination, or mining."""
+        self.intent = order.kind
+        if self.intent in SCENARIO_ORDERS:
+            decision = scenario_play.play(self)
+            if decision is not None:
+                return decision
+            return self.mine_loop()
+        if self.intent == "goto":
+            decision = self.goto(order)
+            if decision is not None:
+                return decision
+            return self.mine_loop(self.goto_belt)
+        return self.mine_loop()
 
     def mine_loop(
         self, prefer: Place | None = None, *, sell_now: bool = False, refuel_now: bool = False
@@ -930,9 +949,19 @@ class _Planner:
                 f"Ordered to {target.name}, but I do not know what it is: listing the system."
             )
         if target.is_belt:
-            # Going to a belt means mining there: with a full hold, sell first.
+            # Going to a belt means mining there: with a full hold, sell first, and at a
+            # station, sell what I carry before leaving (else a full hold I cannot see
+            # sends me back and forth between the station and the belt, never selling).
             self.goto_belt = target
-            if f.poi != target.id and not f.docked and not self.station_need(False, False):
+            here = f.pois.get(f.poi) if f.poi else None
+            at_station = here is not None and here.has_base and not f.at_belt
+            carrying = f.cargo_used != 0 and (f.cargo is None or bool(f.cargo))
+            if (
+                f.poi != target.id
+                and not f.docked
+                and not (at_station and carrying)
+                and not self.station_need(False, False)
+            ):
                 return call(
                     f"Ordered to mine at {target.name}: travelling to {target.id}.",
                     ("travel", {"target_poi": target.id}),

@@ -8,8 +8,19 @@ from __future__ import annotations
 
 from .combat import hunting_ground, modules
 from .notes import PREFIX
+from .orders import DEFAULT_ORDER, order_note, same_order
 from .plan import Decision, Planner
 from .trade import notes_part
+
+
+def noted_order(p: Planner) -> str:
+    """The standing order my notes must carry ("" for none): the mission, when neither
+    the Swarm Broadcast section nor the default would give it back once the
+    commander's message has left my context (the trade notes its own)."""
+    mission = p.c.mission
+    if mission is DEFAULT_ORDER or p.intent == "trade" or same_order(mission, p.c.fallback):
+        return ""
+    return order_note(mission)
 
 
 def write_notes(p: Planner, decision: Decision) -> str:
@@ -17,7 +28,8 @@ def write_notes(p: Planner, decision: Decision) -> str:
     f = p.f
     scenario = p.intent in ("combat", "missions", "trade")
     trip = any(name in ("travel", "jump") for name, _ in decision.calls)
-    if not (scenario or trip):
+    noted = noted_order(p)
+    if not (scenario or trip or noted):
         return ""
     parts: list[str] = []
     if f.poi and f.system and f.docked is not None and not trip:
@@ -44,4 +56,6 @@ def write_notes(p: Planner, decision: Decision) -> str:
     if belt is not None and stations:
         station = p.nearest(stations, belt)
         parts.append(f"mine at {belt.name} ({belt.id}), sell at {station.name} ({station.id})")
+    if noted:
+        parts.append(f'order "{noted}"')
     return f"{PREFIX} " + "; ".join(parts) + "." if parts else ""

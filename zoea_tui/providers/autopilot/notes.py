@@ -27,6 +27,8 @@ _SYSTEM = re.compile(r"\bsystem ([A-Za-z0-9_\-]+)")
 _GROUND = re.compile(r"\bhunting ground ([A-Za-z0-9_\-]+)")
 _QUOTES = re.compile(r"\bquotes bid/ask ([a-z0-9_]+ \d+/\d+(?:, [a-z0-9_]+ \d+/\d+)*)")
 _ORDER = re.compile(r"\border trade for profit \((\d+) ticks\)")
+#: My standing order in the commander's words (``orders.order_note``), always last.
+_ORDER_TEXT = re.compile(r'(?:; )?\border "([^"]*)"\.?$')
 _HOLD = re.compile(r"\bhold (empty|[a-z0-9_]+ \d+(?:, [a-z0-9_]+ \d+)*)")
 
 
@@ -41,7 +43,8 @@ class Notes:
     system: str | None = None
     #: The hold when the notes were written (before that answer's calls ran).
     hold: dict[str, int] | None = None
-    #: My standing scenario order as I noted it ("order trade for profit (300 ticks)").
+    #: My standing order as I noted it: the commander's words, or the trade's own
+    #: note ("order trade for profit (300 ticks)").
     order: str | None = None
     #: The trading station's quotes, ``{item: (bid, ask)}``.
     quotes: dict[str, tuple[int, int]] | None = None
@@ -62,6 +65,9 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
         ):
             continue
         notes = Notes(index=index)
+        if noted := _ORDER_TEXT.search(content):
+            notes.order = noted.group(1)
+            content = content[: noted.start()] + "."
         for role, name, poi_id in _PLACE.findall(content):
             notes.places.append(
                 Place(poi_id, name.strip(), "asteroid_belt")
@@ -83,7 +89,7 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
                     item: int(n) for item, n in (pair.rsplit(" ", 1) for pair in text.split(", "))
                 }
             )
-        if order := _ORDER.search(content):
+        if notes.order is None and (order := _ORDER.search(content)):
             notes.order = order.group(0)
         if quotes := _QUOTES.search(content):
             notes.quotes = {}

@@ -1,11 +1,37 @@
-"""Commander orders in plain words: what the autopilot understands.
+"""Commander orders in plain words: what the autopilot understands, and how long each lasts.
 
 An order is read from the newest commander text that holds one (direct
 messages, broadcasts, the "Last request" line of a summary, else the
-Swarm Broadcast section of the game-state message). Orders stand until a newer order
-replaces them; a text without a recognised order replaces nothing. The
-earliest keyword in a text decides ("Mine ore and sell it" is a mining
-order; "Stop mining" is a hold).
+Swarm Broadcast section of the game-state message). A text without a recognised
+order replaces nothing. The earliest keyword in a text decides ("Mine ore and
+sell it" is a mining order; "Stop mining" is a hold).
+
+How long an order lasts is written here, in :data:`LIFETIMES`, and nowhere else
+(:func:`in_force` applies it; ``context.py`` reads the orders with it):
+
+- ``standing`` (hold, mine, goto and the scenario orders): in force until a newer
+  order replaces it. A hold holds until then.
+- ``answer`` (report): carried out by one answer, in the turn its message opened.
+  Once I answered it, or once a later turn began, it is done and the standing
+  order is in force again (a strategy that pins the commander's message in every
+  request shows it long after: the state message's place says which turn it
+  opened, ``context.turn_opening``).
+- ``once`` (sell, refuel): carried out by one successful action after it (or by
+  nothing left to do); then the standing order is in force again.
+
+Where the standing order is read, first found first: a commander message in view;
+my notes (an answer with calls carries the standing order in its notes line when
+the Swarm Broadcast section would not give it back, and a hold is noted once in the
+captain's log for that: a strategy that keeps only the latest tool loop of earlier
+turns keeps it); the Swarm Broadcast section; else the default mission, mine and
+sell (``DEFAULT_ORDER``).
+
+The Swarm Broadcast section repeats the latest broadcast in every request, long
+after it was sent, and a summary's "Last request" line the last commander message:
+only their standing order is read from them. A broadcast reached
+every listening Mysis as a message when it was sent, and a report or a sale it
+asked for was carried out then; a Mysis created or relaunched later takes up the
+swarm's standing order and nothing else.
 """
 
 from __future__ import annotations
@@ -68,6 +94,23 @@ _PATTERNS: tuple[tuple[OrderKind, re.Pattern[str]], ...] = (
     ("refuel", re.compile(r"\b(?:refuel|repair)\b")),
     ("mine", re.compile(r"\b(?:mine|mining|dig|harvest|gather)\b")),
 )
+Lifetime = Literal["standing", "answer", "once"]
+
+#: How long each order lasts (see the module's docstring): the one place of the rule.
+LIFETIMES: dict[OrderKind, Lifetime] = {
+    "mine": "standing",
+    "hold": "standing",
+    "goto": "standing",
+    "explore": "standing",
+    "social": "standing",
+    "missions": "standing",
+    "trade": "standing",
+    "combat": "standing",
+    "report": "answer",
+    "sell": "once",
+    "refuel": "once",
+}
+
 _TARGET_END = re.compile(r"\s*(?:,|\band\b|\bthen\b|\bto\s+(?:mine|sell)\b).*$")
 _ARTICLE = re.compile(r"^\s*(?:the|a|an)\s+")
 
@@ -109,6 +152,49 @@ def parse_order(text: str, index: int = -1) -> Order | None:
         if not target:
             return None
     return Order(kind, target, text, index, system=jump)
+
+
+def lifetime(kind: OrderKind) -> Lifetime:
+    """How long an order of ``kind`` lasts (:data:`LIFETIMES`)."""
+    return LIFETIMES[kind]
+
+
+def in_force(order: Order, *, turn_start: int, answered: bool, done: bool) -> bool:
+    """Whether a commander order is still to be carried out.
+
+    ``turn_start`` is the index of the current turn's first message, ``answered``
+    whether a text answer of mine follows the order's message, ``done`` whether an
+    action after it carried it out (a sale for ``sell``, a refuel for ``refuel``,
+    or nothing left to do). An order from the Swarm Broadcast section (index -1)
+    was carried out when its message arrived, unless it is a standing one.
+    """
+    kind = lifetime(order.kind)
+    if kind == "standing":
+        return True
+    if order.index < 0:
+        return False
+    if kind == "answer":
+        return not answered and order.index >= turn_start
+    return not done
+
+
+#: Longest order text my notes carry.
+NOTE_CHARS = 200
+
+
+def same_order(a: Order, b: Order) -> bool:
+    """The same standing order (kind and destination), whatever its words."""
+    return (a.kind, normalize_name(a.target), a.system) == (
+        b.kind,
+        normalize_name(b.target),
+        b.system,
+    )
+
+
+def order_note(order: Order) -> str:
+    """The order's words as my notes carry them: one line, no double quote."""
+    text = " ".join(order.text.replace('"', "'").split())
+    return text if len(text) <= NOTE_CHARS else text[: NOTE_CHARS - 1] + "…"
 
 
 def normalize_name(text: str) -> str:

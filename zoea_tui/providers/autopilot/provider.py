@@ -18,7 +18,7 @@ from typing import Any
 from ...core.composition import SummaryRequest
 from ...core.game_tool import GAME_TOOL, wrap
 from ...core.summarizer import ExtractiveSummarizer
-from ...core.tokens import REQUEST_OVERHEAD, count_tokens, message_tokens
+from ...core.tokens import count_tokens, request_tokens, tools_tokens
 from ...core.types import ToolCall
 from ..base import (
     ChatRequest,
@@ -125,9 +125,14 @@ class AutopilotProvider:
         return tuple(calls)
 
     def usage(self, request: ChatRequest, decision: Decision, calls: tuple[ToolCall, ...]) -> Usage:
-        """Token estimate of the request and the answer (the tokenizer's counts are cached)."""
-        prompt = REQUEST_OVERHEAD + self._schema_tokens(request.tools)
-        prompt += sum(message_tokens(m) for m in request.messages)
+        """Token estimate of the request and the answer (the tokenizer's counts are cached).
+
+        The prompt's is the app's own estimate of a whole request
+        (``core.tokens.request_tokens``, the tool schemas counted as the runtime counts
+        them): the figure it reports is the one every view estimated, never a second
+        estimate that disagrees with it.
+        """
+        prompt = request_tokens(list(request.messages), self._schema_tokens(request.tools))
         completion = count_tokens(decision.text) + count_tokens(decision.reasoning)
         completion += sum(count_tokens(c.name) + count_tokens(c.arguments) + 3 for c in calls)
         return Usage(prompt_tokens=prompt, completion_tokens=completion)
@@ -137,7 +142,7 @@ class AutopilotProvider:
             return 0
         key = tuple(sorted(tool_names(tools)))
         if key not in self._tools_tokens:
-            self._tools_tokens[key] = count_tokens(json.dumps(list(tools), sort_keys=True))
+            self._tools_tokens[key] = tools_tokens(list(tools))
         return self._tools_tokens[key]
 
 

@@ -58,7 +58,7 @@ _LOOK: tuple[Call, ...] = (("view_orders", {}), ("view_storage", {}))
 
 def end_tick(p: Planner) -> int:
     """The scenario's last tick: its budget from the order ("(300 ticks)"), from tick 0."""
-    found = _BUDGET.search(p.c.order.text or "")
+    found = _BUDGET.search(p.c.mission.text or "")
     return int(found.group(1)) if found else DEFAULT_BUDGET
 
 

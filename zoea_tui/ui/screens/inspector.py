@@ -46,7 +46,7 @@ def outcome_text(r: RequestSummary | RequestRecord) -> str:
 
 def request_row(r: RequestSummary) -> Text:
     """Two lines of the list: id, time, outcome and latency; strategy, messages, tokens
-    (as the server counted them, else estimated) and cached tokens."""
+    (``RequestTokens.shown``, saying which figure) and cached tokens."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"#{r.id} ", style=fmt.DIM)
     text.append(fmt.clock(r.created_at), style=fmt.MUTED)
@@ -55,10 +55,11 @@ def request_row(r: RequestSummary) -> Text:
         text.append(f" · {r.latency_ms / 1000:.2f} s", style=fmt.MUTED)
     text.append("\n  ")
     text.append(r.strategy, style=fmt.TEAL)
-    tokens = r.prompt_tokens if r.prompt_tokens is not None else r.estimated_tokens
-    text.append(f" · {r.messages} msgs · {fmt.compact(tokens)} tok", style=fmt.TEXT)
-    if r.cached_tokens is not None:
-        text.append(f" · {fmt.compact(r.cached_tokens)} cached", style=fmt.MUTED)
+    tokens = r.tokens
+    text.append(f" · {r.messages} msgs · {fmt.compact(tokens.shown)} tok", style=fmt.TEXT)
+    text.append(f" {tokens.which}", style=fmt.MUTED)
+    if tokens.cached is not None:
+        text.append(f" · {fmt.compact(tokens.cached)} cached", style=fmt.MUTED)
     return text
 
 
@@ -137,11 +138,12 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
         f" · nudge level {r.nudge_level} · tools {r.tools_tokens} tok\n",
         style=fmt.MUTED,
     )
-    text.append(f"{r.estimated_tokens} tok estimated", style=fmt.TEXT)
-    if r.prompt_tokens is not None:
-        text.append(f" · {r.prompt_tokens} prompt tok reported", style=fmt.TEXT)
-    if r.cached_tokens is not None:
-        text.append(f" · {r.cached_tokens} served from the server's cache", style=fmt.TEXT)
+    tokens = r.tokens
+    text.append(f"{tokens.estimated:,} tok estimated", style=fmt.TEXT)
+    if tokens.reported is not None:
+        text.append(f" · {tokens.reported:,} prompt tok reported", style=fmt.TEXT)
+    if tokens.cached is not None:
+        text.append(f" · {tokens.cached:,} served from the server's cache", style=fmt.TEXT)
     if r.latency_ms is not None:
         text.append(f" · {r.latency_ms / 1000:.2f} s", style=fmt.TEXT)
     text.append(f" · {outcome_text(r)}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,6 +194,19 @@ def preview_lines(data: PreviewData) -> Text:
     return text
 
 
+def reuse_line(reused: Reuse) -> str:
+    """What a request repeats of the last one, as shares computed from one measure (the
+    serialized text's tokens), never a second size beside the header's estimate:
+    "99% of it repeats the last request (all of it) · 12 tok new"."""
+    total = reused.cached_tokens + reused.uncached_tokens
+    # Rounded down: a share short of the whole never reads as 100%.
+    mine = math.floor(100 * reused.cached_tokens / total) if total else 0
+    of_last = "all of it" if reused.share >= 1 else f"{math.floor(100 * reused.share)}% of it"
+    return (
+        f"{mine}% of it repeats the last request ({of_last}) · {reused.uncached_tokens:,} tok new"
+    )
+
+
 def _header(data: PreviewData) -> Text:
     """Strategy, size against the window, validity, what it repeats, what was left out."""
     comp = data.composition
@@ -214,14 +228,8 @@ def _header(data: PreviewData) -> Text:
         text.append("sent ", style=f"italic {fmt.MUTED}")
         text.append_text(fmt.stamp(data.at, data.tick))
     if data.reuse is not None:
-        reused = data.reuse
-        total = reused.cached_tokens + reused.uncached_tokens
         text.append("\n")
-        text.append(
-            f"repeats {reused.cached_tokens:,} of {total:,} tok of the last request "
-            f"({reused.share:.0%} of it) · {reused.uncached_tokens:,} tok new",
-            style=fmt.MUTED,
-        )
+        text.append(reuse_line(data.reuse), style=fmt.MUTED)
     if comp.turn is not None:
         text.append(
             f"\nturn began at memory #{comp.turn.first_memory_id} · {comp.turn.describe()}",

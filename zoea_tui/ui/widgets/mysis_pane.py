@@ -168,13 +168,17 @@ def _facts_line(view: MysisView, facts: GameFacts) -> Text:
 
 def _action_line(action: Action) -> Text:
     text = Text()
-    mark, style = {"ok": ("✓", fmt.USER), "error": ("✗", fmt.ERROR)}.get(
-        action.status, ("⋯", fmt.ASSISTANT)
-    )
+    mark, style = {
+        "ok": ("✓", fmt.USER),
+        "error": ("✗", fmt.ERROR),
+        "cancelled": ("⊘", fmt.MUTED),
+    }.get(action.status, ("⋯", fmt.ASSISTANT))
     text.append(f"{mark} ", style=style)
     text.append(action.name, style=fmt.TEAL)
     if action.args:
         text.append(f" {action.args}", style=fmt.MUTED)
+    if action.status == "cancelled":
+        text.append(" cancelled", style=fmt.MUTED)
     if action.error:
         text.append(f" {one_line(action.error, 30)}", style=fmt.ERROR)
     return text

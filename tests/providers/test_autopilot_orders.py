@@ -1,0 +1,206 @@
+"""Every order the autopilot obeys is carried out once, or stands until another order.
+
+The rules are ``orders.LIFETIMES`` and ``orders.in_force``; these tests hold each
+order kind to its rule, given by broadcast and by direct message, over the turns that
+follow, with the default strategy composing from the stored memories (which keeps only
+the latest tool loop of earlier turns: the commander's message soon leaves view).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, get_args
+
+import pytest
+
+from tests.providers.autopilot_harness import Harness
+from tests.providers.test_autopilot import Chat, answer, calls
+from zoea_tui.core import prompts
+from zoea_tui.core.composition import ComposeSettings
+from zoea_tui.core.strategies import STRATEGIES
+from zoea_tui.providers.autopilot.context import read_context
+from zoea_tui.providers.autopilot.orders import (
+    LIFETIMES,
+    Order,
+    OrderKind,
+    in_force,
+    parse_order,
+)
+
+#: One commander text for each order kind, as a commander would type it.
+SAMPLES: dict[OrderKind, str] = {
+    "mine": "Mine ore and sell it.",
+    "hold": "Hold position.",
+    "goto": "Go to the Outer Belt.",
+    "explore": "Explore the galaxy.",
+    "social": "Socialize with the other players.",
+    "missions": "Run missions for the stations.",
+    "trade": "Trade for profit.",
+    "combat": "Hunt pirates.",
+    "report": "Report your status.",
+    "sell": "Sell everything you carry.",
+    "refuel": "Refuel your ship.",
+}
+WORK = frozenset({"mine", "travel", "dock", "undock", "sell", "refuel", "repair", "jump"})
+
+
+def test_every_order_has_a_lifetime_and_a_sample() -> None:
+    assert set(LIFETIMES) == set(get_args(OrderKind)) == set(SAMPLES)
+    for kind, text in SAMPLES.items():
+        order = parse_order(text)
+        assert order is not None and order.kind == kind
+
+
+def test_in_force_keeps_a_standing_order_and_ends_the_others() -> None:
+    hold = Order("hold", text="hold", index=3)
+    assert in_force(hold, turn_start=9, answered=True, done=True)
+    assert in_force(Order("hold", text="hold"), turn_start=9, answered=True, done=True)
+    report = Order("report", text="report", index=3)
+    assert in_force(report, turn_start=3, answered=False, done=False)
+    assert not in_force(report, turn_start=3, answered=True, done=False)
+    assert not in_force(report, turn_start=5, answered=False, done=False)  # a later turn
+    assert not in_force(Order("report", text="report"), turn_start=0, answered=False, done=False)
+    sell = Order("sell", text="sell", index=3)
+    assert in_force(sell, turn_start=8, answered=True, done=False)
+    assert not in_force(sell, turn_start=3, answered=False, done=True)
+    assert not in_force(Order("sell", text="sell"), turn_start=0, answered=False, done=False)
+
+
+def give(harness: Harness, text: str, how: str) -> None:
+    (harness.broadcast if how == "broadcast" else harness.order)(text)
+
+
+def texts(responses: list[Any]) -> list[str]:
+    return [r.content for r in responses if not r.tool_calls]
+
+
+def work(responses: list[Any]) -> list[str]:
+    return [c.name for r in responses for c in r.tool_calls if c.name in WORK]
+
+
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+@pytest.mark.parametrize("kind", [k for k, v in LIFETIMES.items() if v == "standing"])
+async def test_a_standing_order_stands_until_another_order(kind: OrderKind, how: str) -> None:
+    harness = Harness()
+    await harness.play(3)
+    give(harness, SAMPLES[kind], how)
+    responses = []
+    for _ in range(4):
+        start = len(harness.requests)
+        responses += await harness.turn()
+        for request in harness.requests[start:]:
+            assert read_context(list(request)).mission.kind == kind
+    if kind == "hold":
+        assert not work(responses)
+        assert all(t.startswith("Holding position as ordered") for t in texts(responses))
+        # Another order frees it.
+        give(harness, SAMPLES["mine"], "direct")
+        freed = await harness.turn()
+        assert work(freed)
+
+
+def harness_for(strategy: str) -> Harness:
+    """A Mysis under ``strategy`` (``summarize`` writes its summaries early)."""
+    if strategy == "summarize":
+        return Harness(strategy=strategy, settings=ComposeSettings(summarize_threshold=6000))
+    return Harness(strategy=strategy)
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+async def test_a_report_is_answered_once_then_the_work_goes_on(how: str, strategy: str) -> None:
+    """Under every strategy: ``loop-slice`` pins the commander's message in every
+    request (only the state message's place says it opened an earlier turn), and
+    ``summarize`` repeats it as the summary's "Last request"."""
+    harness = harness_for(strategy)
+    await harness.play(3)
+    give(harness, SAMPLES["report"], how)
+    responses = []
+    for _ in range(6):
+        responses += await harness.turn()
+    reports = [t for t in texts(responses) if t.startswith("Status report")]
+    assert len(reports) == 1
+    after = responses[[r.content for r in responses].index(reports[0]) + 1 :]
+    assert work(after)
+
+
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+@pytest.mark.parametrize("kind", ["sell", "refuel"])
+async def test_a_sale_or_a_refuel_is_carried_out_once(kind: OrderKind, how: str) -> None:
+    harness = Harness()
+    await harness.play(3)
+    give(harness, SAMPLES[kind], how)
+    responses = []
+    for _ in range(5):
+        responses += await harness.turn()
+    assert "mine" in work(responses)
+    last = read_context(list(harness.requests[-1]))
+    assert last.order.kind != kind
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+async def test_a_hold_holds_under_every_strategy(how: str, strategy: str) -> None:
+    harness = harness_for(strategy)
+    await harness.play(3)
+    give(harness, SAMPLES["hold"], how)
+    responses = []
+    for _ in range(5):
+        responses += await harness.turn()
+    assert not work(responses)
+    assert all(t.startswith("Holding position as ordered") for t in texts(responses))
+
+
+async def test_a_state_broadcast_report_is_not_answered_again_the_freeze() -> None:
+    """Issue 40: the Swarm Broadcast section repeats "report" in every request; the
+    report was answered in the turn the broadcast opened, so a nudge turn works."""
+    harness = Harness()
+    await harness.play(3)
+    harness.broadcast("report")
+    first = await harness.turn()
+    assert texts(first)[0].startswith("Status report")
+    assert work(await harness.turn())
+
+
+async def test_an_unregistered_mysis_registers_then_answers_the_report() -> None:
+    chat = Chat("Report your status.", account=None, name="Dora")
+    assert [name for name, _ in calls(await answer(chat))] == ["register"]
+    chat.loop(
+        "register",
+        {"player": {"username": "Dora", "credits": 150}, "password": "x"},
+        username="Dora",
+        empire="solarian",
+    )
+    response = await answer(chat)
+    assert [name for name, _ in calls(response)] == ["get_status"]
+
+
+async def test_a_new_mysis_takes_up_no_old_report() -> None:
+    """Created after a broadcast "report", it sees it only in the state message: it
+    registers and mines instead of answering it."""
+    chat = Chat(None, account=None, name="Dora", broadcast="report")
+    chat.user(prompts.nudge_text(1))
+    assert [name for name, _ in calls(await answer(chat))] == ["register"]
+
+
+async def test_my_notes_carry_a_direct_order_past_an_older_broadcast() -> None:
+    """A direct "mine" after a broadcast "hold": once the message has left view, my
+    notes carry the mining order; the broadcast's hold does not come back."""
+    chat = Chat(None, broadcast="Hold position.")
+    chat.body.append(
+        {
+            "role": "assistant",
+            "content": 'Notes: system sol; order "Mine ore and sell it.".',
+            "tool_calls": [
+                {
+                    "id": "call_n",
+                    "type": "function",
+                    "function": {"name": "get_status", "arguments": "{}"},
+                }
+            ],
+        }
+    )
+    chat.body.append({"role": "tool", "tool_call_id": "call_n", "content": json.dumps({})})
+    chat.nudge()
+    context = read_context(chat.messages)
+    assert (context.mission.kind, context.fallback.kind) == ("mine", "hold")

@@ -1,0 +1,93 @@
+"""A call cut by a quit shows as cancelled after a relaunch: in the request list and in
+the pane's actions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from zoea_tui.config import Config
+from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.context import next_composition
+from zoea_tui.storage import NewMemory, Store
+from zoea_tui.storage.requests import CUT_BY_QUIT
+from zoea_tui.ui.activity import ActionTail, GameFacts, tail_from_memories
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.inspector import request_row
+from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text
+
+from .helpers import opener, seed, settle, wait_for
+from .test_panes import painted, view
+
+
+async def test_a_call_left_pending_by_a_quit_is_cancelled_at_the_next_launch(
+    tmp_path: Path, still_config: Config
+) -> None:
+    """Issue 40: calls cut by a quit stayed "⋯ pending" after a relaunch, above newer
+    finished calls. The process ended before their outcome was written; the next
+    launch records them as cancelled, with why."""
+    db = tmp_path / "zoea.db"
+    await seed(db)
+    store = await Store.open(db)
+    try:
+        ada = (await store.list_myses())[0].id
+        composition = await next_composition(
+            store, ada, "turn-aware", still_config.compose_settings(None)
+        )
+        cut = await store.log_request(ada, composition, last_memory_id=None)
+        finished = await store.log_request(ada, composition, last_memory_id=None)
+        await store.finish_request(finished, outcome="ok", prompt_tokens=composition.tokens)
+    finally:
+        await store.close()
+
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        commander = app.commander
+        assert isinstance(commander, Commander)
+        rows = {r.id: r for r in await commander.story.requests(ada)}
+        assert rows[cut].outcome == "cancelled" and rows[cut].error == CUT_BY_QUIT
+        assert rows[finished].outcome == "ok"
+        line = request_row(rows[cut]).plain
+        assert "cancelled" in line and "pending" not in line
+
+
+def test_a_call_without_its_result_is_cancelled_once_a_newer_message_follows() -> None:
+    memories = [
+        Memory(1, 1, "assistant", "llm", tool_calls=(ToolCall("a", "travel", "{}"),)),
+        Memory(2, 1, "user", "nudge", "Continue your mission."),
+        Memory(3, 1, "assistant", "llm", tool_calls=(ToolCall("b", "mine", "{}"),)),
+        Memory(4, 1, "tool", "tool", '{"mined": 3}', tool_call_id="b", tool_name="mine"),
+        Memory(5, 1, "assistant", "llm", tool_calls=(ToolCall("c", "dock", "{}"),)),
+    ]
+    actions = list(tail_from_memories(memories))
+    assert [(a.name, a.status) for a in actions] == [
+        ("travel", "cancelled"),
+        ("mine", "ok"),
+        ("dock", "running"),  # the newest: nothing after it yet
+    ]
+    text = pane_text(view(), GameFacts(), ActionTail(actions), 100, 12, 32_768).plain
+    assert "⊘ travel cancelled" in text and "⋯ dock" in text
+
+
+async def test_the_pane_shows_a_call_cut_by_a_quit_as_cancelled_after_a_relaunch(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "zoea.db"
+    await seed(db)
+    store = await Store.open(db)
+    try:
+        ada = (await store.list_myses())[0].id
+        await store.add_memory(
+            ada,
+            NewMemory("assistant", "llm", "", tool_calls=(ToolCall("cut", "travel", "{}"),)),
+        )
+        await store.add_memory(ada, NewMemory("user", "direct", "report"))
+    finally:
+        await store.close()
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        pane = app.screen.query_one(f"#mysis-{ada}", MysisPane)
+        await wait_for(pilot, lambda: "travel" in painted(pane), what="Ada's tail")
+        assert "⊘ travel cancelled" in painted(pane) and "⋯" not in painted(pane)

@@ -1,0 +1,55 @@
+"""One figure for one thing: a request's tokens, and the shares a view prints."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from zoea_tui.core.cache import Reuse
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.storage.story import RequestSummary
+from zoea_tui.ui import formatting as fmt
+from zoea_tui.ui.screens.inspector import inspection_text, request_row
+from zoea_tui.ui.widgets.context_preview import reuse_line
+
+
+def test_the_reuse_line_computes_its_shares_from_its_figures() -> None:
+    """Issue 40: "repeats 2,559 of 2,718 tok … (100 % of it)" read as 100 % of the
+    figures beside it, which are 94 %: the share of the request is printed now, the
+    whole last request repeated is said in words, and no second size of the request
+    stands beside the header's estimate."""
+    line = reuse_line(Reuse(share=1.0, prefix_chars=9000, cached_tokens=2559, uncached_tokens=159))
+    assert line == "94% of it repeats the last request (all of it) · 159 tok new"
+    assert "100%" not in line and "2,718" not in line
+
+
+def test_a_share_short_of_the_whole_never_reads_as_all_of_it() -> None:
+    line = reuse_line(Reuse(share=0.998, prefix_chars=998, cached_tokens=1999, uncached_tokens=1))
+    assert line.startswith("99% of it") and "(99% of it)" in line and "100%" not in line
+    assert reuse_line(Reuse(0.0, 0, 0, 0)).startswith("0% of it")
+
+
+async def test_one_request_shows_one_figure_in_the_pane_the_list_and_the_inspector(
+    commander: Commander,
+) -> None:
+    """Issue 40: for one autopilot request the pane said 7.8k, the request list 9.5k and
+    the inspector "7 944 estimated · 9 512 reported": the autopilot counted the tool
+    schemas its own way. It reports the app's estimate now, and every view shows
+    ``RequestTokens.shown`` and says which figure it is."""
+    first = commander.myses()[0].id
+    deadline = time.monotonic() + 20
+    done: list[RequestSummary] = []
+    while not done:
+        assert time.monotonic() < deadline, "no finished request"
+        await asyncio.sleep(0.1)
+        done = [r for r in await commander.story.requests(first) if r.outcome == "ok"]
+    summary = done[0]
+    tokens = summary.tokens
+    assert tokens.reported == tokens.estimated and tokens.which == "reported"
+    assert f"{fmt.compact(tokens.shown)} tok reported" in request_row(summary).plain
+    seen = await commander.story.inspect(first, summary.id)
+    assert seen is not None
+    assert seen.record.tokens == tokens
+    assert f"{tokens.estimated:,} tok estimated · {tokens.reported:,} prompt tok reported" in (
+        inspection_text(seen, {}).plain
+    )

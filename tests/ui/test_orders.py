@@ -1,0 +1,284 @@
+"""Pilot tests: the commander's orders are carried out once, on the real app.
+
+The swarm is the starter swarm of autopilot Myses on the embedded world with a fast
+tick (``fast_config``); orders go in as the commander types them (``b`` for a
+broadcast, ``m`` for a direct message). A report is answered once and the Mysis goes
+back to its work, in this app and after a relaunch on the same database; a Mysis
+created afterwards registers and works instead of answering the old report.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from zoea_tui.config import Config
+from zoea_tui.core.types import Memory
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.focus import FocusScreen
+from zoea_tui.ui.screens.input_bar import InputBar
+
+from .helpers import settle, wait_for
+
+SIZE = (120, 40)
+#: Game calls that are work (not a look at the status).
+WORK = frozenset({"mine", "travel", "dock", "undock", "sell", "refuel", "repair", "jump"})
+
+
+def reports(memories: list[Memory], after: int) -> list[Memory]:
+    """The status reports a Mysis gave after memory ``after``."""
+    return [
+        m
+        for m in memories
+        if m.id > after and m.role == "assistant" and m.content.startswith("Status report")
+    ]
+
+
+def worked(memories: list[Memory], after: int) -> bool:
+    """Whether a Mysis called a game action after memory ``after``."""
+    return any(
+        m.id > after and m.role == "assistant" and any(c.name in WORK for c in m.tool_calls)
+        for m in memories
+    )
+
+
+class Swarm:
+    """What the Myses stored, read again at each look (the test polls it)."""
+
+    def __init__(self, commander: Commander) -> None:
+        self.commander = commander
+        self.memories: dict[int, list[Memory]] = {}
+
+    async def read(self) -> None:
+        for view in self.commander.myses():
+            self.memories[view.id] = await self.commander.memories(view.id, 400)
+
+    def newest(self, mysis_id: int) -> int:
+        return self.memories[mysis_id][-1].id if self.memories.get(mysis_id) else 0
+
+
+async def poll(
+    pilot: Pilot[None], swarm: Swarm, predicate: Callable[[], object], what: str, timeout: float
+) -> None:
+    """Let the app run, reading the swarm's memories, until ``predicate()`` holds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        await swarm.read()
+        if predicate():
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(0.1)
+
+
+async def test_a_broadcast_report_is_answered_once_then_the_swarm_works_on(
+    tmp_path: Path, fast_config: Config
+) -> None:
+    """The freeze of issue 40: after a broadcast "report" every Mysis answered it at each
+    nudge and never called a tool again, through a relaunch; a Mysis created afterwards
+    answered the old report and never registered."""
+    db = tmp_path / "zoea.db"
+    commander = await Commander.open(fast_config, db_path=db)
+    app = ZoeaApp(commander)
+    swarm = Swarm(commander)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            ids = [v.id for v in commander.myses()]
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(commander.mysis(i).account for i in ids),
+                "the swarm to register",
+                20,
+            )
+            before = {i: swarm.newest(i) for i in ids}
+            await pilot.press("b", *"report", "enter")
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(reports(swarm.memories[i], before[i]) for i in ids),
+                "every Mysis to report",
+                20,
+            )
+            answered = {i: reports(swarm.memories[i], before[i])[0].id for i in ids}
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(worked(swarm.memories[i], answered[i]) for i in ids),
+                "every Mysis to go back to work after its report",
+                20,
+            )
+            for i in ids:
+                assert len(reports(swarm.memories[i], before[i])) == 1
+            last = {i: swarm.newest(i) for i in ids}
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+    # A relaunch: a new commander and app on the same database.
+    commander = await Commander.open(fast_config, db_path=db)
+    app = ZoeaApp(commander)
+    swarm = Swarm(commander)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(worked(swarm.memories[i], last[i]) for i in ids),
+                "every Mysis to work after the relaunch",
+                20,
+            )
+            dora = await commander.create_mysis("Dora")
+            await poll(
+                pilot,
+                swarm,
+                lambda: (
+                    bool(commander.mysis(dora.id).account) and worked(swarm.memories[dora.id], 0)
+                ),
+                "the new Mysis to register and work",
+                20,
+            )
+            assert not reports(swarm.memories[dora.id], 0)
+            for i in ids:
+                assert not reports(swarm.memories[i], last[i])
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+
+async def test_a_direct_report_is_answered_once_then_the_mysis_works_on(
+    app: ZoeaApp, commander: Commander
+) -> None:
+    swarm = Swarm(commander)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = commander.myses()[0].id
+        await poll(
+            pilot, swarm, lambda: bool(commander.mysis(first).account), "the registration", 20
+        )
+        before = swarm.newest(first)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus view")
+        await pilot.press("m")
+        assert isinstance(app.screen, InputBar)
+        await pilot.press(*"report", "enter")
+        await poll(
+            pilot, swarm, lambda: bool(reports(swarm.memories[first], before)), "the report", 20
+        )
+        answered = reports(swarm.memories[first], before)[0].id
+        await poll(
+            pilot, swarm, lambda: worked(swarm.memories[first], answered), "work after it", 20
+        )
+        assert len(reports(swarm.memories[first], before)) == 1
+
+
+def holds(memories: list[Memory], after: int) -> int:
+    """How many times a Mysis answered that it holds, after memory ``after``."""
+    return sum(
+        1
+        for m in memories
+        if m.id > after
+        and m.role == "assistant"
+        and m.content.startswith("Holding position as ordered")
+    )
+
+
+async def send_direct(pilot: Pilot[None], app: ZoeaApp, text: str) -> None:
+    """Focus the selected Mysis and send it ``text`` (``m``), then back to the dashboard."""
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus view")
+    await pilot.press("m")
+    assert isinstance(app.screen, InputBar)
+    await pilot.press(*text, "enter")
+    await pilot.press("escape")
+
+
+async def test_a_hold_holds_through_a_relaunch_until_another_order(
+    tmp_path: Path, fast_config: Config
+) -> None:
+    """A direct hold to one Mysis and a broadcast hold to all hold through a relaunch
+    (no game action, a "Holding" answer at each nudge); another order frees them."""
+    db = tmp_path / "zoea.db"
+    commander = await Commander.open(fast_config, db_path=db)
+    app = ZoeaApp(commander)
+    swarm = Swarm(commander)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            ids = [v.id for v in commander.myses()]
+            first = ids[0]
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(commander.mysis(i).account for i in ids),
+                "the swarm to register",
+                20,
+            )
+            before = swarm.newest(first)
+            await send_direct(pilot, app, "hold position")
+            await poll(
+                pilot, swarm, lambda: holds(swarm.memories[first], before) >= 2, "the hold", 20
+            )
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+    commander = await Commander.open(fast_config, db_path=db)
+    app = ZoeaApp(commander)
+    swarm = Swarm(commander)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await swarm.read()
+            relaunched = swarm.newest(first)
+            await poll(
+                pilot,
+                swarm,
+                lambda: holds(swarm.memories[first], relaunched) >= 2,
+                "the direct hold to stand after the relaunch",
+                20,
+            )
+            assert not worked(swarm.memories[first], relaunched)
+            await send_direct(pilot, app, "mine")
+            await poll(pilot, swarm, lambda: worked(swarm.memories[first], relaunched), "work", 20)
+            before = {i: swarm.newest(i) for i in ids}
+            await pilot.press("b", *"all pilots: hold", "enter")
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(holds(swarm.memories[i], before[i]) for i in ids),
+                "every Mysis to hold",
+                20,
+            )
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+    commander = await Commander.open(fast_config, db_path=db)
+    app = ZoeaApp(commander)
+    swarm = Swarm(commander)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await swarm.read()
+            relaunched_all = {i: swarm.newest(i) for i in ids}
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(holds(swarm.memories[i], relaunched_all[i]) >= 2 for i in ids),
+                "the broadcast hold to stand after the relaunch",
+                20,
+            )
+            assert not any(worked(swarm.memories[i], relaunched_all[i]) for i in ids)
+            await pilot.press("b", *"all pilots: mine", "enter")
+            await poll(
+                pilot,
+                swarm,
+                lambda: all(worked(swarm.memories[i], relaunched_all[i]) for i in ids),
+                "every Mysis to work again",
+                20,
+            )
+    finally:
+        await commander.shutdown(timeout=0.5)
