@@ -40,6 +40,7 @@ from .core.strategies import STRATEGIES
 from .core.validator import validate
 from .orchestrator.refusals import CommandRefused
 from .storage import MysisRecord, Store, StoreError
+from .storage.errors import full_disk
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
 
 #: What ``zoea --help`` says first: plain words (the module's docstring is for readers
@@ -492,6 +493,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutputError as exc:
         _drop_output()
         say(f"zoea {args.command}: {exc}", sys.stderr)
+        return 2
+    except OSError as exc:  # a file of the command's own: the world, an output, a log
+        full = full_disk(exc, exc.filename or "a file this command writes")
+        if full is None:
+            return _unexpected(args, exc)
+        say(f"zoea {args.command}: {full}", sys.stderr)
         return 2
     except Exception as exc:
         return _unexpected(args, exc)

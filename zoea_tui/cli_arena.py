@@ -14,6 +14,7 @@ from typing import Any
 
 from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, emit_json, say, seed_flag
 from .config import Config, ConfigError, db_path, load_config
+from .storage.errors import full_disk
 
 
 def add_parser(sub: Any) -> None:
@@ -304,9 +305,13 @@ async def cmd_arena(args: argparse.Namespace) -> int:
             boards = [r for r in (baseline, report) if r is not None]
             (args.out / "leaderboard.md").write_text(leaderboard(boards), encoding="utf-8")
         except OSError as exc:
+            stored = f"every run is stored in {database} as batch #{batch}"
+            full = full_disk(exc, exc.filename or args.out)
+            if full is not None:
+                raise UsageError(f"the disk is full: {full.path}; {stored}") from None
             raise UsageError(
-                f"cannot write to {args.out}: {exc.strerror or exc}; every run is stored in "
-                f"{database} as batch #{batch} (the arena screen, A, shows it)"
+                f"cannot write to {args.out}: {exc.strerror or exc}; {stored} "
+                "(the arena screen, A, shows it)"
             ) from None
     if args.json:
         emit_json(to_json(printed))

@@ -167,19 +167,25 @@ class Commander:
             return
         self._closed = True
         runtimes = list(self._myses.values())
-        if timeout > 0:
-            await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
-        # Every Mysis at once: a call still in flight is cancelled (its request is logged
-        # as cancelled; a call without its result is answered "Tool no response" next time).
-        await asyncio.gather(*(r.halt(timeout=1.0) for r in runtimes))
-        await asyncio.gather(
-            *(r.session.aclose() for r in runtimes),
-            *(r.provider.aclose() for r in runtimes),
-            self.retention.close(),
-            return_exceptions=True,
-        )
-        await self.backend.stop()
-        await self.store.close()
+        # The store is closed whatever fails before it (a full disk fails the Myses'
+        # last writes and the world's save): its connection's thread, left open, would
+        # keep the process alive after the command has ended.
+        try:
+            if timeout > 0:
+                await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
+            # Every Mysis at once: a call still in flight is cancelled (its request is
+            # logged as cancelled; a call without its result is answered "Tool no
+            # response" next time).
+            await asyncio.gather(*(r.halt(timeout=1.0) for r in runtimes))
+            await asyncio.gather(
+                *(r.session.aclose() for r in runtimes),
+                *(r.provider.aclose() for r in runtimes),
+                self.retention.close(),
+                return_exceptions=True,
+            )
+            await self.backend.stop()
+        finally:
+            await self.store.close()
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)

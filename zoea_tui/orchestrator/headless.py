@@ -144,6 +144,8 @@ async def simulate(
             handle(event)
 
     commander.on_turn = on_turn
+    # A full disk ends the run at its first failed write: every later one would fail too.
+    commander.store.on_disk_full(lambda _: done.set())
     watcher = asyncio.create_task(watch())
     try:
         # A database that holds the swarm already (a second run): its Myses carry on.
@@ -168,11 +170,15 @@ async def simulate(
         # A Mysis that finished its turns is stopping in its own task; let that task
         # write its state before the store closes under it.
         await asyncio.gather(*stopping, return_exceptions=True)
-        await commander.shutdown(timeout=2.0)
-        watcher.cancel()
-        while (event := sub.get_nowait()) is not None:  # what the watcher had not read yet
-            handle(event)
-        sub.close()
+        try:
+            await commander.shutdown(timeout=2.0)
+        finally:
+            watcher.cancel()
+            while (event := sub.get_nowait()) is not None:  # what the watcher had not read
+                handle(event)
+            sub.close()
+    if commander.store.disk_full is not None:
+        raise commander.store.disk_full  # not "provider failures": the run's one line
     return {
         "strategy": strategy,
         "provider": provider,

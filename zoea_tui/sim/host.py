@@ -326,6 +326,12 @@ def _write_world(world: World, target: Path) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(world.to_dict(), handle)
         os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if exc.filename is None:  # a write's error names no file: name the world's
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
+        raise
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
 from ..core.types import Memory
-from .errors import store_error
+from .errors import DiskFull, store_error
 
 
 class StoreCore:
@@ -37,6 +37,25 @@ class StoreCore:
         self._shape_texts: dict[int, str] = {}
         #: Requests up to these ids were already thinned (None: by age; else per Mysis).
         self._thinned_upto: dict[int | None, int] = {}
+        #: The first write that found the disk full, if one did (every later one would).
+        self.disk_full: DiskFull | None = None
+        self._on_disk_full: list[Callable[[DiskFull], None]] = []
+
+    def on_disk_full(self, callback: Callable[[DiskFull], None]) -> None:
+        """Call ``callback`` once, when a write first finds the disk full (at once if
+        one already did): the swarm stops there, rather than fail write after write."""
+        if self.disk_full is not None:
+            callback(self.disk_full)
+        else:
+            self._on_disk_full.append(callback)
+
+    def _disk_was_full(self, error: DiskFull) -> None:
+        if self.disk_full is not None:
+            return
+        self.disk_full = error
+        callbacks, self._on_disk_full = self._on_disk_full, []
+        for callback in callbacks:
+            callback(error)
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[None]:
@@ -49,6 +68,8 @@ class StoreCore:
                 mapped = store_error(exc, self.path)
                 if mapped is None:
                     raise
+                if isinstance(mapped, DiskFull):
+                    self._disk_was_full(mapped)
                 raise mapped from exc
 
     @contextlib.asynccontextmanager

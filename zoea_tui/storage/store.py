@@ -117,8 +117,8 @@ class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, Stor
             await migrate(db, up_to=migrate_up_to, path=path)
             await _probe_write_lock(db)
         except sqlite3.Error as exc:
+            mapped = store_error(exc, path)  # before the close, which removes the -wal
             await db.close()
-            mapped = store_error(exc, path)
             if mapped is None:
                 raise
             raise mapped from exc
