@@ -42,6 +42,7 @@ from .orchestrator.refusals import CommandRefused
 from .storage import MysisRecord, Store, StoreError
 from .storage.errors import full_disk
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
+from .storage.lock import DatabaseLock
 
 #: What ``zoea --help`` says first: plain words (the module's docstring is for readers
 #: of the code, and its RST backticks would be printed as they are).
@@ -154,11 +155,12 @@ async def _cmd_import(args: argparse.Namespace) -> int:
         conversation = parse_conversation(text.splitlines())
     except ImportFormatError as exc:
         raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
-    store = await Store.open(args.db)  # a refusal is a one-line StoreError naming the file
-    async with store:
-        mysis, count = await store.import_conversation(
-            args.mysis, conversation.memories, system_prompt=conversation.system_prompt
-        )
+    with DatabaseLock.take(args.db):  # one writer: a second is refused naming this one
+        store = await Store.open(args.db)  # a refusal is a one-line StoreError naming it
+        async with store:
+            mysis, count = await store.import_conversation(
+                args.mysis, conversation.memories, system_prompt=conversation.system_prompt
+            )
     say(f"imported {count} memories into Mysis {mysis.name!r}", sys.stderr)
     return 0
 
@@ -262,15 +264,16 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     strategy = args.strategy or config.swarm.strategy
     with tempfile.TemporaryDirectory(prefix="zoea-simulate-") as tmp:
         db = args.db or Path(tmp) / "simulate.db"
-        report = await simulate(
-            config,
-            myses=args.myses,
-            turns=args.turns,
-            strategy=strategy,
-            provider=provider,
-            seed=args.seed,
-            db_path=db,
-        )
+        with DatabaseLock.take(db):  # the database and its world file, for this run alone
+            report = await simulate(
+                config,
+                myses=args.myses,
+                turns=args.turns,
+                strategy=strategy,
+                provider=provider,
+                seed=args.seed,
+                db_path=db,
+            )
     silence = provider_silence(report)
     if args.json:
         emit_json(to_json(report))
@@ -343,9 +346,12 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
         path = db_path(config, getattr(args, "db", None), args.data_dir)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    before = database_bytes(path)  # opening may migrate it: the size the user had
-    async with await _open_existing(path) as store:
-        report = await vacuum(store, policy, bytes_before=before)
+    if not path.exists():
+        raise UsageError(f"database {path} does not exist")
+    with DatabaseLock.take(path):  # not beside the app or a command that writes
+        before = database_bytes(path)  # opening may migrate it: the size the user had
+        async with await _open_existing(path) as store:
+            report = await vacuum(store, policy, bytes_before=before)
     # Closed, as it was before: no shared-memory index beside it.
     report = replace(report, bytes_after=database_bytes(path))
     if args.json:
@@ -437,7 +443,10 @@ def _run_tui(args: argparse.Namespace) -> int:
     from .ui.app import run_app
 
     try:
-        return run_app(config, database, debug=args.debug)
+        # One writer per database: a second app (or simulate, arena…) is refused here,
+        # before the screen is taken, naming the process that holds it.
+        with DatabaseLock.take(database):
+            return run_app(config, database, debug=args.debug)
     except StoreError as exc:
         say(f"zoea: {exc}", sys.stderr)
         return 2

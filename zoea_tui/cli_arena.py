@@ -15,6 +15,7 @@ from typing import Any
 from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, emit_json, say, seed_flag
 from .config import Config, ConfigError, db_path, load_config
 from .storage.errors import full_disk
+from .storage.lock import DatabaseLock
 
 
 def add_parser(sub: Any) -> None:
@@ -166,18 +167,24 @@ def _replan(args: argparse.Namespace, plan: dict[str, Any]) -> None:
 async def cmd_arena(args: argparse.Namespace) -> int:
     """Play, score, print; store the results and write ``--out`` files; bad input is a
     :class:`UsageError` (one line, exit 2)."""
-    from .arena.estimate import Measured, actual, describe, estimate
-    from .arena.report import build_report, first_error, leaderboard, store_run, table, to_json
-    from .arena.runner import RunHooks, RunResult, run_arena
-    from .arena.transcripts import folder_for
-    from .storage import Store
-
     try:
         config = load_config(args.config)
         database = db_path(config, args.db, None)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     quiet = args.json
+    with DatabaseLock.take(database):  # one writer: not beside the app or another arena
+        return await _arena(args, config, database, quiet)
+
+
+async def _arena(args: argparse.Namespace, config: Config, database: Path, quiet: bool) -> int:
+    """:func:`cmd_arena` on its locked database."""
+    from .arena.estimate import Measured, actual, describe, estimate
+    from .arena.report import build_report, first_error, leaderboard, store_run, table, to_json
+    from .arena.runner import RunHooks, RunResult, run_arena
+    from .arena.transcripts import folder_for
+    from .storage import Store
+
     # The database is opened (and refused, if it must be) before anything is played.
     async with await Store.open(database) as store:
         resumed = None

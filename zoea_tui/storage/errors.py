@@ -140,6 +140,21 @@ def store_error(
     return None
 
 
+def folder_error(path: Path, exc: OSError) -> StoreError:
+    """Why the folder of ``path`` cannot be made, in one line."""
+    full = full_disk(exc, path.parent)
+    if full is not None:
+        return full
+    in_the_way = next((p for p in path.parents if p.exists()), None)
+    if in_the_way is not None and not in_the_way.is_dir():
+        reason = f"{in_the_way} is a file, not a folder"
+    else:
+        reason = _one_line(exc.strerror or str(exc))
+    return StoreError(
+        f"cannot create the folder {path.parent} for {path}: {reason}; {ANOTHER_FILE}"
+    )
+
+
 def damaged(path: Path, reason: str, *, untouched: bool = False) -> StoreError:
     """A file that is not a usable SQLite database (``untouched``: refused at open)."""
     left = "; it was left untouched:" if untouched else ":"
