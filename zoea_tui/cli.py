@@ -383,7 +383,12 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         new_id=lambda: secrets.token_hex(16),
     )
     try:
-        host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds, state_path=args.state)
+        host = WorldHost.open(
+            seed=args.seed,
+            tick_seconds=args.tick_seconds,
+            state_path=args.state,
+            secret=secrets.token_hex,  # served: passwords and session ids nobody can guess
+        )
     except (OSError, ValueError, KeyError) as exc:
         raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
     try:

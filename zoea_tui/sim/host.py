@@ -20,6 +20,7 @@ import os
 import pickle
 import tempfile
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,14 +82,19 @@ class WorldHost:
         state_path: Path | None = None,
         starting_credits: int | None = None,
         world_profile: str = "classic",
+        secret: Callable[[int], str] | None = None,
     ) -> WorldHost:
         """A host for the world saved at ``state_path``, or a new one from ``seed``
-        (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``)."""
+        (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``); ``secret``
+        makes its passwords and session ids (:class:`World`)."""
         world: World | None = None
         if state_path is not None and state_path.exists():
-            world = World.from_dict(json.loads(state_path.read_text(encoding="utf-8")))
+            data = json.loads(state_path.read_text(encoding="utf-8"))
+            world = World.from_dict(data, secret=secret)
         if world is None:
-            world = World(seed, starting_credits=starting_credits, world=world_profile)
+            world = World(
+                seed, starting_credits=starting_credits, world=world_profile, secret=secret
+            )
         return cls(world, tick_seconds=tick_seconds, state_path=state_path)
 
     @property
