@@ -30,11 +30,13 @@ from ..providers.base import Provider, ProviderError, ProviderSettings
 from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
+from ..storage.errors import DiskFull
 from .checked import CheckedRequest, check_request
 from .clock import Clock, RealClock
 from .context import next_composition
 from .events import (
     BroadcastSent,
+    ErrorRaised,
     EventBus,
     GameTick,
     MessageStored,
@@ -108,6 +110,8 @@ class Commander:
         self.story = StoryPort(store, self.settings_for)
         #: Keeps the request log as ``[storage] request_log`` says (memories never go).
         self.retention = RetentionKeeper(store, config.storage.request_log)
+        self._halting: asyncio.Task[None] | None = None
+        store.on_disk_full(self._disk_full)
 
     # -- opening and closing -----------------------------------------------------
 
@@ -186,6 +190,22 @@ class Commander:
             await self.backend.stop()
         finally:
             await self.store.close()
+
+    def _disk_full(self, error: DiskFull) -> None:
+        """A write found the disk full: every Mysis stops there (each next write would
+        fail too), and the commander is told once, in one line."""
+        if self._closed or self._halting is not None:
+            return
+        self._halting = asyncio.get_running_loop().create_task(
+            self._halt_for_full_disk(error), name="disk-full"
+        )
+
+    async def _halt_for_full_disk(self, error: DiskFull) -> None:
+        # In a task of its own: the failed write may be a Mysis's own, which halt skips.
+        await asyncio.gather(
+            *(r.halt(timeout=1.0) for r in list(self._myses.values())), return_exceptions=True
+        )
+        await self.bus.publish(ErrorRaised(mysis_id=None, message=f"{error}; the Myses stopped"))
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)
