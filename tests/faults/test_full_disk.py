@@ -179,3 +179,29 @@ def test_arena_output_on_a_full_disk_says_so_and_where_the_runs_are(
     with sqlite3.connect(db) as conn:
         assert conn.execute("SELECT COUNT(*) FROM arena_runs").fetchone()[0] == 1
     conn.close()
+
+
+def test_a_full_log_falls_silent_rather_than_write_tracebacks_on_the_screen(
+    tmp_path: Path,
+) -> None:
+    """Python's logging prints "--- Logging error ---" and a traceback to standard error
+    for every record it cannot write: over the app's screen, on a full disk."""
+    code = (
+        "import logging\n"
+        "from pathlib import Path\n"
+        "from zoea_tui.logs import setup_logging\n"
+        f"setup_logging(Path({str(tmp_path)!r}))\n"
+        "for n in range(2000):\n"
+        "    logging.getLogger('zoea').info('a line of the log %d %s', n, 'x' * 100)\n"
+        "print('done')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG,
+        preexec_fn=lambda: _limited(20_000),
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
+    assert (tmp_path / "zoea.log").stat().st_size <= 20_000
