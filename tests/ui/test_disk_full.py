@@ -26,11 +26,13 @@ async def test_a_full_disk_is_shown_and_stops_the_myses(app: ZoeaApp, commander:
         path = commander.store.path
         line = (
             f"the disk is full: {path}; free some space, then try again (everything stored "
-            "before it is kept); the Myses stopped"
+            "before it is kept); the Myses stop at their next write (relaunch them after)"
         )
         await wait_for(pilot, lambda: ("error", line) in notes, timeout=30)
         assert commander.store.disk_full is not None
-        assert all(r.task is None for r in commander._myses.values())  # halted, not errored
+        await wait_for(pilot, lambda: commander.running_count() == 0, timeout=30)
+        assert {v.state for v in commander.myses()} == {"errored"}
+        assert all("the disk is full" in (v.last_error or "") for v in commander.myses())
     with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
         assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         assert db.execute("SELECT COUNT(*) FROM memories").fetchone()[0] >= before[0]

@@ -110,7 +110,7 @@ class Commander:
         self.story = StoryPort(store, self.settings_for)
         #: Keeps the request log as ``[storage] request_log`` says (memories never go).
         self.retention = RetentionKeeper(store, config.storage.request_log)
-        self._halting: asyncio.Task[None] | None = None
+        self._telling: asyncio.Task[None] | None = None
         store.on_disk_full(self._disk_full)
 
     # -- opening and closing -----------------------------------------------------
@@ -192,20 +192,15 @@ class Commander:
             await self.store.close()
 
     def _disk_full(self, error: DiskFull) -> None:
-        """A write found the disk full: every Mysis stops there (each next write would
-        fail too), and the commander is told once, in one line."""
-        if self._closed or self._halting is not None:
+        """A write found the disk full: the commander is told once, in one line. Each
+        Mysis stops at its own next write, errored with the same words, and resumes when
+        relaunched once there is room again."""
+        if self._closed or self._telling is not None:
             return
-        self._halting = asyncio.get_running_loop().create_task(
-            self._halt_for_full_disk(error), name="disk-full"
+        message = f"{error}; the Myses stop at their next write (relaunch them after)"
+        self._telling = asyncio.get_running_loop().create_task(
+            self.bus.publish(ErrorRaised(mysis_id=None, message=message)), name="disk-full"
         )
-
-    async def _halt_for_full_disk(self, error: DiskFull) -> None:
-        # In a task of its own: the failed write may be a Mysis's own, which halt skips.
-        await asyncio.gather(
-            *(r.halt(timeout=1.0) for r in list(self._myses.values())), return_exceptions=True
-        )
-        await self.bus.publish(ErrorRaised(mysis_id=None, message=f"{error}; the Myses stopped"))
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)
