@@ -139,9 +139,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _open_existing(path: Path) -> Store:
+    """The Zoea database at ``path`` for a command that reads it: a missing or empty
+    file is refused untouched (opening would make it a new database, 176 KB of schema)."""
+    from .storage.migrations import latest_version
+    from .storage.preflight import examine
+
     if not path.exists():
         raise UsageError(f"database {path} does not exist")
-    return await Store.open(path)  # a refusal is a one-line StoreError naming the file
+    # A refusal (not Zoea's, damaged, newer) is a one-line StoreError naming the file.
+    if await asyncio.to_thread(examine, path, latest_version()) == 0:
+        raise UsageError(
+            f"{path} holds no Zoea database (it is empty): nothing to read; it was left untouched"
+        )
+    return await Store.open(path)
 
 
 async def _cmd_import(args: argparse.Namespace) -> int:
@@ -250,6 +260,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     import tempfile
 
     from .orchestrator.headless import provider_silence, simulate, to_json
+    from .sim.host import WorldFileError
 
     config = _config(args)
     if not 1 <= args.myses <= 100:
@@ -265,15 +276,18 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="zoea-simulate-") as tmp:
         db = args.db or Path(tmp) / "simulate.db"
         with DatabaseLock.take(db):  # the database and its world file, for this run alone
-            report = await simulate(
-                config,
-                myses=args.myses,
-                turns=args.turns,
-                strategy=strategy,
-                provider=provider,
-                seed=args.seed,
-                db_path=db,
-            )
+            try:
+                report = await simulate(
+                    config,
+                    myses=args.myses,
+                    turns=args.turns,
+                    strategy=strategy,
+                    provider=provider,
+                    seed=args.seed,
+                    db_path=db,
+                )
+            except WorldFileError as exc:  # refused before the database is opened
+                raise UsageError(str(exc)) from None
     silence = provider_silence(report)
     if args.json:
         emit_json(to_json(report))
@@ -368,7 +382,7 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
 
 async def _cmd_sim(args: argparse.Namespace) -> int:
     from .sim.api_sessions import ApiSettings
-    from .sim.host import WorldHost
+    from .sim.host import WorldFileError, WorldHost
     from .sim.serve import serve_forever
 
     if args.tick_seconds < 0:
@@ -389,8 +403,8 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
             state_path=args.state,
             secret=secrets.token_hex,  # served: passwords and session ids nobody can guess
         )
-    except (OSError, ValueError, KeyError) as exc:
-        raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
+    except WorldFileError as exc:
+        raise UsageError(str(exc)) from None
     try:
         await serve_forever(host, bind=args.host, port=args.port, api=api)
     except OSError as exc:

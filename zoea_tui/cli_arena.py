@@ -173,12 +173,24 @@ async def cmd_arena(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     quiet = args.json
+    # Every flag is checked before the database is made or opened (a batch to resume
+    # has its flags in the database: that database must exist).
+    checked = _options(args, config) if args.resume is None else None
+    if args.resume is not None and not database.exists():
+        raise UsageError(f"database {database} does not exist: no batch to resume")
     with DatabaseLock.take(database):  # one writer: not beside the app or another arena
-        return await _arena(args, config, database, quiet)
+        return await _arena(args, config, database, quiet, checked)
 
 
-async def _arena(args: argparse.Namespace, config: Config, database: Path, quiet: bool) -> int:
-    """:func:`cmd_arena` on its locked database."""
+async def _arena(
+    args: argparse.Namespace,
+    config: Config,
+    database: Path,
+    quiet: bool,
+    checked: tuple[list[Any], list[str], str] | None,
+) -> int:
+    """:func:`cmd_arena` on its locked database (``checked``: the flags' :func:`_options`,
+    None when they come from the batch resumed)."""
     from .arena.estimate import Measured, actual, describe, estimate
     from .arena.report import build_report, first_error, leaderboard, store_run, table, to_json
     from .arena.runner import RunHooks, RunResult, run_arena
@@ -200,7 +212,7 @@ async def _arena(args: argparse.Namespace, config: Config, database: Path, quiet
                 )
             _replan(args, plan)
             args.provider = resumed.provider
-        scenarios, strategies, provider = _options(args, config)
+        scenarios, strategies, provider = checked or _options(args, config)
         checkout = getattr(args, "checkout", None)
         plan = _plan(args, strategies)
 

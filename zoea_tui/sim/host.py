@@ -89,8 +89,7 @@ class WorldHost:
         makes its passwords and session ids (:class:`World`)."""
         world: World | None = None
         if state_path is not None and state_path.exists():
-            data = json.loads(state_path.read_text(encoding="utf-8"))
-            world = World.from_dict(data, secret=secret)
+            world = _load_world(state_path, secret)
         if world is None:
             world = World(
                 seed, starting_credits=starting_credits, world=world_profile, secret=secret
@@ -322,6 +321,28 @@ class WorldHost:
             return None
         _write_world(self.world, target)
         return target
+
+
+class WorldFileError(ValueError):
+    """A saved world that cannot be loaded (not JSON, not a world, unreadable): its
+    message is one line naming the file, which was left as it was."""
+
+
+def _load_world(path: Path, secret: Callable[[int], str] | None) -> World:
+    """The world saved at ``path``, or :class:`WorldFileError`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a saved world")
+        return World.from_dict(data, secret=secret)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        if isinstance(exc, KeyError | TypeError | AttributeError | IndexError):
+            reason = f"not a saved world ({type(exc).__name__}: {exc})"
+        raise WorldFileError(
+            f"cannot load the world from {path}: {' '.join(str(reason).split())}; it was "
+            "left untouched (move it away to begin a new world)"
+        ) from None
 
 
 def _write_world(world: World, target: Path) -> None:

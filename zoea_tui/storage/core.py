@@ -65,12 +65,21 @@ class StoreCore:
             try:
                 yield
             except sqlite3.Error as exc:
-                mapped = store_error(exc, self.path)
-                if mapped is None:
+                mapped = self._mapped(exc)
+                if mapped is exc:
                     raise
-                if isinstance(mapped, DiskFull):
-                    self._disk_was_full(mapped)
                 raise mapped from exc
+
+    def _mapped(self, exc: sqlite3.Error) -> Exception:
+        """What a failure of SQLite on this file raises: a one-line :class:`StoreError`
+        for the file's own failures (a full disk told once to :meth:`on_disk_full`'s
+        callbacks), the failure itself for the others (a constraint, a mistake)."""
+        mapped = store_error(exc, self.path)
+        if mapped is None:
+            return exc
+        if isinstance(mapped, DiskFull):
+            self._disk_was_full(mapped)
+        return mapped
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
@@ -114,7 +123,13 @@ class StoreCore:
         and the way back of each waits its turn on the event loop: with a busy swarm,
         three trips for one query took several milliseconds of waiting.
         """
-        return list(await self._db.execute_fetchall(sql, parameters))
+        try:
+            return list(await self._db.execute_fetchall(sql, parameters))
+        except sqlite3.Error as exc:  # a damaged page met by a read: one line, as a write's
+            mapped = self._mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
 
     async def fetch_one(
         self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()
