@@ -177,7 +177,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
     # has its flags in the database: that database must exist).
     checked = _options(args, config) if args.resume is None else None
     if args.resume is not None and not database.exists():
-        raise UsageError(f"database {database} does not exist: no batch to resume")
+        raise UsageError(f"no arena batch #{args.resume}: database {database} does not exist")
     with DatabaseLock.take(database):  # one writer: not beside the app or another arena
         return await _arena(args, config, database, quiet, checked)
 

@@ -99,7 +99,7 @@ ARENA = ("arena", "--ticks", "4")
         (("--scenario", "s1"), "--provider is required"),
         (("--scenario", "s9", "--provider", "autopilot"), "unknown scenario 's9'"),
         (("--scenario", "s1", "--provider", "nope"), "unknown provider 'nope'"),
-        (("--resume", "3"), "does not exist: no batch to resume"),
+        (("--resume", "3"), "no arena batch #3: database "),
     ],
 )
 def test_arena_checks_its_flags_before_it_makes_the_database(
