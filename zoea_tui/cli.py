@@ -40,7 +40,9 @@ from .core.strategies import STRATEGIES
 from .core.validator import validate
 from .orchestrator.refusals import CommandRefused
 from .storage import MysisRecord, Store, StoreError
+from .storage.errors import full_disk
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
+from .storage.lock import DatabaseLock
 
 #: What ``zoea --help`` says first: plain words (the module's docstring is for readers
 #: of the code, and its RST backticks would be printed as they are).
@@ -137,9 +139,19 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _open_existing(path: Path) -> Store:
+    """The Zoea database at ``path`` for a command that reads it: a missing or empty
+    file is refused untouched (opening would make it a new database, 176 KB of schema)."""
+    from .storage.migrations import latest_version
+    from .storage.preflight import examine
+
     if not path.exists():
         raise UsageError(f"database {path} does not exist")
-    return await Store.open(path)  # a refusal is a one-line StoreError naming the file
+    # A refusal (not Zoea's, damaged, newer) is a one-line StoreError naming the file.
+    if await asyncio.to_thread(examine, path, latest_version()) == 0:
+        raise UsageError(
+            f"{path} holds no Zoea database (it is empty): nothing to read; it was left untouched"
+        )
+    return await Store.open(path)
 
 
 async def _cmd_import(args: argparse.Namespace) -> int:
@@ -153,11 +165,12 @@ async def _cmd_import(args: argparse.Namespace) -> int:
         conversation = parse_conversation(text.splitlines())
     except ImportFormatError as exc:
         raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
-    store = await Store.open(args.db)  # a refusal is a one-line StoreError naming the file
-    async with store:
-        mysis, count = await store.import_conversation(
-            args.mysis, conversation.memories, system_prompt=conversation.system_prompt
-        )
+    with DatabaseLock.take(args.db):  # one writer: a second is refused naming this one
+        store = await Store.open(args.db)  # a refusal is a one-line StoreError naming it
+        async with store:
+            mysis, count = await store.import_conversation(
+                args.mysis, conversation.memories, system_prompt=conversation.system_prompt
+            )
     say(f"imported {count} memories into Mysis {mysis.name!r}", sys.stderr)
     return 0
 
@@ -247,6 +260,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     import tempfile
 
     from .orchestrator.headless import provider_silence, simulate, to_json
+    from .sim.host import WorldFileError
 
     config = _config(args)
     if not 1 <= args.myses <= 100:
@@ -261,15 +275,19 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     strategy = args.strategy or config.swarm.strategy
     with tempfile.TemporaryDirectory(prefix="zoea-simulate-") as tmp:
         db = args.db or Path(tmp) / "simulate.db"
-        report = await simulate(
-            config,
-            myses=args.myses,
-            turns=args.turns,
-            strategy=strategy,
-            provider=provider,
-            seed=args.seed,
-            db_path=db,
-        )
+        with DatabaseLock.take(db):  # the database and its world file, for this run alone
+            try:
+                report = await simulate(
+                    config,
+                    myses=args.myses,
+                    turns=args.turns,
+                    strategy=strategy,
+                    provider=provider,
+                    seed=args.seed,
+                    db_path=db,
+                )
+            except WorldFileError as exc:  # refused before the database is opened
+                raise UsageError(str(exc)) from None
     silence = provider_silence(report)
     if args.json:
         emit_json(to_json(report))
@@ -342,9 +360,12 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
         path = db_path(config, getattr(args, "db", None), args.data_dir)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
-    before = database_bytes(path)  # opening may migrate it: the size the user had
-    async with await _open_existing(path) as store:
-        report = await vacuum(store, policy, bytes_before=before)
+    if not path.exists():
+        raise UsageError(f"database {path} does not exist")
+    with DatabaseLock.take(path):  # not beside the app or a command that writes
+        before = database_bytes(path)  # opening may migrate it: the size the user had
+        async with await _open_existing(path) as store:
+            report = await vacuum(store, policy, bytes_before=before)
     # Closed, as it was before: no shared-memory index beside it.
     report = replace(report, bytes_after=database_bytes(path))
     if args.json:
@@ -361,7 +382,7 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
 
 async def _cmd_sim(args: argparse.Namespace) -> int:
     from .sim.api_sessions import ApiSettings
-    from .sim.host import WorldHost
+    from .sim.host import WorldFileError, WorldHost
     from .sim.serve import serve_forever
 
     if args.tick_seconds < 0:
@@ -376,9 +397,14 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         new_id=lambda: secrets.token_hex(16),
     )
     try:
-        host = WorldHost.open(seed=args.seed, tick_seconds=args.tick_seconds, state_path=args.state)
-    except (OSError, ValueError, KeyError) as exc:
-        raise UsageError(f"cannot load the world from {args.state}: {exc}") from None
+        host = WorldHost.open(
+            seed=args.seed,
+            tick_seconds=args.tick_seconds,
+            state_path=args.state,
+            secret=secrets.token_hex,  # served: passwords and session ids nobody can guess
+        )
+    except WorldFileError as exc:
+        raise UsageError(str(exc)) from None
     try:
         await serve_forever(host, bind=args.host, port=args.port, api=api)
     except OSError as exc:
@@ -436,7 +462,10 @@ def _run_tui(args: argparse.Namespace) -> int:
     from .ui.app import run_app
 
     try:
-        return run_app(config, database, debug=args.debug)
+        # One writer per database: a second app (or simulate, arena…) is refused here,
+        # before the screen is taken, naming the process that holds it.
+        with DatabaseLock.take(database):
+            return run_app(config, database, debug=args.debug)
     except StoreError as exc:
         say(f"zoea: {exc}", sys.stderr)
         return 2
@@ -492,6 +521,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OutputError as exc:
         _drop_output()
         say(f"zoea {args.command}: {exc}", sys.stderr)
+        return 2
+    except OSError as exc:  # a file of the command's own: the world, an output, a log
+        full = full_disk(exc, exc.filename or "a file this command writes")
+        if full is None:
+            return _unexpected(args, exc)
+        say(f"zoea {args.command}: {full}", sys.stderr)
         return 2
     except Exception as exc:
         return _unexpected(args, exc)

@@ -14,6 +14,8 @@ from typing import Any
 
 from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, emit_json, say, seed_flag
 from .config import Config, ConfigError, db_path, load_config
+from .storage.errors import full_disk
+from .storage.lock import DatabaseLock
 
 
 def add_parser(sub: Any) -> None:
@@ -165,18 +167,36 @@ def _replan(args: argparse.Namespace, plan: dict[str, Any]) -> None:
 async def cmd_arena(args: argparse.Namespace) -> int:
     """Play, score, print; store the results and write ``--out`` files; bad input is a
     :class:`UsageError` (one line, exit 2)."""
-    from .arena.estimate import Measured, actual, describe, estimate
-    from .arena.report import build_report, first_error, leaderboard, store_run, table, to_json
-    from .arena.runner import RunHooks, RunResult, run_arena
-    from .arena.transcripts import folder_for
-    from .storage import Store
-
     try:
         config = load_config(args.config)
         database = db_path(config, args.db, None)
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     quiet = args.json
+    # Every flag is checked before the database is made or opened (a batch to resume
+    # has its flags in the database: that database must exist).
+    checked = _options(args, config) if args.resume is None else None
+    if args.resume is not None and not database.exists():
+        raise UsageError(f"no arena batch #{args.resume}: database {database} does not exist")
+    with DatabaseLock.take(database):  # one writer: not beside the app or another arena
+        return await _arena(args, config, database, quiet, checked)
+
+
+async def _arena(
+    args: argparse.Namespace,
+    config: Config,
+    database: Path,
+    quiet: bool,
+    checked: tuple[list[Any], list[str], str] | None,
+) -> int:
+    """:func:`cmd_arena` on its locked database (``checked``: the flags' :func:`_options`,
+    None when they come from the batch resumed)."""
+    from .arena.estimate import Measured, actual, describe, estimate
+    from .arena.report import build_report, first_error, leaderboard, store_run, table, to_json
+    from .arena.runner import RunHooks, RunResult, run_arena
+    from .arena.transcripts import folder_for
+    from .storage import Store
+
     # The database is opened (and refused, if it must be) before anything is played.
     async with await Store.open(database) as store:
         resumed = None
@@ -192,7 +212,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
                 )
             _replan(args, plan)
             args.provider = resumed.provider
-        scenarios, strategies, provider = _options(args, config)
+        scenarios, strategies, provider = checked or _options(args, config)
         checkout = getattr(args, "checkout", None)
         plan = _plan(args, strategies)
 
@@ -304,9 +324,13 @@ async def cmd_arena(args: argparse.Namespace) -> int:
             boards = [r for r in (baseline, report) if r is not None]
             (args.out / "leaderboard.md").write_text(leaderboard(boards), encoding="utf-8")
         except OSError as exc:
+            stored = f"every run is stored in {database} as batch #{batch}"
+            full = full_disk(exc, exc.filename or args.out)
+            if full is not None:
+                raise UsageError(f"the disk is full: {full.path}; {stored}") from None
             raise UsageError(
-                f"cannot write to {args.out}: {exc.strerror or exc}; every run is stored in "
-                f"{database} as batch #{batch} (the arena screen, A, shows it)"
+                f"cannot write to {args.out}: {exc.strerror or exc}; {stored} "
+                "(the arena screen, A, shows it)"
             ) from None
     if args.json:
         emit_json(to_json(printed))

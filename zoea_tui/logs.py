@@ -2,13 +2,37 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import logging.handlers
+import sys
 from pathlib import Path
 
 LOG_NAME = "zoea.log"
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
+#: A write that found no room: no space, a file at ``ulimit -f``, a quota.
+_FULL = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+
+
+class _LogFile(logging.handlers.RotatingFileHandler):
+    """The log file; on a full disk it falls silent instead of printing Python's
+    "--- Logging error ---" and a traceback for every record onto the screen the app
+    draws (the store meets the same disk and says so in one line)."""
+
+    #: Set when a write found the disk full: nothing more is written.
+    full = False
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.full:
+            super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError) and error.errno in _FULL:
+            self.full = True
+            return
+        super().handleError(record)
 
 
 def setup_logging(folder: Path, *, debug: bool = False) -> Path:
@@ -19,9 +43,7 @@ def setup_logging(folder: Path, *, debug: bool = False) -> Path:
     """
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOG_NAME
-    handler = logging.handlers.RotatingFileHandler(
-        path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8"
-    )
+    handler = _LogFile(path, maxBytes=MAX_BYTES, backupCount=BACKUPS, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     for old in list(root.handlers):

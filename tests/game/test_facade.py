@@ -96,7 +96,7 @@ async def test_two_concurrent_http_sessions_keep_separate_logins(http_world) -> 
     assert _payload(sb)["player"]["username"] == "bravo"
 
 
-async def test_login_binds_to_the_mcp_session_and_session_id_is_an_optional_override(
+async def test_login_binds_to_the_mcp_session_and_session_id_names_it_there_only(
     http_world,
 ) -> None:
     async with Client(http_world.url, mode="legacy") as a:
@@ -113,9 +113,12 @@ async def test_login_binds_to_the_mcp_session_and_session_id_is_an_optional_over
         )
         bound = await b.call_tool("get_status", {})
         assert _payload(bound)["player"]["username"] == "alpha"
-        # Another connection may name the session explicitly.
-        explicit = await c.call_tool("get_status", {"session_id": login["session_id"]})
+        explicit = await b.call_tool("get_status", {"session_id": login["session_id"]})
         assert _payload(explicit)["player"]["username"] == "alpha"
+        # Another connection naming it acts as no one (issue 42: a session id seen in a
+        # log must not let anyone else play that pilot): the unknown session's refusal.
+        stolen = await c.call_tool("get_status", {"session_id": login["session_id"]})
+        assert stolen.is_error and _payload(stolen)["error"]["code"] == "session_invalid"
         bogus = await c.call_tool("get_status", {"session_id": "nope"})
         assert bogus.is_error and _payload(bogus)["error"]["code"] == "session_invalid"
 

@@ -218,12 +218,13 @@ def test_vacuum_of_a_missing_database_is_refused(
     )
 
 
-def test_vacuum_beside_the_app_says_the_database_is_in_use_in_one_line(
+def test_vacuum_beside_a_reader_says_the_database_is_in_use_in_one_line(
     played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """VACUUM needs the file alone (beside a reader the rebuilt copy would wait in the
-    WAL, doubling the file): with the app writing and reading, vacuum says so in one
-    line (exit 2) and changes nothing."""
+    WAL, doubling the file): with another program writing and reading (the app would
+    be refused by its lock first, tests/faults/test_one_writer.py), vacuum says so in
+    one line (exit 2) and changes nothing."""
     db = _copy(played, tmp_path)
     before = _counts(db)
     writer, reader = sqlite3.connect(db), sqlite3.connect(db)
@@ -238,7 +239,7 @@ def test_vacuum_beside_the_app_says_the_database_is_in_use_in_one_line(
         writer.close()
     err = capsys.readouterr().err
     assert err == (
-        f"zoea vacuum: {db} is in use by another program (the app?): quit it, then run "
+        f"zoea vacuum: {db} is being read by another program: let it finish, then run "
         "zoea vacuum again; nothing was changed\n"
     )
     assert _counts(db) == before

@@ -84,14 +84,14 @@ async def test_a_second_action_while_the_first_waits_is_action_pending(host: Wor
 
 
 async def test_the_same_pilot_on_another_connection_still_has_one_place(host: WorldHost) -> None:
-    login = (await host.call("conn-ada", "register", {"username": "ada", "empire": "solarian"}))[
-        "session_id"
-    ]
+    made = await host.call("conn-ada", "register", {"username": "ada", "empire": "solarian"})
     key = "conn-ada"
     undock = asyncio.create_task(host.call(key, "undock", {}))
     await until(lambda: not host.world.players["ada"].docked)
+    login = {"username": "ada", "password": made["password"]}
+    await host.call("another-connection", "login", login)  # a session id is not shared
     with pytest.raises(GameError) as caught:
-        await host.call("another-connection", "dock", {"session_id": login})
+        await host.call("another-connection", "dock", {})
     assert caught.value.code == "action_pending"
     host.advance(1)
     await undock

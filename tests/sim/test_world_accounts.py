@@ -123,10 +123,16 @@ def test_second_login_elsewhere_ends_the_first_session(pilot) -> None:
     assert world.call("laptop", "get_status", {})["player"]["username"] == "Ada"
 
 
-def test_a_session_id_argument_selects_the_session(pilot) -> None:
+def test_a_session_id_argument_is_bound_to_the_connection_that_made_it(pilot) -> None:
+    """Any connection holding a session id acted as its player; now only the one that
+    logged in does, and another is answered as for an unknown id (the real text)."""
     sid = pilot.registration["session_id"]
-    assert pilot.world.call(None, "get_status", {"session_id": sid})["player"]["username"] == "Ada"
-    assert pilot.world.call("anything", "get_cargo", {"session_id": sid})["capacity"] == 50
+    status = pilot.world.call(pilot.key, "get_status", {"session_id": sid})
+    assert status["player"]["username"] == "Ada"
+    for other in (None, "anything"):
+        error = _error(pilot.world, other, "get_cargo", {"session_id": sid})
+        assert str(error) == "[session_invalid] Unauthorized — session lost"
+    assert pilot("get_cargo")["capacity"] == 50  # the login itself goes on
 
 
 def test_an_unknown_session_id_argument_is_session_invalid(pilot) -> None:
@@ -138,7 +144,9 @@ def test_logout_ends_the_login(pilot) -> None:
     sid = pilot.registration["session_id"]
     assert "Logged out" in pilot("logout")["message"]
     assert _error(pilot.world, pilot.key, "get_status").code == "not_authenticated"
-    assert _error(pilot.world, None, "get_status", {"session_id": sid}).code == "session_invalid"
+    assert _error(pilot.world, pilot.key, "get_status", {"session_id": sid}).code == (
+        "session_invalid"
+    )
 
 
 def test_logging_in_again_on_one_key_switches_account(world: World, make_pilot) -> None:

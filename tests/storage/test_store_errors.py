@@ -79,7 +79,11 @@ MAPPED: dict[str, tuple[Callable[[Path], None], str]] = {
         "cannot open {path}: its folder is missing or cannot be written; make the folder "
         "writable or choose another file with --db",
     ),
-    "full": (_full, "cannot write {path}: the disk is full; free some space and try again"),
+    "full": (
+        _full,
+        "the disk is full: {path}; free some space, then try again (everything stored "
+        "before it is kept)",
+    ),
     "not a database": (
         _not_a_database,
         "{path} is damaged (file is not a database): restore it from a backup or choose "
@@ -121,9 +125,12 @@ def test_a_disk_error_and_the_file_systems_refusals_are_one_line(tmp_path: Path)
     assert str(store_error(io_error, path)) == (
         f"cannot read or write {path}: disk I/O error; check the disk"
     )
-    no_space = OSError(errno.ENOSPC, "No space left\non device")
-    assert str(store_error(no_space, path)) == (
-        f"cannot use {path}: No space left on device; choose another file with --db"
+    for code in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):  # no room, ulimit -f, a quota
+        no_space = OSError(code, "No space left\non device")
+        assert str(store_error(no_space, path)).startswith(f"the disk is full: {path}; ")
+    denied = OSError(errno.EACCES, "Permission\ndenied")
+    assert str(store_error(denied, path)) == (
+        f"cannot use {path}: Permission denied; choose another file with --db"
     )
     assert str(store_error(OSError("the words  it said"), path)) == (
         f"cannot use {path}: the words it said; choose another file with --db"

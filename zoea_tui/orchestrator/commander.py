@@ -30,11 +30,13 @@ from ..providers.base import Provider, ProviderError, ProviderSettings
 from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
+from ..storage.errors import DiskFull
 from .checked import CheckedRequest, check_request
 from .clock import Clock, RealClock
 from .context import next_composition
 from .events import (
     BroadcastSent,
+    ErrorRaised,
     EventBus,
     GameTick,
     MessageStored,
@@ -111,6 +113,8 @@ class Commander:
         self.story = StoryPort(store, self.settings_for)
         #: Keeps the request log as ``[storage] request_log`` says (memories never go).
         self.retention = RetentionKeeper(store, config.storage.request_log)
+        self._telling: asyncio.Task[None] | None = None
+        store.on_disk_full(self._disk_full)
 
     # -- opening and closing -----------------------------------------------------
 
@@ -173,23 +177,40 @@ class Commander:
             return
         self._closed = True
         runtimes = list(self._myses.values())
-        if timeout > 0:
-            await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
-        # Every Mysis at once: a call still in flight is cancelled (its request is logged
-        # as cancelled; a call without its result is answered "Tool no response" next time).
-        await asyncio.gather(*(r.halt(timeout=1.0) for r in runtimes))
-        await asyncio.gather(
-            *(r.session.aclose() for r in runtimes),
-            *(r.provider.aclose() for r in runtimes),
-            self.retention.close(),
-            return_exceptions=True,
+        # The store is closed whatever fails before it (a full disk fails the Myses'
+        # last writes and the world's save): its connection's thread, left open, would
+        # keep the process alive after the command has ended.
+        try:
+            if timeout > 0:
+                await asyncio.gather(*(r.wait_turn(timeout) for r in runtimes))
+            # Every Mysis at once: a call still in flight is cancelled (its request is
+            # logged as cancelled; a call without its result is answered "Tool no
+            # response" next time).
+            await asyncio.gather(*(r.halt(timeout=1.0) for r in runtimes))
+            await asyncio.gather(
+                *(r.session.aclose() for r in runtimes),
+                *(r.provider.aclose() for r in runtimes),
+                self.retention.close(),
+                return_exceptions=True,
+            )
+            await self.backend.stop()
+        finally:
+            if self._clock_watch is not None:
+                self._clock_watch.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await self._clock_watch
+            await self.store.close()
+
+    def _disk_full(self, error: DiskFull) -> None:
+        """A write found the disk full: the commander is told once, in one line. Each
+        Mysis stops at its own next write, errored with the same words, and resumes when
+        relaunched once there is room again."""
+        if self._closed or self._telling is not None:
+            return
+        message = f"{error}; the Myses stop at their next write (relaunch them after)"
+        self._telling = asyncio.get_running_loop().create_task(
+            self.bus.publish(ErrorRaised(mysis_id=None, message=message)), name="disk-full"
         )
-        if self._clock_watch is not None:
-            self._clock_watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._clock_watch
-        await self.backend.stop()
-        await self.store.close()
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)

@@ -144,6 +144,8 @@ async def simulate(
             handle(event)
 
     commander.on_turn = on_turn
+    # A full disk ends the run at its first failed write: every later one would fail too.
+    commander.store.on_disk_full(lambda _: done.set())
     watcher = asyncio.create_task(watch())
     try:
         # A database that holds the swarm already (a second run): its Myses carry on.
@@ -168,11 +170,15 @@ async def simulate(
         # A Mysis that finished its turns is stopping in its own task; let that task
         # write its state before the store closes under it.
         await asyncio.gather(*stopping, return_exceptions=True)
-        await commander.shutdown(timeout=2.0)
-        watcher.cancel()
-        while (event := sub.get_nowait()) is not None:  # what the watcher had not read yet
-            handle(event)
-        sub.close()
+        try:
+            await commander.shutdown(timeout=2.0)
+        finally:
+            watcher.cancel()
+            while (event := sub.get_nowait()) is not None:  # what the watcher had not read
+                handle(event)
+            sub.close()
+    if commander.store.disk_full is not None:
+        raise commander.store.disk_full  # not "provider failures": the run's one line
     return {
         "strategy": strategy,
         "provider": provider,
@@ -258,28 +264,26 @@ async def _full_history_prefix(store: Store, mysis_id: int, system: str) -> Call
     total = REQUEST_OVERHEAD + message_tokens({"role": "system", "content": system})
     # The whole conversation as the model lived it: every memory, and the nudge that
     # opened each nudge-started turn (never a memory, but sent).
+    # (Through the store's reads: a damaged page is its one-line refusal.)
     openings = [
         (first, text)
-        for first, text in await (
-            await store.connection.execute(
-                "SELECT first_memory_id, text FROM turns WHERE mysis_id = ? AND text IS NOT NULL "
-                "ORDER BY first_memory_id",
-                (mysis_id,),
-            )
-        ).fetchall()
+        for first, text in await store.fetch_all(
+            "SELECT first_memory_id, text FROM turns WHERE mysis_id = ? AND text IS NOT NULL "
+            "ORDER BY first_memory_id",
+            (mysis_id,),
+        )
     ]
-    async with store.connection.execute(
+    for memory_id, memory_tokens, calls in await store.fetch_all(
         "SELECT id, tokens, tool_calls FROM memories WHERE mysis_id = ? AND role != 'system' "
         "ORDER BY id",
         (mysis_id,),
-    ) as cur:
-        for memory_id, memory_tokens, calls in await cur.fetchall():
-            while openings and openings[0][0] <= memory_id:
-                total += message_tokens({"role": "user", "content": openings.pop(0)[1]})
-            message = {"tool_calls": [c.to_openai() for c in tool_calls_from_json(calls)]}
-            total += message_tokens(message, memory_tokens)
-            ids.append(memory_id)
-            cumulative.append(total)
+    ):
+        while openings and openings[0][0] <= memory_id:
+            total += message_tokens({"role": "user", "content": openings.pop(0)[1]})
+        message = {"tool_calls": [c.to_openai() for c in tool_calls_from_json(calls)]}
+        total += message_tokens(message, memory_tokens)
+        ids.append(memory_id)
+        cumulative.append(total)
 
     def at(memory_id: int) -> int:
         index = bisect.bisect_right(ids, memory_id) - 1

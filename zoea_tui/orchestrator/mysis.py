@@ -237,6 +237,8 @@ class MysisRuntime:
     async def halt(self, timeout: float = 5.0) -> None:
         """Cancel the loop and wait (bounded) for it to end; the state is left as it is."""
         task, self.task = self.task, None
+        if task is not None and task.done() and not task.cancelled():
+            task.exception()  # retrieved: a loop whose last write failed (a full disk) ended
         if task is None or task.done() or task is asyncio.current_task():
             return
         task.cancel()

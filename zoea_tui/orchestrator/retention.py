@@ -90,8 +90,10 @@ async def vacuum(
     return VacuumReport(store.path, policy, thinned, dropped, before, database_bytes(store.path))
 
 
-#: Why vacuum would not rebuild the file, and what to do.
-IN_USE = "is in use by another program (the app?): quit it, then run zoea vacuum again"
+#: Why vacuum would not rebuild the file, and what to do. The app and Zoea's writing
+#: commands are refused before this, naming themselves (``storage/lock.py``): what is
+#: left is a reader, Zoea's (``export``, ``context``, ``replay``) or another program's.
+IN_USE = "is being read by another program: let it finish, then run zoea vacuum again"
 
 
 class RetentionKeeper:

@@ -30,6 +30,7 @@ from starlette.routing import Route
 
 from .api_sessions import ApiSessions
 from .host import WorldHost
+from .http_api import capped_route
 from .players import Player
 from .stats import player_stats
 
@@ -47,7 +48,7 @@ class AdminApi:
     def routes(self) -> list[Route]:
         """The admin routes (placed before the API's catch-all command route)."""
         return [
-            Route(f"{ADMIN_PREFIX}/reset", self._guarded(self.reset), methods=["POST"]),
+            capped_route(f"{ADMIN_PREFIX}/reset", self._guarded(self.reset), methods=["POST"]),
             Route(
                 f"{ADMIN_PREFIX}/player-stats", self._guarded(self.player_stats), methods=["GET"]
             ),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from zoea_tui.sim import errors, missions, orderbook, pirates, rules
@@ -44,6 +44,11 @@ class World:
             ``smbench``, the world calibrated against SMBench's published runs.
         handlers: the registry of commands, tool name to handler; None is
             ``sim.commands.HANDLERS``, every tool of the catalogue.
+        secret: makes passwords and session ids: given a number of bytes, that many
+            unguessable bytes as hex (``secrets.token_hex``, which ``zoea sim serve``
+            passes; a module-level function, as the world is pickled to be saved). None:
+            the seeded generator's, for a world no one else reaches (the app's, the
+            arena's), reproducible to the last character.
     """
 
     def __init__(
@@ -54,8 +59,10 @@ class World:
         session_timeout_ticks: int | None = None,
         world: str = "classic",
         handlers: Mapping[str, Handler] | None = None,
+        secret: Callable[[int], str] | None = None,
     ) -> None:
         self.handlers: Mapping[str, Handler] = HANDLERS if handlers is None else handlers
+        self.secret = secret
         self.seed = seed
         self.profile: WorldProfile = profile(world)
         self.starting_credits = (
@@ -85,6 +92,7 @@ class World:
             session_timeout_ticks=self.session_timeout_ticks,
             world=self.profile.name,
             handlers=self.handlers,
+            secret=self.secret,
         )
 
     @property
@@ -176,7 +184,7 @@ class World:
             sid = self._bindings[key]
         else:
             raise errors.not_authenticated()
-        session = self._sessions.get(sid)
+        session = self._session(key, sid)
         if session is None:
             raise errors.session_invalid()
         timeout = self.session_timeout_ticks
@@ -195,8 +203,18 @@ class World:
             sid: str | None = session_id
         else:
             sid = self._bindings.get(key) if key is not None else None
-        session = self._sessions.get(sid) if sid is not None else None
+        session = self._session(key, sid) if sid is not None else None
         return self.players.get(session["username"]) if session is not None else None
+
+    def _session(self, key: str | None, sid: str) -> dict[str, Any] | None:
+        """The login ``sid``, if the connection ``key`` made it. A session id is bound to
+        the connection (MCP session, HTTP API session) that logged in: another one
+        presenting it is answered as if it did not exist (``session_invalid``), so an id
+        seen in a log or a transcript lets nobody else act as that player."""
+        session = self._sessions.get(sid)
+        if session is None or session.get("key") != key:
+            return None
+        return session
 
     def start_session(self, key: str | None, player: Player) -> str:
         """Log `player` in for `key`: a new session id, ending the player's older login."""
@@ -205,8 +223,8 @@ class World:
         old = self._active.get(player.username)
         if old is not None:
             self._end_session(old)
-        sid = self.new_hex(128)
-        self._sessions[sid] = {"username": player.username, "last_tick": self.tick}
+        sid = self.new_secret(128)
+        self._sessions[sid] = {"username": player.username, "last_tick": self.tick, "key": key}
         self._active[player.username] = sid
         if key is not None:
             self._bindings[key] = sid
@@ -230,6 +248,16 @@ class World:
     def new_hex(self, bits: int) -> str:
         """A random lowercase hex string of `bits` bits, from the world's RNG."""
         return f"{self.rng.getrandbits(bits):0{bits // 4}x}"
+
+    def new_secret(self, bits: int) -> str:
+        """A password or session id of `bits` bits: from `secret` when the world has one.
+
+        The seeded generator draws its `bits` all the same, so every later draw (a
+        ship's id, a pirate's damage) is what it was: the world's play stays the same
+        whoever makes its secrets, and games recorded before stay reproducible.
+        """
+        drawn = self.new_hex(bits)
+        return self.secret(bits // 8) if self.secret is not None else drawn
 
     def next_id(self, counter: str) -> int:
         """The next number of a monotonic counter (`notification`, `chat`)."""
@@ -386,13 +414,19 @@ class World:
 
     @classmethod
     def from_dict(
-        cls, data: dict[str, Any], *, handlers: Mapping[str, Handler] | None = None
+        cls,
+        data: dict[str, Any],
+        *,
+        handlers: Mapping[str, Handler] | None = None,
+        secret: Callable[[int], str] | None = None,
     ) -> World:
-        """Restore a world saved with `to_dict()`; it continues exactly as the original."""
+        """Restore a world saved with `to_dict()`; it continues exactly as the original
+        (`secret`: as in the constructor)."""
         if data.get("version") != STATE_VERSION:
             raise ValueError(f"unsupported world state version: {data.get('version')!r}")
         world = cls.__new__(cls)
         world.handlers = HANDLERS if handlers is None else handlers
+        world.secret = secret
         world.seed = data["seed"]
         world.profile = profile(data["config"].get("world", CLASSIC.name))
         world.starting_credits = data["config"]["starting_credits"]
@@ -407,6 +441,9 @@ class World:
         world._sessions = {sid: dict(s) for sid, s in data["sessions"].items()}
         world._active = dict(data["active"])
         world._bindings = dict(data["bindings"])
+        for key, sid in world._bindings.items():  # saved before sessions kept their key
+            if sid in world._sessions:
+                world._sessions[sid].setdefault("key", key)
         world._counters = {**_COUNTERS, **data["counters"]}
         add_equipment(world.galaxy, world.profile)  # worlds saved before modules existed
         world.orders = [dict(o) for o in data.get("orders", [])]

@@ -20,6 +20,7 @@ import os
 import pickle
 import tempfile
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -81,14 +82,18 @@ class WorldHost:
         state_path: Path | None = None,
         starting_credits: int | None = None,
         world_profile: str = "classic",
+        secret: Callable[[int], str] | None = None,
     ) -> WorldHost:
         """A host for the world saved at ``state_path``, or a new one from ``seed``
-        (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``)."""
+        (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``); ``secret``
+        makes its passwords and session ids (:class:`World`)."""
         world: World | None = None
         if state_path is not None and state_path.exists():
-            world = World.from_dict(json.loads(state_path.read_text(encoding="utf-8")))
+            world = _load_world(state_path, secret)
         if world is None:
-            world = World(seed, starting_credits=starting_credits, world=world_profile)
+            world = World(
+                seed, starting_credits=starting_credits, world=world_profile, secret=secret
+            )
         return cls(world, tick_seconds=tick_seconds, state_path=state_path)
 
     @property
@@ -318,6 +323,28 @@ class WorldHost:
         return target
 
 
+class WorldFileError(ValueError):
+    """A saved world that cannot be loaded (not JSON, not a world, unreadable): its
+    message is one line naming the file, which was left as it was."""
+
+
+def _load_world(path: Path, secret: Callable[[int], str] | None) -> World:
+    """The world saved at ``path``, or :class:`WorldFileError`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError("not a saved world")
+        return World.from_dict(data, secret=secret)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        if isinstance(exc, KeyError | TypeError | AttributeError | IndexError):
+            reason = f"not a saved world ({type(exc).__name__}: {exc})"
+        raise WorldFileError(
+            f"cannot load the world from {path}: {' '.join(str(reason).split())}; it was "
+            "left untouched (move it away to begin a new world)"
+        ) from None
+
+
 def _write_world(world: World, target: Path) -> None:
     """Write ``world`` as JSON to ``target`` atomically (a temporary file, then a rename)."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -326,6 +353,12 @@ def _write_world(world: World, target: Path) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(world.to_dict(), handle)
         os.replace(tmp, target)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if exc.filename is None:  # a write's error names no file: name the world's
+            raise OSError(exc.errno, exc.strerror, str(target)) from exc
+        raise
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -24,11 +24,16 @@ resolved, as on the real server. ``admin_api.py`` adds SMBench's admin endpoints
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
+from mcp.server.transport_security import (
+    DEFAULT_MAX_REQUEST_BODY_SIZE,
+    RequestBodyLimitMiddleware,
+)
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, request_response
 
 from . import errors
 from .api_sessions import ApiSession, ApiSessions
@@ -45,6 +50,21 @@ UNAUTHORIZED_CODES = frozenset(
     {"not_authenticated", "session_invalid", "session_expired", "session_required"}
 )
 _GROUPS = frozenset(spec.api_group for spec in TOOL_SPECS)
+#: The largest request body a route of the API (or of the admin API) reads: /mcp's, the
+#: MCP SDK's 4 MiB. A larger one is answered 413 as /mcp answers it, by the same
+#: middleware, before it is held in memory whole (a 64 MB body took 117 MB of memory).
+MAX_BODY_BYTES = DEFAULT_MAX_REQUEST_BODY_SIZE
+
+
+def capped_route(
+    path: str,
+    endpoint: Callable[[Request], Awaitable[Response]],
+    *,
+    methods: Collection[str],
+) -> Route:
+    """A route whose request body is capped at :data:`MAX_BODY_BYTES` (413 beyond)."""
+    app = RequestBodyLimitMiddleware(request_response(endpoint), MAX_BODY_BYTES)
+    return Route(path, app, methods=methods)
 
 
 def command_path(spec: ToolSpec, version: str) -> str:
@@ -124,8 +144,8 @@ class HttpApi:
         return [
             Route("/healthz", self.healthz, methods=["GET"]),
             Route("/api/{version}/openapi.json", self.openapi, methods=["GET"]),
-            Route("/api/{version}/session", self.open_session, methods=["POST"]),
-            Route("/api/{version}/{command:path}", self.command, methods=["POST"]),
+            capped_route("/api/{version}/session", self.open_session, methods=["POST"]),
+            capped_route("/api/{version}/{command:path}", self.command, methods=["POST"]),
         ]
 
     async def healthz(self, request: Request) -> Response:

@@ -71,6 +71,10 @@ class WorldState(Protocol):
         """A random lowercase hex string of `bits` bits, from the world's RNG."""
         ...
 
+    def new_secret(self, bits: int) -> str:
+        """A password or session id of `bits` bits (unguessable when served)."""
+        ...
+
     def next_id(self, counter: str) -> int:
         """The next number of a monotonic counter."""
         ...

@@ -10,14 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
 from ..core.types import Memory
-from .errors import store_error
+from .errors import DiskFull, store_error
 
 
 class StoreCore:
@@ -37,6 +37,25 @@ class StoreCore:
         self._shape_texts: dict[int, str] = {}
         #: Requests up to these ids were already thinned (None: by age; else per Mysis).
         self._thinned_upto: dict[int | None, int] = {}
+        #: The first write that found the disk full, if one did (every later one would).
+        self.disk_full: DiskFull | None = None
+        self._on_disk_full: list[Callable[[DiskFull], None]] = []
+
+    def on_disk_full(self, callback: Callable[[DiskFull], None]) -> None:
+        """Call ``callback`` once, when a write first finds the disk full (at once if
+        one already did): the swarm stops there, rather than fail write after write."""
+        if self.disk_full is not None:
+            callback(self.disk_full)
+        else:
+            self._on_disk_full.append(callback)
+
+    def _disk_was_full(self, error: DiskFull) -> None:
+        if self.disk_full is not None:
+            return
+        self.disk_full = error
+        callbacks, self._on_disk_full = self._on_disk_full, []
+        for callback in callbacks:
+            callback(error)
 
     @contextlib.asynccontextmanager
     async def _writing(self) -> AsyncIterator[None]:
@@ -46,10 +65,21 @@ class StoreCore:
             try:
                 yield
             except sqlite3.Error as exc:
-                mapped = store_error(exc, self.path)
-                if mapped is None:
+                mapped = self._mapped(exc)
+                if mapped is exc:
                     raise
                 raise mapped from exc
+
+    def _mapped(self, exc: sqlite3.Error) -> Exception:
+        """What a failure of SQLite on this file raises: a one-line :class:`StoreError`
+        for the file's own failures (a full disk told once to :meth:`on_disk_full`'s
+        callbacks), the failure itself for the others (a constraint, a mistake)."""
+        mapped = store_error(exc, self.path)
+        if mapped is None:
+            return exc
+        if isinstance(mapped, DiskFull):
+            self._disk_was_full(mapped)
+        return mapped
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
@@ -93,7 +123,13 @@ class StoreCore:
         and the way back of each waits its turn on the event loop: with a busy swarm,
         three trips for one query took several milliseconds of waiting.
         """
-        return list(await self._db.execute_fetchall(sql, parameters))
+        try:
+            return list(await self._db.execute_fetchall(sql, parameters))
+        except sqlite3.Error as exc:  # a damaged page met by a read: one line, as a write's
+            mapped = self._mapped(exc)
+            if mapped is exc:
+                raise
+            raise mapped from exc
 
     async def fetch_one(
         self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()

@@ -22,7 +22,7 @@ import aiosqlite
 from .accounts import AccountsRoom
 from .arena_runs import ArenaRoom
 from .core import StoreCore
-from .errors import ANOTHER_FILE, StoreError, store_error
+from .errors import StoreError, folder_error, store_error
 from .memories import MemoriesRoom
 from .migrations import latest_version, migrate
 from .preflight import examine
@@ -48,18 +48,6 @@ __all__ = [
     "Store",
     "messages_digest",
 ]
-
-
-def _folder_error(path: Path, exc: OSError) -> StoreError:
-    """Why the folder of ``path`` cannot be made, in one line."""
-    in_the_way = next((p for p in path.parents if p.exists()), None)
-    if in_the_way is not None and not in_the_way.is_dir():
-        reason = f"{in_the_way} is a file, not a folder"
-    else:
-        reason = " ".join((exc.strerror or str(exc)).split())
-    return StoreError(
-        f"cannot create the folder {path.parent} for {path}: {reason}; {ANOTHER_FILE}"
-    )
 
 
 async def _probe_write_lock(db: aiosqlite.Connection) -> None:
@@ -101,7 +89,7 @@ class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, Stor
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise _folder_error(path, exc) from None
+            raise folder_error(path, exc) from None
         try:
             db = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as exc:
@@ -117,8 +105,8 @@ class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, Stor
             await migrate(db, up_to=migrate_up_to, path=path)
             await _probe_write_lock(db)
         except sqlite3.Error as exc:
+            mapped = store_error(exc, path)  # before the close, which removes the -wal
             await db.close()
-            mapped = store_error(exc, path)
             if mapped is None:
                 raise
             raise mapped from exc

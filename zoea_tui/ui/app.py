@@ -395,7 +395,10 @@ class ZoeaApp(OpaqueScreensApp):
         error = message.error
         if error.transient:
             return
-        who = self.views.get(error.mysis_id) if error.mysis_id is not None else None
+        if error.mysis_id is None:  # the swarm's own (a full disk): on screen until read
+            self.notify(clean(error.message), severity="error", markup=False, timeout=3600)
+            return
+        who = self.views.get(error.mysis_id)
         prefix = f"{who.name}: " if who else ""
         self.say(prefix + error.message, "error")
 

@@ -41,7 +41,7 @@ def register(world: WorldState, call: Call) -> dict[str, Any]:
     player = Player(
         id=world.new_hex(128),
         username=username,
-        password=world.new_hex(256),
+        password=world.new_secret(256),
         empire=empire.id,
         credits=credits,
         system_id=home.system_id,
