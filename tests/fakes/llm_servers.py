@@ -197,6 +197,10 @@ class LlamaServer:
     #: Whether it answers ``POST /apply-template`` and ``POST /tokenize`` (the real one
     #: does; False: a server that counts nothing before a request is sent).
     counts: bool = True
+    #: What ``/props`` says of its chat template (``chat_template_caps.supports_tools``;
+    #: None: an older build that says nothing). False: the template drops the tools
+    #: from the prompt it renders, as SmolLM2's own does.
+    supports_tools: bool | None = True
 
     def count(self, text: str) -> int:
         """Tokens of ``text``."""
@@ -204,7 +208,8 @@ class LlamaServer:
 
     def render(self, body: Mapping[str, Any]) -> str:
         """The prompt a request becomes (ChatML, the tools in the system turn)."""
-        tools = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in body.get("tools") or ())
+        offered = (body.get("tools") or ()) if self.supports_tools is not False else ()
+        tools = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in offered)
         out: list[str] = []
         for index, message in enumerate(body.get("messages") or ()):
             text = message.get("content") or ""
@@ -865,11 +870,15 @@ class FakeOpenAIServer(FakeServer):
 
     @staticmethod
     def _props(llama: LlamaServer) -> dict[str, Any]:
-        return {
+        props: dict[str, Any] = {
             "default_generation_settings": {"n_ctx": llama.n_ctx, "params": {}},
             "total_slots": 1,
             "chat_template": "chatml",
         }
+        if llama.supports_tools is not None:
+            caps = {"supports_tools": llama.supports_tools}
+            props["chat_template_caps"] = {**caps, "supports_tool_calls": llama.supports_tools}
+        return props
 
 
 # --- Ollama -------------------------------------------------------------------------------
@@ -968,6 +977,7 @@ class FakeOllamaServer(FakeServer):
         version: str = "0.12.3",
         context_length: int | None = None,
         parameters: str = "",
+        capabilities: Sequence[str] | None = ("completion", "tools"),
     ):
         super().__init__()
         self.models = list(models)
@@ -976,6 +986,9 @@ class FakeOllamaServer(FakeServer):
         #: length), with ``parameters`` (the Modelfile's, e.g. ``"num_ctx 4096"``).
         self.context_length = context_length
         self.parameters = parameters
+        #: What ``/api/show`` lists as the model's ``capabilities`` (None: an older
+        #: Ollama that lists none); without ``"tools"`` its template drops them.
+        self.capabilities = capabilities
 
     def _is_chat(self, request: RecordedRequest) -> bool:
         return request.method == "POST" and request.path == "/api/chat"
@@ -1005,6 +1018,8 @@ class FakeOllamaServer(FakeServer):
             if self.context_length is not None:
                 info["qwen3.context_length"] = self.context_length
             shown = {"parameters": self.parameters, "model_info": info, "details": {}}
+            if self.capabilities is not None:
+                shown["capabilities"] = list(self.capabilities)
             await conn.send(200, json.dumps(shown).encode())
         elif not self._is_chat(request):
             await conn.send(404, b"404 page not found", "text/plain")
