@@ -201,6 +201,9 @@ class LlamaServer:
     #: None: an older build that says nothing). False: the template drops the tools
     #: from the prompt it renders, as SmolLM2's own does.
     supports_tools: bool | None = True
+    #: Its slots (``-np``), told at ``/props`` as ``total_slots``. (The prompt cache
+    #: modelled here is one: the last prompt, whatever the slots.)
+    slots: int = 1
 
     def count(self, text: str) -> int:
         """Tokens of ``text``."""
@@ -278,6 +281,9 @@ class FakeServer:
     def __init__(self) -> None:
         #: Every request received, in order.
         self.requests: list[RecordedRequest] = []
+        #: What happened, in order: ``("in", i)`` when request ``i`` (its index in
+        #: :attr:`requests`) arrived, ``("out", i)`` once its answer was sent or cut.
+        self.timeline: list[tuple[str, int]] = []
         #: The answer when the script is empty.
         self.default: Item = Reply("ok")
         #: How many answers the client walked away from during a delay or stall.
@@ -452,7 +458,12 @@ class FakeServer:
                 if request is None:
                     break
                 self.requests.append(request)
-                await self._respond(request, conn)
+                index = len(self.requests) - 1
+                self.timeline.append(("in", index))
+                try:
+                    await self._respond(request, conn)
+                finally:
+                    self.timeline.append(("out", index))
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
         finally:
@@ -872,7 +883,7 @@ class FakeOpenAIServer(FakeServer):
     def _props(llama: LlamaServer) -> dict[str, Any]:
         props: dict[str, Any] = {
             "default_generation_settings": {"n_ctx": llama.n_ctx, "params": {}},
-            "total_slots": 1,
+            "total_slots": llama.slots,
             "chat_template": "chatml",
         }
         if llama.supports_tools is not None:

@@ -23,6 +23,18 @@ chat template, ``POST /tokenize`` counts that text with the model's tokenizer
 (:func:`llama_server_prompt_tokens`). The swarm checks its request against the slot with
 that count and calibrates its estimate from it (``orchestrator/calibration.py``).
 
+A llama-server with several slots (``-np``) keeps one prompt cache per slot: a request
+goes to the idle slot whose cached prompt is most like it (``--slot-prompt-similarity``),
+else to the least recently used one, and a slot's cache is another's only through the
+host-memory prompt cache (``--cache-ram``), which moves a saved prompt into one slot and
+saves a slot's prompt only when the slot is given another task. So a swarm whose Myses
+all send their first request at once has each evaluated from scratch in its own slot.
+:func:`llama_server_warm_slots` warms every slot with one evaluation instead: the request
+sent once with ``n`` = the server's slots (``total_slots`` at ``/props``) and
+``max_tokens`` 1; the server evaluates the prompt in one slot and copies its cache into
+the others (its ``n_cmpl`` children), so each Mysis's first request then finds the
+shared prefix in whichever slot it gets (``orchestrator/warm_start.py``).
+
 Discovery never fails a Mysis: a server that does not answer, or answers something
 else (a cloud API's 404, an older server), simply tells nothing (None), quietly.
 
@@ -102,6 +114,37 @@ async def template_renders_tools(
     props = await _quietly(provider, f"{server_root(provider.endpoint)}/props", None, timeout)
     supports = as_dict(as_dict(props).get("chat_template_caps")).get("supports_tools")
     return supports if isinstance(supports, bool) else None
+
+
+@runtime_checkable
+class WarmsSlots(Protocol):
+    """A provider whose server can warm all its prompt caches with one request."""
+
+    async def warm_slots(self, request: Any) -> int | None:
+        """Evaluate ``request`` (a ``ChatRequest``) once into every slot of the server;
+        the slots warmed, or None when the server cannot (one slot, no such means)."""
+        ...
+
+
+async def llama_server_warm_slots(
+    provider: HttpProvider, body: dict[str, Any], *, timeout: float
+) -> int | None:
+    """Warm every slot of a llama-server with the prompt of the chat request ``body``
+    (see the module docstring); the slots warmed, or None: a server that is no
+    llama-server, has one slot, or did not answer (quietly: the swarm then goes on
+    without)."""
+    props = await _quietly(
+        provider, f"{server_root(provider.endpoint)}/props", None, DISCOVERY_TIMEOUT
+    )
+    slots = as_count(as_dict(props).get("total_slots"))
+    if slots is None or slots < 2:
+        return None
+    warm = {k: v for k, v in body.items() if k != "stream_options"}
+    warm |= {"stream": False, "max_tokens": 1, "n": slots}
+    answer = as_dict(
+        await _quietly(provider, f"{provider.endpoint}/chat/completions", warm, timeout)
+    )
+    return slots if as_list(answer.get("choices")) else None
 
 
 @runtime_checkable

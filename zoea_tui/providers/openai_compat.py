@@ -48,6 +48,7 @@ from .discovery import (
     list_models,
     llama_server_context,
     llama_server_prompt_tokens,
+    llama_server_warm_slots,
 )
 
 
@@ -114,6 +115,12 @@ class OpenAIProvider(HttpProvider):
         if counted is not None or self._counts is None:
             self._counts = counted is not None
         return counted
+
+    async def warm_slots(self, request: ChatRequest) -> int | None:
+        """Warm every slot of a llama-server with ``request``'s prompt, evaluated once
+        (``discovery.llama_server_warm_slots``); None from any other server."""
+        body = request_body(request, self._model_of(request))
+        return await llama_server_warm_slots(self, body, timeout=request.settings.timeout)
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
