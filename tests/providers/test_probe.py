@@ -114,7 +114,7 @@ async def test_the_cache_line_says_why_it_has_no_figure() -> None:
     def cache(report: ProbeReport) -> str:
         return next(line for line in report.table() if "prompt cache" in line)
 
-    assert "the engine's answer carried no cache count" in cache(counted_nothing)
+    assert "the server's answers carry no cache count" in cache(counted_nothing)
     assert "no request was answered, so none was repeated" in cache(answered_nothing)
 
 

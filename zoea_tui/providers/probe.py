@@ -386,10 +386,7 @@ class ProbeReport:
             return "no request was answered, so none was repeated"
         if self.type == "ollama":
             return "Ollama reports no cache count"
-        return (
-            "the engine's answer carried no cache count (llama-server: timings.cache_n; "
-            "OpenAI-compatible hosts: usage.prompt_tokens_details.cached_tokens)"
-        )
+        return "the server's answers carry no cache count (timings.cache_n, cached_tokens)"
 
 
 async def probe(target: ProbeTarget, *, client: httpx.AsyncClient | None = None) -> ProbeReport:
