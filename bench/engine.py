@@ -27,7 +27,7 @@ started all at once (four and eight Myses on four slots, with the warm start of
 cached tokens, cache share and prompt time per request (mean, median, worst), the cache
 share over all requests, each Mysis's first request's cache share (the engine's
 ``timings.cache_n`` over the prompt) and how many were at least 80 % served from the
-cache, the warm start's own request, the estimate's error after the first answer,
+cache, the estimate's error after the first answer,
 requests lost; the issue's targets in ``targets``. Written after each scenario;
 ``--only`` reruns some and keeps the others in ``--out``.
 
@@ -150,8 +150,6 @@ class Exchange:
     raw_estimate: int | None = None
     #: The engine's count of the prompt before it was sent (``/tokenize``; replays).
     counted: int | None = None
-    #: The warm start's request (``n`` > 1: every slot warmed at once), no Mysis's own.
-    warm_up: bool = False
 
     @property
     def total(self) -> int | None:
@@ -255,7 +253,6 @@ def _exchange_of(n: int, body: bytes) -> Exchange:
         streamed=bool(data.get("stream")),
         tools=len(data.get("tools") or ()),
         started=time.perf_counter(),
-        warm_up=int(data.get("n") or 1) > 1,
     )
 
 
@@ -551,6 +548,18 @@ def scenarios() -> list[Scenario]:
             warm_start=False,
         ),
         Scenario("live/8-myses/4-slots/together", mode="live", myses=8, slots=4, together=True),
+        # Slots by least recent use: each new Mysis loads the shared prefix from the RAM cache.
+        *(
+            Scenario(
+                f"live/{n}-myses/4-slots/together/sps0",
+                mode="live",
+                myses=n,
+                slots=4,
+                together=True,
+                flags=("-sps", "0"),
+            )
+            for n in (4, 8)
+        ),
         *(Scenario(f"replay/{s}/compact", strategy=s) for s in STRATEGIES[1:]),
         Scenario("live/sliding-window/compact", mode="live", strategy="sliding-window"),
     ]
@@ -634,11 +643,8 @@ def figures(values: list[float], digits: int = 1, *, low_is_worse: bool = False)
 
 
 def engine_report(exchanges: list[Exchange], requests: int) -> dict[str, Any]:
-    """What the engine said of a scenario's requests (the Myses' own: the warm start's
-    request is told apart, in ``warm_up``)."""
-    ended = sorted((e for e in exchanges if e.ended), key=lambda e: e.ended)
-    warm_ups = [e for e in ended if e.warm_up]
-    chats = [e for e in ended if not e.warm_up][:requests]
+    """What the engine said of a scenario's requests."""
+    chats = sorted((e for e in exchanges if e.ended), key=lambda e: e.ended)[:requests]
     ok = [e for e in chats if e.status == 200 and e.error is None and e.total]
     shares = [e.cache_share for e in ok[1:] if e.cache_share is not None]
     every = [e for e in ok if e.cache_share is not None]
@@ -686,17 +692,6 @@ def engine_report(exchanges: list[Exchange], requests: int) -> dict[str, Any]:
         "first_requests_at_least_80_percent_cached": sum(
             (e.cache_share or 0.0) >= 0.8 for e in firsts.values()
         ),
-        "warm_up": [
-            {
-                "status": e.status,
-                "prompt_tokens": e.total,
-                "cached_tokens": e.cache_n,
-                "prompt_eval_ms": round(e.prompt_ms or 0.0, 1),
-                "seconds": round(e.ended - e.started, 1),
-                "error": e.error,
-            }
-            for e in warm_ups
-        ],
         "usage_cached_tokens_reported": sum(e.cached_tokens is not None for e in ok),
         "finish_length": sum(e.finish_reason == "length" for e in ok),
         "lost": {

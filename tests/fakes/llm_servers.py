@@ -202,7 +202,8 @@ class LlamaServer:
     #: from the prompt it renders, as SmolLM2's own does.
     supports_tools: bool | None = True
     #: Its slots (``-np``), told at ``/props`` as ``total_slots``. (The prompt cache
-    #: modelled here is one: the last prompt, whatever the slots.)
+    #: modelled here is one: the last chat prompt, whatever the slots; ``POST
+    #: /completion`` answers one token and leaves it.)
     slots: int = 1
 
     def count(self, text: str) -> int:
@@ -832,6 +833,10 @@ class FakeOpenAIServer(FakeServer):
         render = _OpenAIRenderer("", False)
         if self.llama is not None and request.method == "GET" and request.path == "/props":
             await conn.send(200, json.dumps(self._props(self.llama)).encode())
+            return
+        if self.llama is not None and request.method == "POST" and request.path == "/completion":
+            # Its own completion route (a prompt, no chat template): a one-token answer.
+            await conn.send(200, json.dumps({"content": " ", "stop": True}).encode())
             return
         if self.llama is not None and self.llama.counts and request.method == "POST":
             if request.path == "/apply-template":  # the chat template, applied

@@ -3,9 +3,9 @@ real loopback HTTP.
 
 Myses started together on one engine: the first request goes first and the others wait
 for it, which the server sees in the order requests arrive and answers leave
-(``FakeServer.timeline``). A llama-server with several slots gets one warm-up request
-that fills every slot (``n`` = its slots, ``max_tokens`` 1) before any Mysis's request;
-any other server has the first Mysis's answer end before the others are sent. The swarm
+(``FakeServer.timeline``): the first Mysis's answer ends before the others are sent, and
+a llama-server with several slots is asked in between to save the warm slot (a
+one-token task on ``/completion``). The swarm
 runs on the virtual clock of ``zoea simulate`` and the benchmarks: the wait is in real
 time all the same.
 """
@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -85,36 +84,24 @@ def answered_before(server: FakeOpenAIServer, first: int, then: int) -> bool:
     )
 
 
-def body(server: FakeOpenAIServer, index: int) -> dict[str, Any]:
-    data: dict[str, Any] = server.requests[index].json()
-    return data
-
-
-async def test_a_multi_slot_llama_server_is_warmed_once_before_any_mysis_sends(
+async def test_a_multi_slot_llama_server_shares_the_first_prompt_before_the_others_go(
     swarm: Swarm,
 ) -> None:
     async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384, slots=4)) as server:
-        server.script(Reply("warm", delay=0.3))  # the warm-up takes a while
+        server.script(Reply("first", delay=0.3))  # the first answer takes a while
         server.default = Reply("Nothing to do.")
         async with swarm(server.url) as commander:
             await start_together(commander)
-            await until(lambda: len(chats(server)) >= 5)
+            await until(lambda: len(chats(server)) >= 4)
             warm_start = commander.services.warm_start
 
-    warm, *firsts = chats(server)[:5]
-    warm_up = body(server, warm)
-    assert (warm_up["n"], warm_up["max_tokens"], warm_up["stream"]) == (4, 1, False)
-    assert "stream_options" not in warm_up
-    # The warm-up is the first Mysis's own first request: its messages and tools.
-    assert any(
-        body(server, i)["messages"] == warm_up["messages"]
-        and body(server, i)["tools"] == warm_up["tools"]
-        for i in firsts
-    )
-    # No Mysis sent before every slot was warm; then all four went.
-    assert all(answered_before(server, warm, i) for i in firsts)
-    assert all("n" not in body(server, i) for i in firsts)
-    assert warm_start.warmed == {ENGINE: 4} and warm_start.is_warm(ENGINE)
+    first, *others = chats(server)[:4]
+    (poke,) = [i for i, r in enumerate(server.requests) if r.path == "/completion"]
+    # The first request alone; once it was answered the server was asked to save its
+    # slot (a one-token task); then the others went, together.
+    assert first < poke and answered_before(server, first, poke)
+    assert all(answered_before(server, poke, i) for i in others)
+    assert warm_start.shared == {ENGINE: 4} and warm_start.is_warm(ENGINE)
     assert warm_start.waits == 3
 
 
@@ -131,8 +118,8 @@ async def test_a_server_without_slots_to_warm_has_the_first_answer_end_first(
 
     first, *others = chats(server)[:4]
     assert all(answered_before(server, first, i) for i in others)
-    assert all("n" not in body(server, i) for i in (first, *others))
-    assert warm_start.warmed == {} and warm_start.is_warm(ENGINE)
+    assert "/completion" not in [r.path for r in server.requests]
+    assert warm_start.shared == {} and warm_start.is_warm(ENGINE)
 
 
 async def test_one_slot_is_no_warm_up_the_first_answer_goes_first(swarm: Swarm) -> None:
@@ -144,7 +131,8 @@ async def test_one_slot_is_no_warm_up_the_first_answer_goes_first(swarm: Swarm) 
             await until(lambda: len(chats(server)) >= 2)
 
     first, second = chats(server)[:2]
-    assert "n" not in body(server, first) and answered_before(server, first, second)
+    assert answered_before(server, first, second)
+    assert "/completion" not in [r.path for r in server.requests]  # one slot: nothing to share
 
 
 async def test_without_the_warm_start_every_first_request_goes_at_once(swarm: Swarm) -> None:
@@ -156,7 +144,7 @@ async def test_without_the_warm_start_every_first_request_goes_at_once(swarm: Sw
             # Four requests in flight at once: none was answered before the last arrived.
             assert not any(("out", i) in server.timeline for i in chats(server))
 
-    assert all("n" not in body(server, i) for i in chats(server))
+    assert "/completion" not in [r.path for r in server.requests]
 
 
 async def test_a_leader_that_fails_lets_the_others_go_at_once(swarm: Swarm) -> None:
@@ -197,14 +185,14 @@ async def test_an_engine_found_unreachable_is_cold_again() -> None:
     warm_start = WarmStart()
     async with FakeOpenAIServer() as server:
         provider = OpenAIProvider(server.url, "m", max_retries=0)
-        async with warm_start.first(ENGINE, provider, request()):
+        async with warm_start.first(ENGINE, provider):
             await provider.chat(request())
         await provider.aclose()
     assert warm_start.is_warm(ENGINE)
 
     gone = OpenAIProvider(refused_url() + "/v1", "m", max_retries=0)
     with pytest.raises(ProviderError) as failed:
-        async with warm_start.first(ENGINE, gone, request()):
+        async with warm_start.first(ENGINE, gone):
             await gone.chat(request())
     await gone.aclose()
     assert failed.value.kind == "unreachable"
@@ -215,8 +203,8 @@ async def test_a_model_with_no_server_is_never_held() -> None:
     warm_start = WarmStart(max_wait_s=60)
     model = ScriptedModel()
     async with (
-        warm_start.first(ENGINE, model, request()),  # type: ignore[arg-type]
-        warm_start.first(ENGINE, model, request()),  # type: ignore[arg-type]
+        warm_start.first(ENGINE, model),  # type: ignore[arg-type]
+        warm_start.first(ENGINE, model),  # type: ignore[arg-type]
     ):
         pass  # a second request while the first is under way: not held
     assert warm_start.waits == 0 and not warm_start.is_warm(ENGINE)

@@ -7,12 +7,12 @@ import socket
 
 import pytest
 
-from tests.fakes.llm_servers import FakeOllamaServer, FakeOpenAIServer, HttpError, LlamaServer
-from zoea_tui.providers.base import ChatRequest, ProviderError, ProviderSettings
+from tests.fakes.llm_servers import FakeOllamaServer, FakeOpenAIServer, LlamaServer
+from zoea_tui.providers.base import ProviderError
 from zoea_tui.providers.discovery import (
     ReportsContext,
     ServerContext,
-    WarmsSlots,
+    SharesPrefix,
     listed_models,
     ordered_models,
     server_root,
@@ -127,43 +127,29 @@ def test_the_configured_model_comes_first_even_unlisted() -> None:
     assert ordered_models(["a"], "") == ["a"]
 
 
-def _hello() -> ChatRequest:
-    settings = ProviderSettings(model="qwen", max_tokens=256, timeout=10)
-    messages = ({"role": "system", "content": "You fly."}, {"role": "user", "content": "Go."})
-    return ChatRequest(messages, (), settings, stream=True)
-
-
-async def test_a_multi_slot_llama_server_is_warmed_with_one_request_of_n_slots() -> None:
+async def test_a_multi_slot_llama_server_is_asked_to_share_its_warm_slot() -> None:
     async with FakeOpenAIServer(llama=LlamaServer(n_ctx=4096, slots=4)) as llama:
         provider = OpenAIProvider(llama.url, "qwen")
         try:
-            assert isinstance(provider, WarmsSlots)
-            assert await provider.warm_slots(_hello()) == 4
+            assert isinstance(provider, SharesPrefix)
+            assert await provider.share_prefix() == 4
         finally:
             await provider.aclose()
-    (sent,) = llama.chat_requests
-    warm = sent.json()
-    assert (warm["n"], warm["max_tokens"], warm["stream"]) == (4, 1, False)
-    assert "stream_options" not in warm
-    assert warm["messages"] == list(_hello().messages) and warm["model"] == "qwen"
+    assert [(r.method, r.path) for r in llama.requests] == [
+        ("GET", "/props"),
+        ("POST", "/completion"),
+    ]
+    poke = llama.requests[-1].json()
+    assert (poke["n_predict"], poke["cache_prompt"]) == (1, False) and len(poke["prompt"]) == 1
+    assert llama.chat_requests == []
 
 
 @pytest.mark.parametrize("llama", [LlamaServer(slots=1), None])
-async def test_one_slot_or_another_server_is_not_warmed(llama: LlamaServer | None) -> None:
+async def test_one_slot_or_another_server_is_not_asked(llama: LlamaServer | None) -> None:
     async with FakeOpenAIServer(llama=llama) as server:
         provider = OpenAIProvider(server.url, "qwen")
         try:
-            assert await provider.warm_slots(_hello()) is None
+            assert await provider.share_prefix() is None
         finally:
             await provider.aclose()
-    assert server.chat_requests == []
-
-
-async def test_a_warm_up_the_server_refuses_warms_nothing_quietly() -> None:
-    async with FakeOpenAIServer(llama=LlamaServer(slots=4)) as llama:
-        llama.script(HttpError(400, "n must be <= the number of slots"))
-        provider = OpenAIProvider(llama.url, "qwen")
-        try:
-            assert await provider.warm_slots(_hello()) is None
-        finally:
-            await provider.aclose()
+    assert "/completion" not in [r.path for r in server.requests]

@@ -478,7 +478,7 @@ class MysisRuntime:
 
         async def attempt() -> ChatResponse:
             # The first request to a cold engine goes first (warm_start.py).
-            async with self.swarm.warm_start.first(engine, self.provider, request):
+            async with self.swarm.warm_start.first(engine, self.provider):
                 return await self._call_model(
                     request, composition, last_id, nudge_level, settings, turn_id
                 )

@@ -9,22 +9,18 @@ each request a slot of its own, whose cache no other slot shares
 (``providers/discovery.py``). Four Myses started together were four cold evaluations of
 the same 2 640 tokens.
 
-So the first request to an engine goes first (:class:`WarmStart`). The first Mysis to
-ask an engine that is cold leads:
+So the first request to an engine goes first (:class:`WarmStart`): the first Mysis to
+ask an engine that is cold leads, and the others wait until its answer has ended; then
+the engine holds the prefix. A llama-server with several slots is first asked to share
+it (:class:`~zoea_tui.providers.discovery.SharesPrefix`: one tiny task, so that it saves
+the warm slot to its host-memory cache, from which the other slots load it).
 
-* when its provider can warm the engine's slots with one evaluation
-  (:class:`~zoea_tui.providers.discovery.WarmsSlots`: llama-server evaluates the
-  request once and copies it into every slot), it does, then lets the others go, all
-  at once, and sends its own request, which finds its whole prompt in a slot;
-* otherwise the others wait until its answer has ended: then the engine holds the
-  prefix (a single-slot server, a hosted API).
-
-The others' wait is bounded (:attr:`WarmStart.max_wait_s`), and a leader that fails
-lets them go at once. The wait is in real time whatever the swarm's clock: what it
-waits for is a server's answer. An engine is cold at the swarm's start (a launch, a
-relaunch) and again after a request found it unreachable (a server that restarts has
-an empty cache): the next request to it leads again. Only models behind a server are
-waited for (a provider that asks its server for its context:
+The others' wait is bounded (:attr:`WarmStart.max_wait_s`), and a leader that fails lets
+them go at once. The wait is in real time whatever the swarm's clock: what it waits for
+is a server's answer. An engine is cold at the swarm's start (a launch, a relaunch) and
+again after a request found it unreachable (a server that restarts has an empty cache):
+the next request to it leads again. Only models behind a server are waited for (a
+provider that asks its server for its context:
 :class:`~zoea_tui.providers.discovery.ReportsContext`); the autopilot and the in-process
 model have no cache to share.
 """
@@ -36,8 +32,8 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-from ..providers.base import ChatRequest, Provider, ProviderError
-from ..providers.discovery import ReportsContext, WarmsSlots
+from ..providers.base import Provider, ProviderError
+from ..providers.discovery import ReportsContext, SharesPrefix
 from .calibration import Engine
 
 log = logging.getLogger(__name__)
@@ -57,18 +53,17 @@ class WarmStart:
         self._warm: set[Engine] = set()
         #: The engines being warmed, each with what its followers wait for.
         self._leading: dict[Engine, asyncio.Event] = {}
-        #: Requests that waited for a leader, and the slots each engine's warm-up warmed.
+        #: Requests that waited for a leader, and the slots of each engine that shared its
+        #: first prompt.
         self.waits = 0
-        self.warmed: dict[Engine, int] = {}
+        self.shared: dict[Engine, int] = {}
 
     def is_warm(self, engine: Engine) -> bool:
         """Whether requests to ``engine`` go at once."""
         return engine in self._warm
 
     @contextlib.asynccontextmanager
-    async def first(
-        self, engine: Engine, provider: Provider, request: ChatRequest
-    ) -> AsyncIterator[None]:
+    async def first(self, engine: Engine, provider: Provider) -> AsyncIterator[None]:
         """Around one try of a request to ``engine``: it goes when the engine is warm
         or being warmed by no one (it then leads), else after the leader (bounded)."""
         if not self.enabled or not isinstance(provider, ReportsContext):
@@ -88,15 +83,13 @@ class WarmStart:
             return
         released = self._leading[engine] = asyncio.Event()
         try:
-            if isinstance(provider, WarmsSlots):
-                slots = await provider.warm_slots(request)
-                if slots:
-                    log.info("%s: %d slots warmed with one evaluation", engine[0], slots)
-                    self.warmed[engine] = slots
-                    self._warm.add(engine)
-                    self._release(engine, released)  # the slots hold the prefix: all go
             async with self._watching(engine):
                 yield
+            if isinstance(provider, SharesPrefix):
+                slots = await provider.share_prefix()
+                if slots:
+                    log.info("%s: the first answer's prompt shared with %d slots", engine[0], slots)
+                    self.shared[engine] = slots
             self._warm.add(engine)
         finally:
             self._release(engine, released)  # answered or failed: the others go now

@@ -23,17 +23,19 @@ chat template, ``POST /tokenize`` counts that text with the model's tokenizer
 (:func:`llama_server_prompt_tokens`). The swarm checks its request against the slot with
 that count and calibrates its estimate from it (``orchestrator/calibration.py``).
 
-A llama-server with several slots (``-np``) keeps one prompt cache per slot: a request
-goes to the idle slot whose cached prompt is most like it (``--slot-prompt-similarity``),
-else to the least recently used one, and a slot's cache is another's only through the
-host-memory prompt cache (``--cache-ram``), which moves a saved prompt into one slot and
-saves a slot's prompt only when the slot is given another task. So a swarm whose Myses
-all send their first request at once has each evaluated from scratch in its own slot.
-:func:`llama_server_warm_slots` warms every slot with one evaluation instead: the request
-sent once with ``n`` = the server's slots (``total_slots`` at ``/props``) and
-``max_tokens`` 1; the server evaluates the prompt in one slot and copies its cache into
-the others (its ``n_cmpl`` children), so each Mysis's first request then finds the
-shared prefix in whichever slot it gets (``orchestrator/warm_start.py``).
+A llama-server with several slots (``-np``) keeps one prompt cache per slot, and a slot's
+cache reaches another only through its host-memory prompt cache (``--cache-ram``, on by
+default): a request goes to the idle slot whose cached prompt is most like it
+(``--slot-prompt-similarity``, 0.1 by default; 0: never), else to the least recently used
+one, which then loads the best prompt saved there (the entry moves into the slot); and
+the prompts of the idle slots are saved there each time a task starts
+(``--cache-idle-slots``, on by default). A prompt evaluated in one slot is in no other
+slot and not saved until some task starts while that slot is idle.
+:func:`llama_server_share_prefix` starts one such task once a swarm's first request has
+been answered (a one-token completion of one character): its slot's prompt, the swarm's
+shared prefix, is then saved, and each Mysis sent next finds it, in that slot or loaded
+from the host-memory cache into its own (``orchestrator/warm_start.py``; what the engine
+does with several Myses at once: docs/ARCHITECTURE.md, 'Proven on real engines').
 
 Discovery never fails a Mysis: a server that does not answer, or answers something
 else (a cloud API's 404, an older server), simply tells nothing (None), quietly.
@@ -117,34 +119,31 @@ async def template_renders_tools(
 
 
 @runtime_checkable
-class WarmsSlots(Protocol):
-    """A provider whose server can warm all its prompt caches with one request."""
+class SharesPrefix(Protocol):
+    """A provider whose server can share a prompt it just evaluated with its other slots."""
 
-    async def warm_slots(self, request: Any) -> int | None:
-        """Evaluate ``request`` (a ``ChatRequest``) once into every slot of the server;
-        the slots warmed, or None when the server cannot (one slot, no such means)."""
+    async def share_prefix(self, *, timeout: float = DISCOVERY_TIMEOUT) -> int | None:
+        """Have the server keep the prompt it last evaluated for its other slots; its
+        slots, or None when it has one or cannot."""
         ...
 
 
-async def llama_server_warm_slots(
-    provider: HttpProvider, body: dict[str, Any], *, timeout: float
+async def llama_server_share_prefix(
+    provider: HttpProvider, *, timeout: float = DISCOVERY_TIMEOUT
 ) -> int | None:
-    """Warm every slot of a llama-server with the prompt of the chat request ``body``
-    (see the module docstring); the slots warmed, or None: a server that is no
-    llama-server, has one slot, or did not answer (quietly: the swarm then goes on
-    without)."""
-    props = await _quietly(
-        provider, f"{server_root(provider.endpoint)}/props", None, DISCOVERY_TIMEOUT
+    """Start one tiny task on a llama-server with several slots, so that it saves its
+    idle slots' prompts to its host-memory cache (see the module docstring); its slots,
+    or None: a server that is no llama-server, has one slot, or did not answer
+    (quietly: the swarm goes on without)."""
+    root = server_root(provider.endpoint)
+    slots = as_count(
+        as_dict(await _quietly(provider, f"{root}/props", None, timeout)).get("total_slots")
     )
-    slots = as_count(as_dict(props).get("total_slots"))
     if slots is None or slots < 2:
         return None
-    warm = {k: v for k, v in body.items() if k != "stream_options"}
-    warm |= {"stream": False, "max_tokens": 1, "n": slots}
-    answer = as_dict(
-        await _quietly(provider, f"{provider.endpoint}/chat/completions", warm, timeout)
-    )
-    return slots if as_list(answer.get("choices")) else None
+    poke = {"prompt": "\n", "n_predict": 1, "cache_prompt": False}
+    answer = as_dict(await _quietly(provider, f"{root}/completion", poke, timeout))
+    return slots if "content" in answer else None
 
 
 @runtime_checkable

@@ -48,7 +48,7 @@ from .discovery import (
     list_models,
     llama_server_context,
     llama_server_prompt_tokens,
-    llama_server_warm_slots,
+    llama_server_share_prefix,
 )
 
 
@@ -116,11 +116,10 @@ class OpenAIProvider(HttpProvider):
             self._counts = counted is not None
         return counted
 
-    async def warm_slots(self, request: ChatRequest) -> int | None:
-        """Warm every slot of a llama-server with ``request``'s prompt, evaluated once
-        (``discovery.llama_server_warm_slots``); None from any other server."""
-        body = request_body(request, self._model_of(request))
-        return await llama_server_warm_slots(self, body, timeout=request.settings.timeout)
+    async def share_prefix(self, *, timeout: float = DISCOVERY_TIMEOUT) -> int | None:
+        """Have a llama-server with several slots keep the prompt it last evaluated for
+        its other slots (``discovery.llama_server_share_prefix``); None elsewhere."""
+        return await llama_server_share_prefix(self, timeout=timeout)
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
