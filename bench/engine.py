@@ -104,8 +104,9 @@ ENGINE_SCALE = 1.32
 REPLAY_WINDOW = round((SLOT_CTX - ComposeSettings().reserve_tokens) / ENGINE_SCALE) + (
     ComposeSettings().reserve_tokens
 )
-#: Seconds without a new request after which a scenario ends (its Myses all gave up).
-STALL_S = 180.0
+#: Seconds without a new request after which a scenario ends (its Myses all gave up); a
+#: swarm started together sends nothing else while its first request is evaluated cold.
+STALL_S = 900.0
 STRATEGIES = ("turn-aware", "sliding-window", "summarize", "loop-slice", "snapshot-compaction")
 #: How a request names its Mysis: the state message after the turn's opening.
 _WHO = re.compile(r"Your name is ([A-Za-z0-9_-]+):|Username: ([A-Za-z0-9_-]+) ")
@@ -599,8 +600,9 @@ async def play_through(
     commander = await Commander.open(
         config, db_path=db, clock=VirtualClock(), backend=backend, starter_swarm=False
     )
-    if not play.warm_start:
-        commander.services = replace(commander.services, warm_start=WarmStart(enabled=False))
+    # The leader's cold prompt takes minutes on a loaded 2-core machine: wait for it.
+    warm_start = WarmStart(enabled=play.warm_start, max_wait_s=STALL_S)
+    commander.services = replace(commander.services, warm_start=warm_start)
 
     async def until(count: int, who: str | None = None) -> None:
         """Wait for ``count`` answers (of ``who``), the whole run's answers, or no news
