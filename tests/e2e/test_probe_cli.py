@@ -59,6 +59,7 @@ def test_json_has_exactly_the_promised_keys(tmp_path: Path) -> None:
         "reachable",
         "models",
         "context_window",
+        "template_tools",
         "stream_with_tools",
         "unstreamed_with_tools",
         "tool_call_parsed",

@@ -59,6 +59,7 @@ def test_a_server_that_flies_gets_its_table_its_verdict_and_the_lines_to_paste(
     verdict = lines.index("verdict: flies a Mysis (streamed, tool calls parsed)")
     assert lines[verdict - 1] == "", "a blank line after the table"
     assert "  context            16384 tokens (llama-server /props)" in lines
+    assert "  template + tools   renders them (/props)" in lines
     paste = lines.index("paste into the config file:")
     assert lines[paste - 1] == "" and lines[paste + 1] == "    [providers.llama-server]"
     assert f'    endpoint = "{s.url}"' in lines
@@ -258,8 +259,46 @@ def test_a_urls_key_variable_is_in_the_lines_to_paste(
 def test_the_timeout_given_bounds_each_request(capsys: pytest.CaptureFixture[str]) -> None:
     with FakeOpenAIServer().running_in_thread() as server:
         server.default = Reply(tool_calls=[Call("get_status", {})], delay=3.0)
-        code, _, err = probe(capsys, server.url, "--timeout", "0.5")
+        code, out, err = probe(capsys, server.url, "--timeout", "0.5")
     assert code == 3 and "cannot fly a Mysis" in err
+    lines = out.splitlines()
+    assert any(line.startswith("  streamed + tool    no: timed out: ") for line in lines)
+    assert "  prompt cache       no figure: no request was answered, so none was repeated" in [
+        line.split(" · ")[0] for line in lines
+    ]
+    assert "stream = false" not in out and "breaks streamed" not in out
+
+
+def test_a_streamed_step_that_timed_out_leaves_streaming_on(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with FakeOpenAIServer().running_in_thread() as server:
+        server.script(Reply(tool_calls=[Call("get_status", {"section": "ship"})], delay=3.0))
+        server.default = STATUS_CALL
+        code, out, _ = probe(capsys, server.url, "--timeout", "0.5")
+    assert code == 0
+    lines = out.splitlines()
+    assert "verdict: flies a Mysis (unstreamed, tool calls parsed)" in lines
+    assert any(line.startswith("  - stream: no answer in time") for line in lines)
+    assert "stream = false" not in out and "breaks streamed" not in out
+
+
+def test_a_template_that_drops_the_tools_says_how_to_start_the_server(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    llama = LlamaServer(n_ctx=16384, supports_tools=False)
+    with FakeOpenAIServer(llama=llama).running_in_thread() as server:
+        server.default = Reply("Hello! How can I help?")
+        code, out, err = probe(capsys, server.url)
+    assert code == 3
+    assert err == (
+        f"zoea probe: {server.url}: cannot fly a Mysis: the chat template drops the tools: "
+        "start llama-server with a template that renders them (--jinja, --chat-template-file "
+        "with a tool template such as Qwen2.5's)\n"
+    )
+    lines = out.splitlines()
+    assert "  template + tools   drops them (/props)" in lines
+    assert "  - no tool call came back parsed" in lines
 
 
 def test_a_providers_model_can_be_overridden(

@@ -197,6 +197,14 @@ class LlamaServer:
     #: Whether it answers ``POST /apply-template`` and ``POST /tokenize`` (the real one
     #: does; False: a server that counts nothing before a request is sent).
     counts: bool = True
+    #: What ``/props`` says of its chat template (``chat_template_caps.supports_tools``;
+    #: None: an older build that says nothing). False: the template drops the tools
+    #: from the prompt it renders, as SmolLM2's own does.
+    supports_tools: bool | None = True
+    #: Its slots (``-np``), told at ``/props`` as ``total_slots``. (The prompt cache
+    #: modelled here is one: the last chat prompt, whatever the slots; ``POST
+    #: /completion`` answers one token and leaves it.)
+    slots: int = 1
 
     def count(self, text: str) -> int:
         """Tokens of ``text``."""
@@ -204,7 +212,8 @@ class LlamaServer:
 
     def render(self, body: Mapping[str, Any]) -> str:
         """The prompt a request becomes (ChatML, the tools in the system turn)."""
-        tools = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in body.get("tools") or ())
+        offered = (body.get("tools") or ()) if self.supports_tools is not False else ()
+        tools = "".join(json.dumps(t, ensure_ascii=False) + "\n" for t in offered)
         out: list[str] = []
         for index, message in enumerate(body.get("messages") or ()):
             text = message.get("content") or ""
@@ -273,6 +282,9 @@ class FakeServer:
     def __init__(self) -> None:
         #: Every request received, in order.
         self.requests: list[RecordedRequest] = []
+        #: What happened, in order: ``("in", i)`` when request ``i`` (its index in
+        #: :attr:`requests`) arrived, ``("out", i)`` once its answer was sent or cut.
+        self.timeline: list[tuple[str, int]] = []
         #: The answer when the script is empty.
         self.default: Item = Reply("ok")
         #: How many answers the client walked away from during a delay or stall.
@@ -447,7 +459,12 @@ class FakeServer:
                 if request is None:
                     break
                 self.requests.append(request)
-                await self._respond(request, conn)
+                index = len(self.requests) - 1
+                self.timeline.append(("in", index))
+                try:
+                    await self._respond(request, conn)
+                finally:
+                    self.timeline.append(("out", index))
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass
         finally:
@@ -817,6 +834,10 @@ class FakeOpenAIServer(FakeServer):
         if self.llama is not None and request.method == "GET" and request.path == "/props":
             await conn.send(200, json.dumps(self._props(self.llama)).encode())
             return
+        if self.llama is not None and request.method == "POST" and request.path == "/completion":
+            # Its own completion route (a prompt, no chat template): a one-token answer.
+            await conn.send(200, json.dumps({"content": " ", "stop": True}).encode())
+            return
         if self.llama is not None and self.llama.counts and request.method == "POST":
             if request.path == "/apply-template":  # the chat template, applied
                 prompt = {"prompt": self.llama.render(request.json())}
@@ -865,11 +886,15 @@ class FakeOpenAIServer(FakeServer):
 
     @staticmethod
     def _props(llama: LlamaServer) -> dict[str, Any]:
-        return {
+        props: dict[str, Any] = {
             "default_generation_settings": {"n_ctx": llama.n_ctx, "params": {}},
-            "total_slots": 1,
+            "total_slots": llama.slots,
             "chat_template": "chatml",
         }
+        if llama.supports_tools is not None:
+            caps = {"supports_tools": llama.supports_tools}
+            props["chat_template_caps"] = {**caps, "supports_tool_calls": llama.supports_tools}
+        return props
 
 
 # --- Ollama -------------------------------------------------------------------------------
@@ -968,6 +993,7 @@ class FakeOllamaServer(FakeServer):
         version: str = "0.12.3",
         context_length: int | None = None,
         parameters: str = "",
+        capabilities: Sequence[str] | None = ("completion", "tools"),
     ):
         super().__init__()
         self.models = list(models)
@@ -976,6 +1002,9 @@ class FakeOllamaServer(FakeServer):
         #: length), with ``parameters`` (the Modelfile's, e.g. ``"num_ctx 4096"``).
         self.context_length = context_length
         self.parameters = parameters
+        #: What ``/api/show`` lists as the model's ``capabilities`` (None: an older
+        #: Ollama that lists none); without ``"tools"`` its template drops them.
+        self.capabilities = capabilities
 
     def _is_chat(self, request: RecordedRequest) -> bool:
         return request.method == "POST" and request.path == "/api/chat"
@@ -1005,6 +1034,8 @@ class FakeOllamaServer(FakeServer):
             if self.context_length is not None:
                 info["qwen3.context_length"] = self.context_length
             shown = {"parameters": self.parameters, "model_info": info, "details": {}}
+            if self.capabilities is not None:
+                shown["capabilities"] = list(self.capabilities)
             await conn.send(200, json.dumps(shown).encode())
         elif not self._is_chat(request):
             await conn.send(404, b"404 page not found", "text/plain")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
 from zoea_tui.core.validator import validate
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.warm_start import WarmStart
 from zoea_tui.sim import World
 from zoea_tui.sim.host import WorldHost
 from zoea_tui.storage import Store
@@ -35,6 +37,9 @@ async def test_quitting_with_every_call_in_flight_cuts_them_and_keeps_the_store(
         server.default = Reply("never", stall_after=0)
         config = cloud_config(server.url, timeout=600)
         commander, _ = await open_swarm(tmp_path, config)
+        # Sixteen calls in flight at once: the warm start would hold fifteen of them
+        # until the first, which never ends, was answered (orchestrator/warm_start.py).
+        commander.services = replace(commander.services, warm_start=WarmStart(enabled=False))
         for n in range(16):
             await commander.create_mysis(f"m{n:02d}")
         await until(lambda: len(server.chat_requests) >= 16, limit=60)

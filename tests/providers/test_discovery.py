@@ -12,6 +12,7 @@ from zoea_tui.providers.base import ProviderError
 from zoea_tui.providers.discovery import (
     ReportsContext,
     ServerContext,
+    SharesPrefix,
     listed_models,
     ordered_models,
     server_root,
@@ -124,3 +125,31 @@ def test_the_configured_model_comes_first_even_unlisted() -> None:
     assert ordered_models(["a", "b", "c"], "b") == ["b", "a", "c"]
     assert ordered_models(["a"], "z") == ["z", "a"]
     assert ordered_models(["a"], "") == ["a"]
+
+
+async def test_a_multi_slot_llama_server_is_asked_to_share_its_warm_slot() -> None:
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=4096, slots=4)) as llama:
+        provider = OpenAIProvider(llama.url, "qwen")
+        try:
+            assert isinstance(provider, SharesPrefix)
+            assert await provider.share_prefix() == 4
+        finally:
+            await provider.aclose()
+    assert [(r.method, r.path) for r in llama.requests] == [
+        ("GET", "/props"),
+        ("POST", "/completion"),
+    ]
+    poke = llama.requests[-1].json()
+    assert (poke["n_predict"], poke["cache_prompt"]) == (1, False) and len(poke["prompt"]) == 1
+    assert llama.chat_requests == []
+
+
+@pytest.mark.parametrize("llama", [LlamaServer(slots=1), None])
+async def test_one_slot_or_another_server_is_not_asked(llama: LlamaServer | None) -> None:
+    async with FakeOpenAIServer(llama=llama) as server:
+        provider = OpenAIProvider(server.url, "qwen")
+        try:
+            assert await provider.share_prefix() is None
+        finally:
+            await provider.aclose()
+    assert "/completion" not in [r.path for r in server.requests]

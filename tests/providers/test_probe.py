@@ -8,6 +8,7 @@ tool calls, one that answers text, a web page, nothing at all) and reads the ver
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import (
@@ -19,12 +20,13 @@ from tests.fakes.llm_servers import (
     Raw,
     Reply,
 )
-from zoea_tui.providers.probe import ProbeTarget, probe
+from zoea_tui.providers.probe import ProbeReport, ProbeTarget, probe
 
 KEYS = {
     "reachable",
     "models",
     "context_window",
+    "template_tools",
     "stream_with_tools",
     "unstreamed_with_tools",
     "tool_call_parsed",
@@ -46,6 +48,7 @@ async def test_a_llama_server_flies_with_its_context_tokens_and_cache() -> None:
     assert set(data) == KEYS
     assert data["reachable"] is True and data["models"] == ["qwen"]
     assert data["context_window"] == 16384
+    assert data["template_tools"] is True
     assert data["stream_with_tools"] is True and data["unstreamed_with_tools"] is True
     assert data["tool_call_parsed"] is True
     assert data["tokens_engine"] and data["tokens_engine"] != data["tokens_estimate"]
@@ -70,6 +73,87 @@ async def test_a_server_that_breaks_streamed_tool_calls_flies_unstreamed() -> No
     assert [(f.step, f.kind) for f in report.failures] == [("stream", "cut_short")]
     assert "stream = false" in report.config_block()
     assert report.to_json()["verdict"]["stream"] is False
+
+
+async def test_a_streamed_step_that_timed_out_says_so_and_gives_no_streaming_advice() -> None:
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384)) as server:
+        # The streamed step waits past the timeout; the others are answered at once.
+        server.script(Reply(tool_calls=[Call("get_status", {"section": "ship"})], delay=3.0))
+        server.default = STATUS_CALL
+        report = await probe(ProbeTarget(server.url, timeout=0.5))
+
+    assert [(f.step, f.kind) for f in report.failures] == [("stream", "timeout")]
+    assert report.flies and report.stream_setting == "auto"
+    assert "stream = false" not in report.config_block()
+    assert "breaks streamed" not in " ".join(f.fix for f in report.failures)
+    assert "no answer in time" in report.failures[0].fix
+    streamed = next(line for line in report.table() if "streamed + tool" in line)
+    assert "no: timed out" in streamed
+
+
+async def test_the_cache_line_says_the_repeat_step_timed_out() -> None:
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384)) as server:
+        server.script(STATUS_CALL, STATUS_CALL, replace(STATUS_CALL, delay=3.0))
+        report = await probe(ProbeTarget(server.url, timeout=0.5))
+
+    assert report.cache_reuse is None
+    assert [(f.step, f.kind) for f in report.failures] == [("repeat", "timeout")]
+    cache = next(line for line in report.table() if "prompt cache" in line)
+    assert "no figure: the repeat step timed out" in cache
+    assert "reported no cache count" not in cache
+
+
+async def test_the_cache_line_says_why_it_has_no_figure() -> None:
+    async with FakeOpenAIServer() as server:  # no llama-server: no cache count
+        server.default = STATUS_CALL
+        counted_nothing = await probe(ProbeTarget(server.url))
+    async with FakeOpenAIServer() as server:
+        server.default = HttpError(500, "boom")
+        answered_nothing = await probe(ProbeTarget(server.url))
+
+    def cache(report: ProbeReport) -> str:
+        return next(line for line in report.table() if "prompt cache" in line)
+
+    assert "the server's answers carry no cache count" in cache(counted_nothing)
+    assert "no request was answered, so none was repeated" in cache(answered_nothing)
+
+
+async def test_a_template_that_drops_the_tools_is_told_with_the_fix() -> None:
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384, supports_tools=False)) as server:
+        server.default = Reply("I am a helpful assistant.")
+        report = await probe(ProbeTarget(server.url))
+
+    assert report.template_tools is False and not report.flies
+    assert report.summary() == (
+        "cannot fly a Mysis: the chat template drops the tools: start llama-server with a "
+        "template that renders them (--jinja, --chat-template-file with a tool template "
+        "such as Qwen2.5's)"
+    )
+    assert "  template + tools   drops them (/props)" in report.table()
+    # The model never saw the tool: the prompt the server counted has no schema in it.
+    assert report.tokens_engine is not None and report.tokens_engine < report.tokens_estimate
+
+
+async def test_a_template_that_renders_the_tools_or_says_nothing_is_no_problem() -> None:
+    async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384, supports_tools=None)) as server:
+        server.default = STATUS_CALL
+        silent = await probe(ProbeTarget(server.url))
+    assert silent.template_tools is None and silent.flies
+    assert "  template + tools   not reported" in silent.table()
+
+
+async def test_an_ollama_model_without_the_tools_capability_cannot_fly() -> None:
+    async with FakeOllamaServer(capabilities=("completion",)) as server:
+        server.default = STATUS_CALL
+        report = await probe(ProbeTarget(server.url))
+    async with FakeOllamaServer(capabilities=None) as server:
+        server.default = STATUS_CALL
+        older = await probe(ProbeTarget(server.url))
+
+    assert report.template_tools is False and not report.flies
+    assert report.problems[0].startswith("the chat template drops the tools: pick a model")
+    assert "  template + tools   drops them (/api/show)" in report.table()
+    assert older.template_tools is None and older.flies
 
 
 async def test_a_model_that_answers_text_cannot_fly() -> None:
@@ -160,6 +244,9 @@ async def test_an_ollama_url_is_found_by_its_tags_and_probed_natively() -> None:
     assert report.models == ["qwen3:8b", "llama3.2"] and report.model == "qwen3:8b"
     assert report.context_window == 40960
     assert report.flies and report.cache_reuse is None  # Ollama reports no cache count
+    assert report.template_tools is True
+    cache = next(line for line in report.table() if "prompt cache" in line)
+    assert "no figure: Ollama reports no cache count" in cache
     assert {r.path for r in server.chat_requests} == {"/api/chat"}
     assert 'type = "ollama"' in report.config_block()
     assert report.env_line() == f"OLLAMA_HOST={server.url[7:]} ZOEA_DEFAULT_PROVIDER=ollama zoea"

@@ -477,9 +477,11 @@ class MysisRuntime:
         turn_id = self.turn.id if self.turn is not None else None
 
         async def attempt() -> ChatResponse:
-            return await self._call_model(
-                request, composition, last_id, nudge_level, settings, turn_id
-            )
+            # The first request to a cold engine goes first (warm_start.py).
+            async with self.swarm.warm_start.first(engine, self.provider):
+                return await self._call_model(
+                    request, composition, last_id, nudge_level, settings, turn_id
+                )
 
         try:
             response = await with_retries(

@@ -24,6 +24,7 @@ from .calibration import EngineFit, engine_of
 from .clock import Clock
 from .events import EventBus
 from .step_gate import StepGate
+from .warm_start import WarmStart
 
 #: A Mysis's transient model or game failures: three tries in all, 1 s then 2 s apart
 #: (or the server's Retry-After, up to ten minutes).
@@ -43,7 +44,8 @@ class SwarmServices:
     end at their next round); ``turn_finished`` hears the id and the count of
     turns of a Mysis that ended one; ``step_gate`` holds a Mysis's next step a
     moment while the commander's key is handled; ``fit`` is what the swarm learnt of
-    each engine (``calibration.py``).
+    each engine (``calibration.py``); ``warm_start`` lets the first request to each
+    engine warm its prompt cache before the others go (``warm_start.py``).
     """
 
     store: Store
@@ -64,6 +66,8 @@ class SwarmServices:
     #: What the swarm learnt of each engine (token scale, server context): the
     #: settings of ``settings_for`` are fitted to it before composing.
     fit: EngineFit = field(default_factory=EngineFit)
+    #: The first request to each engine goes first, and warms it for the swarm.
+    warm_start: WarmStart = field(default_factory=WarmStart)
 
     def fitted_settings(self, record: MysisRecord) -> tuple[ComposeSettings, ProviderSettings]:
         """The settings of ``settings_for``, fitted to what the swarm learnt of the

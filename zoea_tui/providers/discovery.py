@@ -11,11 +11,31 @@ exceeds the available context size (M tokens)", so the composer must fit the slo
   model's training context. (The ``num_ctx`` of its ``parameters`` is only a default:
   every request of ours sends its own ``options.num_ctx``.)
 
+The same two routes say whether the chat template renders the tools a request offers
+(:func:`template_renders_tools`): llama-server's ``/props`` →
+``chat_template_caps.supports_tools`` (a template without tools drops them from the
+prompt, silently: SmolLM2's own does), Ollama's ``/api/show`` → ``capabilities``
+(``"tools"`` among them, or not).
+
 A llama-server also counts a request's prompt exactly as it will, before it is sent:
 ``POST /apply-template`` renders the request's messages and tools with the server's
 chat template, ``POST /tokenize`` counts that text with the model's tokenizer
 (:func:`llama_server_prompt_tokens`). The swarm checks its request against the slot with
 that count and calibrates its estimate from it (``orchestrator/calibration.py``).
+
+A llama-server with several slots (``-np``) keeps one prompt cache per slot, and a slot's
+cache reaches another only through its host-memory prompt cache (``--cache-ram``, on by
+default): a request goes to the idle slot whose cached prompt is most like it
+(``--slot-prompt-similarity``, 0.1 by default; 0: never), else to the least recently used
+one, which then loads the best prompt saved there (the entry moves into the slot); and
+the prompts of the idle slots are saved there each time a task starts
+(``--cache-idle-slots``, on by default). A prompt evaluated in one slot is in no other
+slot and not saved until some task starts while that slot is idle.
+:func:`llama_server_share_prefix` starts one such task once a swarm's first request has
+been answered (a one-token completion of one character): its slot's prompt, the swarm's
+shared prefix, is then saved, and each Mysis sent next finds it, in that slot or loaded
+from the host-memory cache into its own (``orchestrator/warm_start.py``; what the engine
+does with several Myses at once: docs/ARCHITECTURE.md, 'Proven on real engines').
 
 Discovery never fails a Mysis: a server that does not answer, or answers something
 else (a cloud API's 404, an older server), simply tells nothing (None), quietly.
@@ -76,6 +96,54 @@ async def llama_server_context(
     settings = as_dict(as_dict(data).get("default_generation_settings"))
     n_ctx = as_count(settings.get("n_ctx"))
     return ServerContext(n_ctx, "llama-server /props") if n_ctx and n_ctx > 0 else None
+
+
+async def template_renders_tools(
+    provider: HttpProvider, kind: str, model: str, *, timeout: float = DISCOVERY_TIMEOUT
+) -> bool | None:
+    """Whether the server's chat template renders the tools of a request: llama-server's
+    ``GET /props`` (``chat_template_caps.supports_tools``) for ``kind`` ``"openai"``,
+    Ollama's ``POST /api/show`` (``"tools"`` in ``capabilities``) for ``"ollama"``. None
+    when the server does not say (another server, an older build), quietly."""
+    if kind == "ollama":
+        shown = as_dict(
+            await _quietly(provider, f"{provider.endpoint}/api/show", {"model": model}, timeout)
+        )
+        capabilities = shown.get("capabilities")
+        if not isinstance(capabilities, list):
+            return None
+        return "tools" in capabilities
+    props = await _quietly(provider, f"{server_root(provider.endpoint)}/props", None, timeout)
+    supports = as_dict(as_dict(props).get("chat_template_caps")).get("supports_tools")
+    return supports if isinstance(supports, bool) else None
+
+
+@runtime_checkable
+class SharesPrefix(Protocol):
+    """A provider whose server can share a prompt it just evaluated with its other slots."""
+
+    async def share_prefix(self, *, timeout: float = DISCOVERY_TIMEOUT) -> int | None:
+        """Have the server keep the prompt it last evaluated for its other slots; its
+        slots, or None when it has one or cannot."""
+        ...
+
+
+async def llama_server_share_prefix(
+    provider: HttpProvider, *, timeout: float = DISCOVERY_TIMEOUT
+) -> int | None:
+    """Start one tiny task on a llama-server with several slots, so that it saves its
+    idle slots' prompts to its host-memory cache (see the module docstring); its slots,
+    or None: a server that is no llama-server, has one slot, or did not answer
+    (quietly: the swarm goes on without)."""
+    root = server_root(provider.endpoint)
+    slots = as_count(
+        as_dict(await _quietly(provider, f"{root}/props", None, timeout)).get("total_slots")
+    )
+    if slots is None or slots < 2:
+        return None
+    poke = {"prompt": "\n", "n_predict": 1, "cache_prompt": False}
+    answer = as_dict(await _quietly(provider, f"{root}/completion", poke, timeout))
+    return slots if "content" in answer else None
 
 
 @runtime_checkable

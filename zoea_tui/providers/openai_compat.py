@@ -48,6 +48,7 @@ from .discovery import (
     list_models,
     llama_server_context,
     llama_server_prompt_tokens,
+    llama_server_share_prefix,
 )
 
 
@@ -114,6 +115,11 @@ class OpenAIProvider(HttpProvider):
         if counted is not None or self._counts is None:
             self._counts = counted is not None
         return counted
+
+    async def share_prefix(self, *, timeout: float = DISCOVERY_TIMEOUT) -> int | None:
+        """Have a llama-server with several slots keep the prompt it last evaluated for
+        its other slots (``discovery.llama_server_share_prefix``); None elsewhere."""
+        return await llama_server_share_prefix(self, timeout=timeout)
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)

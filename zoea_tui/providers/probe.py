@@ -5,8 +5,10 @@ add-provider form of the TUI).
 ``/api/tags``: is anything there?); the context it gives a request (``discovery.py``);
 one small request with one tool, streamed, then unstreamed (which mode works, and does a
 tool call come back parsed?); the same request again (how much did the engine serve from
-its prompt cache?). Every failure is told in the one classification of
-``core/failures.py`` with the server's own words and what to change. The verdict says
+its prompt cache?); and whether the server's chat template renders tools at all
+(llama-server's ``/props``, Ollama's ``/api/show``). Every failure is told in the one
+classification of ``core/failures.py`` with the server's own words and what to change;
+a step that timed out is told as that, never as advice on streaming. The verdict says
 whether a Mysis can fly on it, and the configuration that would make it so.
 
 A URL is spoken to as the protocol it answers: a URL ending in ``/v1`` is
@@ -36,7 +38,7 @@ from .base import (
     ProviderError,
     ProviderSettings,
 )
-from .discovery import DISCOVERY_TIMEOUT, _quietly
+from .discovery import DISCOVERY_TIMEOUT, _quietly, template_renders_tools
 from .ollama import OllamaProvider
 from .openai_compat import OpenAIProvider
 
@@ -52,6 +54,16 @@ COMPACT_BELOW = 16384
 PROBE_MAX_TOKENS = 256
 #: A probe of a bare URL gives Ollama this context (``num_ctx``): enough, and quick to load.
 PROBE_OLLAMA_CONTEXT = 8192
+#: Failures of the streamed step that say nothing of streaming: no answer in time, or no
+#: server. (A stream that broke, or was refused, does: then ``stream = false``.)
+NOT_ABOUT_STREAMING = frozenset({"timeout", "unreachable"})
+#: What to do about a chat template that drops the tools, by protocol.
+TEMPLATE_FIX = {
+    "openai": "start llama-server with a template that renders them (--jinja, "
+    "--chat-template-file with a tool template such as Qwen2.5's)",
+    "ollama": "pick a model whose template renders them (ollama show MODEL lists "
+    "'tools' among its capabilities)",
+}
 
 #: The one tool of the probe's request: one argument, so its parse is tested.
 PROBE_TOOL: dict[str, Any] = {
@@ -155,6 +167,8 @@ class ProbeReport:
     models: list[str] = field(default_factory=list)
     context_window: int | None = None
     context_source: str = ""
+    #: Whether the server's chat template renders tools (None: the server did not say).
+    template_tools: bool | None = None
     stream_with_tools: bool | None = None
     unstreamed_with_tools: bool | None = None
     tool_call_parsed: bool = False
@@ -181,10 +195,18 @@ class ProbeReport:
         """Whether a Mysis can fly on this endpoint."""
         return not self.problems
 
+    def failure(self, step: str) -> ProbeFailure | None:
+        """How ``step`` failed (None: it did not fail, or was not tried)."""
+        return next((f for f in self.failures if f.step == step), None)
+
     @property
     def stream_setting(self) -> bool | str:
-        """The ``stream`` key to configure: false when streamed tool calls failed."""
-        return "auto" if self.stream_with_tools or not self.unstreamed_with_tools else False
+        """The ``stream`` key to configure: false when a streamed tool call broke (or was
+        refused) and the same request unstreamed was answered. A streamed step that timed
+        out, or found no server, says nothing of streaming: "auto" stays."""
+        failed = self.failure("stream")
+        breaks = failed is not None and failed.kind not in NOT_ABOUT_STREAMING
+        return False if breaks and self.unstreamed_with_tools else "auto"
 
     @property
     def tools_setting(self) -> str:
@@ -254,6 +276,7 @@ class ProbeReport:
             "reachable": self.reachable,
             "models": list(self.models),
             "context_window": self.context_window,
+            "template_tools": self.template_tools,
             "stream_with_tools": self.stream_with_tools,
             "unstreamed_with_tools": self.unstreamed_with_tools,
             "tool_call_parsed": self.tool_call_parsed,
@@ -290,7 +313,7 @@ class ProbeReport:
                 return "not tried"
             if value:
                 return "yes" + took(step)
-            failure = next((f for f in self.failures if f.step == step), None)
+            failure = self.failure(step)
             words = " ".join((failure.said or failure.message).split()) if failure else ""
             words = words if len(words) <= 120 else words[:119] + "…"
             why = f": {failure_label(failure.kind)}: {words}" if failure else ""
@@ -307,6 +330,7 @@ class ProbeReport:
                 else "not reported",
             ),
             ("model tried", self.model or "none"),
+            ("template + tools", self._template_line()),
             ("streamed + tool", works(self.stream_with_tools, "stream")),
             ("unstreamed + tool", works(self.unstreamed_with_tools, "unstreamed")),
             ("tool call parsed", self._call_line()),
@@ -333,14 +357,36 @@ class ProbeReport:
             f"(×{ratio:.2f}: Zoea learns the engine's scale from its counts)"
         )
 
+    def _template_line(self) -> str:
+        if self.template_tools is None:
+            return "not reported"
+        where = "/api/show" if self.type == "ollama" else "/props"
+        if self.template_tools:
+            return f"renders them ({where})"
+        return f"drops them ({where})"
+
     def _cache_line(self) -> str:
         if self.cache_reuse is None or self.cache_counts is None:
-            return "the engine reported no cache count"
+            return "no figure: " + self._no_cache_figure()
         cached, prompt = self.cache_counts
         return (
             f"the same request again: {cached} of its {prompt} prompt tokens served from "
             f"the cache ({self.cache_reuse:.1%})"
         )
+
+    def _no_cache_figure(self) -> str:
+        """Why the probe has no cache figure, in a few words."""
+        failed = self.failure("repeat")
+        if failed is not None:
+            label = failure_label(failed.kind)
+            if failed.kind == "timeout":
+                return f"the repeat step {label}"
+            return f"the repeat step failed ({label})"
+        if self.latency_s.get("repeat") is None:
+            return "no request was answered, so none was repeated"
+        if self.type == "ollama":
+            return "Ollama reports no cache count"
+        return "the server's answers carry no cache count (timings.cache_n, cached_tokens)"
 
 
 async def probe(target: ProbeTarget, *, client: httpx.AsyncClient | None = None) -> ProbeReport:
@@ -413,6 +459,9 @@ async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClie
     context = await plain.server_context(report.model)
     if context is not None:
         report.context_window, report.context_source = context.tokens, context.source
+    report.template_tools = await template_renders_tools(
+        plain, report.type, report.model, timeout=min(target.timeout, DISCOVERY_TIMEOUT)
+    )
 
     window = target.context_window or PROBE_OLLAMA_CONTEXT
     if report.context_window is not None:
@@ -482,15 +531,20 @@ def _read_calls(report: ProbeReport, answers: list[ChatResponse]) -> None:
 
 
 def _verdict(report: ProbeReport) -> None:
+    if report.template_tools is False:
+        # The model never saw the tool: whatever it answered, a Mysis's tools would not
+        # reach it either.
+        report.problems.append(f"the chat template drops the tools: {TEMPLATE_FIX[report.type]}")
     if not (report.stream_with_tools or report.unstreamed_with_tools):
         report.problems.append("no request with a tool was answered, streamed or not")
     elif not report.tool_call_parsed:
         report.problems.append("no tool call came back parsed")
-        report.notes.append(
-            "a Mysis acts only by tool calls: pick a model trained for them (Qwen2.5, Qwen3, "
-            "Llama 3.1+ …); llama-server reads them only with --jinja and a chat template "
-            "that renders tools; on Ollama, a model tagged 'tools'"
-        )
+        if report.template_tools is not False:
+            report.notes.append(
+                "a Mysis acts only by tool calls: pick a model trained for them (Qwen2.5, "
+                "Qwen3, Llama 3.1+ …); llama-server reads them only with --jinja and a chat "
+                "template that renders tools; on Ollama, a model tagged 'tools'"
+            )
     if report.context_window is not None and report.context_window < MIN_CONTEXT:
         report.problems.append(
             f"the server gives a request {report.context_window} tokens; a Mysis needs at "
