@@ -10,7 +10,7 @@ from ..loops import extract_latest_tool_loop
 from ..selection import Selection, keep, synthetic_user
 from ..turns import current_turn, opening_slot
 from ..types import Memory
-from ..window import kept_count
+from ..window import kept_count, window_margin
 
 
 def turn_aware(history: History, settings: ComposeSettings) -> Selection:
@@ -23,11 +23,14 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     start, not from a sliding window), so within a turn every request is the
     previous one plus the new messages.
 
-    Turn paging (the design's "turn-based pagination"): a turn grown past
-    ``max_context_messages + window_margin - 1`` memories is cut back to its newest
-    ``max_context_messages`` in one step; its opening stays pinned in front and a
-    note behind the rounds the step kept stands for the paged-out part. Between steps
-    the request only appends.
+    Seed 001's bound holds: no request carries more than ``max_context_messages``
+    memories. The latest loop of earlier turns is left out once it and the turn no longer
+    fit together (from then on, for the rest of the turn). Turn paging (the design's
+    "turn-based pagination"): a turn grown past the bound keeps its opening pinned in
+    front and its newest memories in the stepped window of ``core/window.py`` (cut back
+    by ``window_margin``, grown to the bound again), with a note behind the memories
+    the step kept standing for the paged-out part. Between steps the request only
+    appends.
     """
     selection = Selection(default_drop_reason="earlier turn: only its latest tool loop is kept")
     turn = current_turn(history, settings)
@@ -45,7 +48,11 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
         if current and first is not None and current[-1].seq > 0 and first.seq > 0
         else len(current)
     )
-    paged = total > size + margin - 1 or (
+    # The opening memory is pinned in front of a paged turn: it counts within the bound.
+    pinned = 0 if turn.synthetic else 1
+    room = max(size - pinned, 1)
+    body = total - pinned
+    paged = body > room or (
         history.turn is None
         and history.before_window_id is not None
         and not before
@@ -53,15 +60,19 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     )
     opening = opening_slot(history, turn)
     if paged:
-        if total > len(current) or total > size + margin - 1:
-            current = current[-kept_count(total, size, margin) :]
+        floor = room
+        if body > room:
+            # The window's grid (``window.window_count``) with the step of the whole
+            # bound: the turn's rounds are cut back by ``window_margin`` memories at once.
+            floor = max(room - window_margin(size, margin) + 1, 1)
+            current = current[-kept_count(body, floor, room - floor + 1) :]
         selection.slots.append(
             opening
             or synthetic_user(
                 prompts.nudge_text(settings.nudge_level), "nudge", "turn start not stored"
             )
         )
-        at = _note_position(current, size)
+        at = _note_position(current, floor)
         while current and current[0].role == "tool":
             selection.drop(current[0], "turn paging: its call is in the paged-out part")
             current, at = current[1:], at - 1
@@ -78,10 +89,14 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
         selection.slots.append(note)
         current = current[at:]
     else:
-        selection.slots.extend(
-            keep(m, reason="latest tool loop of earlier turns")
-            for m in extract_latest_tool_loop(before)
-        )
+        loop = extract_latest_tool_loop(before)
+        if len(loop) + total <= size:
+            selection.slots.extend(
+                keep(m, reason="latest tool loop of earlier turns") for m in loop
+            )
+        else:
+            for m in loop:
+                selection.drop(m, "earlier turn's loop: it and the turn pass max_context_messages")
         if opening is not None:
             selection.slots.append(opening)
             if not turn.synthetic:
@@ -92,8 +107,8 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
 
 def _note_position(current: list[Memory], size: int) -> int:
     """Where the paging note stands among the kept memories: after those the step kept
-    (the first ``size``, and any tool results of their last call), so that it stays in
-    place until the next step.
+    (the first ``size``, the window's floor, and any tool results of their last call), so
+    that it stays in place until the next step.
 
     Behind the kept memories rather than before them, because an engine that reuses a
     moved chunk of its cache (llama-server's ``n_cache_reuse``) can reuse the kept rounds
