@@ -334,3 +334,12 @@ def test_paging_by_one_memory_would_fail_the_step_check() -> None:
     """The check above rejects paging that moves with every round (margin 1)."""
     steps = _rewrites(_turn_aware_long_turn(1))
     assert not all(b - a == 5 for a, b in itertools.pairwise(steps))
+
+
+def test_a_paged_recorded_turn_holds_seed_001s_twenty_memories() -> None:
+    """Seed 001: "Recent Messages (last 20)", for a recorded turn too: the turn's opening
+    and its rounds stay within ``max_context_messages`` in every request of a 60-round
+    turn (before issue 41 paging grew the turn to 29 past its opening)."""
+    for request in _turn_aware_long_turn_messages(10):
+        rounds = [m for m in request if m["role"] in ("assistant", "tool")]
+        assert len(rounds) + 1 <= 20, f"{len(rounds)} rounds beside the opening"

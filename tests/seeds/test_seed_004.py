@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import Log
-from tests.seeds.common import Chat, both, memory_ids
+from tests.seeds.common import Chat, both, memory_ids, seed_001_violations
 from zoea_tui.core import prompts
 from zoea_tui.core.loops import find_last_user_prompt_index
 
@@ -154,14 +154,16 @@ def test_a_turn_longer_than_the_window_is_paged_with_its_opening_kept(
     """Seed 004: "MaxContextMessages Still Applies: If a single turn exceeds 20 messages,
     older messages will be truncated" and its enhancement "Turn-Based Pagination: If turn
     exceeds MaxContextMessages, compress early iterations within turn": the opening stays,
-    a note stands for the early rounds, the newest rounds follow."""
+    a note stands for the early rounds, the newest rounds follow, the opening and the
+    rounds within seed 001's "last 20"."""
     chat = Chat()
     opening = chat.direct("Mine until the hold is full.")
     for n in range(40):
         chat.loop("mine", json.dumps({"round": n}))
     for report in both(chat, tmp_path, capsys, STRATEGY):
         opened, *rounds = memory_ids(report)
-        assert opened == opening and 0 < len(rounds) <= 20
+        assert opened == opening and 0 < len(rounds) <= 19
+        assert not seed_001_violations(report), "seed 001's 20 hold in a paged turn too"
         assert rounds == list(range(82 - len(rounds), 82)), "the newest rounds, in order"
         notes = [
             message["content"]
