@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from dataclasses import replace
 
 import pytest
 
 from zoea_tui.core.redaction import PASSWORD_MASK
 from zoea_tui.core.validator import validate
+from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator import commander as commander_module
-from zoea_tui.orchestrator.commander import STARTER_NAMES, CommandRefused
+from zoea_tui.orchestrator.commander import STARTER_NAMES, Commander, CommandRefused
 from zoea_tui.orchestrator.events import Notice, StateChanged
 from zoea_tui.providers import registry
 
@@ -33,6 +35,20 @@ async def test_an_empty_database_gets_a_starter_swarm_that_plays(open_commander,
         requests = await commander.store.list_requests(view.id)
         assert requests and all(r.items for r in requests)
         assert not validate((await commander.preview(view.id)).messages)
+
+
+@pytest.mark.parametrize("max_myses", [1, 2])
+async def test_max_myses_bounds_the_starter_swarm(tmp_path, config, max_myses) -> None:
+    """``max_myses = 2`` starts two starter Myses (the swarm reads "2/2", never "3/2")."""
+    bounded = replace(config, swarm=replace(config.swarm, max_myses=max_myses))
+    backend = GameBackend.from_config(bounded.game, data_dir=tmp_path, simulated=True)
+    commander = await Commander.open(
+        bounded, db_path=tmp_path / "zoea.db", backend=backend, autostart=False
+    )
+    try:
+        assert [v.name for v in commander.myses()] == list(STARTER_NAMES[:max_myses])
+    finally:
+        await commander.shutdown(timeout=0.5)
 
 
 async def test_create_refuses_bad_names_providers_and_a_full_swarm(open_commander, config):

