@@ -31,15 +31,22 @@ def cloud_config(url: str, *, timeout: float = 5.0) -> Config:
 
 
 class RecordingClock(VirtualClock):
-    """Virtual time that also records every ``sleep`` asked of it (the retry waits)."""
+    """Virtual time that also records every ``sleep`` asked of it (the game's retry
+    waits) and every ``wait_for`` (a Mysis's backoff before a model call is tried again,
+    which ``r`` may cut short, and its nudge intervals)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.sleeps: list[float] = []
+        self.waits: list[float] = []
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         await super().sleep(seconds)
+
+    async def wait_for(self, event: asyncio.Event, timeout: float) -> bool:
+        self.waits.append(timeout)
+        return await super().wait_for(event, timeout)
 
 
 @dataclass

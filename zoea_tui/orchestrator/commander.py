@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
 from ..core.composition import ComposeSettings, Composition
 from ..core.redaction import mask_text
+from ..core.retry import PATIENT, RetryPolicy
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
@@ -76,6 +77,7 @@ class Commander:
         clock: Clock | None = None,
         bus: EventBus | None = None,
         provider_factory: ProviderFactory | None = None,
+        model_retry: RetryPolicy = PATIENT,
     ) -> None:
         self.config = config
         self.store = store
@@ -108,6 +110,7 @@ class Commander:
             saw_tick=self.saw_tick,
             closing=lambda: self._closed,
             turn_finished=self._turn_finished,
+            model_retry=model_retry,
         )
         #: What the UI reads of the Myses' past: pages, search, the request log.
         self.story = StoryPort(store, self.settings_for)
@@ -129,11 +132,24 @@ class Commander:
         backend: GameBackend | None = None,
         starter_swarm: bool = True,
         provider_factory: ProviderFactory | None = None,
+        model_retry: RetryPolicy = PATIENT,
     ) -> Commander:
-        """Open the store and the game; restore the swarm (and seed it when empty)."""
+        """Open the store and the game; restore the swarm (and seed it when empty).
+
+        ``model_retry`` is how the Myses try a failed model call again: by default they
+        keep trying what heals by waiting (``retry.PATIENT``); a headless run on a
+        virtual clock passes ``retry.BOUNDED``.
+        """
         store = await Store.open(db_path)
         backend = backend or GameBackend.from_config(config.game, data_dir=db_path.parent)
-        commander = cls(config, store, backend, clock=clock, provider_factory=provider_factory)
+        commander = cls(
+            config,
+            store,
+            backend,
+            clock=clock,
+            provider_factory=provider_factory,
+            model_retry=model_retry,
+        )
         try:
             await backend.start()
             commander._watch_clock()

@@ -169,3 +169,9 @@ def model_name(label: str) -> str:
         ):
             words[n] = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or word
     return " ".join(words)
+
+
+def next_try(at: float, now: float | None = None) -> str:
+    """ "next try in 40s" (or "trying now") for a Mysis backing off a failed model call."""
+    left = max(0, round(at - (time.time() if now is None else now)))
+    return f"next try in {left}s" if left else "trying now"

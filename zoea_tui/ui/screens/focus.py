@@ -43,6 +43,8 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
     text.append(view.state, style=fmt.state_style(view.state))
     if view.state == "running" and view.activity:
         text.append(f" · {one_line(view.activity, 40)}", style=fmt.TEXT)
+    if view.state == "running" and view.next_try_at is not None:
+        text.append(f" · {fmt.next_try(view.next_try_at)}", style=fmt.WARNING)
     text.append("   ")
     label = fmt.model_name(view.provider_label or view.provider)
     text.append(one_line(label, 60), style=fmt.SYSTEM)

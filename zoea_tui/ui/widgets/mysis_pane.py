@@ -85,6 +85,11 @@ def _latest(view: MysisView, now: float | None = None) -> Text:
         text.append("error: " + one_line(view.last_error, 600), style=fmt.ERROR)
     elif view.state == "idle" and view.last_error:
         text.append("idle: " + one_line(view.last_error, 600), style=fmt.WARNING)
+    elif view.next_try_at is not None:
+        text.append(f"{view.activity} · {fmt.next_try(view.next_try_at, now)}", style=fmt.WARNING)
+        if view.last_line:
+            text.append(" · ", style=fmt.DIM)
+            text.append(one_line(view.last_line, 600), style=fmt.MUTED)
     elif view.next_nudge_at is not None:
         text.append_text(fmt.next_nudge(view.next_nudge_at, view.waiting_on_game, now))
         if view.last_answer:
@@ -122,7 +127,13 @@ def _status_line(view: MysisView, now: float | None) -> Text:
     activity = view.state if view.state != "running" else (view.activity or "running")
     text = Text()
     text.append(glyph.char + " ", style=glyph.style)
-    text.append(one_line(activity, 40), style=fmt.state_style(view.state))
+    backing_off = view.state == "running" and view.next_try_at is not None
+    style = fmt.WARNING if backing_off else fmt.state_style(view.state)
+    text.append(one_line(activity, 40), style=style)
+    if backing_off:
+        # "unreachable · next try in 40s": the model call failed and is tried again.
+        assert view.next_try_at is not None
+        text.append(f" · {fmt.next_try(view.next_try_at, now)}", style=fmt.WARNING)
     text.append(
         f" · ↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
@@ -218,6 +229,8 @@ def pane_text(
         latest.append("✖ " + one_line(view.last_error, 600), style=fmt.ERROR)
     elif view.state == "idle" and view.last_error:
         latest.append("idle: " + one_line(view.last_error, 600), style=fmt.WARNING)
+    elif view.next_try_at is not None and view.last_line:
+        latest.append("⚠ " + one_line(view.last_line, 600), style=fmt.WARNING)
     elif view.last_answer or answer:
         latest.append("» ", style=f"bold {fmt.ASSISTANT}")
         latest.append(one_line(view.last_answer or answer, 600), style=fmt.TEXT)
