@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
-from ..core.composition import ComposeSettings, Composition
+from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
 from ..core.redaction import mask_text
 from ..core.retry import PATIENT, RetryPolicy
 from ..core.strategies import STRATEGIES
@@ -418,15 +418,18 @@ class Commander:
         turn = await runtime.upcoming_turn()
         level = turn.nudge_level if turn.kind == "nudge" else 0
         settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)
-        return await next_composition(
-            await self.store.reader(),  # reads only: never behind the swarm's writes
-            mysis_id,
-            name,
-            settings,
-            write_summary=False,
-            game_state=self.game_state_summary(mysis_id),
-            turn=turn,
-        )
+        try:
+            return await next_composition(
+                await self.store.reader(),  # reads only: never behind the swarm's writes
+                mysis_id,
+                name,
+                settings,
+                write_summary=False,
+                game_state=self.game_state_summary(mysis_id),
+                turn=turn,
+            )
+        except ContextTooSmallError as exc:  # told where the preview would be
+            raise CommandRefused(f"{runtime.name}: {exc}") from None
 
     # -- actions ----------------------------------------------------------------------
 

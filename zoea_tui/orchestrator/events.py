@@ -245,7 +245,8 @@ class ErrorRaised(Event):
     mysis_id: int | None
     message: str
     transient: bool = False
-    #: The class of a provider's failure (``providers.base.FailureKind``); None otherwise.
+    #: The class of a provider's failure (``providers.base.FailureKind``), or
+    #: ``"context_too_small"`` (nothing could be sent); None otherwise.
     kind: str | None = None
 
 

@@ -35,7 +35,7 @@ from typing import Any
 
 from ..config import NudgeConfig
 from ..core import prompts
-from ..core.composition import ComposeSettings, Composition
+from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
 from ..core.failures import failure_label
 from ..core.game_tool import ToolsMode, effective_call
 from ..core.retry import with_retries
@@ -55,7 +55,7 @@ from ..providers.base import (
     TextDelta,
 )
 from ..storage import MysisRecord, NewMemory
-from .calibration import engine_of
+from .calibration import Engine, engine_of
 from .checked import check_request
 from .context import next_composition
 from .events import (
@@ -98,6 +98,11 @@ class _Unreachable(Exception):
     def __init__(self, result: RoutedResult) -> None:
         super().__init__(result.error_message)
         self.result = result
+
+
+#: The class of a stop for a context too small for the system prompt and the tools (told
+#: in ``ErrorRaised.kind``, ``zoea simulate``'s failures and an arena run's error).
+CONTEXT_TOO_SMALL = "context_too_small"
 
 
 def _retryable(error: Exception) -> bool:
@@ -475,10 +480,12 @@ class MysisRuntime:
         if tools is not self._tools:  # the router hands back the same list until it changes
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
-        composition = await self.compose(settings, provider_settings)
+        engine = engine_of(self.record.provider, provider_settings)
+        composition = await self._fitting(settings, provider_settings, engine, tools)
+        if composition is None:
+            return None
         # A server that counts prompts (llama-server) counts this one before it goes: the
         # scale is learnt from it, and a request over the slot is composed again to fit.
-        engine = engine_of(self.record.provider, provider_settings)
         draft = ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
         counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
         # What the engine counted was learnt from (it moved the scale): its answer's
@@ -493,7 +500,9 @@ class MysisRuntime:
                 counted,
                 settings.budget,
             )
-            composition = await self.compose(settings, provider_settings)
+            composition = await self._fitting(settings, provider_settings, engine, tools)
+            if composition is None:
+                return None
             learnt = False
         await self._tell_paused_summaries(composition)
         checked = await check_request(composition, self.last_sent)
@@ -574,6 +583,41 @@ class MysisRuntime:
             self.last_line = "→ " + ", ".join(effective_call(c).name for c in response.tool_calls)
         await self.changed("answered")
         return response
+
+    async def _fitting(
+        self,
+        settings: ComposeSettings,
+        provider_settings: ProviderSettings,
+        engine: Engine,
+        tools: list[dict[str, Any]],
+    ) -> Composition | None:
+        """The request to send, composed to fit; None when nothing can be sent.
+
+        When the system prompt and the tools leave no room for the history and the
+        answer, nothing is sent (a system prompt cut to fit is no request to send) and
+        waiting will not make room: the Mysis is errored with the numbers and the fix.
+        The estimate's one scale can misjudge the fixed part, so an engine that counts
+        prompts (llama-server) is asked first whether the least request fits after all.
+        """
+        try:
+            return await self.compose(settings, provider_settings)
+        except ContextTooSmallError as error:
+            least = error.least
+            if least is not None:
+                draft = ChatRequest(least.messages, tools, provider_settings)
+                counted = await self.swarm.fit.count(engine, self.provider, least, draft)
+                if counted is not None and counted <= settings.budget:
+                    log.info(
+                        "%s: by the estimate %s, but the engine counts the least request "
+                        "at %d of its %d tokens: sent",
+                        self.name,
+                        error,
+                        counted,
+                        settings.budget,
+                    )
+                    return least
+            await self._fail(f"{self.provider.label}: {error}", kind=CONTEXT_TOO_SMALL)
+            return None
 
     async def _tell_paused_summaries(self, composition: Composition) -> None:
         """Tell the commander, once per summary, that summaries are paused and why."""
