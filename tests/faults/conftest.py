@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from zoea_tui.config import Config, ProviderConfig
+from zoea_tui.core.retry import PATIENT
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import VirtualClock
 from zoea_tui.orchestrator.commander import Commander
@@ -84,6 +85,7 @@ async def open_swarm(
         backend=backend,
         clock=clock or VirtualClock(),
         starter_swarm=False,
+        model_retry=PATIENT,  # the command center's policy, on virtual time
     )
     return commander, commander.bus.subscribe(maxsize=1_000_000)
 

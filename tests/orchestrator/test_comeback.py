@@ -18,9 +18,9 @@ import pytest
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Reply
 from zoea_tui.config import Config, ProviderConfig
-from zoea_tui.core.retry import PATIENT
+from zoea_tui.core.retry import BOUNDED, PATIENT
 from zoea_tui.game.backend import GameBackend
-from zoea_tui.orchestrator.clock import ManualClock
+from zoea_tui.orchestrator.clock import ManualClock, VirtualClock
 from zoea_tui.orchestrator.commander import Commander
 
 from .conftest import advance_until, until
@@ -216,3 +216,41 @@ async def test_a_stop_during_a_backoff_ends_it_and_a_quit_does_not_wait_for_it(
         # A Mysis waiting out a backoff has nothing in flight: a quit that would let a
         # turn under way end for an hour ends now (the manual clock never moves).
         await asyncio.wait_for(commander.shutdown(timeout=3600.0), 60)
+
+
+@pytest.mark.parametrize(
+    ("clock", "policy"), [(ManualClock(), PATIENT), (VirtualClock(), BOUNDED), (None, PATIENT)]
+)
+async def test_virtual_time_keeps_the_bounded_policy(tmp_path: Path, clock, policy) -> None:  # type: ignore[no-untyped-def]
+    """On a virtual clock (simulate, arena, the benchmarks) a wait costs nothing, so a dead
+    server is reported after three tries instead of tried as fast as it refuses."""
+    config = _config("http://127.0.0.1:9")
+    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
+    commander = await Commander.open(
+        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
+    )
+    try:
+        assert commander.services.model_retry == policy
+    finally:
+        await commander.shutdown()
+
+
+async def test_a_virtual_run_reports_a_dead_server_after_three_tries(tmp_path: Path) -> None:
+    async with FakeOpenAIServer() as server:
+        server.default = HttpError(503, "gone")
+        config = _config(server.url)
+        backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
+        commander = await Commander.open(
+            config,
+            db_path=tmp_path / "zoea.db",
+            backend=backend,
+            starter_swarm=False,
+            clock=VirtualClock(),
+        )
+        try:
+            view = await commander.create_mysis("Sim", provider="llama")
+            await until(lambda: commander.mysis(view.id).state == "errored")
+            assert "gone" in (commander.mysis(view.id).last_error or "")
+        finally:
+            await commander.shutdown()
+    assert len(server.chat_requests) == 3

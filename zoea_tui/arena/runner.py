@@ -23,7 +23,6 @@ from typing import Any
 
 from ..config import Config
 from ..core.game_tool import effective_call
-from ..core.retry import BOUNDED
 from ..core.strategies import STRATEGIES
 from ..game.backend import GameBackend
 from ..orchestrator.clock import VirtualClock
@@ -246,7 +245,6 @@ async def play(
             backend=backend,
             starter_swarm=False,
             provider_factory=_provider_factory(config, meter, scored),
-            model_retry=BOUNDED,  # virtual time: a dead server errs the run, never loops
         )
         outcome = await _run(
             commander,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
 from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
 from ..core.redaction import mask_text
-from ..core.retry import PATIENT, RetryPolicy
+from ..core.retry import BOUNDED, PATIENT, RetryPolicy
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
@@ -33,7 +33,7 @@ from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
 from ..storage.errors import DiskFull
 from .checked import CheckedRequest, check_request
-from .clock import Clock, RealClock
+from .clock import Clock, RealClock, VirtualClock
 from .context import next_composition
 from .events import (
     BroadcastSent,
@@ -77,7 +77,7 @@ class Commander:
         clock: Clock | None = None,
         bus: EventBus | None = None,
         provider_factory: ProviderFactory | None = None,
-        model_retry: RetryPolicy = PATIENT,
+        model_retry: RetryPolicy | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -110,7 +110,8 @@ class Commander:
             saw_tick=self.saw_tick,
             closing=lambda: self._closed,
             turn_finished=self._turn_finished,
-            model_retry=model_retry,
+            model_retry=model_retry
+            or (BOUNDED if isinstance(self.clock, VirtualClock) else PATIENT),
         )
         #: What the UI reads of the Myses' past: pages, search, the request log.
         self.story = StoryPort(store, self.settings_for)
@@ -132,13 +133,15 @@ class Commander:
         backend: GameBackend | None = None,
         starter_swarm: bool = True,
         provider_factory: ProviderFactory | None = None,
-        model_retry: RetryPolicy = PATIENT,
+        model_retry: RetryPolicy | None = None,
     ) -> Commander:
         """Open the store and the game; restore the swarm (and seed it when empty).
 
-        ``model_retry`` is how the Myses try a failed model call again: by default they
-        keep trying what heals by waiting (``retry.PATIENT``); a headless run on a
-        virtual clock passes ``retry.BOUNDED``.
+        ``model_retry`` is how the Myses try a failed model call again. By default they
+        keep trying what heals by waiting (``retry.PATIENT``), unless the clock is a
+        virtual one (``zoea simulate``, ``zoea arena``, the benchmarks), where a wait
+        costs nothing and an endless policy would try a dead server as fast as it
+        refuses: there ``retry.BOUNDED``.
         """
         store = await Store.open(db_path)
         backend = backend or GameBackend.from_config(config.game, data_dir=db_path.parent)
