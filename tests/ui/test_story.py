@@ -267,18 +267,15 @@ async def test_an_in_flight_request_says_in_flight(tmp_path: Path, still_config:
 
     db = tmp_path / "requests.db"
     ada = await seed_requests(db)
-    store = await Store.open(db)
-    try:
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        store = app.commander.store  # type: ignore[union-attr]
         settings = Config().compose_settings(None)
         composition = await next_composition(store, ada, "turn-aware", settings)
         await store.log_request(
             ada, composition, last_memory_id=composition.last_memory_id, settings=settings
-        )  # logged as the runtime logs it before the call; never finished
-    finally:
-        await store.close()
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        )  # logged as the runtime logs it before the call; the call is under way
         await pilot.press("x")
         await settle(pilot)
         screen = app.screen
