@@ -15,8 +15,15 @@ import pytest
 
 from tests.helpers import Log
 from zoea_tui.core import prompts
-from zoea_tui.core.composition import ComposeSettings, Composition, History, Item
+from zoea_tui.core.composition import (
+    ComposeSettings,
+    Composition,
+    ContextTooSmallError,
+    History,
+    Item,
+)
 from zoea_tui.core.normalize import clean_messages, finalize
+from zoea_tui.core.prompts import render_system_prompt
 from zoea_tui.core.selection import Selection, Slot, keep, synthetic_user
 from zoea_tui.core.tokens import REQUEST_OVERHEAD, count_tokens
 from zoea_tui.core.types import ToolCall, Turn
@@ -105,7 +112,9 @@ def test_missing_result_of_a_pinned_call_is_pinned() -> None:
     memory = log.call(("a", "mine"))
     history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
     selection = Selection([keep(log.memories[0]), keep(memory, pinned=True)])
-    # A tiny window: only pinned slots survive the budget, so the synthetic result must too.
+    # A tiny window (for a short system prompt): only pinned slots survive the budget,
+    # so the synthetic result must too.
+    history = replace(history, system_template="You mine.")
     settings = ComposeSettings(context_window=256, reserve_tokens=0)
     c = finalize(selection, history, settings, "test")
     assert any(m.get("tool_call_id") == "a" for m in c.messages)
@@ -780,7 +789,7 @@ def test_the_largest_message_is_cut_last() -> None:
     assert "memory #1" in body(c)[0]["content"]
 
 
-def test_the_system_prompt_is_cut_when_it_is_the_largest() -> None:
+def test_a_system_prompt_too_large_for_the_window_is_never_cut_nor_sent() -> None:
     log = Log()
     log.direct("go")
     history = History(
@@ -790,11 +799,40 @@ def test_the_system_prompt_is_cut_when_it_is_the_largest() -> None:
         system_template=words(2500, "rule"),
     )
     full = unbounded(log, history=history)
-    c = fitted(log, full.tokens - 1000, history=history)
-    assert c.tokens <= full.tokens - 1000
-    assert c.items[0].action == "truncated"
-    assert c.messages[0]["content"].startswith("rule0 rule1")
-    assert body(c) == [{"role": "user", "content": "go"}]
+    settings = ComposeSettings(
+        context_window=full.tokens - 1000 + 1024, reserve_tokens=1024, tools_tokens=300
+    )
+    with pytest.raises(ContextTooSmallError) as raised:
+        finalize(Selection([keep(m) for m in log.memories]), history, settings, "test")
+    error = raised.value
+    system = count_tokens(render_system_prompt(history.system_template))
+    assert system <= error.system <= system + 20  # the system message and the overhead
+    assert (error.tools, error.answer, error.context) == (300, 1024, settings.context_window)
+    assert 0 < error.history < 40  # the one prompt, which alone cannot make room
+    assert error.system + error.tools + error.history + error.answer > error.context
+    line = str(error)
+    assert f"system {error.system:,} + tools 300 + history".replace(",", " ") in line
+    assert f"answer 1 024 > context {error.context:,} tokens".replace(",", " ") in line
+    assert 'tools = "compact"' in line and "-c" in line and "-np" in line
+    # With room for it, the same prompt goes whole, never cut.
+    roomy = replace(settings, context_window=full.tokens + 400 + 1024)
+    c = finalize(Selection([keep(m) for m in log.memories]), history, roomy, "test")
+    assert c.items[0].action == "synthetic"
+    assert c.messages[0]["content"] == render_system_prompt(history.system_template)
+
+
+def test_a_message_cut_twice_names_its_memory_and_its_real_size() -> None:
+    """The note of a stored message cut to fit names its memory and the size it has in
+    the store, however many cuts it took; a synthetic one gets no note to read back."""
+    log = Log()
+    prompt = log.direct(words(3000, "order"))
+    stored = len(prompt.content)
+    c = fitted(log, 900)
+    content = c.messages[1]["content"]
+    assert content.startswith("order0 order1")
+    assert content.count("[truncated:") == 1
+    assert f"the full result is {stored:,} characters" in content
+    assert "memory #1" in content
 
 
 def test_oversized_call_arguments_are_omitted_to_fit() -> None:
@@ -865,7 +903,7 @@ def test_the_gap_note_s_tokens_count_against_the_window() -> None:
     log = Log()
     log.direct("old")
     log.say(words(300))
-    log.loop("c", "mine", "{}")
+    log.loop("c", "mine", words(60, "x"))  # the result left to cut to make room
     full = unbounded(log)
     window = full.tokens - full.items[2].tokens  # no room left for the note
     c = fitted(log, window)
@@ -927,17 +965,18 @@ def test_cuts_go_on_to_the_next_largest_message() -> None:
 
 def test_a_message_that_cannot_shrink_is_skipped_for_the_next() -> None:
     log = Log()
-    prompt = log.direct("go")
+    prompt = log.direct(words(150, "go"))
     log.call(*[(f"c{i}", "mine", f'{{"n": {i}}}') for i in range(60)])  # many small calls
     for i in range(60):
         log.result(f"c{i}", "mine", "{}")
     selection = Selection([keep(prompt, pinned=True), *(keep(m) for m in log.memories[1:])])
     full = unbounded(log, selection)
-    assert full.items[2].tokens > full.items[0].tokens, "the calls are the largest message"
+    assert full.items[2].tokens > full.items[1].tokens, "the calls are the largest message"
     window = full.tokens - 150
     c = fitted(log, window, selection)
     assert c.tokens <= window
-    assert (c.items[2].action, c.items[0].action) == ("kept", "truncated")
+    assert (c.items[2].action, c.items[1].action) == ("kept", "truncated")
+    assert c.items[0].action == "synthetic"  # the system prompt is never cut
 
 
 def test_a_request_of_only_the_state_message_is_cut_to_fit() -> None:
@@ -945,8 +984,7 @@ def test_a_request_of_only_the_state_message_is_cut_to_fit() -> None:
         mysis_id=1,
         mysis_name="test",
         window=(),
-        game_state="- Location: sol",
-        system_template=words(1000, "rule"),
+        game_state="- Location: sol\n" + words(1000, "fact"),
     )
     full = unbounded(Log(), Selection([]), history)
     # Information is not an order: a nudge opens the request before it.
@@ -954,17 +992,25 @@ def test_a_request_of_only_the_state_message_is_cut_to_fit() -> None:
     c = fitted(Log(), full.tokens - 500, Selection([]), history)
     assert c.tokens <= full.tokens - 500
     assert [i.kind for i in c.items] == ["system", "nudge", "state"]
+    assert [i.action for i in c.items] == ["synthetic", "synthetic", "truncated"]
+    # The state message is no memory: cut with a plain mark, nothing to read back.
+    state = c.messages[-1]["content"]
+    assert state.endswith(prompts.CUT_NOTICE) and "zoea_read_memory" not in state
 
 
-def test_a_window_smaller_than_any_request_ends_with_the_smallest_it_can_make() -> None:
+def test_a_window_smaller_than_any_request_sends_nothing_and_says_why() -> None:
     log = Log()
     for n in range(8):
         log.direct(words(50, f"w{n}"))
     selection = Selection([keep(m, pinned=True) for m in log.memories])
-    c = fitted(log, 300, selection)  # finishes: every message is cut as far as it goes
-    assert c.tokens > 300
-    # (the account's few words in the state message cost less than a truncation notice)
-    assert all(i.action == "truncated" for i in c.items if i.kind != "state")
+    history = History(mysis_id=1, mysis_name="test", window=tuple(log.memories))
+    settings = ComposeSettings(context_window=300, reserve_tokens=0)
+    # Finishes: every message is cut as far as it goes, and still it cannot fit.
+    with pytest.raises(ContextTooSmallError) as raised:
+        finalize(selection, history, settings, "test")
+    error = raised.value
+    assert error.system + error.history > 300 and error.context == 300
+    assert error.history < sum(count_tokens(m.content) for m in log.memories)  # cut first
 
 
 # -- the game state: after each turn's opening, as that turn first had it -----------

@@ -168,3 +168,40 @@ async def test_a_hint_too_long_escapes_without_waiting() -> None:
             attempt, RetryPolicy(max_delay=60.0), sleep=sleep, transient=transient, hint=hint
         )
     assert waits == []
+
+
+def test_an_endless_policy_never_gives_up_and_jitter_only_shortens() -> None:
+    policy = RetryPolicy(attempts=0, backoff_base=1.0, max_delay=60.0, jitter=0.2)
+    assert policy.endless and not RetryPolicy().endless
+    assert policy.delay(1_000, rand=lambda: 0.0) == 60.0
+    assert policy.delay(1_000, rand=lambda: 0.5) == 54.0
+    assert policy.delay(3, rand=lambda: 0.999_999) == pytest.approx(3.2, abs=1e-4)
+    # A hint past the longest honoured one: waited up to it (endless), or the end (bounded).
+    assert policy.delay(2, hint=61.0) == 60.0
+    assert RetryPolicy(attempts=3, max_delay=60.0).delay(2, hint=61.0) is None
+    assert RetryPolicy(attempts=3, max_delay=5.0, max_hint=600.0).delay(1, hint=300.0) == 300.0
+
+
+async def test_an_endless_policy_tries_until_the_attempt_succeeds() -> None:
+    clock = ManualClock()
+    tries = 0
+
+    async def attempt() -> str:
+        nonlocal tries
+        tries += 1
+        if tries < 12:
+            raise Down()
+        return "up"
+
+    task = asyncio.ensure_future(
+        with_retries(
+            attempt,
+            RetryPolicy(attempts=0, backoff_base=1.0, max_delay=4.0),
+            sleep=clock.sleep,
+            transient=transient,
+        )
+    )
+    while not task.done():
+        await parked(clock, task)
+        clock.advance(4.0)
+    assert task.result() == "up" and tries == 12

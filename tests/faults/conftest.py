@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from zoea_tui.config import Config, ProviderConfig
+from zoea_tui.core.retry import PATIENT
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import VirtualClock
 from zoea_tui.orchestrator.commander import Commander
@@ -31,15 +32,22 @@ def cloud_config(url: str, *, timeout: float = 5.0) -> Config:
 
 
 class RecordingClock(VirtualClock):
-    """Virtual time that also records every ``sleep`` asked of it (the retry waits)."""
+    """Virtual time that also records every ``sleep`` asked of it (the game's retry
+    waits) and every ``wait_for`` (a Mysis's backoff before a model call is tried again,
+    which ``r`` may cut short, and its nudge intervals)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.sleeps: list[float] = []
+        self.waits: list[float] = []
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         await super().sleep(seconds)
+
+    async def wait_for(self, event: asyncio.Event, timeout: float) -> bool:
+        self.waits.append(timeout)
+        return await super().wait_for(event, timeout)
 
 
 @dataclass
@@ -77,6 +85,7 @@ async def open_swarm(
         backend=backend,
         clock=clock or VirtualClock(),
         starter_swarm=False,
+        model_retry=PATIENT,  # the command center's policy, on virtual time
     )
     return commander, commander.bus.subscribe(maxsize=1_000_000)
 

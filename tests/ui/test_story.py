@@ -256,3 +256,34 @@ async def test_inspector_opens_requests_as_sent_with_answer_and_diff(
         assert "first request" in text and "Cargo: 12 iron ore." in text
         await pilot.press("escape")
         assert not isinstance(app.screen, InspectorScreen)
+
+
+async def test_an_in_flight_request_says_in_flight(tmp_path: Path, still_config: Config) -> None:
+    """A request logged whose call has not ended yet reads "in flight" in the list and
+    opened, never "nothing stored (the call failed or was stopped)"."""
+    from textual.widgets import OptionList
+
+    from zoea_tui.orchestrator.context import next_composition
+
+    db = tmp_path / "requests.db"
+    ada = await seed_requests(db)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        store = app.commander.store  # type: ignore[union-attr]
+        settings = Config().compose_settings(None)
+        composition = await next_composition(store, ada, "turn-aware", settings)
+        await store.log_request(
+            ada, composition, last_memory_id=composition.last_memory_id, settings=settings
+        )  # logged as the runtime logs it before the call; the call is under way
+        await pilot.press("x")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, InspectorScreen)
+        assert [r.id for r in screen.requests] == [3, 2, 1]
+        await wait_for(pilot, lambda: screen.bench_state == "request 3", what="request 3")
+        text = str(screen.query_one("#inspector-text", Static).render())
+        assert "in flight" in text and "nothing yet: the call is in flight" in text
+        assert "the call failed or was stopped" not in text
+        row = str(screen.query_one(OptionList).get_option_at_index(0).prompt)
+        assert "#3" in row and "in flight" in row and "pending" not in row

@@ -10,7 +10,13 @@ from dataclasses import replace
 from typing import Any
 
 from . import prompts
-from .composition import ComposeSettings, Composition, History, SummaryRequest
+from .composition import (
+    ComposeSettings,
+    Composition,
+    ContextTooSmallError,
+    History,
+    SummaryRequest,
+)
 from .normalize import clean_messages, finalize
 from .selection import keep
 from .strategies import STRATEGIES
@@ -31,7 +37,19 @@ def compose(history: History, strategy: str, settings: ComposeSettings) -> Compo
         choose = STRATEGIES[strategy]
     except KeyError:
         raise UnknownStrategyError(strategy) from None
-    composition = finalize(choose(history, settings), history, settings, strategy)
+    try:
+        composition = finalize(choose(history, settings), history, settings, strategy)
+    except ContextTooSmallError as error:
+        if error.least is not None:  # complete, for an engine that may count it in
+            error.least = _completed(error.least, history, strategy, settings)
+        raise
+    return _completed(composition, history, strategy, settings)
+
+
+def _completed(
+    composition: Composition, history: History, strategy: str, settings: ComposeSettings
+) -> Composition:
+    """A finalized composition with what it saw and, under ``summarize``, its gauge."""
     seen = [m.id for m in (*history.window, *(history.since_summary or ()))]
     composition = replace(
         composition,

@@ -82,6 +82,56 @@ class ComposeSettings:
         return math.ceil(estimate * self.token_scale - 1e-6)
 
 
+def _grouped(tokens: int) -> str:
+    """``1 900``: a count with its thousands set apart by a space."""
+    return f"{tokens:,}".replace(",", " ")
+
+
+class ContextTooSmallError(ValueError):
+    """The system prompt and the tools leave no room in the context window for the
+    history and the answer: the request cannot be sent whole, and a system prompt cut to
+    fit is never sent. The counts are in the engine's tokens (``token_scale`` applied)."""
+
+    def __init__(
+        self,
+        *,
+        system: int,
+        tools: int,
+        history: int,
+        answer: int,
+        context: int,
+        least: Composition | None = None,
+    ):
+        self.system, self.tools, self.history = system, tools, history
+        self.answer, self.context = answer, context
+        #: The smallest request the composer could make (the system prompt whole, the
+        #: history cut as far as it goes), over the window by the estimate: an engine
+        #: that counts prompts itself may still find it fits (the runtime asks it).
+        self.least = least
+        super().__init__(
+            f"the context is too small: system {_grouped(system)} + tools {_grouped(tools)} "
+            f"+ history {_grouped(history)} + answer {_grouped(answer)} > context "
+            f'{_grouped(context)} tokens, so nothing was sent. Fix: tools = "compact" for '
+            "the provider, a larger context on the server (llama-server -c) or fewer of "
+            "its slots (-np), or a larger context_window when the server has more"
+        )
+
+    @classmethod
+    def of(
+        cls, settings: ComposeSettings, *, system: int, history: int, least: Composition
+    ) -> ContextTooSmallError:
+        """The error for a request whose ``system`` and least ``history`` (estimated
+        tokens) do not fit ``settings``' window with its tools and answer reserve."""
+        return cls(
+            system=settings.engine_tokens(system),
+            tools=settings.engine_tokens(settings.tools_tokens),
+            history=settings.engine_tokens(history),
+            answer=settings.reserve_tokens,
+            context=settings.context_window,
+            least=least,
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class History:
     """What the store loads for one composition (at most two indexed queries)."""

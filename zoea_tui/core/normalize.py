@@ -13,7 +13,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from . import prompts
-from .composition import ComposeSettings, Composition, Dropped, History, Item
+from .composition import (
+    ComposeSettings,
+    Composition,
+    ContextTooSmallError,
+    Dropped,
+    History,
+    Item,
+)
 from .selection import Selection, Slot, nudge, synthetic_user
 from .tokens import (
     REQUEST_OVERHEAD,
@@ -67,7 +74,7 @@ def finalize(
 
     rendered = [[_render(s, settings) for s in block] for block in blocks]
     system = _render(system_slot, settings)
-    system, rendered = _fit_budget(system, rendered, settings, dropped)
+    system, rendered, fits = _fit_budget(system, rendered, settings, dropped)
 
     flat = [system, *(r for block in rendered for r in block)]
     kept_ids = {r.slot.memory_id for r in flat if r.slot.memory_id is not None}
@@ -90,7 +97,7 @@ def finalize(
         for r in flat
     )
     total = REQUEST_OVERHEAD + settings.tools_tokens + sum(r.tokens for r in flat)
-    return Composition(
+    composition = Composition(
         strategy=strategy,
         messages=tuple(r.message for r in flat),
         items=items,
@@ -100,6 +107,15 @@ def finalize(
         uses_nudge=uses_nudge or any(r.slot.kind == "nudge" for r in flat),
         state_text=state_text,
     )
+    if not fits:
+        # Nothing left to cut: the system prompt and the tools leave too little room.
+        raise ContextTooSmallError.of(
+            settings,
+            system=REQUEST_OVERHEAD + system.tokens,
+            history=total - REQUEST_OVERHEAD - settings.tools_tokens - system.tokens,
+            least=composition,
+        )
+    return composition
 
 
 def _with_state(
@@ -339,9 +355,23 @@ def _with_object_arguments(slot: Slot) -> Slot:
 
 
 def _truncated(slot: Slot, total_tokens: int, cap: int, why: str) -> Slot:
-    notice = prompts.truncation_notice(slot.memory_id, len(slot.content), total_tokens)
+    """``slot`` cut to about ``cap`` tokens. A stored message is cut from its whole text
+    (a second cut too), with the note naming the memory and its real size; a synthetic
+    one (the game state, a note) gets a plain mark: it is no memory to read back."""
+    memory = slot.memory
+    if memory is not None and slot.kind == "memory":
+        whole = memory.content
+        total_tokens = memory.tokens or count_tokens(whole)
+        notice = prompts.truncation_notice(memory.id, len(whole), total_tokens)
+    else:
+        whole = slot.content
+        notice = (
+            prompts.truncation_notice(memory.id, len(whole), total_tokens)
+            if memory is not None
+            else prompts.CUT_NOTICE
+        )
     room = max(cap - count_tokens(notice), 16)
-    head = truncate_to_tokens(slot.content, room)
+    head = truncate_to_tokens(whole, room)
     reason = f"truncated to {cap:,} of ~{total_tokens:,} tokens ({why})"
     return replace(slot, content=head + notice, action="truncated", reason=reason)
 
@@ -351,17 +381,21 @@ def _fit_budget(
     blocks: list[list[_Rendered]],
     settings: ComposeSettings,
     dropped: dict[int, str],
-) -> tuple[_Rendered, list[list[_Rendered]]]:
-    """Shrink the request until it fits the context window (guarantee 3).
+) -> tuple[_Rendered, list[list[_Rendered]], bool]:
+    """Shrink the request until it fits the context window (guarantee 3); False with
+    the least request it could make when that does not fit either.
 
     In order: old tool results become placeholders, then the oldest unpinned
-    blocks go, then the largest remaining messages are cut down.
+    blocks go, then the largest remaining messages are cut down. The system prompt is
+    never cut: when it and the tools leave no room for what is left of the history and
+    the answer, :func:`finalize` raises :class:`ContextTooSmallError` with the numbers
+    (nothing is sent).
     """
     # Counted in estimated tokens: the engine's budget divided by its calibration.
     budget = settings.estimate_budget - REQUEST_OVERHEAD - settings.tools_tokens
     total = system.tokens + sum(r.tokens for block in blocks for r in block)
     if total <= budget:
-        return system, blocks
+        return system, blocks, True
     # The newest exchange keeps its results whole (the state message closes the request).
     last = max(
         (b for b, block in enumerate(blocks) if block[0].slot.kind != "state"),
@@ -370,7 +404,7 @@ def _fit_budget(
     for b, block in enumerate(blocks):
         for i, r in enumerate(block):
             if total <= budget:
-                return system, blocks
+                return system, blocks, True
             if (
                 r.slot.role == "tool"
                 and not r.slot.pinned
@@ -412,12 +446,10 @@ def _fit_budget(
             for i, r in enumerate(block)
             if (b, i) not in exhausted
         ]
-        if (-1, -1) not in exhausted:
-            candidates.append((system.tokens, -1, -1))
         if not candidates:
-            break  # nothing left to cut: the window is smaller than any request
+            return system, blocks, False  # the window is smaller than any request
         tokens, b, i = max(candidates)
-        target = system if b == -1 else blocks[b][i]
+        target = blocks[b][i]
         # The cap is on the content; the message's own overhead stays whatever is cut.
         content = count_tokens(target.slot.content)
         overhead = max(tokens - content, 0)
@@ -427,11 +459,8 @@ def _fit_budget(
             exhausted.add((b, i))
             continue
         total += new.tokens - target.tokens
-        if b == -1:
-            system = new
-        else:
-            blocks[b][i] = new
-    return system, blocks
+        blocks[b][i] = new
+    return system, blocks, True
 
 
 def _shrunk(slot: Slot, cap: int) -> Slot:

@@ -212,12 +212,18 @@ def placeholder_omitted(tool: str, memory_id: int, reason: str) -> str:
 
 
 def truncation_notice(memory_id: int | None, total_chars: int, total_tokens: int) -> str:
-    """The line appended to a tool result cut to the per-result cap."""
+    """The line appended to a stored message cut to the per-result cap or to fit the
+    context: its whole size, and the memory to read the rest from."""
     where = f"memory #{memory_id}" if memory_id is not None else "the stored result"
     return (
         f"\n[truncated: the full result is {total_chars:,} characters (~{total_tokens:,} "
         f"tokens); it is stored as {where}: read the rest with zoea_read_memory.]"
     )
+
+
+#: The mark a message that is no stored memory (the game state, a note) ends with when
+#: it is cut to fit the context window (:func:`truncation_notice` is for stored ones).
+CUT_NOTICE = "\n[cut to fit the context window]"
 
 
 MISSING_TOOL_RESULT = "Tool no response"

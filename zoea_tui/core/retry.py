@@ -6,10 +6,17 @@ Every retry in the engine goes through :func:`with_retries` with a
 tool calls (``orchestrator/mysis.py``). The caller says which failures are
 transient and hands in the ``sleep`` to wait with (an orchestrator clock's,
 so tests advance time by hand and simulations skip the waiting).
+
+The schedules themselves are named here, in one place: :data:`BOUNDED` (three
+tries, 1 s then 2 s apart: the game's calls, and a headless run's model calls)
+and :data:`PATIENT` (a Mysis's model calls in the command center: it keeps
+trying a failure that heals by waiting, 1 s, 2 s, 4 s … up to a minute apart,
+jittered, until the server answers).
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -22,23 +29,59 @@ Sleep = Callable[[float], Awaitable[None]]
 class RetryPolicy:
     """How many tries in all, and the waits between them.
 
-    ``attempts`` counts every try, the first included (1: never retry). The
-    wait after the n-th failure is ``backoff_base * 2**(n-1)``, at most
-    ``max_delay``. A server's own hint (``Retry-After``) replaces it; a hint
-    longer than ``max_delay`` is not waited for: the failure escapes.
+    ``attempts`` counts every try, the first included (1: never retry; 0: no limit,
+    keep trying). The wait after the n-th failure is ``backoff_base * 2**(n-1)``, at
+    most ``max_delay``, less a random share of up to ``jitter`` of it (0.2: between
+    80 % and 100 %), so a swarm that failed together does not come back together. A
+    server's own hint (``Retry-After``) replaces it, unjittered; a hint longer than
+    ``max_hint`` (by default ``max_delay``) is not waited for: the failure escapes, or,
+    when the tries have no limit, ``max_hint`` is waited instead.
     """
 
     attempts: int = 3
     backoff_base: float = 1.0
     max_delay: float = 60.0
+    jitter: float = 0.0
+    max_hint: float | None = None
 
-    def delay(self, failures: int, hint: float | None = None) -> float | None:
-        """Seconds to wait after ``failures`` failed tries (1 = the first); None: give up."""
-        if failures >= self.attempts:
+    @property
+    def endless(self) -> bool:
+        """True when the tries have no limit (``attempts`` 0)."""
+        return self.attempts <= 0
+
+    def delay(
+        self,
+        failures: int,
+        hint: float | None = None,
+        *,
+        rand: Callable[[], float] = random.random,
+    ) -> float | None:
+        """Seconds to wait after ``failures`` failed tries (1 = the first); None: give up.
+
+        ``rand`` draws the jitter's share (in [0, 1)); tests hand in a fixed one.
+        """
+        if not self.endless and failures >= self.attempts:
             return None
         if hint is not None:
-            return max(0.0, hint) if hint <= self.max_delay else None
-        return min(self.backoff_base * 2.0 ** (failures - 1), self.max_delay)
+            longest = self.max_delay if self.max_hint is None else self.max_hint
+            if hint <= longest:
+                return max(0.0, hint)
+            return longest if self.endless else None
+        wait = min(self.backoff_base * 2.0 ** min(failures - 1, 62), self.max_delay)
+        return wait * (1.0 - self.jitter * rand()) if self.jitter > 0 else wait
+
+
+#: Three tries in all, 1 s then 2 s apart (or the server's ``Retry-After``, up to ten
+#: minutes): the game's calls, and a headless run's model calls (``zoea simulate`` and
+#: ``zoea arena`` run on a virtual clock, where waiting is free: an endless policy
+#: would try a dead server as fast as it refuses; they report the failure instead).
+BOUNDED = RetryPolicy(attempts=3, backoff_base=1.0, max_delay=600.0)
+
+#: A Mysis's model calls in the command center: a failure that heals by waiting
+#: (unreachable, timed out, 5xx, rate-limited, cut short) is tried again and again,
+#: 1, 2, 4, 8, 16, 32 s, then every 60 s, each wait jittered by up to 20 % (a
+#: ``Retry-After`` is honoured up to ten minutes), until the server answers.
+PATIENT = RetryPolicy(attempts=0, backoff_base=1.0, max_delay=60.0, jitter=0.2, max_hint=600.0)
 
 
 def _no_hint(_: Exception) -> float | None:

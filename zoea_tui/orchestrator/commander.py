@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
-from ..core.composition import ComposeSettings, Composition
+from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
 from ..core.redaction import mask_text
+from ..core.retry import BOUNDED, PATIENT, RetryPolicy
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
@@ -32,7 +33,7 @@ from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
 from ..storage.errors import DiskFull
 from .checked import CheckedRequest, check_request
-from .clock import Clock, RealClock
+from .clock import Clock, RealClock, VirtualClock
 from .context import next_composition
 from .events import (
     BroadcastSent,
@@ -76,6 +77,7 @@ class Commander:
         clock: Clock | None = None,
         bus: EventBus | None = None,
         provider_factory: ProviderFactory | None = None,
+        model_retry: RetryPolicy | None = None,
     ) -> None:
         self.config = config
         self.store = store
@@ -108,6 +110,8 @@ class Commander:
             saw_tick=self.saw_tick,
             closing=lambda: self._closed,
             turn_finished=self._turn_finished,
+            model_retry=model_retry
+            or (BOUNDED if isinstance(self.clock, VirtualClock) else PATIENT),
         )
         #: What the UI reads of the Myses' past: pages, search, the request log.
         self.story = StoryPort(store, self.settings_for)
@@ -129,11 +133,26 @@ class Commander:
         backend: GameBackend | None = None,
         starter_swarm: bool = True,
         provider_factory: ProviderFactory | None = None,
+        model_retry: RetryPolicy | None = None,
     ) -> Commander:
-        """Open the store and the game; restore the swarm (and seed it when empty)."""
+        """Open the store and the game; restore the swarm (and seed it when empty).
+
+        ``model_retry`` is how the Myses try a failed model call again. By default they
+        keep trying what heals by waiting (``retry.PATIENT``), unless the clock is a
+        virtual one (``zoea simulate``, ``zoea arena``, the benchmarks), where a wait
+        costs nothing and an endless policy would try a dead server as fast as it
+        refuses: there ``retry.BOUNDED``.
+        """
         store = await Store.open(db_path)
         backend = backend or GameBackend.from_config(config.game, data_dir=db_path.parent)
-        commander = cls(config, store, backend, clock=clock, provider_factory=provider_factory)
+        commander = cls(
+            config,
+            store,
+            backend,
+            clock=clock,
+            provider_factory=provider_factory,
+            model_retry=model_retry,
+        )
         try:
             await backend.start()
             commander._watch_clock()
@@ -143,7 +162,8 @@ class Commander:
             await store.cancel_pending_requests()
             records = await store.list_myses()
             if not records and starter_swarm:
-                for name in STARTER_NAMES:
+                # The starter swarm is bounded like any other (``swarm.max_myses``).
+                for name in STARTER_NAMES[: config.swarm.max_myses]:
                     records.append(
                         await store.create_mysis(
                             name,
@@ -401,15 +421,18 @@ class Commander:
         turn = await runtime.upcoming_turn()
         level = turn.nudge_level if turn.kind == "nudge" else 0
         settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)
-        return await next_composition(
-            await self.store.reader(),  # reads only: never behind the swarm's writes
-            mysis_id,
-            name,
-            settings,
-            write_summary=False,
-            game_state=self.game_state_summary(mysis_id),
-            turn=turn,
-        )
+        try:
+            return await next_composition(
+                await self.store.reader(),  # reads only: never behind the swarm's writes
+                mysis_id,
+                name,
+                settings,
+                write_summary=False,
+                game_state=self.game_state_summary(mysis_id),
+                turn=turn,
+            )
+        except ContextTooSmallError as exc:  # told where the preview would be
+            raise CommandRefused(f"{runtime.name}: {exc}") from None
 
     # -- actions ----------------------------------------------------------------------
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..core.compose import compose
-from ..core.composition import ComposeSettings, Composition, History
+from ..core.composition import ComposeSettings, Composition, ContextTooSmallError, History
 from ..core.strategies.summarize import summary_content
 from ..core.summarizer import ExtractiveSummarizer, Summarizer
 from ..core.types import Turn
@@ -39,7 +39,7 @@ async def next_composition(
     history = await store.load_history(
         mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
     )
-    composition = _with_inputs(compose(history, strategy, settings), history)
+    composition = _with_inputs(_compose(history, strategy, settings), history)
     request = composition.summary_request
     if request is None or not write_summary:
         return composition
@@ -53,7 +53,18 @@ async def next_composition(
     history = await store.load_history(
         mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
     )
-    return _with_inputs(compose(history, strategy, settings), history)
+    return _with_inputs(_compose(history, strategy, settings), history)
+
+
+def _compose(history: History, strategy: str, settings: ComposeSettings) -> Composition:
+    """``compose``; a request too large for the window raises with its least request
+    carrying the inputs it saw, as any composition does."""
+    try:
+        return compose(history, strategy, settings)
+    except ContextTooSmallError as error:
+        if error.least is not None:
+            error.least = _with_inputs(error.least, history)
+        raise
 
 
 def _with_inputs(composition: Composition, history: History) -> Composition:

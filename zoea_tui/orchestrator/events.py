@@ -63,6 +63,9 @@ class MysisView:
     #: Where the provider came from when the environment's conventions added it
     #: (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); "" for a configured one.
     provider_origin: str = ""
+    #: Wall-clock time (``time.time()``) of the next try of a model call that failed in
+    #: a way that heals by waiting (the activity names the failure); None: no backoff.
+    next_try_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -242,7 +245,8 @@ class ErrorRaised(Event):
     mysis_id: int | None
     message: str
     transient: bool = False
-    #: The class of a provider's failure (``providers.base.FailureKind``); None otherwise.
+    #: The class of a provider's failure (``providers.base.FailureKind``), or
+    #: ``"context_too_small"`` (nothing could be sent); None otherwise.
     kind: str | None = None
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..config import Config
 from ..core.cache import ReuseTally
+from ..core.retry import BOUNDED
 from ..core.strategies import STRATEGIES
 from ..core.tokens import REQUEST_OVERHEAD, message_tokens
 from ..core.types import tool_calls_from_json
@@ -33,7 +34,7 @@ from .events import (
     TokenUsage,
     ToolCallFinished,
 )
-from .mysis import MysisRuntime
+from .mysis import CONTEXT_TOO_SMALL, MysisRuntime
 from .requests import recompose
 
 
@@ -78,7 +79,12 @@ async def simulate(
     backend = GameBackend.from_config(config.game, simulated=True, state_path=world)
     started = time.perf_counter()
     commander = await Commander.open(
-        config, db_path=db_path, clock=VirtualClock(), backend=backend, starter_swarm=False
+        config,
+        db_path=db_path,
+        clock=VirtualClock(),
+        backend=backend,
+        starter_swarm=False,
+        model_retry=BOUNDED,  # virtual time: a dead server is reported, not tried forever
     )
     sub = commander.bus.subscribe(maxsize=100_000)
     #: Set when every Mysis played its turns, or none runs any more (idle or errored).
@@ -294,10 +300,13 @@ async def _full_history_prefix(store: Store, mysis_id: int, system: str) -> Call
 
 def provider_silence(report: dict[str, Any]) -> str | None:
     """Why the provider answered none of a run's requests, in one line (the first
-    failure, in its class and the server's words); None when it answered any."""
+    failure, in its class and the server's words, or the numbers of a context too small
+    to send any); None when it answered any."""
     if report["answered"]:
         return None
     failures = report.get("failures") or []
+    if failures and failures[0].get("kind") == CONTEXT_TOO_SMALL:
+        return f"no request could be sent: {failures[0]['message']}"
     if failures:
         return f"the provider answered none of its requests: {failures[0]['message']}"
     return "the provider answered none of its requests"

@@ -3,8 +3,15 @@
 States (docs/ARCHITECTURE.md, 'Mysis states'): ``idle`` waits for a message;
 ``running`` plays (a turn, then waiting for a prompt or the nudge interval);
 ``stopped`` was stopped by the commander and stays so across launches;
-``errored`` failed after retries and keeps its error visible. Only idle and
-running accept messages; a message wakes an idle Mysis.
+``errored`` failed in a way waiting cannot heal and keeps its error visible. Only
+idle and running accept messages; a message wakes an idle Mysis.
+
+A model call that fails in a way that heals by waiting (unreachable, timed out, a
+5xx, rate-limited, cut short: what the provider marks ``retryable``) is tried again
+under the swarm's ``model_retry`` policy (``core/retry.py``): in the command center it
+keeps trying, each wait longer up to a minute, the next try's time on the pane
+(``MysisView.next_try_at``), and the Mysis plays on from the first answer; ``r`` tries
+at once. Every backoff and every stop is logged with the server's words.
 
 A turn: compose → call the model → store the assistant message → run each
 tool call in order, storing each result → compose again, up to
@@ -28,7 +35,8 @@ from typing import Any
 
 from ..config import NudgeConfig
 from ..core import prompts
-from ..core.composition import ComposeSettings, Composition
+from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
+from ..core.failures import failure_label
 from ..core.game_tool import ToolsMode, effective_call
 from ..core.retry import with_retries
 from ..core.tokens import tools_tokens
@@ -47,7 +55,7 @@ from ..providers.base import (
     TextDelta,
 )
 from ..storage import MysisRecord, NewMemory
-from .calibration import engine_of
+from .calibration import Engine, engine_of
 from .checked import check_request
 from .context import next_composition
 from .events import (
@@ -92,12 +100,24 @@ class _Unreachable(Exception):
         self.result = result
 
 
+#: The class of a stop for a context too small for the system prompt and the tools (told
+#: in ``ErrorRaised.kind``, ``zoea simulate``'s failures and an arena run's error).
+CONTEXT_TOO_SMALL = "context_too_small"
+
+
 def _retryable(error: Exception) -> bool:
     return isinstance(error, ProviderError) and error.retryable
 
 
 def _retry_after(error: Exception) -> float | None:
     return error.retry_after if isinstance(error, ProviderError) else None
+
+
+def _heard(message: str, said: str | None) -> str:
+    """The server's own words for the log, when the message does not hold them already."""
+    if not said or said in message:
+        return ""
+    return f" (the server said: {' '.join(said.split())})"
 
 
 def _any_failure(error: Exception) -> bool:
@@ -167,6 +187,13 @@ class MysisRuntime:
         self._paused_told: int | None = None
         #: The environment variable whose convention added the provider ("" if none).
         self.provider_origin = ""
+        #: Wall-clock time of the next try of a failed model call (None: not backing off).
+        self.next_try_at: float | None = None
+        #: Set by ``r`` during a backoff: the next try goes at once.
+        self._try_now = asyncio.Event()
+        #: Model calls failed in a row, and the orchestrator-clock time of the first.
+        self._failed_tries = 0
+        self._failing_since = 0.0
 
     # -- views ----------------------------------------------------------------
 
@@ -202,6 +229,7 @@ class MysisRuntime:
             last_cached_tokens=self.last_cached_tokens,
             provider_note=provider_note(self.provider),
             provider_origin=self.provider_origin,
+            next_try_at=self.next_try_at,
         )
 
     async def changed(self, reason: str = "") -> None:
@@ -210,8 +238,14 @@ class MysisRuntime:
     # -- lifecycle --------------------------------------------------------------
 
     async def start(self, *, prompt: bool = True) -> None:
-        """Run (from idle, stopped or errored): reset the error and the nudge counter."""
+        """Run (from idle, stopped or errored): reset the error and the nudge counter.
+
+        A running Mysis waiting to try a failed model call again tries it now.
+        """
         if self.state == "running" and self.task is not None and not self.task.done():
+            if self.next_try_at is not None:
+                log.info("%s: the commander asked for the next try now", self.name)
+                self._try_now.set()
             return
         await self.halt()
         if self.router.account is None:
@@ -263,16 +297,21 @@ class MysisRuntime:
             )
         await self.changed(f"state {new}")
 
-    async def _fail(self, message: str, kind: str | None = None) -> None:
-        """Become errored, unless the commander stopped the Mysis meanwhile."""
+    async def _fail(self, message: str, kind: str | None = None, said: str | None = None) -> None:
+        """Become errored, unless the commander stopped the Mysis meanwhile (logged with
+        the server's words, ``said``, when they are not in the message already)."""
         if self.state == "stopped":
             return
+        heard = _heard(message, said)
+        log.warning("%s stopped (errored): %s%s", self.name, message, heard)
         await self.swarm.bus.publish(ErrorRaised(mysis_id=self.id, message=message, kind=kind))
         await self._set_state("errored", message)
 
     async def _provider_failed(self, error: ProviderError) -> None:
         """Become errored with the provider's failure told in its class and its words."""
-        await self._fail(f"{self.provider.label}: {error.describe()}", kind=error.kind)
+        await self._fail(
+            f"{self.provider.label}: {error.describe()}", kind=error.kind, said=error.said
+        )
 
     def deliver(self) -> None:
         """A prompt was stored for this Mysis: run a turn soon."""
@@ -353,11 +392,20 @@ class MysisRuntime:
         check = getattr(self.provider, "check_model", None)
         if check is None or self._checked:
             return True
-        try:
-            await check()
+        try:  # a server not up yet is waited for like a failed call
+            await with_retries(
+                check,
+                self.swarm.model_retry,
+                sleep=self._back_off,
+                transient=_retryable,
+                hint=_retry_after,
+                on_retry=self._retrying,
+            )
         except ProviderError as exc:
+            self._failed_tries = 0
             await self._provider_failed(exc)
             return False
+        self._answered_again()
         self._checked = True
         return True
 
@@ -432,10 +480,12 @@ class MysisRuntime:
         if tools is not self._tools:  # the router hands back the same list until it changes
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
-        composition = await self.compose(settings, provider_settings)
+        engine = engine_of(self.record.provider, provider_settings)
+        composition = await self._fitting(settings, provider_settings, engine, tools)
+        if composition is None:
+            return None
         # A server that counts prompts (llama-server) counts this one before it goes: the
         # scale is learnt from it, and a request over the slot is composed again to fit.
-        engine = engine_of(self.record.provider, provider_settings)
         draft = ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
         counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
         # What the engine counted was learnt from (it moved the scale): its answer's
@@ -450,7 +500,9 @@ class MysisRuntime:
                 counted,
                 settings.budget,
             )
-            composition = await self.compose(settings, provider_settings)
+            composition = await self._fitting(settings, provider_settings, engine, tools)
+            if composition is None:
+                return None
             learnt = False
         await self._tell_paused_summaries(composition)
         checked = await check_request(composition, self.last_sent)
@@ -486,15 +538,17 @@ class MysisRuntime:
         try:
             response = await with_retries(
                 attempt,
-                self.swarm.retry,
-                sleep=self.swarm.clock.sleep,
+                self.swarm.model_retry,
+                sleep=self._back_off,
                 transient=_retryable,
                 hint=_retry_after,
                 on_retry=self._retrying,
             )
         except ProviderError as exc:
+            self._failed_tries = 0
             await self._provider_failed(exc)
             return None
+        self._answered_again()
         await self.swarm.bus.publish(
             TokenUsage(
                 mysis_id=self.id,
@@ -529,6 +583,41 @@ class MysisRuntime:
             self.last_line = "→ " + ", ".join(effective_call(c).name for c in response.tool_calls)
         await self.changed("answered")
         return response
+
+    async def _fitting(
+        self,
+        settings: ComposeSettings,
+        provider_settings: ProviderSettings,
+        engine: Engine,
+        tools: list[dict[str, Any]],
+    ) -> Composition | None:
+        """The request to send, composed to fit; None when nothing can be sent.
+
+        When the system prompt and the tools leave no room for the history and the
+        answer, nothing is sent (a system prompt cut to fit is no request to send) and
+        waiting will not make room: the Mysis is errored with the numbers and the fix.
+        The estimate's one scale can misjudge the fixed part, so an engine that counts
+        prompts (llama-server) is asked first whether the least request fits after all.
+        """
+        try:
+            return await self.compose(settings, provider_settings)
+        except ContextTooSmallError as error:
+            least = error.least
+            if least is not None:
+                draft = ChatRequest(least.messages, tools, provider_settings)
+                counted = await self.swarm.fit.count(engine, self.provider, least, draft)
+                if counted is not None and counted <= settings.budget:
+                    log.info(
+                        "%s: by the estimate %s, but the engine counts the least request "
+                        "at %d of its %d tokens: sent",
+                        self.name,
+                        error,
+                        counted,
+                        settings.budget,
+                    )
+                    return least
+            await self._fail(f"{self.provider.label}: {error}", kind=CONTEXT_TOO_SMALL)
+            return None
 
     async def _tell_paused_summaries(self, composition: Composition) -> None:
         """Tell the commander, once per summary, that summaries are paused and why."""
@@ -603,9 +692,54 @@ class MysisRuntime:
             await self._finish_request(request_id, outcome, response, started, error, kind)
 
     async def _retrying(self, error: Exception, wait: float) -> None:
+        """A model call failed in a way that heals by waiting: say so, and when the next
+        try goes (the pane: "unreachable · next try in 40s"; zoea.log: the server's words)."""
         message = error.describe() if isinstance(error, ProviderError) else str(error)
-        self.last_line = f"retrying after: {message}"
+        said = error.said if isinstance(error, ProviderError) else None
+        if not self._failed_tries:
+            self._failing_since = self.swarm.clock.now()
+        self._failed_tries += 1
+        heard = _heard(message, said)
+        log.log(
+            logging.WARNING if self._failed_tries == 1 else logging.INFO,
+            "%s: %s: %s%s; try %d failed, the next in %.1f s",
+            self.name,
+            self.provider.label,
+            message,
+            heard,
+            self._failed_tries,
+            wait,
+        )
+        kind = error.kind if isinstance(error, ProviderError) else None
+        self.activity = failure_label(kind)
+        self.last_line = f"{self.provider.label}: {message}"
+        self.next_try_at = time.time() + wait
         await self.changed("retry")
+
+    async def _back_off(self, seconds: float) -> None:
+        """Wait on the swarm's clock before the next try, unless ``r`` asks for it now.
+
+        Nothing is in flight meanwhile, so a quit does not wait for the backoff to end.
+        """
+        self.between_turns.set()
+        try:
+            await self.swarm.clock.wait_for(self._try_now, seconds)
+        finally:
+            self._try_now.clear()
+            self.between_turns.clear()
+            self.next_try_at = None
+
+    def _answered_again(self) -> None:
+        """The model answered: a backoff under way ends, told in the log."""
+        if self._failed_tries:
+            log.info(
+                "%s: %s answered again after %d failed tries (%.0f s)",
+                self.name,
+                self.provider.label,
+                self._failed_tries,
+                self.swarm.clock.now() - self._failing_since,
+            )
+            self._failed_tries = 0
 
     async def _finish_request(
         self,

@@ -17,7 +17,7 @@ from typing import Literal
 
 from ..config import NudgeConfig
 from ..core.composition import ComposeSettings
-from ..core.retry import RetryPolicy
+from ..core.retry import BOUNDED, PATIENT, RetryPolicy
 from ..providers.base import ProviderSettings
 from ..storage import MysisRecord, Store
 from .calibration import EngineFit, engine_of
@@ -26,9 +26,8 @@ from .events import EventBus
 from .step_gate import StepGate
 from .warm_start import WarmStart
 
-#: A Mysis's transient model or game failures: three tries in all, 1 s then 2 s apart
-#: (or the server's Retry-After, up to ten minutes).
-MYSIS_RETRY = RetryPolicy(attempts=3, backoff_base=1.0, max_delay=600.0)
+#: A Mysis's transient game failures (the tool list, a tool call): ``retry.BOUNDED``.
+MYSIS_RETRY = BOUNDED
 
 NetworkKind = Literal["llm", "mcp"]
 
@@ -42,10 +41,11 @@ class SwarmServices:
     ``in_flight`` counts a call on the network while it runs; ``saw_tick``
     reports a game tick; ``closing`` is True once the swarm shuts down (turns
     end at their next round); ``turn_finished`` hears the id and the count of
-    turns of a Mysis that ended one; ``step_gate`` holds a Mysis's next step a
-    moment while the commander's key is handled; ``fit`` is what the swarm learnt of
-    each engine (``calibration.py``); ``warm_start`` lets the first request to each
-    engine warm its prompt cache before the others go (``warm_start.py``).
+    turns of a Mysis that ended one; ``retry`` the policy of its game calls and
+    ``model_retry`` of its model calls (``core/retry.py``); ``step_gate`` holds a
+    Mysis's next step a moment while the commander's key is handled; ``fit`` is what
+    the swarm learnt of each engine (``calibration.py``); ``warm_start`` lets the first
+    request to each engine warm its prompt cache before the others go (``warm_start.py``).
     """
 
     store: Store
@@ -62,6 +62,9 @@ class SwarmServices:
     closing: Callable[[], bool]
     turn_finished: Callable[[int, int], None]
     retry: RetryPolicy = MYSIS_RETRY
+    #: A Mysis's model calls that failed in a way that heals by waiting: in the command
+    #: center ``retry.PATIENT`` (it comes back by itself); a headless run's ``BOUNDED``.
+    model_retry: RetryPolicy = PATIENT
     step_gate: StepGate = field(default_factory=StepGate)
     #: What the swarm learnt of each engine (token scale, server context): the
     #: settings of ``settings_for`` are fitted to it before composing.

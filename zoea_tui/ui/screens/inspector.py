@@ -32,6 +32,8 @@ from .base import ZoeaScreen
 #: Characters of each sent message shown (the store keeps everything).
 MESSAGE_CHARS = 1500
 _OUTCOME_STYLE = {"ok": fmt.TEAL, "pending": fmt.WARNING}
+#: How a request logged but not finished yet (``pending``: its call is under way) reads.
+IN_FLIGHT = "in flight"
 
 
 def outcome_text(r: RequestSummary | RequestRecord) -> str:
@@ -41,6 +43,8 @@ def outcome_text(r: RequestSummary | RequestRecord) -> str:
         return f"error: {failure_label(r.error_kind)}"
     if r.outcome == "ok" and r.streamed is not None and not r.streamed:
         return "ok unstreamed"
+    if r.outcome == "pending":
+        return IN_FLIGHT
     return r.outcome
 
 
@@ -180,7 +184,9 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
     )
     text.append_text(sent_messages(seen))
     text.append("CAME BACK\n", style=f"bold {fmt.ASSISTANT}")
-    if seen.answer is None:
+    if seen.answer is None and r.outcome == "pending":
+        text.append(f"nothing yet: the call is {IN_FLIGHT}\n", style=fmt.WARNING)
+    elif seen.answer is None:
         text.append("nothing stored (the call failed or was stopped)\n", style=fmt.MUTED)
     else:
         parts = entry_parts(seen.answer, expanded=True, names=names)

@@ -56,7 +56,10 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     line.append(" ")
     line.append_text(
         fmt.fit(
-            Text(one_line(view.provider_label or view.provider, 80), style=fmt.SYSTEM),
+            Text(
+                one_line(fmt.model_name(view.provider_label or view.provider), 80),
+                style=fmt.SYSTEM,
+            ),
             max(prov_w, 1),
         )
     )
@@ -82,6 +85,11 @@ def _latest(view: MysisView, now: float | None = None) -> Text:
         text.append("error: " + one_line(view.last_error, 600), style=fmt.ERROR)
     elif view.state == "idle" and view.last_error:
         text.append("idle: " + one_line(view.last_error, 600), style=fmt.WARNING)
+    elif view.next_try_at is not None:
+        text.append(f"{view.activity} · {fmt.next_try(view.next_try_at, now)}", style=fmt.WARNING)
+        if view.last_line:
+            text.append(" · ", style=fmt.DIM)
+            text.append(one_line(view.last_line, 600), style=fmt.MUTED)
     elif view.next_nudge_at is not None:
         text.append_text(fmt.next_nudge(view.next_nudge_at, view.waiting_on_game, now))
         if view.last_answer:
@@ -119,7 +127,13 @@ def _status_line(view: MysisView, now: float | None) -> Text:
     activity = view.state if view.state != "running" else (view.activity or "running")
     text = Text()
     text.append(glyph.char + " ", style=glyph.style)
-    text.append(one_line(activity, 40), style=fmt.state_style(view.state))
+    backing_off = view.state == "running" and view.next_try_at is not None
+    style = fmt.WARNING if backing_off else fmt.state_style(view.state)
+    text.append(one_line(activity, 40), style=style)
+    if backing_off:
+        # "unreachable · next try in 40s": the model call failed and is tried again.
+        assert view.next_try_at is not None
+        text.append(f" · {fmt.next_try(view.next_try_at, now)}", style=fmt.WARNING)
     text.append(
         f" · ↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
@@ -134,9 +148,10 @@ def _status_line(view: MysisView, now: float | None) -> Text:
 
 def _model_line(view: MysisView) -> Text:
     text = Text()
-    text.append(one_line(view.provider_label or view.provider, 60), style=fmt.SYSTEM)
+    label = fmt.model_name(view.provider_label or view.provider)
+    text.append(one_line(label, 60), style=fmt.SYSTEM)
     if view.model and view.model not in (view.provider_label or ""):
-        text.append(f" · {one_line(view.model, 40)}", style=fmt.SYSTEM)
+        text.append(f" · {one_line(fmt.model_name(view.model), 40)}", style=fmt.SYSTEM)
     if view.provider_origin:
         text.append(f" · from {view.provider_origin}", style=fmt.MUTED)
     text.append(f" · {view.strategy}", style=fmt.MUTED)
@@ -214,6 +229,8 @@ def pane_text(
         latest.append("✖ " + one_line(view.last_error, 600), style=fmt.ERROR)
     elif view.state == "idle" and view.last_error:
         latest.append("idle: " + one_line(view.last_error, 600), style=fmt.WARNING)
+    elif view.next_try_at is not None and view.last_line:
+        latest.append("⚠ " + one_line(view.last_line, 600), style=fmt.WARNING)
     elif view.last_answer or answer:
         latest.append("» ", style=f"bold {fmt.ASSISTANT}")
         latest.append(one_line(view.last_answer or answer, 600), style=fmt.TEXT)

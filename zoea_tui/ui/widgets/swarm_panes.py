@@ -128,7 +128,7 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         )
 
     def on_mount(self) -> None:
-        # Redraw the nudge countdowns once a second (a clock, not a poll: the views
+        # Redraw the nudge and next-try countdowns once a second (a clock, not a poll: the views
         # themselves arrive with engine events).
         self.set_interval(1.0, self._count_down)
         self.set_interval(PAINT_S, self._repaint_some)
@@ -138,7 +138,9 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
 
     def _count_down(self) -> None:
         for mysis_id, pane in self._panes.items():
-            if pane.view is not None and pane.view.next_nudge_at is not None:
+            if pane.view is not None and (
+                pane.view.next_nudge_at is not None or pane.view.next_try_at is not None
+            ):
                 self._stale.setdefault(mysis_id, None)
 
     def _repaint_some(self) -> None:
