@@ -34,7 +34,8 @@ async def test_an_unreachable_provider_without_a_model_is_named_in_the_error_and
     tmp_path: Path,
 ) -> None:
     """Issue 40: "✖ : unreachable: Could not reach …/v1/models" and the toast
-    "Ada: : unreachable" for the provider OPENAI_BASE_URL adds (it names no model)."""
+    "Ada: : unreachable" for the provider OPENAI_BASE_URL adds (it names no model); the
+    line the Mysis shows while it backs off names the provider."""
     url = f"http://127.0.0.1:{closed_port()}/v1"
     provider = ProviderConfig(name="openai", type="openai", endpoint=url)
     config = Config(
@@ -59,11 +60,13 @@ async def test_an_unreachable_provider_without_a_model_is_named_in_the_error_and
         assert commander is not None
         first = commander.myses()[0]
         await commander.start_mysis(first.id)
+        # An unreachable server heals by waiting (issue 39): the Mysis backs off, and its
+        # pane's line names the provider; nothing stops it, so no toast is raised.
         await wait_for(
-            pilot, lambda: bool(commander.mysis(first.id).last_error), 20, what="the failure"
+            pilot, lambda: commander.mysis(first.id).next_try_at is not None, 20, what="the failure"
         )
-        error = commander.mysis(first.id).last_error or ""
-        assert error.startswith("openai: unreachable"), error
-        await wait_for(pilot, lambda: any("unreachable" in m for m in seen), what="the toast")
-        toast = next(m for m in seen if "unreachable" in m)
-        assert ": :" not in toast and "openai: unreachable" in toast, toast
+        view = commander.mysis(first.id)
+        assert view.activity == "unreachable" and view.state == "running", view
+        assert view.last_line.startswith("openai: "), view.last_line
+        assert ": :" not in view.last_line and "Could not reach" in view.last_line
+        assert not [m for m in seen if ": :" in m], seen
