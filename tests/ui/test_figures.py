@@ -17,16 +17,18 @@ def test_the_reuse_line_computes_its_shares_from_its_figures() -> None:
     """Issue 40: "repeats 2,559 of 2,718 tok … (100 % of it)" read as 100 % of the
     figures beside it, which are 94 %: the share of the request is printed now, the
     whole last request repeated is said in words, and no second size of the request
-    stands beside the header's estimate."""
+    stands beside the header's estimate. (The first wording, "40% of it repeats the last
+    request (99% of it)", named neither share's whole.)"""
     line = reuse_line(Reuse(share=1.0, prefix_chars=9000, cached_tokens=2559, uncached_tokens=159))
-    assert line == "94% of it repeats the last request (all of it) · 159 tok new"
+    assert line == "94% repeated · holds all of the last request · 159 tok new"
     assert "100%" not in line and "2,718" not in line
 
 
 def test_a_share_short_of_the_whole_never_reads_as_all_of_it() -> None:
     line = reuse_line(Reuse(share=0.998, prefix_chars=998, cached_tokens=1999, uncached_tokens=1))
-    assert line.startswith("99% of it") and "(99% of it)" in line and "100%" not in line
-    assert reuse_line(Reuse(0.0, 0, 0, 0)).startswith("0% of it")
+    assert line.startswith("99% repeated") and "holds 99% of the last" in line
+    assert "100%" not in line and "all of" not in line
+    assert reuse_line(Reuse(0.0, 0, 0, 0)).startswith("0% repeated")
 
 
 async def test_one_request_shows_one_figure_in_the_pane_the_list_and_the_inspector(

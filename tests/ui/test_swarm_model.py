@@ -299,4 +299,4 @@ async def test_the_dashboard_and_the_focus_view_preview_one_request_with_the_sam
             focused.reuse,
         )
         assert preview_lines(beside).plain == preview_lines(focused).plain
-        assert "repeats the last request" in preview_lines(beside).plain
+        assert "of the last request" in preview_lines(beside).plain

@@ -196,14 +196,16 @@ def preview_lines(data: PreviewData) -> Text:
 
 def reuse_line(reused: Reuse) -> str:
     """What a request repeats of the last one, as shares computed from one measure (the
-    serialized text's tokens), never a second size beside the header's estimate:
-    "99% of it repeats the last request (all of it) · 12 tok new"."""
+    serialized text's tokens), never a second size beside the header's estimate, each
+    share named by what it is a share of:
+    "94% repeated · holds all of the last request · 159 tok new"."""
     total = reused.cached_tokens + reused.uncached_tokens
     # Rounded down: a share short of the whole never reads as 100%.
     mine = math.floor(100 * reused.cached_tokens / total) if total else 0
-    of_last = "all of it" if reused.share >= 1 else f"{math.floor(100 * reused.share)}% of it"
+    of_last = "all" if reused.share >= 1 else f"{math.floor(100 * reused.share)}%"
     return (
-        f"{mine}% of it repeats the last request ({of_last}) · {reused.uncached_tokens:,} tok new"
+        f"{mine}% repeated · holds {of_last} of the last request · "
+        f"{reused.uncached_tokens:,} tok new"
     )
 
 
