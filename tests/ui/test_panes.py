@@ -763,3 +763,19 @@ async def test_the_pane_counts_down_to_the_next_try_and_r_tries_at_once(
             assert commander.mysis(made.id).state == "running"
     finally:
         await commander.shutdown(timeout=0.5)
+
+
+def test_a_panes_answer_wraps_at_word_boundaries() -> None:
+    """Issue 40: answers wrapped mid-word ("P|ausing", "Cre|dits"); a line now breaks
+    after a space, and only a word longer than the line is cut."""
+    from rich.text import Text
+
+    from zoea_tui.ui.formatting import wrap_words
+
+    answer = Text("» Mined 46 ore. Pausing after 39 rounds this turn; Credits 1056, cargo 0/50.")
+    lines = [line.plain for line in wrap_words(answer, 20, 3)]
+    assert lines[:2] == ["» Mined 46 ore.", "Pausing after 39"]
+    words = set(answer.plain.split())
+    for line in lines[:-1]:
+        assert set(line.split()) <= words, line  # no word broken in two
+    assert [line.plain for line in wrap_words(Text("x" * 45), 20, 3)] == ["x" * 20] * 2 + ["x" * 5]

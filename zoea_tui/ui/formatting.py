@@ -175,3 +175,20 @@ def next_try(at: float, now: float | None = None) -> str:
     """ "next try in 40s" (or "trying now") for a Mysis backing off a failed model call."""
     left = max(0, round(at - (time.time() if now is None else now)))
     return f"next try in {left}s" if left else "trying now"
+
+
+def wrap_words(text: Text, width: int, most: int) -> list[Text]:
+    """``text`` in at most ``most`` lines of ``width`` cells, each broken after a space
+    (a word longer than a line is cut); the last line holds the rest, for the caller to
+    clip. Styles are kept."""
+    plain, width = text.plain, max(width, 1)
+    cuts: list[int] = []
+    start = 0
+    while len(cuts) < most - 1 and len(plain) - start > width:
+        space = plain.rfind(" ", start + 1, start + width + 1)
+        start = space + 1 if space > start else start + width
+        cuts.append(start)
+    lines = list(text.divide(cuts))
+    for line in lines:
+        line.rstrip()
+    return [line for line in lines if line.plain]

@@ -238,10 +238,9 @@ def pane_text(
         latest.append("» ", style=fmt.DIM)
         latest.append(one_line(view.last_line, 600), style=fmt.MUTED)
     if latest.plain:
-        # Wrapped over up to three lines, leaving room for a few actions.
-        spare, step = max(1, min(3, height - len(lines) - 3)), max(width, 1)
-        cuts = [latest[i * step : (i + 1) * step] for i in range(spare - 1)]
-        lines.extend(c for c in [*cuts, latest[(spare - 1) * step :]] if c.plain)
+        # Wrapped at word boundaries over up to three lines, leaving room for a few actions.
+        spare = max(1, min(3, height - len(lines) - 3))
+        lines.extend(fmt.wrap_words(latest, width, spare))
     room = height - len(lines)
     tail = list(actions)
     if room > 0 and tail:
