@@ -13,10 +13,9 @@ import json
 import os
 import sys
 from typing import Any
-from urllib.parse import urlsplit
 
 from .cli_parsing import UsageError, add_config_flag, emit_json, say, text_flag
-from .config import Config, ConfigError, load_config, resolve_api_key
+from .config import Config, ConfigError, check_endpoint, load_config, resolve_api_key, unset_key_env
 
 
 def _seconds(text: str) -> float:
@@ -81,12 +80,15 @@ def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
 
     text = args.target.strip()
     if "://" in text:
-        parts = urlsplit(text)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UsageError(f"expected an http(s) URL or a provider's name, got {text!r}")
+        try:
+            text = check_endpoint(text)
+        except ValueError as exc:
+            raise UsageError(
+                f"expected an http(s) URL or a provider's name, got {text!r} ({exc})"
+            ) from None
         key = os.environ.get(args.api_key_env, "").strip() if args.api_key_env else None
         if args.api_key_env and not key:
-            raise UsageError(f"--api-key-env {args.api_key_env}: that variable is empty or unset")
+            raise UsageError(f"--api-key-env {unset_key_env(args.api_key_env)}")
         target = ProbeTarget(
             endpoint=text,
             type=args.type,

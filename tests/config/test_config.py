@@ -287,8 +287,38 @@ MISTAKES = [
     ),
     (
         '[providers.q]\ntype = "ollama"\nendpoint = "localhost:11434"\nmodel = "m"\n',
-        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434", '
-        'got "localhost:11434"',
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        '(its scheme is not http:// or https://), got "localhost:11434"',
+    ),
+    (
+        OPENAI_HEAD.replace("http://h/v1", "http://my host/v1"),
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        '(it contains whitespace), got "http://my host/v1"',
+    ),
+    (
+        OPENAI_HEAD.replace("http://h/v1", "http://127.0.0.1:99999/v1"),
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        '(its port is not a number from 1 to 65535), got "http://127.0.0.1:99999/v1"',
+    ),
+    (
+        OPENAI_HEAD.replace("http://h/v1", "http://127.0.0.1:abc/v1"),
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        '(its port is not a number from 1 to 65535), got "http://127.0.0.1:abc/v1"',
+    ),
+    (
+        OPENAI_HEAD.replace("http://h/v1", "ftp://h/v1"),
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        '(its scheme is not http:// or https://), got "ftp://h/v1"',
+    ),
+    (
+        OPENAI_HEAD.replace("http://h/v1", "http://:8080/v1"),
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        '(it has no host), got "http://:8080/v1"',
+    ),
+    (
+        OPENAI_HEAD.replace("http://h/v1", "http://exa$mple/v1"),
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        "('exa$mple' is not a host name or address), got \"http://exa$mple/v1\"",
     ),
     (
         '[providers.autopilot]\nendpoint = "http://localhost:11434"\n',
@@ -310,7 +340,14 @@ MISTAKES = [
     (
         '[game]\nendpoint = "spacemolt"\n',
         'game.endpoint: expected "embedded" or an http(s) URL such as '
-        '"https://game.spacemolt.com/mcp", got "spacemolt"',
+        '"https://game.spacemolt.com/mcp" (its scheme is not http:// or https://), '
+        'got "spacemolt"',
+    ),
+    (
+        '[game]\nendpoint = "http://127.0.0.1:0/mcp"\n',
+        'game.endpoint: expected "embedded" or an http(s) URL such as '
+        '"https://game.spacemolt.com/mcp" (its port is not a number from 1 to 65535), '
+        'got "http://127.0.0.1:0/mcp"',
     ),
     (
         "[context]\nmax_context_messages = 100000000000000000000\n",
@@ -625,7 +662,15 @@ ENV_MISTAKES = [
         "ZOEA_GAME_ENDPOINT",
         "game.spacemolt.com",
         'environment variable ZOEA_GAME_ENDPOINT (game.endpoint): expected "embedded" or an '
-        'http(s) URL such as "https://game.spacemolt.com/mcp", got "game.spacemolt.com"',
+        'http(s) URL such as "https://game.spacemolt.com/mcp" (its scheme is not http:// or '
+        'https://), got "game.spacemolt.com"',
+    ),
+    (
+        "OLLAMA_HOST",
+        "127.0.0.1:99999",
+        "environment variable OLLAMA_HOST (providers.ollama.endpoint): expected a host, "
+        'host:port or URL such as "127.0.0.1:11434" (its port is not a number from 1 to '
+        '65535), got "127.0.0.1:99999"',
     ),
 ]
 

@@ -168,8 +168,20 @@ URL = "http://127.0.0.1:9/v1"
 NOT_A_URL = "expected an http(s) URL or a provider's name, got "
 WITH_A_URL = "--type and --api-key-env go with a URL; a provider has its own"
 BAD_ARGUMENTS = [
-    (["ftp://example.org"], NOT_A_URL + "'ftp://example.org'"),
-    (["http://"], NOT_A_URL + "'http://'"),
+    (
+        ["ftp://example.org"],
+        NOT_A_URL + "'ftp://example.org' (its scheme is not http:// or https://)",
+    ),
+    (["http://"], NOT_A_URL + "'http://' (it has no host)"),
+    (
+        ["http://127.0.0.1:abc/v1"],
+        NOT_A_URL + "'http://127.0.0.1:abc/v1' (its port is not a number from 1 to 65535)",
+    ),
+    (
+        ["http://127.0.0.1:99999/v1"],
+        NOT_A_URL + "'http://127.0.0.1:99999/v1' (its port is not a number from 1 to 65535)",
+    ),
+    (["http://my host/v1"], NOT_A_URL + "'http://my host/v1' (it contains whitespace)"),
     (
         ["nowhere"],
         "no provider named 'nowhere' (configured: autopilot, local); or give a server's URL",

@@ -222,3 +222,32 @@ def test_a_reader_that_goes_away_is_no_error(played_db: Path) -> None:
         child.stdout.close()
         err = child.stderr.read()
     assert (child.returncode, err) == (0, b"")
+
+
+BAD_ENDPOINTS = [
+    "http://my host/v1",
+    "http://127.0.0.1:99999/v1",
+    "http://127.0.0.1:abc/v1",
+    "ftp://127.0.0.1/v1",
+    "http://:8080/v1",
+]
+
+
+# Ids free of "http": mutation testing deselects tests whose id holds it (-k "not http").
+@pytest.mark.parametrize(
+    "endpoint", BAD_ENDPOINTS, ids=[f"endpoint-{n}" for n in range(len(BAD_ENDPOINTS))]
+)
+def test_a_bad_endpoint_stops_the_start_in_one_line_naming_its_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], endpoint: str
+) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(f'[providers.q]\ntype = "openai"\nendpoint = "{endpoint}"\nmodel = "m"\n')
+    args = ["--data-dir", tmp_path / "data", "simulate", "--turns", "1", "--config", config]
+    code = main([*map(str, args), "--db", str(tmp_path / "sim.db")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert err.startswith(
+        f"zoea simulate: {config}: providers.q.endpoint: expected an http(s) URL such as "
+    ), err
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["bad.toml"], "nothing created"

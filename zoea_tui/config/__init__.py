@@ -25,6 +25,7 @@ from .credentials import (
     check_credentials,
     default_credentials_path,
     resolve_api_key,
+    unset_key_env,
 )
 from .load import (
     ENV_CONFIG,
@@ -38,6 +39,7 @@ from .load import (
     PROVIDER_KEYS,
     apply_env,
     build_config,
+    check_endpoint,
     convention_providers,
     conventions_note,
     load_config,
@@ -106,6 +108,7 @@ __all__ = [
     "build_config",
     "builtin_providers",
     "check_credentials",
+    "check_endpoint",
     "convention_providers",
     "conventions_note",
     "data_dir",
@@ -116,6 +119,7 @@ __all__ = [
     "locate_config",
     "parse_request_log",
     "resolve_api_key",
+    "unset_key_env",
     "user_config_dir",
     "user_data_dir",
 ]

@@ -26,6 +26,12 @@ from .model import ConfigError, ProviderConfig
 ENV_CREDENTIALS = "ZOEA_CREDENTIALS"
 
 
+def unset_key_env(name: str) -> str:
+    """The one wording for a key variable that holds nothing: ``zoea probe --api-key-env``
+    refuses with it, and a server's 401 or 403 to a provider that sent no key says it."""
+    return f"{name}: that variable is empty or unset"
+
+
 def default_credentials_path(env: Mapping[str, str] = os.environ) -> Path:
     """``$ZOEA_CREDENTIALS``, else ``credentials.toml`` in the user config folder."""
     return paths.env_path(env, ENV_CREDENTIALS) or paths.user_config_dir() / paths.CREDENTIALS_FILE

@@ -259,25 +259,54 @@ def _check_text(value: Any) -> str:
     return value
 
 
-def _check_url(value: Any) -> str:
-    expected = 'an http(s) URL such as "http://localhost:11434"'
+#: A host: a name (letters in any script, digits, -, _ and .) or an IPv6 address.
+_HOST = re.compile(r"[\w.-]+|[0-9a-f:.]*:[0-9a-f:.]*(%\w+)?", re.IGNORECASE)
+
+
+def check_endpoint(text: str) -> str:
+    """``text`` as an endpoint (stripped, without a trailing ``/``), or :class:`ValueError`
+    saying what is wrong: an http(s) URL with a host, a port (if any) from 1 to 65535,
+    and no whitespace. Config files, the environment and ``zoea probe URL`` all check
+    with it, so a bad endpoint is refused at the start, never by the first request."""
+    text = text.strip()
+    if any(char.isspace() for char in text):
+        raise ValueError("it contains whitespace")
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # an unclosed [IPv6]
+        raise ValueError("it is not a URL") from None
+    if parts.scheme not in ("http", "https"):
+        raise ValueError("its scheme is not http:// or https://")
+    if not parts.hostname:
+        raise ValueError("it has no host")
+    if not _HOST.fullmatch(parts.hostname):
+        raise ValueError(f"{parts.hostname!r} is not a host name or address")
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise ValueError("its port is not a number from 1 to 65535")
+    return text.rstrip("/")
+
+
+def _check_url(
+    value: Any, expected: str = 'an http(s) URL such as "http://localhost:11434"'
+) -> str:
     if not isinstance(value, str):
         raise _Invalid(expected)
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise _Invalid(expected)
-    return value.strip().rstrip("/")
+    try:
+        return check_endpoint(value)
+    except ValueError as exc:
+        raise _Invalid(f"{expected} ({exc})") from None
 
 
 def _check_game_endpoint(value: Any) -> str:
     if value == EMBEDDED:
         return EMBEDDED
-    try:
-        return _check_url(value)
-    except _Invalid:
-        raise _Invalid(
-            f'"{EMBEDDED}" or an http(s) URL such as "https://game.spacemolt.com/mcp"'
-        ) from None
+    return _check_url(
+        value, f'"{EMBEDDED}" or an http(s) URL such as "https://game.spacemolt.com/mcp"'
+    )
 
 
 def _check_stream(value: Any) -> StreamSetting:
@@ -679,14 +708,13 @@ def _ollama_url(value: Any) -> str:
     text = str(value).strip()
     if "://" not in text:
         text = f"http://{text}"
-    parts = urlsplit(text)
     try:
-        port = parts.port
-    except ValueError:
-        raise _Invalid('a host, host:port or URL such as "127.0.0.1:11434"') from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise _Invalid('a host, host:port or URL such as "127.0.0.1:11434"')
-    if port is None and parts.scheme == "http":
+        text = check_endpoint(text)
+    except ValueError as exc:
+        raise _Invalid(f'a host, host:port or URL such as "127.0.0.1:11434" ({exc})') from None
+    parts = urlsplit(text)
+    if parts.port is None and parts.scheme == "http":
+        assert parts.hostname is not None  # checked
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
         text = parts._replace(netloc=f"{host}:{OLLAMA_PORT}").geturl()
     return text.rstrip("/")

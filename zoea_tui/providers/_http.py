@@ -24,7 +24,7 @@ from typing import Any
 
 import httpx
 
-from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
+from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting, unset_key_env
 from ..core.redaction import TOKEN_MASK, mask_text
 from ..core.retry import RetryPolicy, Sleep, with_retries
 from .base import (
@@ -145,16 +145,28 @@ def server_message(body: bytes, secret: str | None = None) -> str:
 
 
 def error_for_status(
-    status: int, body: bytes, headers: Mapping[str, str], *, url: str, secret: str | None = None
+    status: int,
+    body: bytes,
+    headers: Mapping[str, str],
+    *,
+    url: str,
+    secret: str | None = None,
+    unset_env: str | None = None,
 ) -> ProviderError:
-    """The typed error for an HTTP refusal, with the server's message in its text."""
+    """The typed error for an HTTP refusal, with the server's message in its text.
+
+    ``unset_env``: the variable the provider's ``api_key_env`` names when it held no key
+    (so none was sent); a refusal of the key names it."""
     said = server_message(body, secret)
     retry_after = parse_retry_after(headers.get("retry-after"))
     where = f"{url} answered HTTP {status}: {said}"
     if status in (401, 403):
-        return AuthenticationError(
-            f"{where}. Check the provider's API key and its access.", said=said
+        check = (
+            f"No key was sent: api_key_env {unset_key_env(unset_env)}"
+            if unset_env
+            else "Check the provider's API key and its access"
         )
+        return AuthenticationError(f"{where}. {check}.", said=said)
     if status == 404:
         return ModelNotFoundError(f"{where}. Check the endpoint and the model name.", said=said)
     if status == 429:
@@ -323,6 +335,7 @@ async def exchange(
     headers: Mapping[str, str] | None = None,
     json_body: Any = None,
     secret: str | None = None,
+    unset_env: str | None = None,
     streamed: bool = False,
 ) -> AsyncIterator[httpx.Response]:
     """Send one request and yield its successful, still-open response.
@@ -333,6 +346,7 @@ async def exchange(
     *cut short* (``streamed`` says whether the request was streamed). A kept-alive
     connection that the server closed meanwhile is tried once more on a new one
     before anything is said (servers drop a connection after a broken stream).
+    ``unset_env`` is :func:`error_for_status`'s.
     Cancellation closes the response and propagates unchanged.
     """
     answered = False
@@ -349,7 +363,12 @@ async def exchange(
                 if response.status_code >= 400:
                     body = await _error_body(response)
                     raise error_for_status(
-                        response.status_code, body, response.headers, url=url, secret=secret
+                        response.status_code,
+                        body,
+                        response.headers,
+                        url=url,
+                        secret=secret,
+                        unset_env=unset_env,
                     )
                 answered = True
                 yield response
@@ -462,11 +481,14 @@ class HttpProvider:
         sleep: Sleep = asyncio.sleep,
         stream: StreamSetting = "auto",
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        api_key_env: str | None = None,
     ) -> None:
         self.endpoint = endpoint.rstrip("/")
         self.model = model
         self.label = model
         self._api_key = api_key or None
+        #: The variable ``api_key_env`` names when it held no key: a 401 names it.
+        self._unset_env = None if self._api_key else api_key_env
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient()
         # The one retry policy (core/retry.py); a Retry-After over a minute escapes with
@@ -606,6 +628,7 @@ class HttpProvider:
             headers=self._headers,
             json_body=json_body,
             secret=self._api_key,
+            unset_env=self._unset_env,
             streamed=streamed,
         )
 

@@ -76,6 +76,7 @@ class OllamaProvider(HttpProvider):
         sleep: Sleep = asyncio.sleep,
         stream: StreamSetting = "auto",
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        api_key_env: str | None = None,
     ) -> None:
         super().__init__(
             endpoint,
@@ -87,6 +88,7 @@ class OllamaProvider(HttpProvider):
             sleep=sleep,
             stream=stream,
             max_answer_bytes=max_answer_bytes,
+            api_key_env=api_key_env,
         )
         self.url = f"{self.endpoint}/api/chat"
 

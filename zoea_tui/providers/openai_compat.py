@@ -76,6 +76,7 @@ class OpenAIProvider(HttpProvider):
         stream: StreamSetting = "auto",
         cache_reuse: int = 0,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
+        api_key_env: str | None = None,
     ) -> None:
         super().__init__(
             endpoint,
@@ -87,6 +88,7 @@ class OpenAIProvider(HttpProvider):
             sleep=sleep,
             stream=stream,
             max_answer_bytes=max_answer_bytes,
+            api_key_env=api_key_env,
         )
         self.url = f"{self.endpoint}/chat/completions"
         #: Whether the server counts prompts (None: not asked yet; False: it did not).

@@ -98,6 +98,7 @@ def build_provider(
                 stream=config.stream,
                 cache_reuse=config.cache_reuse,
                 max_answer_bytes=config.max_answer_bytes,
+                api_key_env=config.api_key_env,
             ),
             config,
         )
@@ -113,6 +114,7 @@ def build_provider(
                 max_retries=max_retries,
                 stream=config.stream,
                 max_answer_bytes=config.max_answer_bytes,
+                api_key_env=config.api_key_env,
             ),
             config,
         )
