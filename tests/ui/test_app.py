@@ -218,7 +218,9 @@ async def test_delete_asks_first_and_removes_the_row(app: ZoeaApp, commander: Co
         await pilot.press("d")
         await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the dialog")
         await pilot.press("y")
-        await wait_for(pilot, lambda: len(commander.myses()) == 2, what="the delete")
+        # A hang detector, not a timing: the delete stops the Mysis (up to 2 s for its
+        # turn) and removes its memories, which takes longer on a loaded machine.
+        await wait_for(pilot, lambda: len(commander.myses()) == 2, 30, what="the delete")
         await wait_for(
             pilot, lambda: not app.screen.query(f"#mysis-{first.id}"), what="the row to go"
         )
