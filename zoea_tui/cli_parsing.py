@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from .core.redaction import mask_text
-from .core.terminal_text import escaped
+from .core.terminal_text import escaped, json_escaped
 
 
 class UsageError(Exception):
@@ -183,10 +183,12 @@ def _json_escape(found: re.Match[str]) -> str:
 
 
 def emit_json(text: str, out: TextIO | None = None) -> None:
-    """Write a JSON document (and a newline), exact in any locale: where the output's
-    encoding cannot hold a character, it is written as JSON's ``\\u`` escape (what
-    ``ensure_ascii`` does), which reads back as the same character."""
+    """Write a JSON document (and a newline), exact in any locale and unable to steer a
+    terminal: a character that could (a control, a bidirectional override), and where
+    the output's encoding cannot hold a character, that one too, is written as JSON's
+    ``\\u`` escape (what ``ensure_ascii`` does), which reads back as the same character."""
     out = out if out is not None else sys.stdout
+    text = json_escaped(text)
     if not holds_unicode(out):
         # Outside its strings JSON is ASCII: every other character is inside one.
         text = _NON_ASCII.sub(_json_escape, text)

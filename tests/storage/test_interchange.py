@@ -96,7 +96,7 @@ def test_every_field_of_every_role_is_read_as_written() -> None:
     conversation = parse_conversation(json.dumps(line) for line in lines)
     assert conversation.system_prompt == "You are Ada."
     assert conversation.memories == [
-        NewMemory("user", "direct", "mine\ufffd now", game_tick=2),
+        NewMemory("user", "direct", "mine\x00 now", game_tick=2),
         NewMemory("user", "broadcast", "ore!", sender_id="7"),
         NewMemory("user", "summary", "so far", sender_id="ada"),
         NewMemory("system", "system", "The server restarted.", game_tick=3),

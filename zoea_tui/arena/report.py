@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..core.terminal_text import json_escaped
 from . import scoring
 from .runner import RunResult
 from .scenarios import ALL_LEVELS, SCENARIOS
@@ -148,8 +149,9 @@ def score_text(value: float | None) -> str:
 
 
 def to_json(report: dict[str, Any]) -> str:
-    """The report as ``--json`` prints it."""
-    return json.dumps(report, indent=2, ensure_ascii=False)
+    """The report as ``--json`` prints it and ``arena.json`` holds it (no character in it
+    can steer a terminal: :func:`~zoea_tui.core.terminal_text.json_escaped`)."""
+    return json_escaped(json.dumps(report, indent=2, ensure_ascii=False))
 
 
 def _grid(

@@ -4,8 +4,9 @@ Model answers, tool results and user input may hold terminal escape sequences (a
 change, a screen clear, a hyperlink, a clipboard write), control characters and
 bidirectional overrides. The TUI drops them (:func:`clean`, through
 ``ui/sanitize.py``); the command line's human output shows them escaped
-(:func:`escaped`), so a reader sees that they were there. ``--json`` output is exact
-and passes through neither.
+(:func:`escaped`), so a reader sees that they were there; its JSON and JSONL output
+writes them as JSON's ``\\uXXXX`` escape (:func:`json_escaped`), which reads back as
+the same string. All three take the same characters, :data:`STEERING`.
 """
 
 from __future__ import annotations
@@ -22,10 +23,12 @@ _ESCAPES = re.compile(
     """,
     re.VERBOSE,
 )
-#: C0 (except tab and newline), DEL, C1, bidi overrides and isolates, BOM.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
-#: What :func:`escaped` shows escaped: every control character above, CR included.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\ufeff]")
+#: The characters that can steer a terminal or reorder what it shows: C0 (except tab
+#: and newline), DEL, C1, the bidirectional embeddings, overrides, isolates and marks
+#: (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C) and the BOM. A regular
+#: expression's character class.
+STEERING = "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+_CONTROLS = re.compile(STEERING)
 
 
 def clean(text: object) -> str:
@@ -56,4 +59,19 @@ def escaped(text: object) -> str:
     value = text if isinstance(text, str) else str(text)
     if "\r\n" in value:
         value = value.replace("\r\n", "\n")
-    return _UNSAFE.sub(_escape, value)
+    return _CONTROLS.sub(_escape, value)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def json_escaped(document: str) -> str:
+    """A JSON document (``json.dumps``' output) with every :data:`STEERING` character
+    written as its ``\\uXXXX`` escape: still valid JSON, read back equal.
+
+    Outside its strings JSON holds none of them (tab and newline, its only whitespace
+    among them, are not steering), so each one found is inside a string, where the
+    escape means the same character.
+    """
+    return _CONTROLS.sub(_json_escape, document)

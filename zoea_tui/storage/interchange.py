@@ -115,8 +115,6 @@ def parse_conversation(lines: Iterable[str]) -> Conversation:
             raise ImportFormatError(number, f"unknown field(s) {sorted(unknown)}")
         role = data.get("role")
         content = _text(data.get("content"), number, "content")
-        if "\x00" in content:
-            content = content.replace("\x00", "\ufffd")
         tick = data.get("game_tick")
         if tick is not None and not isinstance(tick, int):
             raise ImportFormatError(number, "game_tick must be an integer")
