@@ -540,7 +540,11 @@ async def test_the_commanders_keys_and_clicks_hold_the_swarms_next_steps(
 ) -> None:
     held: list[float] = []
     gate = commander.services.step_gate
-    monkeypatch.setattr(gate, "hold_s", 5.0)
+    # Long holds, uncapped: the second input must find a hold on however slow a machine
+    # (with the 0.5 s cap it found none when it came 0.5 s after the first, on a fresh
+    # clone's first run).
+    monkeypatch.setattr(gate, "hold_s", 60.0)
+    monkeypatch.setattr(gate, "max_held_s", 120.0)
     original = commander.commander_input
 
     def commander_input() -> None:
