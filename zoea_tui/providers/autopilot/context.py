@@ -341,17 +341,9 @@ def _orders(
             mission = order
             break
         newer.append(order)
-    fallback = DEFAULT_ORDER
-    if info.broadcast:
-        order = parse_order(info.broadcast)
-        if order is not None and lifetime(order.kind) == "standing":
-            fallback = order
-    if mission is None and notes.order:
-        order = parse_order(notes.order)
-        # The commander's message left my context: my notes carry the standing order.
-        if order is not None and lifetime(order.kind) == "standing":
-            mission = order
-    mission = mission or fallback
+    fallback = _standing(info.broadcast) or DEFAULT_ORDER
+    # The commander's message left my context: my notes carry the standing order.
+    mission = mission or _standing(notes.order) or fallback
     acting = next(
         (
             o
@@ -369,6 +361,12 @@ def _orders(
     # it was answered when a text of mine is in view.
     answered = last_text > acting.index if acting.index >= 0 else last_text >= 0
     return _Orders(acting, mission, fallback, answered, last_request)
+
+
+def _standing(text: str | None) -> Order | None:
+    """The standing order ``text`` gives, received before this request (None: none)."""
+    order = parse_order(text) if text else None
+    return order if order is not None and lifetime(order.kind) == "standing" else None
 
 
 def _carried_out(order: Order, results: Sequence[ToolResult]) -> bool:
