@@ -78,6 +78,16 @@ def work(responses: list[Any]) -> list[str]:
     return [c.name for r in responses for c in r.tool_calls if c.name in WORK]
 
 
+async def ordered(harness: Harness, text: str, how: str, turns: int) -> list[Any]:
+    """The responses of ``turns`` turns after three turns of play and the order ``text``."""
+    await harness.play(3)
+    give(harness, text, how)
+    responses = []
+    for _ in range(turns):
+        responses += await harness.turn()
+    return responses
+
+
 @pytest.mark.parametrize("how", ["broadcast", "direct"])
 @pytest.mark.parametrize("kind", [k for k, v in LIFETIMES.items() if v == "standing"])
 async def test_a_standing_order_stands_until_another_order(kind: OrderKind, how: str) -> None:
@@ -112,12 +122,7 @@ async def test_a_report_is_answered_once_then_the_work_goes_on(how: str, strateg
     """Under every strategy: ``loop-slice`` pins the commander's message in every
     request (only the state message's place says it opened an earlier turn), and
     ``summarize`` repeats it as the summary's "Last request"."""
-    harness = harness_for(strategy)
-    await harness.play(3)
-    give(harness, SAMPLES["report"], how)
-    responses = []
-    for _ in range(6):
-        responses += await harness.turn()
+    responses = await ordered(harness_for(strategy), SAMPLES["report"], how, 6)
     reports = [t for t in texts(responses) if t.startswith("Status report")]
     assert len(reports) == 1
     after = responses[[r.content for r in responses].index(reports[0]) + 1 :]
@@ -128,11 +133,7 @@ async def test_a_report_is_answered_once_then_the_work_goes_on(how: str, strateg
 @pytest.mark.parametrize("kind", ["sell", "refuel"])
 async def test_a_sale_or_a_refuel_is_carried_out_once(kind: OrderKind, how: str) -> None:
     harness = Harness()
-    await harness.play(3)
-    give(harness, SAMPLES[kind], how)
-    responses = []
-    for _ in range(5):
-        responses += await harness.turn()
+    responses = await ordered(harness, SAMPLES[kind], how, 5)
     assert "mine" in work(responses)
     last = read_context(list(harness.requests[-1]))
     assert last.order.kind != kind
@@ -141,12 +142,7 @@ async def test_a_sale_or_a_refuel_is_carried_out_once(kind: OrderKind, how: str)
 @pytest.mark.parametrize("strategy", sorted(STRATEGIES))
 @pytest.mark.parametrize("how", ["broadcast", "direct"])
 async def test_a_hold_holds_under_every_strategy(how: str, strategy: str) -> None:
-    harness = harness_for(strategy)
-    await harness.play(3)
-    give(harness, SAMPLES["hold"], how)
-    responses = []
-    for _ in range(5):
-        responses += await harness.turn()
+    responses = await ordered(harness_for(strategy), SAMPLES["hold"], how, 5)
     assert not work(responses)
     assert all(t.startswith("Holding position as ordered") for t in texts(responses))
 

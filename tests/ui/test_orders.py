@@ -10,7 +10,8 @@ created afterwards registers and works instead of answering the old report.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -62,7 +63,11 @@ class Swarm:
 
 
 async def poll(
-    pilot: Pilot[None], swarm: Swarm, predicate: Callable[[], object], what: str, timeout: float
+    pilot: Pilot[None],
+    swarm: Swarm,
+    predicate: Callable[[], object],
+    what: str,
+    timeout: float = 20,
 ) -> None:
     """Let the app run, reading the swarm's memories, until ``predicate()`` holds."""
     deadline = time.monotonic() + timeout
@@ -75,6 +80,30 @@ async def poll(
         await pilot.pause(0.1)
 
 
+@asynccontextmanager
+async def launched(
+    config: Config, db: Path
+) -> AsyncIterator[tuple[Commander, ZoeaApp, Swarm, Pilot[None]]]:
+    """A launch of the app on the database ``db``, settled; the commander shut down after."""
+    commander = await Commander.open(config, db_path=db)
+    app = ZoeaApp(commander)
+    swarm = Swarm(commander)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            yield commander, app, swarm, pilot
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+
+async def registered(pilot: Pilot[None], swarm: Swarm, ids: list[int]) -> None:
+    """Wait for every Mysis of ``ids`` to have an account."""
+    commander = swarm.commander
+    await poll(
+        pilot, swarm, lambda: all(commander.mysis(i).account for i in ids), "the swarm to register"
+    )
+
+
 async def test_a_broadcast_report_is_answered_once_then_the_swarm_works_on(
     tmp_path: Path, fast_config: Config
 ) -> None:
@@ -82,72 +111,58 @@ async def test_a_broadcast_report_is_answered_once_then_the_swarm_works_on(
     nudge and never called a tool again, through a relaunch; a Mysis created afterwards
     answered the old report and never registered."""
     db = tmp_path / "zoea.db"
-    commander = await Commander.open(fast_config, db_path=db)
-    app = ZoeaApp(commander)
-    swarm = Swarm(commander)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            ids = [v.id for v in commander.myses()]
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(commander.mysis(i).account for i in ids),
-                "the swarm to register",
-                20,
-            )
-            before = {i: swarm.newest(i) for i in ids}
-            await pilot.press("b", *"report", "enter")
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(reports(swarm.memories[i], before[i]) for i in ids),
-                "every Mysis to report",
-                20,
-            )
-            answered = {i: reports(swarm.memories[i], before[i])[0].id for i in ids}
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(worked(swarm.memories[i], answered[i]) for i in ids),
-                "every Mysis to go back to work after its report",
-                20,
-            )
-            for i in ids:
-                assert len(reports(swarm.memories[i], before[i])) == 1
-            last = {i: swarm.newest(i) for i in ids}
-    finally:
-        await commander.shutdown(timeout=0.5)
+    async with launched(fast_config, db) as (commander, _app, swarm, pilot):
+        ids = [v.id for v in commander.myses()]
+        await registered(pilot, swarm, ids)
+        before = {i: swarm.newest(i) for i in ids}
+        await pilot.press("b", *"report", "enter")
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(reports(swarm.memories[i], before[i]) for i in ids),
+            "every Mysis to report",
+        )
+        answered = {i: reports(swarm.memories[i], before[i])[0].id for i in ids}
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(worked(swarm.memories[i], answered[i]) for i in ids),
+            "every Mysis to go back to work after its report",
+        )
+        for i in ids:
+            assert len(reports(swarm.memories[i], before[i])) == 1
+        last = {i: swarm.newest(i) for i in ids}
 
     # A relaunch: a new commander and app on the same database.
-    commander = await Commander.open(fast_config, db_path=db)
-    app = ZoeaApp(commander)
-    swarm = Swarm(commander)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(worked(swarm.memories[i], last[i]) for i in ids),
-                "every Mysis to work after the relaunch",
-                20,
-            )
-            dora = await commander.create_mysis("Dora")
-            await poll(
-                pilot,
-                swarm,
-                lambda: (
-                    bool(commander.mysis(dora.id).account) and worked(swarm.memories[dora.id], 0)
-                ),
-                "the new Mysis to register and work",
-                20,
-            )
-            assert not reports(swarm.memories[dora.id], 0)
-            for i in ids:
-                assert not reports(swarm.memories[i], last[i])
-    finally:
-        await commander.shutdown(timeout=0.5)
+    async with launched(fast_config, db) as (commander, _app, swarm, pilot):
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(worked(swarm.memories[i], last[i]) for i in ids),
+            "every Mysis to work after the relaunch",
+        )
+        dora = await commander.create_mysis("Dora")
+        await poll(
+            pilot,
+            swarm,
+            lambda: bool(commander.mysis(dora.id).account) and worked(swarm.memories[dora.id], 0),
+            "the new Mysis to register and work",
+        )
+        assert not reports(swarm.memories[dora.id], 0)
+        for i in ids:
+            assert not reports(swarm.memories[i], last[i])
+
+
+async def send_direct(pilot: Pilot[None], app: ZoeaApp, text: str, *, back: bool = True) -> None:
+    """Focus the selected Mysis and send it ``text`` (``m``), then (``back``) back to the
+    dashboard."""
+    await pilot.press("enter")
+    await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus view")
+    await pilot.press("m")
+    assert isinstance(app.screen, InputBar)
+    await pilot.press(*text, "enter")
+    if back:
+        await pilot.press("escape")
 
 
 async def test_a_direct_report_is_answered_once_then_the_mysis_works_on(
@@ -157,22 +172,12 @@ async def test_a_direct_report_is_answered_once_then_the_mysis_works_on(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         first = commander.myses()[0].id
-        await poll(
-            pilot, swarm, lambda: bool(commander.mysis(first).account), "the registration", 20
-        )
+        await poll(pilot, swarm, lambda: bool(commander.mysis(first).account), "the registration")
         before = swarm.newest(first)
-        await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus view")
-        await pilot.press("m")
-        assert isinstance(app.screen, InputBar)
-        await pilot.press(*"report", "enter")
-        await poll(
-            pilot, swarm, lambda: bool(reports(swarm.memories[first], before)), "the report", 20
-        )
+        await send_direct(pilot, app, "report", back=False)
+        await poll(pilot, swarm, lambda: bool(reports(swarm.memories[first], before)), "the report")
         answered = reports(swarm.memories[first], before)[0].id
-        await poll(
-            pilot, swarm, lambda: worked(swarm.memories[first], answered), "work after it", 20
-        )
+        await poll(pilot, swarm, lambda: worked(swarm.memories[first], answered), "work after it")
         assert len(reports(swarm.memories[first], before)) == 1
 
 
@@ -187,98 +192,55 @@ def holds(memories: list[Memory], after: int) -> int:
     )
 
 
-async def send_direct(pilot: Pilot[None], app: ZoeaApp, text: str) -> None:
-    """Focus the selected Mysis and send it ``text`` (``m``), then back to the dashboard."""
-    await pilot.press("enter")
-    await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus view")
-    await pilot.press("m")
-    assert isinstance(app.screen, InputBar)
-    await pilot.press(*text, "enter")
-    await pilot.press("escape")
-
-
 async def test_a_hold_holds_through_a_relaunch_until_another_order(
     tmp_path: Path, fast_config: Config
 ) -> None:
     """A direct hold to one Mysis and a broadcast hold to all hold through a relaunch
     (no game action, a "Holding" answer at each nudge); another order frees them."""
     db = tmp_path / "zoea.db"
-    commander = await Commander.open(fast_config, db_path=db)
-    app = ZoeaApp(commander)
-    swarm = Swarm(commander)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            ids = [v.id for v in commander.myses()]
-            first = ids[0]
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(commander.mysis(i).account for i in ids),
-                "the swarm to register",
-                20,
-            )
-            before = swarm.newest(first)
-            await send_direct(pilot, app, "hold position")
-            await poll(
-                pilot, swarm, lambda: holds(swarm.memories[first], before) >= 2, "the hold", 20
-            )
-    finally:
-        await commander.shutdown(timeout=0.5)
+    async with launched(fast_config, db) as (commander, app, swarm, pilot):
+        ids = [v.id for v in commander.myses()]
+        first = ids[0]
+        await registered(pilot, swarm, ids)
+        before = swarm.newest(first)
+        await send_direct(pilot, app, "hold position")
+        await poll(pilot, swarm, lambda: holds(swarm.memories[first], before) >= 2, "the hold")
 
-    commander = await Commander.open(fast_config, db_path=db)
-    app = ZoeaApp(commander)
-    swarm = Swarm(commander)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await swarm.read()
-            relaunched = swarm.newest(first)
-            await poll(
-                pilot,
-                swarm,
-                lambda: holds(swarm.memories[first], relaunched) >= 2,
-                "the direct hold to stand after the relaunch",
-                20,
-            )
-            assert not worked(swarm.memories[first], relaunched)
-            await send_direct(pilot, app, "mine")
-            await poll(pilot, swarm, lambda: worked(swarm.memories[first], relaunched), "work", 20)
-            before = {i: swarm.newest(i) for i in ids}
-            await pilot.press("b", *"all pilots: hold", "enter")
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(holds(swarm.memories[i], before[i]) for i in ids),
-                "every Mysis to hold",
-                20,
-            )
-    finally:
-        await commander.shutdown(timeout=0.5)
+    async with launched(fast_config, db) as (commander, app, swarm, pilot):
+        await swarm.read()
+        relaunched = swarm.newest(first)
+        await poll(
+            pilot,
+            swarm,
+            lambda: holds(swarm.memories[first], relaunched) >= 2,
+            "the direct hold to stand after the relaunch",
+        )
+        assert not worked(swarm.memories[first], relaunched)
+        await send_direct(pilot, app, "mine")
+        await poll(pilot, swarm, lambda: worked(swarm.memories[first], relaunched), "work")
+        before_all = {i: swarm.newest(i) for i in ids}
+        await pilot.press("b", *"all pilots: hold", "enter")
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(holds(swarm.memories[i], before_all[i]) for i in ids),
+            "every Mysis to hold",
+        )
 
-    commander = await Commander.open(fast_config, db_path=db)
-    app = ZoeaApp(commander)
-    swarm = Swarm(commander)
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await swarm.read()
-            relaunched_all = {i: swarm.newest(i) for i in ids}
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(holds(swarm.memories[i], relaunched_all[i]) >= 2 for i in ids),
-                "the broadcast hold to stand after the relaunch",
-                20,
-            )
-            assert not any(worked(swarm.memories[i], relaunched_all[i]) for i in ids)
-            await pilot.press("b", *"all pilots: mine", "enter")
-            await poll(
-                pilot,
-                swarm,
-                lambda: all(worked(swarm.memories[i], relaunched_all[i]) for i in ids),
-                "every Mysis to work again",
-                20,
-            )
-    finally:
-        await commander.shutdown(timeout=0.5)
+    async with launched(fast_config, db) as (commander, app, swarm, pilot):
+        await swarm.read()
+        relaunched_all = {i: swarm.newest(i) for i in ids}
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(holds(swarm.memories[i], relaunched_all[i]) >= 2 for i in ids),
+            "the broadcast hold to stand after the relaunch",
+        )
+        assert not any(worked(swarm.memories[i], relaunched_all[i]) for i in ids)
+        await pilot.press("b", *"all pilots: mine", "enter")
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(worked(swarm.memories[i], relaunched_all[i]) for i in ids),
+            "every Mysis to work again",
+        )

@@ -102,18 +102,21 @@ def tail_from_memories(memories: Iterable[Memory]) -> ActionTail:
     relaunch), it was cut and shows as cancelled, never as pending above newer calls.
     """
     actions: dict[str, Action] = {}
+    running: set[str] = set()  # the calls still waiting for their result
     for memory in memories:
         if memory.role != "tool":
             # Whatever still waits for its result was cut: a newer message came.
-            for call_id, action in actions.items():
-                if action.status == "running":
-                    actions[call_id] = replace(action, status="cancelled")
+            for call_id in running:
+                actions[call_id] = replace(actions[call_id], status="cancelled")
+            running.clear()
         if memory.role == "assistant":
             for call in memory.tool_calls:
                 actions[call.id] = Action(
                     call.id, one_line(call.name, 40), short_args(call), tick=memory.game_tick
                 )
+                running.add(call.id)
         elif memory.role == "tool" and memory.tool_call_id in actions:
+            running.discard(memory.tool_call_id)
             code = _error_code(memory.content)
             old = actions[memory.tool_call_id]
             actions[memory.tool_call_id] = replace(

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from rich.text import Text
 
 from ..orchestrator.events import MysisView
+from .sanitize import one_line
 
 # The retro command-center palette (the ``zoea`` theme uses the same colours). Each one
 # stays distinct when downsampled to the 256-colour cube.
@@ -142,9 +143,14 @@ def ago(tick: int | None, now: int | None) -> str:
     return f"{delta} tick{'s' if delta != 1 else ''} ago"
 
 
+def seconds_left(at: float, now: float | None = None) -> int:
+    """Whole seconds from ``now`` (the clock when None) until ``at``; 0 once it is due."""
+    return max(0, round(at - (time.time() if now is None else now)))
+
+
 def next_nudge(at: float, waiting_on_game: bool, now: float | None = None) -> Text:
     """ "nudge in 25s" (or "nudge due") for a waiting Mysis; why it waits, when the game said."""
-    left = max(0, round(at - (time.time() if now is None else now)))
+    left = seconds_left(at, now)
     text = Text()
     if waiting_on_game:
         text.append("game wait · ", style=WARNING)
@@ -171,10 +177,34 @@ def model_name(label: str) -> str:
     return " ".join(words)
 
 
+def provider_name(view: MysisView) -> str:
+    """A Mysis's provider label (else its name) as panes show it (:func:`model_name`)."""
+    return model_name(view.provider_label or view.provider)
+
+
+def provider_text(view: MysisView) -> Text:
+    """A Mysis's provider as its pane and the focus header show it: the label, the model
+    when the label does not name it (each by :func:`model_name`), where it came from."""
+    text = Text()
+    text.append(one_line(provider_name(view), 60), style=SYSTEM)
+    if view.model and view.model not in (view.provider_label or ""):
+        text.append(f" · {one_line(model_name(view.model), 40)}", style=SYSTEM)
+    if view.provider_origin:
+        text.append(f" · from {view.provider_origin}", style=MUTED)
+    return text
+
+
 def next_try(at: float, now: float | None = None) -> str:
     """ "next try in 40s" (or "trying now") for a Mysis backing off a failed model call."""
-    left = max(0, round(at - (time.time() if now is None else now)))
+    left = seconds_left(at, now)
     return f"next try in {left}s" if left else "trying now"
+
+
+def retry_countdown(view: MysisView, now: float | None = None) -> str:
+    """:func:`next_try` while a running Mysis backs off a failed model call, else ""."""
+    if view.state != "running" or view.next_try_at is None:
+        return ""
+    return next_try(view.next_try_at, now)
 
 
 def wrap_words(text: Text, width: int, most: int) -> list[Text]:

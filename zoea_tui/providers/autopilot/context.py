@@ -124,19 +124,26 @@ def commander_text(text: str) -> str | None:
     return stripped
 
 
-def split_state(messages: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, Any]], str]:
-    """The request without its state messages, and the newest one's text ("" if none).
+def state_messages(messages: Sequence[dict[str, Any]]) -> list[int]:
+    """The indices of the request's state messages, oldest first.
 
     The composer sends the volatile facts (game state, latest broadcast) as a user
     message that opens with :data:`prompts.STATE_HEADER`: facts, not an order, and not
     a turn's opening. It closes the request, or stands right after a turn's opening (as
-    that turn's first request had it); either way the newest one is the one read.
+    that turn's first request had it).
     """
-    found = [
+    return [
         i
         for i, m in enumerate(messages)
         if m.get("role") == "user" and _content(m).startswith(prompts.STATE_HEADER)
     ]
+
+
+def split_state(
+    messages: Sequence[dict[str, Any]], found: Sequence[int]
+) -> tuple[Sequence[dict[str, Any]], str]:
+    """The request without its state messages (``found``, :func:`state_messages`), and
+    the newest one's text ("" if none): the newest one is the one read."""
     if not found:
         return messages, ""
     state = _content(messages[found[-1]])[len(prompts.STATE_HEADER) :]
@@ -144,23 +151,18 @@ def split_state(messages: Sequence[dict[str, Any]]) -> tuple[Sequence[dict[str, 
     return [m for i, m in enumerate(messages) if i not in drop], state
 
 
-def turn_opening(messages: Sequence[dict[str, Any]]) -> int | None:
-    """Where the current turn opens, as the state message's place tells, in the request
-    without its state messages: the index of the opening when it is in view, the
-    request's length when it is not (the state then closes the request after a call's
-    results: every user message in view belongs to an earlier turn), None when no
-    state message says.
+def turn_opening(messages: Sequence[dict[str, Any]], states: Sequence[int]) -> int | None:
+    """Where the current turn opens, as the state message's place tells (``states``,
+    :func:`state_messages`), in the request without its state messages: the index of
+    the opening when it is in view, the request's length when it is not (the state then
+    closes the request after a call's results: every user message in view belongs to
+    an earlier turn), None when no state message says.
 
     The composer puts the current turn's state right after the turn's opening when it
     sends the opening, else at the end (``core/normalize.py``); a strategy that pins
     the latest commander message (``loop-slice``) shows it whichever turn it opened,
     and only the state's place tells whether it opened this one.
     """
-    states = [
-        i
-        for i, m in enumerate(messages)
-        if m.get("role") == "user" and _content(m).startswith(prompts.STATE_HEADER)
-    ]
     if not states:
         return None
     newest = states[-1]
@@ -172,8 +174,9 @@ def turn_opening(messages: Sequence[dict[str, Any]]) -> int | None:
 
 def read_context(messages: Sequence[dict[str, Any]]) -> Context:
     """Read one request's messages (newest first, lazily)."""
-    opening = turn_opening(messages)
-    messages, state = split_state(messages)
+    states = state_messages(messages)
+    opening = turn_opening(messages, states)
+    messages, state = split_state(messages, states)
     system_text = _content(messages[0]) if messages and messages[0].get("role") == "system" else ""
     # The state message's sections read as the system prompt's did.
     info = read_system(f"{system_text}\n{state}" if state else system_text)
@@ -341,17 +344,9 @@ def _orders(
             mission = order
             break
         newer.append(order)
-    fallback = DEFAULT_ORDER
-    if info.broadcast:
-        order = parse_order(info.broadcast)
-        if order is not None and lifetime(order.kind) == "standing":
-            fallback = order
-    if mission is None and notes.order:
-        order = parse_order(notes.order)
-        # The commander's message left my context: my notes carry the standing order.
-        if order is not None and lifetime(order.kind) == "standing":
-            mission = order
-    mission = mission or fallback
+    fallback = _standing(info.broadcast) or DEFAULT_ORDER
+    # The commander's message left my context: my notes carry the standing order.
+    mission = mission or _standing(notes.order) or fallback
     acting = next(
         (
             o
@@ -369,6 +364,12 @@ def _orders(
     # it was answered when a text of mine is in view.
     answered = last_text > acting.index if acting.index >= 0 else last_text >= 0
     return _Orders(acting, mission, fallback, answered, last_request)
+
+
+def _standing(text: str | None) -> Order | None:
+    """The standing order ``text`` gives, received before this request (None: none)."""
+    order = parse_order(text) if text else None
+    return order if order is not None and lifetime(order.kind) == "standing" else None
 
 
 def _carried_out(order: Order, results: Sequence[ToolResult]) -> bool:

@@ -16,8 +16,10 @@ How long an order lasts is written here, in :data:`LIFETIMES`, and nowhere else
   order is in force again (a strategy that pins the commander's message in every
   request shows it long after: the state message's place says which turn it
   opened, ``context.turn_opening``).
-- ``once`` (sell, refuel): carried out by one successful action after it (or by
-  nothing left to do); then the standing order is in force again.
+- ``once`` (sell, refuel): carried out by one successful action after it; then the
+  standing order is in force again. While it is in force with nothing left to do (an
+  empty hold, a full tank), the planner does the standing order's work
+  (``decide._Planner.act``).
 
 Where the standing order is read, first found first: a commander message in view;
 my notes (an answer with calls carries the standing order in its notes line when
@@ -164,9 +166,9 @@ def in_force(order: Order, *, turn_start: int, answered: bool, done: bool) -> bo
 
     ``turn_start`` is the index of the current turn's first message, ``answered``
     whether a text answer of mine follows the order's message, ``done`` whether an
-    action after it carried it out (a sale for ``sell``, a refuel for ``refuel``,
-    or nothing left to do). An order from the Swarm Broadcast section (index -1)
-    was carried out when its message arrived, unless it is a standing one.
+    action after it carried it out (a sale for ``sell``, a refuel for ``refuel``).
+    An order from the Swarm Broadcast section (index -1) was carried out when its
+    message arrived, unless it is a standing one.
     """
     kind = lifetime(order.kind)
     if kind == "standing":

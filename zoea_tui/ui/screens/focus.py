@@ -43,15 +43,10 @@ def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text
     text.append(view.state, style=fmt.state_style(view.state))
     if view.state == "running" and view.activity:
         text.append(f" · {one_line(view.activity, 40)}", style=fmt.TEXT)
-    if view.state == "running" and view.next_try_at is not None:
-        text.append(f" · {fmt.next_try(view.next_try_at)}", style=fmt.WARNING)
+    if retry := fmt.retry_countdown(view):
+        text.append(f" · {retry}", style=fmt.WARNING)
     text.append("   ")
-    label = fmt.model_name(view.provider_label or view.provider)
-    text.append(one_line(label, 60), style=fmt.SYSTEM)
-    if view.model and view.model not in (view.provider_label or ""):
-        text.append(f" · {one_line(fmt.model_name(view.model), 40)}", style=fmt.SYSTEM)
-    if view.provider_origin:
-        text.append(f" · from {view.provider_origin}", style=fmt.MUTED)
+    text.append_text(fmt.provider_text(view))
     if view.provider_note:
         text.append(f" · {one_line(view.provider_note, 120)}", style=fmt.WARNING)
     text.append("   ")

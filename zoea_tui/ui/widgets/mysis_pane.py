@@ -55,13 +55,7 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     )
     line.append(" ")
     line.append_text(
-        fmt.fit(
-            Text(
-                one_line(fmt.model_name(view.provider_label or view.provider), 80),
-                style=fmt.SYSTEM,
-            ),
-            max(prov_w, 1),
-        )
+        fmt.fit(Text(one_line(fmt.provider_name(view), 80), style=fmt.SYSTEM), max(prov_w, 1))
     )
     line.append(" ")
     line.append_text(fmt.fit(Text(account, style=fmt.TEXT if view.account else fmt.DIM), acct_w))
@@ -127,13 +121,12 @@ def _status_line(view: MysisView, now: float | None) -> Text:
     activity = view.state if view.state != "running" else (view.activity or "running")
     text = Text()
     text.append(glyph.char + " ", style=glyph.style)
-    backing_off = view.state == "running" and view.next_try_at is not None
-    style = fmt.WARNING if backing_off else fmt.state_style(view.state)
+    retry = fmt.retry_countdown(view, now)
+    style = fmt.WARNING if retry else fmt.state_style(view.state)
     text.append(one_line(activity, 40), style=style)
-    if backing_off:
+    if retry:
         # "unreachable · next try in 40s": the model call failed and is tried again.
-        assert view.next_try_at is not None
-        text.append(f" · {fmt.next_try(view.next_try_at, now)}", style=fmt.WARNING)
+        text.append(f" · {retry}", style=fmt.WARNING)
     text.append(
         f" · ↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
@@ -147,13 +140,7 @@ def _status_line(view: MysisView, now: float | None) -> Text:
 
 
 def _model_line(view: MysisView) -> Text:
-    text = Text()
-    label = fmt.model_name(view.provider_label or view.provider)
-    text.append(one_line(label, 60), style=fmt.SYSTEM)
-    if view.model and view.model not in (view.provider_label or ""):
-        text.append(f" · {one_line(fmt.model_name(view.model), 40)}", style=fmt.SYSTEM)
-    if view.provider_origin:
-        text.append(f" · from {view.provider_origin}", style=fmt.MUTED)
+    text = fmt.provider_text(view)
     text.append(f" · {view.strategy}", style=fmt.MUTED)
     if view.provider_note:
         text.append(f" · {one_line(view.provider_note, 120)}", style=fmt.WARNING)
