@@ -168,20 +168,29 @@ def engine_model(bodies: list[dict[str, Any]]) -> dict[str, Any]:
     ]
     report: dict[str, Any] = {"unit": "cl100k tokens of the request's JSON (tools, messages)"}
     for name, chunk in (("prefix_only", 0), (f"n_cache_reuse_{CACHE_REUSE}", CACHE_REUSE)):
-        shares = [
-            served_from_cache(before, after, chunk) / len(after)
-            for before, after in itertools.pairwise(tokens)
-        ]
-        served = sum(served_from_cache(b, a, chunk) for b, a in itertools.pairwise(tokens))
-        report[name] = {
-            "mean": round(statistics.fmean(shares), 4) if shares else None,
-            "median": round(statistics.median(shares), 4) if shares else None,
-            "worst": round(min(shares), 4) if shares else None,
-            "of_all_tokens": round(served / sum(len(t) for t in tokens[1:]), 4)
-            if len(tokens) > 1
-            else None,
-        }
+        report[name] = served_shares(tokens, chunk)
     return report
+
+
+def served_shares(
+    tokens: list[list[int]], chunk: int, *, evaluates_one: bool = False
+) -> dict[str, float | None]:
+    """The share of each request after the first (its ``tokens``) that one slot holding
+    the request before serves from its cache, ``chunk`` its ``n_cache_reuse``: mean,
+    median, worst, and of all their tokens (None: a single request). ``evaluates_one``:
+    the engine evaluates at least a prompt's last token, as a real one reports."""
+    served = [served_from_cache(b, a, chunk) for b, a in itertools.pairwise(tokens)]
+    if evaluates_one:
+        served = [min(s, len(t) - 1) for s, t in zip(served, tokens[1:], strict=True)]
+    shares = [s / len(t) for s, t in zip(served, tokens[1:], strict=True)]
+    if not shares:
+        return dict.fromkeys(("mean", "median", "worst", "of_all_tokens"))
+    return {
+        "mean": round(statistics.fmean(shares), 4),
+        "median": round(statistics.median(shares), 4),
+        "worst": round(min(shares), 4),
+        "of_all_tokens": round(sum(served) / sum(len(t) for t in tokens[1:]), 4),
+    }
 
 
 def save(path: Path, bodies: list[dict[str, Any]]) -> None:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import json
 import statistics
 import sys
@@ -48,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+from cache import served_shares  # noqa: E402
 from engine import (  # noqa: E402
     STRATEGIES,
     Scenario,
@@ -176,17 +176,7 @@ async def recorded(url: str, bodies: list[dict[str, Any]], chunk: int) -> dict[s
         "prompt_tokens_mean": round(statistics.fmean(len(t) for t in tokens)),
     }
     for name, reuse in ((f"n_cache_reuse_{chunk}", chunk), ("prefix_only", 0)):
-        served = [
-            min(served_from_cache(before, after, reuse), len(after) - 1)
-            for before, after in itertools.pairwise(tokens)
-        ]
-        shares = [s / len(t) for s, t in zip(served, tokens[1:], strict=True)]
-        out[name] = {
-            "mean": round(statistics.fmean(shares), 4),
-            "median": round(statistics.median(shares), 4),
-            "worst": round(min(shares), 4),
-            "of_all_tokens": round(sum(served) / sum(len(t) for t in tokens[1:]), 4),
-        }
+        out[name] = served_shares(tokens, reuse, evaluates_one=True)
     return out
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -110,3 +112,31 @@ async def nothing_lost(commander: Commander, watch: Watch, db: Path) -> None:
 
     for view in commander.myses():
         assert not validate((await commander.preview(view.id)).messages)
+
+
+def simulate(
+    config: Path, provider: str, db: Path, *, myses: int, turns: int, extra: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """``zoea simulate`` run in its own process with ``config``'s ``provider``."""
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zoea_tui.cli",
+            "simulate",
+            "--config",
+            str(config),
+            "--provider",
+            provider,
+            "--myses",
+            str(myses),
+            "--turns",
+            str(turns),
+            "--db",
+            str(db),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +17,7 @@ from zoea_tui.cli import main
 from zoea_tui.core.prompts import SYSTEM_PROMPT_TEMPLATE, render_system_prompt
 from zoea_tui.core.tokens import tools_tokens
 
-from .conftest import cloud_config, open_swarm, until
+from .conftest import cloud_config, open_swarm, simulate, until
 
 #: "system 1 900 + tools 5 799 + history 40 + answer 1 024 > context 3 072 tokens".
 NUMBERS = re.compile(
@@ -76,28 +74,8 @@ async def test_the_mysis_stops_with_the_numbers_and_the_fix_and_sends_nothing(
 def test_simulate_exits_3_with_the_numbers(tmp_path: Path, json_output: bool) -> None:
     with FakeOpenAIServer().running_in_thread() as server:
         config = config_file(tmp_path, server.url, 3072)
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "zoea_tui.cli",
-                "simulate",
-                "--config",
-                str(config),
-                "--provider",
-                "small",
-                "--myses",
-                "2",
-                "--turns",
-                "2",
-                "--db",
-                str(tmp_path / "sim.db"),
-                *(["--json"] if json_output else []),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
+        extra = ("--json",) if json_output else ()
+        done = simulate(config, "small", tmp_path / "sim.db", myses=2, turns=2, extra=extra)
     assert done.returncode == 3, done.stderr
     line = done.stderr.strip()
     assert line.count("\n") == 0 and line.startswith("zoea simulate: "), done.stderr
@@ -148,27 +126,7 @@ def test_with_room_the_same_provider_sends_the_system_prompt_whole(tmp_path: Pat
         server.default = Reply("Nothing to do.")
         config = config_file(tmp_path, server.url, 4096)
         config.write_text(config.read_text() + 'tools = "compact"\n', encoding="utf-8")
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "zoea_tui.cli",
-                "simulate",
-                "--config",
-                str(config),
-                "--provider",
-                "small",
-                "--myses",
-                "1",
-                "--turns",
-                "1",
-                "--db",
-                str(tmp_path / "sim.db"),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=240,
-        )
+        done = simulate(config, "small", tmp_path / "sim.db", myses=1, turns=1)
     assert done.returncode == 0, done.stderr
     sent = server.chat_requests[0].json()["messages"][0]["content"]
     assert sent == render_system_prompt(SYSTEM_PROMPT_TEMPLATE)

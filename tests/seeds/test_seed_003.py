@@ -24,7 +24,8 @@ from zoea_tui.core.strategies.summarize import summary_content
 
 STRATEGY = "summarize"
 
-#: The seed's "4. Summarization Prompt", verbatim.
+#: The seed's "4. Summarization Prompt", verbatim: the oracle ``prompts.SUMMARY_PROMPT`` is
+#: checked against, so it is copied here on purpose (the seed lives outside the repository).
 SEED_PROMPT = """\
 Provide a detailed but concise summary of our conversation. Structure it as follows:
 

@@ -39,9 +39,14 @@ def window_count(total: int, maximum: int, margin: int) -> int:
     """How many of the newest ``total`` memories the window keeps: all of them up to
     ``maximum``, then between ``maximum - margin + 1`` and ``maximum`` (never more)."""
     maximum = max(maximum, 1)
-    step = window_margin(maximum, margin)
-    # The grid of ``kept_count`` with its floor at ``maximum - step + 1``: it grows to
-    # ``maximum`` and no further.
+    return stepped_count(total, maximum, window_margin(maximum, margin))
+
+
+def stepped_count(total: int, maximum: int, step: int) -> int:
+    """How many of the newest ``total`` memories a window of at most ``maximum`` that is
+    cut back by ``step`` (at least 1, less than ``maximum`` or 1) keeps: the grid of
+    ``kept_count`` with its floor at ``maximum - step + 1``, grown to ``maximum`` and no
+    further (the window, and turn paging with the step of its whole bound)."""
     return kept_count(total, maximum - step + 1, step)
 
 

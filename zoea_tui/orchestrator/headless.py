@@ -17,7 +17,6 @@ from typing import Any
 
 from ..config import Config
 from ..core.cache import ReuseTally
-from ..core.retry import BOUNDED
 from ..core.strategies import STRATEGIES
 from ..core.tokens import REQUEST_OVERHEAD, message_tokens
 from ..core.types import tool_calls_from_json
@@ -78,13 +77,10 @@ async def simulate(
     world = db_path.with_name(db_path.name + ".world.json")
     backend = GameBackend.from_config(config.game, simulated=True, state_path=world)
     started = time.perf_counter()
+    # Virtual time: the Myses' model calls are tried a bounded number of times
+    # (``Commander.open``), so a dead server is reported, not tried forever.
     commander = await Commander.open(
-        config,
-        db_path=db_path,
-        clock=VirtualClock(),
-        backend=backend,
-        starter_swarm=False,
-        model_retry=BOUNDED,  # virtual time: a dead server is reported, not tried forever
+        config, db_path=db_path, clock=VirtualClock(), backend=backend, starter_swarm=False
     )
     sub = commander.bus.subscribe(maxsize=100_000)
     #: Set when every Mysis played its turns, or none runs any more (idle or errored).

@@ -30,8 +30,9 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from ..config import NudgeConfig
 from ..core import prompts
@@ -78,6 +79,7 @@ from .summaries import summarizer_for
 from .turns import next_turn
 
 log = logging.getLogger(__name__)
+_T = TypeVar("_T")
 
 ACTIVITY_BY_TOOL = {
     "travel": "traveling",
@@ -392,22 +394,14 @@ class MysisRuntime:
         check = getattr(self.provider, "check_model", None)
         if check is None or self._checked:
             return True
-        try:  # a server not up yet is waited for like a failed call
-            await with_retries(
-                check,
-                self.swarm.model_retry,
-                sleep=self._back_off,
-                transient=_retryable,
-                hint=_retry_after,
-                on_retry=self._retrying,
-            )
-        except ProviderError as exc:
-            self._failed_tries = 0
-            await self._provider_failed(exc)
-            return False
-        self._answered_again()
-        self._checked = True
-        return True
+
+        async def checked() -> bool:
+            await check()
+            return True
+
+        # A server not up yet is waited for like a failed call.
+        self._checked = await self._model_call(checked) is not None
+        return self._checked
 
     def _interval(self, nudge: NudgeConfig) -> float:
         """The idle interval, or the wait-state one (shortened by the game's hint).
@@ -535,20 +529,9 @@ class MysisRuntime:
                     request, composition, last_id, nudge_level, settings, turn_id
                 )
 
-        try:
-            response = await with_retries(
-                attempt,
-                self.swarm.model_retry,
-                sleep=self._back_off,
-                transient=_retryable,
-                hint=_retry_after,
-                on_retry=self._retrying,
-            )
-        except ProviderError as exc:
-            self._failed_tries = 0
-            await self._provider_failed(exc)
+        response = await self._model_call(attempt)
+        if response is None:
             return None
-        self._answered_again()
         await self.swarm.bus.publish(
             TokenUsage(
                 mysis_id=self.id,
@@ -690,6 +673,25 @@ class MysisRuntime:
             raise
         finally:
             await self._finish_request(request_id, outcome, response, started, error, kind)
+
+    async def _model_call(self, call: Callable[[], Awaitable[_T]]) -> _T | None:
+        """``call`` under the swarm's ``model_retry`` policy, backing off between tries;
+        None once it failed for good (the Mysis is then errored)."""
+        try:
+            result = await with_retries(
+                call,
+                self.swarm.model_retry,
+                sleep=self._back_off,
+                transient=_retryable,
+                hint=_retry_after,
+                on_retry=self._retrying,
+            )
+        except ProviderError as exc:
+            self._failed_tries = 0
+            await self._provider_failed(exc)
+            return None
+        self._answered_again()
+        return result
 
     async def _retrying(self, error: Exception, wait: float) -> None:
         """A model call failed in a way that heals by waiting: say so, and when the next

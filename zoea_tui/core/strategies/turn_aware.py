@@ -10,7 +10,7 @@ from ..loops import extract_latest_tool_loop
 from ..selection import Selection, keep, synthetic_user
 from ..turns import current_turn, opening_slot
 from ..types import Memory
-from ..window import kept_count, window_margin
+from ..window import stepped_count, window_margin
 
 
 def turn_aware(history: History, settings: ComposeSettings) -> Selection:
@@ -62,10 +62,12 @@ def turn_aware(history: History, settings: ComposeSettings) -> Selection:
     if paged:
         floor = room
         if body > room:
-            # The window's grid (``window.window_count``) with the step of the whole
-            # bound: the turn's rounds are cut back by ``window_margin`` memories at once.
-            floor = max(room - window_margin(size, margin) + 1, 1)
-            current = current[-kept_count(body, floor, room - floor + 1) :]
+            # The window's grid with the step of the whole bound: the turn's rounds are
+            # cut back by ``window_margin`` memories at once (at most half the bound, so
+            # the floor is at least 1).
+            step = window_margin(size, margin)
+            floor = room - step + 1
+            current = current[-stepped_count(body, room, step) :]
         selection.slots.append(
             opening
             or synthetic_user(
