@@ -503,17 +503,12 @@ class HttpProvider:
         self._streams = stream is not False
         #: Streamed answers the server broke and then answered unstreamed.
         self.broken_streams = 0
-        #: Whether the last request was sent streamed (None before any).
-        self._last_streamed: bool | None = None
+        #: Whether the last request went streamed (before any: whether requests that ask
+        #: to stream will be); the requests log records it per request.
+        self.streaming = self._streams
         #: What the commander should know about this provider, by topic ("stream",
         #: "context"): shown on the Mysis's provider line and in the request inspector.
         self.notes: dict[str, str] = {}
-
-    @property
-    def streaming(self) -> bool:
-        """Whether the last request went streamed (before any: whether requests that ask
-        to stream will be); the requests log records it per request."""
-        return self._streams if self._last_streamed is None else self._last_streamed
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(endpoint={self.endpoint!r}, model={self.model!r})"
@@ -542,7 +537,7 @@ class HttpProvider:
         streamed = request.stream and self._streams
         if streamed != request.stream:
             request = replace(request, stream=streamed)
-        self._last_streamed = streamed
+        self.streaming = streamed
         try:
             return await self._attempt(request, on_event)
         except ProviderError as error:
@@ -554,7 +549,7 @@ class HttpProvider:
                 raise
             else:
                 return await self._after_broken_stream(request, on_event, error)
-        self._last_streamed = False
+        self.streaming = False
         return await self._attempt(replace(request, stream=False), on_event)
 
     async def _after_broken_stream(
@@ -562,7 +557,7 @@ class HttpProvider:
     ) -> ChatResponse:
         """Send again unstreamed a request whose stream broke: an answer shows that the
         server broke the stream (a strike); no answer, that it went away mid-answer."""
-        self._last_streamed = False
+        self.streaming = False
         try:
             response = await self._attempt(replace(request, stream=False), on_event)
         except ProviderError as again:
