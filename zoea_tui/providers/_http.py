@@ -274,6 +274,17 @@ def too_large(url: str, limit: int) -> TooLargeError:
     )
 
 
+def empty_answer(url: str, *, streamed: bool, finish: str = "finish reason") -> EmptyAnswerError:
+    """The failure of an answer with no text, no tool call and no ``finish`` (the
+    protocol's name for its finish reason)."""
+    how = "streamed answer" if streamed else "answer"
+    return EmptyAnswerError(
+        f"The {how} from {url} held no text, no tool call and no {finish}.",
+        streamed=streamed,
+        said=f"no text, no tool call, no {finish}",
+    )
+
+
 def _mib(size: int) -> str:
     return f"{size / 1024 / 1024:.3g} MiB" if size >= 1024 * 1024 else f"{size / 1024:.3g} KiB"
 
