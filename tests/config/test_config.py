@@ -143,6 +143,17 @@ def test_a_folder_is_not_a_config_file(tmp_path: Path) -> None:
 # -- every kind of mistake: one line, the file, the key, what was expected ----------------
 
 OPENAI_HEAD = '[providers.q]\ntype = "openai"\nendpoint = "http://h/v1"\nmodel = "m"\n'
+
+
+def bad_endpoint(url: str, why: str) -> tuple[str, str]:
+    """A provider whose endpoint is ``url``, and the error that refuses it for ``why``."""
+    return (
+        OPENAI_HEAD.replace("http://h/v1", url),
+        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
+        f'({why}), got "{url}"',
+    )
+
+
 TYPES = '"openai", "ollama", "autopilot", "local"'
 
 MISTAKES = [
@@ -290,36 +301,12 @@ MISTAKES = [
         'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
         '(its scheme is not http:// or https://), got "localhost:11434"',
     ),
-    (
-        OPENAI_HEAD.replace("http://h/v1", "http://my host/v1"),
-        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
-        '(it contains whitespace), got "http://my host/v1"',
-    ),
-    (
-        OPENAI_HEAD.replace("http://h/v1", "http://127.0.0.1:99999/v1"),
-        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
-        '(its port is not a number from 1 to 65535), got "http://127.0.0.1:99999/v1"',
-    ),
-    (
-        OPENAI_HEAD.replace("http://h/v1", "http://127.0.0.1:abc/v1"),
-        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
-        '(its port is not a number from 1 to 65535), got "http://127.0.0.1:abc/v1"',
-    ),
-    (
-        OPENAI_HEAD.replace("http://h/v1", "ftp://h/v1"),
-        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
-        '(its scheme is not http:// or https://), got "ftp://h/v1"',
-    ),
-    (
-        OPENAI_HEAD.replace("http://h/v1", "http://:8080/v1"),
-        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
-        '(it has no host), got "http://:8080/v1"',
-    ),
-    (
-        OPENAI_HEAD.replace("http://h/v1", "http://exa$mple/v1"),
-        'providers.q.endpoint: expected an http(s) URL such as "http://localhost:11434" '
-        "('exa$mple' is not a host name or address), got \"http://exa$mple/v1\"",
-    ),
+    bad_endpoint("http://my host/v1", "it contains whitespace"),
+    bad_endpoint("http://127.0.0.1:99999/v1", "its port is not a number from 1 to 65535"),
+    bad_endpoint("http://127.0.0.1:abc/v1", "its port is not a number from 1 to 65535"),
+    bad_endpoint("ftp://h/v1", "its scheme is not http:// or https://"),
+    bad_endpoint("http://:8080/v1", "it has no host"),
+    bad_endpoint("http://exa$mple/v1", "'exa$mple' is not a host name or address"),
     (
         '[providers.autopilot]\nendpoint = "http://localhost:11434"\n',
         'providers.autopilot.endpoint: not used by type "autopilot"; its keys are: '

@@ -692,13 +692,7 @@ class _OpenAIRenderer(_Renderer):
 
     def frames(self, reply: Reply, serial: int) -> list[bytes]:
         def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-            return {
-                "id": f"chatcmpl-fake-{serial}",
-                "object": "chat.completion.chunk",
-                "created": 0,
-                "model": self.model,
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
-            }
+            return self._chunk(serial, delta, finish)
 
         chunks = [chunk({"role": "assistant", "content": ""})]
         chunks += [
@@ -747,13 +741,16 @@ class _OpenAIRenderer(_Renderer):
     def malformed_frame(self) -> bytes:
         return b'data: {"choices": [{"delta": {"content": "unfinished\n\n'
 
-    def _chunk(self, serial: int, delta: dict[str, Any]) -> dict[str, Any]:
+    def _chunk(
+        self, serial: int, delta: dict[str, Any], finish: str | None = None
+    ) -> dict[str, Any]:
+        """One chunk of a streamed answer."""
         return {
             "id": f"chatcmpl-fake-{serial}",
             "object": "chat.completion.chunk",
             "created": 0,
             "model": self.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         }
 
     def endless_frame(self, piece: str) -> bytes:

@@ -274,6 +274,17 @@ def too_large(url: str, limit: int) -> TooLargeError:
     )
 
 
+def empty_answer(url: str, *, streamed: bool, finish: str = "finish reason") -> EmptyAnswerError:
+    """The failure of an answer with no text, no tool call and no ``finish`` (the
+    protocol's name for its finish reason)."""
+    how = "streamed answer" if streamed else "answer"
+    return EmptyAnswerError(
+        f"The {how} from {url} held no text, no tool call and no {finish}.",
+        streamed=streamed,
+        said=f"no text, no tool call, no {finish}",
+    )
+
+
 def _mib(size: int) -> str:
     return f"{size / 1024 / 1024:.3g} MiB" if size >= 1024 * 1024 else f"{size / 1024:.3g} KiB"
 
@@ -503,17 +514,12 @@ class HttpProvider:
         self._streams = stream is not False
         #: Streamed answers the server broke and then answered unstreamed.
         self.broken_streams = 0
-        #: Whether the last request was sent streamed (None before any).
-        self._last_streamed: bool | None = None
+        #: Whether the last request went streamed (before any: whether requests that ask
+        #: to stream will be); the requests log records it per request.
+        self.streaming = self._streams
         #: What the commander should know about this provider, by topic ("stream",
         #: "context"): shown on the Mysis's provider line and in the request inspector.
         self.notes: dict[str, str] = {}
-
-    @property
-    def streaming(self) -> bool:
-        """Whether the last request went streamed (before any: whether requests that ask
-        to stream will be); the requests log records it per request."""
-        return self._streams if self._last_streamed is None else self._last_streamed
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(endpoint={self.endpoint!r}, model={self.model!r})"
@@ -542,7 +548,7 @@ class HttpProvider:
         streamed = request.stream and self._streams
         if streamed != request.stream:
             request = replace(request, stream=streamed)
-        self._last_streamed = streamed
+        self.streaming = streamed
         try:
             return await self._attempt(request, on_event)
         except ProviderError as error:
@@ -554,7 +560,7 @@ class HttpProvider:
                 raise
             else:
                 return await self._after_broken_stream(request, on_event, error)
-        self._last_streamed = False
+        self.streaming = False
         return await self._attempt(replace(request, stream=False), on_event)
 
     async def _after_broken_stream(
@@ -562,7 +568,7 @@ class HttpProvider:
     ) -> ChatResponse:
         """Send again unstreamed a request whose stream broke: an answer shows that the
         server broke the stream (a strike); no answer, that it went away mid-answer."""
-        self._last_streamed = False
+        self.streaming = False
         try:
             response = await self._attempt(replace(request, stream=False), on_event)
         except ProviderError as again:

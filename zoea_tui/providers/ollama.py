@@ -18,6 +18,7 @@ from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
 from ..core.retry import Sleep
 from ._http import (
     HttpProvider,
+    empty_answer,
     load_json,
     ndjson_lines,
     read_body,
@@ -39,7 +40,6 @@ from .base import (
     ChatRequest,
     ChatResponse,
     CutShortError,
-    EmptyAnswerError,
     EventSink,
     MalformedResponseError,
     Message,
@@ -275,12 +275,7 @@ class _Answer:
         if not self.done:
             raise CutShortError(f"The stream from {url} ended before the answer was complete.")
         if not (self.text or self.calls or self.last.get("done_reason")):
-            how = "streamed answer" if self.streamed else "answer"
-            raise EmptyAnswerError(
-                f"The {how} from {url} held no text, no tool call and no done_reason.",
-                streamed=self.streamed,
-                said="no text, no tool call, no done_reason",
-            )
+            raise empty_answer(url, streamed=self.streamed, finish="done_reason")
         calls = with_stable_ids(self.calls)
         # Ollama reuses the loaded model's KV state for a matching prefix but reports
         # nothing about it (no cached-token count in /api/chat), so cached_tokens stays None.

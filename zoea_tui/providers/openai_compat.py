@@ -17,7 +17,15 @@ import httpx
 
 from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
 from ..core.retry import Sleep
-from ._http import HttpProvider, load_json, read_json, sse_data, stream_error, streams_events
+from ._http import (
+    HttpProvider,
+    empty_answer,
+    load_json,
+    read_json,
+    sse_data,
+    stream_error,
+    streams_events,
+)
 from ._wire import (
     arguments_text,
     as_dict,
@@ -33,7 +41,6 @@ from .base import (
     ChatRequest,
     ChatResponse,
     CutShortError,
-    EmptyAnswerError,
     EventSink,
     MalformedResponseError,
     Message,
@@ -207,16 +214,6 @@ def parse_completion(data: Any, model: str, url: str, *, streamed: bool = False)
         ),
         finish_reason=finish_reason(choice.get("finish_reason"), bool(calls)),
         model=as_text(data.get("model")) or model,
-    )
-
-
-def empty_answer(url: str, *, streamed: bool) -> EmptyAnswerError:
-    """The failure of an answer with no text, no tool call and no finish reason."""
-    how = "streamed answer" if streamed else "answer"
-    return EmptyAnswerError(
-        f"The {how} from {url} held no text, no tool call and no finish reason.",
-        streamed=streamed,
-        said="no text, no tool call, no finish reason",
     )
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-from collections.abc import Iterable, Mapping
-from typing import TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ..config import ProviderConfig, resolve_api_key
 from ..core.composition import ANSWER_RESERVE
 from .base import Provider, ProviderError, ProviderSettings
 
-P = TypeVar("P", bound=Provider)
+if TYPE_CHECKING:
+    from ._http import HttpProvider
 
 
 def provider_settings(config: ProviderConfig) -> ProviderSettings:
@@ -63,10 +64,28 @@ def preload(types: Iterable[str]) -> None:
                 importlib.import_module(module, __package__)
 
 
-def named(provider: P, config: ProviderConfig) -> P:
-    """``provider`` with a label: its model's name, else (no model configured, as for the
+def _over_http(
+    kind: Callable[..., HttpProvider],
+    config: ProviderConfig,
+    env: Mapping[str, str],
+    max_retries: int,
+    **options: int,
+) -> Provider:
+    """The HTTP client ``kind`` of ``config``'s endpoint (``options``: the keys only its
+    type takes). Its label is its model's name, else (no model configured, as for the
     provider ``OPENAI_BASE_URL`` adds, until the server lists one) the provider's own
     name, so an error line or a toast never reads "✖ : unreachable"."""
+    assert config.endpoint is not None
+    provider = kind(
+        config.endpoint,
+        config.model,
+        api_key=resolve_api_key(config, env=env),
+        max_retries=max_retries,
+        stream=config.stream,
+        max_answer_bytes=config.max_answer_bytes,
+        api_key_env=config.api_key_env,
+        **options,
+    )
     if not provider.label.strip():
         provider.label = config.name
     return provider
@@ -88,36 +107,11 @@ def build_provider(
     if config.type == "openai":
         from .openai_compat import OpenAIProvider
 
-        assert config.endpoint is not None
-        return named(
-            OpenAIProvider(
-                config.endpoint,
-                config.model,
-                api_key=resolve_api_key(config, env=env),
-                max_retries=max_retries,
-                stream=config.stream,
-                cache_reuse=config.cache_reuse,
-                max_answer_bytes=config.max_answer_bytes,
-                api_key_env=config.api_key_env,
-            ),
-            config,
-        )
+        return _over_http(OpenAIProvider, config, env, max_retries, cache_reuse=config.cache_reuse)
     if config.type == "ollama":
         from .ollama import OllamaProvider
 
-        assert config.endpoint is not None
-        return named(
-            OllamaProvider(
-                config.endpoint,
-                config.model,
-                api_key=resolve_api_key(config, env=env),
-                max_retries=max_retries,
-                stream=config.stream,
-                max_answer_bytes=config.max_answer_bytes,
-                api_key_env=config.api_key_env,
-            ),
-            config,
-        )
+        return _over_http(OllamaProvider, config, env, max_retries)
     if config.type == "local":
         try:
             from .local import LocalProvider
