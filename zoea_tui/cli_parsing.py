@@ -11,8 +11,6 @@ from __future__ import annotations
 import argparse
 import codecs
 import contextlib
-import json
-import re
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -174,25 +172,13 @@ def holds_unicode(stream: TextIO) -> bool:
     return encoding is None or codecs.lookup(encoding).name.startswith("utf")
 
 
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-
-
-def _json_escape(found: re.Match[str]) -> str:
-    """One character as ``json.dumps`` escapes it (a surrogate pair beyond U+FFFF)."""
-    return json.dumps(found[0])[1:-1]
-
-
 def emit_json(text: str, out: TextIO | None = None) -> None:
     """Write a JSON document (and a newline), exact in any locale and unable to steer a
     terminal: a character that could (a control, a bidirectional override), and where
     the output's encoding cannot hold a character, that one too, is written as JSON's
     ``\\u`` escape (what ``ensure_ascii`` does), which reads back as the same character."""
     out = out if out is not None else sys.stdout
-    text = json_escaped(text)
-    if not holds_unicode(out):
-        # Outside its strings JSON is ASCII: every other character is inside one.
-        text = _NON_ASCII.sub(_json_escape, text)
-    written(out, text + "\n")
+    written(out, json_escaped(text, ascii_only=not holds_unicode(out)) + "\n")
 
 
 def say(text: str, out: TextIO | None = None) -> None:

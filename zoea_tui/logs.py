@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import errno
 import logging
 import logging.handlers
 import sys
 from pathlib import Path
 
+from .storage.errors import FULL_ERRNOS
+
 LOG_NAME = "zoea.log"
 MAX_BYTES = 5 * 1024 * 1024
 BACKUPS = 3
-#: A write that found no room: no space, a file at ``ulimit -f``, a quota.
-_FULL = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
 
 
 class _LogFile(logging.handlers.RotatingFileHandler):
@@ -29,7 +28,7 @@ class _LogFile(logging.handlers.RotatingFileHandler):
 
     def handleError(self, record: logging.LogRecord) -> None:
         error = sys.exc_info()[1]
-        if isinstance(error, OSError) and error.errno in _FULL:
+        if isinstance(error, OSError) and error.errno in FULL_ERRNOS:
             self.full = True
             return
         super().handleError(record)

@@ -41,18 +41,21 @@ def zoea(*args: str | Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+def imported(conversation: Path, lines: list[dict[str, str]], db: Path) -> Path:
+    """``db`` with the conversation ``lines`` imported (``zoea import``) as Mysis scout."""
+    conversation.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    done = zoea("import", "--db", db, "--mysis", "scout", conversation)
+    assert done.returncode == 0, done.stderr
+    return db
+
+
 @pytest.fixture
 def hostile_db(tmp_path: Path) -> Path:
-    conversation = tmp_path / "c.jsonl"
     lines = [
         {"role": "user", "content": "report"},
         {"role": "assistant", "content": HOSTILE},
     ]
-    conversation.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    db = tmp_path / "z.db"
-    done = zoea("import", "--db", db, "--mysis", "scout", conversation)
-    assert done.returncode == 0, done.stderr
-    return db
+    return imported(tmp_path / "c.jsonl", lines, tmp_path / "z.db")
 
 
 def test_context_shows_control_characters_escaped(hostile_db: Path) -> None:
@@ -74,16 +77,11 @@ def test_context_json_is_exact_and_escapes_what_could_steer(hostile_db: Path) ->
 
 @pytest.fixture
 def steering_db(tmp_path: Path) -> Path:
-    conversation = tmp_path / "s.jsonl"
     lines = [
         {"role": "user", "content": STEER, "reasoning": STEER},
         {"role": "assistant", "content": STEER},
     ]
-    conversation.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
-    db = tmp_path / "s.db"
-    done = zoea("import", "--db", db, "--mysis", "scout", conversation)
-    assert done.returncode == 0, done.stderr
-    return db
+    return imported(tmp_path / "s.jsonl", lines, tmp_path / "s.db")
 
 
 @pytest.mark.parametrize("command", [("context", "--json"), ("export",)])

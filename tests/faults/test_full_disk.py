@@ -36,8 +36,13 @@ def _limited(limit: int) -> None:
 
 def zoea(*args: str | Path, limit: int | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI (``limit``: under ``ulimit -f`` of that many bytes)."""
+    return _python("-m", "zoea_tui.cli", *map(str, args), limit=limit)
+
+
+def _python(*args: str, limit: int | None) -> subprocess.CompletedProcess[str]:
+    """Run Python with ``args`` (``limit``: under ``ulimit -f`` of that many bytes)."""
     return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
+        [sys.executable, *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -115,14 +120,7 @@ def test_the_world_file_on_a_full_disk_names_itself(tmp_path: Path) -> None:
         "except OSError as exc:\n"
         "    print(full_disk(exc, exc.filename))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-        preexec_fn=lambda: _limited(4096),
-    )
+    done = _python("-c", code, limit=4096)
     assert done.stdout.startswith(f"the disk is full: {world}; "), (done.stdout, done.stderr)
     assert not world.exists()
     assert [p.name for p in tmp_path.iterdir()] == []  # no temporary file left behind
@@ -195,13 +193,6 @@ def test_a_full_log_falls_silent_rather_than_write_tracebacks_on_the_screen(
         "    logging.getLogger('zoea').info('a line of the log %d %s', n, 'x' * 100)\n"
         "print('done')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-        preexec_fn=lambda: _limited(20_000),
-    )
+    done = _python("-c", code, limit=20_000)
     assert (done.returncode, done.stdout, done.stderr) == (0, "done\n", "")
     assert (tmp_path / "zoea.log").stat().st_size <= 20_000

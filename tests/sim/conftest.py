@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -11,6 +17,42 @@ from zoea_tui.sim import World
 from zoea_tui.sim.errors import GameError
 
 SEED = 42
+
+
+@dataclass
+class ServeRun:
+    """A ``zoea sim serve`` process: the first three lines it printed; once stopped, its
+    exit code and what it wrote to standard error."""
+
+    lines: list[str] = field(default_factory=list)
+    returncode: int | None = None
+    stderr: str = ""
+
+
+@contextlib.contextmanager
+def sim_serve(token: str) -> Iterator[ServeRun]:
+    """``zoea sim serve --seed 42`` on a free loopback port with the admin ``token``,
+    stopped (SIGTERM) at the end."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            *("-m", "zoea_tui.cli", "sim", "serve", "--port", "0", "--seed", "42"),
+            *("--tick-seconds", "0.05", "--admin-token", token),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    run = ServeRun()
+    try:
+        assert proc.stdout is not None
+        run.lines = [proc.stdout.readline() for _ in range(3)]
+        yield run
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _out, run.stderr = proc.communicate(timeout=20)
+        run.returncode = proc.returncode
 
 
 class Pilot:

@@ -9,11 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -31,6 +27,8 @@ from zoea_tui.sim.host import WorldHost
 from zoea_tui.sim.http_api import command_path
 from zoea_tui.sim.serve import HttpWorldServer
 from zoea_tui.sim.tools import TOOL_SPECS
+
+from .conftest import sim_serve
 
 TOKEN = "test-admin-token"
 TTL = 1800.0
@@ -498,20 +496,8 @@ async def test_reset_starts_a_new_world_and_ends_every_session(
 
 def test_zoea_sim_serve_prints_and_serves_the_http_api_and_the_admin_token() -> None:
     """What a user points SpaceMolt's client and SMBench at, in its own process."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            *("-m", "zoea_tui.cli", "sim", "serve", "--port", "0", "--seed", "42"),
-            *("--tick-seconds", "0.05", "--admin-token", "s3cret"),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert proc.stdout is not None
-        lines = [proc.stdout.readline() for _ in range(3)]
+    with sim_serve("s3cret") as run:
+        lines = run.lines
         found = re.search(r"HTTP API \(SpaceMolt's client: --url\): (http://\S+/api/v2)", lines[1])
         smbench = re.search(r"server\.url: (http://\S+)\s+admin_token: (\S+)", lines[2])
         assert found and smbench, "".join(lines)
@@ -534,10 +520,7 @@ def test_zoea_sim_serve_prints_and_serves_the_http_api_and_the_admin_token() -> 
                 headers={"Authorization": f"Bearer {token}"},
             )
             assert stats.json()["username"] == "Remote"
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0, err
+    assert run.returncode == 0, run.stderr
 
 
 @given(st.floats(min_value=-30_000_000_000, max_value=253_000_000_000, allow_nan=False))

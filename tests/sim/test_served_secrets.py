@@ -11,11 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -25,6 +21,8 @@ from mcp import Client
 
 from zoea_tui.sim import World
 from zoea_tui.sim.http_api import MAX_BODY_BYTES
+
+from .conftest import sim_serve
 
 TOKEN = "s3cret"
 
@@ -51,27 +49,11 @@ class Served:
 @contextlib.contextmanager
 def serving() -> Iterator[Served]:
     """``zoea sim serve --seed 42`` on a free loopback port, stopped at the end."""
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            *("-m", "zoea_tui.cli", "sim", "serve", "--port", "0", "--seed", "42"),
-            *("--tick-seconds", "0.05", "--admin-token", TOKEN),
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert proc.stdout is not None
-        lines = [proc.stdout.readline() for _ in range(3)]
-        found = re.search(r"server\.url: (http://\S+)\s", lines[2])
-        assert found, "".join(lines)
+    with sim_serve(TOKEN) as run:
+        found = re.search(r"server\.url: (http://\S+)\s", run.lines[2])
+        assert found, "".join(run.lines)
         root = found.group(1)
         yield Served(root, f"{root}/api/v2")
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.communicate(timeout=20)
 
 
 @pytest.fixture

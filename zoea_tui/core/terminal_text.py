@@ -62,16 +62,29 @@ def escaped(text: object) -> str:
     return _CONTROLS.sub(_escape, value)
 
 
+#: :data:`STEERING` and every character beyond ASCII: what JSON for an output whose
+#: encoding holds only ASCII writes escaped.
+_STEERING_OR_NON_ASCII = re.compile(f"{STEERING}|[^\x00-\x7f]")
+
+
 def _json_escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
+    """One character as ``json.dumps`` escapes it (a surrogate pair beyond U+FFFF)."""
+    code = ord(match.group())
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 | code >> 10:04x}\\u{0xDC00 | code & 0x3FF:04x}"
 
 
-def json_escaped(document: str) -> str:
+def json_escaped(document: str, *, ascii_only: bool = False) -> str:
     """A JSON document (``json.dumps``' output) with every :data:`STEERING` character
     written as its ``\\uXXXX`` escape: still valid JSON, read back equal.
+    ``ascii_only``: every character beyond ASCII too (what ``ensure_ascii`` does), for
+    an output whose encoding cannot hold them; one pass over the document either way.
 
     Outside its strings JSON holds none of them (tab and newline, its only whitespace
-    among them, are not steering), so each one found is inside a string, where the
-    escape means the same character.
+    among them, are not steering; the rest of it is ASCII), so each one found is inside
+    a string, where the escape means the same character.
     """
-    return _CONTROLS.sub(_json_escape, document)
+    pattern = _STEERING_OR_NON_ASCII if ascii_only else _CONTROLS
+    return pattern.sub(_json_escape, document)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -62,24 +62,23 @@ class StoreCore:
         """The write lock; the file's own failures (locked by another program, read-only,
         disk full, damaged) leave as one-line :class:`StoreError`, others as they are."""
         async with self._lock:
-            try:
+            with self._file_errors():
                 yield
-            except sqlite3.Error as exc:
-                mapped = self._mapped(exc)
-                if mapped is exc:
-                    raise
-                raise mapped from exc
 
-    def _mapped(self, exc: sqlite3.Error) -> Exception:
-        """What a failure of SQLite on this file raises: a one-line :class:`StoreError`
-        for the file's own failures (a full disk told once to :meth:`on_disk_full`'s
-        callbacks), the failure itself for the others (a constraint, a mistake)."""
-        mapped = store_error(exc, self.path)
-        if mapped is None:
-            return exc
-        if isinstance(mapped, DiskFull):
-            self._disk_was_full(mapped)
-        return mapped
+    @contextlib.contextmanager
+    def _file_errors(self) -> Iterator[None]:
+        """A failure of SQLite on this file leaves as a one-line :class:`StoreError` for
+        the file's own failures (a full disk told once to :meth:`on_disk_full`'s
+        callbacks), as itself for the others (a constraint, a mistake)."""
+        try:
+            yield
+        except sqlite3.Error as exc:
+            mapped = store_error(exc, self.path)
+            if mapped is None:
+                raise
+            if isinstance(mapped, DiskFull):
+                self._disk_was_full(mapped)
+            raise mapped from exc
 
     @contextlib.asynccontextmanager
     async def _transaction(self) -> AsyncIterator[None]:
@@ -123,13 +122,8 @@ class StoreCore:
         and the way back of each waits its turn on the event loop: with a busy swarm,
         three trips for one query took several milliseconds of waiting.
         """
-        try:
+        with self._file_errors():  # a damaged page met by a read: one line, as a write's
             return list(await self._db.execute_fetchall(sql, parameters))
-        except sqlite3.Error as exc:  # a damaged page met by a read: one line, as a write's
-            mapped = self._mapped(exc)
-            if mapped is exc:
-                raise
-            raise mapped from exc
 
     async def fetch_one(
         self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()

@@ -76,7 +76,8 @@ def _no_room(path: Path) -> bool:
     """Whether the disk under ``path`` is (nearly) full, or one of the database's files
     has reached this process's file size limit (``ulimit -f``)."""
     try:
-        disk = os.statvfs(path.resolve().parent)
+        real = path.resolve()
+        disk = os.statvfs(real.parent)
     except OSError:
         return False
     if disk.f_bavail * disk.f_frsize < _NEARLY_FULL:
@@ -85,9 +86,8 @@ def _no_room(path: Path) -> bool:
     if limit == resource.RLIM_INFINITY:
         return False
     for suffix in ("", "-wal", "-shm", "-journal"):
-        with_suffix = path.resolve().with_name(path.resolve().name + suffix)
         try:
-            if with_suffix.stat().st_size + _LARGEST_PAGE >= limit:
+            if real.with_name(real.name + suffix).stat().st_size + _LARGEST_PAGE >= limit:
                 return True
         except OSError:
             continue
