@@ -67,9 +67,12 @@ async def poll(
     swarm: Swarm,
     predicate: Callable[[], object],
     what: str,
-    timeout: float = 20,
+    timeout: float = 60,
 ) -> None:
-    """Let the app run, reading the swarm's memories, until ``predicate()`` holds."""
+    """Let the app run, reading the swarm's memories, until ``predicate()`` holds.
+
+    ``timeout`` detects a hang, it times nothing: a message waits for the turn under way
+    to end, which took over 20 s on a loaded machine's stock-Textual run."""
     deadline = time.monotonic() + timeout
     while True:
         await swarm.read()
