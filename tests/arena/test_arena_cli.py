@@ -66,7 +66,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     report = json.loads(done.stdout)
     # The provider is the autopilot: no baseline beside it.
     assert set(report) == {
-        *("provider", "budget", "world", "prompt", "runs", "cells", "composite"),
+        *("provider", "budget", "world", "prompt", "runs", "cells", "composite", "partial"),
         *("plan", "estimate", "actual"),
     }
     assert report["budget"] == "ticks" and report["world"] == "smbench"
@@ -82,6 +82,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         "pass_rate",
         "levels",
         "metrics_mean",
+        "outcomes",
         "errored",
         "runs",
     }
@@ -95,7 +96,9 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         assert run["requests"] > 0 and run["tokens_in"] > 0 and run["invalid_requests"] == 0
         assert run["pass"] is True
     assert [r["metrics"]["seed"] for r in cell["runs"]] == [3, 4]
-    assert report["composite"] == {"turn-aware": cell["score_mean"]}
+    # s1 alone: a partial mean, never SMBench's composite.
+    assert report["composite"] == {}
+    assert report["partial"] == {"turn-aware": {"scenarios": ["s1"], "score": cell["score_mean"]}}
     assert json.loads((out / "arena.json").read_text()) == report
     board = (out / "leaderboard.md").read_text()
     assert "| autopilot | turn-aware |" in board
@@ -206,8 +209,8 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
     assert run["tokens_in"] == 12 * run["requests"] and run["tokens_out"] == 7 * run["requests"]
     assert run["invalid_requests"] == 0
     assert run["metrics"]["systems_explored"] == 0  # the home system is not explored
-    # s2: 50·(0/10) + 25·(3/4) + 25·(4/20)
-    assert run["score"] == pytest.approx(18.75 + 5)
+    # s2: 50·(0/10) + 25·(3/4) + 25·(4/20) = 23.75, shown 23.8 (SMBench's 0.1)
+    assert run["score"] == 23.8
     # The autopilot's baseline travels with the report.
     baseline = report["baseline"]
     assert baseline["provider"] == "autopilot"
@@ -255,16 +258,17 @@ def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
     assert "refused" in captured.err and words in captured.err
     report = json.loads(captured.out)
     (cell,) = report["cells"]
-    assert cell["errored"] == 2 and cell["score_mean"] is None  # not scored 0
-    assert report["composite"] == {"turn-aware": None}
+    # Scored as SMBench scores a run whose first model call failed: no call, 0.
+    assert cell["errored"] == 2 and cell["score_mean"] == 0.0 and "error_free" not in cell
+    assert report["partial"] == {"turn-aware": {"scenarios": ["s1"], "score": 0.0}}
     for run in cell["runs"]:
         assert run["errored"] is True and run["pass"] is False
         assert words in run["error"] and run["answered"] == 0
     board = (tmp_path / "results" / "today" / "leaderboard.md").read_text()
-    assert "| small | turn-aware | errored | errored |" in board
+    assert "| small | turn-aware | 0.0 (≥20 0%; none 2 (2 errored: all))" in board
 
 
-def test_an_errored_run_is_left_out_of_the_mean() -> None:
+def test_an_errored_run_counts_as_smbench_counts_it() -> None:
     from zoea_tui.arena.report import build_report, table
     from zoea_tui.arena.runner import RunResult
 
@@ -283,9 +287,10 @@ def test_an_errored_run_is_left_out_of_the_mean() -> None:
 
     report = build_report("p", 3, [run(40.0), run(0.0, errored=True), run(60.0)])
     (cell,) = report["cells"]
-    assert cell["score_mean"] == 50.0 and cell["errored"] == 1
-    assert report["composite"] == {"turn-aware": 50.0}
-    assert "(1 errored)" in table(report)
+    assert cell["score_mean"] == 33.3 and cell["errored"] == 1
+    assert cell["error_free"]["score_mean"] == 50.0
+    assert report["partial"] == {"turn-aware": {"scenarios": ["s1"], "score": 33.3}}
+    assert "(1 errored; without it 50.0, ≥20 100%)" in table(report)
 
 
 def test_a_compact_provider_is_scored_by_the_commands_it_runs(
@@ -321,6 +326,7 @@ def test_a_compact_provider_is_scored_by_the_commands_it_runs(
     report = json.loads(capsys.readouterr().out)
     assert "baseline" not in report  # --no-baseline
     assert report["composite"] == {} and set(report["composite_s4"]) == {"turn-aware"}
+    assert "partial" not in report
     (run,) = report["cells"][0]["runs"]
     assert run["metrics"]["tool_calls"] == 2 and run["metrics"]["tool_errors"] == 0
     assert run["metrics"]["forum_posts"] == 1
