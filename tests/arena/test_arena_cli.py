@@ -206,6 +206,9 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
     assert run["metrics"]["tool_calls"] == 4 and run["metrics"]["tool_errors"] == 1
     assert (run["metrics"]["game_calls"], run["metrics"]["game_errors"]) == (4, 1)
     assert (run["metrics"]["swarm_calls"], run["metrics"]["swarm_errors"]) == (1, 0)
+    # The failed mine was never followed by a mine that worked: one unrecovered error.
+    assert run["metrics"]["unrecovered_errors"] == 1 and cell["outcomes"]["unrecovered_errors"] == 1
+    assert run["metrics"]["cost_usd"] is None  # the provider has no prices
     assert run["tokens_in"] == 12 * run["requests"] and run["tokens_out"] == 7 * run["requests"]
     assert run["invalid_requests"] == 0
     assert run["metrics"]["systems_explored"] == 0  # the home system is not explored

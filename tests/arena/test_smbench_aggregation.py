@@ -236,3 +236,81 @@ def test_smbenchs_published_tables_are_recomputed_to_the_decimal() -> None:
     comparison = recompute(Path(CHECKOUT))
     assert comparison.runs > 0
     assert comparison.mismatches == [], comparison.summary()
+
+
+# -- outcomes beside the score -------------------------------------------------------------
+
+
+def test_a_cell_shows_what_its_runs_achieved_beside_the_score() -> None:
+    def run(earned: int, spent: int, **figures: float) -> RunResult:
+        metrics = {
+            "tool_calls": 30,
+            "tool_errors": 3,
+            "credits_earned": earned,
+            "credits_spent": spent,
+            "level": "pass",
+            **figures,
+        }
+        score = scoring.score_run("s1", metrics)
+        return RunResult(
+            "s1", "turn-aware", 0, score, True, metrics, tokens_in=9_000, tokens_out=1_000,
+            requests=20,
+        )  # fmt: skip
+
+    runs = [
+        run(600, 100, systems_explored=1, unrecovered_errors=2, cost_usd=0.02),
+        run(300, 0, systems_explored=3, missions_completed=1, pirates_destroyed=1, cost_usd=0.04),
+    ]
+    report = build_report("p", 2, runs)
+    (cell,) = report["cells"]
+    mean = cell["score_mean"]
+    assert cell["outcomes"] == {
+        "net_credits": 400.0,  # (500 + 300) / 2
+        "credits_per_100_requests": 2000.0,  # 800 over 40 requests
+        "systems_reached": 2.0,
+        "missions_completed": 0.5,
+        "pirates_destroyed": 0.5,
+        "unrecovered_errors": 1.0,
+        "tokens_per_point": round(10_000 / mean),
+        "cost_per_point": round(0.03 / mean, 6),
+    }
+    text = table(report)
+    assert "s1 turn-aware: net +400 cr (+2,000/100 req) · 2 systems · 0.5 missions" in text
+    # Without the provider's prices there is no cost, and it says nothing of one.
+    runs[0].metrics["cost_usd"] = None
+    assert build_report("p", 2, runs)["cells"][0]["outcomes"]["cost_per_point"] is None
+
+
+def test_unrecovered_errors_are_failures_never_followed_by_a_success_of_the_command() -> None:
+    from zoea_tui.arena.metrics import CallTally
+
+    tally = CallTally()
+    for name, error in [("mine", True), ("mine", True), ("mine", False), ("sell", True)]:
+        tally.add(name, error)
+    tally.add("jump", True)
+    tally.add("zoea_search", True)  # the swarm's own: never scored
+    assert (tally.errors, tally.unrecovered) == (4, 2)
+
+
+def test_the_report_says_which_scenarios_separate_models_and_marks_saturation() -> None:
+    def five(scores: dict[str, float], provider: str) -> dict[str, Any]:
+        runs = []
+        for key, score in scores.items():
+            metrics = {"level": "none", "tool_calls": 30}
+            runs.append(RunResult(key, "turn-aware", 0, score, score >= 20, metrics))
+        return build_report(provider, 1, runs)
+
+    baseline = five({"s1": 40.0, "s2": 99.0, "s3": 26.3, "s5": 50.0, "s6": 100.0}, "autopilot")
+    model = five({"s1": 45.0, "s2": 80.0, "s3": 30.0, "s5": 50.0, "s6": 96.7}, "m")
+    text = table(model, baseline)
+    assert (
+        "separates models under this budget: s1 s3 s5; ✱ saturated by the autopilot "
+        "baseline (≥ 95, no room above a rule bot): s2 s6"
+    ) in text
+    row = next(line for line in text.splitlines() if line.startswith("s6-mission-runner"))
+    assert "96.7 ✱" in row
+    assert "45.0 ✱" not in text
+    board = leaderboard([baseline, model])
+    assert "96.7 ✱" in board and "Separates models under this budget: s1 s3 s5" in board
+    # The baseline's own row carries no mark.
+    assert "100.0 ✱" not in board
