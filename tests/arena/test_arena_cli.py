@@ -506,8 +506,10 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     code, printed, err = _arena_in_process(capsys, "--resume", "1", "--db", str(db), "--json")
     assert code == 0, err
     resumed = json.loads(printed)
-    assert resumed["actual"]["runs"] == 1, "only the missing run is played"
-    assert resumed["estimate"]["runs"] == 1, "and only it is estimated"
+    assert resumed["estimate"]["runs"] == 1, "only the missing run is played and estimated"
+    # ``actual`` is the whole batch's: both runs, over both invocations.
+    assert (resumed["actual"]["runs"], resumed["actual"]["invocations"]) == (2, 2)
+    assert resumed["actual"]["seconds"] >= report["actual"]["seconds"]
     # In the order of the plan, though the stored run (seed 4) comes before the new one.
     assert [r["metrics"]["seed"] for r in resumed["cells"][0]["runs"]] == [3, 4]
     kept, again = resumed["cells"][0]["runs"][1], cell["runs"][1]
@@ -570,7 +572,10 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
         f"~{16 * GUESS_TOKENS['full']:,} tokens in, ~{16 * GUESS_OUT:,} out "
         "[guesses: no earlier arena run of this provider (no speed measured)]"
     )
-    line = r"  (\S+) · turn-aware · seed (\d+): score ([\d.]+) \((.) 20, level (\S+)\) in [\d.]+ s"
+    line = (
+        r"  (\S+) · turn-aware · seed (\d+): score ([\d.]+) \((.) 20, level (\S+)\) in [\d.]+ s"
+        r"(?:; ~\d+ s left \(1 runs\))?"  # the speed measured so far, for what is left
+    )
     progress = [re.fullmatch(line, x) for x in lines[1:3]]
     assert all(progress), lines
     assert [(m[1], int(m[2]), float(m[3]), m[4], m[5]) for m in progress if m] == [
@@ -594,8 +599,11 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     wall = sum(float(r.metrics["wall_s"]) for r in runs)
     assert guess["basis"] == "2 earlier arena run(s) of autopilot"
     assert (guess["runs"], guess["jobs"], guess["requests_at_most"]) == (2, 2, 16)
-    assert guess["tokens_in"] == round(16 * tokens_in / requests)
-    assert guess["seconds"] == round(16 * wall / requests / 2, 1)
+    # Learnt from the measured runs: their requests a run and seconds a run, not the bound.
+    assert guess["requests"] == requests and guess["tokens_in"] == tokens_in
+    assert guess["seconds"] == pytest.approx(wall / 2, abs=0.1)
+    low, high = guess["seconds_range"]
+    assert low <= guess["seconds"] <= high and guess["sure"] == "rough"
 
 
 @pytest.mark.parametrize("under", [False, True])
@@ -620,3 +628,81 @@ def test_an_out_that_cannot_be_a_folder_is_refused_before_anything_is_played(
     assert (code, printed, err) == (2, "", f"zoea arena: {said}\n")
     assert blocker.read_text() == "mine\n"
     assert asyncio.run(stored_runs(db)) == []
+
+
+def test_ctrl_c_keeps_what_ended_and_says_the_exact_resume_command(tmp_path: Path) -> None:
+    """Issue 43: a batch stopped with Ctrl-C printed nothing and never its number; after
+    ``--resume``, ``actual`` covered only the last invocation."""
+    import shlex
+    import signal
+
+    db = tmp_path / "arena.db"
+    child = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "zoea_tui.cli", "arena", "--scenario", "s1"),
+            *("--provider", "autopilot", "--budget", "ticks", "--ticks", "60", "--runs", "6"),
+            *("--db", str(db)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stderr is not None
+    child.stderr.readline()  # the estimate
+    first = child.stderr.readline()  # the first run has ended and is stored
+    assert "score" in first and "left (5 runs)" in first, first
+    child.send_signal(signal.SIGINT)
+    _out, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("zoea arena: stopped: batch #1 keeps the "), last
+    assert f"of its 6 runs that ended; carry it on with: zoea arena --resume 1 --db {db}" in last
+    kept = len(asyncio_run_runs(db))
+    assert 1 <= kept < 6 and f"keeps the {kept} of" in last
+    command = shlex.split(last.split("carry it on with: ", 1)[1])
+    assert command[:2] == ["zoea", "arena"]
+    done = zoea(*command[1:], "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    # ``actual`` is the whole batch's, across both invocations.
+    assert report["actual"]["runs"] == 6 and report["actual"]["invocations"] == 2
+    assert report["actual"]["requests"] == sum(
+        r["requests"] for c in report["cells"] for r in c["runs"]
+    )
+    assert len(asyncio_run_runs(db)) == 6
+
+
+def test_every_run_errored_after_answers_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: every run errored after some answers and the arena exited 0."""
+    from tests.fakes.llm_servers import HttpError
+
+    server = FakeOpenAIServer()
+    server.script(
+        Reply("", tool_calls=[Call("get_status", {})]),
+        HttpError(400, "bad request: the model refused"),
+        Reply("", tool_calls=[Call("get_status", {})]),
+        HttpError(400, "bad request: the model refused"),
+    )
+    server.default = HttpError(400, "bad request: the model refused")
+    with server.running_in_thread():
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[providers.flaky]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
+            encoding="utf-8",
+        )
+        code = main(
+            [
+                *("arena", "--scenario", "s6", "--provider", "flaky", "--runs", "2"),
+                *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
+            ]
+        )
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    (cell,) = report["cells"]
+    assert [r["answered"] for r in cell["runs"]] == [1, 1]
+    assert cell["errored"] == 2 and "baseline" not in report
+    assert code == 3
+    assert captured.err.strip().splitlines()[-1].startswith("zoea arena: every run errored: ")
+    assert "the model refused" in captured.err

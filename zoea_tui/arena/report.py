@@ -238,6 +238,15 @@ def first_error(report: dict[str, Any]) -> str | None:
     return next((run["error"] for run in runs if run.get("error")), "no answer")
 
 
+def all_errored(report: dict[str, Any]) -> str | None:
+    """The first error when every run of a report errored (its provider failed in each,
+    whatever it answered before); None when any run ended without an error."""
+    runs = [run for cell in report["cells"] for run in cell["runs"]]
+    if not runs or not all(run.get("errored") for run in runs):
+        return None
+    return next((str(run["error"]) for run in runs if run.get("error")), "errored")
+
+
 def score_text(value: float | None) -> str:
     """A mean score or composite as shown: "errored" when every run behind it errored."""
     return "errored" if value is None else f"{value:.1f}"
