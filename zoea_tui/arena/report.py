@@ -340,9 +340,13 @@ def composite_text(report: dict[str, Any], strategy: str, *, named: bool = False
     """A strategy's composite ("54.0"), its partial mean ("partial: s1 s3 40.0" — with
     ``named``, or when the row's label does not already say it) or "—"."""
     composite = report.get("composite") or {}
-    if strategy in composite:
-        return score_text(composite[strategy])
     partial = (report.get("partial") or {}).get(strategy)
+    over = composite_scenarios(report, strategy)
+    if strategy in composite and len(over) < len(scoring.COMPOSITE_SCENARIOS):
+        # A batch stored before composites needed all five: named for what it is.
+        partial = {"scenarios": over, "score": composite[strategy]}
+    elif strategy in composite:
+        return score_text(composite[strategy])
     if partial is None:
         return "—"
     value = score_text(partial["score"])
@@ -386,7 +390,7 @@ def separation_line(report: dict[str, Any], baseline: dict[str, Any] | None) -> 
 
 def context_line(report: dict[str, Any]) -> str:
     """World, prompt source, seeds and runs of a report ("world smbench · prompt arena
-    · seeds 0–2 · 3 runs per cell")."""
+    · seeds 0–2 · 3 run(s)/cell")."""
     seeds = sorted(
         {int(r["metrics"].get("seed", 0)) for c in report.get("cells") or () for r in c["runs"]}
     )
@@ -396,10 +400,10 @@ def context_line(report: dict[str, Any]) -> str:
         seeds = list(range(first, first + int(plan.get("runs") or report.get("runs") or 1)))
     span = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}–{seeds[-1]}"
     prompt = report.get("prompt", "arena")
-    source = "SMBench's client (--smbench)" if prompt == "smbench" else "the arena's own"
+    source = "SMBench's client" if prompt == "smbench" else "arena"
     return (
         f"world {report.get('world', 'smbench')} · prompt {source} · {span} · "
-        f"{report.get('runs', 1)} run(s) per cell"
+        f"{report.get('runs', 1)} run(s)/cell"
     )
 
 
