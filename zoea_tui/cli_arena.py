@@ -132,6 +132,11 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
         missing = [s.id for s in scenarios if s.key not in args.checkout.scenarios]
         if missing:
             raise UsageError(f"{args.smbench} has no scenario file for {', '.join(missing)}")
+        from .arena.smbench import provenance
+        from .sim.engine import World
+
+        # Which client prompt this is, beside the one SMBench's published runs were told.
+        args.provenance = provenance(args.checkout, [s.key for s in scenarios], World.tool_specs())
     return scenarios, strategies, args.provider
 
 
@@ -225,6 +230,12 @@ async def _arena(
         scenarios, strategies, provider = checked or _options(args, config)
         checkout = getattr(args, "checkout", None)
         plan = _plan(args, strategies)
+        told = getattr(args, "provenance", None)
+        if told is not None and not quiet:
+            from .arena.smbench import provenance_lines
+
+            for line in provenance_lines(told):
+                say(f"zoea arena: --smbench: {line}", sys.stderr)
 
         def said(result: RunResult, left: str = "") -> None:
             if quiet:
@@ -332,6 +343,8 @@ async def _arena(
             )
             report = build_report(name, args.runs, results, budget=args.budget)
             report["plan"] = plan
+            if told is not None and name == provider:
+                report["smbench"] = told  # which client prompt was read, and how it stands
             report["estimate"] = guess
             # The whole batch: the runs of earlier invocations (--resume) and their time.
             report["actual"] = actual(cfg, results, took_before + wall, invocations=invocations + 1)
