@@ -208,3 +208,12 @@ def test_scores_are_drawn_as_bars_in_the_leaderboard() -> None:
     ]
     board = leaderboard([report])
     assert "## Score per scenario and strategy" in board and "s2 turn-aware" in board
+
+
+def test_a_batch_stored_before_composites_needed_all_five_is_shown_as_partial() -> None:
+    from zoea_tui.arena.report import build_report, composite_text
+
+    old = build_report("p", 1, [_result("s1", 40.0, "pass")])
+    old.pop("partial")
+    old["composite"] = {"turn-aware": 40.0}  # as batches were stored before issue 43
+    assert composite_text(old, "turn-aware") == "partial: s1 40.0"

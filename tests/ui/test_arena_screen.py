@@ -40,6 +40,7 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         assert played == "budget ticks · world smbench · prompt arena · seeds 0–1 · 2 run(s)/cell"
         assert str(past.get_row_at(0)[5]) == "turn-aware partial: s1 " + row[2]
         assert row[0] == "s1-bootstrap-grind" and row[1] == "turn-aware" and row[4] == "100%"
+        assert str(row[6]).startswith("net ") and "unrecovered errors" in str(row[6])
         bar = screen.query_one(ProgressBar)
         assert bar.total == 15 and bar.progress == 15
         assert screen.query_one(ConversationLog).entries  # the live Mysis was shown

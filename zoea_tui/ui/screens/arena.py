@@ -5,7 +5,8 @@ Runs are played by :mod:`zoea_tui.arena` in a worker, each on its own fresh worl
 engine reports through callbacks that only post messages to this screen. Each run is
 stored in the app's database the moment it ends, and keeps its own database beside it
 (its whole conversation); past batches are listed at the bottom (select one to reopen
-it). Beside the live conversation: the cells (mean, 95 % interval, levels), the score
+it). Beside the live conversation: the cells (mean, 95 % interval, levels, what the runs
+achieved), the score
 per scenario × strategy as bars, the runs (enter opens a run's requests in the request
 inspector) and, for the highlighted run, its prompt tokens per request and the share of
 each request served from the server's cache (else the prefix a cache could reuse).
@@ -33,6 +34,7 @@ from ...arena.report import (
     composite_text,
     context_line,
     levels_text,
+    outcomes_text,
     score_text,
     store_run,
 )
@@ -199,7 +201,15 @@ class ArenaScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         results = self.query_one("#arena-results", DataTable)
         results.add_columns(
-            "scenario", "strategy", "score", "95% CI", "≥20", "levels", "tokens in", "requests"
+            "scenario",
+            "strategy",
+            "score",
+            "95% CI",
+            "≥20",
+            "levels",
+            "achieved",
+            "tokens in",
+            "requests",
         )
         runs = self.query_one("#arena-runs", DataTable)
         runs.add_columns("run", "score", "level", "requests", "tokens in")
@@ -481,6 +491,7 @@ class ArenaScreen(ZoeaScreen[None]):
                     *([f"{len(errors)} errored"] if errors else []),
                 ]
             ),
+            outcomes_text(cell["outcomes"]) if cell.get("outcomes") else "—",
             f"{sum(r['tokens_in'] for r in runs):,}",
             str(sum(r["requests"] for r in runs)),
         )
