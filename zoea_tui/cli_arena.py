@@ -295,10 +295,39 @@ async def _arena(
                 say(f"zoea arena: {name}: {describe(guess, before=True)}", sys.stderr)
 
             played: list[RunResult] = []
+            earlier = [
+                RunResult.from_stored(r.scenario, r.strategy, _stored_run(r)) for r in stored
+            ]
+            order = {
+                (s.key, st, args.seed + i): n
+                for n, (s, st, i) in enumerate(
+                    (s, st, i) for s in scenarios for st in strategies for i in range(args.runs)
+                )
+            }
+
+            def current() -> dict[str, Any]:
+                """The batch's report as it stands: every run stored so far, and
+                ``actual`` over the whole batch (earlier invocations, --resume, included)."""
+                results = sorted(
+                    [*earlier, *played],
+                    key=lambda r: order.get((r.scenario, r.strategy, r.seed), 0),
+                )
+                report = build_report(name, args.runs, results, budget=args.budget)
+                report["plan"] = plan
+                if told is not None and name == provider:
+                    report["smbench"] = told  # which client prompt was read, beside SMBench's
+                report["estimate"] = guess
+                wall = time.perf_counter() - started
+                report["actual"] = actual(
+                    cfg, results, took_before + wall, invocations=invocations + 1
+                )
+                return report
 
             async def keep(result: RunResult) -> None:
                 await store_run(store, batch, name, result, args.budget)
                 played.append(result)
+                # Kept as it goes: a batch killed outright still counts what it played.
+                await store.finish_arena_batch(batch, current())
                 # The speed this batch is measured at, for what is left of it.
                 left = remaining(played, len(todo) - len(played), args.jobs)
                 more = f"; ~{duration(left)} left ({len(todo) - len(played)} runs)" if left else ""
@@ -328,26 +357,7 @@ async def _arena(
                 task = asyncio.current_task()
                 if task is not None:
                     task.uncancel()  # the batch's report is still to be stored
-            wall = time.perf_counter() - started
-            earlier = [
-                RunResult.from_stored(r.scenario, r.strategy, _stored_run(r)) for r in stored
-            ]
-            order = {
-                (s.key, st, args.seed + i): n
-                for n, (s, st, i) in enumerate(
-                    (s, st, i) for s in scenarios for st in strategies for i in range(args.runs)
-                )
-            }
-            results = sorted(
-                [*earlier, *played], key=lambda r: order.get((r.scenario, r.strategy, r.seed), 0)
-            )
-            report = build_report(name, args.runs, results, budget=args.budget)
-            report["plan"] = plan
-            if told is not None and name == provider:
-                report["smbench"] = told  # which client prompt was read, and how it stands
-            report["estimate"] = guess
-            # The whole batch: the runs of earlier invocations (--resume) and their time.
-            report["actual"] = actual(cfg, results, took_before + wall, invocations=invocations + 1)
+            report = current()
             if not quiet and played:
                 say(f"zoea arena: {name}: {describe(report['actual'], before=False)}", sys.stderr)
             await store.finish_arena_batch(batch, report)
