@@ -329,8 +329,10 @@ async def _arena(
                 # Kept as it goes: a batch killed outright still counts what it played.
                 await store.finish_arena_batch(batch, current())
                 # The speed this batch is measured at, for what is left of it.
-                left = remaining(played, len(todo) - len(played), args.jobs)
-                more = f"; ~{duration(left)} left ({len(todo) - len(played)} runs)" if left else ""
+                count = len(todo) - len(played)
+                left = remaining(played, count, args.jobs)
+                runs = f"{count} run{'s' if count != 1 else ''}"
+                more = f"; ~{duration(left)} left ({runs})" if left else ""
                 said(result, more)  # once it is safe
 
             started = time.perf_counter()

@@ -574,7 +574,7 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     )
     line = (
         r"  (\S+) · turn-aware · seed (\d+): score ([\d.]+) \((.) 20, level (\S+)\) in [\d.]+ s"
-        r"(?:; ~\d+ s left \(1 runs\))?"  # the speed measured so far, for what is left
+        r"(?:; ~\d+ s left \(1 run\))?"  # the speed measured so far, for what is left
     )
     progress = [re.fullmatch(line, x) for x in lines[1:3]]
     assert all(progress), lines
