@@ -7,6 +7,8 @@ Kept beside ``cli.py`` so the command's flags and output live in one small modul
 from __future__ import annotations
 
 import argparse
+import asyncio
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -130,6 +132,11 @@ def _options(args: argparse.Namespace, config: Config) -> tuple[list[Any], list[
         missing = [s.id for s in scenarios if s.key not in args.checkout.scenarios]
         if missing:
             raise UsageError(f"{args.smbench} has no scenario file for {', '.join(missing)}")
+        from .arena.smbench import provenance
+        from .sim.engine import World
+
+        # Which client prompt this is, beside the one SMBench's published runs were told.
+        args.provenance = provenance(args.checkout, [s.key for s in scenarios], World.tool_specs())
     return scenarios, strategies, args.provider
 
 
@@ -191,8 +198,16 @@ async def _arena(
 ) -> int:
     """:func:`cmd_arena` on its locked database (``checked``: the flags' :func:`_options`,
     None when they come from the batch resumed)."""
-    from .arena.estimate import Measured, actual, describe, estimate
-    from .arena.report import build_report, first_error, leaderboard, store_run, table, to_json
+    from .arena.estimate import Measured, actual, describe, duration, estimate, remaining
+    from .arena.report import (
+        all_errored,
+        build_report,
+        first_error,
+        leaderboard,
+        store_run,
+        table,
+        to_json,
+    )
     from .arena.runner import RunHooks, RunResult, run_arena
     from .arena.transcripts import folder_for
     from .storage import Store
@@ -215,23 +230,34 @@ async def _arena(
         scenarios, strategies, provider = checked or _options(args, config)
         checkout = getattr(args, "checkout", None)
         plan = _plan(args, strategies)
+        told = getattr(args, "provenance", None)
+        if told is not None and not quiet:
+            from .arena.smbench import provenance_lines
 
-        def said(result: RunResult) -> None:
+            for line in provenance_lines(told):
+                say(f"zoea arena: --smbench: {line}", sys.stderr)
+
+        def said(result: RunResult, left: str = "") -> None:
             if quiet:
                 return
             where = f"  {result.scenario} · {result.strategy} · seed {result.seed}:"
             if result.errored:
-                say(f"{where} errored: {result.error} in {result.wall_s:.1f} s", sys.stderr)
+                say(
+                    f"{where} errored: {result.error} in {result.wall_s:.1f} s "
+                    f"(scored {result.score:.1f} on what it did, as SMBench scores it){left}",
+                    sys.stderr,
+                )
                 return
             say(
                 f"{where} score {result.score:.1f} ({'≥' if result.passed else '<'} 20, level "
-                f"{result.metrics.get('level')}) in {result.wall_s:.1f} s",
+                f"{result.metrics.get('level')}) in {result.wall_s:.1f} s{left}",
                 sys.stderr,
             )
 
-        async def measure(name: str, batch: int | None = None) -> tuple[int, dict[str, Any]]:
+        async def measure(name: str, batch: int | None = None) -> tuple[int, dict[str, Any], bool]:
             """Play a batch for provider ``name``, storing each run the moment it ends; a
-            batch already begun plays only the runs it has not stored."""
+            batch already begun plays only the runs it has not stored. The flag: the
+            batch was stopped (Ctrl-C) before its runs were all played."""
             if batch is None:
                 batch = await store.begin_arena_batch(
                     name, args.runs, seed=args.seed, ticks=args.ticks
@@ -247,7 +273,16 @@ async def _arena(
                 for i in range(args.runs)
                 if (s.id, st, args.seed + i) not in done
             ]
-            history = Measured.of(await store.list_arena_runs(provider=name))
+            history = Measured.of(
+                await store.list_arena_runs(provider=name), budget_kind=args.budget
+            )
+            before = await store.get_arena_batch(batch)
+            took_before = float(
+                ((before.report if before else {}).get("actual") or {}).get("seconds") or 0.0
+            )
+            invocations = int(
+                ((before.report if before else {}).get("actual") or {}).get("invocations") or 0
+            )
             guess = estimate(
                 cfg,
                 len(todo),
@@ -259,28 +294,7 @@ async def _arena(
             if not quiet and todo:
                 say(f"zoea arena: {name}: {describe(guess, before=True)}", sys.stderr)
 
-            async def keep(result: RunResult) -> None:
-                await store_run(store, batch, name, result, args.budget)
-                said(result)  # once it is safe
-
-            started = time.perf_counter()
-            played = await run_arena(
-                config,
-                scenarios,
-                provider=name,
-                strategies=strategies,
-                runs=args.runs,
-                seed=args.seed,
-                ticks=args.ticks,
-                hooks=RunHooks(on_run=keep),
-                budget_kind=args.budget,
-                world=args.world,
-                checkout=checkout,
-                jobs=args.jobs,
-                keep=folder_for(database, batch),
-                skip=lambda s, st, seed: (s.id, st, seed) in done,
-            )
-            wall = time.perf_counter() - started
+            played: list[RunResult] = []
             earlier = [
                 RunResult.from_stored(r.scenario, r.strategy, _stored_run(r)) for r in stored
             ]
@@ -290,30 +304,86 @@ async def _arena(
                     (s, st, i) for s in scenarios for st in strategies for i in range(args.runs)
                 )
             }
-            results = sorted(
-                [*earlier, *played], key=lambda r: order.get((r.scenario, r.strategy, r.seed), 0)
-            )
-            report = build_report(name, args.runs, results, budget=args.budget)
-            report["plan"] = plan
-            report["estimate"] = guess
-            report["actual"] = actual(cfg, played, wall)
+
+            def current() -> dict[str, Any]:
+                """The batch's report as it stands: every run stored so far, and
+                ``actual`` over the whole batch (earlier invocations, --resume, included)."""
+                results = sorted(
+                    [*earlier, *played],
+                    key=lambda r: order.get((r.scenario, r.strategy, r.seed), 0),
+                )
+                report = build_report(name, args.runs, results, budget=args.budget)
+                report["plan"] = plan
+                if told is not None and name == provider:
+                    report["smbench"] = told  # which client prompt was read, beside SMBench's
+                report["estimate"] = guess
+                wall = time.perf_counter() - started
+                report["actual"] = actual(
+                    cfg, results, took_before + wall, invocations=invocations + 1
+                )
+                return report
+
+            async def keep(result: RunResult) -> None:
+                await store_run(store, batch, name, result, args.budget)
+                played.append(result)
+                # Kept as it goes: a batch killed outright still counts what it played.
+                await store.finish_arena_batch(batch, current())
+                # The speed this batch is measured at, for what is left of it.
+                count = len(todo) - len(played)
+                left = remaining(played, count, args.jobs)
+                runs = f"{count} run{'s' if count != 1 else ''}"
+                more = f"; ~{duration(left)} left ({runs})" if left else ""
+                said(result, more)  # once it is safe
+
+            started = time.perf_counter()
+            stopped = False
+            try:
+                await run_arena(
+                    config,
+                    scenarios,
+                    provider=name,
+                    strategies=strategies,
+                    runs=args.runs,
+                    seed=args.seed,
+                    ticks=args.ticks,
+                    hooks=RunHooks(on_run=keep),
+                    budget_kind=args.budget,
+                    world=args.world,
+                    checkout=checkout,
+                    jobs=args.jobs,
+                    keep=folder_for(database, batch),
+                    skip=lambda s, st, seed: (s.id, st, seed) in done,
+                )
+            except asyncio.CancelledError:  # Ctrl-C: what ended is stored; say so below
+                stopped = True
+                task = asyncio.current_task()
+                if task is not None:
+                    task.uncancel()  # the batch's report is still to be stored
+            report = current()
             if not quiet and played:
                 say(f"zoea arena: {name}: {describe(report['actual'], before=False)}", sys.stderr)
             await store.finish_arena_batch(batch, report)
             kept = await store.get_arena_batch(batch)
             assert kept is not None
-            return batch, kept.report
+            return batch, kept.report, stopped
 
-        batch, report = await measure(provider, resumed.id if resumed is not None else None)
+        batch, report, stopped = await measure(
+            provider, resumed.id if resumed is not None else None
+        )
+        if stopped:
+            return _stopped(args, database, batch, report)
         silence = first_error(report)
         baseline = None
         if (
             silence is None
+            and not all_errored(report)
             and not args.no_baseline
             and config.providers[provider].type != "autopilot"
             and "autopilot" in config.providers
         ):
-            baseline = (await measure("autopilot"))[1]
+            baseline_batch, baseline, stopped = await measure("autopilot")
+            if stopped:
+                return _stopped(args, database, baseline_batch, baseline)
     # The baseline travels with the report (absent with --no-baseline, or when the
     # provider is the autopilot itself); it is stored as a batch of its own.
     printed = {**report, "baseline": baseline} if baseline is not None else report
@@ -339,7 +409,45 @@ async def _arena(
     if silence is not None:
         say(f"zoea arena: the provider answered none of its requests: {silence}", sys.stderr)
         return 3
+    if all_errored(report):
+        say(f"zoea arena: every run errored: {all_errored(report)}", sys.stderr)
+        return 3
     return 0
+
+
+#: The exit status of a batch stopped by Ctrl-C (128 + SIGINT, as shells report it).
+STOPPED = 130
+
+
+def _stopped(args: argparse.Namespace, database: Path, batch: int, report: dict[str, Any]) -> int:
+    """Say what a stopped batch kept and the exact command that carries it on."""
+    played = sum(len(cell["runs"]) for cell in report.get("cells") or ())
+    plan = report.get("plan") or {}
+    from .arena.scenarios import resolve
+
+    total = (
+        len(resolve(str(plan.get("scenario") or "all")))
+        * (len(_strategies(plan)))
+        * int(plan.get("runs") or 1)
+    )
+    command = ["zoea", "arena", "--resume", str(batch), "--db", str(database)]
+    if getattr(args, "config", None) is not None:
+        command += ["--config", str(args.config)]
+    if args.jobs != 1:
+        command += ["--jobs", str(args.jobs)]
+    say(
+        f"zoea arena: stopped: batch #{batch} keeps the {played} of its {total} runs that "
+        f"ended; carry it on with: {shlex.join(command)}",
+        sys.stderr,
+    )
+    return STOPPED
+
+
+def _strategies(plan: dict[str, Any]) -> list[str]:
+    from .arena.runner import ALL_STRATEGIES
+
+    strategy = str(plan.get("strategy") or "")
+    return list(ALL_STRATEGIES) if strategy == "all" else [strategy]
 
 
 def _stored_run(record: Any) -> dict[str, Any]:

@@ -66,7 +66,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
     report = json.loads(done.stdout)
     # The provider is the autopilot: no baseline beside it.
     assert set(report) == {
-        *("provider", "budget", "world", "prompt", "runs", "cells", "composite"),
+        *("provider", "budget", "world", "prompt", "runs", "cells", "composite", "partial"),
         *("plan", "estimate", "actual"),
     }
     assert report["budget"] == "ticks" and report["world"] == "smbench"
@@ -82,6 +82,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         "pass_rate",
         "levels",
         "metrics_mean",
+        "outcomes",
         "errored",
         "runs",
     }
@@ -95,7 +96,9 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
         assert run["requests"] > 0 and run["tokens_in"] > 0 and run["invalid_requests"] == 0
         assert run["pass"] is True
     assert [r["metrics"]["seed"] for r in cell["runs"]] == [3, 4]
-    assert report["composite"] == {"turn-aware": cell["score_mean"]}
+    # s1 alone: a partial mean, never SMBench's composite.
+    assert report["composite"] == {}
+    assert report["partial"] == {"turn-aware": {"scenarios": ["s1"], "score": cell["score_mean"]}}
     assert json.loads((out / "arena.json").read_text()) == report
     board = (out / "leaderboard.md").read_text()
     assert "| autopilot | turn-aware |" in board
@@ -203,11 +206,14 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
     assert run["metrics"]["tool_calls"] == 4 and run["metrics"]["tool_errors"] == 1
     assert (run["metrics"]["game_calls"], run["metrics"]["game_errors"]) == (4, 1)
     assert (run["metrics"]["swarm_calls"], run["metrics"]["swarm_errors"]) == (1, 0)
+    # The failed mine was never followed by a mine that worked: one unrecovered error.
+    assert run["metrics"]["unrecovered_errors"] == 1 and cell["outcomes"]["unrecovered_errors"] == 1
+    assert run["metrics"]["cost_usd"] is None  # the provider has no prices
     assert run["tokens_in"] == 12 * run["requests"] and run["tokens_out"] == 7 * run["requests"]
     assert run["invalid_requests"] == 0
     assert run["metrics"]["systems_explored"] == 0  # the home system is not explored
-    # s2: 50·(0/10) + 25·(3/4) + 25·(4/20)
-    assert run["score"] == pytest.approx(18.75 + 5)
+    # s2: 50·(0/10) + 25·(3/4) + 25·(4/20) = 23.75, shown 23.8 (SMBench's 0.1)
+    assert run["score"] == 23.8
     # The autopilot's baseline travels with the report.
     baseline = report["baseline"]
     assert baseline["provider"] == "autopilot"
@@ -255,16 +261,17 @@ def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
     assert "refused" in captured.err and words in captured.err
     report = json.loads(captured.out)
     (cell,) = report["cells"]
-    assert cell["errored"] == 2 and cell["score_mean"] is None  # not scored 0
-    assert report["composite"] == {"turn-aware": None}
+    # Scored as SMBench scores a run whose first model call failed: no call, 0.
+    assert cell["errored"] == 2 and cell["score_mean"] == 0.0 and "error_free" not in cell
+    assert report["partial"] == {"turn-aware": {"scenarios": ["s1"], "score": 0.0}}
     for run in cell["runs"]:
         assert run["errored"] is True and run["pass"] is False
         assert words in run["error"] and run["answered"] == 0
     board = (tmp_path / "results" / "today" / "leaderboard.md").read_text()
-    assert "| small | turn-aware | errored | errored |" in board
+    assert "| small | turn-aware | 0.0 (≥20 0%; none 2 (2 errored: all))" in board
 
 
-def test_an_errored_run_is_left_out_of_the_mean() -> None:
+def test_an_errored_run_counts_as_smbench_counts_it() -> None:
     from zoea_tui.arena.report import build_report, table
     from zoea_tui.arena.runner import RunResult
 
@@ -283,9 +290,10 @@ def test_an_errored_run_is_left_out_of_the_mean() -> None:
 
     report = build_report("p", 3, [run(40.0), run(0.0, errored=True), run(60.0)])
     (cell,) = report["cells"]
-    assert cell["score_mean"] == 50.0 and cell["errored"] == 1
-    assert report["composite"] == {"turn-aware": 50.0}
-    assert "(1 errored)" in table(report)
+    assert cell["score_mean"] == 33.3 and cell["errored"] == 1
+    assert cell["error_free"]["score_mean"] == 50.0
+    assert report["partial"] == {"turn-aware": {"scenarios": ["s1"], "score": 33.3}}
+    assert "(1 errored; without it 50.0, ≥20 100%)" in table(report)
 
 
 def test_a_compact_provider_is_scored_by_the_commands_it_runs(
@@ -321,6 +329,7 @@ def test_a_compact_provider_is_scored_by_the_commands_it_runs(
     report = json.loads(capsys.readouterr().out)
     assert "baseline" not in report  # --no-baseline
     assert report["composite"] == {} and set(report["composite_s4"]) == {"turn-aware"}
+    assert "partial" not in report
     (run,) = report["cells"][0]["runs"]
     assert run["metrics"]["tool_calls"] == 2 and run["metrics"]["tool_errors"] == 0
     assert run["metrics"]["forum_posts"] == 1
@@ -497,8 +506,10 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     code, printed, err = _arena_in_process(capsys, "--resume", "1", "--db", str(db), "--json")
     assert code == 0, err
     resumed = json.loads(printed)
-    assert resumed["actual"]["runs"] == 1, "only the missing run is played"
-    assert resumed["estimate"]["runs"] == 1, "and only it is estimated"
+    assert resumed["estimate"]["runs"] == 1, "only the missing run is played and estimated"
+    # ``actual`` is the whole batch's: both runs, over both invocations.
+    assert (resumed["actual"]["runs"], resumed["actual"]["invocations"]) == (2, 2)
+    assert resumed["actual"]["seconds"] >= report["actual"]["seconds"]
     # In the order of the plan, though the stored run (seed 4) comes before the new one.
     assert [r["metrics"]["seed"] for r in resumed["cells"][0]["runs"]] == [3, 4]
     kept, again = resumed["cells"][0]["runs"][1], cell["runs"][1]
@@ -561,7 +572,10 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
         f"~{16 * GUESS_TOKENS['full']:,} tokens in, ~{16 * GUESS_OUT:,} out "
         "[guesses: no earlier arena run of this provider (no speed measured)]"
     )
-    line = r"  (\S+) · turn-aware · seed (\d+): score ([\d.]+) \((.) 20, level (\S+)\) in [\d.]+ s"
+    line = (
+        r"  (\S+) · turn-aware · seed (\d+): score ([\d.]+) \((.) 20, level (\S+)\) in [\d.]+ s"
+        r"(?:; ~\d+ s left \(1 run\))?"  # the speed measured so far, for what is left
+    )
     progress = [re.fullmatch(line, x) for x in lines[1:3]]
     assert all(progress), lines
     assert [(m[1], int(m[2]), float(m[3]), m[4], m[5]) for m in progress if m] == [
@@ -585,8 +599,11 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     wall = sum(float(r.metrics["wall_s"]) for r in runs)
     assert guess["basis"] == "2 earlier arena run(s) of autopilot"
     assert (guess["runs"], guess["jobs"], guess["requests_at_most"]) == (2, 2, 16)
-    assert guess["tokens_in"] == round(16 * tokens_in / requests)
-    assert guess["seconds"] == round(16 * wall / requests / 2, 1)
+    # Learnt from the measured runs: their requests a run and seconds a run, not the bound.
+    assert guess["requests"] == requests and guess["tokens_in"] == tokens_in
+    assert guess["seconds"] == pytest.approx(wall / 2, abs=0.1)
+    low, high = guess["seconds_range"]
+    assert low <= guess["seconds"] <= high and guess["sure"] == "rough"
 
 
 @pytest.mark.parametrize("under", [False, True])
@@ -611,3 +628,81 @@ def test_an_out_that_cannot_be_a_folder_is_refused_before_anything_is_played(
     assert (code, printed, err) == (2, "", f"zoea arena: {said}\n")
     assert blocker.read_text() == "mine\n"
     assert asyncio.run(stored_runs(db)) == []
+
+
+def test_ctrl_c_keeps_what_ended_and_says_the_exact_resume_command(tmp_path: Path) -> None:
+    """Issue 43: a batch stopped with Ctrl-C printed nothing and never its number; after
+    ``--resume``, ``actual`` covered only the last invocation."""
+    import shlex
+    import signal
+
+    db = tmp_path / "arena.db"
+    child = subprocess.Popen(
+        [
+            *(sys.executable, "-m", "zoea_tui.cli", "arena", "--scenario", "s1"),
+            *("--provider", "autopilot", "--budget", "ticks", "--ticks", "60", "--runs", "6"),
+            *("--db", str(db)),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stderr is not None
+    child.stderr.readline()  # the estimate
+    first = child.stderr.readline()  # the first run has ended and is stored
+    assert "score" in first and "left (5 runs)" in first, first
+    child.send_signal(signal.SIGINT)
+    _out, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("zoea arena: stopped: batch #1 keeps the "), last
+    assert f"of its 6 runs that ended; carry it on with: zoea arena --resume 1 --db {db}" in last
+    kept = len(asyncio_run_runs(db))
+    assert 1 <= kept < 6 and f"keeps the {kept} of" in last
+    command = shlex.split(last.split("carry it on with: ", 1)[1])
+    assert command[:2] == ["zoea", "arena"]
+    done = zoea(*command[1:], "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    # ``actual`` is the whole batch's, across both invocations.
+    assert report["actual"]["runs"] == 6 and report["actual"]["invocations"] == 2
+    assert report["actual"]["requests"] == sum(
+        r["requests"] for c in report["cells"] for r in c["runs"]
+    )
+    assert len(asyncio_run_runs(db)) == 6
+
+
+def test_every_run_errored_after_answers_exits_3(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: every run errored after some answers and the arena exited 0."""
+    from tests.fakes.llm_servers import HttpError
+
+    server = FakeOpenAIServer()
+    server.script(
+        Reply("", tool_calls=[Call("get_status", {})]),
+        HttpError(400, "bad request: the model refused"),
+        Reply("", tool_calls=[Call("get_status", {})]),
+        HttpError(400, "bad request: the model refused"),
+    )
+    server.default = HttpError(400, "bad request: the model refused")
+    with server.running_in_thread():
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[providers.flaky]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
+            encoding="utf-8",
+        )
+        code = main(
+            [
+                *("arena", "--scenario", "s6", "--provider", "flaky", "--runs", "2"),
+                *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
+            ]
+        )
+    captured = capsys.readouterr()
+    report = json.loads(captured.out)
+    (cell,) = report["cells"]
+    assert [r["answered"] for r in cell["runs"]] == [1, 1]
+    assert cell["errored"] == 2 and "baseline" not in report
+    assert code == 3
+    assert captured.err.strip().splitlines()[-1].startswith("zoea arena: every run errored: ")
+    assert "the model refused" in captured.err

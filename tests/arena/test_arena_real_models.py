@@ -115,7 +115,10 @@ def test_a_stopped_batch_is_carried_on_with_resume(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["plan"]["runs"] == 4 and report["budget"] == "ticks"
     assert [r["metrics"]["seed"] for r in report["cells"][0]["runs"]] == [7, 8, 9, 10]
-    assert report["actual"]["runs"] == 4 - len(before)  # only the missing ones were played
+    assert report["estimate"]["runs"] == 4 - len(before)  # only the missing ones are played
+    # ``actual`` covers the whole batch, the runs of the killed invocation too.
+    # The killed invocation kept its figures as each run ended: two invocations.
+    assert report["actual"]["runs"] == 4 and report["actual"]["invocations"] == 2
     assert sorted(asyncio.run(runs())) == [7, 8, 9, 10]  # none played twice
 
 
@@ -188,3 +191,40 @@ def test_estimate_and_cost_arithmetic() -> None:
     assert figures["seconds"] == 800 * 2.0 / 2
     assert figures["cost_usd"] == pytest.approx(1.6 + 0.32)
     assert describe(figures, before=True).startswith("estimate: 4 run(s), at most 800 requests")
+
+
+def test_the_estimate_learns_from_measured_runs_and_says_how_sure_it_is() -> None:
+    """Issue 43: "~30 min" for a batch that took 3 (the bound of 30 requests a run at the
+    measured seconds a request), and 13 500 tokens out for 2 122."""
+    from types import SimpleNamespace
+
+    provider = ProviderConfig("p", "openai")
+
+    def stored(requests: int, seconds: float, budget: str = "smbench") -> SimpleNamespace:
+        metrics = {"wall_s": seconds, "ticks": 40, "budget_kind": budget}
+        return SimpleNamespace(
+            requests=requests, tokens_in=requests * 1_000, tokens_out=requests * 20, metrics=metrics
+        )
+
+    runs = [stored(10, 20.0), stored(14, 40.0), stored(200, 900.0, "ticks")]
+    measured = Measured.of(runs, budget_kind="smbench")
+    assert measured.runs == 2, "a run over the whole ticks says nothing of SMBench's budget"
+    figures = estimate(provider, 3, [200] * 3, budget_kind="smbench", measured=measured)
+    assert (figures["requests_at_most"], figures["requests"]) == (90, 36)
+    assert (figures["tokens_in"], figures["tokens_out"]) == (36_000, 720)
+    assert figures["seconds"] == 90.0 and figures["seconds_range"] == [60.0, 120.0]
+    assert figures["sure"] == "rough"
+    line = describe(figures, before=True)
+    assert "at most 90 requests (~36 expected)" in line and "~2 min (60 s–2 min)" in line
+    assert line.endswith("[2 earlier arena run(s) of p; rough: few runs measured]")
+    sure = estimate(
+        provider,
+        1,
+        [200],
+        budget_kind="smbench",
+        measured=Measured.of([stored(10, 20.0)] * 3, budget_kind="smbench"),
+    )
+    assert sure["sure"] == "measured" and sure["seconds_range"] == [20.0, 20.0]
+    guess = estimate(provider, 1, [200], budget_kind="smbench", measured=Measured())
+    assert guess["sure"] == "guess" and guess["seconds"] is None
+    assert "(no speed measured)" in describe(guess, before=True)

@@ -17,9 +17,10 @@ def test_s1_hand_computed_run() -> None:
 
 
 def test_s2_hand_computed_run() -> None:
-    # 50·(4/10) + 25·(12/16) + 25·(16/20)
+    # 50·(4/10) + 25·(12/16) + 25·(16/20) = 58.75, shown 58.8 (SMBench's 0.1, halves up)
     metrics = {"systems_explored": 4, "tool_calls": 16, "tool_errors": 4}
-    assert scoring.score_run("s2-navigation", metrics) == pytest.approx(20 + 18.75 + 20)
+    assert scoring.exact_score("s2-navigation", metrics) == pytest.approx(20 + 18.75 + 20)
+    assert scoring.score_run("s2-navigation", metrics) == 58.8
 
 
 def test_s3_hand_computed_run() -> None:
@@ -30,13 +31,13 @@ def test_s3_hand_computed_run() -> None:
 
 def test_s5_hand_computed_run() -> None:
     metrics = {"pirates_destroyed": 1, "tool_calls": 30, "tool_errors": 0}
-    assert scoring.score_run("s5", metrics) == pytest.approx(66.67)
+    assert scoring.score_run("s5", metrics) == 66.7
 
 
 def test_s4_and_s6_use_accuracy_and_activity_only() -> None:
     metrics = {"tool_calls": 10, "tool_errors": 5, "credits_earned": 10_000}
-    assert scoring.score_run("s6", metrics) == pytest.approx(41.67)
-    assert scoring.score_run("s4", metrics) == pytest.approx(41.67)
+    assert scoring.score_run("s6", metrics) == 41.7
+    assert scoring.score_run("s4", metrics) == 41.7
 
 
 def test_s2_and_s6_give_an_error_free_pilot_the_maximum_as_on_the_real_server() -> None:
@@ -45,8 +46,8 @@ def test_s2_and_s6_give_an_error_free_pilot_the_maximum_as_on_the_real_server() 
     # and Claude Sonnet 4.6's second s2 run (27 calls, 5 errors, 9 systems explored).
     gemini_s6 = {"tool_calls": 30, "tool_errors": 1, "missions_completed": 0}
     claude_s2 = {"tool_calls": 27, "tool_errors": 5, "systems_explored": 9}
-    assert scoring.score_run("s6", gemini_s6) == pytest.approx(98.33, abs=0.01)
-    assert scoring.score_run("s2", claude_s2) == pytest.approx(90.37, abs=0.01)
+    assert scoring.score_run("s6", gemini_s6) == 98.3
+    assert scoring.score_run("s2", claude_s2) == 90.4
     # The same pilots without an error (and, in s2, a tenth jump): the maximum.
     assert scoring.score_run("s6", {"tool_calls": 30, "tool_errors": 0}) == 100
     assert scoring.score_run("s2", {"tool_calls": 20, "systems_explored": 10}) == 100
@@ -56,7 +57,7 @@ def test_s2_and_s6_give_an_error_free_pilot_the_maximum_as_on_the_real_server() 
 
 def test_terms_are_capped_at_their_weight() -> None:
     metrics = {"credits_earned": 1_000_000, "tool_calls": 10, "tool_errors": 0}
-    assert scoring.score_run("s1", metrics) == pytest.approx(40 + 20 + 20 * 10 / 30 + 20, abs=0.01)
+    assert scoring.score_run("s1", metrics) == 86.7  # 40 + 20 + 20·10/30 + 20
     assert scoring.score_run("s2", {"systems_explored": 50, "tool_calls": 100}) == 100
 
 
@@ -139,25 +140,28 @@ def test_the_composite_is_smbenchs_five_and_s4_stands_apart() -> None:
         _result("s4", 100.0, "none"),
     ]
     report = build_report("p", 1, results)
-    assert report["composite"] == {"turn-aware": 50.0}
+    # Two of SMBench's five: a partial mean, never called the composite.
+    assert report["composite"] == {}
+    assert report["partial"] == {"turn-aware": {"scenarios": ["s1", "s2"], "score": 50.0}}
     assert report["composite_s4"] == {"turn-aware": 100.0}
     only_s4 = build_report("p", 1, [_result("s4", 90.0, "pass")])
     assert only_s4["composite"] == {} and only_s4["composite_s4"] == {"turn-aware": 90.0}
     assert "composite (p)  —" in table(only_s4)
-    assert "composite s1 s2 (p)" in table(report)
+    assert "partial: s1 s2 (p)" in table(report) and "composite s1" not in table(report)
     assert "composite_s4" not in build_report("p", 1, results[:2])
 
 
 def test_the_composite_is_labelled_only_over_the_scenarios_played() -> None:
-    """Issue 40: after playing s1 alone the table said "composite s1 s2 s3 s5 s6"."""
+    """Issues 40 and 43: after playing s1 alone the table said "composite s1 s2 s3 s5
+    s6"; a mean over fewer than the five is "partial", named by its scenarios."""
     from zoea_tui.arena.report import build_report, composite_label, leaderboard, table
 
     alone = build_report("p", 1, [_result("s1", 40.0, "pass")])
-    assert composite_label(alone) == "composite s1 (p)"
-    assert "composite s1 (p)" in table(alone) and "s2 s3" not in table(alone)
+    assert composite_label(alone) == "partial: s1 (p)"
+    assert "partial: s1 (p)" in table(alone) and "s2 s3" not in table(alone)
     assert "| p | turn-aware | " in leaderboard([alone])
     row = next(line for line in leaderboard([alone]).splitlines() if line.startswith("| p |"))
-    assert row.endswith("40.0 (s1) |")
+    assert row.endswith("| partial: s1 40.0 |")
     five = build_report("p", 1, [_result(k, 40.0, "pass") for k in ("s1", "s2", "s3", "s5", "s6")])
     assert composite_label(five) == "composite s1 s2 s3 s5 s6 (p)"
     row = next(line for line in leaderboard([five]).splitlines() if line.startswith("| p |"))
@@ -192,6 +196,24 @@ def test_scores_are_drawn_as_bars_in_the_leaderboard() -> None:
     assert bar(55.0, 10) == "█████▌····" and bar(None, 4) == "····"
     assert bar(130.0, 4) == "████" and bar(-5.0, 4) == "····"
     report = build_report("p", 1, [_result("s1", 40.0, "pass"), _result("s2", 75.0, "good")])
-    assert bars(report, 8) == ["s1 turn-aware  ███▎····  40.0", "s2 turn-aware  ██████··  75.0"]
+    assert bars(report, 8) == [
+        "s1 turn-aware  ███▎····   40.0  pass 1",
+        "s2 turn-aware  ██████··   75.0  good 1",
+    ]
+    # A bar never ranks a cell without its level: s4 at 100 reached none of its levels.
+    s4 = build_report("p", 1, [_result("s4", 100.0, "none"), _result("s1", 68.3, "excellent")])
+    assert bars(s4, 4) == [
+        "s4 turn-aware  ████  100.0  none 1",
+        "s1 turn-aware  ██▊·   68.3  excellent 1",
+    ]
     board = leaderboard([report])
     assert "## Score per scenario and strategy" in board and "s2 turn-aware" in board
+
+
+def test_a_batch_stored_before_composites_needed_all_five_is_shown_as_partial() -> None:
+    from zoea_tui.arena.report import build_report, composite_text
+
+    old = build_report("p", 1, [_result("s1", 40.0, "pass")])
+    old.pop("partial")
+    old["composite"] = {"turn-aware": 40.0}  # as batches were stored before issue 43
+    assert composite_text(old, "turn-aware") == "partial: s1 40.0"

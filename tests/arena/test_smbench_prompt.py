@@ -9,6 +9,8 @@ never copied here), sent as its client sends them; the autopilot plays from eith
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -220,3 +222,92 @@ def test_the_autopilot_plays_from_smbenchs_wording(
 def test_the_new_wordings_do_not_catch_other_orders(text: str, kind: str) -> None:
     order = parse_order(text)
     assert order is not None and order.kind == kind
+
+
+def _commit(root: Path, date: str, message: str) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": date,
+        "GIT_COMMITTER_DATE": date,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", message]):
+        if args[0] == "init" and (root / ".git").exists():
+            continue
+        subprocess.run(["git", "-C", str(root), *args], check=True, env=env)
+
+
+def _published(bench: Path, day: str, first_tokens: list[int]) -> None:
+    """Transcripts of published s2 runs, in SMBench's layout (events of our own making)."""
+    for index, tokens in enumerate(first_tokens, start=1):
+        folder = bench / "results" / "runX" / "transcripts" / f"lab-m{index}"
+        folder.mkdir(parents=True)
+        events = [
+            {"event": "llm_call", "ts": f"{day}T10:00:00Z", "tokens_in": tokens},
+            {"event": "llm_call", "ts": f"{day}T10:00:05Z", "tokens_in": 99},
+        ]
+        (folder / "s2-navigation-r1.jsonl").write_text(
+            "\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8"
+        )
+
+
+def test_smbench_says_which_client_prompt_it_read_and_how_it_stands_beside_the_published_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 43: ``--smbench`` said it sends "what SMBench's client sent in its published
+    runs", though commander's guide was rewritten after them."""
+    bench = fake_checkout(tmp_path)
+    client = tmp_path / "commander"
+    _commit(client, "2026-02-20T12:00:00+00:00", "first guide")
+    (client / "prompt.md").write_text("FAKE GUIDE, rewritten: mine, sell, repeat, jump.\n")
+    _commit(client, "2026-03-25T12:00:00+00:00", "guide rewritten")
+    _published(bench, "2026-03-11", [2_000, 2_400, 3_000])
+    code = main(
+        [
+            *("arena", "--scenario", "s2", "--provider", "autopilot", "--smbench", str(bench)),
+            *("--ticks", "2", "--db", str(tmp_path / "a.db")),
+        ]
+    )
+    assert code == 0
+    err = capsys.readouterr().err.splitlines()
+    told = [line for line in err if line.startswith("zoea arena: --smbench: ")]
+    head = subprocess.run(
+        ["git", "-C", str(client), "log", "-1", "--format=%H"], capture_output=True, text=True
+    ).stdout.strip()
+    assert told[0] == (
+        f"zoea arena: --smbench: the client prompt read is commander's at {client}, commit "
+        f"{head[:10]} of 2026-03-25 (its guide, prompt.md, last changed in {head[:10]} on "
+        "2026-03-25); SMBench's published runs (2026-03-11) used an earlier client prompt: "
+        "this one was changed after them, so they were not told what this run is told"
+    )
+    checkout = load(bench)
+    from zoea_tui.arena.smbench import first_request_tokens
+    from zoea_tui.sim.engine import World
+
+    ours = first_request_tokens(checkout, "s2", World.tool_specs())
+    assert told[1].startswith(f"zoea arena: --smbench: s2 first request: {ours:,} tokens here")
+    assert told[1].endswith(
+        f"2,400 in the published transcripts (median of 3, 2,000–3,000, each model's own "
+        f"count): {ours - 2_400:+,} tokens"
+    )
+
+
+def test_smbench_without_history_or_transcripts_says_what_it_cannot_know(tmp_path: Path) -> None:
+    from zoea_tui.arena.smbench import provenance, provenance_lines
+    from zoea_tui.sim.engine import World
+
+    bench = fake_checkout(tmp_path)
+    found = provenance(load(bench), ["s1"], World.tool_specs())
+    assert found["client_commit"] is None and found["first_request"]["s1"]["published"] is None
+    first, second = provenance_lines(found)
+    assert "(not a git checkout: no commit or date known)" in first
+    assert first.endswith("the checkout holds no published runs to compare it with")
+    assert second.endswith("tokens here; no published transcript")
+    # A prompt older than the published runs is said to be unchanged since before them.
+    _commit(tmp_path / "commander", "2026-02-20T12:00:00+00:00", "guide")
+    _published(bench, "2026-03-11", [2_000])
+    again = provenance_lines(provenance(load(bench), ["s2"], World.tool_specs()))
+    assert again[0].endswith("unchanged since before SMBench's published runs (2026-03-11)")

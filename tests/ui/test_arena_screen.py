@@ -29,23 +29,32 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         screen = app.screen
         assert isinstance(screen, ArenaScreen)
         screen.query_one("#arena-budget", Select).value = "ticks"  # the whole 15 ticks
+        screen.query_one("#arena-count", Select).value = 2  # seeds 0 and 1
         await pilot.press("ctrl+r")
         results = screen.query_one("#arena-results", DataTable)
         past = screen.query_one("#arena-past", DataTable)
         await wait_for(pilot, lambda: past.row_count == 1, what="the stored batch", timeout=60)
         assert results.row_count == 1
         row = results.get_row_at(0)
+        played = str(past.get_row_at(0)[4])
+        assert played == "budget ticks · world smbench · prompt arena · seeds 0–1 · 2 run(s)/cell"
+        assert str(past.get_row_at(0)[5]) == "turn-aware partial: s1 " + row[2]
         assert row[0] == "s1-bootstrap-grind" and row[1] == "turn-aware" and row[4] == "100%"
+        assert str(row[6]).startswith("net ") and "unrecovered errors" in str(row[6])
         bar = screen.query_one(ProgressBar)
         assert bar.total == 15 and bar.progress == 15
         assert screen.query_one(ConversationLog).entries  # the live Mysis was shown
         assert app.commander is not None
         (batch,) = await app.commander.store.list_arena_batches()
         assert batch.provider == "autopilot" and batch.ticks == 15
-        assert batch.report["budget"] == "ticks"
-        # The run: its row, its sparklines, and its whole conversation in the inspector.
+        assert batch.report["budget"] == "ticks" and batch.report["runs"] == 2
+        # The runs: their rows, their sparklines, and a whole conversation in the inspector.
         runs = screen.query_one("#arena-runs", DataTable)
-        assert runs.row_count == 1
+        assert runs.row_count == 2
+        assert [str(runs.get_row_at(i)[0]) for i in (0, 1)] == [
+            "s1 turn-aware #0",
+            "s1 turn-aware #1",
+        ]
         runs.focus()
         await pilot.pause()
         tokens = screen.query_one("#arena-tokens", Sparkline)

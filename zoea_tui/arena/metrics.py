@@ -46,6 +46,8 @@ class CallTally:
     swarm_calls: int = 0
     swarm_errors: int = 0
     ok: Counter[str] = field(default_factory=Counter)
+    #: Failed calls of each command since its last success (never recovered, so far).
+    open_errors: Counter[str] = field(default_factory=Counter)
     #: Successful results of the tools that tell combat and missions apart.
     results: list[tuple[str, str]] = field(default_factory=list)
 
@@ -57,8 +59,16 @@ class CallTally:
             return
         self.calls += 1
         self.errors += int(is_error)
-        if not is_error:
+        if is_error:
+            self.open_errors[name] += 1
+        else:
             self.ok[name] += 1
+            self.open_errors[name] = 0
+
+    @property
+    def unrecovered(self) -> int:
+        """Game errors never followed by a success of the same command."""
+        return sum(self.open_errors.values())
 
 
 def _world_stats(world: World, username: str) -> dict[str, Any]:
@@ -127,6 +137,7 @@ def run_metrics(
         "tool_errors": tally.errors,
         "game_calls": tally.calls,
         "game_errors": tally.errors,
+        "unrecovered_errors": tally.unrecovered,
         # Zoea's own tools (search, broadcast, swarm status): shown, never scored.
         "swarm_calls": tally.swarm_calls,
         "swarm_errors": tally.swarm_errors,

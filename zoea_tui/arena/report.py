@@ -24,12 +24,11 @@ if TYPE_CHECKING:
 
 
 def _levels(group: Sequence[RunResult]) -> dict[str, int]:
-    """How many scored runs reached each success level (the highest one they reached)."""
+    """How many runs (errored ones too) reached each success level (the highest one)."""
     counts = dict.fromkeys(ALL_LEVELS, 0)
     for result in group:
-        if not result.errored:
-            level = str(result.metrics.get("level", "none"))
-            counts[level if level in counts else "none"] += 1
+        level = str(result.metrics.get("level", "none"))
+        counts[level if level in counts else "none"] += 1
     return counts
 
 
@@ -38,14 +37,70 @@ COMMON_RAW: tuple[str, ...] = ("game_calls", "game_errors", "swarm_calls")
 
 
 def _raw_means(scenario: str, group: Sequence[RunResult]) -> dict[str, float]:
-    """The scenario's raw figures and the call counts, averaged over the scored runs."""
-    scored = [r for r in group if not r.errored]
+    """The scenario's raw figures and the call counts, averaged over every run played."""
+    scored = list(group)
     if not scored:
         return {}
     keys = (*SCENARIOS[scenario].raw, *COMMON_RAW)
     return {
         k: round(scoring.mean([float(r.metrics.get(k, 0) or 0) for r in scored]), 2) for k in keys
     }
+
+
+def _number(metrics: dict[str, Any], key: str) -> float:
+    return float(metrics.get(key) or 0)
+
+
+def outcomes(group: Sequence[RunResult], score_mean: float) -> dict[str, Any]:
+    """What a cell's runs achieved, beside SMBench's score (means over its runs): net
+    credits (earned less spent), net credits per 100 model requests, systems reached,
+    missions completed, pirates destroyed, unrecovered game errors (a failed command
+    never followed by a success of the same command), tokens (in and out) and cost per
+    point of the mean score (None at a score of 0, or without the provider's prices)."""
+    n = len(group) or 1
+    net = [
+        _number(r.metrics, "credits_earned") - _number(r.metrics, "credits_spent") for r in group
+    ]
+    requests = sum(r.requests for r in group)
+    tokens = sum(r.tokens_in + r.tokens_out for r in group) / n
+    costs = [r.metrics.get("cost_usd") for r in group]
+    cost = sum(float(c) for c in costs if c is not None) / n if None not in costs else None
+    return {
+        "net_credits": round(sum(net) / n, 1),
+        "credits_per_100_requests": round(sum(net) / requests * 100, 1) if requests else None,
+        "systems_reached": round(sum(_number(r.metrics, "systems_explored") for r in group) / n, 2),
+        "missions_completed": round(
+            sum(_number(r.metrics, "missions_completed") for r in group) / n, 2
+        ),
+        "pirates_destroyed": round(
+            sum(_number(r.metrics, "pirates_destroyed") for r in group) / n, 2
+        ),
+        "unrecovered_errors": round(
+            sum(_number(r.metrics, "unrecovered_errors") for r in group) / n, 2
+        ),
+        "tokens_per_point": round(tokens / score_mean) if score_mean > 0 else None,
+        "cost_per_point": round(cost / score_mean, 6)
+        if cost is not None and score_mean > 0
+        else None,
+    }
+
+
+def outcomes_text(found: dict[str, Any]) -> str:
+    """A cell's outcomes in one short line ("net +420 cr (1 400/100 req) · 3 systems …")."""
+    per = found.get("credits_per_100_requests")
+    parts = [
+        f"net {found['net_credits']:+,.0f} cr"
+        + (f" ({per:+,.0f}/100 req)" if per is not None else ""),
+        f"{found['systems_reached']:g} systems",
+        f"{found['missions_completed']:g} missions",
+        f"{found['pirates_destroyed']:g} pirates",
+        f"{found['unrecovered_errors']:g} unrecovered errors",
+    ]
+    if found.get("tokens_per_point") is not None:
+        parts.append(f"{found['tokens_per_point']:,} tok/pt")
+    if found.get("cost_per_point") is not None:
+        parts.append(f"${found['cost_per_point']:.4f}/pt")
+    return " · ".join(parts)
 
 
 def budget_of(results: Sequence[RunResult], default: str = "smbench") -> str:
@@ -77,46 +132,82 @@ async def store_run(
     return cell
 
 
+def _cell(scenario: str, strategy: str, group: Sequence[RunResult]) -> dict[str, Any]:
+    """One cell of the report: SMBench's figures over every run played (errored ones
+    included, as SMBench scores every run its client played), the errored runs counted,
+    and, when some errored, the same figures without them (``error_free``)."""
+    scores = [r.score for r in group]
+    figures = scoring.aggregate(scores, [r.passed for r in group])
+    clean = [r for r in group if not r.errored]
+    cell: dict[str, Any] = {
+        "scenario": SCENARIOS[scenario].id,
+        "strategy": strategy,
+        "score_mean": figures["score_mean"],
+        "score_std": figures["score_std"],
+        "score_ci95": scoring.ci95(scores),
+        # SMBench's pass: a score of at least 20 (not the success level "pass").
+        "pass_rate": figures["pass_rate"],
+        "levels": _levels(group),
+        "metrics_mean": _raw_means(scenario, group),
+        "outcomes": outcomes(group, figures["score_mean"]),
+        "errored": len(group) - len(clean),
+        "runs": [r.to_json() for r in group],
+    }
+    if clean and len(clean) < len(group):
+        # Not SMBench's figure: the same cell as if the errored runs had not been played.
+        kept = scoring.aggregate([r.score for r in clean], [r.passed for r in clean])
+        cell["error_free"] = {
+            "score_mean": kept["score_mean"],
+            "pass_rate": kept["pass_rate"],
+            "runs": len(clean),
+        }
+    return cell
+
+
 def build_report(
     provider: str, runs: int, results: Sequence[RunResult], *, budget: str | None = None
 ) -> dict[str, Any]:
     """The JSON contract of a set of runs (cells in the order they were played);
-    ``budget`` defaults to what the runs record."""
+    ``budget`` defaults to what the runs record.
+
+    ``composite`` holds a strategy only when it played all five of SMBench's scenarios
+    (SMBench's composite, :func:`scoring.composite`); one that played fewer is in
+    ``partial`` with the scenarios its mean is over. ``composite_error_free`` (when a run
+    errored) is the composite over the cells' ``error_free`` means: not SMBench's."""
     cells: dict[tuple[str, str], list[RunResult]] = {}
     for result in results:
         cells.setdefault((result.scenario, result.strategy), []).append(result)
     out_cells = []
-    by_strategy: dict[str, list[float]] = {}
+    by_strategy: dict[str, dict[str, float]] = {}
+    clean_by_strategy: dict[str, dict[str, float | None]] = {}
     social: dict[str, float | None] = {}
     for (scenario, strategy), group in cells.items():
-        # An errored run (its provider failed) is shown, never scored: not 0 in a mean.
-        scores = [r.score for r in group if not r.errored]
-        mean = round(scoring.mean(scores), 2) if scores else None
-        out_cells.append(
-            {
-                "scenario": SCENARIOS[scenario].id,
-                "strategy": strategy,
-                "score_mean": mean,
-                "score_std": round(scoring.population_std(scores), 2),
-                "score_ci95": scoring.ci95(scores),
-                # SMBench's pass: a score of at least 20 (not the success level "pass").
-                "pass_rate": round(scoring.pass_rate(scores), 4),
-                "levels": _levels(group),
-                "metrics_mean": _raw_means(scenario, group),
-                "errored": len(group) - len(scores),
-                "runs": [r.to_json() for r in group],
-            }
-        )
+        cell = _cell(scenario, strategy, group)
+        out_cells.append(cell)
         key = SCENARIOS[scenario].key
         if key not in scoring.COMPOSITE_SCENARIOS:
-            social[strategy] = mean
+            social[strategy] = cell["score_mean"]
             continue
-        means = by_strategy.setdefault(strategy, [])
-        if mean is not None:
-            means.append(mean)
-    composite = {
-        s: round(scoring.composite(means), 2) if means else None for s, means in by_strategy.items()
-    }
+        by_strategy.setdefault(strategy, {})[key] = cell["score_mean"]
+        clean = cell.get("error_free", {}).get("score_mean", cell["score_mean"])
+        clean_by_strategy.setdefault(strategy, {})[key] = (
+            None if cell["errored"] == len(group) else clean
+        )
+    composite: dict[str, float] = {}
+    partial: dict[str, dict[str, Any]] = {}
+    error_free: dict[str, float | None] = {}
+    any_errored = any(r.errored for r in results)
+    for strategy, means in by_strategy.items():
+        over = [k for k in scoring.COMPOSITE_SCENARIOS if k in means]
+        value = scoring.composite([means[k] for k in over])
+        if len(over) == len(scoring.COMPOSITE_SCENARIOS):
+            composite[strategy] = value
+            if any_errored:
+                kept = [v for v in clean_by_strategy[strategy].values() if v is not None]
+                full = len(kept) == len(over)
+                error_free[strategy] = scoring.composite(kept) if full else None
+        else:
+            partial[strategy] = {"scenarios": over, "score": value}
     report: dict[str, Any] = {
         "provider": provider,
         "budget": budget or budget_of(results),
@@ -129,6 +220,10 @@ def build_report(
         "cells": out_cells,
         "composite": composite,
     }
+    if partial:  # fewer than SMBench's five: never called a composite
+        report["partial"] = partial
+    if error_free:
+        report["composite_error_free"] = error_free
     if social:  # s4, which SMBench never runs: reported apart, never in the composite
         report["composite_s4"] = social
     return report
@@ -141,6 +236,15 @@ def first_error(report: dict[str, Any]) -> str | None:
     if any(run.get("answered") for run in runs) or not runs:
         return None
     return next((run["error"] for run in runs if run.get("error")), "no answer")
+
+
+def all_errored(report: dict[str, Any]) -> str | None:
+    """The first error when every run of a report errored (its provider failed in each,
+    whatever it answered before); None when any run ended without an error."""
+    runs = [run for cell in report["cells"] for run in cell["runs"]]
+    if not runs or not all(run.get("errored") for run in runs):
+        return None
+    return next((str(run["error"]) for run in runs if run.get("error")), "errored")
 
 
 def score_text(value: float | None) -> str:
@@ -175,68 +279,162 @@ def levels_text(levels: dict[str, int]) -> str:
     return ", ".join(parts) or "—"
 
 
-def _cell_text(cell: dict[str, Any] | None) -> str:
+def _cell_text(cell: dict[str, Any] | None, saturated: bool = False) -> str:
     if cell is None:
         return "—"
-    scored = [r for r in cell["runs"] if not r.get("errored")]
-    errored = (
-        f" ({len(cell['runs']) - len(scored)} errored)" if len(scored) < len(cell["runs"]) else ""
-    )
-    if not scored:
-        return "errored" + errored
     ci = cell.get("score_ci95")
     spread = f" [{ci[0]:.0f}–{ci[1]:.0f}]" if ci else ""
     passed = f"≥20 {round(cell['pass_rate'] * 100)}%"
     levels = cell.get("levels") or {}
-    return f"{cell['score_mean']:.1f}{spread} {passed} · {levels_text(levels)}{errored}"
+    mark = f" {SATURATED_MARK}" if saturated else ""
+    return (
+        f"{cell['score_mean']:.1f}{mark}{spread} {passed} · {levels_text(levels)}"
+        f"{errored_text(cell)}"
+    )
+
+
+def errored_text(cell: dict[str, Any]) -> str:
+    """ " (1 errored; without it 50.0, ≥20 100%)": a cell's errored runs, counted in its
+    score as SMBench counts them, and the figure without them (not SMBench's)."""
+    count = cell.get("errored") or 0
+    if not count:
+        return ""
+    clean = cell.get("error_free")
+    if clean is None:
+        return f" ({count} errored: all)"
+    without = "without it" if count == 1 else "without them"
+    return (
+        f" ({count} errored; {without} {clean['score_mean']:.1f}, "
+        f"≥20 {round(clean['pass_rate'] * 100)}%)"
+    )
 
 
 def composite_scenarios(report: dict[str, Any], strategy: str | None = None) -> list[str]:
-    """The scenarios of SMBench's five a composite is the mean over: those played with a
-    score (of ``strategy``, else of any strategy), in SMBench's order."""
+    """The scenarios of SMBench's five a strategy (else any strategy) played, in
+    SMBench's order."""
     keys = {s.id: s.key for s in SCENARIOS.values()}
     played = {
         keys.get(cell["scenario"], cell["scenario"])
         for cell in report.get("cells") or ()
-        if cell.get("score_mean") is not None and strategy in (None, cell.get("strategy"))
+        if strategy in (None, cell.get("strategy"))
     }
     return [key for key in scoring.COMPOSITE_SCENARIOS if key in played]
 
 
 def composite_label(report: dict[str, Any]) -> str:
-    """ "composite s1 s2 (provider)": the composite named by the scenarios it is over,
-    never by the five SMBench plays when this run played fewer."""
-    over = " ".join(composite_scenarios(report))
-    return (
-        f"composite {over} ({report['provider']})" if over else f"composite ({report['provider']})"
-    )
+    """The row's name: "composite s1 s2 s3 s5 s6 (provider)" only when a strategy played
+    all five of SMBench's scenarios; "partial: s1 s3 (provider)" when none did (the
+    scenarios its mean is over); "composite or partial" when both, each cell saying."""
+    name = report["provider"]
+    full = bool(report.get("composite"))
+    partial = report.get("partial") or {}
+    if full and not partial:
+        return f"composite {' '.join(scoring.COMPOSITE_SCENARIOS)} ({name})"
+    if partial and not full:
+        overs = {" ".join(p["scenarios"]) for p in partial.values()}
+        return f"partial: {overs.pop()} ({name})" if len(overs) == 1 else f"partial ({name})"
+    return f"composite or partial ({name})" if full else f"composite ({name})"
 
 
-def _composite_text(report: dict[str, Any], strategy: str) -> str:
+def composite_text(report: dict[str, Any], strategy: str, *, named: bool = False) -> str:
+    """A strategy's composite ("54.0"), its partial mean ("partial: s1 s3 40.0" — with
+    ``named``, or when the row's label does not already say it) or "—"."""
     composite = report.get("composite") or {}
-    return score_text(composite[strategy]) if strategy in composite else "—"
+    partial = (report.get("partial") or {}).get(strategy)
+    over = composite_scenarios(report, strategy)
+    if strategy in composite and len(over) < len(scoring.COMPOSITE_SCENARIOS):
+        # A batch stored before composites needed all five: named for what it is.
+        partial = {"scenarios": over, "score": composite[strategy]}
+    elif strategy in composite:
+        return score_text(composite[strategy])
+    if partial is None:
+        return "—"
+    value = score_text(partial["score"])
+    if not named and composite_label(report).startswith("partial:"):
+        return value
+    return f"partial: {' '.join(partial['scenarios'])} {value}"
+
+
+#: Beside a cell whose scenario the autopilot baseline saturates.
+SATURATED_MARK = "✱"
+#: A baseline mean at or above this leaves a model no room above the rule bot.
+SATURATION = 95.0
+
+
+def saturated(baseline: dict[str, Any] | None) -> set[str]:
+    """The scenarios (ids) the baseline saturates: an error-free rule bot scores within
+    ``100 - SATURATION`` of the maximum, so no model can score clearly above it."""
+    if baseline is None:
+        return set()
+    return {c["scenario"] for c in baseline.get("cells") or () if c["score_mean"] >= SATURATION}
+
+
+def separation_line(report: dict[str, Any], baseline: dict[str, Any] | None) -> str | None:
+    """One line: which played scenarios can separate models under the budget played,
+    read from the autopilot baseline (None without one)."""
+    if baseline is None:
+        return None
+    scenarios, _, _ = _grid(report)
+    full = saturated(baseline)
+    keys = [s.split("-", 1)[0] for s in scenarios]
+    room = [k for s, k in zip(scenarios, keys, strict=True) if s not in full]
+    flat = [k for s, k in zip(scenarios, keys, strict=True) if s in full]
+    line = f"separates models under this budget: {' '.join(room) or 'none'}"
+    if flat:
+        line += (
+            f"; {SATURATED_MARK} saturated by the autopilot baseline (≥ {SATURATION:.0f}, "
+            f"no room above a rule bot): {' '.join(flat)}"
+        )
+    return line
+
+
+def context_line(report: dict[str, Any]) -> str:
+    """World, prompt source, seeds and runs of a report ("world smbench · prompt arena
+    · seeds 0–2 · 3 run(s)/cell")."""
+    seeds = sorted(
+        {int(r["metrics"].get("seed", 0)) for c in report.get("cells") or () for r in c["runs"]}
+    )
+    if not seeds:
+        plan = report.get("plan") or {}
+        first = int(plan.get("seed") or 0)
+        seeds = list(range(first, first + int(plan.get("runs") or report.get("runs") or 1)))
+    span = f"seed {seeds[0]}" if len(seeds) == 1 else f"seeds {seeds[0]}–{seeds[-1]}"
+    prompt = report.get("prompt", "arena")
+    source = "SMBench's client" if prompt == "smbench" else "arena"
+    return (
+        f"world {report.get('world', 'smbench')} · prompt {source} · {span} · "
+        f"{report.get('runs', 1)} run(s)/cell"
+    )
 
 
 def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str:
-    """A plain-text table: one row per scenario, one column per strategy (mean score, its
-    95 % interval, the share of runs scoring at least 20, and how many runs reached each
-    success level), then the composite over SMBench's five scenarios; the autopilot's
-    baseline composite first when another provider was measured."""
+    """A plain-text table: one row per scenario, one column per strategy (SMBench's mean
+    score, its 95 % interval, the share of runs scoring at least 20, how many runs
+    reached each success level, errored runs), then the composite (SMBench's five) or
+    the partial mean; the autopilot's baseline composite first when another provider
+    was measured, with a line on which scenarios it leaves room in; below, each cell's
+    outcomes (what its runs achieved)."""
     scenarios, strategies, grid = _grid(report)
+    full = saturated(baseline)
     header = ["scenario", *strategies]
-    rows = [[s, *(_cell_text(grid.get((s, st))) for st in strategies)] for s in scenarios]
-    rows.append(
-        [
-            composite_label(report),
-            *(_composite_text(report, st) for st in strategies),
-        ]
-    )
+    rows = [
+        [s, *(_cell_text(grid.get((s, st)), s in full) for st in strategies)] for s in scenarios
+    ]
+    rows.append([composite_label(report), *(composite_text(report, st) for st in strategies)])
+    clean = report.get("composite_error_free") or {}
+    if clean:
+        rows.append(
+            [
+                "composite without errored runs (not SMBench's)",
+                *(score_text(clean[st]) if st in clean else "—" for st in strategies),
+            ]
+        )
     if baseline is not None:
         rows.insert(
             0,
             [
                 "composite (autopilot baseline)",
-                *(_composite_text(baseline, st) for st in strategies),
+                *(composite_text(baseline, st, named=True) for st in strategies),
             ],
         )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
@@ -245,7 +443,19 @@ def table(report: dict[str, Any], baseline: dict[str, Any] | None = None) -> str
         for row in [header, *rows]
     ]
     lines.insert(1, "  ".join("─" * w for w in widths))
+    lines.insert(0, context_line(report))
     lines.insert(0, f"budget: {budget_line(report)}")
+    separation = separation_line(report, baseline)
+    if separation is not None:
+        lines.append(separation)
+    lines.append("outcomes (means over each cell's runs):")
+    for scenario in scenarios:
+        for strategy in strategies:
+            cell = grid.get((scenario, strategy))
+            if cell is not None and cell.get("outcomes"):
+                lines.append(
+                    f"  {scenario.split('-', 1)[0]} {strategy}: {outcomes_text(cell['outcomes'])}"
+                )
     return "\n".join(lines)
 
 
@@ -271,8 +481,9 @@ def bar(score: float | None, width: int = BAR_WIDTH) -> str:
 
 
 def bars(report: dict[str, Any], width: int = BAR_WIDTH) -> list[str]:
-    """Score per scenario × strategy as bars, one line each (its mean, errored if every
-    run errored): ``s1 turn-aware  ██████████▌········  52.6``."""
+    """Score per scenario × strategy as bars, one line each, with the success levels its
+    runs reached beside it (a bar never ranks a cell without them):
+    ``s1 turn-aware  ██████████▌········  52.6  good 1, none 1``."""
     scenarios, strategies, grid = _grid(report)
     lines = []
     name = max((len(st) for st in strategies), default=0)
@@ -284,15 +495,18 @@ def bars(report: dict[str, Any], width: int = BAR_WIDTH) -> list[str]:
             mean = cell["score_mean"]
             lines.append(
                 f"{scenario.split('-', 1)[0]} {strategy.ljust(name)}  {bar(mean, width)}  "
-                f"{score_text(mean)}"
+                f"{score_text(mean).rjust(5)}  {levels_text(cell.get('levels') or {})}"
             )
     return lines
 
 
 def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
     """The Markdown leaderboard: one row per provider (the autopilot baseline first when
-    present) and strategy, the score of each scenario and the composite."""
+    present) and strategy, the score of each scenario with its levels and outcomes, and
+    the composite (or the partial mean, named)."""
     ordered = sorted(reports, key=lambda r: r["provider"] != "autopilot")
+    baseline = next((r for r in ordered if r["provider"] == "autopilot"), None)
+    full = saturated(baseline) if len(ordered) > 1 else set()
     scenarios: list[str] = []
     for report in ordered:
         for cell in report["cells"]:
@@ -301,14 +515,17 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
     lines = [
         "# Zoea Nova arena leaderboard",
         "",
-        "SMBench's scenarios on the embedded world: mean score over runs, the share of "
-        "runs scoring at least 20 (SMBench's pass) and the success levels the runs "
-        "reached (a separate thing SMBench's scorer never reads). The composite is the "
-        "mean over the scenarios of SMBench's five (s1 s2 s3 s5 s6) a row played, as "
-        "SMBench's (a row that played fewer names them); s4 stands apart. The autopilot "
-        "is the rule-based baseline.",
+        "SMBench's scenarios on the embedded world, scored and aggregated as SMBench does "
+        "(every run played counts, an errored one too; scores to 0.1): mean score over "
+        "runs, the share of runs scoring at least 20 (SMBench's pass), the success "
+        "levels the runs reached (a separate thing SMBench's scorer never reads) and what "
+        "they achieved. The composite is the mean over SMBench's five scenarios (s1 s2 s3 "
+        "s5 s6), all played; a row that played fewer shows a partial mean, named by its "
+        "scenarios; s4 stands apart. The autopilot is the rule-based baseline"
+        + (f"; {SATURATED_MARK} marks a scenario it saturates." if full else "."),
         "",
         *dict.fromkeys(f"Budget: {budget_line(r)}." for r in ordered),
+        *dict.fromkeys(f"Played: {context_line(r)}." for r in ordered),
         "",
         "| provider | strategy | " + " | ".join(scenarios) + " | composite |",
         "|---|---|" + "---|" * len(scenarios) + "---|",
@@ -321,26 +538,24 @@ def leaderboard(reports: Sequence[dict[str, Any]]) -> str:
                 cell = grid.get((scenario, strategy))
                 if cell is None:
                     cells.append("—")
-                elif cell["score_mean"] is None:
-                    cells.append("errored")
-                else:
-                    errored = f", {cell['errored']} errored" if cell.get("errored") else ""
-                    levels = levels_text(cell.get("levels") or {})
-                    cells.append(
-                        f"{cell['score_mean']:.1f} (≥20 {round(cell['pass_rate'] * 100)}%; "
-                        f"{levels}{errored})"
-                    )
-            over = composite_scenarios(report, strategy)
-            partial = (
-                f" ({' '.join(over)})"
-                if over and len(over) < len(scoring.COMPOSITE_SCENARIOS)
-                else ""
-            )
+                    continue
+                mark = f" {SATURATED_MARK}" if scenario in full and report is not baseline else ""
+                levels = levels_text(cell.get("levels") or {})
+                found = cell.get("outcomes")
+                cells.append(
+                    f"{cell['score_mean']:.1f}{mark} (≥20 {round(cell['pass_rate'] * 100)}%; "
+                    f"{levels}{errored_text(cell)})"
+                    + (f"<br>{outcomes_text(found)}" if found else "")
+                )
             lines.append(
                 f"| {report['provider']} | {strategy} | "
                 + " | ".join(cells)
-                + f" | {_composite_text(report, strategy)}{partial} |"
+                + f" | {composite_text(report, strategy, named=True)} |"
             )
+    if baseline is not None and len(ordered) > 1:
+        separation = separation_line(ordered[-1], baseline)
+        if separation:
+            lines += ["", separation[0].upper() + separation[1:] + "."]
     lines += ["", "## Score per scenario and strategy", ""]
     for report in ordered:
         lines += [f"{report['provider']}:", "", "```", *bars(report), "```", ""]

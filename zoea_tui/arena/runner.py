@@ -38,6 +38,7 @@ from ..providers.base import Provider
 from ..providers.registry import build_provider
 from ..storage import MysisRecord
 from . import scoring
+from .estimate import cost
 from .meter import CALIBRATION_BUDGETS, SMBENCH_REQUESTS, MeteredProvider, Progress, TickMeter
 from .metrics import CallTally, run_metrics
 from .scenarios import Scenario
@@ -75,7 +76,8 @@ class RunResult:
     invalid_requests: int = 0
     wall_s: float = 0.0
     #: The scored Mysis's provider failed (its class and the server's words in
-    #: ``error``): the run is shown as errored and left out of means and composites.
+    #: ``error``): the run is shown as errored and, as SMBench counts it, scored on what
+    #: it did before (in means, pass rates and composites; ``error_free`` leaves it out).
     errored: bool = False
     error: str | None = None
     #: Requests the scored Mysis's provider answered.
@@ -281,6 +283,10 @@ async def play(
     metrics["turns"] = outcome.turns
     wall = round(time.perf_counter() - started, 3)
     metrics["wall_s"] = wall
+    metrics["cost_usd"] = cost(
+        config.provider(provider), meter.tokens_in, meter.cached_tokens, meter.tokens_out
+    )
+    # SMBench scores every run its client played, one whose model call failed included.
     score = scoring.score_run(scenario.key, metrics)
     errored = outcome.failure is not None
     result = RunResult(
@@ -288,7 +294,7 @@ async def play(
         strategy,
         seed,
         score,
-        scoring.passed(score) and not errored,
+        scoring.run_passed(scenario.key, metrics),
         metrics,
         tokens_in=meter.tokens_in,
         tokens_out=meter.tokens_out,

@@ -1,7 +1,14 @@
 """SMBench's scoring, as pure functions (reference: SMBench's published formulas).
 
 Every run scores 0–100; a run passes at :data:`PASS_SCORE` (SMBench's "pass" is this
-score, not the success level of the same name, which the scorer never reads).
+score, not the success level of the same name, which the scorer never reads). SMBench
+rounds as its runner does (JavaScript's ``Math.round(x * 10) / 10``, halves up:
+:func:`round1`): a run's score to 0.1, judged pass on the score *before* rounding (so
+19.96, shown 20.0, fails); a scenario's mean and population standard deviation over the
+rounded run scores, each rounded to 0.1; its pass rate to 0.01; the composite is the mean
+of the rounded scenario means, rounded to 0.1 (:func:`aggregate`, :func:`composite`).
+Every run played counts, one whose model call failed included (SMBench's client ends the
+run there and the runner scores what it did).
 ``tool_accuracy`` is the share of game calls that succeeded (errors included in the
 total), ``activity(n)`` is ``min(calls / n, 1)``; the calls are the game's commands only,
 as SMBench's client sends them (Zoea's ``zoea_*`` tools are never scored). Over runs: the
@@ -25,6 +32,18 @@ _T95: tuple[float, ...] = (
     2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
     2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
 )  # fmt: skip
+
+
+def js_round(value: float) -> float:
+    """JavaScript's ``Math.round``: the nearest integer, halves towards +∞ (Python's
+    ``round`` sends halves to the even neighbour: 0.25 → 0.2 where SMBench shows 0.3)."""
+    low = math.floor(value)
+    return float(low + 1 if value - low >= 0.5 else low)
+
+
+def round1(value: float) -> float:
+    """``Math.round(value * 10) / 10``, SMBench's rounding to 0.1."""
+    return js_round(value * 10) / 10
 
 
 def tool_accuracy(calls: int, errors: int) -> float:
@@ -87,10 +106,10 @@ def score_default(calls: int, errors: int) -> float:
     return 50 * tool_accuracy(calls, errors) + 50 * activity(calls, 30)
 
 
-def score_run(scenario: str, metrics: Mapping[str, float]) -> float:
-    """The score of one run of ``scenario`` (``"s1"`` … ``"s6"``) from its metrics,
-    rounded to two decimals. ``metrics`` holds ``tool_calls`` and ``tool_errors`` and
-    the scenario's own figures; a missing figure counts as 0."""
+def exact_score(scenario: str, metrics: Mapping[str, float]) -> float:
+    """The score of one run of ``scenario`` (``"s1"`` … ``"s6"``) from its metrics, not
+    rounded (what SMBench judges pass on). ``metrics`` holds ``tool_calls`` and
+    ``tool_errors`` and the scenario's own figures; a missing figure counts as 0."""
 
     def m(key: str) -> float:
         return float(metrics.get(key, 0) or 0)
@@ -107,7 +126,17 @@ def score_run(scenario: str, metrics: Mapping[str, float]) -> float:
         value = score_s5(m("pirates_destroyed"), calls, errors)
     else:
         value = score_default(calls, errors)
-    return round(value, 2)
+    return value
+
+
+def score_run(scenario: str, metrics: Mapping[str, float]) -> float:
+    """The score of one run as SMBench shows it: :func:`exact_score` rounded to 0.1."""
+    return round1(exact_score(scenario, metrics))
+
+
+def run_passed(scenario: str, metrics: Mapping[str, float]) -> bool:
+    """SMBench's pass of one run: its score before rounding is at least 20."""
+    return exact_score(scenario, metrics) >= PASS_SCORE
 
 
 def passed(score: float) -> bool:
@@ -155,5 +184,20 @@ def pass_rate(scores: Sequence[float]) -> float:
 
 
 def composite(scenario_means: Sequence[float]) -> float:
-    """The mean over scenarios of their mean scores (the caller gives SMBench's five)."""
-    return mean(scenario_means)
+    """SMBench's composite: the mean of the (rounded) scenario means, rounded to 0.1 (the
+    caller gives SMBench's five)."""
+    return round1(mean(scenario_means))
+
+
+def aggregate(scores: Sequence[float], passes: Sequence[bool]) -> dict[str, float]:
+    """A scenario's figures over its runs, as SMBench's ``aggregateScores`` has them:
+    ``score_mean`` and ``score_std`` (population) over the run ``scores`` (already rounded
+    to 0.1), each rounded to 0.1, and ``pass_rate`` (the share of ``passes``) to 0.01;
+    all 0 for no runs."""
+    if not scores:
+        return {"score_mean": 0.0, "score_std": 0.0, "pass_rate": 0.0}
+    return {
+        "score_mean": round1(mean(scores)),
+        "score_std": round1(population_std(scores)),
+        "pass_rate": js_round(sum(passes) / len(passes) * 100) / 100,
+    }

@@ -5,7 +5,8 @@ Runs are played by :mod:`zoea_tui.arena` in a worker, each on its own fresh worl
 engine reports through callbacks that only post messages to this screen. Each run is
 stored in the app's database the moment it ends, and keeps its own database beside it
 (its whole conversation); past batches are listed at the bottom (select one to reopen
-it). Beside the live conversation: the cells (mean, 95 % interval, levels), the score
+it). Beside the live conversation: the cells (mean, 95 % interval, levels, what the runs
+achieved), the score
 per scenario × strategy as bars, the runs (enter opens a run's requests in the request
 inspector) and, for the highlighted run, its prompt tokens per request and the share of
 each request served from the server's cache (else the prefix a cache could reuse).
@@ -27,7 +28,16 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Sparkline, Static
 
-from ...arena.report import bars, build_report, levels_text, score_text, store_run
+from ...arena.report import (
+    bars,
+    build_report,
+    composite_text,
+    context_line,
+    levels_text,
+    outcomes_text,
+    score_text,
+    store_run,
+)
 from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
 from ...arena.scenarios import SCENARIOS, resolve
 from ...arena.transcripts import Transcript, folder_for
@@ -43,6 +53,33 @@ if TYPE_CHECKING:
     from ...orchestrator.commander import Commander
 
 
+#: How many runs (over seeds 0 … N-1) the screen offers to play.
+RUN_CHOICES = (1, 2, 3, 5, 10)
+
+
+def played_text(report: dict[str, Any]) -> str:
+    """How a batch was played: "budget smbench · world smbench · prompt arena · seeds
+    0–2 · 3 run(s)/cell" (a batch that ended before its first run: its plan)."""
+    plan = report.get("plan") or {}
+    budget = report.get("budget") or plan.get("budget") or "ticks"
+    shown = {"world": plan.get("world", "smbench"), "runs": plan.get("runs", 1), **report}
+    if "prompt" not in report:
+        shown["prompt"] = "smbench" if plan.get("smbench") else "arena"
+    return f"budget {budget} · {context_line(shown)}"
+
+
+def composites_text(report: dict[str, Any]) -> str:
+    """Each strategy's composite, or its partial mean named by its scenarios."""
+    strategies = [*(report.get("composite") or {}), *(report.get("partial") or {})]
+    if not strategies:
+        return "no composite"
+    return ", ".join(
+        f"{s} {'composite ' if s in (report.get('composite') or {}) else ''}"
+        f"{composite_text(report, s, named=True)}"
+        for s in strategies
+    )
+
+
 class ArenaScreen(ZoeaScreen[None]):
     """Choose a scenario, provider and strategies; run; compare with past batches."""
 
@@ -50,6 +87,8 @@ class ArenaScreen(ZoeaScreen[None]):
     ArenaScreen #arena-form { height: 3; }
     ArenaScreen #arena-form Select { width: 1fr; }
     ArenaScreen #arena-form Button { width: 10; }
+    ArenaScreen #arena-form #arena-scenario { width: 28; }
+    ArenaScreen #arena-form #arena-count { width: 13; }
     ArenaScreen #arena-status { height: 1; padding: 0 1; }
     ArenaScreen #arena-progress { height: 1; padding: 0 1; }
     ArenaScreen #arena-main { height: 1fr; }
@@ -125,10 +164,18 @@ class ArenaScreen(ZoeaScreen[None]):
                     id="arena-strategy",
                 )
                 yield Select(
-                    [("budget: SMBench", "smbench"), ("budget: ticks", "ticks")],
+                    # SMBench's budget (one client turn of at most 30 requests), or the ticks
+                    [("30 requests", "smbench"), ("all ticks", "ticks")],
                     value="smbench",
                     allow_blank=False,
                     id="arena-budget",
+                )
+                # N runs over seeds 0 … N-1 (run i plays seed i, as zoea arena --runs N).
+                yield Select(
+                    [(f"{n} run{'s' if n > 1 else ''}", n) for n in RUN_CHOICES],
+                    value=1,
+                    allow_blank=False,
+                    id="arena-count",
                 )
                 yield Button("Run", id="arena-run", variant="primary")
             yield Label(
@@ -154,12 +201,20 @@ class ArenaScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         results = self.query_one("#arena-results", DataTable)
         results.add_columns(
-            "scenario", "strategy", "score", "95% CI", "≥20", "levels", "tokens in", "requests"
+            "scenario",
+            "strategy",
+            "score",
+            "95% CI",
+            "≥20",
+            "levels",
+            "achieved",
+            "tokens in",
+            "requests",
         )
         runs = self.query_one("#arena-runs", DataTable)
         runs.add_columns("run", "score", "level", "requests", "tokens in")
         past = self.query_one("#arena-past", DataTable)
-        past.add_columns("#", "when", "provider", "scenarios", "composite")
+        past.add_columns("#", "when", "provider", "scenarios", "played", "composite")
         #: The runs shown (scenario id, strategy, the run's JSON), in the runs table's order.
         self._runs: list[tuple[str, str, dict[str, Any]]] = []
         self._cells: list[dict[str, Any]] = []
@@ -182,13 +237,20 @@ class ArenaScreen(ZoeaScreen[None]):
         provider = str(self.query_one("#arena-provider", Select).value)
         strategy = str(self.query_one("#arena-strategy", Select).value)
         budget = str(self.query_one("#arena-budget", Select).value)
+        count = self.query_one("#arena-count", Select).value
+        runs = count if isinstance(count, int) else 1
         strategies = list(ALL_STRATEGIES) if strategy == "all" else [strategy]
         self._clear()
-        self.play(scenario, provider, strategies, budget)
+        self.play(scenario, provider, strategies, budget, runs)
 
     @work(group="arena", name="arena-play", exclusive=True, exit_on_error=False)
     async def play(
-        self, scenario: str, provider: str, strategies: list[str], budget: str = "smbench"
+        self,
+        scenario: str,
+        provider: str,
+        strategies: list[str],
+        budget: str = "smbench",
+        runs: int = 1,
     ) -> None:
         """The batch, in a worker: every callback only posts a message."""
         self._unit = "requests" if budget == "smbench" else "ticks"
@@ -216,11 +278,11 @@ class ArenaScreen(ZoeaScreen[None]):
             task.add_done_callback(listeners.discard)
 
         store = commander.store
-        batch = await store.begin_arena_batch(provider, 1, seed=0, ticks=self.ticks)
+        batch = await store.begin_arena_batch(provider, runs, seed=0, ticks=self.ticks)
         plan = {
             "scenario": scenario,
             "strategy": "all" if len(strategies) > 1 else strategies[0],
-            "runs": 1,
+            "runs": runs,
             "seed": 0,
             "ticks": self.ticks,
             "budget": budget,
@@ -239,6 +301,7 @@ class ArenaScreen(ZoeaScreen[None]):
                 resolve(scenario),
                 provider=provider,
                 strategies=strategies,
+                runs=runs,
                 ticks=self.ticks,
                 hooks=RunHooks(
                     on_progress=progress, on_start=started, on_run=finished, on_begin=begin
@@ -246,7 +309,7 @@ class ArenaScreen(ZoeaScreen[None]):
                 budget_kind=budget,
                 keep=folder_for(store.path, batch),
             )
-            report = build_report(provider, 1, results, budget=budget)
+            report = build_report(provider, runs, results, budget=budget)
             report["plan"] = plan
             await store.finish_arena_batch(batch, report)
         except Exception as exc:  # shown on screen; the app goes on
@@ -267,13 +330,13 @@ class ArenaScreen(ZoeaScreen[None]):
         table = self.query_one("#arena-past", DataTable)
         table.clear()
         for batch in batches:
-            composite = ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
             table.add_row(
                 str(batch.id),
                 time.strftime("%Y-%m-%d %H:%M", time.localtime(batch.created_at)),
                 one_line(batch.provider, 24),
                 one_line(", ".join(s.split("-", 1)[0] for s in batch.scenarios), 30),
-                one_line(composite, 80),
+                one_line(played_text(batch.report), 80),
+                one_line(composites_text(batch.report), 80),
                 key=str(batch.id),
             )
 
@@ -289,10 +352,9 @@ class ArenaScreen(ZoeaScreen[None]):
         self._clear()
         for cell in batch.report.get("cells") or ():
             self._add_cell(cell)
-        composite = ", ".join(f"{k} {score_text(v)}" for k, v in batch.composite.items())
-        budget = batch.report.get("budget", "ticks")
         self._status(
-            f"Batch #{batch.id} · {batch.provider} · budget {budget} · composite {composite}"
+            f"Batch #{batch.id} · {batch.provider} · {played_text(batch.report)} · "
+            f"{composites_text(batch.report)}"
         )
 
     # -- messages --------------------------------------------------------------------------
@@ -371,12 +433,13 @@ class ArenaScreen(ZoeaScreen[None]):
         if message.report is None:
             self._status(f"The arena failed: {message.error}")
             return
-        composite = ", ".join(
-            f"{k} {score_text(v)}" for k, v in message.report["composite"].items()
-        )
+        # Each run showed as its own cell while it played; the batch's cells replace them.
+        self._clear()
+        for cell in message.report.get("cells") or ():
+            self._add_cell(cell)
         self._status(
-            f"Done · {message.report['provider']} · budget {message.report['budget']} · "
-            f"composite {composite}"
+            f"Done · {message.report['provider']} · {played_text(message.report)} · "
+            f"{composites_text(message.report)}"
         )
         self.load_past()
 
@@ -428,6 +491,7 @@ class ArenaScreen(ZoeaScreen[None]):
                     *([f"{len(errors)} errored"] if errors else []),
                 ]
             ),
+            outcomes_text(cell["outcomes"]) if cell.get("outcomes") else "—",
             f"{sum(r['tokens_in'] for r in runs):,}",
             str(sum(r["requests"] for r in runs)),
         )
