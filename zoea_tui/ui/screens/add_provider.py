@@ -52,6 +52,15 @@ class ProviderActions:
     commit: Callable[[ProviderPlan], Awaitable[None]]
 
 
+class ProbeFindings(VerticalScroll):
+    """The probe's findings; a stop of the Tab order only while there is more of them
+    to scroll to (empty, it was an invisible stop between Name and Probe)."""
+
+    def allow_focus(self) -> bool:
+        """Focusable only when it scrolls."""
+        return self.max_scroll_y > 0
+
+
 class AddProviderScreen(ModalScreen[bool]):
     """Type, endpoint, model and key variable of a new provider; Probe, then Save."""
 
@@ -106,7 +115,7 @@ class AddProviderScreen(ModalScreen[bool]):
                     max_length=64,
                     compact=True,
                 )
-            with VerticalScroll(id="provider-report"):
+            with ProbeFindings(id="provider-report"):
                 yield Static("", id="provider-verdict")
             yield Static("", id="form-error")
             with Horizontal(classes="buttons"):
@@ -252,6 +261,10 @@ class AddProviderScreen(ModalScreen[bool]):
     def _final(candidate: ProviderConfig, report: ProbeReport) -> ProviderConfig:
         """The provider to save: what the probe found that flies on this endpoint."""
         if candidate.model == ANY_MODEL and not report.model:
+            # A server that did not answer listed nothing: the verdict above says why,
+            # and this only what the form needs (not a second diagnosis).
+            if not report.reachable:
+                raise ConfigError("to save it anyway, type the model's name")
             raise ConfigError("the server lists no model: type the model's name")
         return replace(
             candidate,
