@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
@@ -27,6 +27,7 @@ from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import clean, one_line
 from ..widgets.model_field import ModelField
+from ..widgets.scroll_box import ScrollBox
 from .confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -50,15 +51,6 @@ class ProviderActions:
     plan: Callable[[ProviderConfig, ProbeReport], Awaitable[ProviderPlan]]
     #: Write the plan and offer the provider (raises ConfigError).
     commit: Callable[[ProviderPlan], Awaitable[None]]
-
-
-class ProbeFindings(VerticalScroll):
-    """The probe's findings; a stop of the Tab order only while there is more of them
-    to scroll to (empty, it was an invisible stop between Name and Probe)."""
-
-    def allow_focus(self) -> bool:
-        """Focusable only when it scrolls."""
-        return self.max_scroll_y > 0
 
 
 class AddProviderScreen(ModalScreen[bool]):
@@ -115,7 +107,7 @@ class AddProviderScreen(ModalScreen[bool]):
                     max_length=64,
                     compact=True,
                 )
-            with ProbeFindings(id="provider-report"):
+            with ScrollBox(id="provider-report"):
                 yield Static("", id="provider-verdict")
             yield Static("", id="form-error")
             with Horizontal(classes="buttons"):
