@@ -3,13 +3,14 @@ shown for confirmation, then saved to the config file with its comments and layo
 
 from __future__ import annotations
 
+import socket
 import tomllib
 from pathlib import Path
 
 from textual.widgets import Input, Static
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, LlamaServer, Reply
-from zoea_tui.config import load_config
+from zoea_tui.config import Config, load_config
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.add_provider import AddProviderScreen
 from zoea_tui.ui.screens.confirm import ConfirmScreen
@@ -132,3 +133,63 @@ async def test_a_name_already_taken_is_refused_in_the_form(tmp_path: Path) -> No
             error = form.query_one("#form-error", Static)
             await wait_for(pilot, lambda: "exists already" in rendered(error), what="refusal")
             assert path.read_text() == COMMENTED
+
+
+def _config(tmp_path: Path) -> Config:
+    """The configuration of a commented file in ``tmp_path``."""
+    path = tmp_path / "config.toml"
+    path.write_text(COMMENTED)
+    return load_config(path, env={})
+
+
+def _dead_endpoint() -> str:
+    """An endpoint on a loopback port nobody listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+async def test_a_server_that_is_down_gets_one_verdict(tmp_path: Path) -> None:
+    """Issue 40: a server that is down was both "nothing answers" and "the server lists
+    no model"; the form now says only what it needs to save it anyway."""
+    app = ZoeaApp(opener(_config(tmp_path), tmp_path / "zoea.db"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        form = app.screen
+        assert isinstance(form, AddProviderScreen)
+        await pilot.press(*_dead_endpoint(), "enter")  # Enter in a field: save
+        error = form.query_one("#form-error", Static)
+        await wait_for(pilot, lambda: "model" in rendered(error), what="the form's word")
+        verdict = rendered(form.query_one("#provider-verdict", Static))
+        assert "nothing answers" in verdict
+        assert rendered(error) == "✗ to save it anyway, type the model's name"
+        assert "lists no model" not in verdict + rendered(error)
+
+
+async def test_tab_visits_only_what_shows_and_four_tabs_from_the_endpoint_reach_probe(
+    tmp_path: Path,
+) -> None:
+    """Issue 40: an empty findings box was an invisible stop (four Tabs from Endpoint,
+    then Enter did nothing); now Model, Key var, Name, then Probe, and Enter probes."""
+    async with FakeOpenAIServer(listed=["qwen"]) as server:
+        server.default = STATUS_CALL
+        app = ZoeaApp(opener(_config(tmp_path), tmp_path / "zoea.db"))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("a")
+            form = app.screen
+            assert isinstance(form, AddProviderScreen)
+            await pilot.press(*server.url)
+            seen = []
+            for _ in range(4):
+                await pilot.press("tab")
+                focused = app.focused
+                assert focused is not None and focused.display and focused.region.area
+                seen.append(focused.id)
+            assert seen == ["form-model", "provider-key", "provider-name", "provider-probe"]
+            await pilot.press("enter")
+            verdict = form.query_one("#provider-verdict", Static)
+            await wait_for(pilot, lambda: "flies a Mysis" in rendered(verdict), what="probe")
+            assert isinstance(app.screen, AddProviderScreen)  # probed, nothing saved yet

@@ -27,6 +27,21 @@ def test_keys_that_do_not_fit_are_left_out_whole() -> None:
     assert [key for *_, key in spans] == ["a"]
 
 
+def test_help_and_quit_stay_when_the_others_do_not_fit() -> None:
+    keys = [
+        ("escape", "esc", "Back", True),
+        ("m", "m", "Message", True),
+        ("b", "b", "Broadcast", True),
+        ("question_mark", "?", "Help", True),
+        ("q", "q", "Quit", True),
+    ]
+    text, spans = key_hints(keys, 32, STYLES)
+    assert text.plain == " esc Back  ? Help  q Quit "  # m and b are left out, ? and q kept
+    assert [key for *_, key in spans] == ["escape", "question_mark", "q"]
+    text, _ = key_hints(keys, 40, STYLES)
+    assert text.plain == " esc Back  m Message  ? Help  q Quit "
+
+
 def test_a_disabled_key_is_dimmed() -> None:
     text, _ = key_hints([("a", "a", "Alpha", False)], 80, STYLES)
     assert any(span.style == Style(dim=True) for span in text.spans)

@@ -26,6 +26,7 @@ from zoea_tui.orchestrator.events import (
     ToolCallStarted,
 )
 from zoea_tui.providers.base import ChatRequest, ChatResponse
+from zoea_tui.ui import formatting
 from zoea_tui.ui.activity import (
     ActionTail,
     GameFacts,
@@ -133,6 +134,35 @@ def test_pane_shows_state_model_nudges_meter_facts_answer_and_actions() -> None:
         "⋯ mine",
     ):
         assert part in text, part
+
+
+@pytest.mark.parametrize(
+    "changes, first",
+    [
+        (dict(activity="waiting", next_nudge_at=1_012.0), ["◷ waiting", "nudge in 12s · ↻1/3"]),
+        (
+            dict(activity="unreachable", next_try_at=1_040.0),
+            ["● unreachable", "next try in 40s · ↻1/3"],
+        ),
+    ],
+    ids=["waiting", "backing-off"],
+)
+def test_a_narrow_pane_puts_state_countdown_credits_cargo_and_place_first_and_cuts_none(
+    changes: dict[str, object], first: list[str]
+) -> None:
+    """At 80×24 a pane is 22 cells inside: what comes next, the credits, the cargo and
+    the place come before the provider line, each whole ("· nu…" and "¤ …" were cut)."""
+    facts = GameFacts(location="Sol / main_belt", credits="1,250", cargo="16/50", docked=True)
+    lines = pane_text(view(**changes), facts, (), 22, 12, 32_768, now=1_000.0).plain.split("\n")
+    assert lines[:4] == [*first, "¤ 1,250  ▣ 16/50", "◎ Sol / main_belt"]
+    assert lines[4] == "(docked)"  # a piece wider than the pane is wrapped at its words
+    assert lines[5].startswith("autopilot (rule-based")
+    assert not any("…" in line for line in lines[:5])
+    wide = pane_text(view(**changes), facts, (), 60, 12, 32_768, now=1_000.0).plain.split("\n")
+    assert wide[:2] == [
+        " · ".join(first),
+        "¤ 1,250  ▣ 16/50  ◎ Sol / main_belt (docked)",
+    ]
 
 
 def test_pane_lines_never_pass_its_width_or_height() -> None:
@@ -441,7 +471,8 @@ async def test_a_pane_repaints_only_the_rows_that_changed(monkeypatch: pytest.Mo
     now = time.time()
     # The countdown reads the wall clock: hold it still, so a slow machine does not move
     # "nudge in 20s" to 19s between the paint and the comparison below.
-    monkeypatch.setattr(mysis_pane, "time", SimpleNamespace(time=lambda: now))
+    still = SimpleNamespace(time=lambda: now, strftime=time.strftime, localtime=time.localtime)
+    monkeypatch.setattr(formatting, "time", still)
     async with app.run_test(size=(120, 40)) as pilot:
         swarm = app.query_one(SwarmPanes)
         swarm.set_myses([view(next_nudge_at=now + 30.4)])
@@ -779,3 +810,39 @@ def test_a_panes_answer_wraps_at_word_boundaries() -> None:
     for line in lines[:-1]:
         assert set(line.split()) <= words, line  # no word broken in two
     assert [line.plain for line in wrap_words(Text("x" * 45), 20, 3)] == ["x" * 20] * 2 + ["x" * 5]
+
+
+def test_pieces_are_packed_whole_into_lines() -> None:
+    """``pack`` keeps each piece whole (a countdown is never "· nu…"), moves one that
+    does not fit to a new line, and wraps a piece longer than a line at its words."""
+    from rich.text import Text
+
+    from zoea_tui.ui.formatting import pack
+
+    pieces = [Text("◷ waiting"), Text("nudge in 12s"), Text("↻0/3")]
+    assert [line.plain for line in pack(pieces, 40)] == ["◷ waiting · nudge in 12s · ↻0/3"]
+    assert [line.plain for line in pack(pieces, 22)] == ["◷ waiting", "nudge in 12s · ↻0/3"]
+    assert [line.plain for line in pack(pieces, 12)] == ["◷ waiting", "nudge in 12s", "↻0/3"]
+    long = [Text("a"), Text("◎ Outer Belt (sol_belt) docked"), Text("b"), Text("")]
+    assert [line.plain for line in pack(long, 12, "  ")] == [
+        "a",
+        "◎ Outer Belt",
+        "(sol_belt)",
+        "docked  b",
+    ]
+
+
+@pytest.mark.parametrize("size", [(100, 30), (80, 24), (131, 40)])
+async def test_the_panes_of_a_grid_are_equally_wide(
+    seeded_db: Path, still_config: Config, size: tuple[int, int]
+) -> None:
+    """Issue 40: at 100×30 the first pane was a column narrower than the others (a
+    fraction of 98 cells each); every column now has the same width."""
+    app = ZoeaApp(opener(still_config, seeded_db))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        swarm = app.screen.query_one(SwarmPanes)
+        panes = list(swarm.query(MysisPane))
+        assert swarm.layout_plan.columns == 3
+        assert len({pane.outer_size.width for pane in panes}) == 1
+        assert panes[0].outer_size.width == swarm.content_size.width // 3

@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+import pytest
+
 from zoea_tui.core.composition import Composition, Dropped, Item, SummaryGauge
 from zoea_tui.core.types import Memory, ToolCall
 from zoea_tui.orchestrator.events import MysisView
@@ -235,6 +237,21 @@ def test_the_focus_header_shows_the_cached_tokens_the_server_reported() -> None:
     view = _waiting_view(last_tokens=4_000, last_cached_tokens=3_200)
     assert "server cached 3.2k" in header_text(view, (1, 1), 32_768).plain
     assert "server cached" not in header_text(_waiting_view(), (1, 1), 32_768).plain
+
+
+@pytest.mark.parametrize("width", [60, 80, 100, 120])
+def test_the_focus_header_breaks_between_its_parts_never_inside_one(width: int) -> None:
+    """Issue 40: at 100 columns the header wrapped as "last / request"; its parts now
+    go whole to the next line."""
+    from zoea_tui.ui.screens.focus import header_text
+
+    view = _waiting_view(last_tokens=4_000, last_cached_tokens=3_200)
+    lines = header_text(view, (1, 3), 32_768, width).plain.split("\n")
+    assert all(len(line) <= width for line in lines)
+    parts = {"last request 4.0k/32.8k · server cached 3.2k", "strategy ", "◆ MYSIS ", "nudges"}
+    for part in parts:
+        assert any(part in line for line in lines), (part, lines)
+    assert len(header_text(view, (1, 3), 32_768).plain.split("\n")) == 1  # no width: one line
 
 
 def test_turn_markers_say_what_started_each_turn() -> None:

@@ -88,6 +88,8 @@ COMMANDER_INPUT = (events.Key, events.MouseDown, events.MouseScrollDown, events.
 AHEAD_S = 0.1
 
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+#: The Keys panel the command palette opens: a widget in the screen, not a screen.
+KEYS_PANEL = "HelpPanel"
 
 #: Actions that act on the engine (disabled under dialogs and before the engine is open).
 ENGINE_ACTIONS = frozenset(
@@ -129,6 +131,8 @@ class ZoeaApp(OpaqueScreensApp):
         Binding("question_mark", "help", "Help"),
         Binding("A", "arena", "Arena", show=False),
         Binding("q", "quit", "Quit"),
+        # Before any screen's esc: the palette's Keys panel is a widget, not a screen.
+        Binding("escape", "close_keys", "Close keys", show=False, priority=True),
     ]
 
     #: What the status bars show; they watch it (built from the engine's events).
@@ -468,6 +472,10 @@ class ZoeaApp(OpaqueScreensApp):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Engine actions wait for the engine and stay quiet under dialogs."""
         top = self.screen
+        if action == "close_keys":
+            # Off (the key goes on to the screen's own esc, and its key bar shows that)
+            # unless the panel is open; matched by name: importing it costs 30 ms.
+            return bool(top.query_children(KEYS_PANEL))
         if action in ENGINE_ACTIONS or action == "help":
             if isinstance(top, ModalScreen | TooSmallScreen):
                 return False
@@ -739,6 +747,12 @@ class ZoeaApp(OpaqueScreensApp):
         view = self._target()
         if view is not None and not isinstance(self.screen, InspectorScreen):
             self.push_screen(InspectorScreen(view.id, view.name))
+
+    def action_close_keys(self) -> None:
+        """Close the Keys panel the command palette opens (esc, while it is open: see
+        :meth:`check_action`)."""
+        self.screen.query_children(KEYS_PANEL).remove()
+        self.screen.refresh_bindings()
 
     def action_help(self) -> None:
         """Every key, and where the providers come from."""

@@ -8,6 +8,7 @@ objects (never markup strings), so untrusted pieces can be appended safely after
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.text import Text
@@ -222,3 +223,27 @@ def wrap_words(text: Text, width: int, most: int) -> list[Text]:
     for line in lines:
         line.rstrip()
     return [line for line in lines if line.plain]
+
+
+def pack(pieces: Iterable[Text], width: int, sep: str = " · ") -> list[Text]:
+    """``pieces`` side by side, ``sep`` between them, in lines of ``width`` cells: a
+    piece that does not fit after the others starts a new line, so none is cut in two
+    (one longer than a line is wrapped at its words by :func:`wrap_words`)."""
+    width = max(width, 1)
+    lines: list[Text] = []
+    line = Text()
+    for piece in pieces:
+        if not piece.plain:
+            continue
+        if line.plain and line.cell_len + len(sep) + piece.cell_len <= width:
+            line.append(sep, style=DIM)
+            line.append_text(piece)
+            continue
+        if line.plain:
+            lines.append(line)
+        parts = wrap_words(piece, width, piece.cell_len) if piece.cell_len > width else [piece]
+        lines.extend(part.copy() for part in parts[:-1])
+        line = parts[-1].copy()
+    if line.plain:
+        lines.append(line)
+    return lines

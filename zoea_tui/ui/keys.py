@@ -32,6 +32,7 @@ KEY_HELP: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
             ),
             ("A", "arena: play a scored scenario with chosen providers and strategies"),
             ("?", "this help"),
+            ("esc", "close the dialog, panel or view on top (the palette's Keys panel too)"),
             ("ctrl+p", "command palette: every action by name"),
             ("q  ctrl+q", "quit (asks first while Myses run)"),
         ),

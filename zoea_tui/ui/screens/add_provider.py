@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
@@ -27,6 +27,7 @@ from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import clean, one_line
 from ..widgets.model_field import ModelField
+from ..widgets.scroll_box import ScrollBox
 from .confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ class AddProviderScreen(ModalScreen[bool]):
                     max_length=64,
                     compact=True,
                 )
-            with VerticalScroll(id="provider-report"):
+            with ScrollBox(id="provider-report"):
                 yield Static("", id="provider-verdict")
             yield Static("", id="form-error")
             with Horizontal(classes="buttons"):
@@ -252,6 +253,10 @@ class AddProviderScreen(ModalScreen[bool]):
     def _final(candidate: ProviderConfig, report: ProbeReport) -> ProviderConfig:
         """The provider to save: what the probe found that flies on this endpoint."""
         if candidate.model == ANY_MODEL and not report.model:
+            # A server that did not answer listed nothing: the verdict above says why,
+            # and this only what the form needs (not a second diagnosis).
+            if not report.reachable:
+                raise ConfigError("to save it anyway, type the model's name")
             raise ConfigError("the server lists no model: type the model's name")
         return replace(
             candidate,

@@ -32,38 +32,38 @@ __all__ = ["PAGE", "FocusContent", "FocusScreen", "header_text"]
 SIDEBAR_MIN_WIDTH = 140
 
 
-def header_text(view: MysisView, position: tuple[int, int], window: int) -> Text:
-    """The focus header: who, what it is doing, on which model, and how full its context is."""
+def header_text(view: MysisView, position: tuple[int, int], window: int, width: int = 0) -> Text:
+    """The focus header: who, what it is doing, on which model, and how full its context
+    is; in lines of ``width`` cells (0: one line), each part whole on a line."""
     glyph = fmt.state_glyph(view)
-    text = Text()
-    text.append("◆ MYSIS ", style=f"bold {fmt.BRAND}")
-    text.append(one_line(view.name, 40), style=f"bold {fmt.TEAL}")
-    text.append(f"  ({position[0]}/{position[1]})  ", style=fmt.MUTED)
-    text.append(f"{glyph.char} ", style=glyph.style)
-    text.append(view.state, style=fmt.state_style(view.state))
+    who = Text()
+    who.append("◆ MYSIS ", style=f"bold {fmt.BRAND}")
+    who.append(one_line(view.name, 40), style=f"bold {fmt.TEAL}")
+    who.append(f"  ({position[0]}/{position[1]})", style=fmt.MUTED)
+    state = Text(f"{glyph.char} ", style=glyph.style)
+    state.append(view.state, style=fmt.state_style(view.state))
     if view.state == "running" and view.activity:
-        text.append(f" · {one_line(view.activity, 40)}", style=fmt.TEXT)
+        state.append(f" · {one_line(view.activity, 40)}", style=fmt.TEXT)
     if retry := fmt.retry_countdown(view):
-        text.append(f" · {retry}", style=fmt.WARNING)
-    text.append("   ")
-    text.append_text(fmt.provider_text(view))
+        state.append(f" · {retry}", style=fmt.WARNING)
+    provider = fmt.provider_text(view)
     if view.provider_note:
-        text.append(f" · {one_line(view.provider_note, 120)}", style=fmt.WARNING)
-    text.append("   ")
-    text.append(
+        provider.append(f" · {one_line(view.provider_note, 120)}", style=fmt.WARNING)
+    account = Text(
         f"@{one_line(view.account, 40)}" if view.account else "not logged in",
         style=fmt.TEXT if view.account else fmt.DIM,
     )
-    text.append("   ")
-    text.append(
+    nudges = Text(
         f"nudges {view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
-    text.append("   last request ", style=fmt.MUTED)
-    text.append_text(fmt.token_gauge(view.last_tokens, window))
+    tokens = Text("last request ", style=fmt.MUTED)
+    tokens.append_text(fmt.token_gauge(view.last_tokens, window))
     if view.last_cached_tokens is not None:
-        text.append(f" · server cached {fmt.compact(view.last_cached_tokens)}", style=fmt.MUTED)
-    text.append("   strategy ", style=fmt.MUTED)
-    text.append(view.strategy, style=fmt.TEAL)
+        tokens.append(f" · server cached {fmt.compact(view.last_cached_tokens)}", style=fmt.MUTED)
+    strategy = Text.assemble(("strategy ", fmt.MUTED), (view.strategy, fmt.TEAL))
+    pieces = [who, state, provider, account, nudges, tokens, strategy]
+    lines = fmt.pack(pieces, width if width > 0 else sum(p.cell_len + 3 for p in pieces), "   ")
+    text = Text("\n").join(lines)
     if view.last_error:
         text.append("\n")
         text.append("✖ error: ", style=f"bold {fmt.ERROR}")
@@ -144,6 +144,8 @@ class FocusScreen(ZoeaScreen[None]):
 
     def on_resize(self) -> None:
         self._layout(self.size.width)
+        # The header's parts are laid out in lines of its new width, once it has it.
+        self.call_after_refresh(self._refresh_header)
 
     def _layout(self, width: int) -> None:
         wanted = self.sidebar_wanted
@@ -165,7 +167,8 @@ class FocusScreen(ZoeaScreen[None]):
         ids = self.zoea.swarm.ids
         position = (ids.index(view.id) + 1 if view.id in ids else 0, len(ids))
         header = self.query_one("#focus-header", TextBlock)
-        header.show(header_text(view, position, self.zoea.swarm.window(view.id)))
+        width = header.content_size.width or max(self.app.size.width - 2, 1)
+        header.show(header_text(view, position, self.zoea.swarm.window(view.id), width))
 
     def _refresh_sidebar(self) -> None:
         commander = self.zoea.commander

@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
@@ -27,6 +27,7 @@ from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from ..widgets.conversation import entry_parts
 from ..widgets.key_bar import KeyBar
+from ..widgets.scroll_box import ScrollBox
 from .base import ZoeaScreen
 
 #: Characters of each sent message shown (the store keeps everything).
@@ -226,7 +227,7 @@ class InspectorScreen(ZoeaScreen[None]):
             listing = OptionList(id="inspector-list")
             listing.border_title = f"REQUESTS · {one_line(self.mysis_name, 30)} · newest first"
             yield listing
-            with VerticalScroll(id="inspector-detail") as detail:
+            with ScrollBox(id="inspector-detail") as detail:
                 detail.border_title = "SENT AND RECEIVED"
                 yield Static(Text("Loading…", style=fmt.MUTED), id="inspector-text")
         yield KeyBar()
@@ -280,7 +281,7 @@ class InspectorScreen(ZoeaScreen[None]):
             body.update(Text(f"Request #{request_id} is no longer in the log.", style=fmt.MUTED))
             return
         body.update(inspection_text(seen, self.zoea.names))
-        self.query_one("#inspector-detail", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#inspector-detail", ScrollBox).scroll_home(animate=False)
         self.bench_state = f"request {request_id}"
 
     def _story(self) -> StoryPort | None:

@@ -16,27 +16,47 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
+#: The keys every bar keeps however narrow the terminal: help and quit.
+KEPT_KEYS = frozenset({"question_mark", "q"})
+
 
 def key_hints(
     keys: list[tuple[str, str, str, bool]],
     width: int,
     styles: tuple[Style | str, Style | str, Style | str],
+    kept: frozenset[str] = KEPT_KEYS,
 ) -> tuple[Text, list[tuple[int, int, str]]]:
     """The line for ``keys`` (key, shown as, description, enabled) and where each key
-    sits (start, end, key). ``styles``: key, description, disabled. Keys that do not fit
-    in ``width`` are left out (pure: used by tests too)."""
+    sits (start, end, key). ``styles``: key, description, disabled. The ``kept`` keys
+    are shown first of all; the others, in order, as far as the rest of ``width`` holds
+    them (pure: used by tests too)."""
     key_style, description_style, disabled_style = styles
-    text = Text(no_wrap=True, overflow="crop")
-    spans: list[tuple[int, int, str]] = []
+    pieces: list[tuple[str, Text]] = []
     for key, shown, description, enabled in keys:
         piece = Text.assemble((f" {shown} ", key_style), (f"{description} ", description_style))
         if not enabled:
             piece.stylize(disabled_style)
-        if width and text.cell_len + piece.cell_len > width:
+        pieces.append((key, piece))
+    room = width or sum(piece.cell_len for _, piece in pieces)
+    chosen: set[int] = set()
+    for n, (key, piece) in enumerate(pieces):
+        if key in kept and piece.cell_len <= room:
+            chosen.add(n)
+            room -= piece.cell_len
+    for n, (key, piece) in enumerate(pieces):
+        if key in kept:
+            continue
+        if piece.cell_len > room:
             break
-        start = text.cell_len
-        text.append_text(piece)
-        spans.append((start, text.cell_len, key))
+        chosen.add(n)
+        room -= piece.cell_len
+    text = Text(no_wrap=True, overflow="crop")
+    spans: list[tuple[int, int, str]] = []
+    for n, (key, piece) in enumerate(pieces):
+        if n in chosen:
+            start = text.cell_len
+            text.append_text(piece)
+            spans.append((start, text.cell_len, key))
     return text, spans
 
 

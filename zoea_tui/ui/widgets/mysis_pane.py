@@ -6,7 +6,6 @@ draws one or the other by its ``compact`` flag, which the swarm container sets.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -96,8 +95,12 @@ def _latest(view: MysisView, now: float | None = None) -> Text:
     return text
 
 
-def meter(tokens: int, window: int, cells: int = METER_CELLS) -> Text:
-    """``▰▰▰▱▱▱▱▱▱▱ 3.1k/32.8k``: the last request against the context window."""
+def meter(tokens: int, window: int, cells: int = METER_CELLS, *, width: int = 0) -> Text:
+    """``▰▰▰▱▱▱▱▱▱▱ 3.1k/32.8k``: the last request against the context window (in
+    ``width`` cells when given: a shorter bar, never a cut figure)."""
+    gauge = fmt.token_gauge(tokens, window)
+    if width:
+        cells = max(1, min(cells, width - 1 - gauge.cell_len))
     filled = 0 if window <= 0 else min(cells, round(cells * tokens / window))
     if tokens and not filled:
         filled = 1
@@ -106,7 +109,7 @@ def meter(tokens: int, window: int, cells: int = METER_CELLS) -> Text:
     text.append("▰" * filled, style=style if tokens else fmt.DIM)
     text.append("▱" * (cells - filled), style=fmt.DIM)
     text.append(" ")
-    text.append_text(fmt.token_gauge(tokens, window))
+    text.append_text(gauge)
     return text
 
 
@@ -116,27 +119,28 @@ def _clipped(text: Text, width: int) -> Text:
     return text
 
 
-def _status_line(view: MysisView, now: float | None) -> Text:
+def _status_lines(view: MysisView, width: int, now: float | None) -> list[Text]:
+    """State and activity, the countdown to what comes next, then the nudge counter:
+    side by side when they fit, else over more lines, none of them cut."""
     glyph = fmt.state_glyph(view)
     activity = view.state if view.state != "running" else (view.activity or "running")
-    text = Text()
-    text.append(glyph.char + " ", style=glyph.style)
     retry = fmt.retry_countdown(view, now)
-    style = fmt.WARNING if retry else fmt.state_style(view.state)
-    text.append(one_line(activity, 40), style=style)
+    state = Text(glyph.char + " ", style=glyph.style)
+    state_style = fmt.WARNING if retry else fmt.state_style(view.state)
+    state.append(one_line(activity, 40), style=state_style)
+    pieces = [state]
     if retry:
         # "unreachable · next try in 40s": the model call failed and is tried again.
-        text.append(f" · {retry}", style=fmt.WARNING)
-    text.append(
-        f" · ↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
-    )
+        pieces.append(Text(retry, style=fmt.WARNING))
     if view.next_nudge_at is not None:
-        left = max(0, round(view.next_nudge_at - (time.time() if now is None else now)))
-        text.append(" · ", style=fmt.DIM)
-        if view.waiting_on_game:
-            text.append("game wait ", style=fmt.WARNING)
-        text.append(f"nudge in {left}s" if left else "nudge due", style=fmt.MUTED)
-    return text
+        left = fmt.seconds_left(view.next_nudge_at, now)
+        nudge = Text("game wait ", style=fmt.WARNING) if view.waiting_on_game else Text()
+        nudge.append(f"nudge in {left}s" if left else "nudge due", style=fmt.MUTED)
+        pieces.append(nudge)
+    pieces.append(
+        Text(f"↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED)
+    )
+    return fmt.pack(pieces, width)
 
 
 def _model_line(view: MysisView) -> Text:
@@ -147,25 +151,29 @@ def _model_line(view: MysisView) -> Text:
     return text
 
 
-def _facts_line(view: MysisView, facts: GameFacts) -> Text:
-    text = Text()
+def _facts_lines(view: MysisView, facts: GameFacts, width: int) -> list[Text]:
+    """Credits and cargo, then where the Mysis is (or its account, before any game
+    state), each piece whole on a line."""
     if not facts.known:
         account = f"@{one_line(view.account, 40)}" if view.account else "not logged in"
-        text.append(account, style=fmt.TEXT if view.account else fmt.DIM)
-        text.append(" · no game state yet", style=fmt.DIM)
-        return text
-    if facts.location:
-        text.append("◎ ", style=fmt.TEAL)
-        text.append(facts.location, style=fmt.TEXT)
-        if facts.docked:
-            text.append(" (docked)", style=fmt.MUTED)
+        return fmt.pack(
+            [
+                Text(account, style=fmt.TEXT if view.account else fmt.DIM),
+                Text("no game state yet", style=fmt.DIM),
+            ],
+            width,
+        )
+    pieces: list[Text] = []
     if facts.credits:
-        text.append("  ¤ ", style=fmt.TOOL)
-        text.append(facts.credits, style=fmt.TEXT)
+        pieces.append(Text.assemble(("¤ ", fmt.TOOL), (facts.credits, fmt.TEXT)))
     if facts.cargo:
-        text.append("  ▣ ", style=fmt.TOOL)
-        text.append(facts.cargo, style=fmt.TEXT)
-    return text
+        pieces.append(Text.assemble(("▣ ", fmt.TOOL), (facts.cargo, fmt.TEXT)))
+    if facts.location:
+        where = Text.assemble(("◎ ", fmt.TEAL), (facts.location, fmt.TEXT))
+        if facts.docked:
+            where.append(" (docked)", style=fmt.MUTED)
+        pieces.append(where)
+    return fmt.pack(pieces, width, "  ")
 
 
 def _action_line(action: Action) -> Text:
@@ -199,17 +207,18 @@ def pane_text(
 ) -> Text:
     """The inside of a Mysis's pane, ``height`` lines of ``width`` cells at most.
 
-    In order, as far as there is room: state and activity with the nudge counter and
-    countdown; provider, model and strategy; the context meter; location, credits and
-    cargo; the latest answer (or the error; ``answer`` when the view has none yet, as
-    after a restart), wrapped over up to three lines when there is room; then the newest
-    actions, newest last.
+    In order, as far as there is room: state and activity with the countdown and the
+    nudge counter; credits, cargo and location (each of them whole, on more lines when
+    the pane is narrow); provider, model and strategy; the context meter; the latest
+    answer (or the error; ``answer`` when the view has none yet, as after a restart),
+    wrapped over up to three lines when there is room; then the newest actions, newest
+    last.
     """
     lines = [
-        _status_line(view, now),
+        *_status_lines(view, width, now),
+        *_facts_lines(view, facts, width),
         _model_line(view),
-        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_tokens, window)),
-        _facts_line(view, facts),
+        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_tokens, window, width=width - 4)),
     ]
     latest = Text()
     if view.state == "errored" and view.last_error:

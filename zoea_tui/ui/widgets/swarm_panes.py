@@ -114,6 +114,7 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         #: (None: only their facts, actions or countdown changed).
         self._stale: dict[int, MysisView | None] = {}
         self.layout_plan = Layout(1, 1, False)
+        self._column_width = 0
         self.border_title = "MYSIS SWARM"
 
     def compose(self):  # type: ignore[no-untyped-def]
@@ -264,11 +265,18 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         if not size.width or not size.height:
             return
         plan = plan_layout(len(self._panes), size.width, size.height)
-        if plan == self.layout_plan and all(
-            p.compact == plan.compact for p in self._panes.values()
+        # Every column as wide as the others (a fraction of the width gave the first
+        # pane one cell less): what the columns leave of the width stays blank at the right.
+        column_width = 0 if plan.compact else size.width // plan.columns
+        if (
+            plan == self.layout_plan
+            and column_width == self._column_width
+            and all(p.compact == plan.compact for p in self._panes.values())
         ):
             return
         self.layout_plan = plan
+        self._column_width = column_width
+        self.styles.grid_columns = str(column_width) if column_width else "1fr"
         self.set_class(plan.compact, "-compact")
         self.set_class(not plan.compact, "-grid")
         self.styles.grid_size_columns = plan.columns
