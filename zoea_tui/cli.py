@@ -33,6 +33,7 @@ from .cli_parsing import (
     seed_flag,
     text_flag,
 )
+from .cli_progress import Progress
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.redaction import mask_data
@@ -161,16 +162,23 @@ async def _cmd_import(args: argparse.Namespace) -> int:
         text = args.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {args.file}: {exc}") from None
-    try:
-        conversation = parse_conversation(text.splitlines())
-    except ImportFormatError as exc:
-        raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
-    with DatabaseLock.take(args.db):  # one writer: a second is refused naming this one
-        store = await Store.open(args.db)  # a refusal is a one-line StoreError naming it
-        async with store:
-            mysis, count = await store.import_conversation(
-                args.mysis, conversation.memories, system_prompt=conversation.system_prompt
-            )
+    lines = text.splitlines()
+    with Progress("import", 0, "memories") as progress:
+        progress.update(0, note=f"checking {len(lines):,} lines")
+        try:
+            conversation = parse_conversation(lines)
+        except ImportFormatError as exc:
+            raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
+        progress.update(0, total=len(conversation.memories), note="storing")
+        with DatabaseLock.take(args.db):  # one writer: a second is refused naming this one
+            store = await Store.open(args.db)  # a refusal is a one-line StoreError naming it
+            async with store:
+                mysis, count = await store.import_conversation(
+                    args.mysis,
+                    conversation.memories,
+                    system_prompt=conversation.system_prompt,
+                    on_progress=lambda done, _: progress.update(done),
+                )
     say(f"imported {count} memories into Mysis {mysis.name!r}", sys.stderr)
     return 0
 
@@ -275,7 +283,10 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     strategy = args.strategy or config.swarm.strategy
     with tempfile.TemporaryDirectory(prefix="zoea-simulate-") as tmp:
         db = args.db or Path(tmp) / "simulate.db"
-        with DatabaseLock.take(db):  # the database and its world file, for this run alone
+        with (
+            DatabaseLock.take(db),  # the database and its world file, for this run alone
+            Progress("simulate", args.myses * args.turns, "turns") as progress,
+        ):
             try:
                 report = await simulate(
                     config,
@@ -285,6 +296,9 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
                     provider=provider,
                     seed=args.seed,
                     db_path=db,
+                    on_progress=lambda done, total, requests: progress.update(
+                        done, total=total, note=f"{requests:,} requests"
+                    ),
                 )
             except WorldFileError as exc:  # refused before the database is opened
                 raise UsageError(str(exc)) from None
@@ -319,12 +333,17 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
 
     config = _config(args)
     async with await _open_existing(args.db) as store:
-        try:
-            report = await replay(
-                store, strategy=args.strategy, mysis_name=args.mysis, config=config
-            )
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        with Progress("replay", 0, "requests") as progress:
+            try:
+                report = await replay(
+                    store,
+                    strategy=args.strategy,
+                    mysis_name=args.mysis,
+                    config=config,
+                    on_progress=lambda done, total: progress.update(done, total=total),
+                )
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
     if args.json:
         emit_json(to_json(report))
         return 0
