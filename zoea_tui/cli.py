@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import errno
 import json
+import os
 import secrets
 import sys
 import time
@@ -44,6 +45,9 @@ from .storage import MysisRecord, Store, StoreError
 from .storage.errors import full_disk
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
 from .storage.lock import DatabaseLock
+
+#: The data folder's folder of the worlds ``sim serve`` saved without ``--state``.
+SERVED_WORLDS = "sim-worlds"
 
 #: What ``zoea --help`` says first: plain words (the module's docstring is for readers
 #: of the code, and its RST backticks would be printed as they are).
@@ -128,7 +132,12 @@ def _parser() -> argparse.ArgumentParser:
         default=1.0,
         help="length of a game tick in seconds (0: advance on demand)",
     )
-    p.add_argument("--state", type=Path, help="load the world from this file and save it there")
+    p.add_argument(
+        "--state",
+        type=Path,
+        help="load the world from this file and save it there (default: a new world, saved "
+        f"on exit to {SERVED_WORLDS}/seed-K-TIME.json in the data folder)",
+    )
     p.add_argument(
         "--admin-token",
         type=text_flag,
@@ -415,11 +424,12 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         clock=time.time,
         new_id=lambda: secrets.token_hex(16),
     )
+    state = args.state if args.state is not None else _served_world_file(args)
     try:
         host = WorldHost.open(
             seed=args.seed,
             tick_seconds=args.tick_seconds,
-            state_path=args.state,
+            state_path=state,
             secret=secrets.token_hex,  # served: passwords and session ids nobody can guess
         )
     except WorldFileError as exc:
@@ -435,6 +445,32 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         reason = exc.strerror or exc
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     return 0
+
+
+def _served_world_file(args: argparse.Namespace) -> Path:
+    """Where ``sim serve`` without ``--state`` saves its world: a new file for each run in
+    the data folder's ``sim-worlds/``, named by seed and start time (UTC), so that no run
+    overwrites another's world and none is loaded unasked (``--state FILE`` carries on)."""
+    from datetime import UTC, datetime
+
+    from .config import data_dir
+
+    folder = data_dir(_config(args), args.data_dir) / SERVED_WORLDS
+    # Made when the world is first saved; refused now if it could not be, before the
+    # world is played in (nothing is made for a server that never serves).
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"cannot save the world in {folder}: {existing} is not a folder zoea can write "
+            "in; choose a file with --state, or a data folder with --data-dir"
+        )
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    path = folder / f"seed-{args.seed}-{stamp}.json"
+    n = 1
+    while path.exists():  # two runs in the same second
+        n += 1
+        path = folder / f"seed-{args.seed}-{stamp}-{n}.json"
+    return path
 
 
 _COMMANDS = {
