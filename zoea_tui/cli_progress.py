@@ -46,8 +46,9 @@ def interval_setting(env: Mapping[str, str] = os.environ) -> float:
     return value
 
 
-def _duration(seconds: float) -> str:
-    """``42 s``, ``3 min 05 s``, ``1 h 02 min``."""
+def duration_text(seconds: float) -> str:
+    """A duration as the command line and the docs write it: ``42 s``, ``3 min 05 s``,
+    ``1 h 02 min``."""
     seconds = max(0, round(seconds))
     if seconds < 60:
         return f"{seconds} s"
@@ -104,9 +105,9 @@ class Progress:
         parts = []
         if total:  # none yet: how far it is cannot be said, only how long it has run
             parts.append(f"{int(done):,}/{total:,} {self.unit} ({100 * done / total:.0f} %)")
-        timing = _duration(elapsed)
+        timing = duration_text(elapsed)
         if 0 < done < total:
-            timing += f", about {_duration(elapsed * (total - done) / done)} left"
+            timing += f", about {duration_text(elapsed * (total - done) / done)} left"
         parts.append(timing)
         if note:
             parts.append(note)
