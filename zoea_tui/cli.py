@@ -16,7 +16,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__, cli_arena, cli_probe
 from .cli_parsing import (
@@ -564,6 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         require_output()
         code = asyncio.run(_COMMANDS[args.command](args))
         flush_output()
+        if args.command == "sim" and code == 0:
+            _leave_now(code)  # served until Ctrl-C or SIGTERM; the world is saved
         return code
     except (UsageError, StoreError, CommandRefused) as exc:
         say(f"zoea {args.command}: {exc}", sys.stderr)
@@ -585,6 +587,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as exc:
         return _unexpected(args, exc)
+
+
+def _leave_now(code: int) -> NoReturn:
+    """End the process at once, its logs and output flushed: ``sim serve`` stopped by a
+    signal has saved its world and said so, and the interpreter's own teardown (freeing
+    the world, the MCP server, uvicorn: 0.3 s of CPU) kept the prompt waiting 2-3 s more
+    on a loaded machine."""
+    import logging
+    import os
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    os._exit(code)
 
 
 def _drop_output() -> None:
