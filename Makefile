@@ -74,6 +74,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/quit.py
 	$(BIN)/python bench/arena.py
 	$(BIN)/python bench/liveliness.py
+	$(BIN)/python bench/cli.py
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py

@@ -28,6 +28,14 @@ def _no_conventions(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(autouse=True)
+def _no_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No progress lines from long commands (``zoea_tui/cli_progress.py``): a run slowed by
+    a loaded machine must not add lines to a standard error a test compares; the tests
+    of the progress turn it on."""
+    monkeypatch.setenv("ZOEA_PROGRESS_SECONDS", "0")
+
+
 @pytest.fixture
 async def store(tmp_path: Path) -> AsyncIterator[Store]:
     """A migrated store on a fresh database file."""

@@ -10,12 +10,13 @@ import argparse
 import asyncio
 import errno
 import json
+import os
 import secrets
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__, cli_arena, cli_probe
 from .cli_parsing import (
@@ -33,6 +34,7 @@ from .cli_parsing import (
     seed_flag,
     text_flag,
 )
+from .cli_progress import Progress
 from .config import Config, ConfigError, load_config
 from .core.composition import ComposeSettings
 from .core.redaction import mask_data
@@ -43,6 +45,9 @@ from .storage import MysisRecord, Store, StoreError
 from .storage.errors import full_disk
 from .storage.interchange import ImportFormatError, memory_to_json, parse_conversation
 from .storage.lock import DatabaseLock
+
+#: The data folder's folder of the worlds ``sim serve`` saved without ``--state``.
+SERVED_WORLDS = "sim-worlds"
 
 #: What ``zoea --help`` says first: plain words (the module's docstring is for readers
 #: of the code, and its RST backticks would be printed as they are).
@@ -127,7 +132,12 @@ def _parser() -> argparse.ArgumentParser:
         default=1.0,
         help="length of a game tick in seconds (0: advance on demand)",
     )
-    p.add_argument("--state", type=Path, help="load the world from this file and save it there")
+    p.add_argument(
+        "--state",
+        type=Path,
+        help="load the world from this file and save it there (default: a new world, saved "
+        f"on exit to {SERVED_WORLDS}/seed-K-TIME.json in the data folder)",
+    )
     p.add_argument(
         "--admin-token",
         type=text_flag,
@@ -161,16 +171,23 @@ async def _cmd_import(args: argparse.Namespace) -> int:
         text = args.file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {args.file}: {exc}") from None
-    try:
-        conversation = parse_conversation(text.splitlines())
-    except ImportFormatError as exc:
-        raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
-    with DatabaseLock.take(args.db):  # one writer: a second is refused naming this one
-        store = await Store.open(args.db)  # a refusal is a one-line StoreError naming it
-        async with store:
-            mysis, count = await store.import_conversation(
-                args.mysis, conversation.memories, system_prompt=conversation.system_prompt
-            )
+    lines = text.splitlines()
+    with Progress("import", 0, "memories") as progress:
+        progress.update(0, note=f"checking {len(lines):,} lines")
+        try:
+            conversation = parse_conversation(lines)
+        except ImportFormatError as exc:
+            raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
+        progress.update(0, total=len(conversation.memories), note="storing")
+        with DatabaseLock.take(args.db):  # one writer: a second is refused naming this one
+            store = await Store.open(args.db)  # a refusal is a one-line StoreError naming it
+            async with store:
+                mysis, count = await store.import_conversation(
+                    args.mysis,
+                    conversation.memories,
+                    system_prompt=conversation.system_prompt,
+                    on_progress=lambda done, _: progress.update(done),
+                )
     say(f"imported {count} memories into Mysis {mysis.name!r}", sys.stderr)
     return 0
 
@@ -275,7 +292,10 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
     strategy = args.strategy or config.swarm.strategy
     with tempfile.TemporaryDirectory(prefix="zoea-simulate-") as tmp:
         db = args.db or Path(tmp) / "simulate.db"
-        with DatabaseLock.take(db):  # the database and its world file, for this run alone
+        with (
+            DatabaseLock.take(db),  # the database and its world file, for this run alone
+            Progress("simulate", args.myses * args.turns, "turns") as progress,
+        ):
             try:
                 report = await simulate(
                     config,
@@ -285,6 +305,9 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
                     provider=provider,
                     seed=args.seed,
                     db_path=db,
+                    on_progress=lambda done, total, requests: progress.update(
+                        done, total=total, note=f"{requests:,} requests"
+                    ),
                 )
             except WorldFileError as exc:  # refused before the database is opened
                 raise UsageError(str(exc)) from None
@@ -319,12 +342,17 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
 
     config = _config(args)
     async with await _open_existing(args.db) as store:
-        try:
-            report = await replay(
-                store, strategy=args.strategy, mysis_name=args.mysis, config=config
-            )
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
+        with Progress("replay", 0, "requests") as progress:
+            try:
+                report = await replay(
+                    store,
+                    strategy=args.strategy,
+                    mysis_name=args.mysis,
+                    config=config,
+                    on_progress=lambda done, total: progress.update(done, total=total),
+                )
+            except ValueError as exc:
+                raise UsageError(str(exc)) from None
     if args.json:
         emit_json(to_json(report))
         return 0
@@ -396,11 +424,12 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         clock=time.time,
         new_id=lambda: secrets.token_hex(16),
     )
+    state = args.state if args.state is not None else _served_world_file(args)
     try:
         host = WorldHost.open(
             seed=args.seed,
             tick_seconds=args.tick_seconds,
-            state_path=args.state,
+            state_path=state,
             secret=secrets.token_hex,  # served: passwords and session ids nobody can guess
         )
     except WorldFileError as exc:
@@ -416,6 +445,32 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
         reason = exc.strerror or exc
         raise UsageError(f"cannot serve on {args.host}:{args.port}: {reason}") from None
     return 0
+
+
+def _served_world_file(args: argparse.Namespace) -> Path:
+    """Where ``sim serve`` without ``--state`` saves its world: a new file for each run in
+    the data folder's ``sim-worlds/``, named by seed and start time (UTC), so that no run
+    overwrites another's world and none is loaded unasked (``--state FILE`` carries on)."""
+    from datetime import UTC, datetime
+
+    from .config import data_dir
+
+    folder = data_dir(_config(args), args.data_dir) / SERVED_WORLDS
+    # Made when the world is first saved; refused now if it could not be, before the
+    # world is played in (nothing is made for a server that never serves).
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(
+            f"cannot save the world in {folder}: {existing} is not a folder zoea can write "
+            "in; choose a file with --state, or a data folder with --data-dir"
+        )
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    path = folder / f"seed-{args.seed}-{stamp}.json"
+    n = 1
+    while path.exists():  # two runs in the same second
+        n += 1
+        path = folder / f"seed-{args.seed}-{stamp}-{n}.json"
+    return path
 
 
 _COMMANDS = {
@@ -509,6 +564,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         require_output()
         code = asyncio.run(_COMMANDS[args.command](args))
         flush_output()
+        if args.command == "sim" and code == 0:
+            _leave_now(code)  # served until Ctrl-C or SIGTERM; the world is saved
         return code
     except (UsageError, StoreError, CommandRefused) as exc:
         say(f"zoea {args.command}: {exc}", sys.stderr)
@@ -530,6 +587,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except Exception as exc:
         return _unexpected(args, exc)
+
+
+def _leave_now(code: int) -> NoReturn:
+    """End the process at once, its logs and output flushed: ``sim serve`` stopped by a
+    signal has saved its world and said so, and the interpreter's own teardown (freeing
+    the world, the MCP server, uvicorn: 0.3 s of CPU) kept the prompt waiting 2-3 s more
+    on a loaded machine."""
+    import logging
+    import os
+
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    os._exit(code)
 
 
 def _drop_output() -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, emit_json, say, seed_flag
+from .cli_progress import Progress
 from .config import Config, ConfigError, db_path, load_config
 from .storage.errors import full_disk
 from .storage.lock import DatabaseLock
@@ -323,9 +324,22 @@ async def _arena(
                 )
                 return report
 
+            progress = Progress(f"arena: {name}", len(todo), "runs")
+
+            def begun(scenario: Any, strategy: str, index: int, runs: int) -> None:
+                progress.update(
+                    len(played), note=f"{scenario.id} · {strategy} · seed {args.seed + index}"
+                )
+
+            def ticked(ticks: int, budget: int) -> None:
+                # Within the run being played; side by side (--jobs) only runs ended count.
+                within = ticks / budget if budget and args.jobs == 1 else 0.0
+                progress.update(len(played) + within)
+
             async def keep(result: RunResult) -> None:
                 await store_run(store, batch, name, result, args.budget)
                 played.append(result)
+                progress.update(len(played))
                 # Kept as it goes: a batch killed outright still counts what it played.
                 await store.finish_arena_batch(batch, current())
                 # The speed this batch is measured at, for what is left of it.
@@ -337,28 +351,29 @@ async def _arena(
 
             started = time.perf_counter()
             stopped = False
-            try:
-                await run_arena(
-                    config,
-                    scenarios,
-                    provider=name,
-                    strategies=strategies,
-                    runs=args.runs,
-                    seed=args.seed,
-                    ticks=args.ticks,
-                    hooks=RunHooks(on_run=keep),
-                    budget_kind=args.budget,
-                    world=args.world,
-                    checkout=checkout,
-                    jobs=args.jobs,
-                    keep=folder_for(database, batch),
-                    skip=lambda s, st, seed: (s.id, st, seed) in done,
-                )
-            except asyncio.CancelledError:  # Ctrl-C: what ended is stored; say so below
-                stopped = True
-                task = asyncio.current_task()
-                if task is not None:
-                    task.uncancel()  # the batch's report is still to be stored
+            with progress:  # on standard error; gone before the lines below
+                try:
+                    await run_arena(
+                        config,
+                        scenarios,
+                        provider=name,
+                        strategies=strategies,
+                        runs=args.runs,
+                        seed=args.seed,
+                        ticks=args.ticks,
+                        hooks=RunHooks(on_run=keep, on_begin=begun, on_progress=ticked),
+                        budget_kind=args.budget,
+                        world=args.world,
+                        checkout=checkout,
+                        jobs=args.jobs,
+                        keep=folder_for(database, batch),
+                        skip=lambda s, st, seed: (s.id, st, seed) in done,
+                    )
+                except asyncio.CancelledError:  # Ctrl-C: what ended is stored; say so below
+                    stopped = True
+                    task = asyncio.current_task()
+                    if task is not None:
+                        task.uncancel()  # the batch's report is still to be stored
             report = current()
             if not quiet and played:
                 say(f"zoea arena: {name}: {describe(report['actual'], before=False)}", sys.stderr)

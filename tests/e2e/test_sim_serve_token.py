@@ -8,11 +8,12 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import httpx
 
 
-def _serve() -> tuple[subprocess.Popen[str], str, str]:
+def _serve(data: Path) -> tuple[subprocess.Popen[str], str, str]:
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -28,7 +29,7 @@ def _serve() -> tuple[subprocess.Popen[str], str, str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "ZOEA_DATA_DIR": str(data)},
     )
     assert proc.stdout is not None
     lines = [proc.stdout.readline() for _ in range(3)]
@@ -43,8 +44,8 @@ def _stop(proc: subprocess.Popen[str]) -> None:
     assert proc.returncode == 0
 
 
-def test_a_served_world_makes_its_own_admin_token_and_takes_only_that() -> None:
-    proc, root, token = _serve()
+def test_a_served_world_makes_its_own_admin_token_and_takes_only_that(tmp_path: Path) -> None:
+    proc, root, token = _serve(tmp_path)
     try:
         assert re.fullmatch(r"[A-Za-z0-9_-]{24}", token), token
         url = f"{root}/api/admin/benchmark/player-stats"
@@ -56,6 +57,6 @@ def test_a_served_world_makes_its_own_admin_token_and_takes_only_that() -> None:
         assert wrong.status_code == 401 and right.status_code != 401
     finally:
         _stop(proc)
-    second, _, other = _serve()
+    second, _, other = _serve(tmp_path)
     _stop(second)
     assert other != token, "a new token each time"

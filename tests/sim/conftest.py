@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,7 +33,8 @@ class ServeRun:
 @contextlib.contextmanager
 def sim_serve(token: str) -> Iterator[ServeRun]:
     """``zoea sim serve --seed 42`` on a free loopback port with the admin ``token``,
-    stopped (SIGTERM) at the end."""
+    stopped (SIGTERM) at the end; the world it saves goes to a data folder of its own."""
+    data = tempfile.TemporaryDirectory(prefix="zoea-serve-")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -42,7 +44,7 @@ def sim_serve(token: str) -> Iterator[ServeRun]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env={**os.environ, "PYTHONUNBUFFERED": "1", "ZOEA_DATA_DIR": data.name},
     )
     run = ServeRun()
     try:
@@ -53,6 +55,7 @@ def sim_serve(token: str) -> Iterator[ServeRun]:
         proc.send_signal(signal.SIGTERM)
         _out, run.stderr = proc.communicate(timeout=20)
         run.returncode = proc.returncode
+        data.cleanup()
 
 
 class Pilot:

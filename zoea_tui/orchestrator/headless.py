@@ -65,8 +65,12 @@ async def simulate(
     provider: str,
     seed: int,
     db_path: Path,
+    on_progress: Callable[[int, int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Run a swarm on the embedded world with a simulated clock; return the report."""
+    """Run a swarm on the embedded world with a simulated clock; return the report.
+
+    ``on_progress`` is told ``(turns played, myses × turns, requests sent)`` after every
+    turn and every request."""
     config = replace(
         config,
         game=replace(config.game, seed=seed, endpoint="embedded"),
@@ -103,8 +107,15 @@ async def simulate(
     tally = ReuseTally()
 
     stopping: set[asyncio.Task[None]] = set()
+    played: dict[int, int] = {}  # each Mysis's turns, up to ``turns``
+
+    def progressed() -> None:
+        if on_progress is not None:
+            on_progress(sum(played.values()), myses * turns, counters["requests"])
 
     def on_turn(runtime: MysisRuntime) -> None:
+        played[runtime.id] = min(runtime.turns, turns)
+        progressed()
         if runtime.turns >= turns and runtime.id not in finished:
             finished.add(runtime.id)
             task = asyncio.get_running_loop().create_task(runtime.stop(timeout=1.0))
@@ -121,6 +132,7 @@ async def simulate(
             tally.add(event.mysis_id, event.composition.messages)
             runtime = commander._myses.get(event.mysis_id)
             prompt_by_turn.append(((runtime.turns + 1) if runtime else 0, event.composition.tokens))
+            progressed()
         elif isinstance(event, ToolCallFinished):
             counters["tool_calls"] += 1
             counters["tool_errors"] += int(event.is_error)
@@ -216,9 +228,16 @@ def _p95_by_turn(samples: list[tuple[int, int]], turns: int) -> dict[str, int]:
 
 
 async def replay(
-    store: Store, *, strategy: str, mysis_name: str | None = None, config: Config | None = None
+    store: Store,
+    *,
+    strategy: str,
+    mysis_name: str | None = None,
+    config: Config | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Recompose every logged request under ``strategy``; compare with the full history."""
+    """Recompose every logged request under ``strategy``; compare with the full history.
+
+    ``on_progress`` is told ``(requests recomposed, requests)`` after every request."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; expected one of: {', '.join(STRATEGIES)}")
     config = config or Config()
@@ -232,20 +251,26 @@ async def replay(
     original: list[int] = []
     violations = 0
     tally = ReuseTally()
-    for mysis in myses:
+    logged = [(mysis, await store.list_requests(mysis.id)) for mysis in myses]
+    total = sum(1 for _, requests in logged for r in requests if r.last_memory_id is not None)
+    for mysis, requests in logged:
         settings = config.compose_settings(
             mysis.provider if mysis.provider in config.providers else None
         )
         prefix = await _full_history_prefix(store, mysis.id, mysis.system_template)
-        for request in await store.list_requests(mysis.id):
+        for request in requests:
             if request.last_memory_id is None:
                 continue
+            if on_progress is not None:
+                on_progress(len(tokens), total)
             composition = await recompose(store, request, settings, strategy=strategy)
             tokens.append(composition.tokens)
             tally.add(mysis.id, composition.messages)
             violations += len(validate(composition.messages))
             full.append(prefix(request.last_memory_id) + request.tools_tokens)
             original.append(request.estimated_tokens)
+    if on_progress is not None:
+        on_progress(len(tokens), total)
     return {
         "strategy": strategy,
         "mysis": mysis_name,

@@ -21,6 +21,8 @@ from .mcp_server import MCP_PATH, ToolHost, http_app
 
 #: Where the HTTP API is served (SpaceMolt's client's base URL).
 API_PATH = "/api/v2"
+#: Seconds a stopping server waits for its open connections before closing them.
+STOP_GRACE_SECONDS = 0.25
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +62,10 @@ class HttpWorldServer:
             log_level="warning",
             lifespan="on",
             access_log=False,
-            timeout_graceful_shutdown=1,
+            # A client's open event stream (every MCP session keeps one) would hold the
+            # shutdown this long: short, so Ctrl-C ends the server at once. (Typed int,
+            # used as asyncio.wait_for's timeout, which takes any number of seconds.)
+            timeout_graceful_shutdown=STOP_GRACE_SECONDS,  # type: ignore[arg-type]
         )
         self._server = uvicorn.Server(config)
         self._task: asyncio.Task[None] | None = None
@@ -94,6 +99,11 @@ class HttpWorldServer:
             await asyncio.sleep(0.01)
         sockets = [s for server in self._server.servers for s in server.sockets]
         self.port = sockets[0].getsockname()[1]
+
+    @property
+    def stopping(self) -> bool:
+        """True once the server was told to stop (SIGINT, SIGTERM, :meth:`stop`)."""
+        return bool(self._server.should_exit)
 
     async def wait(self) -> None:
         """Return when the server stops by itself (uvicorn handles SIGINT/SIGTERM)."""
@@ -134,18 +144,31 @@ def _bound_socket(bind: str, port: int) -> socket.socket:
 async def serving(
     host: WorldHost, *, bind: str = "127.0.0.1", port: int = 0, api: ApiSettings | None = None
 ) -> AsyncIterator[HttpWorldServer]:
-    """Run the world's clock and its HTTP server together."""
-    async with host, HttpWorldServer(host, bind=bind, port=port, api=api) as server:
-        yield server
+    """Run the world's clock and its HTTP server together: the server is bound first
+    (a port in use touches no world), and stopped before the world is (its last calls
+    are in the world saved)."""
+    server = HttpWorldServer(host, bind=bind, port=port, api=api)
+    await server.start()
+    try:
+        async with host:
+            try:
+                yield server
+            finally:
+                await server.stop()
+    finally:
+        await server.stop()  # when the clock failed to start
 
 
 async def serve_forever(host: WorldHost, *, bind: str, port: int, api: ApiSettings) -> None:
-    """``zoea sim serve``: serve until SIGINT/SIGTERM, then save the world."""
+    """``zoea sim serve``: serve until SIGINT/SIGTERM, then save the world to its
+    ``state_path``, saying so the moment the signal comes."""
     # uvicorn catches the signal, stops, then raises it again once its own handlers are
     # removed; a quiet handler of ours turns that second delivery into a clean return.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: None)
     async with serving(host, bind=bind, port=port, api=api) as server:
+        stopping = _Stopping(server, host)
+        watcher = asyncio.create_task(stopping.watch())
         assert server.api is not None
         print(
             f"SpaceMolt embedded world (seed {host.world.seed}, tick "
@@ -155,5 +178,42 @@ async def serve_forever(host: WorldHost, *, bind: str, port: int, api: ApiSettin
             sep="\n",
             flush=True,
         )
+        if host.state_path is not None:
+            print(f"  the world is saved on exit to {host.state_path}", flush=True)
         await server.wait()
-    print("world saved" if host.state_path else "world stopped", flush=True)
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        stopping.say()  # when the poll had not seen it yet
+    # Leaving ``serving`` stopped the clock and saved the world.
+    print(f"world saved to {host.state_path}" if host.state_path else "world stopped", flush=True)
+
+
+class _Stopping:
+    """Says, as soon as the server is told to stop, what happens next (the connections
+    still open are closed, then the world is saved): once."""
+
+    def __init__(self, server: HttpWorldServer, host: WorldHost) -> None:
+        self.server = server
+        self.host = host
+        self.said = False
+
+    async def watch(self) -> None:
+        while not self.server.stopping:
+            await asyncio.sleep(0.05)
+        self.say()
+
+    def say(self) -> None:
+        if self.said:
+            return
+        self.said = True
+        # A client's event stream cut by the stop is no error of anyone's.
+        logging.getLogger("uvicorn.error").addFilter(_cut_stream_filter)
+        if self.host.state_path is not None:
+            print(f"saving the world to {self.host.state_path} …", flush=True)
+
+
+def _cut_stream_filter(record: logging.LogRecord) -> bool:
+    """uvicorn's complaint when a stop closes a response still streaming (an MCP client's
+    event stream, which never ends by itself)."""
+    return "ASGI callable returned without completing response" not in record.getMessage()

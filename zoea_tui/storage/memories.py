@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from typing import Any
 
 from ..core.composition import ComposeSettings, History
@@ -23,6 +23,9 @@ from .swarm import SwarmRoom
 #: Most memories loaded after the latest summary by the ``summarize`` strategy;
 #: far more than any threshold lets accumulate, but a fixed bound on the read.
 SUMMARIZE_SCAN_LIMIT = 2000
+
+#: Memories an import writes between two progress reports (all in one transaction).
+IMPORT_BATCH = 2000
 
 #: A turn row in the shape of a memory row, so it can ride in the history's one query.
 _TURN_AS_MEMORY = (
@@ -83,11 +86,18 @@ class MemoriesRoom(SwarmRoom):
         return stored
 
     async def import_conversation(
-        self, name: str, memories: Sequence[NewMemory], *, system_prompt: str | None = None
+        self,
+        name: str,
+        memories: Sequence[NewMemory],
+        *,
+        system_prompt: str | None = None,
+        on_progress: Callable[[int, int], None] | None = None,
     ) -> tuple[MysisRecord, int]:
         """Create the Mysis if missing and append ``memories``: all or nothing.
 
-        Returns the Mysis and how many memories were stored.
+        Returns the Mysis and how many memories were stored. ``on_progress`` is told
+        ``(memories written, memories)`` as the rows go in, :data:`IMPORT_BATCH` at a time
+        (one transaction still: a failure stores none of them).
         """
         now = time.time()
         async with self._transaction():
@@ -106,12 +116,19 @@ class MemoriesRoom(SwarmRoom):
             assert row is not None
             mysis_id = int(row[0])
             seq = await self._last_seq(mysis_id)
-            await self._db.executemany(
-                "INSERT INTO memories (mysis_id, role, source, sender_id, content, reasoning, "
-                "tool_calls, tool_call_id, tool_name, created_at, game_tick, tokens, seq) "
-                f"VALUES ({', '.join('?' * 13)})",
-                [(mysis_id, *self._row(m, now), seq + n) for n, m in enumerate(memories, start=1)],
-            )
+            for start in range(0, len(memories), IMPORT_BATCH):
+                batch = memories[start : start + IMPORT_BATCH]
+                await self._db.executemany(
+                    "INSERT INTO memories (mysis_id, role, source, sender_id, content, "
+                    "reasoning, tool_calls, tool_call_id, tool_name, created_at, game_tick, "
+                    f"tokens, seq) VALUES ({', '.join('?' * 13)})",
+                    [
+                        (mysis_id, *self._row(m, now), seq + n)
+                        for n, m in enumerate(batch, start=start + 1)
+                    ],
+                )
+                if on_progress is not None:
+                    on_progress(start + len(batch), len(memories))
         return await self.get_mysis(mysis_id), len(memories)
 
     async def _last_seq(self, mysis_id: int) -> int:
