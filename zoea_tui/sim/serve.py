@@ -21,6 +21,9 @@ from .mcp_server import MCP_PATH, ToolHost, http_app
 
 #: Where the HTTP API is served (SpaceMolt's client's base URL).
 API_PATH = "/api/v2"
+#: The world ``zoea sim serve`` makes when not told (``--world``): the one calibrated
+#: against SMBench's published runs, which SpaceMolt's client and SMBench play offline.
+SERVED_WORLD = "smbench"
 
 log = logging.getLogger(__name__)
 
@@ -148,8 +151,8 @@ async def serve_forever(host: WorldHost, *, bind: str, port: int, api: ApiSettin
     async with serving(host, bind=bind, port=port, api=api) as server:
         assert server.api is not None
         print(
-            f"SpaceMolt embedded world (seed {host.world.seed}, tick "
-            f"{host.tick_seconds:g} s) serving MCP at {server.url}",
+            f"SpaceMolt embedded world ({host.world.profile.name}, seed {host.world.seed}, "
+            f"tick {host.tick_seconds:g} s) serving MCP at {server.url}",
             f"  HTTP API (SpaceMolt's client: --url): {server.api_url}",
             f"  SMBench server.url: {server.base_url}  admin_token: {server.api.admin_token}",
             sep="\n",
