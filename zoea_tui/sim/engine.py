@@ -282,15 +282,21 @@ class World:
             if p.poi_id == poi_id and p.transit is None and p is not exclude
         ]
 
-    def notify(self, player: Player, kind: str, msg_type: str, data: dict[str, Any]) -> None:
-        """Queue an event for a player (at most `NOTIFICATION_CAP`, oldest dropped)."""
+    def notify(
+        self, player: Player, kind: str, msg_type: str, data: dict[str, Any], *, message: str
+    ) -> None:
+        """Queue an event for a player (at most `NOTIFICATION_CAP`, oldest dropped).
+
+        `message` is the event in one line, sent as `data.message`: what SpaceMolt's own
+        client shows its model of a system, combat or trade event (else the raw JSON).
+        """
         player.notifications.append(
             {
                 "id": f"ntf_{self.next_id('notification')}",
                 "type": kind,
                 "msg_type": msg_type,
                 "tick": self.tick,
-                "data": data,
+                "data": {**data, "message": message},
             }
         )
         del player.notifications[: -rules.NOTIFICATION_CAP]
@@ -336,6 +342,7 @@ class World:
                 "system_id": system.id,
                 "system_name": system.name,
             },
+            message=f"Arrived at {poi.name} ({system.name}).",
         )
         for other in self.players_at(poi.id, exclude=player):
             self.notify(
@@ -347,6 +354,7 @@ class World:
                     "poi_id": poi.id,
                     "poi_name": poi.name,
                 },
+                message=f"{player.username} arrived at {poi.name}.",
             )
 
     def _regenerate(self) -> None:

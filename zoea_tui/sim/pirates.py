@@ -164,6 +164,8 @@ def pirate_fires(world: WorldState, pirate: dict[str, Any], player: Player) -> d
             "combat",
             "combat_update",
             {"attacker": pirate["name"], "pirate_id": pirate["id"], **hit},
+            message=f"{pirate['name']} hit you for {hit['total']} damage. Your hull "
+            f"{player.ship.hull}, shield {player.ship.shield}.",
         )
     return shot
 
@@ -218,6 +220,7 @@ def destroy_pirate(world: WorldState, pirate: dict[str, Any], player: Player) ->
             "bounty": bounty,
             "wreck_id": wreck["id"],
         },
+        message=f"{pirate['name']} destroyed: bounty {bounty} credits; its wreck is {wreck['id']}.",
     )
     return wreck
 
@@ -244,9 +247,9 @@ def destroy_player(world: WorldState, player: Player, pirate: dict[str, Any]) ->
         {
             "killer": pirate["name"],
             "respawn_poi": home.id,
-            "message": "Your ship was destroyed. You wake up at your home station in a new "
-            "starter ship; your cargo is in the wreck.",
         },
+        message="Your ship was destroyed. You wake up at your home station in a new "
+        "starter ship; your cargo is in the wreck.",
     )
 
 

@@ -87,8 +87,10 @@ class WorldState(Protocol):
         """Pilots present (not in transit) at a POI."""
         ...
 
-    def notify(self, player: Player, kind: str, msg_type: str, data: dict[str, Any]) -> None:
-        """Queue an event for a player."""
+    def notify(
+        self, player: Player, kind: str, msg_type: str, data: dict[str, Any], *, message: str
+    ) -> None:
+        """Queue an event for a player; `message` is the event in one line."""
         ...
 
 
