@@ -409,6 +409,7 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
             tick_seconds=args.tick_seconds,
             state_path=args.state,
             world_profile=args.world or SERVED_WORLD,
+            full_catalogue=True,  # every command SpaceMolt's client's guide names
             secret=secrets.token_hex,  # served: passwords and session ids nobody can guess
         )
     except WorldFileError as exc:

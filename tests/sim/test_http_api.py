@@ -190,6 +190,8 @@ def _one_query_per_group() -> dict[str, str]:
     for spec in TOOL_SPECS:
         if not spec.mutation and spec.api_group not in chosen and not spec.required:
             chosen[spec.api_group] = spec.name
+    for spec in TOOL_SPECS:  # a group of one command with arguments (fleet's)
+        chosen.setdefault(spec.api_group, spec.name)
     return chosen
 
 
@@ -566,9 +568,18 @@ def test_zoea_sim_serve_serves_the_world_asked_for(
     with sim_serve(TOKEN, *flags) as run:
         assert f"SpaceMolt embedded world ({name}, seed 42," in run.lines[0], run.lines
         found = re.search(r"--url\): (http://\S+/api/v2)", run.lines[1])
-        assert found, run.lines
+        mcp = re.search(r"serving MCP at (http://\S+/mcp)", run.lines[0])
+        assert found and mcp, run.lines
         assert _served_world(found.group(1)) == (systems, credits)
+        assert {"battle", "fleet", "send_gift"} <= asyncio.run(_listed(mcp.group(1)))
     assert run.returncode == 0, run.stderr
+
+
+async def _listed(url: str) -> set[str]:
+    """The tools an MCP client is offered at ``url``: every command of commander's guide
+    too, on a served world."""
+    async with Client(url, mode="legacy") as client:
+        return {t.name for t in (await client.list_tools()).tools}
 
 
 def test_zoea_sim_serve_refuses_a_world_other_than_its_state_files(

@@ -22,14 +22,17 @@ from zoea_tui.sim.galaxy import Galaxy
 from zoea_tui.sim.generation import add_equipment, generate_galaxy
 from zoea_tui.sim.players import Player
 from zoea_tui.sim.profiles import CLASSIC, WorldProfile, profile
-from zoea_tui.sim.tools import TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
+from zoea_tui.sim.tools import GUIDE_TOOLS, TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
 from zoea_tui.sim.views import transit_view
 from zoea_tui.sim.world_state import Call, Handler
 
 __all__ = ["STATE_VERSION", "Call", "Handler", "World"]
 
 STATE_VERSION = 1
-_COUNTERS = {"notification": 0, "chat": 0, "order": 0, "wreck": 0, "thread": 0, "post": 0}
+_COUNTERS = {
+    **dict.fromkeys(("notification", "chat", "order", "wreck", "thread", "post"), 0),
+    **dict.fromkeys(("battle", "note", "faction", "fleet", "policy", "commission"), 0),
+}
 
 
 class World:
@@ -82,6 +85,8 @@ class World:
         self.wrecks: list[dict[str, Any]] = []
         self.forum: list[dict[str, Any]] = forum_seed()
         self.pirates: dict[str, dict[str, Any]] = pirates.spawn_all(self.galaxy, self.profile)
+        self.factions: dict[str, dict[str, Any]] = {}
+        self.fleets: dict[str, dict[str, Any]] = {}
 
     def renewed(self, seed: int | None = None) -> World:
         """A new world made as this one was: its settings, its registry, this seed or
@@ -127,9 +132,10 @@ class World:
         return result
 
     @staticmethod
-    def tool_specs() -> list[dict[str, Any]]:
-        """The catalogue an MCP facade lists: `[{name, description, input_schema}]`."""
-        return [spec.to_dict() for spec in TOOL_SPECS]
+    def tool_specs(*, full: bool = True) -> list[dict[str, Any]]:
+        """The catalogue an MCP facade lists: `[{name, description, input_schema}]`;
+        without the commands only commander's guide needs (`GUIDE_TOOLS`) unless `full`."""
+        return [spec.to_dict() for spec in TOOL_SPECS if full or spec.name not in GUIDE_TOOLS]
 
     @staticmethod
     def _arguments(args: object) -> dict[str, Any]:
@@ -418,6 +424,8 @@ class World:
             "wrecks": json.loads(json.dumps(self.wrecks)),
             "forum": json.loads(json.dumps(self.forum)),
             "pirates": json.loads(json.dumps(self.pirates)),
+            "factions": json.loads(json.dumps(self.factions)),
+            "fleets": json.loads(json.dumps(self.fleets)),
         }
 
     @classmethod
@@ -463,4 +471,6 @@ class World:
             if saved is not None
             else pirates.spawn_all(world.galaxy, world.profile)
         )
+        world.factions = json.loads(json.dumps(data.get("factions", {})))
+        world.fleets = json.loads(json.dumps(data.get("fleets", {})))
         return world

@@ -49,6 +49,8 @@ class WorldState(Protocol):
     wrecks: list[dict[str, Any]]
     forum: list[dict[str, Any]]
     pirates: dict[str, dict[str, Any]]
+    factions: dict[str, dict[str, Any]]
+    fleets: dict[str, dict[str, Any]]
 
     @property
     def current_tick(self) -> int:
