@@ -256,6 +256,10 @@ async def test_factions_and_fleets(served: Served) -> None:
         )
         assert await _code(bob, "faction_info", {"faction_id": "nope"}) == "faction_not_found"
         assert await _code(bob, "join_faction", {"faction_id": faction}) == "not_invited"
+        assert await _error(ada, "faction_invite", {"player": "Bob"}) == (
+            "[invalid_payload] Unknown parameter(s): [player]. Requires 'player_id'. "
+            'Example: {"player_id": "Ada"}'
+        )
         await _ok(ada, "faction_invite", {"player_id": "Bob"})
         await _ok(bob, "join_faction", {"faction_id": faction})
         assert await _code(ada, "faction_invite", {"player_id": "bob"}) == "already_member"

@@ -142,6 +142,8 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         {"player_id": string_arg("The pilot's id or username")},
         ("player_id",),
         mutation=True,
+        strict=True,
+        example="Ada",
         group="spacemolt_faction",
     ),
     ToolSpec(
