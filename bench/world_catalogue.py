@@ -7,10 +7,15 @@ holds, with the names it lacks. Calls whose "name" is not a tool name at all (a 
 request, a whole command line, a model's channel tokens such as `<|constrain|>json`) are
 counted and listed apart and left out of the headline share, as the issue's own figure
 ("about 91 %") does; `share_all_calls` includes them. It also reports how many calls to a
-known tool used only argument names the world's schema lists. Writes
-bench/results/world_catalogue.json.
+known tool used only argument names the world's schema lists.
 
-Usage: python bench/world_catalogue.py [--data DIR] [--out FILE]
+With `--guide FILE` (SpaceMolt's own client's gameplay guide, `prompt.md` of a user's
+commander checkout; nothing of it is copied into the results) it measures the same for
+every call the guide writes (`name(arg=...)` in its code), leaving out commander's own
+local tools (`save_credentials`, `update_todo`, `read_todo`, `status_log`, which never
+reach the server). Writes bench/results/world_catalogue.json.
+
+Usage: python bench/world_catalogue.py [--data DIR] [--guide FILE] [--out FILE]
 """
 
 from __future__ import annotations
@@ -29,6 +34,22 @@ from zoea_tui.sim import World  # noqa: E402
 
 TOOL_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "smbench-run2"
+#: commander's local tools: answered by the client itself, never sent to the server.
+COMMANDER_LOCAL = frozenset({"save_credentials", "update_todo", "read_todo", "status_log"})
+_CODE = re.compile(r"```.*?```|`[^`\n]+`", re.DOTALL)
+_CALL = re.compile(r"\b([a-z][a-z0-9_]*)\(([^()]*)\)")
+_ARG = re.compile(r"\b([a-z_][a-z0-9_]*)\s*=")
+
+
+def read_guide(text: str) -> list[tuple[str, dict]]:
+    """Every call a guide writes in its code (`name(arg=...)`), once per distinct call,
+    commander's local tools left out; an argument's value is not read, only its name."""
+    calls: dict[tuple[str, tuple[str, ...]], None] = {}
+    for code in _CODE.findall(text):
+        for name, inside in _CALL.findall(code):
+            if name not in COMMANDER_LOCAL:
+                calls[(name, tuple(_ARG.findall(inside)))] = None
+    return [(name, dict.fromkeys(args, "")) for name, args in calls]
 
 
 def read_calls(data: Path) -> list[tuple[str, dict]]:
@@ -78,6 +99,7 @@ def measure(calls: list[tuple[str, dict]]) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--guide", type=Path, help="commander's prompt.md (its gameplay guide)")
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "world_catalogue.json"
     )
@@ -86,6 +108,14 @@ def main() -> int:
         print(f"world_catalogue: no play logs at {args.data}; skipped (use --data DIR)")
         return 0
     report = {"data": args.data.name, **measure(read_calls(args.data))}
+    if args.guide is not None:
+        guide = measure(read_guide(args.guide.read_text(encoding="utf-8")))
+        report["guide"] = {"file": args.guide.name, **guide}
+        print(
+            f"world_catalogue: {guide['share']:.2%} of the {guide['calls']} calls commander's "
+            f"guide writes name a world tool; missing: {', '.join(guide['missing']) or 'none'}; "
+            f"arguments all known: {guide['arguments_all_known_share']:.2%}"
+        )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     print(

@@ -139,6 +139,13 @@ def _parser() -> argparse.ArgumentParser:
         f"on exit to {SERVED_WORLDS}/seed-K-TIME.json in the data folder)",
     )
     p.add_argument(
+        "--world",
+        choices=("smbench", "classic"),
+        help="the world of a new game: smbench, calibrated against SMBench's published runs "
+        "(19 systems; the default: SpaceMolt's client and SMBench play it), or classic, the "
+        "app's 8 systems (a --state file keeps its own)",
+    )
+    p.add_argument(
         "--admin-token",
         type=text_flag,
         help="bearer token of the benchmark admin endpoints (default: a new one, printed)",
@@ -411,7 +418,7 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
 async def _cmd_sim(args: argparse.Namespace) -> int:
     from .sim.api_sessions import ApiSettings
     from .sim.host import WorldFileError, WorldHost
-    from .sim.serve import serve_forever
+    from .sim.serve import SERVED_WORLD, serve_forever
 
     if args.tick_seconds < 0:
         raise UsageError("--tick-seconds must be 0 or more")
@@ -430,10 +437,18 @@ async def _cmd_sim(args: argparse.Namespace) -> int:
             seed=args.seed,
             tick_seconds=args.tick_seconds,
             state_path=state,
+            world_profile=args.world or SERVED_WORLD,
+            full_catalogue=True,  # every command SpaceMolt's client's guide names
             secret=secrets.token_hex,  # served: passwords and session ids nobody can guess
         )
     except WorldFileError as exc:
         raise UsageError(str(exc)) from None
+    saved = host.world.profile.name
+    if args.world is not None and args.world != saved:
+        raise UsageError(
+            f"{args.state} holds a {saved} world, not {args.world}: leave out --world to "
+            f"go on with it, or give another --state for a new {args.world} world"
+        )
     try:
         await serve_forever(host, bind=args.host, port=args.port, api=api)
     except OSError as exc:

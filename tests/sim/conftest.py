@@ -31,15 +31,16 @@ class ServeRun:
 
 
 @contextlib.contextmanager
-def sim_serve(token: str) -> Iterator[ServeRun]:
-    """``zoea sim serve --seed 42`` on a free loopback port with the admin ``token``,
-    stopped (SIGTERM) at the end; the world it saves goes to a data folder of its own."""
+def sim_serve(token: str, *extra: str) -> Iterator[ServeRun]:
+    """``zoea sim serve --seed 42`` on a free loopback port with the admin ``token`` (and
+    the ``extra`` arguments), stopped (SIGTERM) at the end; the world it saves goes to a
+    data folder of its own."""
     data = tempfile.TemporaryDirectory(prefix="zoea-serve-")
     proc = subprocess.Popen(
         [
             sys.executable,
             *("-m", "zoea_tui.cli", "sim", "serve", "--port", "0", "--seed", "42"),
-            *("--tick-seconds", "0.05", "--admin-token", token),
+            *("--tick-seconds", "0.05", "--admin-token", token, *extra),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from mcp import Client
 
 from tests.fakes.spacemolt_client import SpaceMoltClient
+from zoea_tui.cli import main
 from zoea_tui.sim import World
 from zoea_tui.sim.api_sessions import ApiSettings, iso_utc
 from zoea_tui.sim.host import WorldHost
@@ -188,6 +190,8 @@ def _one_query_per_group() -> dict[str, str]:
     for spec in TOOL_SPECS:
         if not spec.mutation and spec.api_group not in chosen and not spec.required:
             chosen[spec.api_group] = spec.name
+    for spec in TOOL_SPECS:  # a group of one command with arguments (fleet's)
+        chosen.setdefault(spec.api_group, spec.name)
     return chosen
 
 
@@ -530,3 +534,77 @@ def test_session_times_are_iso_8601_utc_as_datetime_writes_them(seconds: float) 
     moment = datetime(1970, 1, 1, tzinfo=UTC) + timedelta(milliseconds=millis)
     expected = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
     assert iso_utc(seconds) == expected
+
+
+def _served_world(root_api: str) -> tuple[int, int]:
+    """(systems on the map, starting credits) of a new Solarian pilot of a served world."""
+    with httpx.Client(timeout=30) as http:
+        sid = http.post(f"{root_api}/session").json()["session"]["id"]
+        made = http.post(
+            f"{root_api}/spacemolt_auth/register",
+            headers={"X-Session-Id": sid},
+            json={"username": "Surveyor", "empire": "solarian"},
+        )
+        assert made.status_code == 200, made.text
+        charted = http.post(f"{root_api}/spacemolt/get_map", headers={"X-Session-Id": sid})
+        systems = charted.json()["structuredContent"]["systems"]
+        return len(systems), made.json()["structuredContent"]["player"]["credits"]
+
+
+@pytest.mark.parametrize(
+    ("flags", "name", "systems", "credits"),
+    [
+        ((), "smbench", 19, 100),
+        (("--world", "smbench"), "smbench", 19, 100),
+        (("--world", "classic"), "classic", 8, 150),
+    ],
+)
+def test_zoea_sim_serve_serves_the_world_asked_for(
+    flags: tuple[str, ...], name: str, systems: int, credits: int
+) -> None:
+    """``--world smbench`` (the default: what SMBench offline needs) is the calibrated
+    19-system world, 100 credits for every pilot; ``--world classic`` the app's 8 systems,
+    a Solarian's 150. Said on the first line and seen over real HTTP."""
+    with sim_serve(TOKEN, *flags) as run:
+        assert f"SpaceMolt embedded world ({name}, seed 42," in run.lines[0], run.lines
+        found = re.search(r"--url\): (http://\S+/api/v2)", run.lines[1])
+        mcp = re.search(r"serving MCP at (http://\S+/mcp)", run.lines[0])
+        assert found and mcp, run.lines
+        assert _served_world(found.group(1)) == (systems, credits)
+        assert {"battle", "fleet", "send_gift"} <= asyncio.run(_listed(mcp.group(1)))
+    assert run.returncode == 0, run.stderr
+
+
+async def _listed(url: str) -> set[str]:
+    """The tools an MCP client is offered at ``url``: every command of commander's guide
+    too, on a served world."""
+    async with Client(url, mode="legacy") as client:
+        return {t.name for t in (await client.list_tools()).tools}
+
+
+def test_zoea_sim_serve_refuses_a_world_other_than_its_state_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A saved world goes on as it was made: ``--world`` naming another is one line, and
+    the file is left as it was."""
+    state = tmp_path / "world.json"
+    state.write_text(json.dumps(World(3, world="classic").to_dict()))
+    before = state.read_bytes()
+    code = main(
+        ["sim", "serve", "--tick-seconds", "0", "--state", str(state), "--world", "smbench"]
+    )
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert err == (
+        f"zoea sim: {state} holds a classic world, not smbench: leave out --world to go on "
+        "with it, or give another --state for a new smbench world\n"
+    )
+    assert state.read_bytes() == before
+    with pytest.raises(SystemExit) as refused:
+        main(["sim", "serve", "--world", "tiny"])
+    _, err = capsys.readouterr()
+    assert refused.value.code == 2
+    assert err == (
+        "zoea sim serve: argument --world: invalid choice: 'tiny' "
+        "(choose from 'smbench', 'classic')\n"
+    )

@@ -16,7 +16,9 @@ def test_catalog_types_with_the_real_invalid_type_text(world: World, pilot) -> N
     assert {e["id"] for e in weapons} == {"pulse_laser_i", "autocannon_i"}
     assert pilot("catalog", type="ships")["count"] == 4
     assert pilot("catalog", type="skills", id="mining_basic")["count"] == 1
-    assert pilot("catalog", type="recipes")["entries"] == []
+    recipes = pilot("catalog", type="recipes")["entries"]
+    assert [r["id"] for r in recipes] == ["steel_plate", "fuel_cell"]
+    assert recipes[0]["inputs"] == [{"item_id": "iron_ore", "quantity": 5}]
     assert world.call(None, "catalog", {"type": "items"})["count"] == len(items)
 
 

@@ -22,6 +22,7 @@ def test_system_chat_reaches_everyone_in_the_system(make_pilot) -> None:
         "sender": "Ada",
         "content": "Ore prices are up",
         "tick": 0,
+        "message": "[system] Ada: Ore prices are up",
     }
     assert red("get_notifications")["count"] == 0
     assert _messages(bob, channel="system") == ["Ore prices are up"]

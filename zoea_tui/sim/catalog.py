@@ -292,3 +292,35 @@ SKILLS: dict[str, SkillDef] = {
         SkillDef("trading_basic", "Basic Trading", "1 XP per trade and order fill."),
     )
 }
+
+
+@dataclass(frozen=True)
+class RecipeDef:
+    """A crafting recipe: materials in, one item out, done at any station."""
+
+    id: str
+    name: str
+    inputs: tuple[tuple[str, int], ...]
+    output: str
+    output_quantity: int = 1
+
+    def to_dict(self) -> dict[str, object]:
+        """The catalogue's view of the recipe."""
+        return {
+            "id": self.id,
+            "name": self.name,
+            "inputs": [{"item_id": i, "quantity": q} for i, q in self.inputs],
+            "outputs": [{"item_id": self.output, "quantity": self.output_quantity}],
+        }
+
+
+#: The refining the guide's crafting path starts with: ore into a component and a fuel cell.
+RECIPES: dict[str, RecipeDef] = {
+    r.id: r
+    for r in (
+        RecipeDef("steel_plate", "Refine Steel Plate", (("iron_ore", 5),), "steel_plate"),
+        RecipeDef(
+            "fuel_cell", "Assemble Fuel Cell", (("copper_ore", 2), ("silicon_ore", 1)), "fuel_cell"
+        ),
+    )
+}

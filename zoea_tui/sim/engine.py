@@ -22,14 +22,17 @@ from zoea_tui.sim.galaxy import Galaxy
 from zoea_tui.sim.generation import add_equipment, generate_galaxy
 from zoea_tui.sim.players import Player
 from zoea_tui.sim.profiles import CLASSIC, WorldProfile, profile
-from zoea_tui.sim.tools import TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
+from zoea_tui.sim.tools import GUIDE_TOOLS, TOOL_SPECS, TOOLS_BY_NAME, ToolSpec
 from zoea_tui.sim.views import transit_view
 from zoea_tui.sim.world_state import Call, Handler
 
 __all__ = ["STATE_VERSION", "Call", "Handler", "World"]
 
 STATE_VERSION = 1
-_COUNTERS = {"notification": 0, "chat": 0, "order": 0, "wreck": 0, "thread": 0, "post": 0}
+_COUNTERS = {
+    **dict.fromkeys(("notification", "chat", "order", "wreck", "thread", "post"), 0),
+    **dict.fromkeys(("battle", "note", "faction", "fleet", "policy", "commission"), 0),
+}
 
 
 class World:
@@ -82,6 +85,8 @@ class World:
         self.wrecks: list[dict[str, Any]] = []
         self.forum: list[dict[str, Any]] = forum_seed()
         self.pirates: dict[str, dict[str, Any]] = pirates.spawn_all(self.galaxy, self.profile)
+        self.factions: dict[str, dict[str, Any]] = {}
+        self.fleets: dict[str, dict[str, Any]] = {}
 
     def renewed(self, seed: int | None = None) -> World:
         """A new world made as this one was: its settings, its registry, this seed or
@@ -127,9 +132,10 @@ class World:
         return result
 
     @staticmethod
-    def tool_specs() -> list[dict[str, Any]]:
-        """The catalogue an MCP facade lists: `[{name, description, input_schema}]`."""
-        return [spec.to_dict() for spec in TOOL_SPECS]
+    def tool_specs(*, full: bool = True) -> list[dict[str, Any]]:
+        """The catalogue an MCP facade lists: `[{name, description, input_schema}]`;
+        without the commands only commander's guide needs (`GUIDE_TOOLS`) unless `full`."""
+        return [spec.to_dict() for spec in TOOL_SPECS if full or spec.name not in GUIDE_TOOLS]
 
     @staticmethod
     def _arguments(args: object) -> dict[str, Any]:
@@ -282,15 +288,21 @@ class World:
             if p.poi_id == poi_id and p.transit is None and p is not exclude
         ]
 
-    def notify(self, player: Player, kind: str, msg_type: str, data: dict[str, Any]) -> None:
-        """Queue an event for a player (at most `NOTIFICATION_CAP`, oldest dropped)."""
+    def notify(
+        self, player: Player, kind: str, msg_type: str, data: dict[str, Any], *, message: str
+    ) -> None:
+        """Queue an event for a player (at most `NOTIFICATION_CAP`, oldest dropped).
+
+        `message` is the event in one line, sent as `data.message`: what SpaceMolt's own
+        client shows its model of a system, combat or trade event (else the raw JSON).
+        """
         player.notifications.append(
             {
                 "id": f"ntf_{self.next_id('notification')}",
                 "type": kind,
                 "msg_type": msg_type,
                 "tick": self.tick,
-                "data": data,
+                "data": {**data, "message": message},
             }
         )
         del player.notifications[: -rules.NOTIFICATION_CAP]
@@ -336,6 +348,7 @@ class World:
                 "system_id": system.id,
                 "system_name": system.name,
             },
+            message=f"Arrived at {poi.name} ({system.name}).",
         )
         for other in self.players_at(poi.id, exclude=player):
             self.notify(
@@ -347,6 +360,7 @@ class World:
                     "poi_id": poi.id,
                     "poi_name": poi.name,
                 },
+                message=f"{player.username} arrived at {poi.name}.",
             )
 
     def _regenerate(self) -> None:
@@ -410,6 +424,8 @@ class World:
             "wrecks": json.loads(json.dumps(self.wrecks)),
             "forum": json.loads(json.dumps(self.forum)),
             "pirates": json.loads(json.dumps(self.pirates)),
+            "factions": json.loads(json.dumps(self.factions)),
+            "fleets": json.loads(json.dumps(self.fleets)),
         }
 
     @classmethod
@@ -455,4 +471,6 @@ class World:
             if saved is not None
             else pirates.spawn_all(world.galaxy, world.profile)
         )
+        world.factions = json.loads(json.dumps(data.get("factions", {})))
+        world.fleets = json.loads(json.dumps(data.get("fleets", {})))
         return world

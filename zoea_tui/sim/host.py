@@ -53,14 +53,23 @@ class WorldHost:
         world: the engine to run.
         tick_seconds: length of a tick; 0 means a simulated clock that advances on demand.
         state_path: where :meth:`save` writes the world (and :meth:`open` reads it).
+        full_catalogue: list every command in :meth:`tool_specs`, those only commander's
+            guide needs too (``zoea sim serve``); else the app's own list
+            (``tools.GUIDE_TOOLS`` are answered all the same).
     """
 
     def __init__(
-        self, world: World, *, tick_seconds: float = 1.0, state_path: Path | None = None
+        self,
+        world: World,
+        *,
+        tick_seconds: float = 1.0,
+        state_path: Path | None = None,
+        full_catalogue: bool = False,
     ) -> None:
         if tick_seconds < 0:
             raise ValueError("tick_seconds must be >= 0")
         self.world = world
+        self.full_catalogue = full_catalogue
         self.tick_seconds = tick_seconds
         self.state_path = state_path
         self.calls = 0
@@ -83,6 +92,7 @@ class WorldHost:
         starting_credits: int | None = None,
         world_profile: str = "classic",
         secret: Callable[[int], str] | None = None,
+        full_catalogue: bool = False,
     ) -> WorldHost:
         """A host for the world saved at ``state_path``, or a new one from ``seed``
         (with the ``world_profile``'s numbers: ``zoea_tui.sim.profiles``); ``secret``
@@ -94,7 +104,12 @@ class WorldHost:
             world = World(
                 seed, starting_credits=starting_credits, world=world_profile, secret=secret
             )
-        return cls(world, tick_seconds=tick_seconds, state_path=state_path)
+        return cls(
+            world,
+            tick_seconds=tick_seconds,
+            state_path=state_path,
+            full_catalogue=full_catalogue,
+        )
 
     @property
     def simulated(self) -> bool:
@@ -108,7 +123,7 @@ class WorldHost:
 
     def tool_specs(self) -> list[dict[str, Any]]:
         """The tool catalogue: ``[{name, description, input_schema}]``."""
-        return World.tool_specs()
+        return World.tool_specs(full=self.full_catalogue)
 
     # -- time -----------------------------------------------------------------
 

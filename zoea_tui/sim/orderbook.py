@@ -111,6 +111,8 @@ def settle(world: WorldState, order: dict[str, Any], quantity: int, price: int) 
             "price_each": price,
             "remaining": order["quantity"],
         },
+        message=f"Your {order['side']} order {order['order_id']} filled {quantity} "
+        f"{order['item_id']} at {price} credits each ({order['quantity']} left).",
     )
     if order["quantity"] <= 0:
         world.orders.remove(order)

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import missions
-from zoea_tui.sim.catalog import EMPIRES, ORE_IDS, module_def
+from zoea_tui.sim.catalog import ORE_IDS, module_def
 from zoea_tui.sim.galaxy import Galaxy
 from zoea_tui.sim.players import Player, Ship
 from zoea_tui.sim.profiles import CLASSIC, WorldProfile
+from zoea_tui.sim.views import home_poi
 
 if TYPE_CHECKING:
     from zoea_tui.sim.world_state import WorldState
@@ -26,6 +27,9 @@ if TYPE_CHECKING:
 RESPAWN_TICKS = 20
 WRECK_TICKS = 150
 SHIELD_RECHARGE_PIRATE = 2
+#: Damage a pilot takes in each battle stance, in percent (commander's guide: evade
+#: halves it, brace quarters it).
+TAKEN_PCT: dict[str, int] = {"fire": 100, "evade": 50, "brace": 25, "flee": 100}
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,8 @@ def apply_hit(target: dict[str, Any] | Ship, damage: int) -> dict[str, int]:
 def pirate_fires(world: WorldState, pirate: dict[str, Any], player: Player) -> dict[str, Any]:
     """One shot of a pirate at a player; destroys the player's ship if its hull goes."""
     pirate["last_fired"] = world.tick
-    hit = apply_hit(player.ship, roll(world, pirate["damage"]))
+    stance = player.battle["stance"] if player.battle is not None else "fire"
+    hit = apply_hit(player.ship, roll(world, pirate["damage"]) * TAKEN_PCT[stance] // 100)
     player.stats["damage_taken"] += hit["total"]
     shot: dict[str, Any] = {
         "attacker": pirate["name"],
@@ -164,6 +169,8 @@ def pirate_fires(world: WorldState, pirate: dict[str, Any], player: Player) -> d
             "combat",
             "combat_update",
             {"attacker": pirate["name"], "pirate_id": pirate["id"], **hit},
+            message=f"{pirate['name']} hit you for {hit['total']} damage. Your hull "
+            f"{player.ship.hull}, shield {player.ship.shield}.",
         )
     return shot
 
@@ -218,6 +225,7 @@ def destroy_pirate(world: WorldState, pirate: dict[str, Any], player: Player) ->
             "bounty": bounty,
             "wreck_id": wreck["id"],
         },
+        message=f"{pirate['name']} destroyed: bounty {bounty} credits; its wreck is {wreck['id']}.",
     )
     return wreck
 
@@ -229,7 +237,11 @@ def destroy_player(world: WorldState, player: Player, pirate: dict[str, Any]) ->
     player.stats["ships_lost"] += 1
     if player.username in pirate["engaged_with"]:
         pirate["engaged_with"].remove(player.username)
-    home = world.galaxy.arrival_poi(EMPIRES[player.empire].home_system)
+    player.battle = None
+    for policy in player.insurance:
+        if policy["ship_id"] == ship.id and policy["status"] == "active":
+            policy["status"] = "claimable" if world.tick <= policy["expires_tick"] else "expired"
+    home = home_poi(world, player)
     player.ship = Ship.of_class(
         world.profile.starter(player.empire), world.new_hex(128), player.username
     )
@@ -244,9 +256,9 @@ def destroy_player(world: WorldState, player: Player, pirate: dict[str, Any]) ->
         {
             "killer": pirate["name"],
             "respawn_poi": home.id,
-            "message": "Your ship was destroyed. You wake up at your home station in a new "
-            "starter ship; your cargo is in the wreck.",
         },
+        message="Your ship was destroyed. You wake up at your home station in a new "
+        "starter ship; your cargo is in the wreck.",
     )
 
 
@@ -255,7 +267,9 @@ def on_tick(world: WorldState) -> None:
     for player in world.players.values():
         ship = player.ship
         if ship.shield < ship.max_shield:
-            ship.shield = min(ship.max_shield, ship.shield + ship.shield_recharge)
+            braced = player.battle is not None and player.battle["stance"] == "brace"
+            recharge = ship.shield_recharge * (2 if braced else 1)
+            ship.shield = min(ship.max_shield, ship.shield + recharge)
     for pirate in world.pirates.values():
         if pirate["destroyed"]:
             if world.tick >= pirate["respawn_tick"]:

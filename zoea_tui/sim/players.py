@@ -174,6 +174,17 @@ class Player:
     clan_tag: str = ""
     primary_color: str = "#FFFFFF"
     secondary_color: str = "#000000"
+    #: The base chosen with set_home_base ("": the empire's home station).
+    home_base: str = ""
+    #: The tactical battle under way (``commands/battle.py``), else None.
+    battle: dict[str, Any] | None = None
+    notes: list[dict[str, Any]] = field(default_factory=list)
+    faction_id: str = ""
+    fleet_id: str = ""
+    insurance: list[dict[str, Any]] = field(default_factory=list)
+    commissions: list[dict[str, Any]] = field(default_factory=list)
+    #: The wreck on a tow line (``commands/salvage.py``), else None.
+    towing: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data."""

@@ -24,6 +24,10 @@ API_PATH = "/api/v2"
 #: Seconds a stopping server waits for its open connections before closing them.
 STOP_GRACE_SECONDS = 0.25
 
+#: The world ``zoea sim serve`` makes when not told (``--world``): the one calibrated
+#: against SMBench's published runs, which SpaceMolt's client and SMBench play offline.
+SERVED_WORLD = "smbench"
+
 log = logging.getLogger(__name__)
 
 
@@ -171,8 +175,8 @@ async def serve_forever(host: WorldHost, *, bind: str, port: int, api: ApiSettin
         watcher = asyncio.create_task(stopping.watch())
         assert server.api is not None
         print(
-            f"SpaceMolt embedded world (seed {host.world.seed}, tick "
-            f"{host.tick_seconds:g} s) serving MCP at {server.url}",
+            f"SpaceMolt embedded world ({host.world.profile.name}, seed {host.world.seed}, "
+            f"tick {host.tick_seconds:g} s) serving MCP at {server.url}",
             f"  HTTP API (SpaceMolt's client: --url): {server.api_url}",
             f"  SMBench server.url: {server.base_url}  admin_token: {server.api.admin_token}",
             sep="\n",

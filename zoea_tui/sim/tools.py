@@ -11,8 +11,9 @@ from zoea_tui.sim.tool_spec import ToolSpec, integer_arg, string_arg
 from zoea_tui.sim.tools_combat import COMBAT_SPECS
 from zoea_tui.sim.tools_community import COMMUNITY_SPECS
 from zoea_tui.sim.tools_economy import ECONOMY_SPECS
+from zoea_tui.sim.tools_guide import GUIDE_SPECS
 
-__all__ = ["TOOLS_BY_NAME", "TOOL_SPECS", "ToolSpec"]
+__all__ = ["GUIDE_TOOLS", "TOOLS_BY_NAME", "TOOL_SPECS", "ToolSpec"]
 
 _CHANNELS = ["system", "local", "faction", "private"]
 
@@ -244,6 +245,13 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
     ),
 )
 
-TOOL_SPECS += COMBAT_SPECS + ECONOMY_SPECS + COMMUNITY_SPECS
+TOOL_SPECS += COMBAT_SPECS + ECONOMY_SPECS + COMMUNITY_SPECS + GUIDE_SPECS
 
 TOOLS_BY_NAME: dict[str, ToolSpec] = {spec.name: spec for spec in TOOL_SPECS}
+
+#: The commands only commander's gameplay guide needs (``tools_guide.py``): served by
+#: ``zoea sim serve`` in its MCP tool list and its HTTP API, answered everywhere, but left
+#: out of the tool list of the app's own worlds (``WorldHost(full_catalogue=False)``),
+#: whose Myses would pay about 2 100 tool tokens more per request for them (a third more:
+#: SmolLM2's 8k window could no longer hold the tools and a prompt).
+GUIDE_TOOLS: frozenset[str] = frozenset(spec.name for spec in GUIDE_SPECS)

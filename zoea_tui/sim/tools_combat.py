@@ -35,6 +35,8 @@ COMBAT_SPECS: tuple[ToolSpec, ...] = (
         {"target_id": _TARGET},
         ("target_id",),
         mutation=True,
+        strict=True,
+        example="pirate_1",
     ),
     ToolSpec(
         "scan",

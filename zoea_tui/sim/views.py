@@ -71,10 +71,20 @@ def transit_view(galaxy: Galaxy, transit: Transit, tick: int) -> dict[str, Any]:
     }
 
 
+def home_poi(world: WorldState, player: Player) -> Poi:
+    """Where the player respawns: the base set with set_home_base, else the empire's
+    home station."""
+    if player.home_base:
+        for poi in world.galaxy.pois.values():
+            if poi.base is not None and poi.base.id == player.home_base:
+                return poi
+    return world.galaxy.arrival_poi(EMPIRES[player.empire].home_system)
+
+
 def player_view(world: WorldState, player: Player) -> dict[str, Any]:
     """A player as the real `Player` object, trimmed to what this world models."""
     poi = world.galaxy.pois[player.poi_id]
-    home = world.galaxy.arrival_poi(EMPIRES[player.empire].home_system)
+    home = home_poi(world, player)
     return {
         "id": player.id,
         "username": player.username,
@@ -94,6 +104,7 @@ def player_view(world: WorldState, player: Player) -> dict[str, Any]:
         "primary_color": player.primary_color,
         "secondary_color": player.secondary_color,
         "active_missions": len(player.missions),
+        "faction_id": player.faction_id or None,
     }
 
 

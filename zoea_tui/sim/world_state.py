@@ -49,6 +49,8 @@ class WorldState(Protocol):
     wrecks: list[dict[str, Any]]
     forum: list[dict[str, Any]]
     pirates: dict[str, dict[str, Any]]
+    factions: dict[str, dict[str, Any]]
+    fleets: dict[str, dict[str, Any]]
 
     @property
     def current_tick(self) -> int:
@@ -87,8 +89,10 @@ class WorldState(Protocol):
         """Pilots present (not in transit) at a POI."""
         ...
 
-    def notify(self, player: Player, kind: str, msg_type: str, data: dict[str, Any]) -> None:
-        """Queue an event for a player."""
+    def notify(
+        self, player: Player, kind: str, msg_type: str, data: dict[str, Any], *, message: str
+    ) -> None:
+        """Queue an event for a player; `message` is the event in one line."""
         ...
 
 

@@ -8,15 +8,20 @@ from __future__ import annotations
 
 from zoea_tui.sim.commands import (
     account,
+    battle,
     catalogue,
     combat,
     community,
     exchange,
+    groups,
     info,
     market,
     missions,
     navigation,
+    personal,
     resources,
+    salvage,
+    shipyard,
     social,
 )
 from zoea_tui.sim.world_state import Handler
@@ -35,4 +40,9 @@ HANDLERS: dict[str, Handler] = {
     **catalogue.HANDLERS,
     **combat.HANDLERS,
     **community.HANDLERS,
+    **battle.HANDLERS,
+    **personal.HANDLERS,
+    **groups.HANDLERS,
+    **salvage.HANDLERS,
+    **shipyard.HANDLERS,
 }

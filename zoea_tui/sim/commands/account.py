@@ -57,10 +57,9 @@ def register(world: WorldState, call: Call) -> dict[str, Any]:
         player,
         "tip",
         "tip",
-        {
-            "message": "Undock, travel to an asteroid belt, mine until your hold is full, "
-            "then dock at a station and sell. get_system lists the POIs nearby.",
-        },
+        {},
+        message="Undock, travel to an asteroid belt, mine until your hold is full, "
+        "then dock at a station and sell. get_system lists the POIs nearby.",
     )
     code_note = (
         ""

@@ -7,7 +7,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import errors, missions, orderbook, params, rules
-from zoea_tui.sim.catalog import ITEMS, MODULES, SHIP_CLASSES, SKILLS
+from zoea_tui.sim.catalog import ITEMS, MODULES, RECIPES, SHIP_CLASSES, SKILLS
 from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base, Poi
@@ -53,7 +53,7 @@ def catalog(world: WorldState, call: Call) -> dict[str, Any]:
         entries = [asdict(s) for s in SKILLS.values()]
         key = "id"
     elif kind == "recipes":
-        entries, key = [], "id"
+        entries, key = [r.to_dict() for r in RECIPES.values()], "id"
     else:
         entries = [_item_entry(i) for i in ITEMS]
         key = "id"
@@ -63,10 +63,7 @@ def catalog(world: WorldState, call: Call) -> dict[str, Any]:
             ]
     if wanted:
         entries = [e for e in entries if e[key] == wanted]
-    result: dict[str, Any] = {"type": kind, "count": len(entries), "entries": entries}
-    if kind == "recipes":
-        result["message"] = "There is no crafting in this world: no recipes."
-    return result
+    return {"type": kind, "count": len(entries), "entries": entries}
 
 
 def get_skills(world: WorldState, call: Call) -> dict[str, Any]:

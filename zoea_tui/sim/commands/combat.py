@@ -114,6 +114,18 @@ def _target(world: WorldState, me: Player, call: Call) -> dict[str, Any]:
     )
 
 
+def engage(me: Player, pirate: dict[str, Any]) -> None:
+    """The pilot and the pirate are in a fight: it fires back every tick from now on."""
+    if me.username not in pirate["engaged_with"]:
+        pirate["engaged_with"].append(me.username)
+        # A pirate that came back after being destroyed is a new one to engage: every
+        # pirate destroyed was engaged first (pirates_engaged >= pirates_destroyed).
+        life = f"{pirate['id']}#{pirate.get('life', 0)}"
+        if life not in me.engaged:
+            me.engaged.append(life)
+            me.stats["pirates_engaged"] += 1
+
+
 def attack(world: WorldState, call: Call) -> dict[str, Any]:
     """Fire every weapon at a pirate here; it fires back. One round per tick."""
     me = call.me
@@ -127,14 +139,7 @@ def attack(world: WorldState, call: Call) -> dict[str, Any]:
             "You have no weapon installed. Buy one (e.g. "
             "pulse_laser_i) and install_mod it while docked.",
         )
-    if me.username not in pirate["engaged_with"]:
-        pirate["engaged_with"].append(me.username)
-        # A pirate that came back after being destroyed is a new one to engage: every
-        # pirate destroyed was engaged first (pirates_engaged >= pirates_destroyed).
-        life = f"{pirate['id']}#{pirate.get('life', 0)}"
-        if life not in me.engaged:
-            me.engaged.append(life)
-            me.stats["pirates_engaged"] += 1
+    engage(me, pirate)
     hit = pirates.apply_hit(pirate, pirates.roll(world, damage))
     me.stats["damage_dealt"] += hit["total"]
     me.skill_xp["combat_basic"] = me.skill_xp.get("combat_basic", 0) + hit["total"]

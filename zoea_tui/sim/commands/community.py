@@ -171,6 +171,7 @@ def forum_reply(world: WorldState, call: Call) -> dict[str, Any]:
             "forum",
             "forum_reply",
             {"thread_id": thread["id"], "title": thread["title"], "author": me.username},
+            message=f"{me.username} replied to your thread '{thread['title']}'.",
         )
     return {"action": "reply_posted", "thread_id": thread["id"], "post_id": post["id"]}
 

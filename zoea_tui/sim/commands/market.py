@@ -148,6 +148,7 @@ def sell(world: WorldState, call: Call) -> dict[str, Any]:
             "total": total,
             "base_id": base.id,
         },
+        message=f"Sold {quantity} {item.name} for {total} credits.",
     )
     result: dict[str, Any] = {
         "action": "sold",
@@ -220,6 +221,7 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
             "total": total,
             "base_id": base.id,
         },
+        message=f"Bought {quantity} {item.name} for {total} credits.",
     )
     result: dict[str, Any] = {
         "action": "bought",

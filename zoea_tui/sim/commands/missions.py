@@ -199,6 +199,7 @@ def complete_mission(world: WorldState, call: Call) -> dict[str, Any]:
         "system",
         "mission_completed",
         {"mission_id": mission["mission_id"], "title": mission["title"], "reward_credits": reward},
+        message=f"Mission completed: {mission['title']}. Reward {reward} credits.",
     )
     result: dict[str, Any] = {
         "action": "mission_completed",

@@ -58,6 +58,7 @@ def _depart(world: WorldState, player: Player, transit: Transit) -> bool:
                 "poi_id": origin.id,
                 "poi_name": origin.name,
             },
+            message=f"{player.username} left {origin.name}.",
         )
     player.transit = transit
     player.busy_until = transit.arrival_tick

@@ -81,11 +81,18 @@ def mine(world: WorldState, call: Call) -> dict[str, Any]:
             "quantity": quantity,
             "remaining": deposit.remaining,
         },
+        message=f"Mined {quantity} {item.name} ({deposit.remaining} left here).",
     )
     new_level = rules.skill_level(me.skill_xp["mining_basic"])
     if new_level > level:
         result["level_up"] = {"skill": "mining_basic", "level": new_level}
-        world.notify(me, "system", "skill_level_up", {"skill": "mining_basic", "level": new_level})
+        world.notify(
+            me,
+            "system",
+            "skill_level_up",
+            {"skill": "mining_basic", "level": new_level},
+            message=f"Skill up: Basic Mining is now level {new_level}.",
+        )
     return result
 
 

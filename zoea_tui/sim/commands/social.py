@@ -89,7 +89,13 @@ def chat(world: WorldState, call: Call) -> dict[str, Any]:
     recipients = _recipients(world, me, channel, partner)
     data = {k: message[k] for k in ("id", "channel", "sender_id", "sender", "content", "tick")}
     for recipient in recipients:
-        world.notify(recipient, "chat", "chat_message", dict(data))
+        world.notify(
+            recipient,
+            "chat",
+            "chat_message",
+            dict(data),
+            message=f"[{channel}] {me.username}: {content}",
+        )
         recipient.stats["messages_received"] += 1
     me.stats["chat_messages"] += 1
     me.chat_by_channel[channel] = me.chat_by_channel.get(channel, 0) + 1
