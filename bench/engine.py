@@ -23,7 +23,11 @@ Scenarios: the five strategies (compact tools), turn-aware with ``tools = "full"
 Myses on a 4-slot server (``--parallel 4``; also with ``--slot-prompt-similarity 0``) and
 on a 1-slot one, and live plays: one Mysis, four started one after another, and a swarm
 started all at once (four and eight Myses on four slots, with the warm start of
-``orchestrator/warm_start.py`` and, for four, without it). Per scenario: prompt tokens,
+``orchestrator/warm_start.py`` and, for four, without it), and a restart: four Myses
+playing on the engine directly (no proxy: a dead engine must look dead), the engine
+killed with SIGKILL while an answer streams and started again on the same port
+(:func:`restart_play`: how the requests in flight ended, each Mysis's backoff and its
+return, whether the requests after it were streamed, requests lost). Per scenario: prompt tokens,
 cached tokens, cache share and prompt time per request (mean, median, worst), the cache
 share over all requests, each Mysis's first request's cache share (the engine's
 ``timings.cache_n`` over the prompt) and how many were at least 80 % served from the
@@ -48,6 +52,7 @@ import json
 import os
 import platform
 import re
+import signal
 import socket
 import sqlite3
 import statistics
@@ -55,7 +60,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -73,15 +78,18 @@ sys.path.insert(0, str(ROOT))
 from zoea_tui.config import Config, ProviderConfig  # noqa: E402
 from zoea_tui.config.model import DEFAULT_CACHE_REUSE  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings, Composition  # noqa: E402
+from zoea_tui.core.retry import PATIENT  # noqa: E402
 from zoea_tui.game.backend import GameBackend  # noqa: E402
 from zoea_tui.game.connect import in_process_connector  # noqa: E402
 from zoea_tui.game.session import GameSession  # noqa: E402
 from zoea_tui.orchestrator.calibration import EngineFit  # noqa: E402
 from zoea_tui.orchestrator.clock import VirtualClock  # noqa: E402
 from zoea_tui.orchestrator.commander import Commander  # noqa: E402
+from zoea_tui.orchestrator.events import MysisChanged, StreamDelta  # noqa: E402
 from zoea_tui.orchestrator.headless import simulate  # noqa: E402
 from zoea_tui.orchestrator.requests import recompose  # noqa: E402
 from zoea_tui.orchestrator.swarm_tools import swarm_router  # noqa: E402
+from zoea_tui.orchestrator.warm_start import WAITING as WARM_WAITING  # noqa: E402
 from zoea_tui.orchestrator.warm_start import WarmStart  # noqa: E402
 from zoea_tui.providers.base import ChatRequest, ProviderSettings, Usage  # noqa: E402
 from zoea_tui.providers.local import find_model_path  # noqa: E402
@@ -457,6 +465,26 @@ def llama_server(
 ) -> Iterator[str]:
     """``llama-server`` on a free loopback port; yields its base URL."""
     port = free_port()
+    server = launch(folder, gguf, port=port, slots=slots, log=log, threads=threads, flags=flags)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        until_ready(server, url, log)
+        yield url
+    finally:
+        stop(server)
+
+
+def launch(
+    folder: Path,
+    gguf: Path,
+    *,
+    port: int,
+    slots: int,
+    log: Path,
+    threads: int = 2,
+    flags: tuple[str, ...] = (),
+) -> subprocess.Popen[bytes]:
+    """``llama-server`` started on ``port`` (its output appended to ``log``)."""
     command = [
         str(folder / "llama-server"),
         "--model",
@@ -478,28 +506,34 @@ def llama_server(
         "smollm2",
         *flags,
     ]
-    with log.open("wb") as output:
-        server = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    with log.open("ab") as output:
+        return subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
+
+
+def until_ready(server: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    """Wait (two minutes at most) until ``server`` answers ``/health``."""
+    deadline = time.monotonic() + 120
+    while True:
+        if server.poll() is not None:
+            raise RuntimeError(f"llama-server exited: {log.read_text()[-2000:]}")
+        with contextlib.suppress(httpx.TransportError):
+            if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
+                return
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"llama-server did not start: {log.read_text()[-2000:]}")
+        time.sleep(0.2)
+
+
+def stop(server: subprocess.Popen[bytes]) -> None:
+    """End ``server`` (politely, then not)."""
+    if server.poll() is not None:
+        return
+    server.terminate()
     try:
-        deadline = time.monotonic() + 120
-        while True:
-            if server.poll() is not None:
-                raise RuntimeError(f"llama-server exited: {log.read_text()[-2000:]}")
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{url}/health", timeout=1.0).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"llama-server did not start: {log.read_text()[-2000:]}")
-            time.sleep(0.2)
-        yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
 
 
 @dataclass(frozen=True)
@@ -522,6 +556,11 @@ class Scenario:
     together: bool = False
     #: Live: the swarm's warm start (``orchestrator/warm_start.py``) on.
     warm_start: bool = True
+    #: Live: the engine killed mid-stream once every Mysis has answered, and started
+    #: again on the same port (:func:`restart_play`; the Myses talk to it directly).
+    restart: bool = False
+    #: The provider's ``max_tokens`` for this play (None: ``--max-tokens``).
+    max_tokens: int | None = None
 
 
 def scenarios() -> list[Scenario]:
@@ -560,6 +599,19 @@ def scenarios() -> list[Scenario]:
                 flags=("-sps", "0"),
             )
             for n in (4, 8)
+        ),
+        # The engine killed mid-stream under a playing swarm and started again: every
+        # Mysis comes back by itself, still streaming. Answers of 64 tokens leave a
+        # stream long enough to be cut.
+        Scenario(
+            "live/4-myses/4-slots/restart",
+            mode="live",
+            myses=4,
+            slots=4,
+            together=True,
+            flags=("-sps", "0"),
+            restart=True,
+            max_tokens=64,
         ),
         *(Scenario(f"replay/{s}/compact", strategy=s) for s in STRATEGIES[1:]),
         Scenario("live/sliding-window/compact", mode="live", strategy="sliding-window"),
@@ -628,6 +680,237 @@ async def play_through(
     finally:
         await commander.shutdown(timeout=0)
     return db
+
+
+#: Seconds the engine stays down after the kill: the Myses' backoff (``retry.PATIENT``:
+#: 1, 2, 4, 8, 16 s … jittered) reaches its 16 s step.
+DOWN_S = 20.0
+#: Answers each Mysis gives after the restart: the first shows it came back, the next
+#: that it still streams.
+ANSWERS_AFTER = 2
+#: Seconds after a turn before a Mysis is nudged in the restart play.
+RESTART_IDLE_S = 5.0
+#: The failures a request may end in while the engine is gone: none is a refusal.
+HEALS = frozenset({"unreachable", "cut_short", "timeout", "server_error"})
+
+
+@dataclass
+class Restart:
+    """What :func:`restart_play` saw of the swarm (wall-clock times, ``time.time()``)."""
+
+    killed_at: float | None = None
+    #: The Mysis whose stream was flowing when the engine was killed (None: killed after
+    #: two minutes without a streamed word).
+    killed_streaming: int | None = None
+    back_at: float | None = None
+    #: Each Mysis's last backoff: when it was scheduled and when its next try was due.
+    backoff: dict[int, tuple[float, float]] = field(default_factory=dict)
+    #: When each Mysis left its backoff after the engine was back (it sent, or began to
+    #: wait for the warm leader), in seconds after ``back_at``.
+    resumed: dict[int, float] = field(default_factory=dict)
+
+
+async def restart_play(
+    folder: Path, gguf: Path, play: Scenario, args: argparse.Namespace, work: Path
+) -> dict[str, Any]:
+    """Play ``play``'s swarm on a ``llama-server`` of its own, talking to it directly (a
+    proxy would answer for a dead engine), kill the engine with SIGKILL while a Mysis's
+    answer streams, keep it down :data:`DOWN_S`, start it again on the same port, and play
+    until every Mysis has :data:`ANSWERS_AFTER` answers after it. The commander runs on
+    the real clock with the command center's policy (``retry.PATIENT``). What it tells:
+    how the requests in flight ended, that each Mysis left its backoff by itself when its
+    next try was due, that the requests after the restart were streamed, and none lost."""
+    port = free_port()
+    url, log = f"http://127.0.0.1:{port}", work / "server.log"
+    launched: dict[str, Any] = {
+        "port": port,
+        "slots": play.slots,
+        "log": log,
+        "threads": args.threads,
+        "flags": play.flags,
+    }
+    server = launch(folder, gguf, **launched)
+    seen = Restart()
+    db = work / "zoea.db"
+    commander: Commander | None = None
+    try:
+        await asyncio.to_thread(until_ready, server, url, log)
+        config = config_for(url, play, play.max_tokens or args.max_tokens)
+        # SmolLM2 answers text, which ends its turn: a nudge 5 s later keeps each Mysis
+        # asking (the default 30 s, on the real clock, would leave the engine idle).
+        config = replace(config, nudge=replace(config.nudge, idle_seconds=RESTART_IDLE_S))
+        backend = GameBackend.from_config(config.game, simulated=True, state_path=work / "w.json")
+        commander = await Commander.open(
+            config, db_path=db, backend=backend, starter_swarm=False, model_retry=PATIENT
+        )
+        commander.services = replace(commander.services, warm_start=WarmStart(max_wait_s=STALL_S))
+        watching = commander.bus.subscribe()
+        armed = asyncio.Event()
+        killed = asyncio.Event()
+
+        def kill(streaming: int | None) -> None:
+            os.kill(server.pid, signal.SIGKILL)
+            seen.killed_at, seen.killed_streaming = time.time(), streaming
+            killed.set()
+
+        async def watch() -> None:
+            async for event in watching:
+                if isinstance(event, StreamDelta) and armed.is_set() and not killed.is_set():
+                    kill(event.mysis_id)  # mid-stream: its answer has begun to arrive
+                elif isinstance(event, MysisChanged):
+                    view = event.mysis
+                    if event.reason == "retry" and view.next_try_at is not None:
+                        seen.backoff[view.id] = (time.time(), view.next_try_at)
+                    if (
+                        seen.back_at is not None
+                        and view.id not in seen.resumed
+                        and view.activity in ("thinking", WARM_WAITING)
+                    ):
+                        seen.resumed[view.id] = time.time() - seen.back_at
+
+        watcher = asyncio.create_task(watch())
+        ids = [
+            (await commander.create_mysis(f"bench-{i + 1}", provider="engine")).id
+            for i in range(play.myses)
+        ]
+
+        async def answered(since: float = 0.0) -> dict[int, int]:
+            assert commander is not None
+            logged = await commander.store.list_requests()
+            return {
+                i: sum(
+                    r.mysis_id == i and r.outcome == "ok" and r.created_at >= since for r in logged
+                )
+                for i in ids
+            }
+
+        async def until(done: Callable[[], Awaitable[bool]], limit: float, what: str) -> None:
+            deadline = time.monotonic() + limit
+            while not await done():
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"{play.name}: no {what} in {limit:g} s")
+                await asyncio.sleep(0.5)
+
+        async def each_answered() -> bool:
+            return all((await answered()).values())
+
+        await until(each_answered, STALL_S, "answer from every Mysis")
+        armed.set()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(killed.wait(), 120)
+        if not killed.is_set():
+            kill(None)
+        await asyncio.to_thread(server.wait)
+
+        async def each_backing_off() -> bool:
+            assert commander is not None
+            return all(commander.mysis(i).next_try_at is not None for i in ids)
+
+        await until(each_backing_off, 120, "backoff of every Mysis")
+        assert seen.killed_at is not None
+        await asyncio.sleep(max(0.0, DOWN_S - (time.time() - seen.killed_at)))
+        server = launch(folder, gguf, **launched)
+        await asyncio.to_thread(until_ready, server, url, log)
+        seen.back_at = time.time()
+        back_at = seen.back_at
+
+        async def each_answered_again() -> bool:
+            return all(n >= ANSWERS_AFTER for n in (await answered(back_at)).values())
+
+        await until(each_answered_again, STALL_S, "answers after the restart")
+        views = {i: commander.mysis(i) for i in ids}
+        watcher.cancel()
+        watching.close()
+    finally:
+        if commander is not None:
+            await commander.shutdown(timeout=0)
+        stop(server)
+    return restart_report(db, seen, views)
+
+
+def restart_report(db: Path, seen: Restart, views: dict[int, Any]) -> dict[str, Any]:
+    """What the store and the swarm say of a restart: the requests in flight at the kill,
+    the failures while the engine was down, each Mysis's return, streaming, losses."""
+    assert seen.killed_at is not None and seen.back_at is not None
+    killed_at, back_at = seen.killed_at, seen.back_at
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute(
+            "SELECT r.id, r.mysis_id, m.name, r.created_at, r.latency_ms, r.outcome, "
+            "r.error_kind, r.error, r.streamed, r.prompt_tokens, r.cached_tokens "
+            "FROM requests r JOIN myses m ON m.id = r.mysis_id ORDER BY r.id"
+        ).fetchall()
+    names = {row[1]: row[2] for row in rows}
+
+    def ended(row: Any) -> float:
+        return float(row[3] + (row[4] or 0.0) / 1000)
+
+    in_flight = [r for r in rows if r[3] <= killed_at <= ended(r) + 0.5]
+    down = [r for r in rows if killed_at <= r[3] < back_at and r not in in_flight]
+    after = [r for r in rows if r[3] >= back_at]
+    failed = [r for r in rows if r[5] not in ("ok", "cancelled", "pending")]
+    # Lost: a request that failed for a reason waiting does not heal, or whose Mysis
+    # never answered after it; and a Mysis that stopped.
+    lost = [
+        r
+        for r in failed
+        if r[6] not in HEALS or not any(o[1] == r[1] and o[0] > r[0] and o[5] == "ok" for o in rows)
+    ]
+    by_mysis: dict[str, Any] = {}
+    for mysis_id, view in views.items():
+        mine = [r for r in after if r[1] == mysis_id]
+        first_ok = next((r for r in mine if r[5] == "ok"), None)
+        scheduled, due = seen.backoff.get(mysis_id, (None, None))
+        by_mysis[names.get(mysis_id, str(mysis_id))] = {
+            "failed_tries_while_down": sum(r[1] == mysis_id for r in down),
+            # The backoff it was in when the engine came back: its step, and when the
+            # next try was due after that moment.
+            "backoff_step_s": round(due - scheduled, 1) if due and scheduled else None,
+            "next_try_due_after_back_s": round(due - back_at, 1) if due else None,
+            "resumed_after_back_s": round(seen.resumed[mysis_id], 1)
+            if mysis_id in seen.resumed
+            else None,
+            "first_request_after_back_s": round(mine[0][3] - back_at, 1) if mine else None,
+            "first_answer_after_back_s": round(ended(first_ok) - back_at, 1) if first_ok else None,
+            "first_answer_cache_share": round((first_ok[10] or 0) / first_ok[9], 4)
+            if first_ok and first_ok[9]
+            else None,
+            "state": view.state,
+            "provider_note": view.provider_note,
+        }
+    resumed_in_time = [
+        m["resumed_after_back_s"] <= max(m["next_try_due_after_back_s"], 0.0) + 1.0
+        for m in by_mysis.values()
+        if m["resumed_after_back_s"] is not None and m["next_try_due_after_back_s"] is not None
+    ]
+    return {
+        "killed_mid_stream": seen.killed_streaming is not None,
+        "down_s": round(back_at - killed_at, 1),
+        "in_flight_at_kill": [
+            {
+                "mysis": r[2],
+                "outcome": r[5],
+                "kind": r[6],
+                "streamed": bool(r[8]),
+                "error": (r[7] or "")[:160],
+            }
+            for r in in_flight
+        ],
+        "failed_while_down": dict(
+            sorted(
+                {k: sum(r[6] == k for r in down) for k in {r[6] for r in down}}.items(),
+                key=lambda kv: str(kv[0]),
+            )
+        ),
+        "requests_after_restart": len(after),
+        "answered_after_restart": sum(r[5] == "ok" for r in after),
+        "streamed_after_restart": sum(bool(r[8]) for r in after),
+        "unstreamed_in_whole_play": sum(r[8] == 0 for r in rows),
+        "requests_lost": len(lost) + sum(v.state == "errored" for v in views.values()),
+        "lost": [f"{r[2]}: {r[6]}: {(r[7] or '')[:160]}" for r in lost[:5]],
+        "each_resumed_by_the_next_step": f"{sum(resumed_in_time)} of {len(resumed_in_time)}",
+        "by_mysis": by_mysis,
+        "logged_requests": len(rows),
+    }
 
 
 def figures(values: list[float], digits: int = 1, *, low_is_worse: bool = False) -> Any:
@@ -774,6 +1057,25 @@ def zoea_log(db: Path) -> dict[str, Any]:
     }
 
 
+async def measured(
+    url: str,
+    play: Scenario,
+    args: argparse.Namespace,
+    work: Path,
+    count: int,
+    played: Played | None,
+) -> dict[str, Any]:
+    """What the engine at ``url`` said of ``play``: a replay of ``played``, or a live
+    play through the recording proxy."""
+    if played is not None:
+        exchanges, estimate = await replay(url, played, play.cache_reuse)
+        return engine_report(exchanges, count) | {"estimate_vs_engine_after_first_answer": estimate}
+    proxy = Proxy(url)
+    async with proxy.running():
+        db = await play_through(proxy, play, count, play.max_tokens or args.max_tokens, work)
+    return engine_report(proxy.exchanges, count) | {"zoea": zoea_log(db)}
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     folder = build_server()
     gguf = find_model_path("smollm2-135m")
@@ -795,24 +1097,20 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             count = args.requests if play.mode == "replay" else args.live_requests
             load = os.getloadavg()[0]
             result: dict[str, Any] = {}
+            played = None
             if play.mode == "replay":
                 played = await autopilot_game(play, count, work)
                 result["tools_offered"] = len(played.tools)
             started = time.perf_counter()
             log = work / "server.log"
-            with llama_server(
-                folder, gguf, slots=play.slots, log=log, threads=args.threads, flags=play.flags
-            ) as url:
-                if play.mode == "replay":
-                    exchanges, estimate = await replay(url, played, play.cache_reuse)
-                    result |= engine_report(exchanges, count)
-                    result["estimate_vs_engine_after_first_answer"] = estimate
-                else:
-                    proxy = Proxy(url)
-                    async with proxy.running():
-                        db = await play_through(proxy, play, count, args.max_tokens, work)
-                    result |= engine_report(proxy.exchanges, count)
-                    result["zoea"] = zoea_log(db)
+            if play.restart:
+                result |= await restart_play(folder, gguf, play, args, work)
+                result["zoea"] = zoea_log(work / "zoea.db")
+            else:
+                with llama_server(
+                    folder, gguf, slots=play.slots, log=log, threads=args.threads, flags=play.flags
+                ) as url:
+                    result |= await measured(url, play, args, work, count, played)
             result |= {
                 "mode": play.mode,
                 "strategy": play.strategy,
@@ -822,6 +1120,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 "slots": play.slots,
                 "together": play.together,
                 "warm_start": play.warm_start,
+                "max_tokens": play.max_tokens or args.max_tokens,
                 "server_flags": " ".join(play.flags),
                 "wall_s": round(time.perf_counter() - started, 1),
                 "load_avg_1m_at_start": round(load, 2),
@@ -889,13 +1188,15 @@ def targets(results: dict[str, Any]) -> dict[str, Any]:
             "value": round(1 - turn["prompt_tokens"]["mean"] / full["prompt_tokens"]["mean"], 4),
             "target": ">= 0.60",
         }
-    for name, result in results.items():
+    # A restart is measured by what it lost and how the swarm came back, not its cache.
+    measured = {k: r for k, r in results.items() if "first_request_cache_share_by_mysis" in r}
+    for name, result in measured.items():
         if result["myses"] > 1:
             shares = result["first_request_cache_share_by_mysis"]
             second = shares.get("bench-2", shares.get("sim-02"))
             out.setdefault("second_mysis_first_request_cache_share", {})[name] = second
     out["second_mysis_target"] = ">= 0.80"
-    for name, result in results.items():
+    for name, result in measured.items():
         if result.get("together"):
             out.setdefault("first_requests_at_least_80_percent_cached", {})[name] = (
                 f"{result['first_requests_at_least_80_percent_cached']} of "
@@ -912,8 +1213,25 @@ def targets(results: dict[str, Any]) -> dict[str, Any]:
             "broken_streams": r["lost"]["broken_streams"],
             "failed_in_zoea_log": r.get("zoea", {}).get("failed"),
         }
-        for name, r in results.items()
+        for name, r in measured.items()
     }
+    for name, r in results.items():
+        if "requests_lost" in r:  # a restart: every failure healed, none lost
+            out["requests_lost"][name] = {"lost": r["requests_lost"]}
+            out.setdefault("restart", {})[name] = {
+                "streamed_after_restart": f"{r['streamed_after_restart']} of "
+                f"{r['requests_after_restart']}",
+                "each_resumed_by_the_next_step": r["each_resumed_by_the_next_step"],
+                "resumed_after_back_s": {
+                    who: m["resumed_after_back_s"] for who, m in r["by_mysis"].items()
+                },
+                "next_try_due_after_back_s": {
+                    who: m["next_try_due_after_back_s"] for who, m in r["by_mysis"].items()
+                },
+            }
+    out["restart_target"] = (
+        "every request after the restart streamed; each Mysis back by its backoff's next step"
+    )
     out["requests_lost_target"] = 0
     return out
 

@@ -814,6 +814,12 @@ def test_a_system_prompt_too_large_for_the_window_is_never_cut_nor_sent() -> Non
     assert f"system {error.system:,} + tools 300 + history".replace(",", " ") in line
     assert f"answer 1 024 > context {error.context:,} tokens".replace(",", " ") in line
     assert 'tools = "compact"' in line and "-c" in line and "-np" in line
+    # Tools already compact: the fix advises only what is not so.
+    compact = replace(settings, compact_tools=True)
+    with pytest.raises(ContextTooSmallError) as raised:
+        finalize(Selection([keep(m) for m in log.memories]), history, compact, "test")
+    line = str(raised.value)
+    assert "compact" not in line and "llama-server -c" in line and "-np" in line
     # With room for it, the same prompt goes whole, never cut.
     roomy = replace(settings, context_window=full.tokens + 400 + 1024)
     c = finalize(Selection([keep(m) for m in log.memories]), history, roomy, "test")

@@ -136,6 +136,27 @@ def test_a_configured_provider_is_probed_with_its_model_key_and_origin(
     assert not any(line.startswith("or, with no config file") for line in lines)
 
 
+def test_a_configured_provider_whose_key_variable_is_unset_names_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 401 to a provider whose ``api_key_env`` holds nothing names that variable."""
+    config = tmp_path / "zoea.toml"
+    monkeypatch.delenv("ENGINE_KEY", raising=False)
+    with FakeOpenAIServer(api_key="sk-test", models=["m1"]).running_in_thread() as server:
+        config.write_text(
+            f'[providers.engine]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m1"\n'
+            'api_key_env = "ENGINE_KEY"\n'
+        )
+        code, out, err = probe(capsys, "engine", "--config", config, "--timeout", "30")
+    assert code == 3
+    fixes = [line for line in out.splitlines() if line.startswith("  - ")]
+    assert fixes[0].startswith(
+        "  - stream: the server wants a key and none was sent: api_key_env ENGINE_KEY: "
+        "that variable is empty or unset; export it"
+    ), out
+    assert "OPENAI_API_KEY" not in out and err.count("\n") == 1
+
+
 def test_a_url_is_probed_with_the_key_its_variable_holds_and_the_model_given(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

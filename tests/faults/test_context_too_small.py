@@ -89,6 +89,20 @@ def test_simulate_exits_3_with_the_numbers(tmp_path: Path, json_output: bool) ->
         assert "0 requests (0 answered, 2 provider failures)" in done.stdout
 
 
+def test_tools_already_compact_are_not_advised_again(tmp_path: Path) -> None:
+    """The fix names only what is not so: a provider already on compact tools is told
+    of the server's context and slots, never ``tools = "compact"`` again."""
+    with FakeOpenAIServer().running_in_thread() as server:
+        config = config_file(tmp_path, server.url, 2048)
+        config.write_text(config.read_text() + 'tools = "compact"\n', encoding="utf-8")
+        done = simulate(config, "small", tmp_path / "sim.db", myses=1, turns=1)
+    assert done.returncode == 3, done.stderr
+    line = done.stderr.strip()
+    assert numbers(line)[-1] == 2048 and "llama-server -c" in line and "-np" in line
+    assert "compact" not in line
+    assert server.chat_requests == []
+
+
 def test_the_arena_exits_3_with_the_numbers(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -41,6 +41,7 @@ def test_a_context_too_small_for_the_prompt_and_tools_sends_nothing_and_exits_3(
     )
     assert context == N_CTX and answer == 1024
     assert system + tool_tokens + history + answer > context
-    assert 'tools = "compact"' in line and "-c" in line
+    # The fix advises compact tools only where they are not compact already.
+    assert ('tools = "compact"' in line) == (tools == "full") and "-c" in line
     assert server.said().count("/v1/chat/completions") == before  # nothing reached it
     assert logged(tmp_path / "sim.db", "SELECT COUNT(*) FROM requests") == [(0,)]

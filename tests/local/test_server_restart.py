@@ -9,10 +9,13 @@ world and a real SQLite file. What the commander would read is what is checked: 
 Mysis's state and activity, and the requests log.
 
 The figures (each Mysis's time from the engine's return to its first answer, against the
-backoff step it was waiting) are printed; ``pytest -s`` shows them. Streaming is off
-here: this server breaks every streamed tool call by design (see
-``test_cli_on_real_server.py``), so a kill mid-stream is played against the scripted
-server (``tests/providers/test_answer_bounds.py``), where streaming must stay on.
+backoff step it was waiting) are printed; ``pytest -s`` shows them. Streaming is off in
+the first test: this server breaks every streamed tool call by design (see
+``test_cli_on_real_server.py``), and two such breaks rightly end streaming for the
+session. The second test kills the engine under a Mysis's first streamed request, before
+any break, with ``stream = "auto"``: the kill is no break, and every request up to the
+first answer after the restart is logged streamed (llama.cpp's own server, whose streams
+do not break, plays the same with four Myses in ``bench/engine.py``).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import sqlite3
 import subprocess
 import time
 from collections.abc import Callable
@@ -30,10 +34,13 @@ import pytest
 
 from tests.fakes import refused_url
 from tests.local.conftest import N_CTX, LlamaCppServer, _start, _wait_until_ready
-from zoea_tui.config import Config, ProviderConfig
+from tests.local.test_cli_on_real_server import BROKEN_STREAM
+from zoea_tui.config import Config, ProviderConfig, StreamSetting
 from zoea_tui.core.retry import PATIENT
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.providers._http import STREAM_STRIKES
+from zoea_tui.providers.openai_compat import OpenAIProvider
 
 pytestmark = pytest.mark.local
 
@@ -49,7 +56,7 @@ async def _until(predicate: Callable[[], bool], limit: float, what: str) -> None
         await asyncio.sleep(0.2)
 
 
-def _config(url: str) -> Config:
+def _config(url: str, *, stream: StreamSetting = False) -> Config:
     base = Config()
     provider = ProviderConfig(
         name="llama",
@@ -59,7 +66,7 @@ def _config(url: str) -> Config:
         temperature=0,
         seed=0,
         timeout=120.0,
-        stream=False,
+        stream=stream,
         tools="compact",
     )
     return replace(
@@ -154,6 +161,80 @@ async def test_a_killed_engine_started_again_gets_every_mysis_back_by_itself(
             assert logged[-1].outcome == "ok" or any(
                 r.outcome == "ok" and r.id > failed[-1].id for r in logged
             )
+    finally:
+        if commander is not None:
+            await commander.shutdown(timeout=0)
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+async def test_a_kill_mid_stream_leaves_streaming_on(gguf: Path, tmp_path: Path) -> None:
+    base = refused_url()
+    port = base.rsplit(":", 1)[1]
+    server = LlamaCppServer(f"{base}/v1", tmp_path / "engine.log")
+    process = _start(gguf, port, N_CTX, server.log)
+    config = _config(server.url, stream="auto")
+    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
+    db = tmp_path / "zoea.db"
+    commander: Commander | None = None
+
+    def logged() -> list[tuple[int, float, str, str | None]]:
+        with sqlite3.connect(db) as conn:
+            return conn.execute(
+                "SELECT id, created_at, outcome, error_kind FROM requests ORDER BY id"
+            ).fetchall()
+
+    try:
+        await asyncio.to_thread(_wait_until_ready, server, process)
+        commander = await Commander.open(
+            config, db_path=db, backend=backend, starter_swarm=False, model_retry=PATIENT
+        )
+        swarm = commander
+        mysis = (await swarm.create_mysis("A", provider="llama")).id
+        provider = swarm._myses[mysis].provider
+        assert isinstance(provider, OpenAIProvider)
+        # The engine dies under the Mysis's first request, streamed, before any break.
+        await _until(lambda: any(r[2] == "pending" for r in logged()), 120, "a request")
+        await asyncio.sleep(0.3)
+        _kill(process)
+        await _until(lambda: swarm.mysis(mysis).next_try_at is not None, 120, "the backoff")
+        view = swarm.mysis(mysis)
+        assert view.state == "running" and view.activity in {
+            "cut short",
+            "unreachable",
+            "timed out",
+        }
+        # The kill is no break of a stream: no strike, and the provider still streams.
+        assert provider.broken_streams == 0 and "stream" not in provider.notes
+        await asyncio.sleep(5)
+        restarted_at = len(server.said())
+        process = _start(gguf, port, N_CTX, server.log)
+        await asyncio.to_thread(_wait_until_ready, server, process)
+        back_at = time.time()
+        await _until(
+            lambda: any(r[2] == "ok" and r[1] >= back_at for r in logged()),
+            600,
+            "an answer after the restart",
+        )
+        rows = logged()
+        cut = rows[0]
+        # The request the kill cut failed for what happened to it, and so did every try
+        # while the engine was down; it was answered after the restart by itself.
+        assert cut[2] == "error" and cut[3] in HEALS, cut
+        upto = next(i for i, r in enumerate(rows) if r[2] == "ok" and r[1] >= back_at)
+        assert all(r[3] in HEALS for r in rows[1:upto]), rows
+        # Streaming stayed on: the restarted engine was sent streamed requests (this one
+        # breaks a streamed tool call, in its log), and any strike is one of those breaks.
+        said = server.said()[restarted_at:]
+        assert provider.broken_streams <= said.count(BROKEN_STREAM)
+        assert provider.stream_setting == "auto"
+        if provider.broken_streams < STREAM_STRIKES:
+            assert provider.streaming or BROKEN_STREAM in said
+            assert not swarm.mysis(mysis).provider_note.startswith("unstreamed")
     finally:
         if commander is not None:
             await commander.shutdown(timeout=0)

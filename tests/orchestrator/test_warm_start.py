@@ -25,7 +25,7 @@ from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import VirtualClock
 from zoea_tui.orchestrator.commander import Commander
-from zoea_tui.orchestrator.warm_start import WarmStart
+from zoea_tui.orchestrator.warm_start import WAITING, WarmStart
 from zoea_tui.providers.base import ChatRequest, ProviderError, ProviderSettings
 from zoea_tui.providers.openai_compat import OpenAIProvider
 
@@ -103,6 +103,24 @@ async def test_a_multi_slot_llama_server_shares_the_first_prompt_before_the_othe
     assert all(answered_before(server, poke, i) for i in others)
     assert warm_start.shared == {ENGINE: 4} and warm_start.is_warm(ENGINE)
     assert warm_start.waits == 3
+
+
+async def test_a_follower_says_it_waits_for_the_warm_prefix(swarm: Swarm) -> None:
+    """While the leader is answered, the others' activity says what they wait for (their
+    panes do not look idle); once it has answered they go on."""
+    async with FakeOpenAIServer() as server:
+        server.script(Reply("first", delay=4.0))
+        server.default = Reply("Nothing to do.")
+        async with swarm(server.url) as commander:
+            await start_together(commander, NAMES[:3])
+            await until(
+                lambda: (
+                    sum(v.activity == WAITING for v in commander.myses()) == 2
+                    and len(chats(server)) == 1
+                )
+            )
+            await until(lambda: len(chats(server)) >= 3, 30)
+            await until(lambda: all(v.activity != WAITING for v in commander.myses()), 30)
 
 
 async def test_a_server_without_slots_to_warm_has_the_first_answer_end_first(

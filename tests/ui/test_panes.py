@@ -25,6 +25,7 @@ from zoea_tui.orchestrator.events import (
     ToolCallFinished,
     ToolCallStarted,
 )
+from zoea_tui.orchestrator.warm_start import WAITING as WARM_WAITING
 from zoea_tui.providers.base import ChatRequest, ChatResponse
 from zoea_tui.ui import formatting
 from zoea_tui.ui.activity import (
@@ -181,6 +182,11 @@ def test_an_errored_pane_shows_its_error() -> None:
         view(state="errored", last_error="HTTP 503\nretry later"), GameFacts(), (), 60, 10, 4096
     ).plain
     assert "✖ HTTP 503 retry later" in text
+
+
+def test_a_mysis_waiting_for_the_warm_prefix_says_so() -> None:
+    text = pane_text(view(activity=WARM_WAITING), GameFacts(), (), 60, 10, 4096).plain
+    assert "◷ waiting for the warm prefix" in text  # not idle: it waits, and for what
 
 
 def test_the_provider_line_says_what_the_provider_learned() -> None:

@@ -310,4 +310,5 @@ class Config:
             tool_result_max_tokens=self.context.tool_result_max_tokens,
             summarize_threshold=self.context.summarize_threshold,
             context_window=self.provider(provider).context_window,
+            compact_tools=self.provider(provider).tools == "compact",
         )

@@ -49,6 +49,9 @@ class ComposeSettings:
     reserve_tokens: int = ANSWER_RESERVE
     #: Estimated tokens of the tool schemas sent with every request.
     tools_tokens: int = 0
+    #: Whether those schemas are already the compact ones (``tools = "compact"``): a
+    #: context too small then advises only what is not so.
+    compact_tools: bool = False
     snapshot_tools: tuple[str, ...] = DEFAULT_SNAPSHOT_TOOLS
     #: The Mysis's current encouragement count (the level of a synthetic nudge).
     nudge_level: int = 0
@@ -101,6 +104,7 @@ class ContextTooSmallError(ValueError):
         answer: int,
         context: int,
         least: Composition | None = None,
+        compact_tools: bool = False,
     ):
         self.system, self.tools, self.history = system, tools, history
         self.answer, self.context = answer, context
@@ -108,12 +112,14 @@ class ContextTooSmallError(ValueError):
         #: history cut as far as it goes), over the window by the estimate: an engine
         #: that counts prompts itself may still find it fits (the runtime asks it).
         self.least = least
+        # Only what is not already so: compact tools are advised while they are full.
+        fix = "" if compact_tools else 'tools = "compact" for the provider, '
         super().__init__(
             f"the context is too small: system {_grouped(system)} + tools {_grouped(tools)} "
             f"+ history {_grouped(history)} + answer {_grouped(answer)} > context "
-            f'{_grouped(context)} tokens, so nothing was sent. Fix: tools = "compact" for '
-            "the provider, a larger context on the server (llama-server -c) or fewer of "
-            "its slots (-np), or a larger context_window when the server has more"
+            f"{_grouped(context)} tokens, so nothing was sent. Fix: {fix}a larger context "
+            "on the server (llama-server -c) or fewer of its slots (-np), or a larger "
+            "context_window when the server has more"
         )
 
     @classmethod
@@ -129,6 +135,7 @@ class ContextTooSmallError(ValueError):
             answer=settings.reserve_tokens,
             context=settings.context_window,
             least=least,
+            compact_tools=settings.compact_tools,
         )
 
 

@@ -77,6 +77,7 @@ from .events import (
 from .services import SwarmServices
 from .summaries import summarizer_for
 from .turns import next_turn
+from .warm_start import WAITING as WARM_WAITING
 
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
@@ -524,7 +525,9 @@ class MysisRuntime:
 
         async def attempt() -> ChatResponse:
             # The first request to a cold engine goes first (warm_start.py).
-            async with self.swarm.warm_start.first(engine, self.provider):
+            async with self.swarm.warm_start.first(
+                engine, self.provider, on_wait=self._waiting_for_warm_prefix
+            ):
                 return await self._call_model(
                     request, composition, last_id, nudge_level, settings, turn_id
                 )
@@ -673,6 +676,12 @@ class MysisRuntime:
             raise
         finally:
             await self._finish_request(request_id, outcome, response, started, error, kind)
+
+    async def _waiting_for_warm_prefix(self) -> None:
+        """The request waits for the first one to its engine (``warm_start.py``): the
+        pane says so, rather than looking idle."""
+        self.activity = WARM_WAITING
+        await self.changed("warm wait")
 
     async def _model_call(self, call: Callable[[], Awaitable[_T]]) -> _T | None:
         """``call`` under the swarm's ``model_retry`` policy, backing off between tries;

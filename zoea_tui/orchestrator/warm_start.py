@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from ..providers.base import Provider, ProviderError
 from ..providers.discovery import ReportsContext, SharesPrefix
@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 #: evaluation of 8 000 tokens took a minute on 2 quiet cores, and 2 640 took two to four
 #: minutes on 2 cores shared by several builds (bench/engine.py).
 MAX_WAIT_S = 300.0
+#: A follower's activity while it waits (its pane says so, rather than looking idle).
+WAITING = "waiting for the warm prefix"
 
 
 class WarmStart:
@@ -64,9 +66,16 @@ class WarmStart:
         return engine in self._warm
 
     @contextlib.asynccontextmanager
-    async def first(self, engine: Engine, provider: Provider) -> AsyncIterator[None]:
+    async def first(
+        self,
+        engine: Engine,
+        provider: Provider,
+        *,
+        on_wait: Callable[[], Awaitable[None]] | None = None,
+    ) -> AsyncIterator[None]:
         """Around one try of a request to ``engine``: it goes when the engine is warm
-        or being warmed by no one (it then leads), else after the leader (bounded)."""
+        or being warmed by no one (it then leads), else after the leader (bounded);
+        ``on_wait`` is awaited when it begins to wait (the Mysis says it waits)."""
         if not self.enabled or not isinstance(provider, ReportsContext):
             yield
             return
@@ -77,6 +86,8 @@ class WarmStart:
         leader = self._leading.get(engine)
         if leader is not None:
             self.waits += 1
+            if on_wait is not None:
+                await on_wait()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(leader.wait(), self.max_wait_s)
             async with self._watching(engine):

@@ -26,6 +26,7 @@ from typing import Any, Literal
 
 import httpx
 
+from ..config import unset_key_env
 from ..config.model import ProviderConfig
 from ..core.failures import failure_label
 from ..core.tokens import request_tokens, tools_tokens
@@ -163,6 +164,8 @@ class ProbeReport:
     name: str | None = None
     model: str = ""
     api_key_env: str | None = None
+    #: Whether a key was sent (a refusal then asks for another, else for one).
+    key_sent: bool = False
     reachable: bool = False
     models: list[str] = field(default_factory=list)
     context_window: int | None = None
@@ -404,6 +407,7 @@ async def probe(target: ProbeTarget, *, client: httpx.AsyncClient | None = None)
             name=target.name,
             model=target.model,
             api_key_env=target.api_key_env,
+            key_sent=bool(target.api_key),
         )
         await _run(report, target, http)
         return report
@@ -432,8 +436,19 @@ async def find_protocol(
 
 async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClient) -> None:
     cls = OllamaProvider if report.type == "ollama" else OpenAIProvider
-    streamed = cls(report.endpoint, "", target.api_key, client=client, max_retries=0, stream=True)
-    plain = cls(report.endpoint, "", target.api_key, client=client, max_retries=0, stream=False)
+    # The key's variable goes too: a 401 to a key it did not hold names it.
+    streamed, plain = (
+        cls(
+            report.endpoint,
+            "",
+            target.api_key,
+            client=client,
+            max_retries=0,
+            stream=stream,
+            api_key_env=target.api_key_env,
+        )
+        for stream in (True, False)
+    )
 
     report.tokens_estimate = request_tokens(list(PROBE_MESSAGES), tools_tokens([PROBE_TOOL]))
     started = time.perf_counter()
@@ -583,6 +598,11 @@ def _fix(report: ProbeReport, error: ProviderError) -> str:
             "probe again, or give it longer with --timeout"
         )
     if isinstance(error, AuthenticationError):
+        if report.api_key_env and not report.key_sent:
+            return (
+                f"the server wants a key and none was sent: api_key_env "
+                f"{unset_key_env(report.api_key_env)}; export it"
+            )
         return (
             "the server wants a key: export it (e.g. OPENAI_API_KEY=…) and name its variable "
             "with --api-key-env (api_key_env in the configuration)"

@@ -148,10 +148,12 @@ def messages_digest(messages: Sequence[dict[str, Any]]) -> str:
 
 def settings_text(settings: ComposeSettings) -> str:
     """The part text of the composition settings a request was composed with (its nudge
-    level and tool-schema tokens have their own columns)."""
+    level and tool-schema tokens have their own columns; whether the tools are compact
+    shapes only the advice of a context too small, never a request)."""
     knobs = asdict(settings)
     knobs.pop("nudge_level", None)
     knobs.pop("tools_tokens", None)
+    knobs.pop("compact_tools", None)
     return compact(knobs)
 
 
