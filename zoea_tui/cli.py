@@ -285,6 +285,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
                     provider=provider,
                     seed=args.seed,
                     db_path=db,
+                    on_retry=lambda line: say(f"zoea simulate: {line}", sys.stderr),
                 )
             except WorldFileError as exc:  # refused before the database is opened
                 raise UsageError(str(exc)) from None

@@ -346,7 +346,10 @@ async def _arena(
                     runs=args.runs,
                     seed=args.seed,
                     ticks=args.ticks,
-                    hooks=RunHooks(on_run=keep),
+                    hooks=RunHooks(
+                        on_run=keep,
+                        on_retry=lambda line: say(f"zoea arena: {line}", sys.stderr),
+                    ),
                     budget_kind=args.budget,
                     world=args.world,
                     checkout=checkout,

@@ -32,6 +32,7 @@ from .events import (
     StateChanged,
     TokenUsage,
     ToolCallFinished,
+    retry_notice,
 )
 from .mysis import CONTEXT_TOO_SMALL, MysisRuntime
 from .requests import recompose
@@ -65,8 +66,12 @@ async def simulate(
     provider: str,
     seed: int,
     db_path: Path,
+    on_retry: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Run a swarm on the embedded world with a simulated clock; return the report."""
+    """Run a swarm on the embedded world with a simulated clock; return the report.
+
+    ``on_retry`` hears each model call about to be tried again, in one line
+    (:func:`~zoea_tui.orchestrator.events.retry_notice`)."""
     config = replace(
         config,
         game=replace(config.game, seed=seed, endpoint="embedded"),
@@ -114,6 +119,8 @@ async def simulate(
                 done.set()
 
     def handle(event: object) -> None:
+        if on_retry is not None and (notice := retry_notice(event)) is not None:
+            on_retry(notice)
         if isinstance(event, RequestComposed) and not event.preview:
             counters["requests"] += 1
             counters["violations"] += len(event.violations)
