@@ -14,7 +14,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, emit_json, say, seed_flag
+from .cli_parsing import (
+    SQLITE_INT_MAX,
+    UsageError,
+    add_config_flag,
+    emit_json,
+    look_at_database,
+    say,
+    seed_flag,
+)
 from .config import Config, ConfigError, db_path, load_config
 from .storage.errors import full_disk
 from .storage.lock import DatabaseLock
@@ -186,6 +194,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
     if args.resume is not None and not database.exists():
         raise UsageError(f"no arena batch #{args.resume}: database {database} does not exist")
     with DatabaseLock.take(database):  # one writer: not beside the app or another arena
+        await asyncio.to_thread(look_at_database, database)  # before a byte is written
         return await _arena(args, config, database, quiet, checked)
 
 
