@@ -192,16 +192,17 @@ def say(text: str, out: TextIO | None = None) -> None:
 def look_at_database(path: Path, *, writes: bool = True) -> int:
     """The schema version of the database at ``path`` (0: none yet), looked at before a
     command opens or creates anything, without writing a byte: a file that is not Zoea's,
-    is damaged or newer is refused in one line (:class:`StoreError`), and so is a
-    zero-byte file (opening it would make it a new database, 176 KB of schema, over a
-    file that was perhaps meant to be another). A command that ``writes`` reads every
-    page first (damaged pages found before it begins, not halfway); a reader meets them
-    as it reads, and writes nothing."""
+    is damaged or newer is refused in one line (:class:`StoreError`). A command that
+    ``writes`` refuses a zero-byte file too (opening it would make it a new database,
+    176 KB of schema, over a file that was perhaps meant to be another; a reader finds
+    nothing to read in it, version 0) and reads every page first (damaged pages found
+    before it begins, not halfway); a reader meets them as it reads, and writes
+    nothing."""
     from .storage.migrations import latest_version
     from .storage.preflight import examine  # a refusal is a one-line StoreError
 
     version = examine(path, latest_version(), pages=writes)
-    if version == 0 and path.is_file() and path.stat().st_size == 0:
+    if writes and version == 0 and path.is_file() and path.stat().st_size == 0:
         raise UsageError(
             f"{path} holds no Zoea database (it is empty): it was left untouched; remove it "
             "to begin a new database there, or choose another file with --db"
