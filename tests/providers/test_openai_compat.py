@@ -911,6 +911,8 @@ def test_retry_after_parses_seconds_dates_and_rejects_garbage() -> None:
     assert parse_retry_after("Wed, 01 Jan 2025 12:00:30 GMT", now) == 30.0
     assert parse_retry_after("Wed, 01 Jan 2025 11:00:00 GMT", now) == 0.0
     assert parse_retry_after("soon", now) is None
+    assert parse_retry_after("nan", now) is None  # floats, but no wait
+    assert parse_retry_after("inf", now) is None
     assert parse_retry_after(None, now) is None
 
 
