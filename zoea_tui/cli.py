@@ -29,6 +29,8 @@ from .cli_parsing import (
     flush_output,
     holds_unicode,
     int_flag,
+    look_at_database,
+    look_at_world,
     require_output,
     say,
     seed_flag,
@@ -36,6 +38,7 @@ from .cli_parsing import (
 )
 from .cli_progress import Progress
 from .config import Config, ConfigError, load_config
+from .config.model import EMBEDDED
 from .core.composition import ComposeSettings
 from .core.redaction import mask_data
 from .core.strategies import STRATEGIES
@@ -155,16 +158,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-async def _open_existing(path: Path) -> Store:
-    """The Zoea database at ``path`` for a command that reads it: a missing or empty
-    file is refused untouched (opening would make it a new database, 176 KB of schema)."""
-    from .storage.migrations import latest_version
-    from .storage.preflight import examine
-
+async def _open_existing(path: Path, *, writes: bool = False) -> Store:
+    """The Zoea database at ``path`` for a command that reads it (``writes``: and
+    rewrites it, as ``vacuum``): a missing or empty file is refused untouched (opening
+    would make it a new database, 176 KB of schema)."""
     if not path.exists():
         raise UsageError(f"database {path} does not exist")
     # A refusal (not Zoea's, damaged, newer) is a one-line StoreError naming the file.
-    if await asyncio.to_thread(examine, path, latest_version()) == 0:
+    if await asyncio.to_thread(look_at_database, path, writes=writes) == 0:
         raise UsageError(
             f"{path} holds no Zoea database (it is empty): nothing to read; it was left untouched"
         )
@@ -185,8 +186,13 @@ async def _cmd_import(args: argparse.Namespace) -> int:
             conversation = parse_conversation(lines)
         except ImportFormatError as exc:
             raise UsageError(f"{args.file}: {exc}; nothing was imported") from None
+        if not conversation.memories and conversation.system_prompt is None:
+            raise UsageError(
+                f"{args.file} holds no conversation (it is empty); nothing was imported"
+            )
         progress.update(0, total=len(conversation.memories), note="storing")
         with DatabaseLock.take(args.db):  # one writer: a second is refused naming this one
+            await asyncio.to_thread(look_at_database, args.db)  # before a byte is written
             store = await Store.open(args.db)  # a refusal is a one-line StoreError naming it
             async with store:
                 mysis, count = await store.import_conversation(
@@ -303,6 +309,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
             DatabaseLock.take(db),  # the database and its world file, for this run alone
             Progress("simulate", args.myses * args.turns, "turns") as progress,
         ):
+            await asyncio.to_thread(look_at_database, db)  # before a byte is written
             try:
                 report = await simulate(
                     config,
@@ -315,6 +322,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
                     on_progress=lambda done, total, requests: progress.update(
                         done, total=total, note=f"{requests:,} requests"
                     ),
+                    on_retry=lambda line: say(f"zoea simulate: {line}", sys.stderr),
                 )
             except WorldFileError as exc:  # refused before the database is opened
                 raise UsageError(str(exc)) from None
@@ -399,7 +407,7 @@ async def _cmd_vacuum(args: argparse.Namespace) -> int:
         raise UsageError(f"database {path} does not exist")
     with DatabaseLock.take(path):  # not beside the app or a command that writes
         before = database_bytes(path)  # opening may migrate it: the size the user had
-        async with await _open_existing(path) as store:
+        async with await _open_existing(path, writes=True) as store:
             report = await vacuum(store, policy, bytes_before=before)
     # Closed, as it was before: no shared-memory index beside it.
     report = replace(report, bytes_after=database_bytes(path))
@@ -504,7 +512,6 @@ _COMMANDS = {
 def _run_tui(args: argparse.Namespace) -> int:
     """``zoea``: the command center, logging to a file in the data folder."""
     from .config import db_path
-    from .logs import setup_logging
 
     screen = sys.__stderr__  # where Textual draws
     if screen is not None and not holds_unicode(screen):
@@ -521,6 +528,25 @@ def _run_tui(args: argparse.Namespace) -> int:
         say(f"zoea: {exc}", sys.stderr)
         return 2
     try:
+        # One writer per database: a second app (or simulate, arena…) is refused here,
+        # before the screen is taken, naming the process that holds it.
+        with DatabaseLock.take(database):
+            return _run_app_on(config, database, args)
+    except (StoreError, UsageError) as exc:
+        say(f"zoea: {exc}", sys.stderr)
+        return 2
+
+
+def _run_app_on(config: Config, database: Path, args: argparse.Namespace) -> int:
+    """The app on its locked ``database``: every file it would open looked at first (a
+    refusal raises before the log, the database's ``-wal`` or a new world is made, and
+    before the screen is taken)."""
+    from .logs import setup_logging
+
+    look_at_database(database)
+    if config.game.endpoint == EMBEDDED:
+        look_at_world(database.parent / "world.json")
+    try:
         log_file = setup_logging(database.parent, debug=args.debug)
     except OSError as exc:
         say(
@@ -532,13 +558,9 @@ def _run_tui(args: argparse.Namespace) -> int:
     from .ui.app import run_app
 
     try:
-        # One writer per database: a second app (or simulate, arena…) is refused here,
-        # before the screen is taken, naming the process that holds it.
-        with DatabaseLock.take(database):
-            return run_app(config, database, debug=args.debug)
-    except StoreError as exc:
-        say(f"zoea: {exc}", sys.stderr)
-        return 2
+        return run_app(config, database, debug=args.debug)
+    except StoreError:
+        raise
     except Exception as exc:  # the terminal is restored by now: say what happened
         say(f"zoea: {type(exc).__name__}: {exc} (details in {log_file})", sys.stderr)
         import logging

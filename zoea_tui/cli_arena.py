@@ -14,7 +14,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .cli_parsing import SQLITE_INT_MAX, UsageError, add_config_flag, emit_json, say, seed_flag
+from .cli_parsing import (
+    SQLITE_INT_MAX,
+    UsageError,
+    add_config_flag,
+    emit_json,
+    look_at_database,
+    say,
+    seed_flag,
+)
 from .cli_progress import Progress
 from .config import Config, ConfigError, db_path, load_config
 from .storage.errors import full_disk
@@ -187,6 +195,7 @@ async def cmd_arena(args: argparse.Namespace) -> int:
     if args.resume is not None and not database.exists():
         raise UsageError(f"no arena batch #{args.resume}: database {database} does not exist")
     with DatabaseLock.take(database):  # one writer: not beside the app or another arena
+        await asyncio.to_thread(look_at_database, database)  # before a byte is written
         return await _arena(args, config, database, quiet, checked)
 
 
@@ -361,7 +370,12 @@ async def _arena(
                         runs=args.runs,
                         seed=args.seed,
                         ticks=args.ticks,
-                        hooks=RunHooks(on_run=keep, on_begin=begun, on_progress=ticked),
+                        hooks=RunHooks(
+                            on_run=keep,
+                            on_begin=begun,
+                            on_progress=ticked,
+                            on_retry=lambda line: say(f"zoea arena: {line}", sys.stderr),
+                        ),
                         budget_kind=args.budget,
                         world=args.world,
                         checkout=checkout,

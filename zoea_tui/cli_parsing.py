@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import contextlib
+import json
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -186,3 +187,42 @@ def say(text: str, out: TextIO | None = None) -> None:
     its control characters escaped, whether or not ``out`` is a terminal, and no
     secret's value (``--json`` output never comes here: it stays exact)."""
     written(out if out is not None else sys.stdout, mask_text(escaped(text)) + "\n")
+
+
+def look_at_database(path: Path, *, writes: bool = True) -> int:
+    """The schema version of the database at ``path`` (0: none yet), looked at before a
+    command opens or creates anything, without writing a byte: a file that is not Zoea's,
+    is damaged or newer is refused in one line (:class:`StoreError`). A command that
+    ``writes`` refuses a zero-byte file too (opening it would make it a new database,
+    176 KB of schema, over a file that was perhaps meant to be another; a reader finds
+    nothing to read in it, version 0) and reads every page first (damaged pages found
+    before it begins, not halfway); a reader meets them as it reads, and writes
+    nothing."""
+    from .storage.migrations import latest_version
+    from .storage.preflight import examine  # a refusal is a one-line StoreError
+
+    version = examine(path, latest_version(), pages=writes)
+    if writes and version == 0 and path.is_file() and path.stat().st_size == 0:
+        raise UsageError(
+            f"{path} holds no Zoea database (it is empty): it was left untouched; remove it "
+            "to begin a new database there, or choose another file with --db"
+        )
+    return version
+
+
+def look_at_world(path: Path) -> None:
+    """Refuse a saved world at ``path`` that is not even a JSON object (a broken or empty
+    file, an image), before anything is opened or created; the world's own load
+    (``sim/host.py``) says the rest, and the app would say it only once on screen."""
+    if not path.is_file():
+        return
+    try:
+        data = json.loads(path.read_bytes())
+        if not isinstance(data, dict):
+            raise ValueError("not a saved world")
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise UsageError(
+            f"cannot load the world from {path}: {' '.join(str(reason).split())}; it was "
+            "left untouched (move it away to begin a new world)"
+        ) from None

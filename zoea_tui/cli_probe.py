@@ -61,7 +61,7 @@ async def cmd_probe(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise UsageError(str(exc)) from None
     target, origin = _target(args, config)
-    report = await probe(target)
+    report = await probe(target, on_retry=lambda line: say(f"zoea probe: {line}", sys.stderr))
     applied = conventions_note(config, os.environ)
     if args.json:
         data = report.to_json()

@@ -258,6 +258,10 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: bytes
+    #: When it arrived (``time.monotonic()``): how long a client waited between tries.
+    at: float = field(default_factory=time.monotonic)
+    #: When it arrived on the wall clock (``time.time()``): against an HTTP date.
+    wall: float = field(default_factory=time.time)
 
     @property
     def text(self) -> str:

@@ -36,12 +36,15 @@ def cloud_config(url: str, *, timeout: float = 5.0) -> Config:
 class RecordingClock(VirtualClock):
     """Virtual time that also records every ``sleep`` asked of it (the game's retry
     waits) and every ``wait_for`` (a Mysis's backoff before a model call is tried again,
-    which ``r`` may cut short, and its nudge intervals)."""
+    which ``r`` may cut short, and its nudge intervals; among them, in ``outside``, a
+    server's ``Retry-After``, which even virtual time waits for real)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.sleeps: list[float] = []
         self.waits: list[float] = []
+        #: The waits a server named (``Retry-After``): waited for real.
+        self.outside: list[float] = []
 
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
@@ -50,6 +53,11 @@ class RecordingClock(VirtualClock):
     async def wait_for(self, event: asyncio.Event, timeout: float) -> bool:
         self.waits.append(timeout)
         return await super().wait_for(event, timeout)
+
+    async def wait_outside(self, event: asyncio.Event, timeout: float) -> bool:
+        self.waits.append(timeout)
+        self.outside.append(timeout)
+        return await super().wait_outside(event, timeout)
 
 
 @dataclass

@@ -8,7 +8,8 @@ clock, so each row checks the requests log and the clock's waits.
 |-------------------------------|---------------------------------------------------------|
 | timeout once                  | logged as a timeout, retried after 1 s; plays on        |
 | 500 once / 503 once           | logged with the server's words, retried after 1 s       |
-| 429 with Retry-After: 7       | retried after exactly the 7 s the server asked for      |
+| 429 with Retry-After: 1       | "rate limited", retried after exactly the 1 s the       |
+|                               | server asked for, waited for real on the virtual clock  |
 | stream cut mid-way            | sent again at once unstreamed (stream = "auto"); the    |
 |                               | next request streams again (one break is no verdict);   |
 |                               | the partial text never stored                           |
@@ -74,6 +75,8 @@ def retried(words: str, wait: float, *, hinted: bool = False) -> Check:
         assert second.last_memory_id == first.last_memory_id  # the same request, again
         waited = run.clock.waits[0]
         assert waited == wait if hinted else 0.8 * wait <= waited <= wait, waited
+        # A server's wait passes in its time: the virtual clock does not skip it.
+        assert run.clock.outside == ([wait] if hinted else []), run.clock.outside
         assert len(run.server.chat_requests) >= 2
 
     return check
@@ -137,8 +140,8 @@ RECOVERABLE: dict[str, tuple[list[object], Check]] = {
     "500 once": ([HttpError(500, "internal hiccup")], retried("internal hiccup", 1.0)),
     "503 once": ([HttpError(503, "overloaded")], retried("overloaded", 1.0)),
     "429 with Retry-After": (
-        [HttpError(429, "slow down", retry_after="7")],
-        retried("rate limited", 7.0, hinted=True),
+        [HttpError(429, "slow down", retry_after="1")],
+        retried("rate limited", 1.0, hinted=True),
     ),
     "stream cut mid-way": ([Reply(LONG, cut_after=5)], cut_stream),
     "malformed JSON chunk": ([Malformed()], cut_stream),

@@ -56,11 +56,13 @@ def zoea(*args: str | Path, plain_user: bool = False) -> subprocess.CompletedPro
 
 
 def one_line(done: subprocess.CompletedProcess[str], command: str) -> str:
-    """The run failed with exit 2 and a single ``zoea COMMAND: …`` line; that line."""
+    """The run failed with exit 2 and a single ``zoea COMMAND: …`` line (the app,
+    ``command`` "zoea": ``zoea: …``); that line."""
     assert done.returncode == 2, (done.returncode, done.stderr[-3000:])
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1, done.stderr[-3000:]
-    assert lines[0].startswith(f"zoea {command}: "), lines[0]
+    prefix = "zoea: " if command == "zoea" else f"zoea {command}: "
+    assert lines[0].startswith(prefix), lines[0]
     return lines[0]
 
 

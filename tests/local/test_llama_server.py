@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS
+from zoea_tui.core.retry import ONCE
 from zoea_tui.providers.base import (
     ChatRequest,
     CutShortError,
@@ -56,7 +57,7 @@ def ask(
 @pytest.fixture
 async def client(llama_server: str) -> AsyncIterator[OpenAIProvider]:
     """The project's client; no retries, so a failure shows at once."""
-    provider = OpenAIProvider(llama_server, "local", max_retries=0)
+    provider = OpenAIProvider(llama_server, "local", retry=ONCE)
     yield provider
     await provider.aclose()
 
@@ -99,7 +100,7 @@ async def test_streamed_text_without_tools(client: OpenAIProvider) -> None:
 async def test_streaming_with_tools_is_cut_short_by_this_server(llama_server: str) -> None:
     # stream = true: the broken stream is told as an answer cut short, never as a server
     # out of reach; no retry is allowed, so it is this server's first answer that is told.
-    client = OpenAIProvider(llama_server, "local", max_retries=0, stream=True)
+    client = OpenAIProvider(llama_server, "local", retry=ONCE, stream=True)
     try:
         with pytest.raises(CutShortError) as cut:
             await client.chat(ask(STATUS_ORDER, stream=True))
@@ -117,7 +118,7 @@ async def test_streaming_with_tools_is_cut_short_by_this_server(llama_server: st
 async def test_auto_streaming_falls_back_unstreamed_when_this_server_breaks_it(
     llama_server: str,
 ) -> None:
-    client = OpenAIProvider(llama_server, "local", max_retries=0, stream="auto")
+    client = OpenAIProvider(llama_server, "local", retry=ONCE, stream="auto")
     events: list[StreamEvent] = []
     try:
         answer = await client.chat(ask(STATUS_ORDER, stream=True), events.append)

@@ -22,6 +22,7 @@ import pytest
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import FakeOpenAIServer, HttpError, LlamaServer, Reply
 from zoea_tui.config import Config, ProviderConfig
+from zoea_tui.core.retry import ONCE
 from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import VirtualClock
 from zoea_tui.orchestrator.commander import Commander
@@ -202,13 +203,13 @@ def request() -> ChatRequest:
 async def test_an_engine_found_unreachable_is_cold_again() -> None:
     warm_start = WarmStart()
     async with FakeOpenAIServer() as server:
-        provider = OpenAIProvider(server.url, "m", max_retries=0)
+        provider = OpenAIProvider(server.url, "m", retry=ONCE)
         async with warm_start.first(ENGINE, provider):
             await provider.chat(request())
         await provider.aclose()
     assert warm_start.is_warm(ENGINE)
 
-    gone = OpenAIProvider(refused_url() + "/v1", "m", max_retries=0)
+    gone = OpenAIProvider(refused_url() + "/v1", "m", retry=ONCE)
     with pytest.raises(ProviderError) as failed:
         async with warm_start.first(ENGINE, gone):
             await gone.chat(request())

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from tests.fakes import (
 from zoea_tui.config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, build_config
 from zoea_tui.core.composition import ANSWER_RESERVE
 from zoea_tui.core.failures import failure_label
+from zoea_tui.core.retry import CLIENT, ONCE
 from zoea_tui.providers._http import HttpProvider, answer_exceeds_context
 from zoea_tui.providers.base import (
     BadRequestError,
@@ -212,6 +214,7 @@ _RSS_SCRIPT = textwrap.dedent(
     """
     import asyncio, gc, json, sys
     from tests.fakes import Endless, FakeOllamaServer, FakeOpenAIServer
+    from zoea_tui.core.retry import ONCE
     from zoea_tui.providers.base import ChatRequest, ProviderError, ProviderSettings
     from zoea_tui.providers.ollama import OllamaProvider
     from zoea_tui.providers.openai_compat import OpenAIProvider
@@ -227,7 +230,7 @@ _RSS_SCRIPT = textwrap.dedent(
         async with fake as server:
             server.default = Endless()
             cls = OpenAIProvider if kind == "openai" else OllamaProvider
-            client = cls(server.url, "m" if kind == "ollama" else "fake-model", max_retries=0)
+            client = cls(server.url, "m" if kind == "ollama" else "fake-model", retry=ONCE)
             seen = []
             request = ChatRequest([{"role": "user", "content": "go"}], (), ProviderSettings(),
                                   stream=stream)
@@ -337,7 +340,7 @@ async def test_a_server_killed_mid_stream_is_cut_short_and_streaming_stays_on(
     openai: FakeOpenAIServer, sleep: RecordingSleep
 ) -> None:
     openai.script(Reply("a long answer", cut_after=3, dies=True))
-    client = openai_client(openai, sleep, max_retries=0)
+    client = openai_client(openai, sleep, retry=ONCE)
     try:
         with pytest.raises(CutShortError) as caught:
             await client.chat(ask(stream=True, tools=TOOLS))
@@ -357,7 +360,7 @@ async def test_a_server_killed_mid_stream_is_cut_short_and_streaming_stays_on(
 async def test_a_server_killed_mid_stream_again_and_again_never_loses_streaming(
     openai: FakeOpenAIServer, sleep: RecordingSleep
 ) -> None:
-    client = openai_client(openai, sleep, max_retries=0)
+    client = openai_client(openai, sleep, retry=ONCE)
     try:
         for _ in range(3):
             openai.script(Reply("a long answer", cut_after=3, dies=True))
@@ -399,8 +402,8 @@ async def test_an_empty_answer_is_a_failure_retried_never_ok(
 
     openai.default = ollama.default = Empty()
     for client in (
-        openai_client(openai, sleep, max_retries=1),
-        ollama_client(ollama, sleep, max_retries=1),
+        openai_client(openai, sleep, retry=replace(CLIENT, attempts=2)),
+        ollama_client(ollama, sleep, retry=replace(CLIENT, attempts=2)),
     ):
         try:
             with pytest.raises(EmptyAnswerError) as caught:

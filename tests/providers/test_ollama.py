@@ -19,6 +19,7 @@ from tests.fakes import (
     Reply,
     refused_url,
 )
+from zoea_tui.core.retry import ONCE
 from zoea_tui.providers.base import (
     ChatRequest,
     CutShortError,
@@ -354,7 +355,7 @@ async def test_error_line_inside_a_stream_is_a_server_error(
 
 
 async def test_timeout_escapes_as_provider_timeout(server: FakeOllamaServer) -> None:
-    client = OllamaProvider(server.url, MODEL, max_retries=0)
+    client = OllamaProvider(server.url, MODEL, retry=ONCE)
     server.default = Reply("late", delay=30)
     with pytest.raises(ProviderTimeoutError):
         await client.chat(ask(timeout=0.05))

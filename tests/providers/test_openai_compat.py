@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
@@ -22,6 +23,7 @@ from tests.fakes import (
     Reply,
     refused_url,
 )
+from zoea_tui.core.retry import CLIENT, ONCE
 from zoea_tui.providers._http import parse_retry_after
 from zoea_tui.providers._wire import cached_tokens
 from zoea_tui.providers.base import (
@@ -594,7 +596,9 @@ async def test_plain_text_error_body_is_kept(
 
 async def test_timeout_is_retried_then_escapes(server: FakeOpenAIServer) -> None:
     sleep = RecordingSleep()
-    client = OpenAIProvider(server.url, "fake-model", max_retries=1, sleep=sleep)
+    client = OpenAIProvider(
+        server.url, "fake-model", retry=replace(CLIENT, attempts=2), sleep=sleep
+    )
     server.default = Reply("late", delay=30)
     with pytest.raises(ProviderTimeoutError) as caught:
         await client.chat(ask(timeout=0.05))
@@ -804,7 +808,7 @@ async def test_a_kept_alive_connection_closed_by_the_server_is_tried_once_more()
 
     listener = await asyncio.start_server(answer_then_close, "127.0.0.1", 0)
     port = listener.sockets[0].getsockname()[1]
-    client = OpenAIProvider(f"http://127.0.0.1:{port}", "m", max_retries=0)
+    client = OpenAIProvider(f"http://127.0.0.1:{port}", "m", retry=ONCE)
     try:
         assert (await client.chat(ask())).content == "ok"
         await asyncio.sleep(0.2)  # the server has closed the kept-alive connection
@@ -907,6 +911,8 @@ def test_retry_after_parses_seconds_dates_and_rejects_garbage() -> None:
     assert parse_retry_after("Wed, 01 Jan 2025 12:00:30 GMT", now) == 30.0
     assert parse_retry_after("Wed, 01 Jan 2025 11:00:00 GMT", now) == 0.0
     assert parse_retry_after("soon", now) is None
+    assert parse_retry_after("nan", now) is None  # floats, but no wait
+    assert parse_retry_after("inf", now) is None
     assert parse_retry_after(None, now) is None
 
 
@@ -939,7 +945,7 @@ async def test_a_provider_without_a_model_flies_the_first_one_listed() -> None:
 
 async def test_a_provider_without_a_model_on_a_server_listing_none_is_refused() -> None:
     async with FakeOpenAIServer(listed=[]) as server:
-        provider = OpenAIProvider(server.url, "", max_retries=0)
+        provider = OpenAIProvider(server.url, "", retry=ONCE)
         try:
             with pytest.raises(ModelNotFoundError, match="lists no model"):
                 await provider.chat(ChatRequest([{"role": "user", "content": "hi"}]))

@@ -53,7 +53,7 @@ async def test_a_refused_request_names_the_key_variable_that_held_nothing(tmp_pa
         config = ProviderConfig(
             name="zen", type="openai", model="m", endpoint=guarded.url, api_key_env="ZEN_KEY_42"
         )
-        provider = build_provider(config, env=env, max_retries=0)
+        provider = build_provider(config, env=env)
         request = ChatRequest(
             messages=[{"role": "user", "content": "Mine."}], settings=ProviderSettings()
         )
@@ -61,7 +61,7 @@ async def test_a_refused_request_names_the_key_variable_that_held_nothing(tmp_pa
             with pytest.raises(AuthenticationError) as caught:
                 await provider.chat(request)
             # With the key set, the refusal is of the key itself: no variable to blame.
-            keyed = build_provider(config, env={**env, "ZEN_KEY_42": "sk-wrong"}, max_retries=0)
+            keyed = build_provider(config, env={**env, "ZEN_KEY_42": "sk-wrong"})
             with pytest.raises(AuthenticationError) as wrong:
                 await keyed.chat(request)
             await keyed.aclose()

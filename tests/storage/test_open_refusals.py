@@ -377,3 +377,26 @@ async def examine_async(path: Path) -> int:
     import asyncio
 
     return await asyncio.to_thread(examine, path, latest_version())
+
+
+async def test_examine_with_pages_finds_damage_behind_a_sound_header(tmp_path: Path) -> None:
+    """``pages=True`` (the commands that write) reads every page: damaged pages that the
+    header and the schema do not show are refused, untouched; a sound file passes."""
+    path = tmp_path / "zoea.db"
+    async with await Store.open(path) as store:
+        mysis = await store.create_mysis("Ada")
+        for n in range(400):
+            await store.add_memory(mysis.id, NewMemory("user", "direct", f"line {n} " * 40))
+    assert examine(path, latest_version(), pages=True) == latest_version()
+    with sqlite3.connect(path) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        count = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.close()
+    with path.open("r+b") as file:
+        file.seek((count // 2) * size)
+        file.write(b"\xff" * size)
+    before = _folder(path)
+    assert examine(path, latest_version()) == latest_version()  # the header reads well
+    with pytest.raises(StoreError, match=r"is damaged .*left untouched"):
+        examine(path, latest_version(), pages=True)
+    assert _folder(path) == before

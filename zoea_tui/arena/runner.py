@@ -33,6 +33,7 @@ from ..orchestrator.events import (
     StateChanged,
     TokenUsage,
     ToolCallFinished,
+    retry_notice,
 )
 from ..providers.base import Provider
 from ..providers.registry import build_provider
@@ -141,6 +142,9 @@ class RunHooks:
     on_run: Callable[[RunResult], Any] | None = None
     #: Called before each run with (scenario, strategy, run index, runs).
     on_begin: Callable[[Scenario, str, int, int], Any] | None = None
+    #: Told each model call of the scored Mysis about to be tried again, in one line
+    #: ("arena: rate limited · next try in 5 s", ``events.retry_notice``).
+    on_retry: Callable[[str], Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -351,6 +355,8 @@ async def _run(
     call_names: dict[str, str] = {}
 
     def handle(event: object) -> None:
+        if hooks.on_retry is not None and (notice := retry_notice(event)) is not None:
+            hooks.on_retry(notice)
         if not main_id or getattr(event, "mysis_id", None) != main_id[0]:
             return
         if isinstance(event, ToolCallFinished):

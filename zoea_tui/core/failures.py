@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Literal
 
 #: No connection; no complete answer in time; the server said no (4xx); the server
+#: asked to slow down (429: rate limited, tried again after its ``Retry-After``); the server
 #: failed (5xx); the answer is no OpenAI-compatible one (a web page, an empty 200, not
 #: JSON); the answer stopped before its end (a broken stream); the answer grew past the
 #: provider's ``max_answer_bytes`` (its read stopped there); the answer ended with
@@ -20,6 +21,7 @@ FailureKind = Literal[
     "unreachable",
     "timeout",
     "refused",
+    "rate_limited",
     "server_error",
     "not_compatible",
     "cut_short",
@@ -32,6 +34,7 @@ FAILURE_LABELS: dict[str, str] = {
     "unreachable": "unreachable",
     "timeout": "timed out",
     "refused": "refused",
+    "rate_limited": "rate limited",
     "server_error": "server error",
     "not_compatible": "not an OpenAI-compatible answer",
     "cut_short": "cut short",

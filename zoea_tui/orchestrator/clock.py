@@ -28,6 +28,20 @@ class Clock(Protocol):
         """Wait until ``event`` is set (True) or ``timeout`` passes (False)."""
         ...
 
+    async def wait_outside(self, event: asyncio.Event, timeout: float) -> bool:
+        """:meth:`wait_for` a time set outside the swarm: a server's ``Retry-After``,
+        which passes in the server's time even when the swarm's is simulated."""
+        ...
+
+
+async def _wait_real(event: asyncio.Event, timeout: float) -> bool:
+    if event.is_set():
+        return True
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(event.wait(), timeout=max(0.0, timeout))
+        return True
+    return event.is_set()
+
 
 class RealClock:
     """The event loop's clock."""
@@ -39,12 +53,10 @@ class RealClock:
         await asyncio.sleep(max(0.0, seconds))
 
     async def wait_for(self, event: asyncio.Event, timeout: float) -> bool:
-        if event.is_set():
-            return True
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(event.wait(), timeout=max(0.0, timeout))
-            return True
-        return event.is_set()
+        return await _wait_real(event, timeout)
+
+    async def wait_outside(self, event: asyncio.Event, timeout: float) -> bool:
+        return await _wait_real(event, timeout)
 
 
 class ManualClock:
@@ -82,6 +94,9 @@ class ManualClock:
                 task.cancel()
         return event.is_set()
 
+    async def wait_outside(self, event: asyncio.Event, timeout: float) -> bool:
+        return await self.wait_for(event, timeout)  # the test moves time, as for any wait
+
     def advance(self, seconds: float) -> None:
         """Move time forward and release every wait that has expired."""
         self._now += seconds
@@ -95,8 +110,9 @@ class ManualClock:
 class VirtualClock:
     """Simulated time: a wait nobody interrupts ends at once, and time jumps ahead.
 
-    Used by ``zoea simulate``: nudge intervals elapse without waiting, while a
-    Mysis that is woken by a message still sees it first.
+    Used by ``zoea simulate`` and ``zoea arena``: nudge intervals and backoffs elapse
+    without waiting, while a Mysis that is woken by a message still sees it first; a
+    server's ``Retry-After`` (:meth:`wait_outside`) is waited for real.
     """
 
     def __init__(self, settle_rounds: int = 3) -> None:
@@ -119,3 +135,11 @@ class VirtualClock:
             return True
         self._now += max(0.0, timeout)
         return False
+
+    async def wait_outside(self, event: asyncio.Event, timeout: float) -> bool:
+        """Waited for real: a rate-limited server's ``Retry-After`` is its own time, which
+        a simulation cannot skip (a retry sooner is refused again)."""
+        started = time.monotonic()
+        woken = await _wait_real(event, timeout)
+        self._now += time.monotonic() - started if woken else max(0.0, timeout)
+        return woken

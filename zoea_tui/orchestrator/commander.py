@@ -265,7 +265,7 @@ class Commander:
             cfg = self.config.provider(record.provider)
             if record.model and record.model != cfg.model and cfg.type != "autopilot":
                 cfg = replace(cfg, model=record.model)
-            return build_provider(cfg, max_retries=0)  # the runtime retries (one policy)
+            return build_provider(cfg)  # the runtime retries (one policy)
         except (ConfigError, ProviderError) as exc:
             return _BrokenProvider(record.provider, str(exc))
 
@@ -320,7 +320,7 @@ class Commander:
         if not cfg.is_remote:
             return [cfg.model] if cfg.type == "local" else []
         try:
-            client = build_provider(cfg, max_retries=0)
+            client = build_provider(cfg)
         except (ConfigError, ProviderError):
             return []
         try:

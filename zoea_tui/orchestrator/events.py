@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from ..core.cache import Reuse
 from ..core.composition import Composition
+from ..core.retry import seconds_words
 from ..core.types import Memory, ToolCall
 from .checked import CheckedRequest
 
@@ -87,6 +88,20 @@ class MysisChanged(Event):
 
     mysis: MysisView
     reason: str = ""
+
+
+def retry_notice(event: object, *, now: float | None = None) -> str | None:
+    """The line for a Mysis about to try a failed model call again, from its
+    :class:`MysisChanged` ("sim-01: rate limited · next try in 5 s": what the pane shows,
+    for ``zoea simulate`` and ``zoea arena`` to print on stderr); None for any other
+    event."""
+    if not isinstance(event, MysisChanged) or event.reason != "retry":
+        return None
+    view = event.mysis
+    if view.next_try_at is None:
+        return None
+    left = max(0.0, view.next_try_at - (time.time() if now is None else now))
+    return f"{view.name}: {view.activity} · next try in {seconds_words(left)}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

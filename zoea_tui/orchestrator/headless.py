@@ -32,6 +32,7 @@ from .events import (
     StateChanged,
     TokenUsage,
     ToolCallFinished,
+    retry_notice,
 )
 from .mysis import CONTEXT_TOO_SMALL, MysisRuntime
 from .requests import recompose
@@ -66,11 +67,13 @@ async def simulate(
     seed: int,
     db_path: Path,
     on_progress: Callable[[int, int, int], None] | None = None,
+    on_retry: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run a swarm on the embedded world with a simulated clock; return the report.
 
     ``on_progress`` is told ``(turns played, myses × turns, requests sent)`` after every
-    turn and every request."""
+    turn and every request; ``on_retry`` hears each model call about to be tried again, in
+    one line (:func:`~zoea_tui.orchestrator.events.retry_notice`)."""
     config = replace(
         config,
         game=replace(config.game, seed=seed, endpoint="embedded"),
@@ -125,6 +128,8 @@ async def simulate(
                 done.set()
 
     def handle(event: object) -> None:
+        if on_retry is not None and (notice := retry_notice(event)) is not None:
+            on_retry(notice)
         if isinstance(event, RequestComposed) and not event.preview:
             counters["requests"] += 1
             counters["violations"] += len(event.violations)

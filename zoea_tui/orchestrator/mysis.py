@@ -192,6 +192,8 @@ class MysisRuntime:
         self.provider_origin = ""
         #: Wall-clock time of the next try of a failed model call (None: not backing off).
         self.next_try_at: float | None = None
+        #: Whether the backoff under way waits a server's ``Retry-After`` (real time).
+        self._server_wait = False
         #: Set by ``r`` during a backoff: the next try goes at once.
         self._try_now = asyncio.Event()
         #: Model calls failed in a row, and the orchestrator-clock time of the first.
@@ -722,6 +724,8 @@ class MysisRuntime:
             wait,
         )
         kind = error.kind if isinstance(error, ProviderError) else None
+        # A wait the server named passes in its time, even on a simulated clock.
+        self._server_wait = _retry_after(error) is not None
         self.activity = failure_label(kind)
         self.last_line = f"{self.provider.label}: {message}"
         self.next_try_at = time.time() + wait
@@ -733,8 +737,10 @@ class MysisRuntime:
         Nothing is in flight meanwhile, so a quit does not wait for the backoff to end.
         """
         self.between_turns.set()
+        clock = self.swarm.clock
         try:
-            await self.swarm.clock.wait_for(self._try_now, seconds)
+            wait = clock.wait_outside if self._server_wait else clock.wait_for
+            await wait(self._try_now, seconds)
         finally:
             self._try_now.clear()
             self.between_turns.clear()

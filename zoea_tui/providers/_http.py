@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import re
 import time
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -25,8 +26,9 @@ from typing import Any
 import httpx
 
 from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting, unset_key_env
+from ..core.failures import failure_label
 from ..core.redaction import TOKEN_MASK, mask_text
-from ..core.retry import RetryPolicy, Sleep, with_retries
+from ..core.retry import CLIENT, MAX_SERVER_WAIT, RetryPolicy, Sleep, seconds_words, with_retries
 from .base import (
     AuthenticationError,
     BadRequestError,
@@ -85,8 +87,18 @@ def retry_after(error: Exception) -> float | None:
     return error.retry_after if isinstance(error, ProviderError) else None
 
 
+#: Told each failure about to be tried again, with the wait chosen (seconds).
+OnRetry = Callable[[Exception, float], Awaitable[None]]
+
+
 async def _log_retry(error: Exception, wait: float) -> None:
     logger.info("retrying in %.2f s after: %s", wait, getattr(error, "message", error))
+
+
+def retry_line(error: Exception, wait: float) -> str:
+    """A retry in one line, for a pane or stderr: "rate limited · next try in 5 s"."""
+    kind = error.kind if isinstance(error, ProviderError) else None
+    return f"{failure_label(kind)} · next try in {seconds_words(wait)}"
 
 
 def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
@@ -95,9 +107,11 @@ def parse_retry_after(value: str | None, now: datetime | None = None) -> float |
         return None
     value = value.strip()
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
         pass
+    else:  # "nan" and "inf" parse as floats and are no wait
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
@@ -171,7 +185,7 @@ def error_for_status(
         return ModelNotFoundError(f"{where}. Check the endpoint and the model name.", said=said)
     if status == 429:
         return RateLimitedError(
-            f"{where}. Rate limited; try again later.", retry_after=retry_after, said=said
+            f"{where}. {_rate_limit_advice(retry_after)}", retry_after=retry_after, said=said
         )
     if status >= 500:
         return ServerError(
@@ -193,6 +207,20 @@ def error_for_status(
             "larger context, or lower context_window in the provider's configuration"
         )
     return BadRequestError(where, status=status, said=said)
+
+
+def _rate_limit_advice(retry_after: float | None) -> str:
+    """What a 429 asks for: its wait when it named one, and whether that is past the cap."""
+    if retry_after is None:
+        return "Rate limited: the server asks to slow down (it named no wait)."
+    asked = f"Rate limited: the server asks for a wait of {seconds_words(retry_after)}"
+    if retry_after > MAX_SERVER_WAIT:
+        return (
+            f"{asked}, longer than the {seconds_words(MAX_SERVER_WAIT)} the app waits for a "
+            "server (core/retry.py MAX_SERVER_WAIT); try again later, or check the plan's "
+            "limits."
+        )
+    return f"{asked} (Retry-After)."
 
 
 def answer_exceeds_context(said: str) -> bool:
@@ -487,9 +515,9 @@ class HttpProvider:
         api_key: str | None = None,
         *,
         client: httpx.AsyncClient | None = None,
-        max_retries: int = 3,
-        backoff_base: float = 0.5,
+        retry: RetryPolicy = CLIENT,
         sleep: Sleep = asyncio.sleep,
+        on_retry: OnRetry | None = None,
         stream: StreamSetting = "auto",
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         api_key_env: str | None = None,
@@ -502,10 +530,11 @@ class HttpProvider:
         self._unset_env = None if self._api_key else api_key_env
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient()
-        # The one retry policy (core/retry.py); a Retry-After over a minute escapes with
-        # its ``retry_after`` so the caller can schedule the retry.
-        self._retry = RetryPolicy(attempts=max_retries + 1, backoff_base=backoff_base)
+        # One of the retry policies named in core/retry.py (a Mysis's client: ONCE, its
+        # runtime retries); a Retry-After past the cap escapes with its ``retry_after``.
+        self._retry = retry
         self._sleep = sleep
+        self._on_retry = on_retry or _log_retry
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.stream_setting: StreamSetting = stream
         #: The most bytes one answer may take (``max_answer_bytes``).
@@ -538,7 +567,7 @@ class HttpProvider:
             sleep=self._sleep,
             transient=is_transient,
             hint=retry_after,
-            on_retry=_log_retry,
+            on_retry=self._on_retry,
         )
         return replace(response, latency_s=time.perf_counter() - started)
 

@@ -221,7 +221,7 @@ class RateLimitedError(ProviderError):
     """HTTP 429; ``retry_after`` holds the server's hint in seconds when it gave one."""
 
     retryable = True
-    kind: FailureKind = "refused"
+    kind: FailureKind = "rate_limited"
 
 
 class ServerError(ProviderError):

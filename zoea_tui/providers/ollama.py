@@ -15,9 +15,10 @@ from typing import Any
 import httpx
 
 from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
-from ..core.retry import Sleep
+from ..core.retry import CLIENT, RetryPolicy, Sleep
 from ._http import (
     HttpProvider,
+    OnRetry,
     empty_answer,
     load_json,
     ndjson_lines,
@@ -71,9 +72,9 @@ class OllamaProvider(HttpProvider):
         api_key: str | None = None,
         *,
         client: httpx.AsyncClient | None = None,
-        max_retries: int = 3,
-        backoff_base: float = 0.5,
+        retry: RetryPolicy = CLIENT,
         sleep: Sleep = asyncio.sleep,
+        on_retry: OnRetry | None = None,
         stream: StreamSetting = "auto",
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         api_key_env: str | None = None,
@@ -83,9 +84,9 @@ class OllamaProvider(HttpProvider):
             model,
             api_key,
             client=client,
-            max_retries=max_retries,
-            backoff_base=backoff_base,
+            retry=retry,
             sleep=sleep,
+            on_retry=on_retry,
             stream=stream,
             max_answer_bytes=max_answer_bytes,
             api_key_env=api_key_env,

@@ -16,9 +16,10 @@ from typing import Any
 import httpx
 
 from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
-from ..core.retry import Sleep
+from ..core.retry import CLIENT, RetryPolicy, Sleep
 from ._http import (
     HttpProvider,
+    OnRetry,
     empty_answer,
     load_json,
     read_json,
@@ -64,9 +65,10 @@ class OpenAIProvider(HttpProvider):
 
     ``model`` is the configured model, used when a request's settings name
     none. ``api_key`` travels only in the ``Authorization`` header. Transient
-    failures (network, timeout, 429, 5xx, a stream cut short) are retried up
-    to ``max_retries`` times, waiting ``backoff_base`` seconds doubled each
-    time or the server's ``Retry-After``; ``sleep`` is injectable for tests.
+    failures (network, timeout, 429, 5xx, a stream cut short) are retried under
+    ``retry``, one of the policies of ``core/retry.py`` (``ONCE`` for a Mysis, whose
+    runtime retries), waiting its backoff or the server's ``Retry-After``; ``sleep``
+    is injectable for tests, and ``on_retry`` hears each retry with its wait.
     A ``client`` passed in is borrowed, not closed by :meth:`aclose`.
     """
 
@@ -77,9 +79,9 @@ class OpenAIProvider(HttpProvider):
         api_key: str | None = None,
         *,
         client: httpx.AsyncClient | None = None,
-        max_retries: int = 3,
-        backoff_base: float = 0.5,
+        retry: RetryPolicy = CLIENT,
         sleep: Sleep = asyncio.sleep,
+        on_retry: OnRetry | None = None,
         stream: StreamSetting = "auto",
         cache_reuse: int = 0,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
@@ -90,9 +92,9 @@ class OpenAIProvider(HttpProvider):
             model,
             api_key,
             client=client,
-            max_retries=max_retries,
-            backoff_base=backoff_base,
+            retry=retry,
             sleep=sleep,
+            on_retry=on_retry,
             stream=stream,
             max_answer_bytes=max_answer_bytes,
             api_key_env=api_key_env,

@@ -19,8 +19,11 @@ the probe prints always states the type: the configuration itself never guesses.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -29,7 +32,9 @@ import httpx
 from ..config import unset_key_env
 from ..config.model import ProviderConfig
 from ..core.failures import failure_label
+from ..core.retry import BOUNDED, ONCE, Sleep, seconds_words, with_retries
 from ..core.tokens import request_tokens, tools_tokens
+from ._http import OnRetry, retry_after, retry_line
 from .base import (
     AuthenticationError,
     ChatRequest,
@@ -38,10 +43,13 @@ from .base import (
     ModelNotFoundError,
     ProviderError,
     ProviderSettings,
+    RateLimitedError,
 )
 from .discovery import DISCOVERY_TIMEOUT, _quietly, template_renders_tools
 from .ollama import OllamaProvider
 from .openai_compat import OpenAIProvider
+
+logger = logging.getLogger(__name__)
 
 ProbeType = Literal["openai", "ollama"]
 
@@ -392,9 +400,20 @@ class ProbeReport:
         return "the server's answers carry no cache count (timings.cache_n, cached_tokens)"
 
 
-async def probe(target: ProbeTarget, *, client: httpx.AsyncClient | None = None) -> ProbeReport:
+async def probe(
+    target: ProbeTarget,
+    *,
+    client: httpx.AsyncClient | None = None,
+    on_retry: Callable[[str], None] | None = None,
+    sleep: Sleep = asyncio.sleep,
+) -> ProbeReport:
     """Probe ``target`` (see the module docstring); never raises a provider's failure:
-    each one is in the report, in its class."""
+    each one is in the report, in its class.
+
+    A step the server rate-limits (429) is tried again under ``retry.BOUNDED`` after its
+    ``Retry-After`` (up to the one cap, ``retry.MAX_SERVER_WAIT``), told to ``on_retry``
+    first in a line ("stream: rate limited · next try in 5 s"); every other failure is a
+    finding, not retried."""
     owned = client is None
     http = client if client is not None else httpx.AsyncClient()
     try:
@@ -409,7 +428,7 @@ async def probe(target: ProbeTarget, *, client: httpx.AsyncClient | None = None)
             api_key_env=target.api_key_env,
             key_sent=bool(target.api_key),
         )
-        await _run(report, target, http)
+        await _run(report, target, http, _Pacing(on_retry, sleep))
         return report
     finally:
         if owned:
@@ -423,7 +442,7 @@ async def find_protocol(
     url = url.rstrip("/")
     if url.endswith("/v1"):
         return "openai", url
-    asker = OpenAIProvider(url, "", api_key, client=client, max_retries=0)
+    asker = OpenAIProvider(url, "", api_key, client=client, retry=ONCE)
     tags = await _quietly(asker, f"{url}/api/tags", None, DISCOVERY_TIMEOUT)
     if isinstance(tags, dict) and isinstance(tags.get("models"), list):
         return "ollama", url
@@ -434,7 +453,32 @@ async def find_protocol(
     return "openai", url
 
 
-async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClient) -> None:
+@dataclass(frozen=True, slots=True)
+class _Pacing:
+    """How the probe waits out a rate limit: who hears of it, and the sleep."""
+
+    on_retry: Callable[[str], None] | None
+    sleep: Sleep
+
+    def told(self, step: str) -> OnRetry:
+        """The retry hook of one step: its line to ``on_retry``, and to the log."""
+
+        async def tell(error: Exception, wait: float) -> None:
+            line = f"{step}: {retry_line(error, wait)}"
+            logger.info("probe: %s", line)
+            if self.on_retry is not None:
+                self.on_retry(line)
+
+        return tell
+
+
+def _rate_limited(error: Exception) -> bool:
+    return isinstance(error, RateLimitedError)
+
+
+async def _run(
+    report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClient, pacing: _Pacing
+) -> None:
     cls = OllamaProvider if report.type == "ollama" else OpenAIProvider
     # The key's variable goes too: a 401 to a key it did not hold names it.
     streamed, plain = (
@@ -443,7 +487,7 @@ async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClie
             "",
             target.api_key,
             client=client,
-            max_retries=0,
+            retry=ONCE,
             stream=stream,
             api_key_env=target.api_key_env,
         )
@@ -492,16 +536,18 @@ async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClie
     )
     request = ChatRequest(PROBE_MESSAGES, (PROBE_TOOL,), settings, stream=True)
 
-    first = await _ask(report, "stream", streamed, request)
+    first = await _ask(report, "stream", streamed, request, pacing)
     report.stream_with_tools = first is not None
-    second = await _ask(report, "unstreamed", plain, replace(request, stream=False))
+    second = await _ask(report, "unstreamed", plain, replace(request, stream=False), pacing)
     report.unstreamed_with_tools = second is not None
     answers = [a for a in (first, second) if a is not None]
     _read_calls(report, answers)
 
     if answers:
         again = streamed if report.stream_with_tools else plain
-        repeat = await _ask(report, "repeat", again, replace(request, stream=again is streamed))
+        repeat = await _ask(
+            report, "repeat", again, replace(request, stream=again is streamed), pacing
+        )
         if repeat is not None:
             answers.append(repeat)
             cached, prompt = repeat.usage.cached_tokens, repeat.usage.prompt_tokens
@@ -514,11 +560,22 @@ async def _run(report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClie
 
 
 async def _ask(
-    report: ProbeReport, step: str, provider: OpenAIProvider | OllamaProvider, request: ChatRequest
+    report: ProbeReport,
+    step: str,
+    provider: OpenAIProvider | OllamaProvider,
+    request: ChatRequest,
+    pacing: _Pacing,
 ) -> ChatResponse | None:
     started = time.perf_counter()
     try:
-        return await provider.chat(request)
+        return await with_retries(
+            lambda: provider.chat(request),
+            BOUNDED,
+            sleep=pacing.sleep,
+            transient=_rate_limited,
+            hint=retry_after,
+            on_retry=pacing.told(step),
+        )
     except ProviderError as error:
         _failed(report, step, error)
         return None
@@ -617,6 +674,17 @@ def _fix(report: ProbeReport, error: ProviderError) -> str:
         return (
             "this is not an OpenAI-compatible (or Ollama) endpoint: check the address, port "
             "and path (llama-server: http://HOST:8080/v1; Ollama: http://HOST:11434)"
+        )
+    if isinstance(error, RateLimitedError):
+        wait = error.retry_after
+        return (
+            "the server is rate limiting this key or address, not refusing the request: "
+            + (
+                f"probe again in {seconds_words(wait)} (its Retry-After)"
+                if wait is not None
+                else "probe again later"
+            )
+            + ", or check the plan's request and token limits"
         )
     if isinstance(error, CutShortError) and error.streamed:
         return (

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..config import ProviderConfig, resolve_api_key
 from ..core.composition import ANSWER_RESERVE
+from ..core.retry import ONCE
 from .base import Provider, ProviderError, ProviderSettings
 
 if TYPE_CHECKING:
@@ -68,7 +69,6 @@ def _over_http(
     kind: Callable[..., HttpProvider],
     config: ProviderConfig,
     env: Mapping[str, str],
-    max_retries: int,
     **options: int,
 ) -> Provider:
     """The HTTP client ``kind`` of ``config``'s endpoint (``options``: the keys only its
@@ -80,7 +80,7 @@ def _over_http(
         config.endpoint,
         config.model,
         api_key=resolve_api_key(config, env=env),
-        max_retries=max_retries,
+        retry=ONCE,  # the runtime retries each call (core/retry.py): never two policies
         stream=config.stream,
         max_answer_bytes=config.max_answer_bytes,
         api_key_env=config.api_key_env,
@@ -91,14 +91,12 @@ def _over_http(
     return provider
 
 
-def build_provider(
-    config: ProviderConfig, *, env: Mapping[str, str] = os.environ, max_retries: int = 3
-) -> Provider:
+def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.environ) -> Provider:
     """The provider ``config`` describes; raises :class:`ProviderError` when it cannot run.
 
-    ``max_retries`` bounds an HTTP client's own retries of transient failures; a
-    Mysis's provider gets 0, because its runtime retries each call itself under the
-    same policy, logging every try (so retries never multiply).
+    An HTTP client built here never retries by itself (``retry.ONCE``): the Mysis's
+    runtime retries each call under the swarm's one policy, waiting a server's
+    ``Retry-After``, showing and logging every try (so retries never multiply).
     """
     if config.type == "autopilot":
         from .autopilot import AutopilotProvider
@@ -107,11 +105,11 @@ def build_provider(
     if config.type == "openai":
         from .openai_compat import OpenAIProvider
 
-        return _over_http(OpenAIProvider, config, env, max_retries, cache_reuse=config.cache_reuse)
+        return _over_http(OpenAIProvider, config, env, cache_reuse=config.cache_reuse)
     if config.type == "ollama":
         from .ollama import OllamaProvider
 
-        return _over_http(OllamaProvider, config, env, max_retries)
+        return _over_http(OllamaProvider, config, env)
     if config.type == "local":
         try:
             from .local import LocalProvider
