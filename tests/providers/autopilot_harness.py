@@ -8,10 +8,11 @@ strategy, the autopilot answers, and its tool calls run directly on
 ``login {}``, keeps the password of ``register`` out of the stored result,
 shows the assigned account in the system prompt, keeps the game-state cache
 whose projection the composer sends with every request, and answers the
-``zoea_*`` tools itself. Like the orchestrator, it records every turn: a commander message or
-broadcast not yet sent opens a turn at that memory; otherwise the turn is a
-nudge (``prompts.nudge_text(1)``; a ``start`` turn when nothing was ever sent)
-that the composer places where it was received. A turn ends when the
+``zoea_*`` tools itself. Like the orchestrator, it tells the autopilot which round
+of its turn each request is (``ChatRequest.turn_round``) and records every turn: a
+commander message or broadcast not yet sent opens a turn at that memory; otherwise the
+turn is a nudge (``prompts.nudge_text(1)``; a ``start`` turn when nothing was ever
+sent) that the composer places where it was received. A turn ends when the
 autopilot answers text without calls, or at the round limit. The world
 advances one tick per round and a few ticks between turns (the idle wait
 before the next nudge), so trips complete while the Mysis waits.
@@ -246,7 +247,9 @@ class Harness:
         self.requests.append(composition.messages)
         started = time.perf_counter()
         response = await self.provider.chat(
-            ChatRequest(messages=composition.messages, tools=self.tools)
+            ChatRequest(
+                messages=composition.messages, tools=self.tools, turn_round=self.round_in_turn + 1
+            )
         )
         self.stats.decision_seconds.append(time.perf_counter() - started)
         self.stats.rounds += 1

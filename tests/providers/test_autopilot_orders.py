@@ -200,3 +200,24 @@ async def test_my_notes_carry_a_direct_order_past_an_older_broadcast() -> None:
     chat.nudge()
     context = read_context(chat.messages)
     assert (context.mission.kind, context.fallback.kind) == ("mine", "hold")
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+async def test_a_report_during_a_hold_leaves_the_hold_in_force(how: str, strategy: str) -> None:
+    """Issue 40: a report sent while the swarm held freed it. The hold's message left the
+    request, the report's status check carried no notes line, and the broadcast section
+    then said "report": the Mysis went back to mining. The hold holds for as many turns
+    as the window has memories, then "mine" frees it."""
+    harness = harness_for(strategy)
+    responses = await ordered(harness, SAMPLES["hold"], how, 2)
+    give(harness, SAMPLES["report"], how)
+    answered = await harness.turn()
+    assert [t for t in texts(answered) if t.startswith("Status report")]
+    assert "standing order: hold" in texts(answered)[-1]
+    for _ in range(harness.settings.max_context_messages + 5):
+        responses += await harness.turn()
+    assert not work(responses + answered)
+    assert texts(responses)[-1].startswith("Holding position as ordered")
+    give(harness, SAMPLES["mine"], how)
+    assert work(await harness.turn())

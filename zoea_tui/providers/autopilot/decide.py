@@ -308,6 +308,8 @@ class _Planner:
         self.max_rounds = max_rounds
         #: Rounds of calls played this turn before this answer.
         self.rounds = turn_round - 1 if turn_round else context.turn_rounds
+        #: Which round of the turn this is, when the runtime says.
+        self.turn_round = turn_round
         self.f = context.facts
         self.tools = tools
         self.intent: str = context.order.kind
@@ -325,6 +327,55 @@ class _Planner:
 
     # -- entry -----------------------------------------------------------------------
     def plan(self) -> Decision:
+        """The decision of the rules (:meth:`rules`), carrying my standing order.
+
+        Every answer with calls carries my notes line, whichever rule made it; a turn
+        that would end with a text while no answer of it carried my standing order (when
+        neither the Swarm Broadcast section nor the default gives it back, ``noted_order``)
+        checks the status first, with the notes line: a strategy keeps only the latest
+        tool loop of earlier turns, and any strategy's window lets older memories go, so
+        the order a held, parked or scenario Mysis stands by is written again each turn
+        rather than left to scroll out of view (see ``orders``).
+        """
+        decision = self.rules()
+        if not decision.calls:
+            decision = self.carry(decision)
+        if decision.calls and not decision.text:
+            text = write_notes(self, decision)
+            decision = Decision(decision.calls, text, decision.reasoning)
+        return decision
+
+    def carry(self, decision: Decision) -> Decision:
+        """``decision`` (a text), or a status check first when this turn has not carried
+        my standing order in a notes line yet."""
+        noted = noted_order(self)
+        notes = self.c.notes
+        # An earlier round of this turn carried it: every answer with calls does. A
+        # strategy that pins an older commander message (``loop-slice``) shows no turn
+        # start; the runtime's round number says it then.
+        carried = (
+            notes is not None
+            and notes.order == noted
+            and (
+                self.turn_round > 1
+                if self.turn_round is not None
+                else notes.index > self.c.turn_start
+            )
+        )
+        if (
+            not noted
+            or carried
+            or not self.has("get_status")
+            or ("get_status", "{}") in self.c.failed
+        ):
+            return decision
+        return call(
+            f"Before I end this turn: my standing order ({noted!r}) must stay in my "
+            "notes, so checking my status with them.",
+            ("get_status", {}),
+        )
+
+    def rules(self) -> Decision:
         """The account first (a Mysis not registered registers, then does what it was
         told), then the order in force (``context.order``; how long each lasts is
         ``orders.LIFETIMES``), then the waits and the standing order's work."""
@@ -364,12 +415,8 @@ class _Planner:
         return say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
 
     def conclude(self, decision: Decision) -> Decision:
-        """A step's decision, guarded, ended where a turn ends, with its notes line."""
-        decision = self.finish(self.guard(decision))
-        if decision.calls and not decision.text:
-            text = write_notes(self, decision)
-            decision = Decision(decision.calls, text, decision.reasoning)
-        return decision
+        """A step's decision, guarded, ended where a turn ends."""
+        return self.finish(self.guard(decision))
 
     def report(self) -> Decision:
         """Answer a report order; check the status first when my context lacks it."""
