@@ -179,6 +179,8 @@ class Harness:
         self.sent_upto = 0
         #: Rounds played in the current turn (its first round carries the nudge level).
         self.round_in_turn = 0
+        #: The app was relaunched since the last turn began (:meth:`relaunch`).
+        self.relaunched = False
         #: Every composed request, in order (the benchmark replays them).
         self.requests: list[tuple[dict[str, Any], ...]] = []
         for order in orders:
@@ -193,6 +195,15 @@ class Harness:
         """A commander broadcast: stored and shown in the system prompt."""
         self.log.broadcast(text)
         self.latest_broadcast = text
+
+    def relaunch(self) -> None:
+        """The app quit and opened again on the same store: the memories and the turns
+        stay; the provider, the game session (logged out) and the router's game-state
+        cache are new, and the next turn is a ``start`` turn."""
+        self.provider = AutopilotProvider()
+        self.cache = GameStateCache()
+        self.key += "+"
+        self.relaunched = True
 
     # -- composing -----------------------------------------------------------------------
     def history(self) -> History:
@@ -218,12 +229,13 @@ class Harness:
             turn = Turn(1, prompt.id, prompt.source)  # type: ignore[arg-type]
         else:
             first = (memories[-1].id if memories else 0) + 1
-            fresh = not self.turns
+            fresh = not self.turns or self.relaunched
             turn = Turn(
                 1, first, "start" if fresh else "nudge", 0 if fresh else 1, prompts.nudge_text(1)
             )
         self.turns.append(turn)
         self.round_in_turn = 0
+        self.relaunched = False
         return turn
 
     async def compose(self) -> Composition:

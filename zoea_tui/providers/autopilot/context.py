@@ -350,6 +350,11 @@ def _orders(
             break
         newer.append(order)
     fallback = _standing(info.broadcast) or DEFAULT_ORDER
+    # An order to carry out once that left my context before it was: my notes carry it
+    # (from the answer that noted it, which an action after it carries out).
+    doing = parse_order(notes.doing, notes.index) if notes.doing else None
+    if doing is not None and lifetime(doing.kind) == "once" and mission is None:
+        newer.append(doing)
     # The commander's message left my context: my notes carry the standing order.
     mission = mission or _standing(notes.order) or fallback
     acting = next(

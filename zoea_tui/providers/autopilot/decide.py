@@ -384,28 +384,7 @@ class _Planner:
             return self.conclude(account)
         order = self.c.order
         if order.kind == "hold":
-            noted = noted_order(self)
-            notes = self.c.notes
-            if noted and (notes is None or notes.order != noted) and self.has("captains_log_add"):
-                # The hold must outlive the commander's message in my context: note it
-                # once (the notes line of this call carries it, see ``orders``).
-                return self.conclude(
-                    call(
-                        f"Ordered to hold ({order.text!r}): noting the order in my log.",
-                        (
-                            "captains_log_add",
-                            {
-                                "entry": f"Commander's order: {noted.rstrip('.!')}. "
-                                "Holding until a new order."
-                            },
-                        ),
-                    )
-                )
-            return self.end(
-                f"Holding position as ordered ({order.text!r}); no action until "
-                "a new order arrives",
-                f"Standing order is hold ({order.text!r}): no tools.",
-            )
+            return self.conclude(self.hold(order))
         if order.kind == "report":
             return self.report()
         for step in (self.waiting, self.react, self.act):
@@ -413,6 +392,29 @@ class _Planner:
             if decision is not None:
                 return self.conclude(decision)
         return say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
+
+    def hold(self, order: Order) -> Decision:
+        """Hold as ordered: no game action, the turn ends with a text (the hold is noted
+        once in the captain's log, for the commander)."""
+        noted = noted_order(self)
+        notes = self.c.notes
+        if noted and (notes is None or notes.order != noted) and self.has("captains_log_add"):
+            # The hold must outlive the commander's message in my context: note it
+            # once (the notes line of this call carries it, see ``orders``).
+            return call(
+                f"Ordered to hold ({order.text!r}): noting the order in my log.",
+                (
+                    "captains_log_add",
+                    {
+                        "entry": f"Commander's order: {noted.rstrip('.!')}. "
+                        "Holding until a new order."
+                    },
+                ),
+            )
+        return say(
+            f"Holding position as ordered ({order.text!r}); no action until a new order arrives",
+            f"Standing order is hold ({order.text!r}): no tools.",
+        )
 
     def conclude(self, decision: Decision) -> Decision:
         """A step's decision, guarded, ended where a turn ends."""
@@ -636,8 +638,10 @@ class _Planner:
         return self.work(self.c.mission)
 
     def work(self, order: Order) -> Decision:
-        """The standing order's work: a scenario play, a destination, or mining."""
+        """The standing order's work: a hold, a scenario play, a destination, or mining."""
         self.intent = order.kind
+        if order.kind == "hold":
+            return self.hold(order)
         if self.intent in SCENARIO_ORDERS:
             decision = scenario_play.play(self)
             if decision is not None:

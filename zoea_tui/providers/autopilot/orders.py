@@ -17,9 +17,10 @@ How long an order lasts is written here, in :data:`LIFETIMES`, and nowhere else
   request shows it long after: the state message's place says which turn it
   opened, ``context.turn_opening``).
 - ``once`` (sell, refuel): carried out by one successful action after it; then the
-  standing order is in force again. While it is in force with nothing left to do (an
-  empty hold, a full tank), the planner does the standing order's work
-  (``decide._Planner.act``).
+  standing order is in force again. Until then my notes carry it (``doing``), as its
+  message may leave my context on the way to the station. While it is in force with
+  nothing left to do (an empty hold, a full tank), the planner does the standing
+  order's work (``decide._Planner.act``; a hold's is holding).
 
 Where the standing order is read, first found first: a commander message in view,
 or the orders a summary keeps (its newest standing one); my notes; the Swarm
