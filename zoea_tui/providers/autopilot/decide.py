@@ -41,7 +41,7 @@ from .._wire import as_dict
 from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
 from .note_line import noted_order, write_notes
-from .orders import Order, normalize_name
+from .orders import Order, lifetime, normalize_name
 from .plan import (
     LOW_FUEL_PCT,
     LOW_HULL_PCT,
@@ -362,9 +362,13 @@ class _Planner:
                 else notes.index > self.c.turn_start
             )
         )
+        # A report goes out at once, not after a check of mine: a report that came in
+        # while a nudge's round was composed was seen in that round only (Pilot).
+        answering = lifetime(self.c.order.kind) == "answer" and self.c.order.index >= 0
         if (
             not noted
             or carried
+            or answering
             or not self.has("get_status")
             or ("get_status", "{}") in self.c.failed
         ):
