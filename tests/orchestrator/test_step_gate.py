@@ -7,8 +7,9 @@ import asyncio
 import pytest
 
 from zoea_tui.orchestrator.step_gate import StepGate
+from zoea_tui.providers.base import ChatResponse
 
-from .conftest import ScriptedModel, settle, until
+from .conftest import ScriptedModel, calls, settle, until
 
 
 class FakeTime:
@@ -77,3 +78,31 @@ async def test_a_mysis_asks_its_model_only_after_the_commanders_key_is_handled(
     assert len(models["Alpha"].requests) == asked and gate.held_for() > 0
     await until(lambda: len(models["Alpha"].requests) > asked)
     assert gate.waits >= 1
+
+
+async def test_a_message_sent_while_a_nudges_round_waited_is_answered_in_that_turn(
+    open_commander, clock
+) -> None:
+    """The commander's keys hold the round of a nudge turn already begun; the message they
+    typed is then in that round's request. Its answer may take more than one round (a
+    status check, then the report): the turn goes on, where it once ended after the
+    check and no turn opened at the message, already sent (a report during a hold, issue
+    40)."""
+    alpha = ScriptedModel(calls(("get_status", "{}")))
+    commander = await open_commander(models={"Alpha": alpha}, starter_swarm=False)
+    view = await commander.create_mysis("Alpha")
+    runtime = commander._myses[view.id]
+    await until(lambda: runtime.turns >= 1 and runtime.activity == "waiting")
+    gate = commander.services.step_gate
+    gate.hold_s = gate.max_held_s = 1.0
+    alpha.answers = [calls(("get_status", "{}")), ChatResponse(content="Status: all well.")]
+    asked = len(alpha.requests)
+    commander.commander_input()  # the keys hold the next round
+    clock.advance(runtime._interval(runtime.swarm.nudge))  # the nudge turn begins, held
+    await until(lambda: runtime.turn is not None)
+    await commander.send_message(view.id, "report")
+    await until(lambda: len(alpha.requests) >= asked + 2, limit=10)
+    first, second = alpha.requests[asked : asked + 2]
+    for request in (first, second):
+        assert any(m["role"] == "user" and m.get("content") == "report" for m in request.messages)
+    assert first.turn_round == 1 and second.turn_round == 2

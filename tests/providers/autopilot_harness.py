@@ -8,10 +8,11 @@ strategy, the autopilot answers, and its tool calls run directly on
 ``login {}``, keeps the password of ``register`` out of the stored result,
 shows the assigned account in the system prompt, keeps the game-state cache
 whose projection the composer sends with every request, and answers the
-``zoea_*`` tools itself. Like the orchestrator, it records every turn: a commander message or
-broadcast not yet sent opens a turn at that memory; otherwise the turn is a
-nudge (``prompts.nudge_text(1)``; a ``start`` turn when nothing was ever sent)
-that the composer places where it was received. A turn ends when the
+``zoea_*`` tools itself. Like the orchestrator, it tells the autopilot which round
+of its turn each request is (``ChatRequest.turn_round``) and records every turn: a
+commander message or broadcast not yet sent opens a turn at that memory; otherwise the
+turn is a nudge (``prompts.nudge_text(1)``; a ``start`` turn when nothing was ever
+sent) that the composer places where it was received. A turn ends when the
 autopilot answers text without calls, or at the round limit. The world
 advances one tick per round and a few ticks between turns (the idle wait
 before the next nudge), so trips complete while the Mysis waits.
@@ -178,6 +179,8 @@ class Harness:
         self.sent_upto = 0
         #: Rounds played in the current turn (its first round carries the nudge level).
         self.round_in_turn = 0
+        #: The app was relaunched since the last turn began (:meth:`relaunch`).
+        self.relaunched = False
         #: Every composed request, in order (the benchmark replays them).
         self.requests: list[tuple[dict[str, Any], ...]] = []
         for order in orders:
@@ -192,6 +195,15 @@ class Harness:
         """A commander broadcast: stored and shown in the system prompt."""
         self.log.broadcast(text)
         self.latest_broadcast = text
+
+    def relaunch(self) -> None:
+        """The app quit and opened again on the same store: the memories and the turns
+        stay; the provider, the game session (logged out) and the router's game-state
+        cache are new, and the next turn is a ``start`` turn."""
+        self.provider = AutopilotProvider()
+        self.cache = GameStateCache()
+        self.key += "+"
+        self.relaunched = True
 
     # -- composing -----------------------------------------------------------------------
     def history(self) -> History:
@@ -217,12 +229,13 @@ class Harness:
             turn = Turn(1, prompt.id, prompt.source)  # type: ignore[arg-type]
         else:
             first = (memories[-1].id if memories else 0) + 1
-            fresh = not self.turns
+            fresh = not self.turns or self.relaunched
             turn = Turn(
                 1, first, "start" if fresh else "nudge", 0 if fresh else 1, prompts.nudge_text(1)
             )
         self.turns.append(turn)
         self.round_in_turn = 0
+        self.relaunched = False
         return turn
 
     async def compose(self) -> Composition:
@@ -246,7 +259,9 @@ class Harness:
         self.requests.append(composition.messages)
         started = time.perf_counter()
         response = await self.provider.chat(
-            ChatRequest(messages=composition.messages, tools=self.tools)
+            ChatRequest(
+                messages=composition.messages, tools=self.tools, turn_round=self.round_in_turn + 1
+            )
         )
         self.stats.decision_seconds.append(time.perf_counter() - started)
         self.stats.rounds += 1

@@ -109,13 +109,17 @@ class Chat:
         self.body.append({"role": "assistant", "content": text})
         return self
 
-    def loop(self, tool: str, result: dict[str, Any] | str, **args: Any) -> Chat:
+    def loop(
+        self, tool: str, result: dict[str, Any] | str, *, notes: str = "", **args: Any
+    ) -> Chat:
+        """A call of mine and its result; ``notes``: the text my answer carried with it
+        (the autopilot's notes line)."""
         self.calls += 1
         call_id = f"call_{self.calls}"
         self.body.append(
             {
                 "role": "assistant",
-                "content": "",
+                "content": notes,
                 "tool_calls": [
                     {
                         "id": call_id,
@@ -830,9 +834,12 @@ async def test_go_to_an_unknown_place_searches_memory_then_says_so(game: Game) -
     chat = Chat("Go to Atlantis.").loop("get_system", game("get_system"))
     response = await answer(chat)
     assert calls(response) == [("zoea_search_messages", {"query": "atlantis", "limit": 5})]
+    # The search carries my standing order in its notes line: the turn ends with a text.
+    assert response.content.endswith('order "Go to Atlantis.".')
     chat.loop(
         "zoea_search_messages",
         {"query": "atlantis", "count": 0, "results": []},
+        notes=response.content,
         query="atlantis",
         limit=5,
     )

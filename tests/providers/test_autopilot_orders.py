@@ -200,3 +200,129 @@ async def test_my_notes_carry_a_direct_order_past_an_older_broadcast() -> None:
     chat.nudge()
     context = read_context(chat.messages)
     assert (context.mission.kind, context.fallback.kind) == ("mine", "hold")
+
+
+@pytest.mark.parametrize("strategy", sorted(STRATEGIES))
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+async def test_a_report_during_a_hold_leaves_the_hold_in_force(how: str, strategy: str) -> None:
+    """Issue 40: a report sent while the swarm held freed it. The hold's message left the
+    request, the report's status check carried no notes line, and the broadcast section
+    then said "report": the Mysis went back to mining. The hold holds for as many turns
+    as the window has memories, then "mine" frees it."""
+    harness = harness_for(strategy)
+    responses = await ordered(harness, SAMPLES["hold"], how, 2)
+    give(harness, SAMPLES["report"], how)
+    answered = await harness.turn()
+    assert [t for t in texts(answered) if t.startswith("Status report")]
+    assert "standing order: hold" in texts(answered)[-1]
+    for _ in range(harness.settings.max_context_messages + 5):
+        responses += await harness.turn()
+    assert not work(responses + answered)
+    assert texts(responses)[-1].startswith("Holding position as ordered")
+    give(harness, SAMPLES["mine"], how)
+    assert work(await harness.turn())
+
+
+def said(turns: list[list[Any]], prefix: str) -> int:
+    """How many answers of these turns open with ``prefix``."""
+    return sum(1 for turn in turns for t in texts(turn) if t.startswith(prefix))
+
+
+@pytest.mark.parametrize("when", ["same run", "relaunch before it", "relaunch after it"])
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+@pytest.mark.parametrize("kind", list(SAMPLES))
+async def test_every_order_by_its_rule_across_a_relaunch(
+    kind: OrderKind, how: str, when: str
+) -> None:
+    """The table of ``orders.LIFETIMES``: every order the autopilot obeys, by broadcast and
+    by direct message, in one run or with the app relaunched before or after it is carried
+    out. A standing order is the mission of every request that follows (a hold: no game
+    action until "mine" frees it). A report, a sale or a refuel is carried out once, given
+    during a hold, and the Mysis then holds again."""
+    harness = Harness()
+    await harness.play(4)  # a hold full of ore, a tank no longer full
+    once = LIFETIMES[kind] != "standing"
+    if once:
+        give(harness, SAMPLES["hold"], how)
+        assert not work(await harness.turn())
+    give(harness, SAMPLES[kind], how)
+    if when == "relaunch before it":
+        harness.relaunch()
+    turns: list[list[Any]] = []
+    for i in range(6):
+        if when == "relaunch after it" and i == 1:
+            harness.relaunch()
+        start = len(harness.requests)
+        turns.append(await harness.turn())
+        if not once:
+            for request in harness.requests[start:]:
+                assert read_context(list(request)).mission.kind == kind
+    after = [r for turn in turns[2:] for r in turn]
+    if kind == "hold" or once:
+        assert not work(after), "held after the order"
+        assert texts(after)[-1].startswith("Holding position as ordered")
+    if kind == "report":
+        assert said(turns, "Status report") == 1 and not work(turns[0])
+    elif kind in ("sell", "refuel"):
+        done = [name for turn in turns for name in work(turn) if name == kind]
+        assert done and (kind == "sell" or len(done) == 1)
+        assert not [n for n in work(after) if n == kind]
+    elif kind == "hold":
+        give(harness, SAMPLES["mine"], how)
+        assert work(await harness.turn())
+    else:
+        assert any(r.tool_calls for turn in turns for r in turn)
+
+
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+@pytest.mark.parametrize("kind", list(SAMPLES))
+async def test_a_mysis_not_registered_registers_then_takes_up_the_order(
+    kind: OrderKind, how: str
+) -> None:
+    harness = Harness(orders=())
+    give(harness, SAMPLES[kind], how)
+    turns = [await harness.turn() for _ in range(3)]
+    first = [c.name for r in turns[0] for c in r.tool_calls]
+    assert first[:1] == ["register"]
+    assert harness.account is not None
+    if kind == "report":
+        assert said(turns, "Status report") == 1
+    elif kind == "hold":
+        assert not work([r for turn in turns for r in turn])
+        assert said(turns, "Holding position as ordered") >= 2
+    elif LIFETIMES[kind] == "standing":
+        assert read_context(list(harness.requests[-1])).mission.kind == kind
+
+
+def notes_loop(chat: Chat, notes: str, tool: str, result: dict[str, Any]) -> None:
+    """A call of mine carrying ``notes``, and its result."""
+    chat.calls += 1
+    call_id = f"call_n{chat.calls}"
+    chat.body.append(
+        {
+            "role": "assistant",
+            "content": notes,
+            "tool_calls": [
+                {"id": call_id, "type": "function", "function": {"name": tool, "arguments": "{}"}}
+            ],
+        }
+    )
+    chat.body.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)})
+
+
+def test_my_notes_carry_a_sale_until_a_sale_carries_it_out() -> None:
+    """An order to sell whose message left my context stays in force through my notes
+    ("doing"), read apart from the places; the first sale after them ends it."""
+    chat = Chat(None)
+    notes = (
+        "Notes: at sol_central in sol (undocked); hold iron_ore 5; "
+        'doing "Sell at Sol Central (sol_central)."; order "Hold position.".'
+    )
+    notes_loop(chat, notes, "get_status", {})
+    chat.nudge()
+    context = read_context(chat.messages)
+    assert (context.order.kind, context.mission.kind) == ("sell", "hold")
+    assert context.notes is not None and [p.id for p in context.notes.places] == []
+    # The sale's own answer carries the notes too: its result carries the order out.
+    notes_loop(chat, notes, "sell", {"action": "sold", "item_id": "iron_ore"})
+    assert read_context(chat.messages).order.kind == "hold"

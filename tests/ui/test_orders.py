@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import pytest
 from textual.pilot import Pilot
 
 from zoea_tui.config import Config
@@ -246,4 +247,60 @@ async def test_a_hold_holds_through_a_relaunch_until_another_order(
             swarm,
             lambda: all(worked(swarm.memories[i], relaunched_all[i]) for i in ids),
             "every Mysis to work again",
+        )
+
+
+@pytest.mark.parametrize("how", ["broadcast", "direct"])
+async def test_a_report_during_a_hold_does_not_end_the_hold(
+    how: str, app: ZoeaApp, commander: Commander
+) -> None:
+    """Issue 40, found in tmux: a report (broadcast or direct) sent while the swarm held
+    freed it, and within a turn or two the Myses mined again. They answer the report,
+    hold through the nudges that follow (no game action), and "mine" frees them."""
+    swarm = Swarm(commander)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        ids = [v.id for v in commander.myses()]
+        told = ids if how == "broadcast" else ids[:1]
+        await registered(pilot, swarm, ids)
+
+        async def order(text: str) -> None:
+            if how == "broadcast":
+                await pilot.press("b", *text, "enter")
+            else:
+                await send_direct(pilot, app, text)
+
+        before = {i: swarm.newest(i) for i in told}
+        await order("hold position")
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(holds(swarm.memories[i], before[i]) for i in told),
+            "the hold",
+        )
+        held = {i: swarm.newest(i) for i in told}
+        await order("report")
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(reports(swarm.memories[i], held[i]) for i in told),
+            "the report",
+        )
+        answered = {i: reports(swarm.memories[i], held[i])[0].id for i in told}
+        # Several nudges later (the first one after the report freed them), still held.
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(holds(swarm.memories[i], answered[i]) >= 4 for i in told),
+            "four holds after the report",
+        )
+        assert not any(worked(swarm.memories[i], held[i]) for i in told)
+        for i in told:
+            assert "standing order: hold" in reports(swarm.memories[i], held[i])[0].content
+        await order("mine")
+        await poll(
+            pilot,
+            swarm,
+            lambda: all(worked(swarm.memories[i], answered[i]) for i in told),
+            "work after the mining order",
         )

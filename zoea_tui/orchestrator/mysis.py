@@ -456,7 +456,14 @@ class MysisRuntime:
                 if self.prompt_pending:
                     # A prompt arrived during this round: the turn starts at the most recent
                     # prompt (seed 004), so it ends here and the prompt opens the next one.
-                    return
+                    # One that came in before this round's request was composed was sent
+                    # in it: no turn would open at it, so this one goes on answering it.
+                    unsent = await self.swarm.store.first_prompt_after(
+                        self.id, self._sent_upto or 0
+                    )
+                    if unsent is not None:
+                        return
+                    self.prompt_pending = False
             self.last_line = f"turn ended after {rounds} tool rounds"
             await self.changed("turn limit")
         finally:

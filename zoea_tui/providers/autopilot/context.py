@@ -15,6 +15,7 @@ from typing import Any
 
 from ...core import prompts
 from ...core.game_tool import effective
+from ...core.summarizer import parse_summary
 from .facts import (
     ALIASES,
     RETRYABLE,
@@ -334,10 +335,14 @@ def _orders(
         if text is None:
             continue
         last_request = last_request or text
-        # A summary's "Last request" was received before the summary was written: read
-        # like the Swarm Broadcast section (index -1), only its standing order counts.
-        summary = content.strip().startswith(prompts.SUMMARY_HEADER.strip()[:30])
-        order = parse_order(text, -1 if summary else index)
+        if content.strip().startswith(prompts.SUMMARY_HEADER.strip()[:30]):
+            # A summary's orders were received before it was written: read like the
+            # Swarm Broadcast section (index -1), only its newest standing order counts.
+            mission = _summary_standing(content.strip())
+            if mission is not None:
+                break
+            continue
+        order = parse_order(text, index)
         if order is None:
             continue
         if lifetime(order.kind) == "standing":
@@ -345,6 +350,11 @@ def _orders(
             break
         newer.append(order)
     fallback = _standing(info.broadcast) or DEFAULT_ORDER
+    # An order to carry out once that left my context before it was: my notes carry it
+    # (from the answer that noted it, which an action after it carries out).
+    doing = parse_order(notes.doing, notes.index) if notes.doing else None
+    if doing is not None and lifetime(doing.kind) == "once" and mission is None:
+        newer.append(doing)
     # The commander's message left my context: my notes carry the standing order.
     mission = mission or _standing(notes.order) or fallback
     acting = next(
@@ -370,6 +380,16 @@ def _standing(text: str | None) -> Order | None:
     """The standing order ``text`` gives, received before this request (None: none)."""
     order = parse_order(text) if text else None
     return order if order is not None and lifetime(order.kind) == "standing" else None
+
+
+def _summary_standing(summary: str) -> Order | None:
+    """The newest standing order a summary keeps: its orders, oldest first, end with
+    its "Last request" line (``core.summarizer.parse_summary``)."""
+    for text in reversed(parse_summary(summary).orders):
+        order = _standing(text)
+        if order is not None:
+            return order
+    return None
 
 
 def _carried_out(order: Order, results: Sequence[ToolResult]) -> bool:

@@ -41,7 +41,7 @@ from .._wire import as_dict
 from . import scenario_play
 from .context import ALIASES, Context, Facts, Place, read_context
 from .note_line import noted_order, write_notes
-from .orders import Order, normalize_name
+from .orders import Order, lifetime, normalize_name
 from .plan import (
     LOW_FUEL_PCT,
     LOW_HULL_PCT,
@@ -308,6 +308,8 @@ class _Planner:
         self.max_rounds = max_rounds
         #: Rounds of calls played this turn before this answer.
         self.rounds = turn_round - 1 if turn_round else context.turn_rounds
+        #: Which round of the turn this is, when the runtime says.
+        self.turn_round = turn_round
         self.f = context.facts
         self.tools = tools
         self.intent: str = context.order.kind
@@ -325,6 +327,59 @@ class _Planner:
 
     # -- entry -----------------------------------------------------------------------
     def plan(self) -> Decision:
+        """The decision of the rules (:meth:`rules`), carrying my standing order.
+
+        Every answer with calls carries my notes line, whichever rule made it; a turn
+        that would end with a text while no answer of it carried my standing order (when
+        neither the Swarm Broadcast section nor the default gives it back, ``noted_order``)
+        checks the status first, with the notes line: a strategy keeps only the latest
+        tool loop of earlier turns, and any strategy's window lets older memories go, so
+        the order a held, parked or scenario Mysis stands by is written again each turn
+        rather than left to scroll out of view (see ``orders``).
+        """
+        decision = self.rules()
+        if not decision.calls:
+            decision = self.carry(decision)
+        if decision.calls and not decision.text:
+            text = write_notes(self, decision)
+            decision = Decision(decision.calls, text, decision.reasoning)
+        return decision
+
+    def carry(self, decision: Decision) -> Decision:
+        """``decision`` (a text), or a status check first when this turn has not carried
+        my standing order in a notes line yet."""
+        noted = noted_order(self)
+        notes = self.c.notes
+        # An earlier round of this turn carried it: every answer with calls does. A
+        # strategy that pins an older commander message (``loop-slice``) shows no turn
+        # start; the runtime's round number says it then.
+        carried = (
+            notes is not None
+            and notes.order == noted
+            and (
+                self.turn_round > 1
+                if self.turn_round is not None
+                else notes.index > self.c.turn_start
+            )
+        )
+        # A report goes out at once, not after a check of mine: a report that came in
+        # while a nudge's round was composed was seen in that round only (Pilot).
+        answering = lifetime(self.c.order.kind) == "answer" and self.c.order.index >= 0
+        if (
+            not noted
+            or carried
+            or answering
+            or not self.has("get_status")
+            or ("get_status", "{}") in self.c.failed
+        ):
+            return decision
+        return call(
+            f"Before I end this turn: my standing order ({noted!r}) must stay in my "
+            "notes, so checking my status with them.",
+            ("get_status", {}),
+        )
+
+    def rules(self) -> Decision:
         """The account first (a Mysis not registered registers, then does what it was
         told), then the order in force (``context.order``; how long each lasts is
         ``orders.LIFETIMES``), then the waits and the standing order's work."""
@@ -333,28 +388,7 @@ class _Planner:
             return self.conclude(account)
         order = self.c.order
         if order.kind == "hold":
-            noted = noted_order(self)
-            notes = self.c.notes
-            if noted and (notes is None or notes.order != noted) and self.has("captains_log_add"):
-                # The hold must outlive the commander's message in my context: note it
-                # once (the notes line of this call carries it, see ``orders``).
-                return self.conclude(
-                    call(
-                        f"Ordered to hold ({order.text!r}): noting the order in my log.",
-                        (
-                            "captains_log_add",
-                            {
-                                "entry": f"Commander's order: {noted.rstrip('.!')}. "
-                                "Holding until a new order."
-                            },
-                        ),
-                    )
-                )
-            return self.end(
-                f"Holding position as ordered ({order.text!r}); no action until "
-                "a new order arrives",
-                f"Standing order is hold ({order.text!r}): no tools.",
-            )
+            return self.conclude(self.hold(order))
         if order.kind == "report":
             return self.report()
         for step in (self.waiting, self.react, self.act):
@@ -363,13 +397,32 @@ class _Planner:
                 return self.conclude(decision)
         return say(report(self.c), "Nothing to do.")  # pragma: no cover - act always answers
 
+    def hold(self, order: Order) -> Decision:
+        """Hold as ordered: no game action, the turn ends with a text (the hold is noted
+        once in the captain's log, for the commander)."""
+        noted = noted_order(self)
+        notes = self.c.notes
+        if noted and (notes is None or notes.order != noted) and self.has("captains_log_add"):
+            # The hold must outlive the commander's message in my context: note it
+            # once (the notes line of this call carries it, see ``orders``).
+            return call(
+                f"Ordered to hold ({order.text!r}): noting the order in my log.",
+                (
+                    "captains_log_add",
+                    {
+                        "entry": f"Commander's order: {noted.rstrip('.!')}. "
+                        "Holding until a new order."
+                    },
+                ),
+            )
+        return say(
+            f"Holding position as ordered ({order.text!r}); no action until a new order arrives",
+            f"Standing order is hold ({order.text!r}): no tools.",
+        )
+
     def conclude(self, decision: Decision) -> Decision:
-        """A step's decision, guarded, ended where a turn ends, with its notes line."""
-        decision = self.finish(self.guard(decision))
-        if decision.calls and not decision.text:
-            text = write_notes(self, decision)
-            decision = Decision(decision.calls, text, decision.reasoning)
-        return decision
+        """A step's decision, guarded, ended where a turn ends."""
+        return self.finish(self.guard(decision))
 
     def report(self) -> Decision:
         """Answer a report order; check the status first when my context lacks it."""
@@ -589,8 +642,10 @@ class _Planner:
         return self.work(self.c.mission)
 
     def work(self, order: Order) -> Decision:
-        """The standing order's work: a scenario play, a destination, or mining."""
+        """The standing order's work: a hold, a scenario play, a destination, or mining."""
         self.intent = order.kind
+        if order.kind == "hold":
+            return self.hold(order)
         if self.intent in SCENARIO_ORDERS:
             decision = scenario_play.play(self)
             if decision is not None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .combat import hunting_ground, modules
 from .notes import PREFIX
-from .orders import DEFAULT_ORDER, order_note, same_order
+from .orders import DEFAULT_ORDER, lifetime, order_note, same_order
 from .plan import Decision, Planner
 from .trade import notes_part
 
@@ -23,13 +23,24 @@ def noted_order(p: Planner) -> str:
     return order_note(mission)
 
 
+def noted_doing(p: Planner) -> str:
+    """The order to carry out once that my notes must carry ("" for none): the order in
+    force when it is one (a sale, a refuel), read from a commander message, until an
+    action carries it out (its message may leave my context before that)."""
+    order = p.c.order
+    if lifetime(order.kind) != "once" or order.index < 0:
+        return ""
+    return order_note(order)
+
+
 def write_notes(p: Planner, decision: Decision) -> str:
     """The notes line for an answer with calls ("" when there is nothing worth noting)."""
     f = p.f
     scenario = p.intent in ("combat", "missions", "trade")
     trip = any(name in ("travel", "jump") for name, _ in decision.calls)
     noted = noted_order(p)
-    if not (scenario or trip or noted):
+    doing = noted_doing(p)
+    if not (scenario or trip or noted or doing):
         return ""
     parts: list[str] = []
     if f.poi and f.system and f.docked is not None and not trip:
@@ -56,6 +67,8 @@ def write_notes(p: Planner, decision: Decision) -> str:
     if belt is not None and stations:
         station = p.nearest(stations, belt)
         parts.append(f"mine at {belt.name} ({belt.id}), sell at {station.name} ({station.id})")
+    if doing:
+        parts.append(f'doing "{doing}"')
     if noted:
         parts.append(f'order "{noted}"')
     return f"{PREFIX} " + "; ".join(parts) + "." if parts else ""

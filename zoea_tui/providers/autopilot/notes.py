@@ -29,6 +29,9 @@ _QUOTES = re.compile(r"\bquotes bid/ask ([a-z0-9_]+ \d+/\d+(?:, [a-z0-9_]+ \d+/\
 _ORDER = re.compile(r"\border trade for profit \((\d+) ticks\)")
 #: My standing order in the commander's words (``orders.order_note``), always last.
 _ORDER_TEXT = re.compile(r'(?:; )?\border "([^"]*)"\.?$')
+#: An order to carry out once that I have not carried out yet (a sale, a refuel), in
+#: the commander's words; just before the standing order.
+_DOING = re.compile(r'(?:; )?\bdoing "([^"]*)"')
 _HOLD = re.compile(r"\bhold (empty|[a-z0-9_]+ \d+(?:, [a-z0-9_]+ \d+)*)")
 
 
@@ -46,6 +49,8 @@ class Notes:
     #: My standing order as I noted it: the commander's words, or the trade's own
     #: note ("order trade for profit (300 ticks)").
     order: str | None = None
+    #: An order to carry out once, not carried out when the notes were written.
+    doing: str | None = None
     #: The trading station's quotes, ``{item: (bid, ask)}``.
     quotes: dict[str, tuple[int, int]] | None = None
     #: Index of the message that carried the notes (-1: none).
@@ -68,6 +73,9 @@ def read_notes(messages: Sequence[dict[str, Any]]) -> Notes:
         if noted := _ORDER_TEXT.search(content):
             notes.order = noted.group(1)
             content = content[: noted.start()] + "."
+        if doing := _DOING.search(content):
+            notes.doing = doing.group(1)
+            content = content[: doing.start()] + content[doing.end() :]
         for role, name, poi_id in _PLACE.findall(content):
             notes.places.append(
                 Place(poi_id, name.strip(), "asteroid_belt")

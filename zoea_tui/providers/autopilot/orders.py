@@ -17,16 +17,22 @@ How long an order lasts is written here, in :data:`LIFETIMES`, and nowhere else
   request shows it long after: the state message's place says which turn it
   opened, ``context.turn_opening``).
 - ``once`` (sell, refuel): carried out by one successful action after it; then the
-  standing order is in force again. While it is in force with nothing left to do (an
-  empty hold, a full tank), the planner does the standing order's work
-  (``decide._Planner.act``).
+  standing order is in force again. Until then my notes carry it (``doing``), as its
+  message may leave my context on the way to the station. While it is in force with
+  nothing left to do (an empty hold, a full tank), the planner does the standing
+  order's work (``decide._Planner.act``; a hold's is holding).
 
-Where the standing order is read, first found first: a commander message in view;
-my notes (an answer with calls carries the standing order in its notes line when
-the Swarm Broadcast section would not give it back, and a hold is noted once in the
-captain's log for that: a strategy that keeps only the latest tool loop of earlier
-turns keeps it); the Swarm Broadcast section; else the default mission, mine and
-sell (``DEFAULT_ORDER``).
+Where the standing order is read, first found first: a commander message in view,
+or the orders a summary keeps (its newest standing one); my notes; the Swarm
+Broadcast section; else the default mission, mine and sell (``DEFAULT_ORDER``).
+
+My notes carry the standing order when the Swarm Broadcast section would not give it
+back: every answer with calls has it in its notes line, and every turn carries it in
+one, a turn that would end with a text only (a hold, a report, a parked ship) checking
+its status first (``decide._Planner.plan``). A strategy keeps only the latest tool
+loop of earlier turns, any strategy's window lets older memories go, so an order
+written once scrolls out of view: written each turn, it never does. A hold is also
+noted once in the captain's log, for the commander.
 
 The Swarm Broadcast section repeats the latest broadcast in every request, long
 after it was sent, and a summary's "Last request" line the last commander message:
