@@ -1,0 +1,120 @@
+"""The real ``zoea`` in a real terminal: a private tmux server holding one uniquely named
+session, driven by keys and read back as text (``capture-pane``).
+
+Waits poll the screen (or anything else) with a generous hang detector: a wait that
+times out is a hang, never a slow run; nothing here times how long a step took.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Mapping
+from typing import TypeVar
+
+T = TypeVar("T")
+
+#: How long a wait may take before it is called a hang.
+HANG_SECONDS = 60.0
+#: Environment variables of the person running the tests that would change what the app
+#: reads (its configuration, its providers, its data folder): a newcomer has none of them.
+_PERSONAL = ("ZOEA_", "OPENAI_", "OLLAMA_", "ANTHROPIC_")
+
+
+def wait_until(
+    probe: Callable[[], T | None],
+    what: str,
+    *,
+    timeout: float = HANG_SECONDS,
+    detail: Callable[[], str] = lambda: "",
+) -> T:
+    """Poll ``probe`` until it returns something other than None; raise after ``timeout``
+    seconds, naming ``what`` was waited for and ``detail()`` (the screen, say)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        found = probe()
+        if found is not None:
+            return found
+        if time.monotonic() > deadline:
+            raise AssertionError(f"hang: {what} not seen after {timeout:.0f}s\n{detail()}")
+        time.sleep(0.25)
+
+
+def newcomer_env(config_home: str) -> dict[str, str]:
+    """The environment of a first run: no ``ZOEA_*`` or provider variables, a config
+    folder of its own (``XDG_CONFIG_HOME``, empty: no config file), a plain 256-colour
+    terminal."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_PERSONAL)}
+    env.update(XDG_CONFIG_HOME=config_home, TERM="xterm-256color", COLORTERM="", LANG="C.UTF-8")
+    return env
+
+
+class TmuxApp:
+    """One command in its own tmux server (socket) and session, both uniquely named."""
+
+    def __init__(self, label: str) -> None:
+        tag = f"{label}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+        self.socket = f"zoea-{tag}"
+        self.session = tag
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """A tmux command on this server."""
+        return subprocess.run(
+            ["tmux", "-L", self.socket, *args],
+            check=check,
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+
+    def start(self, command: str, width: int, height: int, env: Mapping[str, str]) -> None:
+        """Run ``command`` (a shell line) in a new ``width`` × ``height`` session."""
+        subprocess.run(
+            [
+                *("tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d"),
+                *("-s", self.session, "-x", str(width), "-y", str(height), command),
+            ],
+            check=True,
+            env=dict(env),
+            timeout=10,
+        )
+
+    def resize(self, width: int, height: int) -> None:
+        """Resize the terminal (the app gets SIGWINCH, as from a window manager)."""
+        self.tmux("resize-window", "-t", self.session, "-x", str(width), "-y", str(height))
+
+    def screen(self) -> str:
+        """The visible text of the terminal."""
+        return self.tmux("capture-pane", "-p", "-t", self.session, check=False).stdout
+
+    def keys(self, *keys: str) -> None:
+        """Press keys by tmux's names (``Enter``, ``Escape``, ``Down``, ``q``)."""
+        self.tmux("send-keys", "-t", self.session, *keys)
+
+    def type(self, text: str) -> None:
+        """Type ``text`` literally."""
+        self.tmux("send-keys", "-t", self.session, "-l", text)
+
+    def wait_for(self, *needles: str, timeout: float = HANG_SECONDS) -> str:
+        """Wait until every needle is on screen; returns the screen."""
+
+        def shown() -> str | None:
+            screen = self.screen()
+            return screen if all(n in screen for n in needles) else None
+
+        return wait_until(
+            shown,
+            f"{needles} on screen",
+            timeout=timeout,
+            detail=self.screen,
+        )
+
+    def alive(self) -> bool:
+        """True while the session (the command) runs."""
+        return self.tmux("has-session", "-t", self.session, check=False).returncode == 0
+
+    def kill(self) -> None:
+        """Stop this server and whatever still runs in it (only this test's own)."""
+        self.tmux("kill-server", check=False)
