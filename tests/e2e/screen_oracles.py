@@ -136,6 +136,8 @@ def _titled(
 
 _PANEL = re.compile(r"(NEXT REQUEST|LAST REQUEST SENT) · (\S+)")
 _PREVIEW = re.compile(r"CONTEXT PREVIEW")
+#: The context preview shows the request sent (not the next one, composed now).
+_SENT = re.compile(r"\bsent \d\d:\d\d:\d\d")
 _ESTIMATE = re.compile(r"~([\d,]+)/([\d,]+)")
 _METER = re.compile(r"ctx [▰▱]+ ⚠?([\d.]+[kM]?)/([\d.]+[kM]?)")
 _FOCUS_HEADER = re.compile(r"◆ MYSIS (\S+) .*?last request ⚠?([\d.]+[kM]?)/([\d.]+[kM]?)")
@@ -162,8 +164,19 @@ def _pane_meter(lines: list[str], name: str) -> tuple[str, str] | None:
 
 def figure_disagreements(screen: str) -> list[str]:
     """Every figure of one request that two views on ``screen`` give differently."""
+    return _compare(screen)[0]
+
+
+def figures_compared(screen: str) -> int:
+    """How many pairs of views of one request's figure ``screen`` shows (0: the check
+    had nothing to compare, say because a view changed its words)."""
+    return _compare(screen)[1]
+
+
+def _compare(screen: str) -> tuple[list[str], int]:
     lines = screen.splitlines()
     found: list[str] = []
+    pairs = 0
     # The dashboard's NEXT/LAST REQUEST panel and the selected Mysis's pane.
     for row, seg, title in _titled(lines, _PANEL):
         name = title.group(2)
@@ -171,6 +184,7 @@ def figure_disagreements(screen: str) -> list[str]:
         meter = _pane_meter(lines, name)
         if panel is None or meter is None:
             continue
+        pairs += 1
         shown = (compact(_number(panel.group(1))), compact(_number(panel.group(2))))
         if shown != meter:
             found.append(
@@ -183,8 +197,9 @@ def figure_disagreements(screen: str) -> list[str]:
     for row, seg, _ in _titled(lines, _PREVIEW):
         body = _column(lines, row + 1, seg.start, seg.end, 4)
         preview = _ESTIMATE.search(body)
-        if header is None or preview is None or "sent " not in body:
+        if header is None or preview is None or not _SENT.search(body):
             continue
+        pairs += 1
         shown = (compact(_number(preview.group(1))), compact(_number(preview.group(2))))
         if shown != (header.group(2), header.group(3)):
             found.append(
@@ -211,6 +226,7 @@ def figure_disagreements(screen: str) -> list[str]:
     for rid, (estimated, reported) in details.items():
         if rid not in rows:
             continue
+        pairs += 1
         figure, which = rows[rid]
         detail_which = "reported" if reported is not None else "estimated"
         detail_figure = compact(reported if reported is not None else estimated)
@@ -220,7 +236,7 @@ def figure_disagreements(screen: str) -> list[str]:
                 f"opened beside it {estimated:,} estimated"
                 + (f" · {reported:,} reported" if reported is not None else "")
             )
-    return found
+    return found, pairs
 
 
 def meter_of(screen: str, name: str) -> str | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from tests.e2e.screen_oracles import (
     error_lines,
     figure_disagreements,
+    figures_compared,
     meter_of,
     mid_word_cuts,
     newest_row,
@@ -59,6 +60,8 @@ def test_the_good_screens_pass_every_oracle() -> None:
         assert error_lines(screen) == []
         assert mid_word_cuts(screen, known) == []
         assert figure_disagreements(screen) == []
+        assert figures_compared(screen) == 1
+    assert figures_compared(DASHBOARD.replace("LAST REQUEST SENT", "LAST REQUEST")) == 0
 
 
 def test_an_error_line_is_caught_but_not_the_status_bars_zero() -> None:
@@ -101,6 +104,11 @@ def test_a_focus_header_that_disagrees_with_its_preview_is_caught() -> None:
     bad = FOCUS.replace(" 7.4k/32.8k", " 7.8k/32.8k")
     [found] = figure_disagreements(bad)
     assert "7.8k" in found and "~7,441" in found
+    # The preview of the next request (composed now) is another request: not compared.
+    upcoming = bad.replace("sent 11:42:36 T40   ", "nothing sent        ")
+    assert "nothing sent" in upcoming
+    assert figure_disagreements(upcoming) == []
+    assert figures_compared(upcoming) == 0
 
 
 def test_a_request_row_that_disagrees_with_the_opened_request_is_caught() -> None:
