@@ -70,11 +70,15 @@ class TmuxApp:
         )
 
     def start(self, command: str, width: int, height: int, env: Mapping[str, str]) -> None:
-        """Run ``command`` (a shell line) in a new ``width`` × ``height`` session."""
+        """Run ``command`` (a shell line) in a new ``width`` × ``height`` session.
+
+        The pane stays when the command ends (``remain-on-exit``): what it printed as it
+        died (a Traceback) stays on screen to be read."""
         subprocess.run(
             [
                 *("tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d"),
                 *("-s", self.session, "-x", str(width), "-y", str(height), command),
+                *(";", "set-option", "-t", self.session, "remain-on-exit", "on"),
             ],
             check=True,
             env=dict(env),
@@ -102,7 +106,11 @@ class TmuxApp:
 
         def shown() -> str | None:
             screen = self.screen()
-            return screen if all(n in screen for n in needles) else None
+            if all(n in screen for n in needles):
+                return screen
+            if not self.alive():
+                raise AssertionError(f"the app ended while {needles} were awaited:\n{screen}")
+            return None
 
         return wait_until(
             shown,
@@ -112,8 +120,20 @@ class TmuxApp:
         )
 
     def alive(self) -> bool:
-        """True while the session (the command) runs."""
-        return self.tmux("has-session", "-t", self.session, check=False).returncode == 0
+        """True while the command runs."""
+        shown = self.tmux("display-message", "-p", "-t", self.session, "#{pane_dead}", check=False)
+        return shown.returncode == 0 and shown.stdout.strip() == "0"
+
+    def exit_status(self) -> str:
+        """The ended command's exit status as tmux tells it ("" while it runs)."""
+        shown = self.tmux(
+            "display-message", "-p", "-t", self.session, "#{pane_dead_status}", check=False
+        )
+        return shown.stdout.strip()
+
+    def close(self) -> None:
+        """End the session (the command has ended: its pane stayed to be read)."""
+        self.tmux("kill-session", "-t", self.session, check=False)
 
     def kill(self) -> None:
         """Stop this server and whatever still runs in it (only this test's own)."""
