@@ -23,7 +23,9 @@ import shlex
 import shutil
 import sys
 import time
-from collections.abc import Callable
+import token
+import tokenize
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -66,15 +68,25 @@ def readme_orders() -> dict[str, str]:
     return orders
 
 
+def app_strings() -> Iterator[str]:
+    """Every string literal of the app's code (f-strings' literal parts too)."""
+    kinds = {token.STRING, getattr(token, "FSTRING_MIDDLE", token.STRING)}
+    for source in sorted((ROOT / "zoea_tui").rglob("*.py")):
+        with source.open("rb") as file:
+            for tok in tokenize.tokenize(file.readline):
+                if tok.type in kinds:
+                    yield tok.string
+
+
 class Vocabulary:
-    """The words the app may print: its own (every string of its code) and its story's
-    (every stored text), grown as the story does."""
+    """The words the app may print: its own (the string literals of its code) and its
+    story's (every stored text), grown as the story does."""
 
     def __init__(self, store: SwarmStore) -> None:
         self.store = store
         self.words: set[str] = set()
-        for source in (ROOT / "zoea_tui").rglob("*.py"):
-            self.words |= words(source.read_text(encoding="utf-8"))
+        for text in app_strings():
+            self.words |= words(text)
         self.seen = 0
 
     def refresh(self) -> None:
