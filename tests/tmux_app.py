@@ -23,6 +23,11 @@ HANG_SECONDS = 60.0
 _PERSONAL = ("ZOEA_", "OPENAI_", "OLLAMA_", "ANTHROPIC_")
 
 
+#: A terminal size from the environment overrides the terminal's own (Rich and Textual
+#: read them): pytest-xdist's workers set COLUMNS=80 and LINES=24.
+_SIZE = ("COLUMNS", "LINES")
+
+
 def wait_until(
     probe: Callable[[], T | None],
     what: str,
@@ -45,8 +50,8 @@ def wait_until(
 def newcomer_env(config_home: str) -> dict[str, str]:
     """The environment of a first run: no ``ZOEA_*`` or provider variables, a config
     folder of its own (``XDG_CONFIG_HOME``, empty: no config file), a plain 256-colour
-    terminal."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(_PERSONAL)}
+    terminal whose size is the terminal's (no ``COLUMNS``/``LINES``)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(_PERSONAL) and k not in _SIZE}
     env.update(XDG_CONFIG_HOME=config_home, TERM="xterm-256color", COLORTERM="", LANG="C.UTF-8")
     return env
 
