@@ -130,7 +130,8 @@ class TmuxApp:
         return shown.returncode == 0 and shown.stdout.strip() == "0"
 
     def exit_status(self) -> str:
-        """The ended command's exit status as tmux tells it ("" while it runs)."""
+        """The ended command's exit status as tmux tells it ("" while it runs, and for a
+        moment after its terminal closed, until tmux has reaped it)."""
         shown = self.tmux(
             "display-message", "-p", "-t", self.session, "#{pane_dead_status}", check=False
         )

@@ -233,10 +233,11 @@ class Walk:
         self.app.keys("q")
         self.app.wait_for("Stay (n)")
         self.app.keys("y")
-        wait_until(lambda: True if not self.app.alive() else None, "the app to end")
+        # tmux knows the pane is dead (its terminal closed) a moment before its status.
+        status = wait_until(lambda: self.app.exit_status() or None, "the app to end")
         self.look("the terminal after quitting")
-        if self.app.exit_status() != "0":
-            self.fail(f"the app quit with status {self.app.exit_status()}\n{self.app.screen()}")
+        if status != "0":
+            self.fail(f"the app quit with status {status}\n{self.app.screen()}")
         self.app.close()
         self.breaks.append(time.time())
 
