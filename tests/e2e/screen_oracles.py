@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from rich.cells import get_character_cell_size
 
 from zoea_tui.ui.formatting import compact
+from zoea_tui.ui.screens.inspector import IN_FLIGHT
 
 #: Characters that draw a region's border: the text between two of them on a line is
 #: one region's line.
@@ -141,7 +142,10 @@ _SENT = re.compile(r"\bsent \d\d:\d\d:\d\d")
 _ESTIMATE = re.compile(r"~([\d,]+)/([\d,]+)")
 _METER = re.compile(r"ctx [▰▱]+ ⚠?([\d.]+[kM]?)/([\d.]+[kM]?)")
 _FOCUS_HEADER = re.compile(r"◆ MYSIS (\S+) .*?last request ⚠?([\d.]+[kM]?)/([\d.]+[kM]?)")
-_ROW = re.compile(r"#(\d+) \d\d:\d\d:\d\d .*? · \d+ msgs · ([\d.]+[kM]?) tok (reported|estimated)")
+_ROW = re.compile(
+    rf"#(\d+) \d\d:\d\d:\d\d ({re.escape(IN_FLIGHT)} )?.*? · \d+ msgs · ([\d.]+[kM]?) tok"
+    r" (reported|estimated)"
+)
 _DETAIL = re.compile(
     r"REQUEST #(\d+) .*? ([\d,]+) tok estimated(?: · ([\d,]+) prompt tok reported)?"
 )
@@ -212,12 +216,12 @@ def _compare(screen: str) -> tuple[list[str], int]:
     for line in lines:
         for seg in segments(line):
             regions.setdefault((seg.start, seg.end), []).append(seg.text.strip())
-    rows: dict[str, tuple[str, str]] = {}
+    rows: dict[str, tuple[str, str, bool]] = {}
     details: dict[str, tuple[int, int | None]] = {}
     for texts in regions.values():
         flat = " ".join(texts)
         for m in _ROW.finditer(flat):
-            rows[m.group(1)] = (m.group(2), m.group(3))
+            rows[m.group(1)] = (m.group(3), m.group(4), bool(m.group(2)))
         for m in _DETAIL.finditer(flat):
             details[m.group(1)] = (
                 _number(m.group(2)),
@@ -227,9 +231,12 @@ def _compare(screen: str) -> tuple[list[str], int]:
         if rid not in rows:
             continue
         pairs += 1
-        figure, which = rows[rid]
-        detail_which = "reported" if reported is not None else "estimated"
-        detail_figure = compact(reported if reported is not None else estimated)
+        figure, which, in_flight = rows[rid]
+        # A row listed while its call was in flight has only the estimate (the list is
+        # read once; the request opened beside it may have been read after the answer).
+        counted = None if in_flight else reported
+        detail_which = "reported" if counted is not None else "estimated"
+        detail_figure = compact(counted if counted is not None else estimated)
         if (figure, which) != (detail_figure, detail_which):
             found.append(
                 f"request #{rid}: the request list says {figure} tok {which}, the request "
@@ -256,5 +263,5 @@ def newest_row(screen: str) -> tuple[int, str, str] | None:
         for m in _ROW.finditer(" ".join(texts)):
             rid = int(m.group(1))
             if best is None or rid > best[0]:
-                best = (rid, m.group(2), m.group(3))
+                best = (rid, m.group(3), m.group(4))
     return best

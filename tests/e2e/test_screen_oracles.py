@@ -122,6 +122,21 @@ def test_a_request_row_that_disagrees_with_the_opened_request_is_caught() -> Non
     assert "8.2k tok reported" in found and "8,203 estimated" in found
 
 
+def test_a_row_listed_in_flight_is_held_to_the_estimate() -> None:
+    # The list was read while the call was in flight; the request opened after it ended.
+    first = "#82 11:42:27 ok · 0.01 s"
+    listed = INSPECTOR.replace(first, "#82 11:42:27 in flight".ljust(len(first))).replace(
+        "│ reported                             ││ 8,203",
+        "│ estimated                            ││ 8,203",
+    )
+    assert "in flight" in listed and "│ estimated " in listed
+    assert figure_disagreements(listed) == []
+    assert figures_compared(listed) == 1
+    bad = listed.replace("17 msgs · 8.2k tok", "17 msgs · 9.5k tok")
+    [found] = figure_disagreements(bad)
+    assert "9.5k tok estimated" in found
+
+
 def test_the_meter_and_the_newest_row_read_as_shown() -> None:
     assert meter_of(DASHBOARD, "Ada") == "8.5k"
     assert meter_of(DASHBOARD, "Brin") is None
