@@ -12,6 +12,7 @@ import subprocess
 import time
 import uuid
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -142,5 +143,8 @@ class TmuxApp:
         self.tmux("kill-session", "-t", self.session, check=False)
 
     def kill(self) -> None:
-        """Stop this server and whatever still runs in it (only this test's own)."""
+        """Stop this server and whatever still runs in it (only this test's own), and
+        remove its socket (tmux leaves it behind when its last session had ended)."""
         self.tmux("kill-server", check=False)
+        folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
+        (folder / self.socket).unlink(missing_ok=True)
