@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import errno
 import json
-import os
 import secrets
 import sys
 import time
@@ -35,6 +34,7 @@ from .cli_parsing import (
     say,
     seed_flag,
     text_flag,
+    writable_folder,
 )
 from .cli_progress import Progress
 from .config import Config, ConfigError, load_config
@@ -481,12 +481,7 @@ def _served_world_file(args: argparse.Namespace) -> Path:
     folder = data_dir(_config(args), args.data_dir) / SERVED_WORLDS
     # Made when the world is first saved; refused now if it could not be, before the
     # world is played in (nothing is made for a server that never serves).
-    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
-    if existing is None or not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise UsageError(
-            f"cannot save the world in {folder}: {existing} is not a folder zoea can write "
-            "in; choose a file with --state, or a data folder with --data-dir"
-        )
+    writable_folder(folder, advice="choose a file with --state, or a data folder with --data-dir")
     stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     path = folder / f"seed-{args.seed}-{stamp}.json"
     n = 1
@@ -528,6 +523,10 @@ def _run_tui(args: argparse.Namespace) -> int:
         say(f"zoea: {exc}", sys.stderr)
         return 2
     try:
+        if args.db is None:  # the data folder's: say so, not --db, if it cannot be made
+            writable_folder(
+                database.parent, advice="choose another with --data-dir or ZOEA_DATA_DIR"
+            )
         # One writer per database: a second app (or simulate, arena…) is refused here,
         # before the screen is taken, naming the process that holds it.
         with DatabaseLock.take(database):

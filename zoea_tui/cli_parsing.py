@@ -210,6 +210,22 @@ def look_at_database(path: Path, *, writes: bool = True) -> int:
     return version
 
 
+def writable_folder(folder: Path, *, advice: str) -> None:
+    """Refuse, in one line ending with ``advice``, a ``folder`` zoea could not make or
+    write in (its nearest existing ancestor a file, or not writable), before anything is
+    made in it."""
+    import os
+
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        reason = f"{existing} is a file, not a folder"
+    elif existing is None or not os.access(existing, os.W_OK | os.X_OK):
+        reason = f"zoea cannot write in {existing}"
+    else:
+        return
+    raise UsageError(f"cannot use the folder {folder}: {reason}; {advice}")
+
+
 def look_at_world(path: Path) -> None:
     """Refuse a saved world at ``path`` that is not even a JSON object (a broken or empty
     file, an image), before anything is opened or created; the world's own load

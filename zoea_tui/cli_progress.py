@@ -83,7 +83,7 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._bar: Any = None  # rich.progress.Progress on a terminal
-        self._task: Any = None
+        self._bar_task: Any = None
 
     # -- what the work says -------------------------------------------------------------
 
@@ -95,7 +95,9 @@ class Progress:
         note = old_note if note is None else note
         self._state = (min(max(0.0, done), float(total)), total, note)
         if self._bar is not None:
-            self._bar.update(self._task, completed=self._state[0], total=total or None, note=note)
+            self._bar.update(
+                self._bar_task, completed=self._state[0], total=total or None, note=note
+            )
 
     def line(self) -> str:
         """The plain line of the progress now, e.g. ``zoea simulate: 120/200 turns (60 %)
@@ -174,7 +176,7 @@ class Progress:
             redirect_stderr=True,
         )
         done, total, note = self._state
-        self._task = self._bar.add_task("", total=total or None, completed=done, note=note)
+        self._bar_task = self._bar.add_task("", total=total or None, completed=done, note=note)
         self._bar.start()
 
     def _tick(self) -> None:

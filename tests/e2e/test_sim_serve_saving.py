@@ -121,8 +121,7 @@ def test_a_data_folder_that_cannot_take_the_world_is_refused_before_serving(
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == (
-        f"zoea sim: cannot save the world in {blocker / 'data' / SERVED_WORLDS}: {blocker} is "
-        "not a folder zoea can write in; choose a file with --state, or a data folder with "
-        "--data-dir\n"
+        f"zoea sim: cannot use the folder {blocker / 'data' / SERVED_WORLDS}: {blocker} is "
+        "a file, not a folder; choose a file with --state, or a data folder with --data-dir\n"
     )
     assert blocker.read_text() == "not a folder"

@@ -302,7 +302,7 @@ async def test_a_logged_request_keeps_its_items_facts_and_settings(store: Store)
             {
                 k: v
                 for k, v in asdict(ComposeSettings()).items()
-                if k not in ("nudge_level", "tools_tokens")
+                if k not in ("nudge_level", "tools_tokens", "compact_tools")
             }
         )
     )

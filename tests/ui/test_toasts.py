@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets._toast import Toast
 
 from zoea_tui.config import Config
 from zoea_tui.ui.app import ZoeaApp
@@ -28,10 +27,10 @@ async def test_a_toast_never_covers_the_status_bar_or_the_keys(
             await settle(pilot)
         app.say("Ada: unreachable: Could not reach http://127.0.0.1:9/v1/models " * 2, "error")
         app.say("Brin: a second word, so that two toasts stack", "warning")
-        await wait_for(pilot, lambda: len(app.screen.query(Toast)) == 2, what="the toasts")
+        await wait_for(pilot, lambda: len(app.screen.query("Toast")) == 2, what="the toasts")
         await pilot.pause()
         status = app.screen.query_one(StatusBar).region
         keys = app.screen.query_one(KeyBar).region
-        for toast in app.screen.query(Toast):
+        for toast in app.screen.query("Toast"):
             assert toast.region.bottom <= status.y, (toast.region, status)
             assert not toast.region.overlaps(keys)
