@@ -68,6 +68,7 @@ from .events import (
     Notice,
     NudgeSent,
     RequestComposed,
+    RequestFinished,
     StateChanged,
     StreamDelta,
     TokenUsage,
@@ -788,6 +789,9 @@ class MysisRuntime:
             cached_tokens=usage.cached_tokens if usage else None,
             error_kind=error_kind,
             streamed=getattr(self.provider, "streaming", None),
+        )
+        await self.swarm.bus.publish(
+            RequestFinished(mysis_id=self.id, request_id=request_id, outcome=outcome)
         )
 
     async def compose(
