@@ -4,7 +4,9 @@ and the nudge still comes when it stops."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -69,3 +71,42 @@ async def test_a_commander_report_order_ends_the_autopilot_turn_with_the_answer(
     await commander.send_message(view.id, "Report your status.")
     await until(lambda: runtime.turns >= 2, limit=60)
     assert commander.mysis(view.id).last_answer.startswith("Status report")
+
+
+@pytest.mark.parametrize("config", [_autopilot_rounds(ROUNDS)], ids=[f"{ROUNDS} rounds"])
+async def test_a_report_broadcast_landing_between_two_rounds_of_a_nudge_turn_is_answered(
+    open_commander, clock
+) -> None:
+    """Issue 40, as the first-five-minutes walk saw it: a "report" broadcast stored after
+    a round of a nudge turn ran its tool, before the next request was composed. The
+    autopilot checks its status first (its context lacks it), and used to have its turn
+    ended there: the report was lost until the next nudge. It answers it in that turn."""
+    commander = await open_commander(starter_swarm=False)
+    view = await commander.create_mysis("Ada")
+    runtime = commander._myses[view.id]
+    ask = runtime._ask_model
+    between, release = asyncio.Event(), asyncio.Event()
+
+    async def held(nudge_level: int, turn_round: int | None = None) -> Any:
+        # The nudge turn's second request: its first round's tool ran, nothing composed.
+        if runtime.turns >= 1 and turn_round == 2 and not between.is_set():
+            between.set()
+            await release.wait()
+        return await ask(nudge_level, turn_round)
+
+    runtime._ask_model = held  # type: ignore[method-assign]
+    await until(
+        lambda: runtime.turns >= 1 and runtime.activity in ("waiting", "cooldown"), limit=60
+    )
+    clock.advance(runtime._interval(runtime.swarm.nudge) + 1)  # the nudge turn begins
+    await until(between.is_set, limit=60)
+    await commander.broadcast("report")
+    release.set()
+    # The clock stays still: no other nudge comes, the answer is the same turn's.
+    await until(lambda: runtime.last_answer.startswith("Status report"), limit=60)
+    memories = await commander.memories(view.id)
+    order = next(m for m in memories if m.source == "broadcast")
+    after = [m.tool_name or m.role for m in memories if m.id > order.id]
+    assert after[:3] == ["assistant", "get_status", "assistant"], after
+    turns = await commander.store.list_turns(view.id)
+    assert [t.kind for t in turns] == ["start", "nudge"], "answered in the nudge turn"

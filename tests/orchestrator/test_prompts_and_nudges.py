@@ -179,3 +179,43 @@ async def test_a_prompt_arriving_mid_turn_starts_the_next_turn(open_commander) -
     # model was answering when the order came is stored after it, in the new turn.
     assert calls_at["get_status"] < at < calls_at["get_cargo"]
     assert not validate(third)
+
+
+async def test_a_broadcast_sent_in_a_turns_request_is_answered_in_that_turn(
+    open_commander,
+) -> None:
+    """Issue 40: a broadcast stored after a round's tool ran, before the turn's next
+    request was composed, goes in that request. A model that begins its answer with a
+    call (the autopilot checks its status before a report) must get the next round:
+    the turn used to end on the pending prompt, and the next turn (a nudge, the prompt
+    having been sent) no longer asked for it, so the report was never given."""
+    model = ScriptedModel(
+        calls(("get_status", "{}")),
+        calls(("get_status", "{}")),
+        ChatResponse(content="Status report: docked, cargo empty."),
+    )
+    commander = await open_commander(models={"Ada": model}, starter_swarm=False)
+    view = await commander.create_mysis("Ada")
+    runtime = commander._myses[view.id]
+    ask = runtime._ask_model
+    between, release = asyncio.Event(), asyncio.Event()
+
+    async def held(nudge_level: int, turn_round: int | None = None) -> object:
+        if turn_round == 2 and not between.is_set():  # a tool ran; nothing composed yet
+            between.set()
+            await release.wait()
+        return await ask(nudge_level, turn_round)
+
+    runtime._ask_model = held  # type: ignore[method-assign]
+    await until(between.is_set)
+    await commander.broadcast("report")
+    order = (await commander.memories(view.id))[-1]
+    assert (order.source, order.content) == ("broadcast", "report")
+    release.set()
+    # The manual clock never moves: no nudge comes, the answer is the turn's next round.
+    await until(lambda: len(model.requests) == 3)
+    await until(lambda: runtime.turn is None)
+    assert "report" in [m.get("content") for m in model.requests[1].messages]
+    requests = await commander.store.list_requests(view.id)
+    assert len({r.turn_id for r in requests}) == 1, "one turn: the order was in it"
+    assert commander.mysis(view.id).last_answer == "Status report: docked, cargo empty."

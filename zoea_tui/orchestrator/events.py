@@ -198,6 +198,16 @@ class TokenUsage(Event):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class RequestFinished(Event):
+    """A logged request's call ended and its outcome is in the log (``ok``, ``error``,
+    ``cancelled``): a view that listed it while it was in flight reads it again."""
+
+    mysis_id: int
+    request_id: int
+    outcome: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StreamDelta(Event):
     """Text streamed by the model so far in the current call (coalesced)."""
 

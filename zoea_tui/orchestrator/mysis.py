@@ -16,9 +16,10 @@ at once. Every backoff and every stop is logged with the server's words.
 A turn: compose → call the model → store the assistant message → run each
 tool call in order, storing each result → compose again, up to
 ``max_tool_iterations`` rounds; then the turn ends gracefully. A prompt that
-arrives during a turn ends it after the round under way, and opens the next turn
-(docs/CONTEXT.md, 'Turns and nudges'). Every request is logged with its
-composition. A stop during a call never becomes an error.
+arrives during a turn ends it after the round under way, and opens the next turn,
+unless the turn's next request already carried it (docs/CONTEXT.md, 'Turns and
+nudges'). Every request is logged with its composition. A stop during a call never
+becomes an error.
 
 A runtime sees its swarm only through :class:`~.services.SwarmServices`; its
 transient failures are retried under the one policy of ``core/retry.py``.
@@ -68,6 +69,7 @@ from .events import (
     Notice,
     NudgeSent,
     RequestComposed,
+    RequestFinished,
     StateChanged,
     StreamDelta,
     TokenUsage,
@@ -456,13 +458,10 @@ class MysisRuntime:
                 if self.prompt_pending:
                     # A prompt arrived during this round: the turn starts at the most recent
                     # prompt (seed 004), so it ends here and the prompt opens the next one.
-                    # One that came in before this round's request was composed was sent
-                    # in it: no turn would open at it, so this one goes on answering it.
-                    unsent = await self.swarm.store.first_prompt_after(
-                        self.id, self._sent_upto or 0
-                    )
-                    if unsent is not None:
+                    if await self._prompt_unsent():
                         return
+                    # One stored before this round's request was composed was sent in it:
+                    # no turn would open at it, so this one goes on answering it.
                     self.prompt_pending = False
             self.last_line = f"turn ended after {rounds} tool rounds"
             await self.changed("turn limit")
@@ -471,6 +470,14 @@ class MysisRuntime:
             self.turns += 1
             self.between_turns.set()
             self.swarm.turn_finished(self.id, self.turns)
+
+    async def _prompt_unsent(self) -> bool:
+        """Whether a delivered prompt is still to be sent. One that arrived after a round's
+        tools ran went in this turn's next request: the model is answering it in this turn
+        (perhaps with a call first), so the turn goes on; ended, the prompt would be lost,
+        the next turn being a nudge since it was sent (issue 40)."""
+        sent = self._sent_upto or 0
+        return await self.swarm.store.first_prompt_after(self.id, sent) is not None
 
     async def _ask_model(
         self, nudge_level: int, turn_round: int | None = None
@@ -787,6 +794,9 @@ class MysisRuntime:
             cached_tokens=usage.cached_tokens if usage else None,
             error_kind=error_kind,
             streamed=getattr(self.provider, "streaming", None),
+        )
+        await self.swarm.bus.publish(
+            RequestFinished(mysis_id=self.id, request_id=request_id, outcome=outcome)
         )
 
     async def compose(

@@ -39,6 +39,7 @@ from ..orchestrator.events import (
     Notice,
     NudgeSent,
     RequestComposed,
+    RequestFinished,
     StreamDelta,
     ToolCallFinished,
     ToolCallStarted,
@@ -80,6 +81,12 @@ class SwarmModel:
         """These Myses composed a request (:attr:`SwarmModel.latest`)."""
 
         ids: frozenset[int]
+
+    @dataclass
+    class RequestsFinished(Message, bubble=False):
+        """Logged requests whose calls ended, their outcomes now in the log."""
+
+        requests: tuple[ev.RequestFinished, ...]
 
     @dataclass
     class Ticked(Message, bubble=False):
@@ -235,6 +242,7 @@ class SwarmModel:
         changed: set[int] = set()
         acted: set[int] = set()
         composed: set[int] = set()
+        finished: list[ev.RequestFinished] = []
         concerned: set[int] = set()
         ticked = False
 
@@ -281,6 +289,8 @@ class SwarmModel:
                 case RequestComposed():
                     self.latest[event.mysis_id] = event
                     composed.add(event.mysis_id)
+                case RequestFinished():
+                    finished.append(event)
                 case NetworkActivity():
                     self.network = (event.llm, event.mcp)
                 case GameTick():
@@ -317,6 +327,8 @@ class SwarmModel:
         if composed:
             requests = frozenset(composed)
             later.append((SwarmModel.RequestComposed, requests))
+        if finished:
+            later.append((SwarmModel.RequestsFinished, tuple(finished)))
         if ticked and self.tick is not None:
             tick = self.tick
             later.append((SwarmModel.Ticked, tick))

@@ -25,6 +25,7 @@ from ...storage import RequestRecord
 from ...storage.story import PAGE, RequestSummary
 from .. import formatting as fmt
 from ..sanitize import clip, one_line
+from ..swarm_model import SwarmModel
 from ..widgets.conversation import entry_parts
 from ..widgets.key_bar import KeyBar
 from ..widgets.scroll_box import ScrollBox
@@ -234,7 +235,33 @@ class InspectorScreen(ZoeaScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
+        if self.story is None:  # the swarm's own requests: their calls end as it plays
+            self.zoea.swarm.subscribe(self, SwarmModel.RequestsFinished)
         self.load_requests()
+
+    @on(SwarmModel.RequestsFinished)
+    def _requests_finished(self, message: SwarmModel.RequestsFinished) -> None:
+        listed = {r.id for r in self.requests}
+        for finished in message.requests:
+            if finished.mysis_id == self.mysis_id and finished.request_id in listed:
+                self.refresh_request(finished.request_id)
+
+    @work(group="inspector-row", exit_on_error=False)
+    async def refresh_request(self, request_id: int) -> None:
+        """Read a listed request again once its call ended: its row (listed while the call
+        was in flight) and, when it is the one opened, the request beside it."""
+        story = self._story()
+        if story is None:
+            return
+        page = await story.requests(self.mysis_id, before_id=request_id + 1, limit=1)
+        index = next((i for i, r in enumerate(self.requests) if r.id == request_id), None)
+        if not page or page[0].id != request_id or index is None:
+            return
+        self.requests[index] = page[0]
+        listing = self.query_one(OptionList)
+        listing.replace_option_prompt(f"r{request_id}", request_row(page[0]))
+        if listing.highlighted == index:
+            self.open_request(request_id)
 
     @work(exclusive=True, group="inspector-list", exit_on_error=False)
     async def load_requests(self) -> None:
