@@ -146,7 +146,10 @@ class DashboardScreen(ZoeaScreen[None]):
             return
         self.query_one(SwarmPanes).show_facts(
             mysis_id,
-            facts_from_fields(commander.game_fields(mysis_id)),
+            facts_from_fields(
+                commander.game_fields(mysis_id),
+                restored=commander.game_state_restored(mysis_id),
+            ),
             tuple(model.tails.get(mysis_id, ())),
             answer,
             at_once=at_once,

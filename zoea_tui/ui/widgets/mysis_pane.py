@@ -151,6 +151,10 @@ def _model_line(view: MysisView) -> Text:
     return text
 
 
+#: Said after facts that are the last known ones, from before the relaunch.
+RESTORED_MARK = "(before relaunch)"
+
+
 def _facts_lines(view: MysisView, facts: GameFacts, width: int) -> list[Text]:
     """Credits and cargo, then where the Mysis is (or its account, before any game
     state), each piece whole on a line."""
@@ -173,6 +177,8 @@ def _facts_lines(view: MysisView, facts: GameFacts, width: int) -> list[Text]:
         if facts.docked:
             where.append(" (docked)", style=fmt.MUTED)
         pieces.append(where)
+    if facts.restored:
+        pieces.append(Text(RESTORED_MARK, style=f"italic {fmt.DIM}"))
     return fmt.pack(pieces, width, "  ")
 
 
