@@ -4,13 +4,26 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 
+from zoea_tui.config import Config
 from zoea_tui.core.cache import Reuse
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import MessageStored, RequestComposed
+from zoea_tui.storage import NewMemory
 from zoea_tui.storage.story import RequestSummary
 from zoea_tui.ui import formatting as fmt
+from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.inspector import inspection_text, request_row
-from zoea_tui.ui.widgets.context_preview import reuse_line
+from zoea_tui.ui.widgets.context_preview import (
+    ContextPreview,
+    PreviewLines,
+    preview_lines,
+    preview_plain,
+    reuse_line,
+)
+
+from .helpers import opener, seed, settle, wait_for
 
 
 def test_the_reuse_line_computes_its_shares_from_its_figures() -> None:
@@ -55,3 +68,49 @@ async def test_one_request_shows_one_figure_in_the_pane_the_list_and_the_inspect
     assert f"{tokens.estimated:,} tok estimated · {tokens.reported:,} prompt tok reported" in (
         inspection_text(seen, {}).plain
     )
+
+
+async def test_the_dashboard_and_the_focus_view_show_one_request_when_a_turn_ends(
+    tmp_path: Path, still_config: Config
+) -> None:
+    """Issue 40: at 200 columns the dashboard's request said ~1,278 tok while the focus
+    view said ~1,345 for the Mysis: once a turn ended the focus view composed the next
+    request and the dashboard kept the one sent before. The rule for when a sent request
+    is superseded lives in the swarm model now, and both views follow it: the same
+    request, the same figure, and both say it is the next one."""
+    db = tmp_path / "zoea.db"
+    await seed(db)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        commander = app.commander
+        assert isinstance(commander, Commander)
+        ada = commander.myses()[0].id
+        dash = app.screen.query_one("#dash-preview", PreviewLines)
+        # What the runtime publishes as it sends a request, then the answer that ends the turn.
+        sent = await commander.checked_preview(ada)
+        await commander.bus.publish(RequestComposed.of(ada, sent))
+        await wait_for(
+            pilot,
+            lambda: dash.data is not None and not dash.data.upcoming,
+            what="the request sent",
+        )
+        answer = await commander.store.add_memory(
+            ada, NewMemory("assistant", "llm", "Hold full: selling at Sol Station.")
+        )
+        await commander.bus.publish(MessageStored(mysis_id=ada, memory=answer))
+        await wait_for(
+            pilot, lambda: dash.data is not None and dash.data.upcoming, what="the next request"
+        )
+        await settle(pilot)
+        assert dash.data is not None
+        shown = dash.data.composition
+        assert any(m.get("content") == answer.content for m in shown.messages)
+        app.open_focus(ada)
+        await settle(pilot)
+        focus = app.screen.query_one(ContextPreview)
+        assert focus.data is not None and focus.data.upcoming
+        assert focus.data.composition.messages == shown.messages
+        figure = f"~{shown.tokens:,}"
+        assert figure in preview_plain(focus.data) and figure in preview_lines(dash.data).plain
+        assert str(focus.border_subtitle) == str(dash.border_subtitle)

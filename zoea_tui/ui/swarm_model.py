@@ -59,6 +59,13 @@ BatchListener = Callable[[frozenset[int], Mapping[int, list[Memory]]], None]
 Announcement = tuple[Callable[[Any], Message], Any]
 
 
+def supersedes(memory: Memory) -> bool:
+    """True when ``memory`` makes the request a Mysis sent last no longer its newest: a
+    turn ended (an answer without tool calls) or a prompt arrived. Until the Mysis sends
+    again, the request every view shows is the next one, composed from the store."""
+    return memory.role == "user" or (memory.role == "assistant" and not memory.tool_calls)
+
+
 class SwarmModel:
     """The swarm as the UI knows it, and the typed messages that say it changed."""
 
@@ -78,7 +85,10 @@ class SwarmModel:
 
     @dataclass
     class RequestComposed(Message, bubble=False):
-        """These Myses composed a request (:attr:`SwarmModel.latest`)."""
+        """The newest request of these Myses changed: they composed one
+        (:attr:`SwarmModel.latest` holds it), or what they stored since supersedes the
+        one they sent (:attr:`SwarmModel.latest` holds none for them: a view composes
+        the next one, so every view shows the same request)."""
 
         ids: frozenset[int]
 
@@ -155,7 +165,8 @@ class SwarmModel:
         self.views: dict[int, MysisView] = {}
         #: Each Mysis's newest actions (from stored memories once, then from events).
         self.tails: dict[int, ActionTail] = {}
-        #: Each Mysis's newest request (sent, or previewed by the engine), checked.
+        #: Each Mysis's newest request sent, checked, while it is the newest: none once
+        #: a memory supersedes it (:func:`supersedes`; the next one is composed then).
         self.latest: dict[int, ev.RequestComposed] = {}
         #: Context window per provider name.
         self.windows: dict[str, int] = {}
@@ -243,6 +254,7 @@ class SwarmModel:
         acted: set[int] = set()
         composed: set[int] = set()
         finished: list[ev.RequestFinished] = []
+        superseded: set[int] = set()
         concerned: set[int] = set()
         ticked = False
 
@@ -259,6 +271,9 @@ class SwarmModel:
                 case MessageStored():
                     stored.append((event.mysis_id, event.memory))
                     by_mysis.setdefault(event.mysis_id, []).append(event.memory)
+                    if supersedes(event.memory):
+                        self.latest.pop(event.mysis_id, None)
+                        superseded.add(event.mysis_id)
                 case MysisChanged(mysis=view):
                     mysis_id = view.id
                     if view.id not in self.views:
@@ -323,7 +338,7 @@ class SwarmModel:
         if acted:
             acting = frozenset(acted)
             later.append((SwarmModel.ActionsChanged, acting))
-        composed &= self.latest.keys()
+        composed = (composed & self.latest.keys()) | (superseded & self.views.keys())
         if composed:
             requests = frozenset(composed)
             later.append((SwarmModel.RequestComposed, requests))

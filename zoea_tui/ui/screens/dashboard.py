@@ -192,8 +192,15 @@ class DashboardScreen(ZoeaScreen[None]):
     @on(SwarmModel.RequestComposed)
     def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
         selected = self.query_one(SwarmPanes).selected_id
-        if selected in message.ids:
-            self._composed = self.zoea.swarm.latest.get(selected)
+        if selected not in message.ids:
+            return
+        self._composed = self.zoea.swarm.latest.get(selected)
+        if self._composed is None:
+            # The request sent last is superseded: show the next one, as the focus does.
+            self._composed_next = None
+            if self.preview_shown:
+                self.refresh_preview()
+        else:
             self._flush_soon()
 
     @on(SwarmModel.BroadcastSent)

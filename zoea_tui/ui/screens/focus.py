@@ -262,7 +262,12 @@ class FocusScreen(ZoeaScreen[None]):
                 if memory.id > newest:
                     log.add_memory(memory)
         preview = self.query_one(ContextPreview)
-        if content.preview_error is not None:
+        swarm = self.zoea.swarm
+        latest = swarm.latest.get(content.mysis_id)
+        if latest is not None:
+            # The request the Mysis sent is still its newest: the one the dashboard shows.
+            preview.data = PreviewData.composed(latest, swarm.window(content.mysis_id), swarm.tick)
+        elif content.preview_error is not None:
             preview.show_error(content.preview_error)
         else:
             preview.data = content.preview
@@ -374,21 +379,12 @@ class FocusScreen(ZoeaScreen[None]):
         # Content read ahead may hold some already (gathered before this message came).
         shown = log.memories
         newest = shown[-1].id if shown and log.at_end else 0
-        sidebar = upcoming = False
+        sidebar = False
         for memory in (m for m in mine if m.id > newest):
             log.add_memory(memory)
             sidebar = sidebar or memory.role == "tool"
-            # A turn ended or a prompt arrived: the next request is no longer the one
-            # just sent, so compose the upcoming one (a worker; the newest one wins).
-            upcoming = (
-                upcoming
-                or memory.role == "user"
-                or (memory.role == "assistant" and not memory.tool_calls)
-            )
         if sidebar:
             self._soon("sidebar")
-        if upcoming:
-            self._soon("preview")
 
     @on(SwarmModel.MysesChanged)
     def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
@@ -398,8 +394,13 @@ class FocusScreen(ZoeaScreen[None]):
     @on(SwarmModel.RequestComposed)
     def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
         swarm = self.zoea.swarm
+        if not self._on_stack or self.mysis_id not in message.ids:
+            return
         latest = swarm.latest.get(self.mysis_id)
-        if not self._on_stack or self.mysis_id not in message.ids or latest is None:
+        if latest is None:
+            # The request sent last is superseded (``swarm_model.supersedes``): compose
+            # the next one (a worker; the newest one wins), as the dashboard does.
+            self._soon("preview")
             return
         self.query_one(ContextPreview).data = PreviewData.composed(
             latest, swarm.window(self.mysis_id), swarm.tick
