@@ -13,7 +13,9 @@ from zoea_tui.orchestrator.events import MessageStored, RequestComposed
 from zoea_tui.storage import NewMemory
 from zoea_tui.storage.story import RequestSummary
 from zoea_tui.ui import formatting as fmt
+from zoea_tui.ui.activity import GameFacts
 from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.focus import header_text
 from zoea_tui.ui.screens.inspector import inspection_text, request_row
 from zoea_tui.ui.widgets.context_preview import (
     ContextPreview,
@@ -22,8 +24,10 @@ from zoea_tui.ui.widgets.context_preview import (
     preview_plain,
     reuse_line,
 )
+from zoea_tui.ui.widgets.mysis_pane import pane_text
 
 from .helpers import opener, seed, settle, wait_for
+from .test_panes import view as pane_view
 
 
 def test_the_reuse_line_computes_its_shares_from_its_figures() -> None:
@@ -114,3 +118,25 @@ async def test_the_dashboard_and_the_focus_view_show_one_request_when_a_turn_end
         figure = f"~{shown.tokens:,}"
         assert figure in preview_plain(focus.data) and figure in preview_lines(dash.data).plain
         assert str(focus.border_subtitle) == str(dash.border_subtitle)
+
+
+def test_a_request_the_server_counted_shows_its_count_in_the_pane_the_focus_and_the_list() -> None:
+    """Issue 40: "the pane says 7.8k, the request list 9.5k, the inspector 7 944
+    estimated · 9 512 reported". A server's count differs from the app's estimate (its
+    own tokenizer and chat template): the pane's meter and the focus header showed the
+    estimate while the list showed the count. All show ``RequestTokens.shown`` now, the
+    header and the list saying which figure it is."""
+    ada = pane_view(last_tokens=7_944, last_reported_tokens=9_512, last_cached_tokens=8_000)
+    summary = RequestSummary(
+        id=7, mysis_id=1, created_at=0.0, strategy="turn-aware", messages=12,
+        estimated_tokens=7_944, prompt_tokens=9_512, cached_tokens=8_000,
+        latency_ms=900.0, outcome="ok", error=None, turn_id=None, last_memory_id=None,
+    )  # fmt: skip
+    assert ada.last_request == summary.tokens
+    assert "9.5k tok reported" in request_row(summary).plain
+    header = header_text(ada, (1, 1), 32_768).plain
+    assert "last request 9.5k/32.8k reported · server cached 8.0k" in header
+    pane = pane_text(ada, GameFacts(), (), 60, 12, 32_768).plain
+    assert "9.5k/32.8k" in pane and "7.9k" not in pane
+    answered_not = pane_view(last_tokens=7_944)
+    assert "last request 7.9k/32.8k estimated" in header_text(answered_not, (1, 1), 32_768).plain

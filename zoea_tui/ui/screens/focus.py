@@ -56,10 +56,13 @@ def header_text(view: MysisView, position: tuple[int, int], window: int, width: 
     nudges = Text(
         f"nudges {view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
+    last = view.last_request
     tokens = Text("last request ", style=fmt.MUTED)
-    tokens.append_text(fmt.token_gauge(view.last_tokens, window))
-    if view.last_cached_tokens is not None:
-        tokens.append(f" · server cached {fmt.compact(view.last_cached_tokens)}", style=fmt.MUTED)
+    tokens.append_text(fmt.token_gauge(last.shown, window))
+    if last.shown:
+        tokens.append(f" {last.which}", style=fmt.MUTED)
+    if last.cached is not None:
+        tokens.append(f" · server cached {fmt.compact(last.cached)}", style=fmt.MUTED)
     strategy = Text.assemble(("strategy ", fmt.MUTED), (view.strategy, fmt.TEAL))
     pieces = [who, state, provider, account, nudges, tokens, strategy]
     lines = fmt.pack(pieces, width if width > 0 else sum(p.cell_len + 3 for p in pieces), "   ")

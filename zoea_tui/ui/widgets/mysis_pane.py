@@ -34,7 +34,7 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     nudges = Text(
         f"↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
-    gauge = fmt.token_gauge(view.last_tokens, window)
+    gauge = fmt.token_gauge(view.last_request.shown, window)
 
     if width >= 110:
         name_w, act_w, acct_w, gauge_w = 16, 20, 16, 13
@@ -224,7 +224,7 @@ def pane_text(
         *_status_lines(view, width, now),
         *_facts_lines(view, facts, width),
         _model_line(view),
-        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_tokens, window, width=width - 4)),
+        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_request.shown, window, width=width - 4)),
     ]
     latest = Text()
     if view.state == "errored" and view.last_error:
