@@ -9,7 +9,7 @@ from pathlib import Path
 from zoea_tui.config import Config
 from zoea_tui.core.cache import Reuse
 from zoea_tui.orchestrator.commander import Commander
-from zoea_tui.orchestrator.events import MessageStored, RequestComposed
+from zoea_tui.orchestrator.events import GameTick, MessageStored, RequestComposed
 from zoea_tui.storage import NewMemory
 from zoea_tui.storage.story import RequestSummary
 from zoea_tui.ui import formatting as fmt
@@ -140,3 +140,29 @@ def test_a_request_the_server_counted_shows_its_count_in_the_pane_the_focus_and_
     assert "9.5k/32.8k" in pane and "7.9k" not in pane
     answered_not = pane_view(last_tokens=7_944)
     assert "last request 7.9k/32.8k estimated" in header_text(answered_not, (1, 1), 32_768).plain
+
+
+async def test_a_sent_request_shows_one_stamp_in_both_views_however_late_it_is_opened(
+    tmp_path: Path, still_config: Config
+) -> None:
+    """The "sent … T15" stamp of one request was the tick at which each view showed it:
+    the dashboard said T15 and the focus view, opened later, T23. It is the tick the
+    request was composed at, kept with it by the swarm model."""
+    db = tmp_path / "zoea.db"
+    await seed(db)
+    app = ZoeaApp(opener(still_config, db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        commander = app.commander
+        assert isinstance(commander, Commander)
+        ada = commander.myses()[0].id
+        dash = app.screen.query_one("#dash-preview", PreviewLines)
+        await commander.bus.publish(GameTick(tick=15))
+        await commander.bus.publish(RequestComposed.of(ada, await commander.checked_preview(ada)))
+        await wait_for(pilot, lambda: dash.data is not None and not dash.data.upcoming)
+        await commander.bus.publish(GameTick(tick=23))
+        await wait_for(pilot, lambda: app.swarm.tick == 23, what="the new tick")
+        app.open_focus(ada)
+        await settle(pilot)
+        focus = app.screen.query_one(ContextPreview)
+        assert focus.data == dash.data and focus.data is not None and focus.data.tick == 15

@@ -45,6 +45,7 @@ from ..orchestrator.events import (
     ToolCallStarted,
 )
 from .activity import ActionTail, latest_answer, tail_from_memories
+from .widgets.context_preview import PreviewData
 
 if TYPE_CHECKING:
     from ..orchestrator.commander import Commander
@@ -168,6 +169,9 @@ class SwarmModel:
         #: Each Mysis's newest request sent, checked, while it is the newest: none once
         #: a memory supersedes it (:func:`supersedes`; the next one is composed then).
         self.latest: dict[int, ev.RequestComposed] = {}
+        #: The game tick as the UI knew it when each of :attr:`latest` was composed (its
+        #: "sent" stamp, the same in every view, whenever it is shown).
+        self.latest_tick: dict[int, int | None] = {}
         #: Context window per provider name.
         self.windows: dict[str, int] = {}
         self.tick: int | None = None
@@ -196,6 +200,15 @@ class SwarmModel:
     def names(self) -> dict[str, str]:
         """Mysis names by id as text (how memories and broadcasts name their sender)."""
         return {str(i): v.name for i, v in self.views.items()}
+
+    def sent_request(self, mysis_id: int) -> PreviewData | None:
+        """The request the Mysis sent last while it is its newest (:attr:`latest`), as
+        every view shows it: its figures and its "sent" stamp the same wherever it is
+        shown (None: superseded, or none sent yet: a view composes the next one)."""
+        latest = self.latest.get(mysis_id)
+        if latest is None:
+            return None
+        return PreviewData.composed(latest, self.window(mysis_id), self.latest_tick.get(mysis_id))
 
     def window(self, mysis_id: int) -> int:
         """The context window of a Mysis's model (the default when unknown)."""
@@ -286,6 +299,7 @@ class SwarmModel:
                     self.views.pop(event.mysis_id, None)
                     self.tails.pop(event.mysis_id, None)
                     self.latest.pop(event.mysis_id, None)
+                    self.latest_tick.pop(event.mysis_id, None)
                     changed.discard(event.mysis_id)
                     happened.append((SwarmModel.MysisRemoved, event.mysis_id))
                 case ToolCallStarted():
@@ -303,6 +317,7 @@ class SwarmModel:
                     acted.add(event.mysis_id)
                 case RequestComposed():
                     self.latest[event.mysis_id] = event
+                    self.latest_tick[event.mysis_id] = self.tick
                     composed.add(event.mysis_id)
                 case RequestFinished():
                     finished.append(event)

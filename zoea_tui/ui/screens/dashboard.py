@@ -13,7 +13,7 @@ from ..activity import facts_from_fields
 from ..swarm_model import SwarmModel
 from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
-from ..widgets.context_preview import PreviewData, PreviewLines
+from ..widgets.context_preview import PreviewLines
 from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from ..widgets.swarm_panes import SwarmPanes
@@ -251,10 +251,11 @@ class DashboardScreen(ZoeaScreen[None]):
     # -- the preview beside the panes ----------------------------------------------------
 
     def _show_composed(self, event: RequestComposed) -> None:
-        model = self.zoea.swarm
-        self.query_one("#dash-preview", PreviewLines).data = PreviewData.composed(
-            event, model.window(event.mysis_id), model.tick
-        )
+        # The Mysis's newest request sent, as every view shows it (None: superseded
+        # meanwhile; the next one is being composed).
+        sent = self.zoea.swarm.sent_request(event.mysis_id)
+        if sent is not None:
+            self.query_one("#dash-preview", PreviewLines).data = sent
 
     @work(exclusive=True, group="dashboard-preview", exit_on_error=False)
     async def refresh_preview(self) -> None:

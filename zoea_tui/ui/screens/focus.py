@@ -18,7 +18,7 @@ from .. import formatting as fmt
 from ..read_ahead import PAGE, FocusContent, empty_content
 from ..sanitize import clip, one_line
 from ..swarm_model import SwarmModel
-from ..widgets.context_preview import ContextPreview, PreviewData
+from ..widgets.context_preview import ContextPreview
 from ..widgets.conversation import ConversationLog
 from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
@@ -265,11 +265,10 @@ class FocusScreen(ZoeaScreen[None]):
                 if memory.id > newest:
                     log.add_memory(memory)
         preview = self.query_one(ContextPreview)
-        swarm = self.zoea.swarm
-        latest = swarm.latest.get(content.mysis_id)
-        if latest is not None:
+        sent = self.zoea.swarm.sent_request(content.mysis_id)
+        if sent is not None:
             # The request the Mysis sent is still its newest: the one the dashboard shows.
-            preview.data = PreviewData.composed(latest, swarm.window(content.mysis_id), swarm.tick)
+            preview.data = sent
         elif content.preview_error is not None:
             preview.show_error(content.preview_error)
         else:
@@ -396,18 +395,15 @@ class FocusScreen(ZoeaScreen[None]):
 
     @on(SwarmModel.RequestComposed)
     def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
-        swarm = self.zoea.swarm
         if not self._on_stack or self.mysis_id not in message.ids:
             return
-        latest = swarm.latest.get(self.mysis_id)
-        if latest is None:
+        sent = self.zoea.swarm.sent_request(self.mysis_id)
+        if sent is None:
             # The request sent last is superseded (``swarm_model.supersedes``): compose
             # the next one (a worker; the newest one wins), as the dashboard does.
             self._soon("preview")
             return
-        self.query_one(ContextPreview).data = PreviewData.composed(
-            latest, swarm.window(self.mysis_id), swarm.tick
-        )
+        self.query_one(ContextPreview).data = sent
 
     @on(SwarmModel.Streamed)
     def _streamed(self, message: SwarmModel.Streamed) -> None:
