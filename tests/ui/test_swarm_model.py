@@ -196,8 +196,9 @@ async def test_what_happened_keeps_its_order_and_state_changes_come_once_per_bat
         "MemoriesStored",
         "MysesChanged",
         "ActionsChanged",
+        "RequestComposed",  # their answers (no tool calls) supersede what they sent
     ]
-    first, _, second, changed, acted = seen
+    first, _, second, changed, acted, superseded = seen
     assert isinstance(first, SwarmModel.MemoriesStored) and [m.id for _, m in first.memories] == [
         10,
         11,
@@ -205,6 +206,28 @@ async def test_what_happened_keeps_its_order_and_state_changes_come_once_per_bat
     assert isinstance(second, SwarmModel.MemoriesStored) and second.of(1)[0].id == 12
     assert isinstance(changed, SwarmModel.MysesChanged) and changed.ids == {1, 2}
     assert isinstance(acted, SwarmModel.ActionsChanged) and acted.ids == {1}
+    assert isinstance(superseded, SwarmModel.RequestComposed) and superseded.ids == {1, 2}
+
+
+async def test_an_answer_or_a_prompt_supersedes_the_request_sent_and_a_tool_result_does_not() -> (
+    None
+):
+    composition = Composition(strategy="turn-aware", messages=(), items=(), dropped=(), tokens=0)
+    sent = RequestComposed(mysis_id=1, composition=composition, valid=True)
+    app = _RecorderApp()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        swarm = app.swarm
+        swarm.take((MysisChanged(mysis=_view(1, "Ada")), sent))
+        tool = Memory(id=5, mysis_id=1, role="tool", source="tool", content="{}")
+        swarm.take((MessageStored(mysis_id=1, memory=tool),))
+        assert swarm.latest[1] is sent, "a tool result: the next request is the one sent"
+        swarm.take((MessageStored(mysis_id=1, memory=_memory(6, 1)),))
+        assert 1 not in swarm.latest, "an answer ended the turn: the next one is composed"
+        swarm.take((sent,))
+        prompt = Memory(id=7, mysis_id=1, role="user", source="direct", content="report")
+        swarm.take((MessageStored(mysis_id=1, memory=prompt),))
+        assert 1 not in swarm.latest
 
 
 async def test_a_mysis_deleted_leaves_the_model_and_is_not_announced_as_changed() -> None:

@@ -17,7 +17,9 @@ a session id or a token.
 
 from __future__ import annotations
 
+import json
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +54,27 @@ _MAX_FIELD_CHARS = 120
 
 
 @dataclass(frozen=True, slots=True)
+class StoredResult:
+    """A tool result as the store keeps it (what :meth:`GameStateCache.restore` reads)."""
+
+    tool: str
+    text: str
+    tick: int | None
+    at: float
+
+
+def _result_data(text: str) -> dict[str, Any] | None:
+    """The JSON object of a successful result's text (None: no object, or an error)."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict) or isinstance(data.get("error"), dict | str):
+        return None
+    return data
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """One cached result."""
 
@@ -70,6 +93,30 @@ class GameStateCache:
         #: Per account, each fact with the tick of the result that set it, in the order
         #: the results arrived (a result without a tick is no older than one with).
         self._facts: dict[str, dict[str, tuple[Any, int | None]]] = {}
+        #: Accounts whose state was read back from the store at start (:meth:`restore`)
+        #: and has not been refreshed by a result of this run since.
+        self._restored: set[str] = set()
+
+    def restore(self, account: str, results: Iterable[StoredResult]) -> None:
+        """Read back an account's last known state after a relaunch: its stored results,
+        oldest first, replayed as they came (so a ``sell``'s credits are worked out from
+        the credits before it, as they were live). Results that are no JSON object or are
+        an error are skipped. Until a result of this run arrives, :meth:`restored` says
+        the state is from before the relaunch."""
+        replayed = False
+        for result in results:
+            data = _result_data(result.text)
+            if data is None:
+                continue
+            self.update(account, result.tool, data, result.tick, at=result.at)
+            replayed = True
+        if replayed:
+            self._restored.add(account)
+
+    def restored(self, account: str) -> bool:
+        """True while the account's state is the last known one from before the
+        relaunch (no result of this run has arrived yet)."""
+        return account in self._restored
 
     def update(
         self,
@@ -85,6 +132,7 @@ class GameStateCache:
             if tick is not None:
                 self._tick[account] = max(tick, self._tick.get(account, tick))
             return
+        self._restored.discard(account)  # restore() marks its accounts after replaying
         snapshots = self._by_account.setdefault(account, {})
         kept = mask_data(data)
         snapshots[tool] = Snapshot(tool, kept, tick, time.time() if at is None else at)
@@ -112,6 +160,7 @@ class GameStateCache:
         self._by_account.pop(account, None)
         self._tick.pop(account, None)
         self._facts.pop(account, None)
+        self._restored.discard(account)
 
     def state(self, account: str) -> dict[str, Any]:
         """The account's facts as the projection shows them, each with the tick of the

@@ -26,7 +26,7 @@ from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
 from ..game.backend import GameBackend
 from ..game.session import GameSession
-from ..game.state_cache import GameStateCache, Snapshot
+from ..game.state_cache import GameStateCache, Snapshot, StoredResult
 from ..providers.base import Provider, ProviderError, ProviderSettings
 from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 STARTER_NAMES = ("Ada", "Brin", "Cass")
+#: Most stored tool results a Mysis's last known game state is read back from at start.
+RESTORED_RESULTS = 200
 #: Builds a Mysis's provider (tests and benchmarks inject scripted models).
 ProviderFactory = Callable[[MysisRecord], Provider]
 
@@ -177,6 +179,7 @@ class Commander:
             await asyncio.to_thread(preload, commander._provider_types(records))
             for record in records:
                 commander._myses[record.id] = commander._runtime(record)
+            await commander._restore_game_state()
             commander.retention.start()
             if autostart:
                 for runtime in commander._myses.values():
@@ -231,6 +234,30 @@ class Commander:
         self._telling = asyncio.get_running_loop().create_task(
             self.bus.publish(ErrorRaised(mysis_id=None, message=message)), name="disk-full"
         )
+
+    async def _restore_game_state(self) -> None:
+        """Read each Mysis's last known game state back from its stored tool results,
+        so the panes show it from the start of a relaunch (marked as from before it
+        until a fresh result comes: :meth:`game_state_restored`)."""
+        for runtime in self._myses.values():
+            account = runtime.router.account
+            if not account or self.cache.state(account):
+                continue
+            results = await self.store.recent_tool_results(runtime.id, RESTORED_RESULTS)
+            self.cache.restore(
+                account,
+                (
+                    StoredResult(m.tool_name, m.content, m.game_tick, m.created_at)
+                    for m in results
+                    if m.tool_name
+                ),
+            )
+
+    def game_state_restored(self, mysis_id: int) -> bool:
+        """True while the Mysis's game state is the last known one from before the
+        relaunch (no result of this run has refreshed it yet)."""
+        account = self._account_of(mysis_id)
+        return account is not None and self.cache.restored(account)
 
     def _runtime(self, record: MysisRecord) -> MysisRuntime:
         provider = self._provider(record)

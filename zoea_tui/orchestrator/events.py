@@ -21,6 +21,7 @@ from typing import Any, ClassVar, Literal
 from ..core.cache import Reuse
 from ..core.composition import Composition
 from ..core.retry import seconds_words
+from ..core.tokens import RequestTokens
 from ..core.types import Memory, ToolCall
 from .checked import CheckedRequest
 
@@ -44,6 +45,9 @@ class MysisView:
     max_nudges: int = 3
     #: Estimated tokens of the last request sent.
     last_tokens: int = 0
+    #: Prompt tokens the server reported it counted for the last request (None: not
+    #: answered yet, or not reported).
+    last_reported_tokens: int | None = None
     #: thinking, calling <tool>, traveling, mining, cooldown, waiting, idle …
     activity: str = "idle"
     #: The newest line worth showing in a dashboard row.
@@ -67,6 +71,13 @@ class MysisView:
     #: Wall-clock time (``time.time()``) of the next try of a model call that failed in
     #: a way that heals by waiting (the activity names the failure); None: no backoff.
     next_try_at: float | None = None
+
+    @property
+    def last_request(self) -> RequestTokens:
+        """The last request's tokens, every figure: what a view shows of it
+        (:attr:`RequestTokens.shown`, saying :attr:`RequestTokens.which`), as the
+        request list and the inspector show it."""
+        return RequestTokens(self.last_tokens, self.last_reported_tokens, self.last_cached_tokens)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -157,6 +157,8 @@ class MysisRuntime:
         self.activity = "idle" if self.state != "stopped" else "stopped"
         self.last_line = ""
         self.last_tokens = 0
+        #: Prompt tokens the server reported for the last request (None: not yet).
+        self.last_reported_tokens: int | None = None
         self.game_tick: int | None = None
         self.wake = asyncio.Event()
         self.prompt_pending = False
@@ -227,6 +229,7 @@ class MysisRuntime:
             nudges=self.nudges,
             max_nudges=self.swarm.nudge.max_encouragements,
             last_tokens=self.last_tokens,
+            last_reported_tokens=self.last_reported_tokens,
             activity=self.activity,
             last_line=self.last_line,
             game_tick=self.game_tick,
@@ -518,7 +521,9 @@ class MysisRuntime:
         await self._tell_paused_summaries(composition)
         checked = await check_request(composition, self.last_sent)
         await self.swarm.bus.publish(RequestComposed.of(self.id, checked, tools=len(tools)))
-        self.last_tokens = composition.tokens
+        # A new request: its figures are the estimate until the server answers.
+        self.last_tokens, self.last_reported_tokens = composition.tokens, None
+        self.last_cached_tokens = None
         last_id = composition.last_memory_id
         self._sent_upto = max(self._sent_upto or 0, last_id or 0)
         turn = self.turn
@@ -562,6 +567,7 @@ class MysisRuntime:
             )
         )
         self.last_cached_tokens = response.usage.cached_tokens
+        self.last_reported_tokens = response.usage.prompt_tokens
         # Engine fit: the engine's own count calibrates the swarm's estimate of it.
         if not learnt:
             self.swarm.fit.observe(engine, self.provider, composition, response.usage)

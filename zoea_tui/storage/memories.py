@@ -185,6 +185,16 @@ class MemoriesRoom(SwarmRoom):
         )
         return [_memory(row) for row in reversed(rows)]
 
+    async def recent_tool_results(self, mysis_id: int, limit: int = 200) -> list[Memory]:
+        """The newest ``limit`` tool results of a Mysis (what its game state was read
+        from), oldest first."""
+        rows = await self.fetch_all(
+            f"SELECT {_MEMORY_COLUMNS} FROM memories WHERE mysis_id = ? AND role = 'tool' "
+            "AND tool_name IS NOT NULL ORDER BY id DESC LIMIT ?",
+            (mysis_id, limit),
+        )
+        return [_memory(row) for row in reversed(rows)]
+
     async def latest_memory_id(self, mysis_id: int) -> int | None:
         """The id of the newest memory of a Mysis."""
         row = await self.fetch_one("SELECT MAX(id) FROM memories WHERE mysis_id = ?", (mysis_id,))

@@ -136,6 +136,9 @@ class GameFacts:
     credits: str = ""
     cargo: str = ""
     docked: bool | None = None
+    #: True when these are the last known facts from before the relaunch (read back
+    #: from the store; no result of this run has refreshed them yet).
+    restored: bool = False
 
     @property
     def known(self) -> bool:
@@ -143,8 +146,11 @@ class GameFacts:
         return bool(self.location or self.credits or self.cargo)
 
 
-def facts_from_fields(fields: Mapping[str, Mapping[str, Any]]) -> GameFacts:
-    """Project the cache's merged fields (``{key: {"value", "tick"}}``) to pane facts."""
+def facts_from_fields(
+    fields: Mapping[str, Mapping[str, Any]], *, restored: bool = False
+) -> GameFacts:
+    """Project the cache's merged fields (``{key: {"value", "tick"}}``) to pane facts
+    (``restored``: they are the last known ones, from before the relaunch)."""
 
     def value(key: str) -> str:
         entry = fields.get(key)
@@ -160,6 +166,7 @@ def facts_from_fields(fields: Mapping[str, Mapping[str, Any]]) -> GameFacts:
         credits=credits,
         cargo=one_line(value("cargo"), 20),
         docked=docked,
+        restored=restored,
     )
 
 

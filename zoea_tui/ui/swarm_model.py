@@ -45,6 +45,7 @@ from ..orchestrator.events import (
     ToolCallStarted,
 )
 from .activity import ActionTail, latest_answer, tail_from_memories
+from .widgets.context_preview import PreviewData
 
 if TYPE_CHECKING:
     from ..orchestrator.commander import Commander
@@ -57,6 +58,13 @@ TAIL_MEMORIES = 24
 BatchListener = Callable[[frozenset[int], Mapping[int, list[Memory]]], None]
 #: A message to post to each subscriber: its class and what it carries.
 Announcement = tuple[Callable[[Any], Message], Any]
+
+
+def supersedes(memory: Memory) -> bool:
+    """True when ``memory`` makes the request a Mysis sent last no longer its newest: a
+    turn ended (an answer without tool calls) or a prompt arrived. Until the Mysis sends
+    again, the request every view shows is the next one, composed from the store."""
+    return memory.role == "user" or (memory.role == "assistant" and not memory.tool_calls)
 
 
 class SwarmModel:
@@ -78,7 +86,10 @@ class SwarmModel:
 
     @dataclass
     class RequestComposed(Message, bubble=False):
-        """These Myses composed a request (:attr:`SwarmModel.latest`)."""
+        """The newest request of these Myses changed: they composed one
+        (:attr:`SwarmModel.latest` holds it), or what they stored since supersedes the
+        one they sent (:attr:`SwarmModel.latest` holds none for them: a view composes
+        the next one, so every view shows the same request)."""
 
         ids: frozenset[int]
 
@@ -155,8 +166,12 @@ class SwarmModel:
         self.views: dict[int, MysisView] = {}
         #: Each Mysis's newest actions (from stored memories once, then from events).
         self.tails: dict[int, ActionTail] = {}
-        #: Each Mysis's newest request (sent, or previewed by the engine), checked.
+        #: Each Mysis's newest request sent, checked, while it is the newest: none once
+        #: a memory supersedes it (:func:`supersedes`; the next one is composed then).
         self.latest: dict[int, ev.RequestComposed] = {}
+        #: The game tick as the UI knew it when each of :attr:`latest` was composed (its
+        #: "sent" stamp, the same in every view, whenever it is shown).
+        self.latest_tick: dict[int, int | None] = {}
         #: Context window per provider name.
         self.windows: dict[str, int] = {}
         self.tick: int | None = None
@@ -185,6 +200,15 @@ class SwarmModel:
     def names(self) -> dict[str, str]:
         """Mysis names by id as text (how memories and broadcasts name their sender)."""
         return {str(i): v.name for i, v in self.views.items()}
+
+    def sent_request(self, mysis_id: int) -> PreviewData | None:
+        """The request the Mysis sent last while it is its newest (:attr:`latest`), as
+        every view shows it: its figures and its "sent" stamp the same wherever it is
+        shown (None: superseded, or none sent yet: a view composes the next one)."""
+        latest = self.latest.get(mysis_id)
+        if latest is None:
+            return None
+        return PreviewData.composed(latest, self.window(mysis_id), self.latest_tick.get(mysis_id))
 
     def window(self, mysis_id: int) -> int:
         """The context window of a Mysis's model (the default when unknown)."""
@@ -243,6 +267,7 @@ class SwarmModel:
         acted: set[int] = set()
         composed: set[int] = set()
         finished: list[ev.RequestFinished] = []
+        superseded: set[int] = set()
         concerned: set[int] = set()
         ticked = False
 
@@ -259,6 +284,9 @@ class SwarmModel:
                 case MessageStored():
                     stored.append((event.mysis_id, event.memory))
                     by_mysis.setdefault(event.mysis_id, []).append(event.memory)
+                    if supersedes(event.memory):
+                        self.latest.pop(event.mysis_id, None)
+                        superseded.add(event.mysis_id)
                 case MysisChanged(mysis=view):
                     mysis_id = view.id
                     if view.id not in self.views:
@@ -271,6 +299,7 @@ class SwarmModel:
                     self.views.pop(event.mysis_id, None)
                     self.tails.pop(event.mysis_id, None)
                     self.latest.pop(event.mysis_id, None)
+                    self.latest_tick.pop(event.mysis_id, None)
                     changed.discard(event.mysis_id)
                     happened.append((SwarmModel.MysisRemoved, event.mysis_id))
                 case ToolCallStarted():
@@ -288,6 +317,7 @@ class SwarmModel:
                     acted.add(event.mysis_id)
                 case RequestComposed():
                     self.latest[event.mysis_id] = event
+                    self.latest_tick[event.mysis_id] = self.tick
                     composed.add(event.mysis_id)
                 case RequestFinished():
                     finished.append(event)
@@ -323,7 +353,7 @@ class SwarmModel:
         if acted:
             acting = frozenset(acted)
             later.append((SwarmModel.ActionsChanged, acting))
-        composed &= self.latest.keys()
+        composed = (composed & self.latest.keys()) | (superseded & self.views.keys())
         if composed:
             requests = frozenset(composed)
             later.append((SwarmModel.RequestComposed, requests))

@@ -13,7 +13,7 @@ from ..activity import facts_from_fields
 from ..swarm_model import SwarmModel
 from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
-from ..widgets.context_preview import PreviewData, PreviewLines
+from ..widgets.context_preview import PreviewLines
 from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from ..widgets.swarm_panes import SwarmPanes
@@ -146,7 +146,10 @@ class DashboardScreen(ZoeaScreen[None]):
             return
         self.query_one(SwarmPanes).show_facts(
             mysis_id,
-            facts_from_fields(commander.game_fields(mysis_id)),
+            facts_from_fields(
+                commander.game_fields(mysis_id),
+                restored=commander.game_state_restored(mysis_id),
+            ),
             tuple(model.tails.get(mysis_id, ())),
             answer,
             at_once=at_once,
@@ -189,8 +192,15 @@ class DashboardScreen(ZoeaScreen[None]):
     @on(SwarmModel.RequestComposed)
     def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
         selected = self.query_one(SwarmPanes).selected_id
-        if selected in message.ids:
-            self._composed = self.zoea.swarm.latest.get(selected)
+        if selected not in message.ids:
+            return
+        self._composed = self.zoea.swarm.latest.get(selected)
+        if self._composed is None:
+            # The request sent last is superseded: show the next one, as the focus does.
+            self._composed_next = None
+            if self.preview_shown:
+                self.refresh_preview()
+        else:
             self._flush_soon()
 
     @on(SwarmModel.BroadcastSent)
@@ -241,10 +251,11 @@ class DashboardScreen(ZoeaScreen[None]):
     # -- the preview beside the panes ----------------------------------------------------
 
     def _show_composed(self, event: RequestComposed) -> None:
-        model = self.zoea.swarm
-        self.query_one("#dash-preview", PreviewLines).data = PreviewData.composed(
-            event, model.window(event.mysis_id), model.tick
-        )
+        # The Mysis's newest request sent, as every view shows it (None: superseded
+        # meanwhile; the next one is being composed).
+        sent = self.zoea.swarm.sent_request(event.mysis_id)
+        if sent is not None:
+            self.query_one("#dash-preview", PreviewLines).data = sent
 
     @work(exclusive=True, group="dashboard-preview", exit_on_error=False)
     async def refresh_preview(self) -> None:

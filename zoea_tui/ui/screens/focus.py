@@ -18,7 +18,7 @@ from .. import formatting as fmt
 from ..read_ahead import PAGE, FocusContent, empty_content
 from ..sanitize import clip, one_line
 from ..swarm_model import SwarmModel
-from ..widgets.context_preview import ContextPreview, PreviewData
+from ..widgets.context_preview import ContextPreview
 from ..widgets.conversation import ConversationLog
 from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
@@ -56,10 +56,13 @@ def header_text(view: MysisView, position: tuple[int, int], window: int, width: 
     nudges = Text(
         f"nudges {view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
+    last = view.last_request
     tokens = Text("last request ", style=fmt.MUTED)
-    tokens.append_text(fmt.token_gauge(view.last_tokens, window))
-    if view.last_cached_tokens is not None:
-        tokens.append(f" · server cached {fmt.compact(view.last_cached_tokens)}", style=fmt.MUTED)
+    tokens.append_text(fmt.token_gauge(last.shown, window))
+    if last.shown:
+        tokens.append(f" {last.which}", style=fmt.MUTED)
+    if last.cached is not None:
+        tokens.append(f" · server cached {fmt.compact(last.cached)}", style=fmt.MUTED)
     strategy = Text.assemble(("strategy ", fmt.MUTED), (view.strategy, fmt.TEAL))
     pieces = [who, state, provider, account, nudges, tokens, strategy]
     lines = fmt.pack(pieces, width if width > 0 else sum(p.cell_len + 3 for p in pieces), "   ")
@@ -262,7 +265,11 @@ class FocusScreen(ZoeaScreen[None]):
                 if memory.id > newest:
                     log.add_memory(memory)
         preview = self.query_one(ContextPreview)
-        if content.preview_error is not None:
+        sent = self.zoea.swarm.sent_request(content.mysis_id)
+        if sent is not None:
+            # The request the Mysis sent is still its newest: the one the dashboard shows.
+            preview.data = sent
+        elif content.preview_error is not None:
             preview.show_error(content.preview_error)
         else:
             preview.data = content.preview
@@ -374,21 +381,12 @@ class FocusScreen(ZoeaScreen[None]):
         # Content read ahead may hold some already (gathered before this message came).
         shown = log.memories
         newest = shown[-1].id if shown and log.at_end else 0
-        sidebar = upcoming = False
+        sidebar = False
         for memory in (m for m in mine if m.id > newest):
             log.add_memory(memory)
             sidebar = sidebar or memory.role == "tool"
-            # A turn ended or a prompt arrived: the next request is no longer the one
-            # just sent, so compose the upcoming one (a worker; the newest one wins).
-            upcoming = (
-                upcoming
-                or memory.role == "user"
-                or (memory.role == "assistant" and not memory.tool_calls)
-            )
         if sidebar:
             self._soon("sidebar")
-        if upcoming:
-            self._soon("preview")
 
     @on(SwarmModel.MysesChanged)
     def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
@@ -397,13 +395,15 @@ class FocusScreen(ZoeaScreen[None]):
 
     @on(SwarmModel.RequestComposed)
     def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
-        swarm = self.zoea.swarm
-        latest = swarm.latest.get(self.mysis_id)
-        if not self._on_stack or self.mysis_id not in message.ids or latest is None:
+        if not self._on_stack or self.mysis_id not in message.ids:
             return
-        self.query_one(ContextPreview).data = PreviewData.composed(
-            latest, swarm.window(self.mysis_id), swarm.tick
-        )
+        sent = self.zoea.swarm.sent_request(self.mysis_id)
+        if sent is None:
+            # The request sent last is superseded (``swarm_model.supersedes``): compose
+            # the next one (a worker; the newest one wins), as the dashboard does.
+            self._soon("preview")
+            return
+        self.query_one(ContextPreview).data = sent
 
     @on(SwarmModel.Streamed)
     def _streamed(self, message: SwarmModel.Streamed) -> None:

@@ -34,7 +34,7 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
     nudges = Text(
         f"↻{view.nudges}/{view.max_nudges}", style=fmt.WARNING if view.nudges else fmt.MUTED
     )
-    gauge = fmt.token_gauge(view.last_tokens, window)
+    gauge = fmt.token_gauge(view.last_request.shown, window)
 
     if width >= 110:
         name_w, act_w, acct_w, gauge_w = 16, 20, 16, 13
@@ -151,6 +151,10 @@ def _model_line(view: MysisView) -> Text:
     return text
 
 
+#: Said after facts that are the last known ones, from before the relaunch.
+RESTORED_MARK = "(before relaunch)"
+
+
 def _facts_lines(view: MysisView, facts: GameFacts, width: int) -> list[Text]:
     """Credits and cargo, then where the Mysis is (or its account, before any game
     state), each piece whole on a line."""
@@ -173,6 +177,8 @@ def _facts_lines(view: MysisView, facts: GameFacts, width: int) -> list[Text]:
         if facts.docked:
             where.append(" (docked)", style=fmt.MUTED)
         pieces.append(where)
+    if facts.restored:
+        pieces.append(Text(RESTORED_MARK, style=f"italic {fmt.DIM}"))
     return fmt.pack(pieces, width, "  ")
 
 
@@ -218,7 +224,7 @@ def pane_text(
         *_status_lines(view, width, now),
         *_facts_lines(view, facts, width),
         _model_line(view),
-        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_tokens, window, width=width - 4)),
+        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_request.shown, window, width=width - 4)),
     ]
     latest = Text()
     if view.state == "errored" and view.last_error:
