@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from zoea_tui.config import Config
 from zoea_tui.core.types import Memory, ToolCall
 from zoea_tui.orchestrator.commander import Commander
@@ -60,14 +62,31 @@ def test_a_call_without_its_result_is_cancelled_once_a_newer_message_follows() -
         Memory(4, 1, "tool", "tool", '{"mined": 3}', tool_call_id="b", tool_name="mine"),
         Memory(5, 1, "assistant", "llm", tool_calls=(ToolCall("c", "dock", "{}"),)),
     ]
-    actions = list(tail_from_memories(memories))
+    actions = list(tail_from_memories(memories, turn_since=3))
     assert [(a.name, a.status) for a in actions] == [
         ("travel", "cancelled"),
         ("mine", "ok"),
-        ("dock", "running"),  # the newest: nothing after it yet
+        ("dock", "running"),  # the newest, in the turn under way: nothing after it yet
     ]
     text = pane_text(view(), GameFacts(), ActionTail(actions), 100, 12, 32_768).plain
     assert "⊘ travel cancelled" in text and "⋯ dock" in text
+
+
+@pytest.mark.parametrize("turn_since", [None, 6], ids=["no turn under way", "a newer turn"])
+def test_the_newest_call_without_its_result_is_cancelled_outside_its_turn(
+    turn_since: int | None,
+) -> None:
+    """A Mysis stopped (or the app quit) while its newest call ran: nothing came after
+    it, but no turn is running it any more (issue 40: "⋯ sell" stayed after a relaunch)."""
+    memories = [
+        Memory(1, 1, "assistant", "llm", tool_calls=(ToolCall("a", "mine", "{}"),)),
+        Memory(2, 1, "tool", "tool", '{"mined": 3}', tool_call_id="a", tool_name="mine"),
+        Memory(3, 1, "assistant", "llm", tool_calls=(ToolCall("b", "sell", "{}"),)),
+    ]
+    actions = list(tail_from_memories(memories, turn_since=turn_since))
+    assert [(a.name, a.status) for a in actions] == [("mine", "ok"), ("sell", "cancelled")]
+    text = pane_text(view(), GameFacts(), ActionTail(actions), 100, 12, 32_768).plain
+    assert "⊘ sell cancelled" in text and "⋯ sell" not in text
 
 
 async def test_the_pane_shows_a_call_cut_by_a_quit_as_cancelled_after_a_relaunch(

@@ -386,6 +386,12 @@ class Commander:
         """LLM and MCP calls in flight."""
         return self._llm, self._mcp
 
+    def turn_since(self, mysis_id: int) -> int | None:
+        """The first memory of the turn a Mysis has under way (None: none is): a call
+        stored before it that has no result was cut, by a stop or a quit."""
+        turn = self._get(mysis_id).turn
+        return turn.first_memory_id if turn is not None else None
+
     async def memories(self, mysis_id: int, limit: int = 200) -> list[Memory]:
         """The newest ``limit`` memories of a Mysis, oldest first."""
         self._get(mysis_id)

@@ -94,15 +94,18 @@ class ActionTail:
         )
 
 
-def tail_from_memories(memories: Iterable[Memory]) -> ActionTail:
+def tail_from_memories(memories: Iterable[Memory], *, turn_since: int | None = None) -> ActionTail:
     """The action tail that stored memories tell (calls and their results).
 
     A call without a result is still running only while nothing but results came
-    after it; once a newer message follows (the next answer, a prompt, a nudge after a
-    relaunch), it was cut and shows as cancelled, never as pending above newer calls.
+    after it and it belongs to the turn under way (its memory ``>= turn_since``, the
+    turn's first memory; None: no turn is under way); else it was cut (by a newer
+    message, or by a stop or a quit before its result) and shows as cancelled, never
+    as pending above newer calls.
     """
     actions: dict[str, Action] = {}
     running: set[str] = set()  # the calls still waiting for their result
+    asked_in: dict[str, int] = {}  # each call's assistant memory
     for memory in memories:
         if memory.role != "tool":
             # Whatever still waits for its result was cut: a newer message came.
@@ -115,6 +118,7 @@ def tail_from_memories(memories: Iterable[Memory]) -> ActionTail:
                     call.id, one_line(call.name, 40), short_args(call), tick=memory.game_tick
                 )
                 running.add(call.id)
+                asked_in[call.id] = memory.id
         elif memory.role == "tool" and memory.tool_call_id in actions:
             running.discard(memory.tool_call_id)
             code = _error_code(memory.content)
@@ -125,6 +129,9 @@ def tail_from_memories(memories: Iterable[Memory]) -> ActionTail:
                 error=code or "",
                 tick=memory.game_tick if memory.game_tick is not None else old.tick,
             )
+    for call_id in running:
+        if turn_since is None or asked_in[call_id] < turn_since:
+            actions[call_id] = replace(actions[call_id], status="cancelled")
     return ActionTail(actions.values())
 
 

@@ -225,7 +225,9 @@ class SwarmModel:
             return False, None
         memories = await commander.memories(mysis_id, TAIL_MEMORIES)
         if mysis_id not in self.tails:  # events may have started one meanwhile
-            self.tails[mysis_id] = tail_from_memories(memories)
+            self.tails[mysis_id] = tail_from_memories(
+                memories, turn_since=commander.turn_since(mysis_id)
+            )
         return True, latest_answer(memories)
 
     # -- who is told -------------------------------------------------------------------------
