@@ -164,16 +164,9 @@ def _check_out(out: Path | None) -> None:
 def _plan(args: argparse.Namespace, strategies: list[str]) -> dict[str, Any]:
     from .arena.batch import new_plan
 
-    return new_plan(
-        args.scenario,
-        strategies,
-        runs=args.runs,
-        seed=args.seed,
-        ticks=args.ticks,
-        budget=args.budget,
-        world=args.world,
-        smbench=str(args.smbench) if args.smbench is not None else None,
-    )
+    flags = {key: getattr(args, key) for key in ("runs", "seed", "ticks", "budget", "world")}
+    smbench = str(args.smbench) if args.smbench is not None else None
+    return new_plan(args.scenario, strategies, smbench=smbench, **flags)
 
 
 def _replan(args: argparse.Namespace, plan: dict[str, Any]) -> None:
