@@ -291,7 +291,7 @@ class Commander:
             return self._provider_factory(record)
         try:
             cfg = self.config.provider(record.provider)
-            if record.model and record.model != cfg.model and cfg.type != "autopilot":
+            if record.model and record.model != cfg.model and cfg.has_model:
                 cfg = replace(cfg, model=record.model)
             return build_provider(cfg)  # the runtime retries (one policy)
         except (ConfigError, ProviderError) as exc:
@@ -352,7 +352,7 @@ class Commander:
         except ConfigError:
             return []
         if not cfg.is_remote:
-            return [cfg.model] if cfg.type == "local" else []
+            return [cfg.model] if cfg.has_model else []
         try:
             client = build_provider(cfg)
         except (ConfigError, ProviderError):
@@ -645,7 +645,7 @@ class Commander:
         chosen = provider_settings(cfg)
         if chosen.turn_rounds is None:
             chosen = replace(chosen, turn_rounds=self.config.context.max_tool_iterations)
-        if record.model and cfg.type != "autopilot":
+        if record.model and cfg.has_model:
             chosen = replace(chosen, model=record.model)
         return settings, chosen
 

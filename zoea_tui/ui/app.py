@@ -936,13 +936,8 @@ def quiet_collector() -> None:
 
 def describe_provider(provider: ProviderConfig) -> str:
     """A provider in one line: its type, where it is, its model, and where it comes from."""
-    if provider.type == "autopilot":
-        what = "the built-in rule-based pilot (no model)"
-    elif provider.type == "local":
-        what = f"in-process llama.cpp · {provider.model}"
-    else:
-        model = provider.model or "the first model the server lists"
-        what = f"{provider.type} · {provider.endpoint} · {model}"
+    model = provider.model or "the first model the server lists"
+    what = provider.kind.summary.format(type=provider.type, endpoint=provider.endpoint, model=model)
     return what + (f" · from {provider.origin}" if provider.origin else "")
 
 
