@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 from tests.local.conftest import SYSTEM, TOOLS  # noqa: E402
 from tests.providers.autopilot_harness import TOOLS as GAME_TOOLS  # noqa: E402
 from tests.providers.autopilot_harness import Harness  # noqa: E402
-from zoea_tui.config.model import LOCAL_CONTEXT_WINDOW  # noqa: E402
+from zoea_tui.config.kinds import LOCAL_CONTEXT_WINDOW  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings  # noqa: E402
 from zoea_tui.providers.base import ChatRequest, ChatResponse, ProviderSettings  # noqa: E402
 from zoea_tui.providers.local import LocalProvider, find_model_path  # noqa: E402

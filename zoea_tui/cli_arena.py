@@ -10,7 +10,6 @@ import argparse
 import asyncio
 import shlex
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -162,19 +161,18 @@ def _check_out(out: Path | None) -> None:
     raise UsageError(f"--out {out} cannot be made: {existing} is a file, not a folder")
 
 
-#: What a batch records of how it was begun, so ``--resume`` plays it the same way.
-PLAN_KEYS = ("scenario", "strategy", "runs", "seed", "ticks", "budget", "world", "smbench")
-
-
 def _plan(args: argparse.Namespace, strategies: list[str]) -> dict[str, Any]:
-    plan = {key: getattr(args, key) for key in PLAN_KEYS}
-    plan["strategy"] = "all" if len(strategies) > 1 else strategies[0]
-    plan["smbench"] = str(args.smbench) if args.smbench is not None else None
-    return plan
+    from .arena.batch import new_plan
+
+    flags = {key: getattr(args, key) for key in ("runs", "seed", "ticks", "budget", "world")}
+    smbench = str(args.smbench) if args.smbench is not None else None
+    return new_plan(args.scenario, strategies, smbench=smbench, **flags)
 
 
 def _replan(args: argparse.Namespace, plan: dict[str, Any]) -> None:
     """Set the flags a stopped batch was begun with."""
+    from .arena.batch import PLAN_KEYS
+
     for key in PLAN_KEYS:
         if key in plan:
             setattr(args, key, Path(plan[key]) if key == "smbench" and plan[key] else plan[key])
@@ -208,36 +206,23 @@ async def _arena(
 ) -> int:
     """:func:`cmd_arena` on its locked database (``checked``: the flags' :func:`_options`,
     None when they come from the batch resumed)."""
-    from .arena.estimate import Measured, actual, describe, duration, estimate, remaining
-    from .arena.report import (
-        all_errored,
-        build_report,
-        first_error,
-        leaderboard,
-        store_run,
-        table,
-        to_json,
-    )
-    from .arena.runner import RunHooks, RunResult, run_arena
-    from .arena.transcripts import folder_for
+    from .arena.batch import Batch, BatchError, baseline_due, resumed
+    from .arena.estimate import describe, duration
+    from .arena.report import all_errored, first_error, leaderboard, table, to_json
+    from .arena.runner import RunHooks, RunResult
     from .storage import Store
 
     # The database is opened (and refused, if it must be) before anything is played.
     async with await Store.open(database) as store:
-        resumed = None
+        carried = None
         if args.resume is not None:
-            resumed = await store.get_arena_batch(args.resume)
-            if resumed is None:
-                raise UsageError(f"no arena batch #{args.resume} in {database}")
-            plan = resumed.report.get("plan")
-            if not isinstance(plan, dict):
-                raise UsageError(
-                    f"batch #{args.resume} was played before batches kept their plan; "
-                    "it cannot be resumed"
-                )
-            _replan(args, plan)
-            args.provider = resumed.provider
-        scenarios, strategies, provider = checked or _options(args, config)
+            try:
+                carried, kept_plan = await resumed(store, args.resume, database)
+            except BatchError as exc:
+                raise UsageError(str(exc)) from None
+            _replan(args, kept_plan)
+            args.provider = carried.provider
+        _, strategies, provider = checked or _options(args, config)
         checkout = getattr(args, "checkout", None)
         plan = _plan(args, strategies)
         told = getattr(args, "provenance", None)
@@ -264,152 +249,61 @@ async def _arena(
                 sys.stderr,
             )
 
-        async def measure(name: str, batch: int | None = None) -> tuple[int, dict[str, Any], bool]:
-            """Play a batch for provider ``name``, storing each run the moment it ends; a
-            batch already begun plays only the runs it has not stored. The flag: the
-            batch was stopped (Ctrl-C) before its runs were all played."""
-            if batch is None:
-                batch = await store.begin_arena_batch(
-                    name, args.runs, seed=args.seed, ticks=args.ticks
-                )
-                await store.finish_arena_batch(batch, {"plan": plan})  # for --resume
-            stored = await store.list_arena_runs(batch_id=batch)
-            done = {(r.scenario, r.strategy, r.seed) for r in stored}
-            cfg = config.providers[name]
-            todo = [
-                (s, st, args.seed + i)
-                for s in scenarios
-                for st in strategies
-                for i in range(args.runs)
-                if (s.id, st, args.seed + i) not in done
-            ]
-            history = Measured.of(
-                await store.list_arena_runs(provider=name), budget_kind=args.budget
-            )
-            before = await store.get_arena_batch(batch)
-            took_before = float(
-                ((before.report if before else {}).get("actual") or {}).get("seconds") or 0.0
-            )
-            invocations = int(
-                ((before.report if before else {}).get("actual") or {}).get("invocations") or 0
-            )
-            guess = estimate(
-                cfg,
-                len(todo),
-                [args.ticks or s.budget for s, _, _ in todo],
-                budget_kind=args.budget,
-                measured=history,
-                jobs=args.jobs,
-            )
-            if not quiet and todo:
-                say(f"zoea arena: {name}: {describe(guess, before=True)}", sys.stderr)
-
-            played: list[RunResult] = []
-            earlier = [
-                RunResult.from_stored(r.scenario, r.strategy, _stored_run(r)) for r in stored
-            ]
-            order = {
-                (s.key, st, args.seed + i): n
-                for n, (s, st, i) in enumerate(
-                    (s, st, i) for s in scenarios for st in strategies for i in range(args.runs)
-                )
-            }
-
-            def current() -> dict[str, Any]:
-                """The batch's report as it stands: every run stored so far, and
-                ``actual`` over the whole batch (earlier invocations, --resume, included)."""
-                results = sorted(
-                    [*earlier, *played],
-                    key=lambda r: order.get((r.scenario, r.strategy, r.seed), 0),
-                )
-                report = build_report(name, args.runs, results, budget=args.budget)
-                report["plan"] = plan
-                if told is not None and name == provider:
-                    report["smbench"] = told  # which client prompt was read, beside SMBench's
-                report["estimate"] = guess
-                wall = time.perf_counter() - started
-                report["actual"] = actual(
-                    cfg, results, took_before + wall, invocations=invocations + 1
-                )
-                return report
-
-            progress = Progress(f"arena: {name}", len(todo), "runs")
+        async def measure(
+            name: str, batch_id: int | None = None
+        ) -> tuple[int, dict[str, Any], bool]:
+            """Play a batch for provider ``name`` (:class:`Batch`), saying how it goes on
+            standard error. The flag: the batch was stopped (Ctrl-C) before its runs were
+            all played."""
+            batch = await Batch.begin(store, config, plan, name, batch=batch_id, jobs=args.jobs)
+            if not quiet and batch.todo:
+                say(f"zoea arena: {name}: {describe(batch.guess, before=True)}", sys.stderr)
+            progress = Progress(f"arena: {name}", len(batch.todo), "runs")
+            ended = 0
 
             def begun(scenario: Any, strategy: str, index: int, runs: int) -> None:
                 progress.update(
-                    len(played), note=f"{scenario.id} · {strategy} · seed {args.seed + index}"
+                    ended, note=f"{scenario.id} · {strategy} · seed {args.seed + index}"
                 )
 
             def ticked(ticks: int, budget: int) -> None:
                 # Within the run being played; side by side (--jobs) only runs ended count.
                 within = ticks / budget if budget and args.jobs == 1 else 0.0
-                progress.update(len(played) + within)
+                progress.update(ended + within)
 
-            async def keep(result: RunResult) -> None:
-                await store_run(store, batch, name, result, args.budget)
-                played.append(result)
-                progress.update(len(played))
-                # Kept as it goes: a batch killed outright still counts what it played.
-                await store.finish_arena_batch(batch, current())
-                # The speed this batch is measured at, for what is left of it.
-                count = len(todo) - len(played)
-                left = remaining(played, count, args.jobs)
+            def stored(
+                result: RunResult, cell: dict[str, Any], count: int, left: float | None
+            ) -> None:
+                nonlocal ended
+                ended += 1
+                progress.update(ended)
                 runs = f"{count} run{'s' if count != 1 else ''}"
-                more = f"; ~{duration(left)} left ({runs})" if left else ""
-                said(result, more)  # once it is safe
+                said(result, f"; ~{duration(left)} left ({runs})" if left else "")
 
-            started = time.perf_counter()
-            stopped = False
             with progress:  # on standard error; gone before the lines below
-                try:
-                    await run_arena(
-                        config,
-                        scenarios,
-                        provider=name,
-                        strategies=strategies,
-                        runs=args.runs,
-                        seed=args.seed,
-                        ticks=args.ticks,
-                        hooks=RunHooks(
-                            on_run=keep,
-                            on_begin=begun,
-                            on_progress=ticked,
-                            on_retry=lambda line: say(f"zoea arena: {line}", sys.stderr),
-                        ),
-                        budget_kind=args.budget,
-                        world=args.world,
-                        checkout=checkout,
-                        jobs=args.jobs,
-                        keep=folder_for(database, batch),
-                        skip=lambda s, st, seed: (s.id, st, seed) in done,
-                    )
-                except asyncio.CancelledError:  # Ctrl-C: what ended is stored; say so below
-                    stopped = True
-                    task = asyncio.current_task()
-                    if task is not None:
-                        task.uncancel()  # the batch's report is still to be stored
-            report = current()
-            if not quiet and played:
-                say(f"zoea arena: {name}: {describe(report['actual'], before=False)}", sys.stderr)
-            await store.finish_arena_batch(batch, report)
-            kept = await store.get_arena_batch(batch)
-            assert kept is not None
-            return batch, kept.report, stopped
+                played = await batch.play(
+                    hooks=RunHooks(
+                        on_begin=begun,
+                        on_progress=ticked,
+                        on_retry=lambda line: say(f"zoea arena: {line}", sys.stderr),
+                    ),
+                    on_stored=stored,
+                    checkout=checkout,
+                    told=told if name == provider else None,
+                )
+            if not quiet and played.count:
+                actual = played.report["actual"]
+                say(f"zoea arena: {name}: {describe(actual, before=False)}", sys.stderr)
+            return played.batch, played.report, played.stopped
 
         batch, report, stopped = await measure(
-            provider, resumed.id if resumed is not None else None
+            provider, carried.id if carried is not None else None
         )
         if stopped:
             return _stopped(args, database, batch, report)
         silence = first_error(report)
         baseline = None
-        if (
-            silence is None
-            and not all_errored(report)
-            and not args.no_baseline
-            and config.providers[provider].type != "autopilot"
-            and "autopilot" in config.providers
-        ):
+        if not args.no_baseline and baseline_due(config, provider, report):
             baseline_batch, baseline, stopped = await measure("autopilot")
             if stopped:
                 return _stopped(args, database, baseline_batch, baseline)
@@ -450,15 +344,10 @@ STOPPED = 130
 
 def _stopped(args: argparse.Namespace, database: Path, batch: int, report: dict[str, Any]) -> int:
     """Say what a stopped batch kept and the exact command that carries it on."""
-    played = sum(len(cell["runs"]) for cell in report.get("cells") or ())
-    plan = report.get("plan") or {}
-    from .arena.scenarios import resolve
+    from .arena.batch import planned_runs
 
-    total = (
-        len(resolve(str(plan.get("scenario") or "all")))
-        * (len(_strategies(plan)))
-        * int(plan.get("runs") or 1)
-    )
+    played = sum(len(cell["runs"]) for cell in report.get("cells") or ())
+    total = planned_runs(report.get("plan") or {})
     command = ["zoea", "arena", "--resume", str(batch), "--db", str(database)]
     if getattr(args, "config", None) is not None:
         command += ["--config", str(args.config)]
@@ -470,28 +359,3 @@ def _stopped(args: argparse.Namespace, database: Path, batch: int, report: dict[
         sys.stderr,
     )
     return STOPPED
-
-
-def _strategies(plan: dict[str, Any]) -> list[str]:
-    from .arena.runner import ALL_STRATEGIES
-
-    strategy = str(plan.get("strategy") or "")
-    return list(ALL_STRATEGIES) if strategy == "all" else [strategy]
-
-
-def _stored_run(record: Any) -> dict[str, Any]:
-    """A stored run (``ArenaRunRecord``) as ``RunResult.to_json`` had it."""
-    metrics = dict(record.metrics)
-    return {
-        "score": record.score,
-        "pass": record.passed,
-        "errored": bool(metrics.get("errored", False)),
-        "error": metrics.get("error"),
-        "answered": metrics.get("answered", 0),
-        "metrics": metrics,
-        "tokens_in": record.tokens_in,
-        "tokens_out": record.tokens_out,
-        "uncached_tokens": record.uncached_tokens,
-        "requests": record.requests,
-        "invalid_requests": record.invalid_requests,
-    }

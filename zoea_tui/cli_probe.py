@@ -12,10 +12,11 @@ import argparse
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, get_args
 
 from .cli_parsing import UsageError, add_config_flag, emit_json, say, text_flag
 from .config import Config, ConfigError, check_endpoint, load_config, resolve_api_key, unset_key_env
+from .config.kinds import ProbeProtocol
 
 
 def _seconds(text: str) -> float:
@@ -36,7 +37,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--type",
-        choices=["openai", "ollama"],
+        choices=get_args(ProbeProtocol),
         help="the URL's protocol (default: what it answers: /api/tags is Ollama)",
     )
     p.add_argument(

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+from zoea_tui.config import KINDS
 from zoea_tui.core.redaction import PASSWORD_MASK
 from zoea_tui.core.validator import validate
 from zoea_tui.game.backend import GameBackend
@@ -214,7 +215,8 @@ async def test_opening_loads_the_providers_modules_off_the_loop(
 def test_preloading_leaves_a_module_that_cannot_load_to_the_build(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setitem(registry.MODULES, "local", ".no_such_provider_module")
+    broken = replace(KINDS["local"], module=".no_such_provider_module")
+    monkeypatch.setitem(KINDS, "local", broken)
     registry.preload(["local", "no-such-type", "autopilot"])  # no error
     assert "zoea_tui.providers.autopilot" in sys.modules
 

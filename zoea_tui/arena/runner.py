@@ -161,7 +161,7 @@ def _provider_factory(
 ) -> Callable[[MysisRecord], Provider]:
     def build(record: MysisRecord) -> Provider:
         cfg = config.provider(record.provider)
-        if record.model and record.model != cfg.model and cfg.type != "autopilot":
+        if record.model and record.model != cfg.model and cfg.has_model:
             cfg = replace(cfg, model=record.model)
         return MeteredProvider(build_provider(cfg), meter, drives_clock=record.name == scored)
 

@@ -27,6 +27,7 @@ from .credentials import (
     resolve_api_key,
     unset_key_env,
 )
+from .kinds import KINDS, LOCAL_MODEL, ProviderKind, kind_of
 from .load import (
     ENV_CONFIG,
     ENV_DEFAULT_PROVIDER,
@@ -49,7 +50,6 @@ from .load import (
 from .model import (
     DEFAULT_MAX_ANSWER_BYTES,
     EMBEDDED,
-    LOCAL_MODEL,
     PROVIDER_TYPES,
     Config,
     ConfigError,
@@ -89,6 +89,7 @@ __all__ = [
     "ENV_OPENAI_API_KEY",
     "ENV_OPENAI_BASE_URL",
     "ENV_STRATEGY",
+    "KINDS",
     "LOCAL_MODEL",
     "PROVIDER_KEYS",
     "PROVIDER_TYPES",
@@ -99,6 +100,7 @@ __all__ = [
     "NudgeConfig",
     "PathsConfig",
     "ProviderConfig",
+    "ProviderKind",
     "ProviderType",
     "RequestLogRetention",
     "StorageConfig",
@@ -115,6 +117,7 @@ __all__ = [
     "db_path",
     "default_config_path",
     "default_credentials_path",
+    "kind_of",
     "load_config",
     "locate_config",
     "parse_request_log",

@@ -42,18 +42,15 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 from urllib.parse import urlsplit
 
-from ..core.composition import DEFAULT_CONTEXT_WINDOW
 from ..core.game_tool import TOOLS_MODES, ToolsMode
 from ..core.strategies import STRATEGIES
 from . import paths
+from .kinds import ALL_PROVIDER_KEYS, KINDS
 from .model import (
     DEFAULT_CACHE_REUSE,
     DEFAULT_MAX_ANSWER_BYTES,
     EMBEDDED,
-    LOCAL_CONTEXT_WINDOW,
-    LOCAL_MODEL,
     PROVIDER_TYPES,
-    REMOTE_TYPES,
     WORLDS,
     Config,
     ConfigError,
@@ -96,59 +93,8 @@ _SECTION_KEYS: dict[str, tuple[str, ...]] = {
     )
 }
 
-#: The keys each provider type accepts, in the order messages list them.
-PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
-    "openai": (
-        "type",
-        "endpoint",
-        "model",
-        "temperature",
-        "max_tokens",
-        "context_window",
-        "timeout",
-        "api_key_env",
-        "seed",
-        "stream",
-        "tools",
-        "cache_reuse",
-        "max_answer_bytes",
-        "price_in",
-        "price_cached",
-        "price_out",
-        "max_tool_iterations",
-    ),
-    "ollama": (
-        "type",
-        "endpoint",
-        "model",
-        "temperature",
-        "max_tokens",
-        "context_window",
-        "timeout",
-        "api_key_env",
-        "seed",
-        "stream",
-        "tools",
-        "max_answer_bytes",
-        "price_in",
-        "price_cached",
-        "price_out",
-        "max_tool_iterations",
-    ),
-    "local": (
-        "type",
-        "model",
-        "temperature",
-        "max_tokens",
-        "context_window",
-        "timeout",
-        "seed",
-        "tools",
-        "max_tool_iterations",
-    ),
-    "autopilot": ("type", "context_window", "tools", "max_tool_iterations"),
-}
-ALL_PROVIDER_KEYS = PROVIDER_KEYS["openai"]
+#: The keys each provider type accepts, in the order messages list them (``config/kinds.py``).
+PROVIDER_KEYS: dict[str, tuple[str, ...]] = {name: kind.keys for name, kind in KINDS.items()}
 
 MAX_MYSES = 100
 MIN_CONTEXT_WINDOW = 512
@@ -527,7 +473,8 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         )
     table.only(PROVIDER_KEYS[kind], other_uses=ALL_PROVIDER_KEYS, owner=f'type "{kind}"')
 
-    remote = kind in REMOTE_TYPES
+    declared = KINDS[kind]
+    remote = declared.remote
     for_kind = f'for type "{kind}"'
     if remote:
         endpoint: str | None = table.need(
@@ -536,8 +483,8 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         model = table.need("model", _check_text, 'the model\'s name, e.g. "qwen3:8b"', for_kind)
     else:
         endpoint = None
-        model = table.get("model", _check_text, LOCAL_MODEL if kind == "local" else "")
-    window_default = LOCAL_CONTEXT_WINDOW if kind == "local" else DEFAULT_CONTEXT_WINDOW
+        model = table.get("model", _check_text, declared.default_model)
+    window_default = declared.default_context_window
     return ProviderConfig(
         name=name,
         type=kind,

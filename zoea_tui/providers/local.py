@@ -68,11 +68,12 @@ import importlib.util
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from ..config import LOCAL_MODEL, ProviderConfig
 from ._http import answer_exceeds_context
 from ._wire import as_dict, as_list, as_text
 from .base import (
@@ -539,3 +540,13 @@ def _retrieve(worker: asyncio.Future[Any]) -> None:
     """Consume the outcome of a call nobody waits for (no 'never retrieved' warning)."""
     if not worker.cancelled():
         worker.exception()
+
+
+def build(config: ProviderConfig, env: Mapping[str, str]) -> LocalProvider:
+    """The ``local`` kind's model of ``config`` (``config/kinds.py``; ``env``: unused,
+    it reads no key)."""
+    return LocalProvider(
+        config.model or LOCAL_MODEL,
+        context_window=config.context_window,
+        seed=config.seed or 0,
+    )

@@ -9,13 +9,14 @@ outgoing ones must be sent the same way.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
 
-from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
+from ..config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, StreamSetting
 from ..core.retry import CLIENT, RetryPolicy, Sleep
+from . import base
 from ._http import (
     HttpProvider,
     OnRetry,
@@ -52,6 +53,7 @@ from .base import (
     TextDelta,
     ToolCallDelta,
 )
+from .building import over_http
 from .discovery import DISCOVERY_TIMEOUT, ServerContext, list_models, ollama_context
 
 
@@ -288,3 +290,8 @@ class _Answer:
             finish_reason=finish_reason(self.last.get("done_reason"), bool(calls)),
             model=self.model,
         )
+
+
+def build(config: ProviderConfig, env: Mapping[str, str]) -> base.Provider:
+    """The ``ollama`` kind's client of ``config`` (``config/kinds.py``)."""
+    return over_http(OllamaProvider, config, env)

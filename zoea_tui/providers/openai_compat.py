@@ -9,14 +9,15 @@ quirks are in docs/ARCHITECTURE.md, 'Providers'.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
 
-from ..config import DEFAULT_MAX_ANSWER_BYTES, StreamSetting
+from ..config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, StreamSetting
 from ..core.retry import CLIENT, RetryPolicy, Sleep
+from . import base
 from ._http import (
     HttpProvider,
     OnRetry,
@@ -50,6 +51,7 @@ from .base import (
     ToolCallDelta,
     Usage,
 )
+from .building import over_http
 from .discovery import (
     DISCOVERY_TIMEOUT,
     ServerContext,
@@ -310,3 +312,8 @@ class _Answer:
             finish_reason=finish_reason(self.finish, bool(calls)),
             model=self.model,
         )
+
+
+def build(config: ProviderConfig, env: Mapping[str, str]) -> base.Provider:
+    """The ``openai`` kind's client of ``config`` (``config/kinds.py``)."""
+    return over_http(OpenAIProvider, config, env, cache_reuse=config.cache_reuse)

@@ -25,11 +25,12 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
 import httpx
 
 from ..config import unset_key_env
+from ..config.kinds import ProbeProtocol
 from ..config.model import ProviderConfig
 from ..core.failures import failure_label
 from ..core.retry import BOUNDED, ONCE, Sleep, seconds_words, with_retries
@@ -51,7 +52,7 @@ from .openai_compat import OpenAIProvider
 
 logger = logging.getLogger(__name__)
 
-ProbeType = Literal["openai", "ollama"]
+ProbeType = ProbeProtocol  # the protocols of config/kinds.py
 
 #: Below this context a Mysis cannot fly: the system prompt and the compact game tool alone
 #: take about 2 700 tokens (bench/results/tools.json).
@@ -131,7 +132,7 @@ class ProbeTarget:
         assert provider.endpoint is not None  # a remote provider's
         return cls(
             endpoint=provider.endpoint,
-            type="ollama" if provider.type == "ollama" else "openai",
+            type=provider.kind.probe or "openai",
             model=model or provider.model,
             api_key=api_key,
             api_key_env=provider.api_key_env,

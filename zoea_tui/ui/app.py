@@ -44,7 +44,7 @@ from . import textual_compat
 from .messages import EngineBatch
 from .read_ahead import ReadAhead
 from .sanitize import clean, one_line
-from .screens.base import AHEAD_GROUP, OpaqueScreensApp, ZoeaScreen
+from .screens.base import CommandCenter, OpaqueScreensApp, ZoeaScreen
 from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
@@ -58,6 +58,7 @@ from .textual_compat.frame_marks import FrameMarks
 from .textual_compat.screens import build_unseen
 from .theme import ZOEA_THEME
 from .widgets.status_bar import SwarmStatus
+from .worker_groups import AHEAD_GROUP, ENGINE_EVENTS_GROUP, ENGINE_GROUP
 
 if TYPE_CHECKING:
     # The engine is imported when it opens, after the first paint (see run_app).
@@ -236,7 +237,7 @@ class ZoeaApp(OpaqueScreensApp):
             self.frame_marks.poke()
         await super().on_event(event)
 
-    @work(group="engine", name="open-engine", exit_on_error=False)
+    @work(group=ENGINE_GROUP, name="open-engine", exit_on_error=False)
     async def open_engine(self) -> None:
         """Open (or adopt) the commander, then start the event bridge."""
         source = self._source
@@ -298,7 +299,7 @@ class ZoeaApp(OpaqueScreensApp):
             self.install_screen(self._search, name="search")
         return self._search
 
-    @work(group="engine-events", name="engine-events", exit_on_error=False)
+    @work(group=ENGINE_EVENTS_GROUP, name="engine-events", exit_on_error=False)
     async def _bridge(self, subscription: Subscription) -> None:
         """Read the bus and post events in batches (never one message per event). News
         waits while the commander's key is handled (as the swarm's next steps do), so
@@ -935,14 +936,14 @@ def quiet_collector() -> None:
 
 def describe_provider(provider: ProviderConfig) -> str:
     """A provider in one line: its type, where it is, its model, and where it comes from."""
-    if provider.type == "autopilot":
-        what = "the built-in rule-based pilot (no model)"
-    elif provider.type == "local":
-        what = f"in-process llama.cpp · {provider.model}"
-    else:
-        model = provider.model or "the first model the server lists"
-        what = f"{provider.type} · {provider.endpoint} · {model}"
+    model = provider.model or "the first model the server lists"
+    what = provider.kind.summary.format(type=provider.type, endpoint=provider.endpoint, model=model)
     return what + (f" · from {provider.origin}" if provider.origin else "")
+
+
+def _a_command_center(app: ZoeaApp) -> CommandCenter:
+    """Never called: mypy checks here that the app is all a screen may use of it."""
+    return app
 
 
 def run_app(config: Config, db_path: Path, *, debug: bool = False) -> int:

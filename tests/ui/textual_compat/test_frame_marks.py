@@ -9,8 +9,8 @@ from pathlib import Path
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from zoea_tui.ui.screens.base import AHEAD_GROUP
 from zoea_tui.ui.textual_compat.frame_marks import FrameMarks, repaint_pending
+from zoea_tui.ui.worker_groups import AHEAD_GROUP
 
 
 class Tiny(App[None]):

@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static
 
-from ...config import ConfigError, ProviderConfig, build_config
+from ...config import KINDS, ConfigError, ProviderConfig, build_config
 from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import clean, one_line
@@ -73,11 +73,8 @@ class AddProviderScreen(ModalScreen[bool]):
             with Horizontal(classes="form-row"):
                 yield Label("Type")
                 yield Select(
-                    [
-                        (Text("openai (any OpenAI-compatible server)"), "openai"),
-                        (Text("ollama (its native API)"), "ollama"),
-                    ],
-                    value="openai",
+                    [(Text(kind.label), kind.name) for kind in KINDS.values() if kind.probe],
+                    value=next(name for name, kind in KINDS.items() if kind.probe),
                     allow_blank=False,
                     id="provider-type",
                     compact=True,

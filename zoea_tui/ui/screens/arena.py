@@ -28,19 +28,18 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, DataTable, Label, ProgressBar, Select, Sparkline, Static
 
+from ...arena.batch import Batch, new_plan
 from ...arena.report import (
     bars,
-    build_report,
     composite_text,
     context_line,
     levels_text,
     outcomes_text,
     score_text,
-    store_run,
 )
-from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult, run_arena
-from ...arena.scenarios import SCENARIOS, resolve
-from ...arena.transcripts import Transcript, folder_for
+from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult
+from ...arena.scenarios import SCENARIOS
+from ...arena.transcripts import Transcript
 from ...core.types import Memory
 from ...orchestrator.events import MessageStored
 from ..sanitize import one_line
@@ -277,48 +276,26 @@ class ArenaScreen(ZoeaScreen[None]):
             listeners.add(task)
             task.add_done_callback(listeners.discard)
 
-        store = commander.store
-        batch = await store.begin_arena_batch(provider, runs, seed=0, ticks=self.ticks)
-        plan = {
-            "scenario": scenario,
-            "strategy": "all" if len(strategies) > 1 else strategies[0],
-            "runs": runs,
-            "seed": 0,
-            "ticks": self.ticks,
-            "budget": budget,
-            "world": "smbench",
-            "smbench": None,
-        }
-        await store.finish_arena_batch(batch, {"plan": plan})  # zoea arena --resume reads it
-
-        async def finished(result: RunResult) -> None:
-            self.call_later(self._add_cell, await store_run(store, batch, provider, result, budget))
+        def stored(result: RunResult, cell: dict[str, Any], count: int, left: float | None) -> None:
+            self.call_later(self._add_cell, cell)
 
         self._label = ""
+        plan = new_plan(scenario, strategies, runs=runs, ticks=self.ticks, budget=budget)
         try:
-            results = await run_arena(
-                commander.config,
-                resolve(scenario),
-                provider=provider,
-                strategies=strategies,
-                runs=runs,
-                ticks=self.ticks,
-                hooks=RunHooks(
-                    on_progress=progress, on_start=started, on_run=finished, on_begin=begin
-                ),
-                budget_kind=budget,
-                keep=folder_for(store.path, batch),
+            # Stored with its plan: zoea arena --resume BATCH carries it on.
+            batch = await Batch.begin(commander.arena_records, commander.config, plan, provider)
+            played = await batch.play(
+                hooks=RunHooks(on_progress=progress, on_start=started, on_begin=begin),
+                on_stored=stored,
+                keep_stopped=False,
             )
-            report = build_report(provider, runs, results, budget=budget)
-            report["plan"] = plan
-            await store.finish_arena_batch(batch, report)
         except Exception as exc:  # shown on screen; the app goes on
             self.post_message(self.Finished(None, f"{type(exc).__name__}: {exc}"))
             return
         finally:
             for task in list(listeners):
                 task.cancel()
-        self.post_message(self.Finished(report))
+        self.post_message(self.Finished(played.report))
 
     @work(group="arena-past", name="arena-past", exclusive=True, exit_on_error=False)
     async def load_past(self) -> None:
@@ -326,7 +303,7 @@ class ArenaScreen(ZoeaScreen[None]):
         commander = self.zoea.commander
         if commander is None:
             return
-        batches = await commander.store.list_arena_batches()
+        batches = await commander.arena_records.list_arena_batches()
         table = self.query_one("#arena-past", DataTable)
         table.clear()
         for batch in batches:
@@ -346,7 +323,7 @@ class ArenaScreen(ZoeaScreen[None]):
         commander = self.zoea.commander
         if commander is None or event.row_key.value is None:
             return
-        batch = await commander.store.get_arena_batch(int(event.row_key.value))
+        batch = await commander.arena_records.get_arena_batch(int(event.row_key.value))
         if batch is None:
             return
         self._clear()

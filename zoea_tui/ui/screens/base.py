@@ -1,6 +1,10 @@
-"""The base of the command center's screens: the typed app and the Mysis a screen points at.
+"""The base of the command center's screens: what they see of the app, and the Mysis a screen
+points at.
 
-Every screen of the app derives from :class:`ZoeaScreen` (a modal one from
+A screen sees the app through :class:`CommandCenter`, the part of it a screen may use
+(the swarm, the commander, reading ahead, opening the focus view, running a command),
+never through the app's class: the screens stand below the app (an import-linter contract
+in ``pyproject.toml``). Every screen of the app derives from :class:`ZoeaScreen` (a modal one from
 :class:`ZoeaModalScreen`), so the app finds the target of a key such as ``m`` by type,
 never by looking for an attribute. The app derives from :class:`OpaqueScreensApp`, which
 paints no screen hidden under an opaque one (``textual_compat.screens``).
@@ -8,7 +12,8 @@ paints no screen hidden under an opaque one (``textual_compat.screens``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from textual.geometry import Region, Size
 from textual.screen import ModalScreen, Screen, ScreenResultType
@@ -17,11 +22,61 @@ from textual.strip import Strip
 from ..textual_compat.screens import KeptStyles, OpaqueScreensApp, settle_unseen
 
 if TYPE_CHECKING:
-    from ..app import ZoeaApp
+    from textual.signal import Signal
+    from textual.worker import Worker
 
-#: The worker group of what is read ahead of the commander's next key while it rests
-#: (:meth:`ZoeaScreen.when_rested`): part of no key's effect.
-AHEAD_GROUP = "ahead"
+    from ...orchestrator.commander import Commander
+    from ..read_ahead import ReadAhead
+    from ..swarm_model import SwarmModel
+
+
+class CommandCenter(Protocol):
+    """What a screen may use of the app (:class:`~zoea_tui.ui.app.ZoeaApp` is one)."""
+
+    @property
+    def commander(self) -> Commander | None:
+        """The engine, once it is open."""
+
+    @property
+    def swarm(self) -> SwarmModel:
+        """The swarm, kept once for every screen."""
+
+    @property
+    def ahead(self) -> ReadAhead:
+        """What the focus view shows of a Mysis, read before a key asks for it."""
+
+    @property
+    def ready_signal(self) -> Signal[None]:
+        """Published once the engine is open."""
+
+    @property
+    def names(self) -> dict[str, str]:
+        """Mysis names by id as text."""
+
+    def run_command(
+        self,
+        what: str,
+        call: Callable[[], Awaitable[Any]],
+        *,
+        done: str | Callable[[Any], str] | None = None,
+    ) -> Worker[Any]:
+        """Run an engine call in a worker; refusals and failures become notifications."""
+
+    def open_focus(self, mysis_id: int, *, at: int | None = None) -> None:
+        """Show the focus view of a Mysis (at memory ``at``, if given)."""
+
+    def read_ahead(self, ids: list[int]) -> None:
+        """Read Myses ``ids``' focus content ahead of a key."""
+
+    def read_ahead_soon(self) -> None:
+        """Once the commander rests, let the screen on top read ahead
+        (:meth:`ZoeaScreen.when_rested`)."""
+
+    def stop_reading_ahead(self) -> None:
+        """A key moved on: what was being read ahead for the last place is not wanted."""
+
+    def select_on_dashboard(self, mysis_id: int) -> None:
+        """Select a Mysis on the dashboard (for when the user returns to it)."""
 
 
 class ZoeaScreen(KeptStyles, Screen[ScreenResultType]):
@@ -69,9 +124,9 @@ class ZoeaScreen(KeptStyles, Screen[ScreenResultType]):
         return rows
 
     @property
-    def zoea(self) -> ZoeaApp:
-        """The app, typed."""
-        return cast("ZoeaApp", self.app)
+    def zoea(self) -> CommandCenter:
+        """The app, as far as a screen may use it."""
+        return cast("CommandCenter", self.app)
 
     @property
     def current_mysis_id(self) -> int | None:
@@ -80,11 +135,11 @@ class ZoeaScreen(KeptStyles, Screen[ScreenResultType]):
 
     def when_rested(self) -> None:
         """The commander rests (its last key handled, the swarm's hold over): read ahead
-        what a next key here may show (:meth:`ZoeaApp.read_ahead_soon`)."""
+        what a next key here may show (:meth:`CommandCenter.read_ahead_soon`)."""
 
 
 class ZoeaModalScreen(ModalScreen[ScreenResultType], ZoeaScreen[ScreenResultType]):
     """A modal screen of the command center (it may point at a Mysis too)."""
 
 
-__all__ = ["AHEAD_GROUP", "OpaqueScreensApp", "ZoeaModalScreen", "ZoeaScreen"]
+__all__ = ["CommandCenter", "OpaqueScreensApp", "ZoeaModalScreen", "ZoeaScreen"]

@@ -60,7 +60,7 @@ class DashboardScreen(ZoeaScreen[None]):
         with Horizontal(id="dash-body"):
             yield SwarmPanes(id="myses")
             yield PreviewLines(id="dash-preview")
-        yield StatusBar(self.zoea, id="status")
+        yield StatusBar(self.app, id="status")
         yield KeyBar()
 
     def on_mount(self) -> None:

