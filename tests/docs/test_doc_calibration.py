@@ -1,8 +1,10 @@
 """docs/ARENA.md's calibration ("The arena, calibrated") states the figures of the last
 run of ``bench/arena_calibration.py`` (``bench/results/arena_calibration.json``): the
-run's table row for row, the number of seeds it played, and the autopilot's means under
-SMBench's budget that the text after the table quotes (issue 43: the table had outlived
-the scoring it was made with).
+run's table row for row, the number of seeds it played, the autopilot's means under
+SMBench's budget that the text after the table quotes, and which of SMBench's five
+scenarios the autopilot baseline saturates under that budget (what the arena's
+"separates models" line marks ``✱``; issue 43: the table had outlived the scoring it
+was made with).
 
 Each check has a test that shows it naming a wrong statement.
 """
@@ -14,6 +16,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from zoea_tui.arena.report import SATURATION
+
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = ROOT / "docs" / "ARENA.md"
 RESULTS = ROOT / "bench" / "results" / "arena_calibration.json"
@@ -21,15 +25,18 @@ RESULTS = ROOT / "bench" / "results" / "arena_calibration.json"
 
 def stated_calibration(report: dict[str, Any]) -> list[str]:
     """What docs/ARENA.md must say for the calibration ``report``: every row of its
-    table, the seeds it played, and the smbench world's means under SMBench's budget."""
+    table, the seeds it played, the smbench world's means under SMBench's budget and
+    the scenarios the autopilot saturates there."""
     cells = report["autopilot"]["smbench"]["smbench"]
     means = [f"{key} ({cells[key]['score_mean']:.1f}" for key in ("s1", "s3", "s5")]
+    full = [key for key, cell in cells.items() if cell["score_mean"] >= SATURATION]
     runs = report["runs_per_cell"]
     return [
         *report["table"].splitlines(),
         f"`bench/arena_calibration.py --runs {runs}`",
         f"seeds {report['seeds'][0]}–{report['seeds'][-1]}",
         *means,
+        f"under SMBench's budget, {' and '.join(full) or 'none'} of SMBench's five",
     ]
 
 
@@ -66,8 +73,10 @@ def test_the_calibration_check_names_a_figure_the_doc_does_not_state() -> None:
         1,
     )
     moved["runs_per_cell"] = 3
+    moved["autopilot"]["smbench"]["smbench"]["s2"]["score_mean"] = 94.9
     errors = calibration_errors(ARENA.read_text(encoding="utf-8"), moved)
-    assert len(errors) == 3
+    assert len(errors) == 4
     assert errors[0].startswith("| autopilot: smbench world, smbench | ")
     assert errors[1] == "`bench/arena_calibration.py --runs 3`"
     assert errors[2].startswith("s1 (")
+    assert errors[3] == "under SMBench's budget, s6 of SMBench's five"
