@@ -23,7 +23,8 @@ the logs' own final state, which is what the arena computes; ``best run's score 
 logs`` is the best single run by it (s6 98.3 with no mission completed, s2 90.4 after
 nine jumps: an error-free pilot reaches the maximum of both on the real server).
 
-Usage: python bench/arena_calibration.py [--runs N] [--seed K] [--logs DIR] [--out FILE]
+Usage: python bench/arena_calibration.py [--runs N] [--seed K] [--logs DIR] [--world W]
+       [--out FILE]
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from zoea_tui.arena.runner import play  # noqa: E402
 from zoea_tui.arena.scenarios import SCENARIOS  # noqa: E402
-from zoea_tui.arena.scoring import COMPOSITE_SCENARIOS, score_run  # noqa: E402
+from zoea_tui.arena.scoring import COMPOSITE_SCENARIOS, aggregate, score_run  # noqa: E402
 from zoea_tui.config import Config  # noqa: E402
 
 #: The figures of SMBench's run-2 logs (``SpaceMolt/smbench`` results/run2, 10 runs per
@@ -131,6 +132,8 @@ PUBLISHED: dict[str, dict[str, Any]] = {
         },
     },
 }
+#: The arena's worlds, in the table's order.
+WORLDS = ("smbench", "classic")
 #: The raw figure each scenario is about (for the table).
 HEADLINE = {
     "s1": "credits_earned",
@@ -215,9 +218,14 @@ async def autopilot(world: str, budget: str, runs: int, seed: int) -> dict[str, 
         ]
         headline = HEADLINE[key]
         scores = [r.score for r in results]
+        # SMBench's aggregation (the arena's): the mean of the runs' rounded scores,
+        # rounded to 0.1 half-up, as its boards and `zoea arena` show it.
+        figures = aggregate(scores, [r.passed for r in results])
         out[key] = {
             "scores": scores,
-            "score_mean": round(statistics.mean(scores), 2),
+            "score_mean": figures["score_mean"],
+            "score_std": figures["score_std"],
+            "errored": sum(r.errored for r in results),
             "score_min": min(scores),
             "score_max": max(scores),
             "saturated": all(s >= 100 for s in scores),
@@ -233,7 +241,7 @@ def table(report: dict[str, Any]) -> str:
     """The Markdown calibration table: a column per scenario; rows for the published runs
     (SMBench's score, the same formula over the logs' final state, the raw figure) and for
     the autopilot on each world and budget (mean score, min–max over the seeds, and the
-    raw figure's mean and best)."""
+    raw figure's mean and best); every score to 0.1, as SMBench shows it."""
     keys = list(COMPOSITE_SCENARIOS)
     head = "| | " + " | ".join(f"{k} ({HEADLINE[k].replace('_', ' ')})" for k in keys) + " |"
     lines = [head, "|---" * (len(keys) + 1) + "|"]
@@ -258,21 +266,25 @@ def table(report: dict[str, Any]) -> str:
         + " | ".join(f"{pub[k][HEADLINE[k]]:g} ({pub[k]['best_' + HEADLINE[k]]:g})" for k in keys)
         + " |"
     )
-    for world in ("smbench", "classic"):
+    for world in report["autopilot"]:
         for budget in report["budgets"]:
             rows = report["autopilot"][world][budget]
             cells = []
             for k in keys:
                 row, headline = rows[k], HEADLINE[k]
                 cells.append(
-                    f"**{row['score_mean']:.1f}** ({row['score_min']:.0f}–{row['score_max']:.0f})"
+                    f"**{row['score_mean']:.1f}** ({row['score_min']:.1f}–{row['score_max']:.1f})"
                     f"; {row[headline]:g} ({row['best_' + headline]:g})"
                 )
             lines.append(f"| autopilot: {world} world, {budget} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-async def bench(runs: int, seed: int, logs: Path | None) -> dict[str, Any]:
+async def bench(
+    runs: int, seed: int, logs: Path | None, worlds: tuple[str, ...] = WORLDS
+) -> dict[str, Any]:
+    """The calibration report: the published figures and the autopilot's runs on
+    ``worlds``."""
     budgets = ("smbench", "requests", "ticks")
     started = time.perf_counter()
     report: dict[str, Any] = {
@@ -288,7 +300,7 @@ async def bench(runs: int, seed: int, logs: Path | None) -> dict[str, Any]:
         ),
         "autopilot": {
             world: {budget: await autopilot(world, budget, runs, seed) for budget in budgets}
-            for world in ("smbench", "classic")
+            for world in worlds
         },
     }
     report["wall_s"] = round(time.perf_counter() - started, 1)
@@ -305,8 +317,15 @@ def main() -> None:
     parser.add_argument(
         "--out", type=Path, default=ROOT / "bench" / "results" / "arena_calibration.json"
     )
+    parser.add_argument(
+        "--world",
+        action="append",
+        choices=WORLDS,
+        help="play only this world (repeatable; both by default)",
+    )
     args = parser.parse_args()
-    report = asyncio.run(bench(args.runs, args.seed, args.logs))
+    worlds = tuple(w for w in WORLDS if w in args.world) if args.world else WORLDS
+    report = asyncio.run(bench(args.runs, args.seed, args.logs, worlds))
     report["table"] = table(report)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
