@@ -65,6 +65,11 @@ async def test_a_relaunch_reads_back_the_state_the_swarm_had(
     try:
         assert again.game_fields(first) == before
         assert again.game_state_restored(first)
+        # The meter too: the last request's figures, as the request list shows them,
+        # not 0 until this run's first request.
+        newest = (await again.story.requests(first, limit=1))[0]
+        shown = next(v for v in again.myses() if v.id == first).last_request
+        assert shown == newest.tokens and shown.shown > 0
     finally:
         await again.shutdown(timeout=0.5)
 

@@ -181,6 +181,7 @@ class Commander:
             for record in records:
                 commander._myses[record.id] = commander._runtime(record)
             await commander._restore_game_state()
+            await commander._restore_last_requests()
             commander.retention.start()
             if autostart:
                 for runtime in commander._myses.values():
@@ -253,6 +254,15 @@ class Commander:
                     if m.tool_name
                 ),
             )
+
+    async def _restore_last_requests(self) -> None:
+        """Read each Mysis's last request's figures back from the request log, so its
+        meter shows what it last sent from the start of a relaunch, as the request list
+        does (not 0 until its first request of this run)."""
+        for runtime in self._myses.values():
+            newest = await self.story.requests(runtime.id, limit=1)
+            if newest:
+                runtime.remember_request(newest[0].tokens)
 
     def game_state_restored(self, mysis_id: int) -> bool:
         """True while the Mysis's game state is the last known one from before the

@@ -41,7 +41,7 @@ from ..core.composition import ComposeSettings, Composition, ContextTooSmallErro
 from ..core.failures import failure_label
 from ..core.game_tool import ToolsMode, effective_call
 from ..core.retry import with_retries
-from ..core.tokens import tools_tokens
+from ..core.tokens import RequestTokens, tools_tokens
 from ..core.types import Memory, Turn
 from ..game.router import RoutedResult, ToolRouter
 from ..game.session import GameSession
@@ -481,6 +481,13 @@ class MysisRuntime:
         the next turn being a nudge since it was sent (issue 40)."""
         sent = self._sent_upto or 0
         return await self.swarm.store.first_prompt_after(self.id, sent) is not None
+
+    def remember_request(self, tokens: RequestTokens) -> None:
+        """Take up the figures of the last request sent before a relaunch (what the
+        views show of it until this run sends one)."""
+        self.last_tokens = tokens.estimated
+        self.last_reported_tokens = tokens.reported
+        self.last_cached_tokens = tokens.cached
 
     async def _ask_model(
         self, nudge_level: int, turn_round: int | None = None
