@@ -81,6 +81,10 @@ class Usage:
     completion_tokens: int | None = None
     #: Prompt tokens the server reused from its prompt cache (None when it reported nothing).
     cached_tokens: int | None = None
+    #: Prompt tokens the server wrote to its prompt cache for later requests to read
+    #: (Anthropic's ``cache_creation_input_tokens``, billed above an input token; None
+    #: when the server reports no such thing).
+    cache_write_tokens: int | None = None
 
 
 FinishReason = Literal["stop", "tool_calls", "length", "error", "unknown"]
