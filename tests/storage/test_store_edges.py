@@ -5,7 +5,9 @@ Each on a real SQLite file."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -199,3 +201,28 @@ async def test_migrate_applies_what_a_database_lacks_and_names_the_file_it_refus
         f"{path} is at schema version {newer}, newer than this program's "
         f"({latest_version()}); it was left untouched: upgrade Zoea Nova to open it"
     )
+
+
+def _connection_threads() -> list[str]:
+    """The threads aiosqlite runs open connections in (each keeps the process alive)."""
+    return [t.name for t in threading.enumerate() if "_connection_worker_thread" in t.name]
+
+
+async def test_no_reader_opens_after_the_store_is_closed(tmp_path: Path) -> None:
+    """A read asked for while the store closes (a screen refreshing as the app quits)
+    is refused in one line, and leaves no connection open: its thread, never closed,
+    would keep the process alive after the app has ended."""
+    before = _connection_threads()
+    store = await Store.open(tmp_path / "zoea.db")
+    # The reader asked for in the same moment as the close: whichever runs first, no
+    # connection stays open.
+    opened, closed = await asyncio.gather(store.reader(), store.close(), return_exceptions=True)
+    assert closed is None
+    assert isinstance(opened, Store | StoreError), opened
+    with pytest.raises(StoreError, match="the database is closed"):
+        await store.reader()
+    for _ in range(100):  # a closed connection's thread ends a moment after the close
+        if _connection_threads() == before:
+            break
+        await asyncio.sleep(0.01)
+    assert _connection_threads() == before

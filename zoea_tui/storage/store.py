@@ -72,6 +72,7 @@ class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, Stor
         #: A second connection for reads that must not wait behind the swarm's writes.
         self._reader: Store | None = None
         self._reader_lock = asyncio.Lock()
+        self._closed = False
 
     @classmethod
     async def open(
@@ -116,9 +117,15 @@ class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, Stor
         return cls(db, path)
 
     async def close(self) -> None:
-        """Close the connection, and the reader's (idempotent)."""
-        if self._reader is not None:
-            await self._reader.close()
+        """Close the connection, and the reader's (idempotent).
+
+        No reader is opened after this: each connection runs in a thread of its own
+        that, left open, would keep the process alive after the program has ended.
+        """
+        async with self._reader_lock:  # a reader being opened now is closed here
+            self._closed = True
+            if self._reader is not None:
+                await self._reader.close()
         with contextlib.suppress(ValueError):
             await self._db.close()
 
@@ -131,6 +138,8 @@ class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, Stor
         writes go on; it sees every committed write. Only reads may go through it.
         """
         async with self._reader_lock:
+            if self._closed:
+                raise StoreError(f"{self.path}: the database is closed")
             if self._reader is None:
                 uri = f"{self.path.resolve().as_uri()}?mode=ro"
                 db = await aiosqlite.connect(uri, uri=True, isolation_level=None)
