@@ -8,7 +8,10 @@ times out is a hang, never a slow run; nothing here times how long a step took.
 from __future__ import annotations
 
 import os
+import shlex
+import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -64,6 +67,8 @@ class TmuxApp:
         tag = f"{label}-{os.getpid()}-{uuid.uuid4().hex[:8]}"
         self.socket = f"zoea-{tag}"
         self.session = tag
+        #: Where the shell around the command writes its exit status (:meth:`exit_status`).
+        self._status = Path(tempfile.mkdtemp(prefix="zoea-tmux-")) / "status"
 
     def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         """A tmux command on this server."""
@@ -79,11 +84,14 @@ class TmuxApp:
         """Run ``command`` (a shell line) in a new ``width`` × ``height`` session.
 
         The pane stays when the command ends (``remain-on-exit``): what it printed as it
-        died (a Traceback) stays on screen to be read."""
+        died (a Traceback) stays on screen to be read. The shell that runs ``command``
+        writes its exit status to a file as it ends (:meth:`exit_status`)."""
+        self._status.unlink(missing_ok=True)
+        line = f"{command}; echo $? > {shlex.quote(str(self._status))}"
         subprocess.run(
             [
                 *("tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d"),
-                *("-s", self.session, "-x", str(width), "-y", str(height), command),
+                *("-s", self.session, "-x", str(width), "-y", str(height), line),
                 *(";", "set-option", "-t", self.session, "remain-on-exit", "on"),
             ],
             check=True,
@@ -131,12 +139,17 @@ class TmuxApp:
         return shown.returncode == 0 and shown.stdout.strip() == "0"
 
     def exit_status(self) -> str:
-        """The ended command's exit status as tmux tells it ("" while it runs, and for a
-        moment after its terminal closed, until tmux has reaped it)."""
-        shown = self.tmux(
-            "display-message", "-p", "-t", self.session, "#{pane_dead_status}", check=False
-        )
-        return shown.stdout.strip()
+        """The ended command's exit status ("" while it runs), as the shell around it
+        wrote it when it ended.
+
+        Not tmux's ``pane_dead_status``: under load tmux 3.3a at times never reaps the
+        pane's process (seen: ``[zoea] <defunct>`` a minute after the app had ended, its
+        log closed, the status still empty), and the status it would tell never comes.
+        """
+        try:
+            return self._status.read_text().strip()
+        except FileNotFoundError:
+            return ""
 
     def close(self) -> None:
         """End the session (the command has ended: its pane stayed to be read)."""
@@ -146,5 +159,6 @@ class TmuxApp:
         """Stop this server and whatever still runs in it (only this test's own), and
         remove its socket (tmux leaves it behind when its last session had ended)."""
         self.tmux("kill-server", check=False)
+        shutil.rmtree(self._status.parent, ignore_errors=True)
         folder = Path(os.environ.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}"
         (folder / self.socket).unlink(missing_ok=True)
