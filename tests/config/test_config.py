@@ -39,6 +39,10 @@ from zoea_tui.core.strategies import DEFAULT_STRATEGY, STRATEGIES
 from zoea_tui.providers.base import ProviderSettings
 from zoea_tui.providers.registry import provider_settings
 
+#: How a message names the strategies: each quoted, in their order (a new strategy is
+#: its module and one row of ``STRATEGIES``; no test lists them again).
+_STRATEGY_NAMES = ", ".join(f'"{name}"' for name in STRATEGIES)
+
 EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
 POSIX_ONLY = pytest.mark.skipif(os.name != "posix", reason="mode bits are POSIX")
 
@@ -188,8 +192,7 @@ MISTAKES = [
     ),
     (
         '[swarm]\nstrategy = "fastest"\n',
-        'swarm.strategy: expected one of "sliding-window", "snapshot-compaction", "loop-slice", '
-        '"turn-aware", "summarize", got "fastest"',
+        f'swarm.strategy: expected one of {_STRATEGY_NAMES}, got "fastest"',
     ),
     (
         '[swarm]\ndefault_provider = "gpt"\n',
@@ -636,8 +639,8 @@ ENV_MISTAKES = [
     (
         "ZOEA_STRATEGY",
         "best",
-        'environment variable ZOEA_STRATEGY (swarm.strategy): expected one of "sliding-window", '
-        '"snapshot-compaction", "loop-slice", "turn-aware", "summarize", got "best"',
+        "environment variable ZOEA_STRATEGY (swarm.strategy): expected one of "
+        f'{_STRATEGY_NAMES}, got "best"',
     ),
     (
         "ZOEA_DEFAULT_PROVIDER",
