@@ -15,6 +15,7 @@ from textual.reactive import reactive
 
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
+from ..commands import BY_NAME
 from ..read_ahead import PAGE, FocusContent, empty_content
 from ..sanitize import clip, one_line
 from ..swarm_model import SwarmModel
@@ -92,8 +93,9 @@ class FocusScreen(ZoeaScreen[None]):
         Binding("v", "expand_all", "Expand all", show=False),
         Binding("e", "expand_preview", "Whole msgs", show=False),
         Binding("i", "toggle_sidebar", "Game state", show=False),
-        Binding("slash", "app.search", "Search"),
-        Binding("x", "app.requests", "Requests"),
+        # The app's search and inspector, on this screen's key bar too.
+        BY_NAME["search"].binding(from_screen=True, bar=True),
+        BY_NAME["requests"].binding(from_screen=True, bar=True),
     ]
 
     #: None: shown when the terminal is wide enough; True/False: the user's choice.

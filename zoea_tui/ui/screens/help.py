@@ -1,4 +1,4 @@
-"""The help screen: every key, from :mod:`zoea_tui.ui.keys`; then the providers, and where
+"""The help screen: every key, from :mod:`zoea_tui.ui.commands`; then the providers, and where
 each comes from (the config file, a built-in, or a convention of the environment)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from textual.widgets import Static
 
 from ...config.paths import database_bytes, folder_bytes, size_text
 from .. import formatting as fmt
-from ..keys import KEY_HELP
+from ..commands import help_sections
 
 
 def data_rows(db_path: Path) -> list[tuple[str, str]]:
@@ -44,7 +44,7 @@ def help_table(
     table = Table.grid(padding=(0, 2))
     table.add_column(justify="right", no_wrap=True)
     table.add_column()
-    for n, (group, keys) in enumerate(KEY_HELP):
+    for n, (group, keys) in enumerate(help_sections()):
         if n:
             table.add_row("", "")
         table.add_row("", Text(group.upper(), style=f"bold {fmt.ASSISTANT}"))

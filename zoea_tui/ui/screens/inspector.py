@@ -7,7 +7,7 @@ The list and each request load in workers (``Commander.story``); the UI only sho
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rich.text import Text
 from textual import on, work
@@ -30,6 +30,9 @@ from ..widgets.conversation import entry_parts
 from ..widgets.key_bar import KeyBar
 from ..widgets.scroll_box import ScrollBox
 from .base import ZoeaScreen
+
+if TYPE_CHECKING:
+    from ...orchestrator.events import MysisView
 
 #: Characters of each sent message shown (the store keeps everything).
 MESSAGE_CHARS = 1500
@@ -204,6 +207,13 @@ class InspectorScreen(ZoeaScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
     ]
+
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """The requests of Mysis ``view`` in the swarm's story (the ``x`` command's)."""
+        if view is None:
+            raise ValueError("the request inspector shows a Mysis's requests")
+        return cls(view.id, view.name)
 
     def __init__(self, mysis_id: int, name: str, story: StoryPort | None = None) -> None:
         super().__init__()

@@ -8,7 +8,7 @@ applies the highlighted strategy to the Mysis.
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rich.text import Text
 from textual import on, work
@@ -28,6 +28,9 @@ from ..swarm_model import SwarmModel
 from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.key_bar import KeyBar
 from .base import ZoeaScreen
+
+if TYPE_CHECKING:
+    from ...orchestrator.events import MysisView
 
 BAR_WIDTH = 8
 
@@ -75,6 +78,13 @@ class StrategyScreen(ZoeaScreen[None]):
     ]
 
     current: reactive[str] = reactive("", init=False)
+
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """The strategies of Mysis ``view`` (the ``p`` command's)."""
+        if view is None:
+            raise ValueError("the strategies are compared for a Mysis")
+        return cls(view.id)
 
     def __init__(self, mysis_id: int) -> None:
         super().__init__()
