@@ -131,8 +131,8 @@ class ZoeaScreen(KeptStyles, Screen[ScreenResultType]):
         return cls()
 
     @property
-    def zoea(self) -> CommandCenter:
-        """The app, as far as a screen may use it."""
+    def center(self) -> CommandCenter:
+        """The app seen through :class:`CommandCenter`: the part of it a screen may use."""
         return cast("CommandCenter", self.app)
 
     @property

@@ -246,7 +246,7 @@ class InspectorScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
         if self.story is None:  # the swarm's own requests: their calls end as it plays
-            self.zoea.swarm.subscribe(self, SwarmModel.RequestsFinished)
+            self.center.swarm.subscribe(self, SwarmModel.RequestsFinished)
         self.load_requests()
 
     @on(SwarmModel.RequestsFinished)
@@ -317,14 +317,14 @@ class InspectorScreen(ZoeaScreen[None]):
         if seen is None:
             body.update(Text(f"Request #{request_id} is no longer in the log.", style=fmt.MUTED))
             return
-        body.update(inspection_text(seen, self.zoea.names))
+        body.update(inspection_text(seen, self.center.names))
         self.query_one("#inspector-detail", ScrollBox).scroll_home(animate=False)
         self.bench_state = f"request {request_id}"
 
     def _story(self) -> StoryPort | None:
         if self.story is not None:
             return self.story
-        commander = self.zoea.commander
+        commander = self.center.commander
         return commander.story if commander is not None else None
 
     def action_back(self) -> None:

@@ -105,7 +105,7 @@ class StrategyScreen(ZoeaScreen[None]):
     @property
     def strategies(self) -> list[str]:
         """The strategies offered."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         return list(commander.strategies) if commander is not None else []
 
     def compose(self) -> ComposeResult:
@@ -119,10 +119,10 @@ class StrategyScreen(ZoeaScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         self.current = view.strategy if view else ""
         # The messages it handles, no others (each is dispatched to every subscriber).
-        self.zoea.swarm.subscribe(
+        self.center.swarm.subscribe(
             self,
             SwarmModel.MysesChanged,
             SwarmModel.MysisRemoved,
@@ -137,10 +137,10 @@ class StrategyScreen(ZoeaScreen[None]):
         self._refresh_options()
 
     def _window(self) -> int:
-        return self.zoea.swarm.window(self.mysis_id)
+        return self.center.swarm.window(self.mysis_id)
 
     def _refresh_header(self) -> None:
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         name = one_line(view.name, 40) if view else f"#{self.mysis_id}"
         text = Text()
         text.append("◆ CONTEXT STRATEGIES ", style=f"bold {fmt.BRAND}")
@@ -185,7 +185,7 @@ class StrategyScreen(ZoeaScreen[None]):
         """Compose the next request under every strategy."""
         if delay:
             await asyncio.sleep(delay)
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None:
             return
         for strategy in self.strategies:
@@ -222,7 +222,7 @@ class StrategyScreen(ZoeaScreen[None]):
 
     @on(SwarmModel.MysesChanged)
     def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         if self.mysis_id in message.ids and view is not None:
             self.current = view.strategy
 
@@ -239,15 +239,15 @@ class StrategyScreen(ZoeaScreen[None]):
     def action_apply(self) -> None:
         """Make the highlighted strategy the Mysis's strategy."""
         strategy = self._highlighted_strategy()
-        commander = self.zoea.commander
+        commander = self.center.commander
         if strategy is None or commander is None:
             return
         if strategy == self.current:
             self.notify(f"already composing with {strategy}", timeout=3)
             return
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         name = one_line(view.name, 40) if view else f"#{self.mysis_id}"
-        self.zoea.run_command(
+        self.center.run_command(
             "apply the strategy",
             lambda: commander.configure_mysis(self.mysis_id, strategy=strategy),
             done=f"{name} now composes with {strategy}",
