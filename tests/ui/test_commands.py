@@ -7,6 +7,7 @@ import asyncio
 from importlib import import_module
 
 from textual.binding import Binding
+from textual.screen import Screen
 
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.ui.app import ZoeaApp
@@ -19,7 +20,6 @@ from zoea_tui.ui.commands import (
     help_sections,
     key_table_markdown,
 )
-from zoea_tui.ui.screens.base import ZoeaScreen
 from zoea_tui.ui.screens.inspector import InspectorScreen
 
 from .helpers import settle, wait_for
@@ -29,7 +29,7 @@ SIZE = (120, 40)
 
 def handler_errors(commands: tuple[Command, ...]) -> list[str]:
     """Each command the app cannot run: no ``action_<name>`` on the app (or on
-    Textual's app, for a key Textual binds), or a screen that is not one of ours."""
+    Textual's app, for a key Textual binds), or no screen with ``opened`` to build it."""
     errors = []
     for command in commands:
         if not command.screen:
@@ -41,8 +41,10 @@ def handler_errors(commands: tuple[Command, ...]) -> list[str]:
             found = getattr(import_module(f"zoea_tui.ui.screens.{module}"), name, None)
         except ModuleNotFoundError:
             found = None
-        if not (isinstance(found, type) and issubclass(found, ZoeaScreen)):
+        if not (isinstance(found, type) and issubclass(found, Screen)):
             errors.append(f"{command.name}: {command.screen} is no screen of zoea_tui.ui.screens")
+        elif not callable(getattr(found, "opened", None)):
+            errors.append(f"{command.name}: {command.screen} has no opened(view)")
     return errors
 
 
@@ -56,11 +58,13 @@ def test_the_handler_check_names_a_command_without_one() -> None:
             Command("fly", ("f",), "Fly", "Fly", "fly"),
             Command("map", ("M",), "Map", "Map", "the map", screen="map.MapScreen"),
             Command("box", ("B",), "Box", "Box", "a box", screen="confirm.ConfirmScreen"),
+            Command("bus", ("U",), "Bus", "Bus", "a bus", screen="base.CommandCenter"),
         )
     ) == [
         "fly: no ZoeaApp.action_fly",
         "map: map.MapScreen is no screen of zoea_tui.ui.screens",
-        "box: confirm.ConfirmScreen is no screen of zoea_tui.ui.screens",
+        "box: confirm.ConfirmScreen has no opened(view)",
+        "bus: base.CommandCenter is no screen of zoea_tui.ui.screens",
     ]
 
 

@@ -43,7 +43,7 @@ from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import textual_compat
-from .commands import BY_NAME, COMMANDS, Command, When, app_bindings
+from .commands import BY_NAME, COMMANDS, Command, OpenedScreen, When, app_bindings
 from .messages import EngineBatch
 from .read_ahead import ReadAhead
 from .sanitize import clean, one_line
@@ -52,7 +52,6 @@ from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
 from .screens.forms import ConfigureScreen, FormChoices, MysisSettings, NewMysisScreen
-from .screens.help import HelpScreen
 from .screens.input_bar import InputBar, InputHistory
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .swarm_model import SwarmModel
@@ -704,10 +703,10 @@ class ZoeaApp(OpaqueScreensApp):
         current screen points at if it acts on one; not again over itself."""
         command = BY_NAME[name]
         module, _, class_name = command.screen.rpartition(".")
-        screen_class: type[ZoeaScreen[Any]] = getattr(
+        screen_class: type[OpenedScreen] = getattr(
             import_module(f"{__package__}.screens.{module}"), class_name
         )
-        if isinstance(self.screen, screen_class) or self.commander is None:
+        if isinstance(self.screen, screen_class):
             return
         view = self._target() if command.target else None
         if view is not None or not command.target:
@@ -718,20 +717,6 @@ class ZoeaApp(OpaqueScreensApp):
         :meth:`check_action`)."""
         self.screen.query_children(KEYS_PANEL).remove()
         self.screen.refresh_bindings()
-
-    def action_help(self) -> None:
-        """Every key, and where the providers come from."""
-        import os
-
-        from ..config import conventions_note
-
-        commander = self.commander
-        if commander is None:
-            self.push_screen(HelpScreen())
-            return
-        config = commander.config
-        rows = [(name, describe_provider(p)) for name, p in config.providers.items()]
-        self.push_screen(HelpScreen(rows, conventions_note(config, os.environ)))
 
     async def action_quit(self) -> None:
         """Quit; asks first while Myses are running."""
@@ -875,13 +860,6 @@ def quiet_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
-
-
-def describe_provider(provider: ProviderConfig) -> str:
-    """A provider in one line: its type, where it is, its model, and where it comes from."""
-    model = provider.model or "the first model the server lists"
-    what = provider.kind.summary.format(type=provider.type, endpoint=provider.endpoint, model=model)
-    return what + (f" · from {provider.origin}" if provider.origin else "")
 
 
 def _a_command_center(app: ZoeaApp) -> CommandCenter:

@@ -22,8 +22,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol
 
 from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from textual.screen import Screen
+
+    from ..orchestrator.events import MysisView
 
 #: The help's group of the app's own commands (they work on every screen).
 EVERYWHERE = "Everywhere"
@@ -43,6 +49,15 @@ class When(Enum):
     ENGINE = "engine"
     #: Only while the command palette's Keys panel is open (else the key goes on).
     KEYS_PANEL = "keys panel"
+
+
+class OpenedScreen(Protocol):
+    """A screen a command opens (:attr:`Command.screen`): its class builds it."""
+
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Screen[Any]:
+        """The screen, for Mysis ``view`` if the command acts on one (else None)."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -76,8 +91,8 @@ class Command:
     #: Keys Textual binds to it itself: shown in the help, never bound again.
     also: tuple[str, ...] = ()
     #: The screen it shows, ``"module.Class"`` under ``zoea_tui.ui.screens``; built with
-    #: the class's ``opened(view)`` for the Mysis the current screen points at when
-    #: :attr:`target` (``opened(None)`` otherwise).
+    #: the class's ``opened(view)`` (a classmethod) for the Mysis the current screen
+    #: points at when :attr:`target` (``opened(None)`` otherwise).
     screen: str = ""
     #: It acts on the selected or focused Mysis (warns when there is none).
     target: bool = False
@@ -217,6 +232,7 @@ COMMANDS: tuple[Command, ...] = (
         when=When.NO_DIALOG,
         bar=True,
         kept=True,
+        screen="help.HelpScreen",
     ),
     Command(
         "close_keys",
