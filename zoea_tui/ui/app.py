@@ -636,28 +636,24 @@ class ZoeaApp(OpaqueScreensApp):
 
     def action_relaunch(self) -> None:
         """Start the Mysis again (idle, stopped or errored)."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        mysis_id = view.id
-        self.run_command(
-            "relaunch",
-            lambda: commander.relaunch_mysis(mysis_id),
-            done=f"{one_line(view.name, 40)} relaunched",
-        )
+        self._on_target("relaunch", lambda engine, i: engine.relaunch_mysis(i), "relaunched")
 
     def action_stop(self) -> None:
         """Stop the Mysis."""
+        self._on_target("stop", lambda engine, i: engine.stop_mysis(i), "stopped")
+
+    def _on_target(
+        self, what: str, call: Callable[[Commander, int], Awaitable[object]], done: str
+    ) -> None:
+        """Run ``call`` (the engine, the Mysis's id) on the Mysis the current screen points
+        at; say ``done`` after its name once it has."""
         view = self._target()
         commander = self.commander
         if view is None or commander is None:
             return
         mysis_id = view.id
         self.run_command(
-            "stop",
-            lambda: commander.stop_mysis(mysis_id),
-            done=f"{one_line(view.name, 40)} stopped",
+            what, lambda: call(commander, mysis_id), done=f"{one_line(view.name, 40)} {done}"
         )
 
     def action_delete(self) -> None:
