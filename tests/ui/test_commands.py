@@ -20,6 +20,7 @@ from zoea_tui.ui.commands import (
     help_sections,
     key_table_markdown,
 )
+from zoea_tui.ui.screens.confirm import ConfirmScreen
 from zoea_tui.ui.screens.inspector import InspectorScreen
 
 from .helpers import settle, wait_for
@@ -133,3 +134,18 @@ async def test_before_the_engine_opens_the_palette_offers_only_what_needs_none()
 async def wait_forever() -> None:
     """Never returns (an engine that never opens)."""
     await asyncio.Event().wait()
+
+
+async def test_under_a_question_quit_waits_and_the_palette_is_textual_s_to_decide(
+    app: ZoeaApp,
+) -> None:
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="question")
+        assert app.check_action("quit", ()) is False
+        assert app.check_action("command_palette", ()) is True  # listed, not gated
+        assert app.check_action("open", ("requests",)) is False  # quiet under a dialog
+        await pilot.press("n")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="answer")
+        assert app.check_action("open", ("requests",)) is True

@@ -101,7 +101,7 @@ class ZoeaApp(OpaqueScreensApp):
     SUB_TITLE = "command center"
     CSS_PATH: ClassVar[list[str | PurePath]] = [data_dir("styles") / "zoea.tcss"]
 
-    BINDINGS: ClassVar[list[BindingType]] = list(app_bindings())
+    BINDINGS: ClassVar[list[BindingType]] = [*app_bindings()]
 
     #: What the status bars show; they watch it (built from the engine's events).
     status: reactive[SwarmStatus] = reactive(SwarmStatus)
@@ -442,7 +442,7 @@ class ZoeaApp(OpaqueScreensApp):
         engine's wait for the engine and stay quiet under dialogs."""
         name = parameters[0] if action == "open" and parameters else action
         command = BY_NAME.get(name) if isinstance(name, str) else None
-        if command is None:
+        if command is None or not command.keys:  # not ours, or a key Textual binds (ctrl+p)
             return True
         top = self.screen
         when = command.when

@@ -251,7 +251,7 @@ COMMANDS: tuple[Command, ...] = (
         "Command palette",
         "Palette",
         "command palette: every action by name",
-        when=When.NOT_ASKING,
+        when=When.NOT_ASKING,  # Textual binds it and decides (the table only lists it)
         palette=False,
         also=("ctrl+p",),
     ),
