@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LOCAL_STAMP := $(VENV)/.installed-local
 
-.PHONY: run test test-fast lint bench bench-local bench-engine soak screenshots release-check mutation clean
+.PHONY: run test test-fast lint bench bench-local bench-engine soak screenshots readme-keys release-check mutation clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ bench: $(STAMP)
 
 screenshots: $(STAMP)
 	$(BIN)/python scripts/screenshots.py
+
+# The README's key table, from the command table (zoea_tui/ui/commands.py).
+readme-keys: $(STAMP)
+	$(BIN)/python scripts/readme_keys.py
 
 bench-local: $(LOCAL_STAMP)
 	$(BIN)/python bench/local.py

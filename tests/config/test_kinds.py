@@ -11,7 +11,7 @@ from zoea_tui.config import KINDS, PROVIDER_KEYS, PROVIDER_TYPES, ProviderConfig
 from zoea_tui.config.kinds import ALL_PROVIDER_KEYS
 from zoea_tui.providers.base import ProviderError
 from zoea_tui.providers.registry import build_provider
-from zoea_tui.ui.app import describe_provider
+from zoea_tui.ui.screens.help import describe_provider
 
 
 def test_the_kinds_are_listed_once_in_their_order() -> None:

@@ -5,8 +5,8 @@
 - every configuration key of every section, with the default the table gives, from
   ``config/model.py`` and ``config/load.py``;
 - every flag of every command in the command-line synopses, from ``cli.py``'s parsers;
-- every key the app binds, in the README's key table (``ui/keys.py``, whose own test
-  checks it against every ``BINDINGS``);
+- every key the app binds, in the README's key table: the one ``ui/commands.py``
+  generates (whose own test checks it against every ``BINDINGS``);
 - ``zoea --help`` in plain words, and a README that opens with its two commands.
 
 Each check has a test that shows it naming a wrong statement.
@@ -42,7 +42,7 @@ from zoea_tui.orchestrator.swarm_tools import swarm_router
 from zoea_tui.sim.host import WorldHost
 from zoea_tui.sim.mcp_server import in_process_server
 from zoea_tui.storage import Store
-from zoea_tui.ui.keys import KEY_HELP
+from zoea_tui.ui.commands import KEY_TABLE_HEAD, key_table_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -324,38 +324,24 @@ def test_zoea_help_is_plain_words() -> None:
 # -- the README -----------------------------------------------------------------------
 
 
-def readme_key_errors(markdown: str) -> list[str]:
-    """Each key of the app's help (``ui/keys.py``, every ``BINDINGS``) that the README's
-    key table leaves out of its group, as ``"group: key"``."""
-    section = re.split(r"^## Keys\s*$", markdown, flags=re.MULTILINE)[1].split("\n## ")[0]
-    listed: dict[str, set[str]] = {}
-    group = ""
-    for line in section.splitlines():
-        if not line.startswith("| "):
-            continue
-        where, keys, *_ = (cell.strip() for cell in line.strip("|").split(" | "))
-        group = where.strip("*") or group
-        listed.setdefault(group, set()).update(re.findall(r"`([^`]+)`", keys))
-    return [
-        f"{name}: {key}"
-        for name, rows in KEY_HELP
-        for keys, _ in rows
-        for key in keys.split()
-        if key != "click" and key not in listed.get(name, set())
-    ]
+def test_the_readmes_key_table_is_the_one_the_command_table_generates() -> None:
+    """``make readme-keys`` writes it (``scripts/readme_keys.py``)."""
+    assert key_table_errors(read(README)) == []
 
 
-def test_the_readmes_key_table_has_every_key_the_app_binds() -> None:
-    assert readme_key_errors(read(README)) == []
-
-
-def test_the_key_check_names_a_key_left_out() -> None:
+def test_the_key_table_check_names_a_key_left_out() -> None:
     text = read(README)
-    assert "| | `end` `G` / `home` |" in text
-    assert readme_key_errors(text.replace("`end` `G` / `home`", "`end` / `home`")) == [
-        "Focus view: G"
+    row = "| | `i` | show or hide the game-state sidebar |"
+    assert row in text
+    assert key_table_errors(text.replace(f"{row}\n", "")) == [f"- {row}"]
+    left_out = text.replace("| | `end` `G` |", "| | `end` |")
+    assert key_table_errors(left_out) == [
+        "- | | `end` `G` | jump to the newest entry and follow it |",
+        "+ | | `end` | jump to the newest entry and follow it |",
     ]
-    assert readme_key_errors(text.replace("| | `i` |", "| | `I` |")) == ["Focus view: i"]
+    assert key_table_errors(text.replace(KEY_TABLE_HEAD, "| keys |")) == [
+        f"no key table (a line {KEY_TABLE_HEAD!r})"
+    ]
 
 
 def test_the_readme_is_a_first_read_that_opens_with_its_two_commands() -> None:

@@ -15,7 +15,7 @@ from textual.widgets import Input, OptionList, Select, Static
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import Event, Notice
 from zoea_tui.ui.app import ZoeaApp
-from zoea_tui.ui.keys import KEY_HELP
+from zoea_tui.ui.commands import help_sections
 from zoea_tui.ui.screens.arena import ArenaScreen
 from zoea_tui.ui.screens.confirm import ConfirmScreen
 from zoea_tui.ui.screens.dashboard import DashboardScreen
@@ -415,7 +415,7 @@ def keys_missing_from_help(
 
 
 def test_help_lists_every_key_binding_where_it_applies() -> None:
-    assert keys_missing_from_help(_owners(), KEY_HELP) == []
+    assert keys_missing_from_help(_owners(), help_sections()) == []
 
 
 def test_the_help_check_finds_a_single_missing_key() -> None:
@@ -434,7 +434,7 @@ def test_the_help_check_finds_a_single_missing_key() -> None:
                     for keys, what in rows
                 ),
             )
-            for group, rows in KEY_HELP
+            for group, rows in help_sections()
         )
 
     owners = _owners()

@@ -249,7 +249,7 @@ async def test_the_focus_view_shown_again_is_restyled_only_when_the_styling_chan
 
 
 def _done(focus: FocusScreen, mysis_id: int) -> bool:
-    return focus.zoea.ahead.done(mysis_id)
+    return focus.center.ahead.done(mysis_id)
 
 
 def _count_fetches(screen: FocusScreen) -> list[int]:

@@ -19,13 +19,15 @@ import logging
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
+from importlib import import_module
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar, TypeAlias
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import SystemCommand
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.driver import Driver
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -41,6 +43,7 @@ from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import textual_compat
+from .commands import BY_NAME, COMMANDS, Command, OpenedScreen, When, app_bindings
 from .messages import EngineBatch
 from .read_ahead import ReadAhead
 from .sanitize import clean, one_line
@@ -49,9 +52,7 @@ from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
 from .screens.forms import ConfigureScreen, FormChoices, MysisSettings, NewMysisScreen
-from .screens.help import HelpScreen
 from .screens.input_bar import InputBar, InputHistory
-from .screens.strategies import StrategyScreen
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .swarm_model import SwarmModel
 from .textual_compat.frame_marks import FrameMarks
@@ -92,23 +93,6 @@ _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 #: The Keys panel the command palette opens: a widget in the screen, not a screen.
 KEYS_PANEL = "HelpPanel"
 
-#: Actions that act on the engine (disabled under dialogs and before the engine is open).
-ENGINE_ACTIONS = frozenset(
-    {
-        "message",
-        "broadcast",
-        "new_mysis",
-        "configure",
-        "relaunch",
-        "stop",
-        "delete",
-        "preview",
-        "search",
-        "requests",
-        "add_provider",
-    }
-)
-
 
 class ZoeaApp(OpaqueScreensApp):
     """The command center. ``ZoeaApp(commander)`` or ``ZoeaApp(opener)``."""
@@ -117,24 +101,7 @@ class ZoeaApp(OpaqueScreensApp):
     SUB_TITLE = "command center"
     CSS_PATH: ClassVar[list[str | PurePath]] = [data_dir("styles") / "zoea.tcss"]
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("m", "message", "Message"),
-        Binding("b", "broadcast", "Broadcast"),
-        Binding("n", "new_mysis", "New"),
-        Binding("c", "configure", "Configure", show=False),
-        Binding("r", "relaunch", "Relaunch", show=False),
-        Binding("s", "stop", "Stop", show=False),
-        Binding("d", "delete", "Delete", show=False),
-        Binding("p", "preview", "Context"),
-        Binding("slash", "search", "Search", show=False),
-        Binding("x", "requests", "Requests", show=False),
-        Binding("a", "add_provider", "Add provider", show=False),
-        Binding("question_mark", "help", "Help"),
-        Binding("A", "arena", "Arena", show=False),
-        Binding("q", "quit", "Quit"),
-        # Before any screen's esc: the palette's Keys panel is a widget, not a screen.
-        Binding("escape", "close_keys", "Close keys", show=False, priority=True),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = [*app_bindings()]
 
     #: What the status bars show; they watch it (built from the engine's events).
     status: reactive[SwarmStatus] = reactive(SwarmStatus)
@@ -471,18 +438,23 @@ class ZoeaApp(OpaqueScreensApp):
         return result
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Engine actions wait for the engine and stay quiet under dialogs."""
+        """A command's key works as its row in the table says (:class:`When`): the
+        engine's wait for the engine and stay quiet under dialogs."""
+        name = parameters[0] if action == "open" and parameters else action
+        command = BY_NAME.get(name) if isinstance(name, str) else None
+        if command is None or not command.keys:  # not ours, or a key Textual binds (ctrl+p)
+            return True
         top = self.screen
-        if action == "close_keys":
+        when = command.when
+        if when is When.KEYS_PANEL:
             # Off (the key goes on to the screen's own esc, and its key bar shows that)
             # unless the panel is open; matched by name: importing it costs 30 ms.
             return bool(top.query_children(KEYS_PANEL))
-        if action in ENGINE_ACTIONS or action == "help":
-            if isinstance(top, ModalScreen | TooSmallScreen):
-                return False
-            if action != "help" and self.commander is None:
-                return None
-        return not (action == "quit" and isinstance(top, ConfirmScreen))
+        if when is When.NOT_ASKING:
+            return not isinstance(top, ConfirmScreen)
+        if isinstance(top, ModalScreen | TooSmallScreen):
+            return False
+        return None if when is When.ENGINE and self.commander is None else True
 
     def _target(self) -> MysisView | None:
         """The Mysis the current screen points at (warns when there is none)."""
@@ -664,28 +636,24 @@ class ZoeaApp(OpaqueScreensApp):
 
     def action_relaunch(self) -> None:
         """Start the Mysis again (idle, stopped or errored)."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        mysis_id = view.id
-        self.run_command(
-            "relaunch",
-            lambda: commander.relaunch_mysis(mysis_id),
-            done=f"{one_line(view.name, 40)} relaunched",
-        )
+        self._on_target("relaunch", lambda engine, i: engine.relaunch_mysis(i), "relaunched")
 
     def action_stop(self) -> None:
         """Stop the Mysis."""
+        self._on_target("stop", lambda engine, i: engine.stop_mysis(i), "stopped")
+
+    def _on_target(
+        self, what: str, call: Callable[[Commander, int], Awaitable[object]], done: str
+    ) -> None:
+        """Run ``call`` (the engine, the Mysis's id) on the Mysis the current screen points
+        at; say ``done`` after its name once it has."""
         view = self._target()
         commander = self.commander
         if view is None or commander is None:
             return
         mysis_id = view.id
         self.run_command(
-            "stop",
-            lambda: commander.stop_mysis(mysis_id),
-            done=f"{one_line(view.name, 40)} stopped",
+            what, lambda: call(commander, mysis_id), done=f"{one_line(view.name, 40)} {done}"
         )
 
     def action_delete(self) -> None:
@@ -709,21 +677,6 @@ class ZoeaApp(OpaqueScreensApp):
 
         self.push_screen(ConfirmScreen(question, yes="Delete", no="Keep", danger=True), answer)
 
-    def action_preview(self) -> None:
-        """The context preview and strategy switcher for the Mysis."""
-        if isinstance(self.screen, StrategyScreen):
-            return
-        view = self._target()
-        if view is not None:
-            self.push_screen(StrategyScreen(view.id))
-
-    def action_arena(self) -> None:
-        """The arena: SMBench's scenarios for a provider and strategies."""
-        from .screens.arena import ArenaScreen
-
-        if self.commander is not None and not isinstance(self.screen, ArenaScreen):
-            self.push_screen(ArenaScreen())
-
     def action_search(self) -> None:
         """Search the Mysis's memories and the broadcasts; a hit opens the conversation."""
         view = self._target()
@@ -741,33 +694,25 @@ class ZoeaApp(OpaqueScreensApp):
         search.retarget(mysis_id, view.name)  # a screen not yet mounted only notes it
         self.push_screen(search, chosen)
 
-    def action_requests(self) -> None:
-        """The request inspector: the requests the Mysis sent, each as sent and answered."""
-        from .screens.inspector import InspectorScreen
-
-        view = self._target()
-        if view is not None and not isinstance(self.screen, InspectorScreen):
-            self.push_screen(InspectorScreen(view.id, view.name))
+    def action_open(self, name: str) -> None:
+        """Show command ``name``'s screen (:attr:`Command.screen`), for the Mysis the
+        current screen points at if it acts on one; not again over itself."""
+        command = BY_NAME[name]
+        module, _, class_name = command.screen.rpartition(".")
+        screen_class: type[OpenedScreen] = getattr(
+            import_module(f"{__package__}.screens.{module}"), class_name
+        )
+        if isinstance(self.screen, screen_class):
+            return
+        view = self._target() if command.target else None
+        if view is not None or not command.target:
+            self.push_screen(screen_class.opened(view))
 
     def action_close_keys(self) -> None:
         """Close the Keys panel the command palette opens (esc, while it is open: see
         :meth:`check_action`)."""
         self.screen.query_children(KEYS_PANEL).remove()
         self.screen.refresh_bindings()
-
-    def action_help(self) -> None:
-        """Every key, and where the providers come from."""
-        import os
-
-        from ..config import conventions_note
-
-        commander = self.commander
-        if commander is None:
-            self.push_screen(HelpScreen())
-            return
-        config = commander.config
-        rows = [(name, describe_provider(p)) for name, p in config.providers.items()]
-        self.push_screen(HelpScreen(rows, conventions_note(config, os.environ)))
 
     async def action_quit(self) -> None:
         """Quit; asks first while Myses are running."""
@@ -872,54 +817,33 @@ class ZoeaApp(OpaqueScreensApp):
                 screen.select(mysis_id)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        """The command palette: every action, each Mysis, then Textual's own commands."""
-        actions = (
-            ("Message", "m · direct message to the selected Mysis", self.action_message),
-            ("Broadcast", "b · an order to every idle or running Mysis", self.action_broadcast),
-            ("New Mysis", "n · name, provider, model, strategy", self.action_new_mysis),
-            (
-                "Configure",
-                "c · provider, model, strategy of the selected Mysis",
-                self.action_configure,
-            ),
-            (
-                "Add a provider",
-                "a · type, endpoint, model, key variable; probed, then saved to the config file",
-                self.action_add_provider,
-            ),
-            ("Relaunch", "r · start the selected Mysis again", self.action_relaunch),
-            ("Stop", "s · stop the selected Mysis", self.action_stop),
-            ("Delete", "d · delete the selected Mysis (asks first)", self.action_delete),
-            (
-                "Context preview and strategies",
-                "p · the next request under each strategy",
-                self.action_preview,
-            ),
-            ("Help", "? · every key", self.action_help),
-            (
-                "Arena",
-                "A · SMBench's scenarios for a provider and strategies, scored",
-                self.action_arena,
-            ),
-        )
+        """The command palette: every command of the table (those of the engine once it
+        is open), each Mysis, then Textual's own (a command of the same title instead)."""
+        ours = {c.title: c for c in COMMANDS if c.palette}
+        inherited = list(super().get_system_commands(screen))
+        theirs = {system.title for system in inherited}
+        for command in ours.values():
+            if command.title not in theirs and (
+                self.commander is not None or command.when is not When.ENGINE
+            ):
+                yield self._palette_entry(command)
         if self.commander is not None:
-            for title, help_text, callback in actions:
-                yield SystemCommand(title, help_text, callback)
             for view in sorted(self.views.values(), key=lambda v: v.id):
                 yield SystemCommand(
                     f"Focus {one_line(view.name, 40)}",
                     f"open {one_line(view.name, 40)}'s conversation and context",
                     lambda i=view.id: self.open_focus(i),
                 )
-        else:
-            yield SystemCommand("Help", "? · every key", self.action_help)
-        for command in super().get_system_commands(screen):
-            if command.title == "Quit":
-                yield SystemCommand(
-                    "Quit", "q · quit (asks first while Myses run)", self.action_quit
-                )
-            else:
-                yield command
+        for system in inherited:
+            instead = ours.get(system.title)
+            yield system if instead is None else self._palette_entry(instead)
+
+    def _palette_entry(self, command: Command) -> SystemCommand:
+        """Command ``command`` as the palette offers it."""
+        help_text = f"{' '.join(command.shown_keys.split())} · {command.help}"
+        if command.screen:
+            return SystemCommand(command.title, help_text, partial(self.action_open, command.name))
+        return SystemCommand(command.title, help_text, getattr(self, f"action_{command.name}"))
 
 
 def quiet_collector() -> None:
@@ -932,13 +856,6 @@ def quiet_collector() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(20_000, 20, 50)
-
-
-def describe_provider(provider: ProviderConfig) -> str:
-    """A provider in one line: its type, where it is, its model, and where it comes from."""
-    model = provider.model or "the first model the server lists"
-    what = provider.kind.summary.format(type=provider.type, endpoint=provider.endpoint, model=model)
-    return what + (f" · from {provider.origin}" if provider.origin else "")
 
 
 def _a_command_center(app: ZoeaApp) -> CommandCenter:

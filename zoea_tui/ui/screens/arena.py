@@ -139,7 +139,7 @@ class ArenaScreen(ZoeaScreen[None]):
         error: str = ""
 
     def compose(self) -> ComposeResult:
-        providers = list(self.zoea.commander.config.providers) if self.zoea.commander else []
+        providers = list(self.center.commander.config.providers) if self.center.commander else []
         scenarios = [(s.id, key) for key, s in SCENARIOS.items()]
         strategies = [(s, s) for s in ARENA_STRATEGIES]
         with Vertical(id="arena-body"):
@@ -228,7 +228,7 @@ class ArenaScreen(ZoeaScreen[None]):
     @on(Button.Pressed, "#arena-run")
     def action_run(self) -> None:
         """Play the chosen scenarios."""
-        if self.zoea.commander is None or any(
+        if self.center.commander is None or any(
             w.group == "arena" and not w.is_finished for w in self.workers
         ):
             return
@@ -253,7 +253,7 @@ class ArenaScreen(ZoeaScreen[None]):
     ) -> None:
         """The batch, in a worker: every callback only posts a message."""
         self._unit = "requests" if budget == "smbench" else "ticks"
-        commander = self.zoea.commander
+        commander = self.center.commander
         assert commander is not None
         listeners: set[asyncio.Task[None]] = set()
 
@@ -300,7 +300,7 @@ class ArenaScreen(ZoeaScreen[None]):
     @work(group="arena-past", name="arena-past", exclusive=True, exit_on_error=False)
     async def load_past(self) -> None:
         """List the stored batches, newest first."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None:
             return
         batches = await commander.arena_records.list_arena_batches()
@@ -320,7 +320,7 @@ class ArenaScreen(ZoeaScreen[None]):
     @on(DataTable.RowSelected, "#arena-past")
     async def reopen(self, event: DataTable.RowSelected) -> None:
         """Show a stored batch's results in the results table."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None or event.row_key.value is None:
             return
         batch = await commander.arena_records.get_arena_batch(int(event.row_key.value))
@@ -369,7 +369,7 @@ class ArenaScreen(ZoeaScreen[None]):
     @on(DataTable.RowSelected, "#arena-runs")
     async def _open_run(self, event: DataTable.RowSelected) -> None:
         """Open the run's own conversation in the request inspector."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         key = event.row_key.value
         if commander is None or key is None:
             return

@@ -13,7 +13,7 @@ paints no screen hidden under an opaque one (``textual_compat.screens``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol, Self, cast
 
 from textual.geometry import Region, Size
 from textual.screen import ModalScreen, Screen, ScreenResultType
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from textual.worker import Worker
 
     from ...orchestrator.commander import Commander
+    from ...orchestrator.events import MysisView
     from ..read_ahead import ReadAhead
     from ..swarm_model import SwarmModel
 
@@ -123,9 +124,15 @@ class ZoeaScreen(KeptStyles, Screen[ScreenResultType]):
             rows = [row.crop(crop.x, crop.right) for row in rows]  # Textual caches cuts
         return rows
 
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """This screen as a command of the table opens it (``zoea_tui.ui.commands``):
+        for the Mysis ``view`` if the command acts on one (None otherwise)."""
+        return cls()
+
     @property
-    def zoea(self) -> CommandCenter:
-        """The app, as far as a screen may use it."""
+    def center(self) -> CommandCenter:
+        """The app seen through :class:`CommandCenter`: the part of it a screen may use."""
         return cast("CommandCenter", self.app)
 
     @property

@@ -68,9 +68,9 @@ class DashboardScreen(ZoeaScreen[None]):
         swarm.set_class(True, "-empty")
         self.watch(swarm, "selected_id", self._highlighted, init=False)
         self._layout(self.app.size.width)
-        self.zoea.ready_signal.subscribe(self, self._engine_ready)
+        self.center.ready_signal.subscribe(self, self._engine_ready)
         # The messages it handles, no others (each is dispatched to every subscriber).
-        self.zoea.swarm.subscribe(
+        self.center.swarm.subscribe(
             self,
             SwarmModel.MysisAdded,
             SwarmModel.MysesChanged,
@@ -79,7 +79,7 @@ class DashboardScreen(ZoeaScreen[None]):
             SwarmModel.RequestComposed,
             SwarmModel.BroadcastSent,
         )
-        if self.zoea.commander is not None:
+        if self.center.commander is not None:
             self._engine_ready(None)
 
     def on_resize(self) -> None:
@@ -101,7 +101,7 @@ class DashboardScreen(ZoeaScreen[None]):
 
     def _engine_ready(self, _: None) -> None:
         swarm = self.query_one(SwarmPanes)
-        model = self.zoea.swarm
+        model = self.center.swarm
         swarm.set_windows(model.windows)
         swarm.set_myses([model.views[i] for i in model.ids])
         self._load_broadcasts()
@@ -110,11 +110,11 @@ class DashboardScreen(ZoeaScreen[None]):
 
     @work(exclusive=True, group="dashboard-load", exit_on_error=False)
     async def _load_broadcasts(self) -> None:
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None:
             return
         rows = await commander.broadcasts(50)
-        names = self.zoea.swarm.names
+        names = self.center.swarm.names
         self.query_one(BroadcastLog).set_lines(
             [
                 BroadcastLine(
@@ -133,14 +133,14 @@ class DashboardScreen(ZoeaScreen[None]):
     async def _load_tails(self, ids: list[int]) -> None:
         """Fill each pane's action tail from its newest memories (once per Mysis)."""
         for mysis_id in ids:
-            filled, answer = await self.zoea.swarm.fill_tail(mysis_id)
+            filled, answer = await self.center.swarm.fill_tail(mysis_id)
             if filled:
                 self._show_facts(mysis_id, answer, at_once=True)
 
     def _show_facts(
         self, mysis_id: int, answer: str | None = None, *, at_once: bool = False
     ) -> None:
-        model = self.zoea.swarm
+        model = self.center.swarm
         commander = model.commander
         if commander is None or mysis_id not in model.views:
             return
@@ -159,7 +159,7 @@ class DashboardScreen(ZoeaScreen[None]):
     # -- deleted Mysis and a broadcast show at once
 
     def _added(self, mysis_id: int) -> None:
-        view = self.zoea.swarm.views.get(mysis_id)
+        view = self.center.swarm.views.get(mysis_id)
         if view is not None:
             self.query_one(SwarmPanes).upsert(view)
             self._load_tails([mysis_id])
@@ -194,7 +194,7 @@ class DashboardScreen(ZoeaScreen[None]):
         selected = self.query_one(SwarmPanes).selected_id
         if selected not in message.ids:
             return
-        self._composed = self.zoea.swarm.latest.get(selected)
+        self._composed = self.center.swarm.latest.get(selected)
         if self._composed is None:
             # The request sent last is superseded: show the next one, as the focus does.
             self._composed_next = None
@@ -209,7 +209,7 @@ class DashboardScreen(ZoeaScreen[None]):
         self.query_one(BroadcastLog).add(
             BroadcastLine(
                 at=broadcast.at,
-                tick=self.zoea.swarm.tick,
+                tick=self.center.swarm.tick,
                 sender=broadcast.sender_name,
                 content=broadcast.content,
                 recipients=len(broadcast.recipients),
@@ -224,7 +224,7 @@ class DashboardScreen(ZoeaScreen[None]):
         """Show what changed since the last flush, once per Mysis."""
         self._flush_timer = None
         swarm = self.query_one(SwarmPanes)
-        views = self.zoea.swarm.views
+        views = self.center.swarm.views
         changed, self._changed = self._changed, set()
         touched, self._touched = self._touched, set()
         composed, self._composed = self._composed, None
@@ -253,34 +253,34 @@ class DashboardScreen(ZoeaScreen[None]):
     def _show_composed(self, event: RequestComposed) -> None:
         # The Mysis's newest request sent, as every view shows it (None: superseded
         # meanwhile; the next one is being composed).
-        sent = self.zoea.swarm.sent_request(event.mysis_id)
+        sent = self.center.swarm.sent_request(event.mysis_id)
         if sent is not None:
             self.query_one("#dash-preview", PreviewLines).data = sent
 
     @work(exclusive=True, group="dashboard-preview", exit_on_error=False)
     async def refresh_preview(self) -> None:
         """Compose the selected Mysis's next request (nothing is written or sent)."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         mysis_id = self.current_mysis_id
         preview = self.query_one("#dash-preview", PreviewLines)
         if commander is None or mysis_id is None or not preview.display:
             return
         self._title_preview(mysis_id)
-        data, error = await self.zoea.ahead.compose_preview(mysis_id)
+        data, error = await self.center.ahead.compose_preview(mysis_id)
         if error is not None:
             preview.show_error(error)
         elif data is not None and mysis_id == self.current_mysis_id:
             preview.data = data
 
     def _title_preview(self, mysis_id: int) -> None:
-        view = self.zoea.swarm.views.get(mysis_id)
+        view = self.center.swarm.views.get(mysis_id)
         self.query_one("#dash-preview", PreviewLines).show_for(view.name if view else None)
 
     def _highlighted(self, mysis_id: int | None) -> None:
         """The selection moved (watched, so this runs before the frame that shows it)."""
         if not self.preview_shown or mysis_id is None:
             return
-        latest = self.zoea.swarm.latest.get(mysis_id)
+        latest = self.center.swarm.latest.get(mysis_id)
         if latest is None:
             self.refresh_preview()
             return
@@ -294,7 +294,7 @@ class DashboardScreen(ZoeaScreen[None]):
         """Read the selected Mysis's focus view ahead: ``enter`` then only shows it."""
         mysis_id = self.current_mysis_id
         if mysis_id is not None:
-            self.zoea.read_ahead([mysis_id])
+            self.center.read_ahead([mysis_id])
 
     def select(self, mysis_id: int) -> None:
         """Move the selection to ``mysis_id``."""
@@ -302,4 +302,4 @@ class DashboardScreen(ZoeaScreen[None]):
 
     @on(SwarmPanes.Opened)
     def _open(self, message: SwarmPanes.Opened) -> None:
-        self.zoea.open_focus(message.mysis_id)
+        self.center.open_focus(message.mysis_id)

@@ -15,6 +15,7 @@ from textual.reactive import reactive
 
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
+from ..commands import BY_NAME
 from ..read_ahead import PAGE, FocusContent, empty_content
 from ..sanitize import clip, one_line
 from ..swarm_model import SwarmModel
@@ -92,8 +93,9 @@ class FocusScreen(ZoeaScreen[None]):
         Binding("v", "expand_all", "Expand all", show=False),
         Binding("e", "expand_preview", "Whole msgs", show=False),
         Binding("i", "toggle_sidebar", "Game state", show=False),
-        Binding("slash", "app.search", "Search"),
-        Binding("x", "app.requests", "Requests"),
+        # The app's search and inspector, on this screen's key bar too.
+        BY_NAME["search"].binding(from_screen=True, bar=True),
+        BY_NAME["requests"].binding(from_screen=True, bar=True),
     ]
 
     #: None: shown when the terminal is wide enough; True/False: the user's choice.
@@ -130,7 +132,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def on_mount(self) -> None:
         # The messages it handles, no others (each is dispatched to every subscriber).
-        self.zoea.swarm.subscribe(
+        self.center.swarm.subscribe(
             self,
             SwarmModel.MemoriesStored,
             SwarmModel.MysesChanged,
@@ -162,30 +164,30 @@ class FocusScreen(ZoeaScreen[None]):
     # -- filling -------------------------------------------------------------------------
 
     def _view(self) -> MysisView | None:
-        return self.zoea.swarm.views.get(self.mysis_id)
+        return self.center.swarm.views.get(self.mysis_id)
 
     def _refresh_header(self) -> None:
         view = self._view()
         if view is None:
             return
-        ids = self.zoea.swarm.ids
+        ids = self.center.swarm.ids
         position = (ids.index(view.id) + 1 if view.id in ids else 0, len(ids))
         header = self.query_one("#focus-header", TextBlock)
         width = header.content_size.width or max(self.app.size.width - 2, 1)
-        header.show(header_text(view, position, self.zoea.swarm.window(view.id), width))
+        header.show(header_text(view, position, self.center.swarm.window(view.id), width))
 
     def _refresh_sidebar(self) -> None:
-        commander = self.zoea.commander
-        if commander is None or self.mysis_id not in self.zoea.swarm.views:
+        commander = self.center.commander
+        if commander is None or self.mysis_id not in self.center.swarm.views:
             return
         self.query_one(GameStateSidebar).show_state(
-            commander.game_state(self.mysis_id), self.zoea.swarm.tick
+            commander.game_state(self.mysis_id), self.center.swarm.tick
         )
 
     def retarget(self, mysis_id: int, at: int | None = None) -> None:
         """Show Mysis ``mysis_id`` (its newest page, or the page around memory ``at``)
         once its content is read."""
-        self.zoea.stop_reading_ahead()  # what was read ahead around the last Mysis
+        self.center.stop_reading_ahead()  # what was read ahead around the last Mysis
         self._begin_reading(mysis_id, at)
         self._read_and_show(mysis_id, at)
 
@@ -197,13 +199,13 @@ class FocusScreen(ZoeaScreen[None]):
         """What :meth:`show` needs for Mysis ``mysis_id``: the content read ahead for it
         if there is (its next request composed again if something of it happened since
         the read began), else read now (:meth:`fetch`)."""
-        ahead = self.zoea.ahead.take(mysis_id) if at is None else None
+        ahead = self.center.ahead.take(mysis_id) if at is None else None
         if ahead is None:
             return await self.fetch(mysis_id, at)
         self._reading = ahead.content  # memories stored from now on gather here as well
         if not ahead.stale:
             return ahead.content
-        preview, error = await self.zoea.ahead.compose_preview(mysis_id)
+        preview, error = await self.center.ahead.compose_preview(mysis_id)
         content = replace(ahead.content, preview=preview, preview_error=error)
         if self._reading is ahead.content:
             self._reading = content
@@ -213,9 +215,9 @@ class FocusScreen(ZoeaScreen[None]):
         """Read what :meth:`show` needs for Mysis ``mysis_id``: a page of its story and
         its next request, side by side (the database reads run off the loop)."""
         content = self._begin_reading(mysis_id, at)
-        if self.zoea.commander is None:
+        if self.center.commander is None:
             return content
-        content = await self.zoea.ahead.read_content(mysis_id, at, content.arrived)
+        content = await self.center.ahead.read_content(mysis_id, at, content.arrived)
         if self._reading is not None and self._reading.mysis_id == mysis_id:
             self._reading = content
         return content
@@ -223,7 +225,7 @@ class FocusScreen(ZoeaScreen[None]):
     def when_rested(self) -> None:
         """Read ahead the Myses a step would show, and the page beyond the edge the
         conversation is near."""
-        self.zoea.read_ahead(self.neighbours())
+        self.center.read_ahead(self.neighbours())
         # The screen can be on the stack before its widgets are mounted (a push under way).
         logs = self.query(ConversationLog)
         if self._reading is None and logs:
@@ -233,7 +235,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def neighbours(self) -> list[int]:
         """The Myses a step would show next (``]``, then ``[``), once the shown one is."""
-        ids = self.zoea.swarm.ids
+        ids = self.center.swarm.ids
         if self._reading is not None or self.mysis_id not in ids or len(ids) < 2:
             return []
         index = ids.index(self.mysis_id)
@@ -253,7 +255,7 @@ class FocusScreen(ZoeaScreen[None]):
         self.mysis_id = content.mysis_id
         view = self._view()
         log = self.query_one(ConversationLog)
-        log.names = self.zoea.names
+        log.names = self.center.names
         if view is not None:
             log.border_title = Content(f"CONVERSATION · {one_line(view.name, 30)}")
         self._refresh_header()
@@ -266,7 +268,7 @@ class FocusScreen(ZoeaScreen[None]):
                 if memory.id > newest:
                     log.add_memory(memory)
         preview = self.query_one(ContextPreview)
-        sent = self.zoea.swarm.sent_request(content.mysis_id)
+        sent = self.center.swarm.sent_request(content.mysis_id)
         if sent is not None:
             # The request the Mysis sent is still its newest: the one the dashboard shows.
             preview.data = sent
@@ -276,7 +278,7 @@ class FocusScreen(ZoeaScreen[None]):
             preview.data = content.preview
         self._note_page()
         if self.is_current:  # a step: read ahead around the new Mysis once the commander rests
-            self.zoea.read_ahead_soon()
+            self.center.read_ahead_soon()
 
     @on(ConversationLog.PageWanted)
     def _page_wanted(self, event: ConversationLog.PageWanted) -> None:
@@ -292,19 +294,19 @@ class FocusScreen(ZoeaScreen[None]):
 
     async def _fill_page(self, mysis_id: int, direction: str) -> None:
         """Fetch the page the log asked for (by id, in a worker) and show it."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None:
             return
         log = self.query_one(ConversationLog)
         shown = log.memories
         if direction == "older" and shown:
-            page = await self.zoea.ahead.read_page(mysis_id, before_id=shown[0].id)
+            page = await self.center.ahead.read_page(mysis_id, before_id=shown[0].id)
         elif direction == "newer" and shown:
-            page = await self.zoea.ahead.read_page(mysis_id, after_id=shown[-1].id)
+            page = await self.center.ahead.read_page(mysis_id, after_id=shown[-1].id)
         elif direction == "first":
-            page = await self.zoea.ahead.read_page(mysis_id, after_id=0)
+            page = await self.center.ahead.read_page(mysis_id, after_id=0)
         else:
-            page = await self.zoea.ahead.read_page(mysis_id)
+            page = await self.center.ahead.read_page(mysis_id)
         if mysis_id != self.mysis_id:
             return
         if direction == "older" and shown:
@@ -332,7 +334,7 @@ class FocusScreen(ZoeaScreen[None]):
     async def refresh_preview(self) -> None:
         """Compose the Mysis's next request now (nothing is written or sent)."""
         mysis_id = self.mysis_id
-        data, error = await self.zoea.ahead.compose_preview(mysis_id)
+        data, error = await self.center.ahead.compose_preview(mysis_id)
         if mysis_id != self.mysis_id:
             return
         preview = self.query_one(ContextPreview)
@@ -398,7 +400,7 @@ class FocusScreen(ZoeaScreen[None]):
     def _request_composed(self, message: SwarmModel.RequestComposed) -> None:
         if not self._on_stack or self.mysis_id not in message.ids:
             return
-        sent = self.zoea.swarm.sent_request(self.mysis_id)
+        sent = self.center.swarm.sent_request(self.mysis_id)
         if sent is None:
             # The request sent last is superseded (``swarm_model.supersedes``): compose
             # the next one (a worker; the newest one wins), as the dashboard does.
@@ -423,7 +425,7 @@ class FocusScreen(ZoeaScreen[None]):
         error = message.error
         if not self._on_stack or error.mysis_id != self.mysis_id:
             return
-        text = fmt.stamp(error.at, self.zoea.swarm.tick)
+        text = fmt.stamp(error.at, self.center.swarm.tick)
         text.append(
             " ERROR" + (" (will retry)" if error.transient else ""),
             style=f"bold {fmt.ERROR}",
@@ -437,7 +439,7 @@ class FocusScreen(ZoeaScreen[None]):
         nudge = message.nudge
         if not self._on_stack or nudge.mysis_id != self.mysis_id:
             return
-        text = fmt.stamp(nudge.at, self.zoea.swarm.tick)
+        text = fmt.stamp(nudge.at, self.center.swarm.tick)
         text.append(f" NUDGE {nudge.level}", style=f"bold {fmt.WARNING}")
         text.append("  (synthetic, not stored)", style=fmt.DIM)
         text.append("\n  ")
@@ -456,7 +458,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def _left_behind(self) -> None:
         """The focused Mysis was deleted: show another one, or go back."""
-        ids = self.zoea.swarm.ids
+        ids = self.center.swarm.ids
         if not ids:
             self.dismiss()
             return
@@ -467,12 +469,12 @@ class FocusScreen(ZoeaScreen[None]):
 
     def action_back(self) -> None:
         """Back to the dashboard (with this Mysis selected)."""
-        self.zoea.select_on_dashboard(self.mysis_id)
+        self.center.select_on_dashboard(self.mysis_id)
         self.dismiss()
 
     def action_step(self, delta: int) -> None:
         """The previous (-1) or next (+1) Mysis, wrapping around."""
-        ids = self.zoea.swarm.ids
+        ids = self.center.swarm.ids
         if not ids:
             return
         # From the Mysis on its way, if a step is still being read.

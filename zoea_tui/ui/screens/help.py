@@ -1,11 +1,12 @@
-"""The help screen: every key, from :mod:`zoea_tui.ui.keys`; then the providers, and where
+"""The help screen: every key, from :mod:`zoea_tui.ui.commands`; then the providers, and where
 each comes from (the config file, a built-in, or a convention of the environment)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rich.table import Table
 from rich.text import Text
@@ -15,9 +16,13 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ...config import ProviderConfig, conventions_note
 from ...config.paths import database_bytes, folder_bytes, size_text
 from .. import formatting as fmt
-from ..keys import KEY_HELP
+from ..commands import help_sections
+
+if TYPE_CHECKING:
+    from ...orchestrator.events import MysisView
 
 
 def data_rows(db_path: Path) -> list[tuple[str, str]]:
@@ -44,7 +49,7 @@ def help_table(
     table = Table.grid(padding=(0, 2))
     table.add_column(justify="right", no_wrap=True)
     table.add_column()
-    for n, (group, keys) in enumerate(KEY_HELP):
+    for n, (group, keys) in enumerate(help_sections()):
         if n:
             table.add_row("", "")
         table.add_row("", Text(group.upper(), style=f"bold {fmt.ASSISTANT}"))
@@ -74,21 +79,39 @@ def help_table(
     return table
 
 
+def describe_provider(provider: ProviderConfig) -> str:
+    """A provider in one line: its type, where it is, its model, and where it comes from."""
+    model = provider.model or "the first model the server lists"
+    what = provider.kind.summary.format(type=provider.type, endpoint=provider.endpoint, model=model)
+    return what + (f" · from {provider.origin}" if provider.origin else "")
+
+
 class HelpScreen(ModalScreen[None]):
     """The command reference; esc, ? or q closes it."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "close", "Close")]
 
-    def __init__(self, providers: Sequence[tuple[str, str]] = (), applied: str = "") -> None:
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """The help, as the ``?`` command opens it (it points at no Mysis)."""
+        return cls()
+
+    def __init__(self) -> None:
         super().__init__()
-        self.providers = providers
-        self.applied = applied
+        #: The providers (name, what it is) and the configuration that applied, as
+        #: read from the engine when the help is composed (none before it opens).
+        self.providers: list[tuple[str, str]] = []
+        self.applied = ""
 
     def compose(self) -> ComposeResult:
-        """The key table in a scrolling dialog."""
+        """The key table in a scrolling dialog, with the engine's providers once it is open."""
         commander = getattr(self.app, "commander", None)
-        db_path = commander.store.path if commander is not None else None
-        rows = data_rows(db_path) if db_path is not None else []
+        rows: list[tuple[str, str]] = []
+        if commander is not None:
+            config = commander.config
+            self.providers = [(name, describe_provider(p)) for name, p in config.providers.items()]
+            self.applied = conventions_note(config, os.environ)
+            rows = data_rows(commander.store.path)
         with VerticalScroll(id="help-dialog", classes="dialog") as scroll:
             scroll.border_title = "◆ COMMAND REFERENCE ◆"
             data = f"data folder {rows[0][1].rsplit(' · ', 1)[-1]} · " if rows else ""

@@ -7,7 +7,7 @@ The list and each request load in workers (``Commander.story``); the UI only sho
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rich.text import Text
 from textual import on, work
@@ -30,6 +30,9 @@ from ..widgets.conversation import entry_parts
 from ..widgets.key_bar import KeyBar
 from ..widgets.scroll_box import ScrollBox
 from .base import ZoeaScreen
+
+if TYPE_CHECKING:
+    from ...orchestrator.events import MysisView
 
 #: Characters of each sent message shown (the store keeps everything).
 MESSAGE_CHARS = 1500
@@ -205,6 +208,13 @@ class InspectorScreen(ZoeaScreen[None]):
         Binding("escape", "back", "Back"),
     ]
 
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """The requests of Mysis ``view`` in the swarm's story (the ``x`` command's)."""
+        if view is None:
+            raise ValueError("the request inspector shows a Mysis's requests")
+        return cls(view.id, view.name)
+
     def __init__(self, mysis_id: int, name: str, story: StoryPort | None = None) -> None:
         super().__init__()
         self.mysis_id = mysis_id
@@ -236,7 +246,7 @@ class InspectorScreen(ZoeaScreen[None]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
         if self.story is None:  # the swarm's own requests: their calls end as it plays
-            self.zoea.swarm.subscribe(self, SwarmModel.RequestsFinished)
+            self.center.swarm.subscribe(self, SwarmModel.RequestsFinished)
         self.load_requests()
 
     @on(SwarmModel.RequestsFinished)
@@ -307,14 +317,14 @@ class InspectorScreen(ZoeaScreen[None]):
         if seen is None:
             body.update(Text(f"Request #{request_id} is no longer in the log.", style=fmt.MUTED))
             return
-        body.update(inspection_text(seen, self.zoea.names))
+        body.update(inspection_text(seen, self.center.names))
         self.query_one("#inspector-detail", ScrollBox).scroll_home(animate=False)
         self.bench_state = f"request {request_id}"
 
     def _story(self) -> StoryPort | None:
         if self.story is not None:
             return self.story
-        commander = self.zoea.commander
+        commander = self.center.commander
         return commander.story if commander is not None else None
 
     def action_back(self) -> None:

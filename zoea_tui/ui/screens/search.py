@@ -156,7 +156,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     @work(exclusive=True, group="search", exit_on_error=False)
     async def run_search(self, query: str) -> None:
         """Search in the store (the newest query wins) and show the hits."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None:
             return
         hits = (
@@ -172,7 +172,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
         """Show ``hits`` for ``query``."""
         self.hits = hits
         self.shown_query = query
-        names = self.zoea.names
+        names = self.center.names
         self.query_one(HitList).show([hit_lines(h, names) for h in hits])
         status = self.query_one("#search-status", TextBlock)
         if not query.strip():
@@ -202,7 +202,7 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     @work(exclusive=True, group="search-open", exit_on_error=False)
     async def _open_broadcast(self, hit: StoryHit) -> None:
         """A broadcast hit opens the memory that delivered it to this Mysis."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None:
             return
         memory_id = await commander.story.broadcast_memory(self.mysis_id, hit.id)

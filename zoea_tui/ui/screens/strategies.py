@@ -8,7 +8,7 @@ applies the highlighted strategy to the Mysis.
 from __future__ import annotations
 
 import asyncio
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rich.text import Text
 from textual import on, work
@@ -28,6 +28,9 @@ from ..swarm_model import SwarmModel
 from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.key_bar import KeyBar
 from .base import ZoeaScreen
+
+if TYPE_CHECKING:
+    from ...orchestrator.events import MysisView
 
 BAR_WIDTH = 8
 
@@ -76,6 +79,13 @@ class StrategyScreen(ZoeaScreen[None]):
 
     current: reactive[str] = reactive("", init=False)
 
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """The strategies of Mysis ``view`` (the ``p`` command's)."""
+        if view is None:
+            raise ValueError("the strategies are compared for a Mysis")
+        return cls(view.id)
+
     def __init__(self, mysis_id: int) -> None:
         super().__init__()
         self.mysis_id = mysis_id
@@ -95,7 +105,7 @@ class StrategyScreen(ZoeaScreen[None]):
     @property
     def strategies(self) -> list[str]:
         """The strategies offered."""
-        commander = self.zoea.commander
+        commander = self.center.commander
         return list(commander.strategies) if commander is not None else []
 
     def compose(self) -> ComposeResult:
@@ -109,10 +119,10 @@ class StrategyScreen(ZoeaScreen[None]):
         yield KeyBar()
 
     def on_mount(self) -> None:
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         self.current = view.strategy if view else ""
         # The messages it handles, no others (each is dispatched to every subscriber).
-        self.zoea.swarm.subscribe(
+        self.center.swarm.subscribe(
             self,
             SwarmModel.MysesChanged,
             SwarmModel.MysisRemoved,
@@ -127,10 +137,10 @@ class StrategyScreen(ZoeaScreen[None]):
         self._refresh_options()
 
     def _window(self) -> int:
-        return self.zoea.swarm.window(self.mysis_id)
+        return self.center.swarm.window(self.mysis_id)
 
     def _refresh_header(self) -> None:
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         name = one_line(view.name, 40) if view else f"#{self.mysis_id}"
         text = Text()
         text.append("◆ CONTEXT STRATEGIES ", style=f"bold {fmt.BRAND}")
@@ -175,7 +185,7 @@ class StrategyScreen(ZoeaScreen[None]):
         """Compose the next request under every strategy."""
         if delay:
             await asyncio.sleep(delay)
-        commander = self.zoea.commander
+        commander = self.center.commander
         if commander is None:
             return
         for strategy in self.strategies:
@@ -212,7 +222,7 @@ class StrategyScreen(ZoeaScreen[None]):
 
     @on(SwarmModel.MysesChanged)
     def _myses_changed(self, message: SwarmModel.MysesChanged) -> None:
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         if self.mysis_id in message.ids and view is not None:
             self.current = view.strategy
 
@@ -229,15 +239,15 @@ class StrategyScreen(ZoeaScreen[None]):
     def action_apply(self) -> None:
         """Make the highlighted strategy the Mysis's strategy."""
         strategy = self._highlighted_strategy()
-        commander = self.zoea.commander
+        commander = self.center.commander
         if strategy is None or commander is None:
             return
         if strategy == self.current:
             self.notify(f"already composing with {strategy}", timeout=3)
             return
-        view = self.zoea.swarm.views.get(self.mysis_id)
+        view = self.center.swarm.views.get(self.mysis_id)
         name = one_line(view.name, 40) if view else f"#{self.mysis_id}"
-        self.zoea.run_command(
+        self.center.run_command(
             "apply the strategy",
             lambda: commander.configure_mysis(self.mysis_id, strategy=strategy),
             done=f"{name} now composes with {strategy}",

@@ -16,8 +16,7 @@ from textual import events
 from textual.screen import Screen
 from textual.widget import Widget
 
-#: The keys every bar keeps however narrow the terminal: help and quit.
-KEPT_KEYS = frozenset({"question_mark", "q"})
+from ..commands import KEPT_KEYS
 
 
 def key_hints(
