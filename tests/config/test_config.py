@@ -158,7 +158,7 @@ def bad_endpoint(url: str, why: str) -> tuple[str, str]:
     )
 
 
-TYPES = '"openai", "ollama", "autopilot", "local"'
+TYPES = '"openai", "ollama", "anthropic", "autopilot", "local"'
 
 MISTAKES = [
     (
