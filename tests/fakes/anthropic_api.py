@@ -176,7 +176,8 @@ class AnthropicCache:
     """Anthropic's prompt cache, as documented: an entry is written at each breakpoint
     whose prefix is at least ``min_tokens`` long; a request reads the longest prefix that
     has an entry at a breakpoint or at one of the ``lookback`` block boundaries before
-    each; an entry lives ``ttl`` seconds from its last write or read. ``count`` is the
+    each; an entry lives ``ttl`` seconds from its last write or read (a request that
+    reads past one of its own breakpoints reads that entry too). ``count`` is the
     tokenizer (the fake's own by default)."""
 
     ttl: float = 300.0
@@ -208,6 +209,9 @@ class AnthropicCache:
         read = ends[read_at] if read_at >= 0 else 0
         if read_at >= 0:
             self.entries[digests[read_at]] = now + self.ttl
+        for mark in marks:  # a breakpoint read through is used: its entry lives on too
+            if mark < read_at and self.entries.get(digests[mark], -math.inf) > now:
+                self.entries[digests[mark]] = now + self.ttl
         written_to = read_at
         for mark in marks:
             if mark > read_at and ends[mark] >= self.min_tokens:

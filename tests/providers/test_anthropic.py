@@ -355,11 +355,36 @@ async def test_a_second_mysis_reads_the_shared_prefix(server: FakeAnthropicServe
     await one.chat(ask([OPENING[0], {"role": "user", "content": "I am Ada."}]))
     answer = await two.chat(ask([OPENING[0], {"role": "user", "content": "I am Bo."}]))
     # What it read: exactly the tools and the system prompt, every Mysis's same prefix.
-    blocks = cache_blocks(request_body(ask(), MODEL))[: len(TOOLS) + 1]
-    assert answer.usage.cached_tokens == sum(bytes_tokens(text) for text, _ in blocks) > 1024
+    assert answer.usage.cached_tokens == cache_use_of_prefix() > 1024
     assert answer.usage.cache_write_tokens == server.billed[1].written < 20
     await one.aclose()
     await two.aclose()
+
+
+def round_of(prefix: str, calls: int) -> list[dict[str, Any]]:
+    """An answer with ``calls`` parallel calls, and their results."""
+    ids = [f"{prefix}{n}" for n in range(calls)]
+    answer = {"role": "assistant", "content": "", "tool_calls": [call(i, "mine") for i in ids]}
+    return [answer, *({"role": "tool", "tool_call_id": i, "content": "mined"} for i in ids)]
+
+
+def test_the_previous_breakpoint_reads_the_request_before_past_the_lookback() -> None:
+    """A round of 12 parallel calls adds 24 blocks, past the API's 20-block lookback: only
+    the ``previous`` mark finds where the request before it ended."""
+    before = [*OPENING, *round_of("a", 12)]
+    after = [*before, *round_of("b", 12)]
+    for rules, reads_all in ((("system", "last"), False), (("system", "last", "previous"), True)):
+        cache = AnthropicCache()
+        first = cache.use(request_body(ask(before), MODEL, breakpoints=rules), 0.0)
+        second = cache.use(request_body(ask(after), MODEL, breakpoints=rules), 10.0)
+        assert (second.read == first.prompt_tokens) is reads_all, rules
+        assert second.read >= cache_use_of_prefix()
+
+
+def cache_use_of_prefix() -> int:
+    """Tokens of the tools and the system prompt (what every request reads at least)."""
+    blocks = cache_blocks(request_body(ask(), MODEL))[: len(TOOLS) + 1]
+    return sum(bytes_tokens(text) for text, _ in blocks)
 
 
 def test_the_simulated_cache_expires_and_has_a_minimum() -> None:
@@ -370,6 +395,13 @@ def test_the_simulated_cache_expires_and_has_a_minimum() -> None:
     assert cache.use(body, 200.0).read == first.written  # read, and the TTL renewed
     assert cache.use(body, 450.0).read == first.written
     assert cache.use(body, 800.0).read == 0  # five minutes after the last read
+    # A request that reads past its own system breakpoint keeps that entry alive too.
+    cache = AnthropicCache()
+    cache.use(body, 0.0)
+    longer = request_body(ask([*OPENING, {"role": "user", "content": "More."}]), MODEL)
+    assert cache.use(longer, 200.0).read == first.written > cache_use_of_prefix()
+    other = request_body(ask([OPENING[0], {"role": "user", "content": "Other."}]), MODEL)
+    assert cache.use(other, 450.0).read == cache_use_of_prefix()
     small = request_body(ask([{"role": "user", "content": "hi"}], tools=()), MODEL)
     assert AnthropicCache().use(small, 0.0).written == 0  # under the minimum
 

@@ -162,13 +162,12 @@ class AnthropicProvider(HttpProvider):
                     answer.add(load_json(data, url=self.url), self.url, on_event)
                     if answer.done:
                         break
-                response_ = answer.response(self.url)
-                blocks = answer.thinking_blocks()
+                result, thinking = answer.response(self.url), answer.thinking_blocks()
             else:
                 data = await read_json(response, url=self.url, limit=limit)
-                response_, blocks = parse_message(data, model, self.url, streamed=streamed)
-        self._keep_thinking(response_, blocks)
-        return response_
+                result, thinking = parse_message(data, model, self.url, streamed=streamed)
+        self._keep_thinking(result, thinking)
+        return result
 
     def _keep_thinking(self, response: ChatResponse, blocks: list[dict[str, Any]]) -> None:
         if not (blocks and response.tool_calls):
