@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.fakes import Call, Endless, HttpError, RecordingSleep, Reply
+from tests.fakes import Call, Endless, HttpError, Raw, RecordingSleep, Reply
 from tests.fakes.anthropic_api import (
     AnthropicCache,
     FakeAnthropicServer,
@@ -535,3 +535,31 @@ async def test_the_probe_flies_an_anthropic_endpoint(server: FakeAnthropicServer
     assert report.template_tools is None and report.env_line() is None
     assert report.config_block().startswith('[providers.anthropic]\ntype = "anthropic"')
     assert [r.path for r in server.requests] == ["/v1/models", *["/v1/messages"] * 3]
+
+
+async def test_pings_and_unknown_events_are_passed_over(
+    server: FakeAnthropicServer, provider: AnthropicProvider
+) -> None:
+    def event(kind: str, **fields: Any) -> str:
+        return f"event: {kind}\ndata: {json.dumps({'type': kind, **fields})}\n\n"
+
+    start = {"type": "message", "role": "assistant", "model": MODEL, "content": []}
+    stream = "".join(
+        [
+            event("message_start", message={**start, "usage": {"input_tokens": 5}}),
+            event("ping"),
+            event("content_block_start", index=0, content_block={"type": "text", "text": ""}),
+            event("ping"),
+            event("content_block_delta", index=0, delta={"type": "text_delta", "text": "Hi"}),
+            event("a_future_event", detail=1),
+            event("content_block_stop", index=0),
+            event("message_delta", delta={"stop_reason": "end_turn"}, usage={"output_tokens": 2}),
+            event("ping"),
+            event("message_stop"),
+        ]
+    )
+    server.script(Raw(stream, content_type="text/event-stream"))
+    answer = await provider.chat(ask(stream=True))
+    assert (answer.content, answer.finish_reason) == ("Hi", "stop")
+    assert (answer.usage.prompt_tokens, answer.usage.completion_tokens) == (5, 2)
+    assert answer.usage.cached_tokens is None  # the API said nothing of its cache
