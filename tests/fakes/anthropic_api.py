@@ -189,6 +189,14 @@ class AnthropicCache:
 
     def use(self, body: dict[str, Any], now: float) -> CacheUse:
         """Bill ``body`` sent at ``now`` (seconds), updating the cache."""
+        used, entries = self.bill(body, now)
+        self.entries.update(entries)
+        return used
+
+    def bill(self, body: dict[str, Any], now: float) -> tuple[CacheUse, dict[str, float]]:
+        """Bill ``body`` sent at ``now``; and the entries it writes or renews, for the
+        caller to add once the answer is out (a request that arrives meanwhile does not
+        find them, as on the API)."""
         blocks = cache_blocks(body)
         digests: list[str] = []
         ends: list[int] = []
@@ -207,18 +215,19 @@ class AnthropicCache:
                     read_at = max(read_at, position)
                     break
         read = ends[read_at] if read_at >= 0 else 0
+        entries: dict[str, float] = {}
         if read_at >= 0:
-            self.entries[digests[read_at]] = now + self.ttl
+            entries[digests[read_at]] = now + self.ttl
         for mark in marks:  # a breakpoint read through is used: its entry lives on too
             if mark < read_at and self.entries.get(digests[mark], -math.inf) > now:
-                self.entries[digests[mark]] = now + self.ttl
+                entries[digests[mark]] = now + self.ttl
         written_to = read_at
         for mark in marks:
             if mark > read_at and ends[mark] >= self.min_tokens:
-                self.entries[digests[mark]] = now + self.ttl
+                entries[digests[mark]] = now + self.ttl
                 written_to = max(written_to, mark)
         written = ends[written_to] - read if written_to > read_at else 0
-        return CacheUse(total - read - written, read, written)
+        return CacheUse(total - read - written, read, written), entries
 
 
 # --- the server ---------------------------------------------------------------------------
@@ -428,7 +437,7 @@ class FakeAnthropicServer(FakeServer):
         if model not in self.models:
             await conn.send(404, error_body(404, f"model: {model}"))
             return
-        billed = self.cache.use(body, time.monotonic())
+        billed, entries = self.cache.bill(body, time.monotonic())
         self.billed.append(billed)
         usage = {
             "input_tokens": billed.input_tokens,
@@ -436,6 +445,9 @@ class FakeAnthropicServer(FakeServer):
             "cache_read_input_tokens": billed.read,
         }
         item, serial = self._next()
-        await self._play(
-            conn, item, _AnthropicRenderer(model, usage), body.get("stream") is True, serial
-        )
+        try:
+            await self._play(
+                conn, item, _AnthropicRenderer(model, usage), body.get("stream") is True, serial
+            )
+        finally:  # the prefix is cached once it has been evaluated
+            self.cache.entries.update(entries)
