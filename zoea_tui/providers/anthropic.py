@@ -144,8 +144,9 @@ class AnthropicProvider(HttpProvider):
         return None
 
     async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
-        """The models the API lists (``GET {endpoint}/v1/models``); raises its failure."""
-        path = self.root.removeprefix(self.endpoint) + "/models"
+        """The models the API lists (``GET {endpoint}/v1/models``, one page of up to 1 000:
+        its default page holds 20); raises its failure."""
+        path = self.root.removeprefix(self.endpoint) + "/models?limit=1000"
         return await list_models(self, path, timeout=timeout)
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
