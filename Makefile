@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/tools.py
 	$(BIN)/python bench/storage.py
 	$(BIN)/python bench/providers.py
+	$(BIN)/python bench/anthropic_cache.py
 	$(BIN)/python bench/autopilot.py
 	$(BIN)/python bench/world.py
 	$(BIN)/python bench/world_catalogue.py

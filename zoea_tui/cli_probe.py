@@ -121,7 +121,7 @@ def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
 
 
 def _print(report: Any, origin: str, applied: str, *, no_file: bool) -> None:
-    kind = "Ollama" if report.type == "ollama" else "OpenAI-compatible"
+    kind = {"ollama": "Ollama", "anthropic": "Anthropic"}.get(report.type, "OpenAI-compatible")
     say(f"zoea probe {report.endpoint} · {kind} · {origin}")
     say(f"  configuration: {applied}")
     for line in report.table():

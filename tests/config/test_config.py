@@ -158,7 +158,7 @@ def bad_endpoint(url: str, why: str) -> tuple[str, str]:
     )
 
 
-TYPES = '"openai", "ollama", "autopilot", "local"'
+TYPES = '"openai", "ollama", "anthropic", "autopilot", "local"'
 
 MISTAKES = [
     (
@@ -273,7 +273,8 @@ MISTAKES = [
         OPENAI_HEAD + "temprature = 0.5\n",
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
-        "seed, stream, tools, cache_reuse, max_answer_bytes, price_in, price_cached, "
+        "seed, stream, tools, cache_reuse, cache_control, max_answer_bytes, price_in, "
+        "price_cached, "
         "price_out, max_tool_iterations",
     ),
     (

@@ -15,7 +15,7 @@ from zoea_tui.ui.screens.help import describe_provider
 
 
 def test_the_kinds_are_listed_once_in_their_order() -> None:
-    assert list(KINDS) == ["openai", "ollama", "autopilot", "local"]
+    assert list(KINDS) == ["openai", "ollama", "anthropic", "autopilot", "local"]
     assert tuple(KINDS) == PROVIDER_TYPES
     assert {name: kind.keys for name, kind in KINDS.items()} == PROVIDER_KEYS
     assert set(ALL_PROVIDER_KEYS) == {key for kind in KINDS.values() for key in kind.keys}

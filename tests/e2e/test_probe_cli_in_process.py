@@ -219,7 +219,7 @@ BAD_ARGUMENTS = [
     (["autopilot", "--api-key-env", "X"], WITH_A_URL),
     (
         [URL, "--type", "grpc"],
-        "argument --type: invalid choice: 'grpc' (choose from 'openai', 'ollama')",
+        "argument --type: invalid choice: 'grpc' (choose from 'openai', 'ollama', 'anthropic')",
     ),
     ([], "the following arguments are required: URL|PROVIDER"),
 ]

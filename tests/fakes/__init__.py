@@ -1,6 +1,7 @@
 """Fakes for tests that need real counterparts.
 
-``llm_servers`` holds loopback model servers (OpenAI-compatible and Ollama);
+``llm_servers`` holds loopback model servers (OpenAI-compatible and Ollama),
+``anthropic_api`` Anthropic's Messages API with its prompt cache;
 :class:`RecordingSleep` stands in for ``asyncio.sleep`` where a test checks
 how long code meant to wait without waiting.
 """

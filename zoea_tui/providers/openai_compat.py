@@ -86,6 +86,7 @@ class OpenAIProvider(HttpProvider):
         on_retry: OnRetry | None = None,
         stream: StreamSetting = "auto",
         cache_reuse: int = 0,
+        cache_control: bool = False,
         max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
         api_key_env: str | None = None,
     ) -> None:
@@ -106,6 +107,8 @@ class OpenAIProvider(HttpProvider):
         self._counts: bool | None = None
         #: ``n_cache_reuse`` for a server that counts prompts (a llama-server); 0: none.
         self.cache_reuse = cache_reuse
+        #: Mark Anthropic's cache breakpoints on content parts (a router to Claude).
+        self.cache_control = cache_control
 
     async def server_context(self, model: str | None = None) -> ServerContext | None:
         """The context of one of the server's slots when it is a llama-server (``/props``);
@@ -136,7 +139,12 @@ class OpenAIProvider(HttpProvider):
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
-        body = request_body(request, model, cache_reuse=self.cache_reuse if self._counts else 0)
+        body = request_body(
+            request,
+            model,
+            cache_reuse=self.cache_reuse if self._counts else 0,
+            cache_control=self.cache_control,
+        )
         streamed = request.stream
         async with self._exchange(
             self.url, request.settings.timeout, body, streamed=streamed
@@ -154,18 +162,22 @@ class OpenAIProvider(HttpProvider):
         return parse_completion(data, model, self.url, streamed=streamed)
 
 
-def request_body(request: ChatRequest, model: str, *, cache_reuse: int = 0) -> dict[str, Any]:
+def request_body(
+    request: ChatRequest, model: str, *, cache_reuse: int = 0, cache_control: bool = False
+) -> dict[str, Any]:
     """The JSON body of a chat-completions request.
 
     ``temperature`` is sent whenever set, 0 included; ``stream`` is always
     explicit (OpenCode Zen misbehaves without it). ``cache_reuse`` > 0 adds
     llama-server's ``n_cache_reuse`` (only ever for a server known to be one: other
-    servers refuse fields they do not know).
+    servers refuse fields they do not know). ``cache_control`` marks Anthropic's
+    breakpoints on content parts (:func:`with_breakpoints`).
     """
     settings = request.settings
+    messages = outgoing_messages(request.messages)
     body: dict[str, Any] = {
         "model": model,
-        "messages": outgoing_messages(request.messages),
+        "messages": with_breakpoints(messages) if cache_control else messages,
         "stream": request.stream,
     }
     if request.stream:
@@ -191,6 +203,29 @@ def outgoing_messages(messages: Sequence[Message]) -> list[Message]:
         {**m, "content": ""} if m.get("tool_calls") and m.get("content") is None else m
         for m in messages
     ]
+
+
+def with_breakpoints(messages: list[Message]) -> list[Message]:
+    """``messages`` with the two breakpoints of the ``anthropic`` type as a router to
+    Claude takes them (OpenRouter): the system prompt's content as a list of one text
+    part marked ``cache_control: {"type": "ephemeral"}`` (the tools come before it in
+    Anthropic's cache order: one entry for the prefix the swarm shares), and the last
+    message's last part marked (the next request of the turn reads all of this one)."""
+    marked = list(messages)
+    for index in {0 if marked and marked[0].get("role") == "system" else None, len(marked) - 1}:
+        if index is None or index < 0:
+            continue
+        message = marked[index]
+        content = message.get("content")
+        parts = (
+            [dict(p) for p in content]
+            if isinstance(content, list)
+            else [{"type": "text", "text": content or ""}]
+        )
+        if parts:
+            parts[-1]["cache_control"] = {"type": "ephemeral"}
+        marked[index] = {**message, "content": parts}
+    return marked
 
 
 def parse_completion(data: Any, model: str, url: str, *, streamed: bool = False) -> ChatResponse:
@@ -316,4 +351,10 @@ class _Answer:
 
 def build(config: ProviderConfig, env: Mapping[str, str]) -> base.Provider:
     """The ``openai`` kind's client of ``config`` (``config/kinds.py``)."""
-    return over_http(OpenAIProvider, config, env, cache_reuse=config.cache_reuse)
+    return over_http(
+        OpenAIProvider,
+        config,
+        env,
+        cache_reuse=config.cache_reuse,
+        cache_control=config.cache_control,
+    )

@@ -36,6 +36,7 @@ from ..core.failures import failure_label
 from ..core.retry import BOUNDED, ONCE, Sleep, seconds_words, with_retries
 from ..core.tokens import request_tokens, tools_tokens
 from ._http import OnRetry, retry_after, retry_line
+from .anthropic import AnthropicProvider
 from .base import (
     AuthenticationError,
     ChatRequest,
@@ -53,6 +54,12 @@ from .openai_compat import OpenAIProvider
 logger = logging.getLogger(__name__)
 
 ProbeType = ProbeProtocol  # the protocols of config/kinds.py
+#: The client that speaks each protocol.
+_CLIENTS: dict[ProbeType, type[OpenAIProvider | OllamaProvider | AnthropicProvider]] = {
+    "openai": OpenAIProvider,
+    "ollama": OllamaProvider,
+    "anthropic": AnthropicProvider,
+}
 
 #: Below this context a Mysis cannot fly: the system prompt and the compact game tool alone
 #: take about 2 700 tokens (bench/results/tools.json).
@@ -228,9 +235,10 @@ class ProbeReport:
 
     @property
     def server_name(self) -> str:
-        """A provider name after the server: ``ollama``, ``llama-server`` or ``openai``."""
-        if self.type == "ollama":
-            return "ollama"
+        """A provider name after the server: ``ollama``, ``anthropic``, ``llama-server`` or
+        ``openai``."""
+        if self.type != "openai":
+            return self.type
         return "llama-server" if self.context_source.startswith("llama-server") else "openai"
 
     @property
@@ -275,8 +283,8 @@ class ProbeReport:
         """The environment line that flies on this endpoint with no config file, when the
         conventions reach the probed model (the first one the server lists)."""
         first = self.models[0] if self.models else ""
-        if self.model and first and self.model != first:
-            return None
+        if (self.model and first and self.model != first) or self.type == "anthropic":
+            return None  # no environment convention names an Anthropic endpoint
         if self.type == "ollama":
             host = self.endpoint.removeprefix("http://")
             return f"OLLAMA_HOST={host} ZOEA_DEFAULT_PROVIDER=ollama zoea"
@@ -480,7 +488,7 @@ def _rate_limited(error: Exception) -> bool:
 async def _run(
     report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClient, pacing: _Pacing
 ) -> None:
-    cls = OllamaProvider if report.type == "ollama" else OpenAIProvider
+    cls = _CLIENTS[report.type]
     # The key's variable goes too: a 401 to a key it did not hold names it.
     streamed, plain = (
         cls(
@@ -563,7 +571,7 @@ async def _run(
 async def _ask(
     report: ProbeReport,
     step: str,
-    provider: OpenAIProvider | OllamaProvider,
+    provider: OpenAIProvider | OllamaProvider | AnthropicProvider,
     request: ChatRequest,
     pacing: _Pacing,
 ) -> ChatResponse | None:
