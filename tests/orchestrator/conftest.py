@@ -112,8 +112,9 @@ async def settle(rounds: int = 50) -> None:
         await asyncio.sleep(0)
 
 
-async def until(predicate: Callable[[], bool], limit: float = 5.0) -> None:
-    """Poll a condition the engine reaches by itself (bounded; for ordering, not timing)."""
+async def until(predicate: Callable[[], bool], limit: float = 30.0) -> None:
+    """Poll a condition the engine reaches by itself (bounded; for ordering, not timing:
+    the bound is a hang detector, generous enough for a machine under a load of 15)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + limit
     while not predicate():

@@ -89,7 +89,10 @@ async def test_a_multi_slot_llama_server_shares_the_first_prompt_before_the_othe
     swarm: Swarm,
 ) -> None:
     async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384, slots=4)) as server:
-        server.script(Reply("first", delay=0.3))  # the first answer takes a while
+        # The first answer takes long enough that the other three are created, and wait,
+        # before it is out, however loaded the machine (at 0.3 s, under a load of 15,
+        # one was created after it and went without waiting).
+        server.script(Reply("first", delay=2.0))
         server.default = Reply("Nothing to do.")
         async with swarm(server.url) as commander:
             await start_together(commander)
