@@ -3,8 +3,8 @@
 ``zoea`` runs in a tmux session (200×60 by default) on a copy of a cached database
 (``bench/.cache/ui-v1.db``): 16 autopilot Myses, all running, the first of them with
 1 000 000 stored memories. Keys are typed with ``tmux send-keys``; the app, started with
-``ZOEA_FRAME_MARKS`` (``zoea_tui/ui/frame_marks.py``), writes a mark once a key's whole
-effect is on screen: every finite worker it started has finished (the conversation and
+``ZOEA_FRAME_MARKS`` (``zoea_tui/ui/textual_compat/frame_marks.py``), writes a mark once a
+key's whole effect is on screen: every finite worker it started has finished (the conversation and
 the context preview loaded, the page read, the search answered) and the frame after it
 is painted. The clock runs from just before ``tmux send-keys`` (its client's own start,
 a few ms, is included and reported apart) to that mark; both sides read
@@ -33,6 +33,9 @@ take turns (``--passes`` times each), so a change of the machine's load falls on
 them. ``by_way`` has every way's figures; ``worth_ms`` each override's p95 and median
 with it off minus with all on, per kind of key, and the same for the median of the app's
 CPU time from key to mark (``app_cpu_ms``: the figure a loaded machine changes least).
+A way written ``WAY@DIR`` runs the app from the source tree ``DIR`` instead of this one
+(another commit, laid out apart with ``git worktree add`` or ``git archive``): a change's
+before and after then take turns, under the same load (``--ways on,on@../before``).
 
 Usage: python bench/ui.py [--rounds 6] [--passes 1] [--ways on,stock,...] [--size 200x60]
 [--out FILE]
@@ -247,7 +250,14 @@ class Session:
     """The app in a tmux session."""
 
     def __init__(
-        self, name: str, width: int, height: int, workdir: Path, fifo: Path, stock: str = ""
+        self,
+        name: str,
+        width: int,
+        height: int,
+        workdir: Path,
+        fifo: Path,
+        stock: str = "",
+        tree: Path = ROOT,
     ) -> None:
         self.name = name
         env = (
@@ -271,7 +281,7 @@ class Session:
                 "-y",
                 str(height),
                 "-c",
-                str(ROOT),
+                str(tree),  # ``python -m`` imports the package of the folder it starts in
                 command,
             ],
             check=True,
@@ -333,9 +343,12 @@ def _newest(state: str) -> bool:
     return state.startswith("page ") and not state.startswith("page 1-")
 
 
-def measure(rounds: int, width: int, height: int, warmup: float, stock: str = "") -> dict:
-    """One session (``stock``: the value of ``ZOEA_STOCK_TEXTUAL``): first paint, then rounds
-    of keys; every figure in ms, and the raw samples under ``samples``."""
+def measure(
+    rounds: int, width: int, height: int, warmup: float, stock: str = "", tree: Path = ROOT
+) -> dict:
+    """One session (``stock``: the value of ``ZOEA_STOCK_TEXTUAL``; ``tree``: the source tree
+    the app runs from): first paint, then rounds of keys; every figure in ms, and the raw
+    samples under ``samples``."""
     workdir = Path(tempfile.mkdtemp(prefix="zoea-bench-ui-"))
     session: Session | None = None
     try:
@@ -344,7 +357,7 @@ def measure(rounds: int, width: int, height: int, warmup: float, stock: str = ""
         os.mkfifo(fifo)
         fd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
         marks = Marks(fd)
-        session = Session(f"zoea-bench-{os.getpid()}", width, height, workdir, fifo, stock)
+        session = Session(f"zoea-bench-{os.getpid()}", width, height, workdir, fifo, stock, tree)
         first = marks.wait(lambda m: m.kind == "first", 30)
         deadline = time.monotonic() + 30
         while f"Bench{MYSES - 1:02d}" not in session.text():
@@ -504,7 +517,19 @@ WAYS = ("on", "stock", "strips", "driver", "screens", "prebuild", "views")
 
 def _switch(way: str) -> str:
     """The value of ``ZOEA_STOCK_TEXTUAL`` for ``way``."""
+    way = way.partition("@")[0]
     return {"on": "", "stock": "1"}.get(way, way)
+
+
+def _tree(way: str) -> Path:
+    """The source tree ``way`` runs the app from (``WAY@DIR``; else this one)."""
+    _, at, tree = way.partition("@")
+    if not at:
+        return ROOT
+    path = Path(tree).resolve()
+    if not (path / "zoea_tui" / "cli.py").is_file():
+        raise SystemExit(f"ui bench: {way}: {path} holds no zoea_tui source tree")
+    return path
 
 
 def merge(runs: list[dict]) -> dict:
@@ -588,13 +613,16 @@ def main() -> int:
     ways = [w.strip() for w in args.ways.split(",") if w.strip()]
     if "on" not in ways:
         ways.insert(0, "on")
+    trees = {way: _tree(way) for way in ways}
     seeded_db()
     runs: dict[str, list[dict]] = {way: [] for way in ways}
     loads: list[float] = []
     for _ in range(args.passes):
         for way in ways:
             print(f"ui bench: {way}", file=sys.stderr, flush=True)
-            runs[way].append(measure(args.rounds, width, height, args.warmup, _switch(way)))
+            runs[way].append(
+                measure(args.rounds, width, height, args.warmup, _switch(way), trees[way])
+            )
             loads.append(os.getloadavg()[0])
     by_way = {way: merge(sessions) for way, sessions in runs.items()}
     result = by_way["on"]
@@ -618,6 +646,7 @@ def main() -> int:
             "first_paint_le_1s": result["first_paint_s"] <= 1.0,
         },
         "ways": {way: _switch(way) or "(unset)" for way in ways},
+        "trees": {way: str(tree) for way, tree in trees.items()},
         "worth_ms": worth(by_way),
         "by_way": by_way,
     }

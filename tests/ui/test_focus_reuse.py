@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ from zoea_tui.ui.screens.focus import PAGE, FocusScreen
 from zoea_tui.ui.textual_compat.testing import layouts_of
 from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog
+from zoea_tui.ui.worker_groups import AHEAD_GROUP
 
 from .helpers import opener, seed, settle, wait_for
 
@@ -122,7 +124,7 @@ async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
 ) -> None:
     async with _ada_in_focus(tmp_path, still_config) as (pilot, app, screen, ids):
         assert app.commander is not None
-        content = await screen.fetch(ids["Brin"])
+        content = await screen.read(ids["Brin"])
         late = await app.commander.store.add_memory(
             ids["Brin"], NewMemory("assistant", "llm", "Stored while the page was read.")
         )
@@ -253,16 +255,19 @@ def _done(focus: FocusScreen, mysis_id: int) -> bool:
 
 
 def _count_fetches(screen: FocusScreen) -> list[int]:
-    """The Myses whose content the focus view reads on a key from now on (reads ahead
-    are not counted)."""
+    """The Myses whose content the focus view reads on a key from now on: those a key
+    opens or steps to with nothing read ahead to take (reads ahead are not counted)."""
     fetched: list[int] = []
-    fetch = screen.fetch
+    ahead = screen.center.ahead
+    take = ahead.take
 
-    async def counted(mysis_id: int, at: int | None = None) -> Any:
-        fetched.append(mysis_id)
-        return await fetch(mysis_id, at)
+    def counted(mysis_id: int) -> Any:
+        taken = take(mysis_id)
+        if taken is None:
+            fetched.append(mysis_id)
+        return taken
 
-    screen.fetch = counted  # type: ignore[method-assign]
+    ahead.take = counted  # type: ignore[method-assign]
     return fetched
 
 
@@ -388,3 +393,56 @@ async def test_read_ahead_content_is_handed_over_once_while_wanted_and_within_a_
         )
         await pilot.pause()
         assert ids["Cass"] not in app.ahead.reads and app.ahead.take(ids["Cass"]) is None
+
+
+async def test_nothing_is_read_ahead_before_the_focus_view_that_shows_it_is_built(
+    tmp_path: Path, still_config: Config
+) -> None:
+    db = tmp_path / "zoea.db"
+    ids = await _seeded(db)
+    app = ZoeaApp(opener(still_config, db))  # no view built unseen
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("right")  # Brin, then a rest on it
+        await pilot.pause(0.5)
+        await settle(pilot)
+        assert app._focus is None and app.ahead.reads == {}
+        app.ahead.want([ids["Brin"]])
+        # The page beyond an edge, asked for with no view to show it: never read.
+        fill = _never_read()
+        app.ahead.want_page(fill)
+        assert inspect.getcoroutinestate(fill) == inspect.CORO_CLOSED
+        await settle(pilot)
+        assert app.ahead.reads == {}
+        assert not [w for w in app.workers if w.group == AHEAD_GROUP]
+
+
+async def _never_read() -> None:
+    raise AssertionError("read with no view to show it")
+
+
+@pytest.mark.overrides
+async def test_an_open_hands_over_what_was_read_ahead_with_what_the_view_gathered_once_each(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
+        assert app.commander is not None and app._focus is not None
+        # The app's own read-ahead of the selected Mysis (Ada) first, out of the way.
+        await wait_for(pilot, lambda: _done(app._focus, ids["Ada"]), what="the read-ahead")
+        brin = ids["Brin"]
+        await app.ahead.read([brin])
+        ahead = app.ahead.reads[brin]
+        read_page = ahead.content.page
+        first, second = await app.commander.store.add_memories(
+            brin,
+            [NewMemory("assistant", "llm", "One."), NewMemory("assistant", "llm", "Two.")],
+        )
+        ahead.content.arrived.extend([first, second])  # gathered by the read
+        gathered = [second]  # what the view gathered since the key, second only
+        content = await app.ahead.open(brin, None, gathered)
+        assert content.page is read_page and content.arrived is gathered
+        assert [m.id for m in gathered] == [first.id, second.id]
+        assert brin not in app.ahead.reads  # handed over once
+        # Nothing read ahead for it now: read afresh, around memory ``at`` when given.
+        fresh = await app.ahead.open(brin, first.id)
+        assert fresh.focus_id == first.id and first.id in {m.id for m in fresh.page.memories}

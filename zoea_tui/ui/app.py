@@ -33,7 +33,6 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.signal import Signal
 from textual.theme import Theme
-from textual.timer import Timer
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from ..config import Config, ProviderConfig
@@ -59,7 +58,7 @@ from .textual_compat.frame_marks import FrameMarks
 from .textual_compat.screens import build_unseen
 from .theme import ZOEA_THEME
 from .widgets.status_bar import SwarmStatus
-from .worker_groups import AHEAD_GROUP, ENGINE_EVENTS_GROUP, ENGINE_GROUP
+from .worker_groups import ENGINE_EVENTS_GROUP, ENGINE_GROUP
 
 if TYPE_CHECKING:
     # The engine is imported when it opens, after the first paint (see run_app).
@@ -85,9 +84,6 @@ SHUTDOWN_S = 0.0
 NOTICE_REPEAT_S = 3.0
 #: The commander's input: each holds the swarm's next steps a moment.
 COMMANDER_INPUT = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
-#: The commander rests this long after a key (and the swarm's hold is over) before the
-#: focus view a next key may show is read ahead.
-AHEAD_S = 0.1
 
 _SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 #: The Keys panel the command palette opens: a widget in the screen, not a screen.
@@ -124,8 +120,8 @@ class ZoeaApp(OpaqueScreensApp):
         self.commander: Commander | None = None
         #: The swarm as every screen shows it, fed by the bridge.
         self.swarm = SwarmModel()
-        #: What a next key may show, read while the commander rests (:meth:`read_ahead`).
-        self.ahead = ReadAhead(self.swarm)
+        #: What a next key may show, read while the commander rests; the screens use it.
+        self.ahead = ReadAhead(self, self.swarm)
         self.history = {"message": InputHistory(), "broadcast": InputHistory()}
         #: Every batch of engine events, oldest first.
         self.engine_events: Signal[tuple[Event, ...]] = Signal(self, "engine-events")
@@ -136,9 +132,6 @@ class ZoeaApp(OpaqueScreensApp):
         #: The focus view and the search once built (kept and shown again).
         self._focus: FocusScreen | None = None
         self._search: SearchScreen | None = None
-        #: Reading ahead waits for this timer, and at least until ``_ahead_after``.
-        self._ahead_timer: Timer | None = None
-        self._ahead_after = 0.0
         #: Benchmark marks (``ZOEA_FRAME_MARKS``), None in normal use.
         self.frame_marks: FrameMarks | None = None
 
@@ -199,7 +192,7 @@ class ZoeaApp(OpaqueScreensApp):
             and self.commander is not None
         ):
             self.commander.commander_input()
-            self.read_ahead_soon()
+            self.ahead.soon()
         if self.frame_marks is not None and isinstance(event, events.Key):
             self.frame_marks.poke()
         await super().on_event(event)
@@ -248,7 +241,7 @@ class ZoeaApp(OpaqueScreensApp):
                 await worker.wait()
         for screen in built:  # styled by the whole stylesheet: the last screen's CSS is in
             screen.ready_unseen(self.size)
-        self.read_ahead_soon()
+        self.ahead.soon()
 
     def _kept_focus(self, mysis_id: int, at: int | None = None) -> FocusScreen:
         """The focus view, kept once built (built for Mysis ``mysis_id`` if there is none)."""
@@ -747,68 +740,18 @@ class ZoeaApp(OpaqueScreensApp):
         """Show the focus view of a Mysis (its conversation at memory ``at``, if given).
 
         The focus view is built once and kept: later opens read the Mysis's content
-        first and switch to the screen with all of it in place, in one frame."""
+        first and switch to the screen with all of it in place, in one frame
+        (:meth:`FocusScreen.retarget`)."""
         if mysis_id not in self.views:
             return
-        self.stop_reading_ahead()
+        self.ahead.stop()
         focus = self._kept_focus(mysis_id, at)
         if not focus.is_running:
             self.push_screen(focus)  # built now: its mount reads its Mysis's content
-        elif focus in self.screen_stack:
-            while self.screen is not focus:  # a view opened over it (help, a search)
-                self.pop_screen()
-            focus.retarget(mysis_id, at)
-        else:
-            self._switch_to_focus(focus, mysis_id, at)
-
-    @work(exclusive=True, group="focus-open", exit_on_error=False)
-    async def _switch_to_focus(self, focus: FocusScreen, mysis_id: int, at: int | None) -> None:
-        content = await focus.read(mysis_id, at)
-        if focus in self.screen_stack or mysis_id not in self.views:
             return
-        focus.show(content)
-        self.push_screen(focus)
-
-    def read_ahead_soon(self) -> None:
-        """Once the commander rests (its last key handled, the swarm's hold over), let
-        the screen on top read ahead what a next key may show
-        (:meth:`ZoeaScreen.when_rested`): that key then only shows it. Called for every
-        key and click: it moves a deadline, and one timer looks at it when due."""
-        self._ahead_after = time.monotonic() + AHEAD_S
-        if self._ahead_timer is None:
-            self._ahead_timer = self.set_timer(self._ahead_wait(), self._read_ahead_due)
-
-    def _ahead_wait(self) -> float:
-        """Seconds until the commander rests (0: it rests now)."""
-        held = self.commander.input_held_for() if self.commander is not None else 0.0
-        return max(held, self._ahead_after - time.monotonic(), 0.0)
-
-    def _read_ahead_due(self) -> None:
-        wait = self._ahead_wait()
-        if wait:  # another key came meanwhile
-            self._ahead_timer = self.set_timer(wait, self._read_ahead_due)
-            return
-        self._ahead_timer = None
-        stack = self.screen_stack
-        screen = stack[-1] if stack else None  # none while the app closes
-        if isinstance(screen, ZoeaScreen):
-            screen.when_rested()
-
-    def read_ahead(self, ids: list[int]) -> None:
-        """Read Myses ``ids``' focus content ahead of a key, in a worker of the ``ahead``
-        group (:class:`ReadAhead`), once the focus view that shows it is built."""
-        focus = self._focus
-        ids = [i for i in ids if i in self.views]
-        if focus is not None and focus.is_running and ids:
-            self._read_ahead(ids)
-
-    @work(exclusive=True, group=AHEAD_GROUP, exit_on_error=False)
-    async def _read_ahead(self, ids: list[int]) -> None:
-        await self.ahead.read(ids)
-
-    def stop_reading_ahead(self) -> None:
-        """A key moved on: what was being read ahead for the last place is not wanted."""
-        self.workers.cancel_group(self, AHEAD_GROUP)
+        while focus in self.screen_stack and self.screen is not focus:
+            self.pop_screen()  # a view opened over it (help, a search)
+        focus.retarget(mysis_id, at, on_top=True)
 
     def select_on_dashboard(self, mysis_id: int) -> None:
         """Select a Mysis on the dashboard (for when the user returns to it)."""

@@ -44,7 +44,8 @@ class CommandCenter(Protocol):
 
     @property
     def ahead(self) -> ReadAhead:
-        """What the focus view shows of a Mysis, read before a key asks for it."""
+        """What the focus view shows of a Mysis, read now or before a key asks for it
+        (the one place reading ahead is scheduled and kept)."""
 
     @property
     def ready_signal(self) -> Signal[None]:
@@ -65,16 +66,6 @@ class CommandCenter(Protocol):
 
     def open_focus(self, mysis_id: int, *, at: int | None = None) -> None:
         """Show the focus view of a Mysis (at memory ``at``, if given)."""
-
-    def read_ahead(self, ids: list[int]) -> None:
-        """Read Myses ``ids``' focus content ahead of a key."""
-
-    def read_ahead_soon(self) -> None:
-        """Once the commander rests, let the screen on top read ahead
-        (:meth:`ZoeaScreen.when_rested`)."""
-
-    def stop_reading_ahead(self) -> None:
-        """A key moved on: what was being read ahead for the last place is not wanted."""
 
     def select_on_dashboard(self, mysis_id: int) -> None:
         """Select a Mysis on the dashboard (for when the user returns to it)."""
@@ -141,8 +132,10 @@ class ZoeaScreen(KeptStyles, Screen[ScreenResultType]):
         return None
 
     def when_rested(self) -> None:
-        """The commander rests (its last key handled, the swarm's hold over): read ahead
-        what a next key here may show (:meth:`CommandCenter.read_ahead_soon`)."""
+        """The commander rests (its last key handled, the swarm's hold over): ask the
+        app's :class:`~zoea_tui.ui.read_ahead.ReadAhead` for what a next key here may
+        show (it calls this on the screen on top: :meth:`ReadAhead.soon
+        <zoea_tui.ui.read_ahead.ReadAhead.soon>`)."""
 
 
 class ZoeaModalScreen(ModalScreen[ScreenResultType], ZoeaScreen[ScreenResultType]):

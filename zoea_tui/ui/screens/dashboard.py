@@ -294,7 +294,7 @@ class DashboardScreen(ZoeaScreen[None]):
         """Read the selected Mysis's focus view ahead: ``enter`` then only shows it."""
         mysis_id = self.current_mysis_id
         if mysis_id is not None:
-            self.center.read_ahead([mysis_id])
+            self.center.ahead.want([mysis_id])
 
     def select(self, mysis_id: int) -> None:
         """Move the selection to ``mysis_id``."""

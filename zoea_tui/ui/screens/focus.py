@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import ClassVar
 
 from rich.text import Text
@@ -25,7 +24,6 @@ from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
 from ..widgets.status_bar import StatusBar
 from ..widgets.text_block import TextBlock
-from ..worker_groups import AHEAD_GROUP
 from .base import ZoeaScreen
 
 __all__ = ["PAGE", "FocusContent", "FocusScreen", "header_text"]
@@ -81,9 +79,10 @@ class FocusScreen(ZoeaScreen[None]):
 
     The app builds one and keeps it (switching to a screen that exists costs a tenth of
     building one): each open reads the next Mysis's content first, then shows it all at
-    once with :meth:`show`. While the commander rests, the content an open or a step
-    would read is read ahead (the app's :class:`~zoea_tui.ui.read_ahead.ReadAhead`), and
-    the key only shows it. It renders from the swarm model and its messages.
+    once with :meth:`show`. It reads through the app's
+    :class:`~zoea_tui.ui.read_ahead.ReadAhead`: while the commander rests, the content an
+    open or a step would read is read ahead, and the key only shows it. It renders from
+    the swarm model and its messages.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -103,7 +102,7 @@ class FocusScreen(ZoeaScreen[None]):
 
     def __init__(self, mysis_id: int, *, at: int | None = None) -> None:
         super().__init__()
-        #: The Mysis shown (its content may still be on its way: see :meth:`fetch`).
+        #: The Mysis shown (its content may still be on its way: see :meth:`read`).
         self.mysis_id = mysis_id
         #: The memory to open the conversation at (a search hit), else the newest page.
         self._at = at
@@ -144,6 +143,7 @@ class FocusScreen(ZoeaScreen[None]):
             SwarmModel.Ticked,
         )
         self._layout(self.app.size.width)
+        self.center.ahead.shown_in(self)
         self.retarget(self.mysis_id, self._at)
         self._at = None
         self.query_one(ConversationLog).focus()
@@ -184,40 +184,32 @@ class FocusScreen(ZoeaScreen[None]):
             commander.game_state(self.mysis_id), self.center.swarm.tick
         )
 
-    def retarget(self, mysis_id: int, at: int | None = None) -> None:
+    def retarget(self, mysis_id: int, at: int | None = None, *, on_top: bool = False) -> None:
         """Show Mysis ``mysis_id`` (its newest page, or the page around memory ``at``)
-        once its content is read."""
-        self.center.stop_reading_ahead()  # what was read ahead around the last Mysis
+        once its content is read; ``on_top`` (an open, the view not shown): then put
+        this view on top, all of it in one frame."""
+        self.center.ahead.stop()  # what was read ahead around the last Mysis
         self._begin_reading(mysis_id, at)
-        self._read_and_show(mysis_id, at)
+        self._read_and_show(mysis_id, at, on_top)
 
     @work(exclusive=True, group="focus-open", exit_on_error=False)
-    async def _read_and_show(self, mysis_id: int, at: int | None) -> None:
-        self.show(await self.read(mysis_id, at))
+    async def _read_and_show(self, mysis_id: int, at: int | None, on_top: bool) -> None:
+        content = await self.read(mysis_id, at)
+        if not on_top or self._on_stack:
+            self.show(content)
+        elif mysis_id in self.center.swarm.views:  # not deleted meanwhile
+            self.show(content)
+            self.app.push_screen(self)
 
     async def read(self, mysis_id: int, at: int | None = None) -> FocusContent:
-        """What :meth:`show` needs for Mysis ``mysis_id``: the content read ahead for it
-        if there is (its next request composed again if something of it happened since
-        the read began), else read now (:meth:`fetch`)."""
-        ahead = self.center.ahead.take(mysis_id) if at is None else None
-        if ahead is None:
-            return await self.fetch(mysis_id, at)
-        self._reading = ahead.content  # memories stored from now on gather here as well
-        if not ahead.stale:
-            return ahead.content
-        preview, error = await self.center.ahead.compose_preview(mysis_id)
-        content = replace(ahead.content, preview=preview, preview_error=error)
-        if self._reading is ahead.content:
-            self._reading = content
-        return content
-
-    async def fetch(self, mysis_id: int, at: int | None = None) -> FocusContent:
-        """Read what :meth:`show` needs for Mysis ``mysis_id``: a page of its story and
-        its next request, side by side (the database reads run off the loop)."""
-        content = self._begin_reading(mysis_id, at)
+        """What :meth:`show` needs for Mysis ``mysis_id`` (:meth:`ReadAhead.open
+        <zoea_tui.ui.read_ahead.ReadAhead.open>`: what was read ahead for it, else a page
+        of its story and its next request read now); memories stored meanwhile gather in
+        it."""
+        reading = self._begin_reading(mysis_id, at)
         if self.center.commander is None:
-            return content
-        content = await self.center.ahead.read_content(mysis_id, at, content.arrived)
+            return reading
+        content = await self.center.ahead.open(mysis_id, at, reading.arrived)
         if self._reading is not None and self._reading.mysis_id == mysis_id:
             self._reading = content
         return content
@@ -225,13 +217,13 @@ class FocusScreen(ZoeaScreen[None]):
     def when_rested(self) -> None:
         """Read ahead the Myses a step would show, and the page beyond the edge the
         conversation is near."""
-        self.center.read_ahead(self.neighbours())
+        self.center.ahead.want(self.neighbours())
         # The screen can be on the stack before its widgets are mounted (a push under way).
         logs = self.query(ConversationLog)
         if self._reading is None and logs:
             direction = logs.first().want_ahead()
             if direction is not None:
-                self._load_page_ahead(self.mysis_id, direction)
+                self.center.ahead.want_page(self._fill_page(self.mysis_id, direction))
 
     def neighbours(self) -> list[int]:
         """The Myses a step would show next (``]``, then ``[``), once the shown one is."""
@@ -278,7 +270,7 @@ class FocusScreen(ZoeaScreen[None]):
             preview.data = content.preview
         self._note_page()
         if self.is_current:  # a step: read ahead around the new Mysis once the commander rests
-            self.center.read_ahead_soon()
+            self.center.ahead.soon()
 
     @on(ConversationLog.PageWanted)
     def _page_wanted(self, event: ConversationLog.PageWanted) -> None:
@@ -286,10 +278,6 @@ class FocusScreen(ZoeaScreen[None]):
 
     @work(exclusive=True, group="focus-page", exit_on_error=False)
     async def _load_page(self, mysis_id: int, direction: str) -> None:
-        await self._fill_page(mysis_id, direction)
-
-    @work(exclusive=True, group=AHEAD_GROUP, exit_on_error=False)
-    async def _load_page_ahead(self, mysis_id: int, direction: str) -> None:
         await self._fill_page(mysis_id, direction)
 
     async def _fill_page(self, mysis_id: int, direction: str) -> None:
@@ -316,10 +304,6 @@ class FocusScreen(ZoeaScreen[None]):
         else:
             log.show_page(page, top=direction == "first")
         self._note_page()
-
-    def open_at(self, memory_id: int) -> None:
-        """Show the conversation at memory ``memory_id`` (a search hit), loading its page."""
-        self.retarget(self.mysis_id, memory_id)
 
     def _note_page(self) -> None:
         """Say which part of the story is on screen (benchmarks read ``bench_state``)."""
