@@ -12,11 +12,11 @@ import argparse
 import json
 import os
 import sys
-from typing import Any, get_args
+from typing import Any
 
 from .cli_parsing import UsageError, add_config_flag, emit_json, say, text_flag
 from .config import Config, ConfigError, check_endpoint, load_config, resolve_api_key, unset_key_env
-from .config.kinds import ProbeProtocol
+from .config.kinds import PROBE_PROTOCOLS
 
 
 def _seconds(text: str) -> float:
@@ -37,7 +37,7 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument(
         "--type",
-        choices=get_args(ProbeProtocol),
+        choices=PROBE_PROTOCOLS,
         help="the URL's protocol (default: what it answers: /api/tags is Ollama)",
     )
     p.add_argument(
@@ -121,8 +121,7 @@ def _target(args: argparse.Namespace, config: Config) -> tuple[Any, str]:
 
 
 def _print(report: Any, origin: str, applied: str, *, no_file: bool) -> None:
-    kind = {"ollama": "Ollama", "anthropic": "Anthropic"}.get(report.type, "OpenAI-compatible")
-    say(f"zoea probe {report.endpoint} · {kind} · {origin}")
+    say(f"zoea probe {report.endpoint} · {report.probing.label} · {origin}")
     say(f"  configuration: {applied}")
     for line in report.table():
         say(line)

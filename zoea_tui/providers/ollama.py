@@ -54,7 +54,13 @@ from .base import (
     ToolCallDelta,
 )
 from .building import over_http
-from .discovery import DISCOVERY_TIMEOUT, ServerContext, list_models, ollama_context
+from .discovery import (
+    DISCOVERY_TIMEOUT,
+    ServerContext,
+    list_models,
+    ollama_context,
+    ollama_renders_tools,
+)
 
 
 class OllamaProvider(HttpProvider):
@@ -129,6 +135,13 @@ class OllamaProvider(HttpProvider):
     async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
         """The models pulled on the server (``GET /api/tags``); raises its failure."""
         return await list_models(self, "/api/tags", timeout=timeout)
+
+    async def template_renders_tools(
+        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
+    ) -> bool | None:
+        """Whether ``model``'s template renders tools (``/api/show`` capabilities); None when
+        Ollama does not say (quietly)."""
+        return await ollama_renders_tools(self, model, timeout=timeout)
 
     async def version(self, *, timeout: float = 10.0) -> str:
         """The server's version (``GET /api/version``), checked once without retrying."""

@@ -58,6 +58,7 @@ from .discovery import (
     list_models,
     llama_server_context,
     llama_server_prompt_tokens,
+    llama_server_renders_tools,
     llama_server_share_prefix,
 )
 
@@ -118,6 +119,13 @@ class OpenAIProvider(HttpProvider):
     async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
         """The models the server lists (``GET {endpoint}/models``); raises its failure."""
         return await list_models(self, "/models", timeout=timeout)
+
+    async def template_renders_tools(
+        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
+    ) -> bool | None:
+        """Whether a llama-server's chat template renders tools (``/props``); None from any
+        other server (quietly)."""
+        return await llama_server_renders_tools(self, timeout=timeout)
 
     async def prompt_tokens(self, request: ChatRequest) -> int | None:
         """The prompt tokens a llama-server will count for ``request`` (its template and

@@ -25,18 +25,17 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import httpx
 
 from ..config import unset_key_env
-from ..config.kinds import ProbeProtocol
+from ..config.kinds import KINDS, ProbeProtocol, Probing
 from ..config.model import ProviderConfig
 from ..core.failures import failure_label
 from ..core.retry import BOUNDED, ONCE, Sleep, seconds_words, with_retries
 from ..core.tokens import request_tokens, tools_tokens
 from ._http import OnRetry, retry_after, retry_line
-from .anthropic import AnthropicProvider
 from .base import (
     AuthenticationError,
     ChatRequest,
@@ -47,19 +46,38 @@ from .base import (
     ProviderSettings,
     RateLimitedError,
 )
-from .discovery import DISCOVERY_TIMEOUT, _quietly, template_renders_tools
-from .ollama import OllamaProvider
+from .discovery import DISCOVERY_TIMEOUT, ServerContext, _quietly
 from .openai_compat import OpenAIProvider
+from .registry import kind_module
 
 logger = logging.getLogger(__name__)
 
 ProbeType = ProbeProtocol  # the protocols of config/kinds.py
-#: The client that speaks each protocol.
-_CLIENTS: dict[ProbeType, type[OpenAIProvider | OllamaProvider | AnthropicProvider]] = {
-    "openai": OpenAIProvider,
-    "ollama": OllamaProvider,
-    "anthropic": AnthropicProvider,
-}
+
+
+class ProbeClient(Protocol):
+    """What the probe asks of the client a kind's :class:`~zoea_tui.config.kinds.Probing`
+    names (built with the endpoint, no model, the key, ``client``, ``retry``, ``stream``
+    and ``api_key_env``)."""
+
+    async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
+        """The models the server lists; raises its failure."""
+        ...
+
+    async def server_context(self, model: str | None = None) -> ServerContext | None:
+        """The context the server gives a request for ``model`` (None: it did not say)."""
+        ...
+
+    async def template_renders_tools(
+        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
+    ) -> bool | None:
+        """Whether the server's chat template renders tools (None: it did not say)."""
+        ...
+
+    async def chat(self, request: ChatRequest) -> ChatResponse:
+        """One request's answer; raises its failure."""
+        ...
+
 
 #: Below this context a Mysis cannot fly: the system prompt and the compact game tool alone
 #: take about 2 700 tokens (bench/results/tools.json).
@@ -74,13 +92,6 @@ PROBE_OLLAMA_CONTEXT = 8192
 #: Failures of the streamed step that say nothing of streaming: no answer in time, or no
 #: server. (A stream that broke, or was refused, does: then ``stream = false``.)
 NOT_ABOUT_STREAMING = frozenset({"timeout", "unreachable"})
-#: What to do about a chat template that drops the tools, by protocol.
-TEMPLATE_FIX = {
-    "openai": "start llama-server with a template that renders them (--jinja, "
-    "--chat-template-file with a tool template such as Qwen2.5's)",
-    "ollama": "pick a model whose template renders them (ollama show MODEL lists "
-    "'tools' among its capabilities)",
-}
 
 #: The one tool of the probe's request: one argument, so its parse is tested.
 PROBE_TOOL: dict[str, Any] = {
@@ -139,7 +150,7 @@ class ProbeTarget:
         assert provider.endpoint is not None  # a remote provider's
         return cls(
             endpoint=provider.endpoint,
-            type=provider.kind.probe or "openai",
+            type=provider.type,
             model=model or provider.model,
             api_key=api_key,
             api_key_env=provider.api_key_env,
@@ -234,12 +245,17 @@ class ProbeReport:
         return "compact" if small else "full"
 
     @property
+    def probing(self) -> Probing:
+        """How its protocol is probed and its findings worded (``config/kinds.py``)."""
+        probing = KINDS[self.type].probe
+        assert probing is not None  # a protocol is a probed kind's name
+        return probing
+
+    @property
     def server_name(self) -> str:
-        """A provider name after the server: ``ollama``, ``anthropic``, ``llama-server`` or
-        ``openai``."""
-        if self.type != "openai":
-            return self.type
-        return "llama-server" if self.context_source.startswith("llama-server") else "openai"
+        """A provider name after the server: ``llama-server`` when it said so (its
+        ``/props``), else its protocol (``openai``, ``ollama``, ``anthropic``)."""
+        return "llama-server" if self.context_source.startswith("llama-server") else self.type
 
     @property
     def suggested_name(self) -> str:
@@ -283,12 +299,10 @@ class ProbeReport:
         """The environment line that flies on this endpoint with no config file, when the
         conventions reach the probed model (the first one the server lists)."""
         first = self.models[0] if self.models else ""
-        if (self.model and first and self.model != first) or self.type == "anthropic":
-            return None  # no environment convention names an Anthropic endpoint
-        if self.type == "ollama":
-            host = self.endpoint.removeprefix("http://")
-            return f"OLLAMA_HOST={host} ZOEA_DEFAULT_PROVIDER=ollama zoea"
-        return f"OPENAI_BASE_URL={self.endpoint} ZOEA_DEFAULT_PROVIDER=openai zoea"
+        line = self.probing.env_line
+        if line is None or (self.model and first and self.model != first):
+            return None
+        return line.format(endpoint=self.endpoint, host=self.endpoint.removeprefix("http://"))
 
     def to_json(self) -> dict[str, Any]:
         """The report as ``zoea probe --json`` prints it."""
@@ -380,7 +394,7 @@ class ProbeReport:
     def _template_line(self) -> str:
         if self.template_tools is None:
             return "not reported"
-        where = "/api/show" if self.type == "ollama" else "/props"
+        where = self.probing.template_route
         if self.template_tools:
             return f"renders them ({where})"
         return f"drops them ({where})"
@@ -404,9 +418,7 @@ class ProbeReport:
             return f"the repeat step failed ({label})"
         if self.latency_s.get("repeat") is None:
             return "no request was answered, so none was repeated"
-        if self.type == "ollama":
-            return "Ollama reports no cache count"
-        return "the server's answers carry no cache count (timings.cache_n, cached_tokens)"
+        return self.probing.no_cache_count
 
 
 async def probe(
@@ -488,7 +500,8 @@ def _rate_limited(error: Exception) -> bool:
 async def _run(
     report: ProbeReport, target: ProbeTarget, client: httpx.AsyncClient, pacing: _Pacing
 ) -> None:
-    cls = _CLIENTS[report.type]
+    probing = report.probing
+    cls: Callable[..., ProbeClient] = getattr(kind_module(KINDS[report.type]), probing.client)
     # The key's variable goes too: a 401 to a key it did not hold names it.
     streamed, plain = (
         cls(
@@ -510,7 +523,7 @@ async def _run(
         report.reachable = True
     except ProviderError as error:
         report.reachable = error.kind not in ("unreachable", "timeout")
-        if report.type == "ollama" or not report.reachable:
+        if probing.lists_models or not report.reachable:
             _failed(report, "models", error)
         else:  # many OpenAI-compatible hosts list nothing; the chat decides
             report.notes.append(f"the server lists no models ({error.said or error.message})")
@@ -520,15 +533,16 @@ async def _run(
         return
 
     report.model = report.model or (report.models[0] if report.models else "")
-    if not report.model and report.type == "ollama":
-        report.problems.append("Ollama has no model pulled")
-        report.notes.append("pull one with: ollama pull qwen3:8b")
+    if not report.model and probing.no_model is not None:
+        problem, note = probing.no_model
+        report.problems.append(problem)
+        report.notes.append(note)
         return
     context = await plain.server_context(report.model)
     if context is not None:
         report.context_window, report.context_source = context.tokens, context.source
-    report.template_tools = await template_renders_tools(
-        plain, report.type, report.model, timeout=min(target.timeout, DISCOVERY_TIMEOUT)
+    report.template_tools = await plain.template_renders_tools(
+        report.model, timeout=min(target.timeout, DISCOVERY_TIMEOUT)
     )
 
     window = target.context_window or PROBE_OLLAMA_CONTEXT
@@ -571,7 +585,7 @@ async def _run(
 async def _ask(
     report: ProbeReport,
     step: str,
-    provider: OpenAIProvider | OllamaProvider | AnthropicProvider,
+    provider: ProbeClient,
     request: ChatRequest,
     pacing: _Pacing,
 ) -> ChatResponse | None:
@@ -615,7 +629,8 @@ def _verdict(report: ProbeReport) -> None:
     if report.template_tools is False:
         # The model never saw the tool: whatever it answered, a Mysis's tools would not
         # reach it either.
-        report.problems.append(f"the chat template drops the tools: {TEMPLATE_FIX[report.type]}")
+        fix = report.probing.template_fix
+        report.problems.append(f"the chat template drops the tools: {fix}")
     if not (report.stream_with_tools or report.unstreamed_with_tools):
         report.problems.append("no request with a tool was answered, streamed or not")
     elif not report.tool_call_parsed:

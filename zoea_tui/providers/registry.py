@@ -10,12 +10,19 @@ import contextlib
 import importlib
 import os
 from collections.abc import Iterable, Mapping
+from types import ModuleType
 
-from ..config import KINDS, ProviderConfig
+from ..config import KINDS, ProviderConfig, ProviderKind
 from .base import Provider, ProviderError
 from .building import provider_settings
 
-__all__ = ["build_provider", "preload", "provider_settings"]
+__all__ = ["build_provider", "kind_module", "preload", "provider_settings"]
+
+
+def kind_module(kind: ProviderKind) -> ModuleType:
+    """The module of ``kind`` (its ``build``, and the client the probe speaks to its server
+    with), imported on first use; raises :class:`ImportError` when it cannot be."""
+    return importlib.import_module(kind.module, __package__)
 
 
 def preload(types: Iterable[str]) -> None:
@@ -29,7 +36,7 @@ def preload(types: Iterable[str]) -> None:
         declared = KINDS.get(kind)
         if declared is not None:
             with contextlib.suppress(ImportError):
-                importlib.import_module(declared.module, __package__)
+                kind_module(declared)
 
 
 def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.environ) -> Provider:
@@ -45,7 +52,7 @@ def build_provider(config: ProviderConfig, *, env: Mapping[str, str] = os.enviro
     if declared is None:
         raise ProviderError(f"provider {config.name!r} has unknown type {config.type!r}")
     try:
-        module = importlib.import_module(declared.module, __package__)
+        module = kind_module(declared)
     except ImportError as exc:
         if declared.install_hint is None:
             raise
