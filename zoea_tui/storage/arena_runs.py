@@ -13,20 +13,6 @@ from .core import StoreCore
 class ArenaRoom(StoreCore):
     """Arena batches and their runs."""
 
-    async def add_arena_batch(
-        self, report: dict[str, Any], *, seed: int, ticks: int | None = None
-    ) -> int:
-        """Store a finished arena report (the ``zoea arena --json`` contract) and each of
-        its runs at once; returns the batch id."""
-        batch_id = await self.begin_arena_batch(
-            report["provider"], report["runs"], seed=seed, ticks=ticks
-        )
-        for cell in report["cells"]:
-            for run in cell["runs"]:
-                await self.add_arena_run(batch_id, cell["scenario"], cell["strategy"], run)
-        await self.finish_arena_batch(batch_id, report)
-        return batch_id
-
     async def begin_arena_batch(
         self, provider: str, runs: int, *, seed: int, ticks: int | None = None
     ) -> int:
