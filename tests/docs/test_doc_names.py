@@ -273,7 +273,7 @@ def test_the_check_rejects_a_made_up_file_module_method_and_constant() -> None:
         "`core.cache.served_from_cache` and `core.cache.no_such_name`; `search.Query.of` "
         "and `search.Query.nothing`; `no_such_module.thing` and `usage.prompt_tokens` "
         "(not code); `GameStateCache` and `AUTH_TOOLS`; `Strip.crop_extend` and "
-        "`Strip.no_such_strip`; `SwarmModel.take()`; `config.toml`.\n"
+        "`Strip.no_such_strip`; `SwarmModel.feed()`; `config.toml`.\n"
         "```\nStore.not_checked_in_a_code_block\n```\n"
     )
     assert missing(made_up) == [

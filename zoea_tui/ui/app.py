@@ -344,7 +344,7 @@ class ZoeaApp(OpaqueScreensApp):
     def on_engine_batch(self, message: EngineBatch) -> None:
         """Hand the batch to the swarm model (which tells the screens), then show the
         new status."""
-        self.swarm.take(message.events)
+        self.swarm.feed(message.events)
         self._refresh_status()
 
     @on(SwarmModel.Noticed)
