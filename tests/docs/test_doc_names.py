@@ -62,7 +62,7 @@ class Scope:
     classes: dict[str, Scope] = field(default_factory=dict)
     bases: list[str] = field(default_factory=list)
     #: A module's other names: its classes' members (``memories.load_history`` for
-    #: ``MemoriesRoom.load_history``, as mutmut names them) and the keys it writes
+    #: ``MemoriesTables.load_history``, as mutmut names them) and the keys it writes
     #: (``metrics.game_calls``).
     inner: set[str] = field(default_factory=set)
 

@@ -31,7 +31,7 @@ from ..providers.base import Provider, ProviderError, ProviderSettings
 from ..providers.discovery import listed_models, ordered_models
 from ..providers.registry import build_provider, preload, provider_settings
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
-from ..storage.arena_runs import ArenaRoom
+from ..storage.arena_runs import ArenaTables
 from ..storage.errors import DiskFull
 from .checked import CheckedRequest, check_request
 from .clock import Clock, RealClock, VirtualClock
@@ -315,7 +315,7 @@ class Commander:
         return self._closed
 
     @property
-    def arena_records(self) -> ArenaRoom:
+    def arena_records(self) -> ArenaTables:
         """The arena's batches and runs, in this swarm's database: the arena screen plays
         and reads its batches here (a view reaches the store only through the commander)."""
         return self.store

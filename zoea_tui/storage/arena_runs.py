@@ -1,4 +1,4 @@
-"""Stored arena batches and runs (migration 007): a room of :class:`~.store.Store`."""
+"""Stored arena batches and runs (migration 007): a part of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .arena import ArenaBatch, ArenaRunRecord
 from .core import StoreCore
 
 
-class ArenaRoom(StoreCore):
+class ArenaTables(StoreCore):
     """Arena batches and their runs."""
 
     async def begin_arena_batch(

@@ -1,5 +1,5 @@
 """What the store keeps, as records: Myses, memories, turns, broadcasts, accounts and
-logged requests, and how a row becomes one. Every room of the store reads these."""
+logged requests, and how a row becomes one. Every part of the store reads these."""
 
 from __future__ import annotations
 
