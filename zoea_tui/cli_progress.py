@@ -23,6 +23,7 @@ from types import TracebackType
 from typing import Any, TextIO
 
 from .cli_parsing import OutputError, UsageError, holds_unicode, say
+from .core.durations import duration_text
 
 ENV_INTERVAL = "ZOEA_PROGRESS_SECONDS"
 #: Seconds between two plain lines when ``$ZOEA_PROGRESS_SECONDS`` is unset.
@@ -44,17 +45,6 @@ def interval_setting(env: Mapping[str, str] = os.environ) -> float:
             f"${ENV_INTERVAL} must be a number of seconds from 0 (0: no progress), got {text!r}"
         )
     return value
-
-
-def duration_text(seconds: float) -> str:
-    """A duration as the command line and the docs write it: ``42 s``, ``3 min 05 s``,
-    ``1 h 02 min``."""
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    if seconds < 3600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{seconds // 3600} h {seconds % 3600 // 60:02d} min"
 
 
 class Progress:
