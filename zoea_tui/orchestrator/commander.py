@@ -180,8 +180,7 @@ class Commander:
             await asyncio.to_thread(preload, commander._provider_types(records))
             for record in records:
                 commander._myses[record.id] = commander._runtime(record)
-            await commander._restore_game_state()
-            await commander._restore_last_requests()
+            await commander._restore_from_before()
             commander.retention.start()
             if autostart:
                 for runtime in commander._myses.values():
@@ -237,29 +236,24 @@ class Commander:
             self.bus.publish(ErrorRaised(mysis_id=None, message=message)), name="disk-full"
         )
 
-    async def _restore_game_state(self) -> None:
-        """Read each Mysis's last known game state back from its stored tool results,
-        so the panes show it from the start of a relaunch (marked as from before it
-        until a fresh result comes: :meth:`game_state_restored`)."""
+    async def _restore_from_before(self) -> None:
+        """Read back, for each Mysis, what the panes show from the start of a relaunch:
+        its last known game state from its stored tool results (marked as from before it
+        until a fresh result comes: :meth:`game_state_restored`), and its last request's
+        figures from the request log, so its meter shows what it last sent, as the
+        request list does (not 0 until its first request of this run)."""
         for runtime in self._myses.values():
             account = runtime.router.account
-            if not account or self.cache.state(account):
-                continue
-            results = await self.store.recent_tool_results(runtime.id, RESTORED_RESULTS)
-            self.cache.restore(
-                account,
-                (
-                    StoredResult(m.tool_name, m.content, m.game_tick, m.created_at)
-                    for m in results
-                    if m.tool_name
-                ),
-            )
-
-    async def _restore_last_requests(self) -> None:
-        """Read each Mysis's last request's figures back from the request log, so its
-        meter shows what it last sent from the start of a relaunch, as the request list
-        does (not 0 until its first request of this run)."""
-        for runtime in self._myses.values():
+            if account and not self.cache.state(account):
+                results = await self.store.recent_tool_results(runtime.id, RESTORED_RESULTS)
+                self.cache.restore(
+                    account,
+                    (
+                        StoredResult(m.tool_name, m.content, m.game_tick, m.created_at)
+                        for m in results
+                        if m.tool_name
+                    ),
+                )
             newest = await self.story.requests(runtime.id, limit=1)
             if newest:
                 runtime.remember_request(newest[0].tokens)
