@@ -176,8 +176,11 @@ class GameStateCache:
         return {k: v for k, v in shown.items() if v["value"] is not None}
 
     def summary(self, account: str | None, now_tick: int | None = None) -> str:
-        """A compact text of the account's state, under :data:`MAX_SUMMARY_CHARS`."""
-        if not account or account not in self._by_account:
+        """A compact text of the account's state, under :data:`MAX_SUMMARY_CHARS`, for the
+        requests: none while the state is the one read back from before a relaunch
+        (:meth:`restore`), which is the panes' alone: a request carries only what this run
+        has seen."""
+        if not account or account not in self._by_account or account in self._restored:
             return ""
         now = now_tick if now_tick is not None else self._tick.get(account)
         fields = self.state(account)

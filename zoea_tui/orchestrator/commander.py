@@ -440,11 +440,8 @@ class Commander:
         return self._game_state_of(self._get(mysis_id).router.account)
 
     def _game_state_of(self, account: str | None) -> str:
-        # State read back from before a relaunch is for the panes: a request carries only
-        # what this run has seen, so the next request is the one `zoea context` composes
-        # from the store (the first after a relaunch carries none, as it always did).
-        if account is not None and self.cache.restored(account):
-            return ""
+        # None read back from before a relaunch (the cache's summary leaves it out), so
+        # the next request is the one `zoea context` composes from the store.
         return self.cache.summary(account, self.game_tick)
 
     def last_sent(self, mysis_id: int) -> tuple[dict[str, Any], ...]:
