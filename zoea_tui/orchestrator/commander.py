@@ -28,8 +28,9 @@ from ..game.backend import GameBackend
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot, StoredResult
 from ..providers.base import Provider, ProviderError, ProviderSettings
+from ..providers.building import provider_settings
 from ..providers.discovery import listed_models, ordered_models
-from ..providers.registry import build_provider, preload, provider_settings
+from ..providers.registry import build_provider, preload
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
 from ..storage.arena_runs import ArenaTables
 from ..storage.errors import DiskFull

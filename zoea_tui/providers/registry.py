@@ -13,9 +13,8 @@ from collections.abc import Iterable, Mapping
 
 from ..config import KINDS, ProviderConfig
 from .base import Provider, ProviderError
-from .building import provider_settings
 
-__all__ = ["build_provider", "preload", "provider_settings"]
+__all__ = ["build_provider", "preload"]
 
 
 def preload(types: Iterable[str]) -> None:
