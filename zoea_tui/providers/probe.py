@@ -47,7 +47,7 @@ from .base import (
     ProviderSettings,
     RateLimitedError,
 )
-from .discovery import DISCOVERY_TIMEOUT, _quietly, template_renders_tools
+from .discovery import DISCOVERY_TIMEOUT, _quietly, server_facts
 from .ollama import OllamaProvider
 from .openai_compat import OpenAIProvider
 
@@ -524,12 +524,12 @@ async def _run(
         report.problems.append("Ollama has no model pulled")
         report.notes.append("pull one with: ollama pull qwen3:8b")
         return
-    context = await plain.server_context(report.model)
-    if context is not None:
-        report.context_window, report.context_source = context.tokens, context.source
-    report.template_tools = await template_renders_tools(
+    facts = await server_facts(
         plain, report.type, report.model, timeout=min(target.timeout, DISCOVERY_TIMEOUT)
     )
+    if facts.context is not None:
+        report.context_window, report.context_source = facts.context.tokens, facts.context.source
+    report.template_tools = facts.template_tools
 
     window = target.context_window or PROBE_OLLAMA_CONTEXT
     if report.context_window is not None:
