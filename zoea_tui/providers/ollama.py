@@ -8,18 +8,13 @@ outgoing ones must be sent the same way.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import httpx
-
-from ..config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, StreamSetting
-from ..core.retry import CLIENT, RetryPolicy, Sleep
+from ..config import ProviderConfig
 from . import base
 from ._http import (
     HttpProvider,
-    OnRetry,
     empty_answer,
     load_json,
     ndjson_lines,
@@ -67,33 +62,7 @@ class OllamaProvider(HttpProvider):
     or the model not pulled.
     """
 
-    def __init__(
-        self,
-        endpoint: str,
-        model: str,
-        api_key: str | None = None,
-        *,
-        client: httpx.AsyncClient | None = None,
-        retry: RetryPolicy = CLIENT,
-        sleep: Sleep = asyncio.sleep,
-        on_retry: OnRetry | None = None,
-        stream: StreamSetting = "auto",
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
-        api_key_env: str | None = None,
-    ) -> None:
-        super().__init__(
-            endpoint,
-            model,
-            api_key,
-            client=client,
-            retry=retry,
-            sleep=sleep,
-            on_retry=on_retry,
-            stream=stream,
-            max_answer_bytes=max_answer_bytes,
-            api_key_env=api_key_env,
-        )
-        self.url = f"{self.endpoint}/api/chat"
+    chat_path = "/api/chat"
 
     async def check_model(self, model: str | None = None, *, timeout: float = 10.0) -> None:
         """Check once, without retrying, that the server answers and has ``model`` pulled.

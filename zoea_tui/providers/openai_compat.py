@@ -74,6 +74,8 @@ class OpenAIProvider(HttpProvider):
     A ``client`` passed in is borrowed, not closed by :meth:`aclose`.
     """
 
+    chat_path = "/chat/completions"
+
     def __init__(
         self,
         endpoint: str,
@@ -102,7 +104,6 @@ class OpenAIProvider(HttpProvider):
             max_answer_bytes=max_answer_bytes,
             api_key_env=api_key_env,
         )
-        self.url = f"{self.endpoint}/chat/completions"
         #: Whether the server counts prompts (None: not asked yet; False: it did not).
         self._counts: bool | None = None
         #: ``n_cache_reuse`` for a server that counts prompts (a llama-server); 0: none.
