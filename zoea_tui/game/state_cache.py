@@ -25,17 +25,23 @@ from typing import Any
 
 from ..core.redaction import mask_data
 
-#: Tools whose results describe the current state (kept, latest one wins).
+#: The tools that only read the state, in the order a reader takes them in (the
+#: sidebar shows their results so).
+STATE_TOOLS = (
+    "get_status",
+    "get_ship",
+    "get_cargo",
+    "get_system",
+    "get_poi",
+    "get_nearby",
+    "view_market",
+    "get_notifications",
+)
+#: Tools whose results describe the current state (kept, latest one wins): those, and
+#: the actions whose results say the state they left.
 SNAPSHOT_TOOLS = frozenset(
     {
-        "get_status",
-        "get_ship",
-        "get_cargo",
-        "get_system",
-        "get_poi",
-        "get_nearby",
-        "view_market",
-        "get_notifications",
+        *STATE_TOOLS,
         "login",
         "register",
         "dock",

@@ -8,22 +8,13 @@ from typing import Any
 from rich.text import Text
 
 from ...core.redaction import secret_mask
-from ...game.state_cache import Snapshot
+from ...game.state_cache import STATE_TOOLS, Snapshot
 from .. import formatting as fmt
 from ..sanitize import one_line
 from .text_view import TextView, guess_height, text_key
 
 #: Tools shown first, in this order; the others follow by name.
-ORDER = (
-    "get_status",
-    "get_ship",
-    "get_cargo",
-    "get_system",
-    "get_poi",
-    "get_nearby",
-    "view_market",
-    "get_notifications",
-)
+ORDER = STATE_TOOLS
 MAX_LINES_PER_TOOL = 24
 
 
