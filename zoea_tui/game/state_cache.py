@@ -226,13 +226,19 @@ _LABELS = (
 )
 
 
-def _age(tick: int | None, now: int | None) -> str:
+def ticks_ago(tick: int | None, now: int | None) -> str:
+    """``3 ticks ago`` (or ``now``) from two game ticks; "" when either is unknown."""
     if tick is None or now is None:
         return ""
     ago = now - tick
     if ago <= 0:
-        return " (now)"
-    return f" ({ago} tick{'s' if ago != 1 else ''} ago)"
+        return "now"
+    return f"{ago} tick{'s' if ago != 1 else ''} ago"
+
+
+def _age(tick: int | None, now: int | None) -> str:
+    ago = ticks_ago(tick, now)
+    return f" ({ago})" if ago else ""
 
 
 def _clip(text: str) -> str:
