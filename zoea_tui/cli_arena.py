@@ -207,9 +207,10 @@ async def _arena(
     """:func:`cmd_arena` on its locked database (``checked``: the flags' :func:`_options`,
     None when they come from the batch resumed)."""
     from .arena.batch import Batch, BatchError, baseline_due, resumed
-    from .arena.estimate import describe, duration
+    from .arena.estimate import describe
     from .arena.report import all_errored, first_error, leaderboard, table, to_json
     from .arena.runner import RunHooks, RunResult
+    from .core.durations import duration_text
     from .storage import Store
 
     # The database is opened (and refused, if it must be) before anything is played.
@@ -278,7 +279,7 @@ async def _arena(
                 ended += 1
                 progress.update(ended)
                 runs = f"{count} run{'s' if count != 1 else ''}"
-                said(result, f"; ~{duration(left)} left ({runs})" if left else "")
+                said(result, f"; ~{duration_text(left, rough=True)} left ({runs})" if left else "")
 
             with progress:  # on standard error; gone before the lines below
                 played = await batch.play(

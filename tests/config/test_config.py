@@ -38,7 +38,7 @@ from zoea_tui.config import (
 from zoea_tui.config import paths as config_paths
 from zoea_tui.core.strategies import DEFAULT_STRATEGY, STRATEGIES
 from zoea_tui.providers.base import ProviderSettings
-from zoea_tui.providers.registry import provider_settings
+from zoea_tui.providers.building import provider_settings
 
 #: How a message names the strategies: each quoted, in their order (a new strategy is
 #: its module and one row of ``STRATEGIES``; no test lists them again).

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from zoea_tui.cli_progress import duration_text
+from zoea_tui.core.durations import duration_text
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"

@@ -1,8 +1,8 @@
 """Long commands say how far they are on standard error; standard output never changes.
 
 ``zoea_tui/cli_progress.py``: a plain line every ``$ZOEA_PROGRESS_SECONDS`` when standard
-error is not a terminal, Rich's bar when it is (a real pseudo-terminal here), nothing at
-all with ``0`` (the tests' default, ``tests/conftest.py``).
+error is not a terminal, a bar redrawn in place when it is (a real pseudo-terminal here),
+nothing at all with ``0`` (the tests' default, ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,14 @@ import pytest
 
 from zoea_tui.cli import main
 from zoea_tui.cli_parsing import UsageError
-from zoea_tui.cli_progress import ENV_INTERVAL, Progress, interval_setting
+from zoea_tui.cli_progress import (
+    ENV_INTERVAL,
+    ERASE,
+    FAINT,
+    NORMAL,
+    Progress,
+    interval_setting,
+)
 from zoea_tui.storage import Store
 from zoea_tui.storage.interchange import parse_conversation
 from zoea_tui.storage.memories import IMPORT_BATCH
@@ -120,7 +127,7 @@ def test_a_replay_on_a_terminal_draws_a_bar_there_and_leaves_stdout_alone(
     tmp_path: Path,
 ) -> None:
     """Standard error a pseudo-terminal, standard output a pipe: the bar is drawn on the
-    terminal (Rich's), the command's line goes to the pipe, alone."""
+    terminal, the command's line goes to the pipe, alone."""
     db = tmp_path / "s.db"
     made = zoea("simulate", "--myses", "1", "--turns", "1", "--db", db, interval="0")
     assert made.returncode == 0, made.stderr
@@ -153,7 +160,7 @@ def test_a_replay_on_a_terminal_draws_a_bar_there_and_leaves_stdout_alone(
     assert proc.returncode == 0, screen.decode(errors="replace")
     drawn = screen.decode("utf-8", errors="replace")
     assert "zoea replay" in drawn and "requests" in drawn, drawn
-    assert "━" in drawn, drawn  # Rich's bar
+    assert "━" in drawn and "\r\x1b[K" in drawn, drawn  # the bar, drawn over itself
     assert re.fullmatch(r"\d+ requests under loop-slice: .*\n", out), out
 
 
@@ -175,6 +182,39 @@ def test_plain_lines_come_every_interval_and_say_how_far_and_how_long() -> None:
         progress.update(0, note="checking 9 lines")  # no total yet: no count, no percent
         time.sleep(0.05)
     assert stream.getvalue().splitlines()[-1] == "zoea import: 0 s · checking 9 lines"
+
+
+class Terminal(io.StringIO):
+    """A standard error that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_on_a_terminal_the_line_is_drawn_in_place_and_the_commands_lines_go_above_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("COLUMNS", "100")
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    with Progress("replay", 4, "requests", interval=5) as progress:
+        progress.update(1, note="sliding-window")
+        deadline = time.monotonic() + 60
+        while "1/4 requests" not in terminal.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        print("a line of the command", file=sys.stderr)
+    assert sys.stderr is terminal  # given back
+    frames = terminal.getvalue().split(ERASE)
+    assert frames[0] == "" and frames[-1] == "", frames  # erased at the end: nothing left
+    bar = f"zoea replay {'━' * 6}{FAINT}{'━' * 18}{NORMAL} 1/4 requests (25 %) · "
+    said = frames.index("a line of the command\n")  # above the line, which comes back
+    assert frames[said - 1].startswith(bar) and frames[said + 1].startswith(bar), frames
+    assert frames[said + 1].endswith(" · sliding-window")
+    shown = [frame.replace(FAINT, "").replace(NORMAL, "") for frame in frames]
+    assert all(len(frame) <= 99 for frame in shown)  # never wraps: redrawn over itself
+    cut = Progress("replay", 4, "requests").bar_line(20)  # nothing done; cut to the width
+    assert cut == "zoea replay " + FAINT + "━" * 8 + NORMAL
 
 
 def test_a_command_shorter_than_the_interval_and_an_interval_of_0_say_nothing() -> None:

@@ -310,6 +310,27 @@ async def test_a_counted_request_is_learnt_from_once(tmp_path: Path) -> None:
     assert learnt.observations == len(llama.chat_requests) == 2
 
 
+async def test_the_least_request_the_engine_counts_as_fitting_is_counted_once(
+    tmp_path: Path,
+) -> None:
+    """By the estimate the system prompt and the tools leave no room in a 6,000-token
+    slot; this engine's tokenizer counts the least request well under it: it is sent,
+    counted once (while fitting), not again before it goes."""
+    engine = LlamaServer(n_ctx=6000, bytes_per_token=8.0)
+    async with FakeOpenAIServer(llama=engine) as llama:
+        llama.script(Reply("Done."))
+        commander = await _open(tmp_path, _llama(llama.url))
+        try:
+            view = await commander.create_mysis("Fit", provider="llama")
+            await until(lambda: len(llama.chat_requests) >= 1)
+            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            logged = await commander.store.list_requests(view.id)
+        finally:
+            await commander.shutdown()
+    assert logged[0].outcome == "ok"
+    assert [r.path for r in llama.requests].count("/tokenize") == len(llama.chat_requests)
+
+
 async def test_without_the_servers_count_the_same_request_is_refused(tmp_path: Path) -> None:
     """The check above fails without the count: the learnt ratio alone lets it through."""
     logged, _ = await _answer_the_estimate_misjudges(tmp_path, counts=False)

@@ -45,9 +45,10 @@ from zoea_tui.providers.base import (
     ProviderSettings,
     TooLargeError,
 )
+from zoea_tui.providers.building import provider_settings
 from zoea_tui.providers.ollama import OllamaProvider
 from zoea_tui.providers.openai_compat import OpenAIProvider
-from zoea_tui.providers.registry import build_provider, provider_settings
+from zoea_tui.providers.registry import build_provider
 
 MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
 TOOLS = [

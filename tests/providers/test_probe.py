@@ -130,6 +130,8 @@ async def test_a_template_that_drops_the_tools_is_told_with_the_fix() -> None:
         "such as Qwen2.5's)"
     )
     assert "  template + tools   drops them (/props)" in report.table()
+    assert report.context_window == 16384
+    assert [r.path for r in server.requests].count("/props") == 1  # context, template: once
     # The model never saw the tool: the prompt the server counted has no schema in it.
     assert report.tokens_engine is not None and report.tokens_engine < report.tokens_estimate
 
@@ -248,6 +250,7 @@ async def test_an_ollama_url_is_found_by_its_tags_and_probed_natively() -> None:
     cache = next(line for line in report.table() if "prompt cache" in line)
     assert "no figure: Ollama reports no cache count" in cache
     assert {r.path for r in server.chat_requests} == {"/api/chat"}
+    assert [r.path for r in server.requests].count("/api/show") == 1  # context, tools: once
     assert 'type = "ollama"' in report.config_block()
     assert report.env_line() == f"OLLAMA_HOST={server.url[7:]} ZOEA_DEFAULT_PROVIDER=ollama zoea"
 

@@ -13,7 +13,7 @@ from textual.theme import Theme
 from textual.widgets import Input, OptionList, Select, Static
 
 from zoea_tui.orchestrator.commander import Commander
-from zoea_tui.orchestrator.events import Event, Notice
+from zoea_tui.orchestrator.events import Notice
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.commands import help_sections
 from zoea_tui.ui.screens.arena import ArenaScreen
@@ -572,13 +572,15 @@ async def test_engine_news_waits_while_the_commanders_key_is_handled(
 ) -> None:
     gate = commander.services.step_gate
     seen: list[str] = []
+    say = app.say
 
-    def batch(events: tuple[Event, ...]) -> None:
-        seen.extend(e.message for e in events if isinstance(e, Notice))
+    def said(message: str, severity: str = "information") -> None:
+        seen.append(message)  # the swarm model's notice, as the app shows it
+        say(message, severity)
 
+    monkeypatch.setattr(app, "say", said)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        app.engine_events.subscribe(app.screen, batch)
         monkeypatch.setattr(gate, "hold_s", 1.0)
         monkeypatch.setattr(gate, "max_held_s", 1.0)
         await pilot.press("right")

@@ -128,7 +128,7 @@ async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
         late = await app.commander.store.add_memory(
             ids["Brin"], NewMemory("assistant", "llm", "Stored while the page was read.")
         )
-        app.swarm.take((MessageStored(mysis_id=ids["Brin"], memory=late),))
+        app.swarm.feed((MessageStored(mysis_id=ids["Brin"], memory=late),))
         await pilot.pause()  # the event is handled while Ada is still shown
         screen.show(content)
         log = screen.query_one(ConversationLog)
@@ -282,13 +282,13 @@ async def test_news_of_a_memory_the_view_already_shows_does_not_show_it_twice(
         # As when content read ahead, which gathered it, is shown before its news is handled.
         log = screen.query_one(ConversationLog)
         log.add_memory(late)
-        app.swarm.take((MessageStored(mysis_id=ids["Ada"], memory=late),))
+        app.swarm.feed((MessageStored(mysis_id=ids["Ada"], memory=late),))
         await pilot.pause()
         assert [m.id for m in log.memories].count(late.id) == 1
         newer = await app.commander.store.add_memory(
             ids["Ada"], NewMemory("assistant", "llm", "Stored after it.")
         )
-        app.swarm.take((MessageStored(mysis_id=ids["Ada"], memory=newer),))
+        app.swarm.feed((MessageStored(mysis_id=ids["Ada"], memory=newer),))
         await pilot.pause()
         assert [m.id for m in log.memories][-2:] == [late.id, newer.id]
 
@@ -307,7 +307,7 @@ async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
         late = await app.commander.store.add_memory(
             ids["Brin"], NewMemory("assistant", "llm", "Stored after the read-ahead.")
         )
-        app.swarm.take((MessageStored(mysis_id=ids["Brin"], memory=late),))
+        app.swarm.feed((MessageStored(mysis_id=ids["Brin"], memory=late),))
         await pilot.pause()
         assert app.ahead.reads[ids["Brin"]].stale  # its request is composed again on the open
         fetched = _count_fetches(focus)
@@ -380,7 +380,7 @@ async def test_read_ahead_content_is_handed_over_once_while_wanted_and_within_a_
         late = await app.commander.store.add_memory(
             ids["Cass"], NewMemory("assistant", "llm", "Stored during the read-ahead.")
         )
-        app.swarm.take((MessageStored(mysis_id=ids["Cass"], memory=late),))
+        app.swarm.feed((MessageStored(mysis_id=ids["Cass"], memory=late),))
         await pilot.pause()  # handled while the read is under way
         go_on.set()
         await reading
@@ -388,7 +388,7 @@ async def test_read_ahead_content_is_handed_over_once_while_wanted_and_within_a_
         assert ahead is not None and ahead.stale and ahead.content.arrived == [late]
         # More than a page stored since the read: the page is left behind, and dropped.
         await app.ahead.read([ids["Cass"]])
-        app.swarm.take(
+        app.swarm.feed(
             tuple(MessageStored(mysis_id=ids["Cass"], memory=late) for _ in range(PAGE + 1))
         )
         await pilot.pause()

@@ -31,9 +31,11 @@ def test_restore_replays_the_stored_results_in_order_and_skips_errors() -> None:
     )
     assert facts_from_fields(cache.state("ada")).credits == "420"
     assert cache.restored("ada")
+    assert cache.summary("ada") == "", "the panes' alone: a request carries this run's state"
     cache.update("ada", "get_status", {"player": {"credits": 430}}, 20)
     assert not cache.restored("ada"), "a result of this run is no longer from before"
     assert facts_from_fields(cache.state("ada")).credits == "430"
+    assert "- Credits: 430" in cache.summary("ada")
 
 
 def test_nothing_usable_restores_nothing() -> None:

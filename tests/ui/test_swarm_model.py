@@ -101,7 +101,7 @@ async def test_a_new_screen_is_written_from_the_swarm_model_and_its_messages_alo
     async with app.run_test() as pilot:
         await pilot.pause()
         assert _roster(app) == "stored 0"
-        app.swarm.take(
+        app.swarm.feed(
             (
                 MysisChanged(mysis=_view(1, "Ada")),
                 MysisChanged(mysis=_view(2, "Brin", "idle")),
@@ -110,7 +110,7 @@ async def test_a_new_screen_is_written_from_the_swarm_model_and_its_messages_alo
         )
         await pilot.pause()
         assert _roster(app) == "Ada running\nBrin idle\nstored 1"
-        app.swarm.take((MysisDeleted(mysis_id=1, name="Ada"),))
+        app.swarm.feed((MysisDeleted(mysis_id=1, name="Ada"),))
         await pilot.pause()
         assert _roster(app) == "Brin idle\nstored 1"
 
@@ -166,10 +166,10 @@ async def _recorded(events: tuple[Event, ...], before: tuple[Event, ...] = ()) -
     app = _RecorderApp()
     async with app.run_test() as pilot:
         await pilot.pause()
-        app.swarm.take(before)
+        app.swarm.feed(before)
         await pilot.pause()
         app.recorder.seen.clear()
-        app.swarm.take(events)
+        app.swarm.feed(events)
         await pilot.pause()
         return list(app.recorder.seen)
 
@@ -218,15 +218,15 @@ async def test_an_answer_or_a_prompt_supersedes_the_request_sent_and_a_tool_resu
     async with app.run_test() as pilot:
         await pilot.pause()
         swarm = app.swarm
-        swarm.take((MysisChanged(mysis=_view(1, "Ada")), sent))
+        swarm.feed((MysisChanged(mysis=_view(1, "Ada")), sent))
         tool = Memory(id=5, mysis_id=1, role="tool", source="tool", content="{}")
-        swarm.take((MessageStored(mysis_id=1, memory=tool),))
+        swarm.feed((MessageStored(mysis_id=1, memory=tool),))
         assert swarm.latest[1] is sent, "a tool result: the next request is the one sent"
-        swarm.take((MessageStored(mysis_id=1, memory=_memory(6, 1)),))
+        swarm.feed((MessageStored(mysis_id=1, memory=_memory(6, 1)),))
         assert 1 not in swarm.latest, "an answer ended the turn: the next one is composed"
-        swarm.take((sent,))
+        swarm.feed((sent,))
         prompt = Memory(id=7, mysis_id=1, role="user", source="direct", content="report")
-        swarm.take((MessageStored(mysis_id=1, memory=prompt),))
+        swarm.feed((MessageStored(mysis_id=1, memory=prompt),))
         assert 1 not in swarm.latest
 
 
@@ -236,7 +236,7 @@ async def test_a_mysis_deleted_leaves_the_model_and_is_not_announced_as_changed(
     async with app.run_test() as pilot:
         await pilot.pause()
         swarm = app.swarm
-        swarm.take(
+        swarm.feed(
             (
                 MysisChanged(mysis=_view(1, "Ada")),
                 RequestComposed(mysis_id=1, composition=composition, valid=True),
@@ -246,7 +246,7 @@ async def test_a_mysis_deleted_leaves_the_model_and_is_not_announced_as_changed(
         await pilot.pause()
         assert 1 in swarm.views and 1 in swarm.latest and 1 in swarm.tails
         app.recorder.seen.clear()
-        swarm.take(
+        swarm.feed(
             (MysisChanged(mysis=_view(1, "Ada", "idle")), MysisDeleted(mysis_id=1, name="Ada"))
         )
         await pilot.pause()
@@ -275,7 +275,7 @@ async def test_a_subscriber_told_only_of_some_kinds_gets_no_others() -> None:
     app.recorder.only = (SwarmModel.MysisRemoved,)
     async with app.run_test() as pilot:
         await pilot.pause()
-        app.swarm.take(
+        app.swarm.feed(
             (
                 MysisChanged(mysis=_view(1, "Ada")),
                 MysisChanged(mysis=_view(2, "Brin")),

@@ -24,7 +24,7 @@ from .transcripts import folder_for
 
 if TYPE_CHECKING:
     from ..config import Config
-    from ..storage.arena_runs import ArenaRoom
+    from ..storage.arena_runs import ArenaTables
     from .smbench import Checkout
 
 #: What a batch records of how it was begun, so ``--resume`` plays it the same way.
@@ -72,7 +72,7 @@ def planned_runs(plan: dict[str, Any]) -> int:
 
 
 async def resumed(
-    store: ArenaRoom, batch_id: int, where: object
+    store: ArenaTables, batch_id: int, where: object
 ) -> tuple[ArenaBatch, dict[str, Any]]:
     """A stored batch to carry on and its plan; :class:`BatchError` when there is none
     (``where``: the database, named in the error) or it kept no plan."""
@@ -115,7 +115,7 @@ class Batch:
     """A batch begun (or taken up again) and ready to play: its runs left and their
     estimate. :meth:`begin` makes it; :meth:`play` plays it."""
 
-    store: ArenaRoom
+    store: ArenaTables
     config: Config
     plan: dict[str, Any]
     provider: str
@@ -133,7 +133,7 @@ class Batch:
     @classmethod
     async def begin(
         cls,
-        store: ArenaRoom,
+        store: ArenaTables,
         config: Config,
         plan: dict[str, Any],
         provider: str,

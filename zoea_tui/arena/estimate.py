@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import ProviderConfig
+from ..core.durations import duration_text
 from .meter import SMBENCH_REQUESTS
 
 #: Prompt tokens a request, when nothing was measured (bench/tools.py, autopilot, 4 Myses).
@@ -217,10 +218,11 @@ def describe(figures: dict[str, Any], *, before: bool) -> str:
     seconds = figures.get("seconds")
     if seconds is not None:
         span = figures.get("seconds_range") if before else None
-        spread = (
-            f" ({duration(span[0])}–{duration(span[1])})" if span and span[0] != span[1] else ""
-        )
-        parts.append(f"{'~' if before else ''}{duration(seconds)}{spread}")
+        spread = ""
+        if span and span[0] != span[1]:
+            low, high = (duration_text(s, rough=True) for s in span)
+            spread = f" ({low}–{high})"
+        parts.append(f"{'~' if before else ''}{duration_text(seconds, rough=True)}{spread}")
     if figures.get("cost_usd") is not None:
         parts.append(f"{'~' if before else ''}${figures['cost_usd']:.4f}")
     head = "estimate" if before else "actual"
@@ -232,12 +234,3 @@ def describe(figures: dict[str, Any], *, before: bool) -> str:
         how = {"rough": "rough: few runs measured", "measured": "measured"}.get(str(sure))
         tail = f" [{figures['basis']}" + (f"; {how}" if how else "") + "]"
     return f"{head}: {figures['runs']} run(s), " + ", ".join(parts) + tail
-
-
-def duration(seconds: float) -> str:
-    """A duration as a person reads it: "45 s", "12 min", "2.5 h"."""
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"

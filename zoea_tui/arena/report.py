@@ -20,7 +20,7 @@ from .runner import RunResult
 from .scenarios import ALL_LEVELS, SCENARIOS
 
 if TYPE_CHECKING:
-    from ..storage.arena_runs import ArenaRoom
+    from ..storage.arena_runs import ArenaTables
 
 
 def _levels(group: Sequence[RunResult]) -> dict[str, int]:
@@ -123,7 +123,7 @@ BUDGET_TEXT = {
 
 
 async def store_run(
-    store: ArenaRoom, batch: int, provider: str, result: RunResult, budget: str
+    store: ArenaTables, batch: int, provider: str, result: RunResult, budget: str
 ) -> dict[str, Any]:
     """Store one finished run of ``batch`` the moment it ends, so a batch stopped later
     loses none; its cell of the report is returned."""

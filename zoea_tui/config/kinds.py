@@ -131,7 +131,7 @@ class Probing:
     #: (``{endpoint}``, ``{host}``: the endpoint without ``http://``); None: no
     #: environment convention names such an endpoint (``config/load.py`` reads them).
     env_line: str | None = None
-    #: Where the client's ``template_renders_tools`` asked, shown beside its answer.
+    #: Where the client's ``server_facts`` asked, shown beside its answer.
     template_route: str = ""
     #: What to do when the server's chat template drops the tools.
     template_fix: str = ""

@@ -45,15 +45,3 @@ def extract_latest_tool_loop(memories: Sequence[Memory]) -> list[Memory]:
                 loop.append(later)
         return loop
     return []
-
-
-def split_loops(memories: Sequence[Memory]) -> list[list[Memory]]:
-    """Group memories into units: an assistant call with its following results,
-    or any other single message."""
-    units: list[list[Memory]] = []
-    for memory in memories:
-        if memory.role == "tool" and units and (units[-1][0].has_tool_calls):
-            units[-1].append(memory)
-        else:
-            units.append([memory])
-    return units

@@ -9,7 +9,6 @@ says why: a new turn, a summary, the window's cut moving, a placeholder, the bud
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -149,8 +148,3 @@ def diff_requests(
             reasons.append("the requests part before their ends")
     kept_tokens = sum(i.tokens for i in current.items[:prefix])
     return RequestDiff(prefix, kept_tokens, tuple(lines), tuple(reasons))
-
-
-def only_appends(diff: RequestDiff, previous: Sequence[dict[str, Any]]) -> bool:
-    """True when the request is the previous one plus new messages."""
-    return diff.kept == len(previous) and all(line.status == "appended" for line in diff.lines)

@@ -78,11 +78,6 @@ class Memory:
         """True for an assistant message that calls tools."""
         return self.role == "assistant" and bool(self.tool_calls)
 
-    @property
-    def is_summary(self) -> bool:
-        """True for a summary written by the ``summarize`` strategy."""
-        return self.source == "summary"
-
 
 @dataclass(frozen=True, slots=True)
 class Turn:

@@ -25,17 +25,23 @@ from typing import Any
 
 from ..core.redaction import mask_data
 
-#: Tools whose results describe the current state (kept, latest one wins).
+#: The tools that only read the state, in the order a reader takes them in (the
+#: sidebar shows their results so).
+STATE_TOOLS = (
+    "get_status",
+    "get_ship",
+    "get_cargo",
+    "get_system",
+    "get_poi",
+    "get_nearby",
+    "view_market",
+    "get_notifications",
+)
+#: Tools whose results describe the current state (kept, latest one wins): those, and
+#: the actions whose results say the state they left.
 SNAPSHOT_TOOLS = frozenset(
     {
-        "get_status",
-        "get_ship",
-        "get_cargo",
-        "get_system",
-        "get_poi",
-        "get_nearby",
-        "view_market",
-        "get_notifications",
+        *STATE_TOOLS,
         "login",
         "register",
         "dock",
@@ -176,8 +182,11 @@ class GameStateCache:
         return {k: v for k, v in shown.items() if v["value"] is not None}
 
     def summary(self, account: str | None, now_tick: int | None = None) -> str:
-        """A compact text of the account's state, under :data:`MAX_SUMMARY_CHARS`."""
-        if not account or account not in self._by_account:
+        """A compact text of the account's state, under :data:`MAX_SUMMARY_CHARS`, for the
+        requests: none while the state is the one read back from before a relaunch
+        (:meth:`restore`), which is the panes' alone: a request carries only what this run
+        has seen."""
+        if not account or account not in self._by_account or account in self._restored:
             return ""
         now = now_tick if now_tick is not None else self._tick.get(account)
         fields = self.state(account)
@@ -217,13 +226,19 @@ _LABELS = (
 )
 
 
-def _age(tick: int | None, now: int | None) -> str:
+def ticks_ago(tick: int | None, now: int | None) -> str:
+    """``3 ticks ago`` (or ``now``) from two game ticks; "" when either is unknown."""
     if tick is None or now is None:
         return ""
     ago = now - tick
     if ago <= 0:
-        return " (now)"
-    return f" ({ago} tick{'s' if ago != 1 else ''} ago)"
+        return "now"
+    return f"{ago} tick{'s' if ago != 1 else ''} ago"
+
+
+def _age(tick: int | None, now: int | None) -> str:
+    ago = ticks_ago(tick, now)
+    return f" ({ago})" if ago else ""
 
 
 def _clip(text: str) -> str:

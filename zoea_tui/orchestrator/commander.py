@@ -28,10 +28,11 @@ from ..game.backend import GameBackend
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot, StoredResult
 from ..providers.base import Provider, ProviderError, ProviderSettings
+from ..providers.building import provider_settings
 from ..providers.discovery import listed_models, ordered_models
-from ..providers.registry import build_provider, preload, provider_settings
+from ..providers.registry import build_provider, preload
 from ..storage import Broadcast, MysisRecord, NewMemory, Store, StoreError
-from ..storage.arena_runs import ArenaRoom
+from ..storage.arena_runs import ArenaTables
 from ..storage.errors import DiskFull
 from .checked import CheckedRequest, check_request
 from .clock import Clock, RealClock, VirtualClock
@@ -180,8 +181,7 @@ class Commander:
             await asyncio.to_thread(preload, commander._provider_types(records))
             for record in records:
                 commander._myses[record.id] = commander._runtime(record)
-            await commander._restore_game_state()
-            await commander._restore_last_requests()
+            await commander._restore_from_before()
             commander.retention.start()
             if autostart:
                 for runtime in commander._myses.values():
@@ -237,29 +237,24 @@ class Commander:
             self.bus.publish(ErrorRaised(mysis_id=None, message=message)), name="disk-full"
         )
 
-    async def _restore_game_state(self) -> None:
-        """Read each Mysis's last known game state back from its stored tool results,
-        so the panes show it from the start of a relaunch (marked as from before it
-        until a fresh result comes: :meth:`game_state_restored`)."""
+    async def _restore_from_before(self) -> None:
+        """Read back, for each Mysis, what the panes show from the start of a relaunch:
+        its last known game state from its stored tool results (marked as from before it
+        until a fresh result comes: :meth:`game_state_restored`), and its last request's
+        figures from the request log, so its meter shows what it last sent, as the
+        request list does (not 0 until its first request of this run)."""
         for runtime in self._myses.values():
             account = runtime.router.account
-            if not account or self.cache.state(account):
-                continue
-            results = await self.store.recent_tool_results(runtime.id, RESTORED_RESULTS)
-            self.cache.restore(
-                account,
-                (
-                    StoredResult(m.tool_name, m.content, m.game_tick, m.created_at)
-                    for m in results
-                    if m.tool_name
-                ),
-            )
-
-    async def _restore_last_requests(self) -> None:
-        """Read each Mysis's last request's figures back from the request log, so its
-        meter shows what it last sent from the start of a relaunch, as the request list
-        does (not 0 until its first request of this run)."""
-        for runtime in self._myses.values():
+            if account and not self.cache.state(account):
+                results = await self.store.recent_tool_results(runtime.id, RESTORED_RESULTS)
+                self.cache.restore(
+                    account,
+                    (
+                        StoredResult(m.tool_name, m.content, m.game_tick, m.created_at)
+                        for m in results
+                        if m.tool_name
+                    ),
+                )
             newest = await self.story.requests(runtime.id, limit=1)
             if newest:
                 runtime.remember_request(newest[0].tokens)
@@ -315,7 +310,7 @@ class Commander:
         return self._closed
 
     @property
-    def arena_records(self) -> ArenaRoom:
+    def arena_records(self) -> ArenaTables:
         """The arena's batches and runs, in this swarm's database: the arena screen plays
         and reads its batches here (a view reaches the store only through the commander)."""
         return self.store
@@ -446,11 +441,8 @@ class Commander:
         return self._game_state_of(self._get(mysis_id).router.account)
 
     def _game_state_of(self, account: str | None) -> str:
-        # State read back from before a relaunch is for the panes: a request carries only
-        # what this run has seen, so the next request is the one `zoea context` composes
-        # from the store (the first after a relaunch carries none, as it always did).
-        if account is not None and self.cache.restored(account):
-            return ""
+        # None read back from before a relaunch (the cache's summary leaves it out), so
+        # the next request is the one `zoea context` composes from the store.
         return self.cache.summary(account, self.game_tick)
 
     def last_sent(self, mysis_id: int) -> tuple[dict[str, Any], ...]:

@@ -502,13 +502,16 @@ class MysisRuntime:
             self._tools, self.tools_tokens = tools, tools_tokens(tools)
         settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
         engine = engine_of(self.record.provider, provider_settings)
-        composition = await self._fitting(settings, provider_settings, engine, tools)
-        if composition is None:
+        fitted = await self._fitting(settings, provider_settings, engine, tools, turn_round)
+        if fitted is None:
             return None
-        # A server that counts prompts (llama-server) counts this one before it goes: the
-        # scale is learnt from it, and a request over the slot is composed again to fit.
+        composition, counted = fitted
+        # A server that counts prompts (llama-server) counts this one before it goes (once:
+        # the least request was counted while fitting): the scale is learnt from it, and a
+        # request over the slot is composed again to fit.
         draft = ChatRequest(composition.messages, tools, provider_settings, turn_round=turn_round)
-        counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
+        if counted is None:
+            counted = await self.swarm.fit.count(engine, self.provider, composition, draft)
         # What the engine counted was learnt from (it moved the scale): its answer's
         # usage is not learnt from again. A request composed again was not counted.
         learnt = counted is not None
@@ -521,9 +524,10 @@ class MysisRuntime:
                 counted,
                 settings.budget,
             )
-            composition = await self._fitting(settings, provider_settings, engine, tools)
-            if composition is None:
+            fitted = await self._fitting(settings, provider_settings, engine, tools, turn_round)
+            if fitted is None:
                 return None
+            composition = fitted[0]
             learnt = False
         await self._tell_paused_summaries(composition)
         checked = await check_request(composition, self.last_sent)
@@ -605,8 +609,10 @@ class MysisRuntime:
         provider_settings: ProviderSettings,
         engine: Engine,
         tools: list[dict[str, Any]],
-    ) -> Composition | None:
-        """The request to send, composed to fit; None when nothing can be sent.
+        turn_round: int | None,
+    ) -> tuple[Composition, int | None] | None:
+        """The request to send, composed to fit, with the engine's count of it when one
+        was asked for here; None when nothing can be sent.
 
         When the system prompt and the tools leave no room for the history and the
         answer, nothing is sent (a system prompt cut to fit is no request to send) and
@@ -615,11 +621,11 @@ class MysisRuntime:
         prompts (llama-server) is asked first whether the least request fits after all.
         """
         try:
-            return await self.compose(settings, provider_settings)
+            return await self.compose(settings, provider_settings), None
         except ContextTooSmallError as error:
             least = error.least
             if least is not None:
-                draft = ChatRequest(least.messages, tools, provider_settings)
+                draft = ChatRequest(least.messages, tools, provider_settings, turn_round=turn_round)
                 counted = await self.swarm.fit.count(engine, self.provider, least, draft)
                 if counted is not None and counted <= settings.budget:
                     log.info(
@@ -630,7 +636,7 @@ class MysisRuntime:
                         counted,
                         settings.budget,
                     )
-                    return least
+                    return least, counted
             await self._fail(f"{self.provider.label}: {error}", kind=CONTEXT_TOO_SMALL)
             return None
 

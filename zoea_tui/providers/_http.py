@@ -21,7 +21,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 
@@ -507,6 +507,8 @@ class HttpProvider:
     """
 
     label: str
+    #: Where the chat route is, below the endpoint (``/chat/completions``, ``/api/chat``).
+    chat_path: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -523,6 +525,8 @@ class HttpProvider:
         api_key_env: str | None = None,
     ) -> None:
         self.endpoint = endpoint.rstrip("/")
+        #: The chat route's URL.
+        self.url = f"{self.endpoint}{self.chat_path}"
         self.model = model
         self.label = model
         self._api_key = api_key or None

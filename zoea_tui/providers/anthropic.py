@@ -63,7 +63,7 @@ from .base import (
     Usage,
 )
 from .building import over_http
-from .discovery import DISCOVERY_TIMEOUT, ServerContext, list_models
+from .discovery import DISCOVERY_TIMEOUT, ServerContext, ServerFacts, list_models
 
 #: The ``anthropic-version`` header every request carries.
 ANTHROPIC_VERSION = "2023-06-01"
@@ -143,11 +143,10 @@ class AnthropicProvider(HttpProvider):
         """None: the API tells no context (the configured ``context_window`` holds)."""
         return None
 
-    async def template_renders_tools(
-        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
-    ) -> bool | None:
-        """None, unasked: the API renders the tools of a request itself."""
-        return None
+    async def server_facts(self, model: str, *, timeout: float = DISCOVERY_TIMEOUT) -> ServerFacts:
+        """Nothing, unasked: the API tells no context and renders the tools of a request
+        itself."""
+        return ServerFacts(None, None)
 
     async def list_models(self, *, timeout: float = DISCOVERY_TIMEOUT) -> list[str]:
         """The models the API lists (``GET {endpoint}/v1/models``, one page of up to 1 000:

@@ -12,11 +12,10 @@ exceeds the available context size (M tokens)", so the composer must fit the slo
   every request of ours sends its own ``options.num_ctx``.)
 
 The same two routes say whether the chat template renders the tools a request offers
-(each client's ``template_renders_tools``): llama-server's ``/props`` →
+(each client's ``server_facts`` reads both in one request): llama-server's ``/props`` →
 ``chat_template_caps.supports_tools`` (a template without tools drops them from the
-prompt, silently: SmolLM2's own does; :func:`llama_server_renders_tools`), Ollama's
-``/api/show`` → ``capabilities`` (``"tools"`` among them, or not;
-:func:`ollama_renders_tools`).
+prompt, silently: SmolLM2's own does), Ollama's ``/api/show`` → ``capabilities``
+(``"tools"`` among them, or not).
 
 A llama-server also counts a request's prompt exactly as it will, before it is sent:
 ``POST /apply-template`` renders the request's messages and tools with the server's
@@ -92,36 +91,49 @@ async def llama_server_context(
     provider: HttpProvider, *, timeout: float = DISCOVERY_TIMEOUT
 ) -> ServerContext | None:
     """The context of one slot of a llama-server (``GET /props``); None elsewhere."""
-    url = f"{server_root(provider.endpoint)}/props"
-    data = await _quietly(provider, url, None, timeout)
-    settings = as_dict(as_dict(data).get("default_generation_settings"))
-    n_ctx = as_count(settings.get("n_ctx"))
+    return _props_context(await _llama_server_props(provider, timeout))
+
+
+async def _llama_server_props(provider: HttpProvider, timeout: float) -> dict[str, Any]:
+    return as_dict(
+        await _quietly(provider, f"{server_root(provider.endpoint)}/props", None, timeout)
+    )
+
+
+def _props_context(props: dict[str, Any]) -> ServerContext | None:
+    n_ctx = as_count(as_dict(props.get("default_generation_settings")).get("n_ctx"))
     return ServerContext(n_ctx, "llama-server /props") if n_ctx and n_ctx > 0 else None
 
 
-async def llama_server_renders_tools(
+@dataclass(frozen=True, slots=True)
+class ServerFacts:
+    """What a server says of itself in one request: its context, and whether its chat
+    template renders the tools of a request (None: it does not say)."""
+
+    context: ServerContext | None
+    template_tools: bool | None
+
+
+async def llama_server_facts(
     provider: HttpProvider, *, timeout: float = DISCOVERY_TIMEOUT
-) -> bool | None:
-    """Whether a llama-server's chat template renders the tools of a request (``GET /props``
-    → ``chat_template_caps.supports_tools``); None when the server does not say (another
-    server, an older build), quietly."""
-    props = await _quietly(provider, f"{server_root(provider.endpoint)}/props", None, timeout)
-    supports = as_dict(as_dict(props).get("chat_template_caps")).get("supports_tools")
-    return supports if isinstance(supports, bool) else None
+) -> ServerFacts:
+    """A llama-server's facts from one ``GET /props``: the slot's ``n_ctx`` and
+    ``chat_template_caps.supports_tools``; None for what another server (or an older
+    build) does not say, quietly."""
+    props = await _llama_server_props(provider, timeout)
+    supports = as_dict(props.get("chat_template_caps")).get("supports_tools")
+    return ServerFacts(_props_context(props), supports if isinstance(supports, bool) else None)
 
 
-async def ollama_renders_tools(
+async def ollama_facts(
     provider: HttpProvider, model: str, *, timeout: float = DISCOVERY_TIMEOUT
-) -> bool | None:
-    """Whether an Ollama model's template renders the tools of a request (``POST /api/show``
-    → ``"tools"`` in ``capabilities``); None when the server does not say, quietly."""
-    shown = as_dict(
-        await _quietly(provider, f"{provider.endpoint}/api/show", {"model": model}, timeout)
-    )
+) -> ServerFacts:
+    """An Ollama model's facts from one ``POST /api/show``: its context and whether its
+    template renders tools (``"tools"`` in ``capabilities``); None for what it does not say."""
+    shown = await _ollama_show(provider, model, timeout)
     capabilities = shown.get("capabilities")
-    if not isinstance(capabilities, list):
-        return None
-    return "tools" in capabilities
+    tools = "tools" in capabilities if isinstance(capabilities, list) else None
+    return ServerFacts(_show_context(shown), tools)
 
 
 @runtime_checkable
@@ -189,9 +201,16 @@ async def ollama_context(
     provider: HttpProvider, model: str, *, timeout: float = DISCOVERY_TIMEOUT
 ) -> ServerContext | None:
     """The training context of an Ollama model (``POST /api/show``); None when unknown."""
+    return _show_context(await _ollama_show(provider, model, timeout))
+
+
+async def _ollama_show(provider: HttpProvider, model: str, timeout: float) -> dict[str, Any]:
     url = f"{provider.endpoint}/api/show"
-    shown = await _quietly(provider, url, {"model": model}, timeout)
-    info = as_dict(as_dict(shown).get("model_info"))
+    return as_dict(await _quietly(provider, url, {"model": model}, timeout))
+
+
+def _show_context(shown: dict[str, Any]) -> ServerContext | None:
+    info = as_dict(shown.get("model_info"))
     arch = as_text(info.get("general.architecture"))
     length = as_count(info.get(f"{arch}.context_length")) if arch else None
     if length is None:  # an architecture the server did not name: any "*.context_length"

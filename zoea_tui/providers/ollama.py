@@ -8,18 +8,13 @@ outgoing ones must be sent the same way.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import httpx
-
-from ..config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, StreamSetting
-from ..core.retry import CLIENT, RetryPolicy, Sleep
+from ..config import ProviderConfig
 from . import base
 from ._http import (
     HttpProvider,
-    OnRetry,
     empty_answer,
     load_json,
     ndjson_lines,
@@ -57,9 +52,10 @@ from .building import over_http
 from .discovery import (
     DISCOVERY_TIMEOUT,
     ServerContext,
+    ServerFacts,
     list_models,
     ollama_context,
-    ollama_renders_tools,
+    ollama_facts,
 )
 
 
@@ -73,33 +69,7 @@ class OllamaProvider(HttpProvider):
     or the model not pulled.
     """
 
-    def __init__(
-        self,
-        endpoint: str,
-        model: str,
-        api_key: str | None = None,
-        *,
-        client: httpx.AsyncClient | None = None,
-        retry: RetryPolicy = CLIENT,
-        sleep: Sleep = asyncio.sleep,
-        on_retry: OnRetry | None = None,
-        stream: StreamSetting = "auto",
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
-        api_key_env: str | None = None,
-    ) -> None:
-        super().__init__(
-            endpoint,
-            model,
-            api_key,
-            client=client,
-            retry=retry,
-            sleep=sleep,
-            on_retry=on_retry,
-            stream=stream,
-            max_answer_bytes=max_answer_bytes,
-            api_key_env=api_key_env,
-        )
-        self.url = f"{self.endpoint}/api/chat"
+    chat_path = "/api/chat"
 
     async def check_model(self, model: str | None = None, *, timeout: float = 10.0) -> None:
         """Check once, without retrying, that the server answers and has ``model`` pulled.
@@ -136,12 +106,10 @@ class OllamaProvider(HttpProvider):
         """The models pulled on the server (``GET /api/tags``); raises its failure."""
         return await list_models(self, "/api/tags", timeout=timeout)
 
-    async def template_renders_tools(
-        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
-    ) -> bool | None:
-        """Whether ``model``'s template renders tools (``/api/show`` capabilities); None when
-        Ollama does not say (quietly)."""
-        return await ollama_renders_tools(self, model, timeout=timeout)
+    async def server_facts(self, model: str, *, timeout: float = DISCOVERY_TIMEOUT) -> ServerFacts:
+        """``model``'s context and whether its template renders tools (one ``/api/show``);
+        None for each when Ollama does not say (quietly)."""
+        return await ollama_facts(self, model, timeout=timeout)
 
     async def version(self, *, timeout: float = 10.0) -> str:
         """The server's version (``GET /api/version``), checked once without retrying."""

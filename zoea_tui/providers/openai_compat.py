@@ -55,10 +55,11 @@ from .building import over_http
 from .discovery import (
     DISCOVERY_TIMEOUT,
     ServerContext,
+    ServerFacts,
     list_models,
     llama_server_context,
+    llama_server_facts,
     llama_server_prompt_tokens,
-    llama_server_renders_tools,
     llama_server_share_prefix,
 )
 
@@ -74,6 +75,8 @@ class OpenAIProvider(HttpProvider):
     is injectable for tests, and ``on_retry`` hears each retry with its wait.
     A ``client`` passed in is borrowed, not closed by :meth:`aclose`.
     """
+
+    chat_path = "/chat/completions"
 
     def __init__(
         self,
@@ -103,7 +106,6 @@ class OpenAIProvider(HttpProvider):
             max_answer_bytes=max_answer_bytes,
             api_key_env=api_key_env,
         )
-        self.url = f"{self.endpoint}/chat/completions"
         #: Whether the server counts prompts (None: not asked yet; False: it did not).
         self._counts: bool | None = None
         #: ``n_cache_reuse`` for a server that counts prompts (a llama-server); 0: none.
@@ -120,12 +122,10 @@ class OpenAIProvider(HttpProvider):
         """The models the server lists (``GET {endpoint}/models``); raises its failure."""
         return await list_models(self, "/models", timeout=timeout)
 
-    async def template_renders_tools(
-        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
-    ) -> bool | None:
-        """Whether a llama-server's chat template renders tools (``/props``); None from any
-        other server (quietly)."""
-        return await llama_server_renders_tools(self, timeout=timeout)
+    async def server_facts(self, model: str, *, timeout: float = DISCOVERY_TIMEOUT) -> ServerFacts:
+        """A llama-server's context and whether its chat template renders tools (one
+        ``/props``); None for each from any other server (quietly)."""
+        return await llama_server_facts(self, timeout=timeout)
 
     async def prompt_tokens(self, request: ChatRequest) -> int | None:
         """The prompt tokens a llama-server will count for ``request`` (its template and

@@ -46,7 +46,7 @@ from .base import (
     ProviderSettings,
     RateLimitedError,
 )
-from .discovery import DISCOVERY_TIMEOUT, ServerContext, _quietly
+from .discovery import DISCOVERY_TIMEOUT, ServerFacts, _quietly
 from .openai_compat import OpenAIProvider
 from .registry import kind_module
 
@@ -64,14 +64,9 @@ class ProbeClient(Protocol):
         """The models the server lists; raises its failure."""
         ...
 
-    async def server_context(self, model: str | None = None) -> ServerContext | None:
-        """The context the server gives a request for ``model`` (None: it did not say)."""
-        ...
-
-    async def template_renders_tools(
-        self, model: str, *, timeout: float = DISCOVERY_TIMEOUT
-    ) -> bool | None:
-        """Whether the server's chat template renders tools (None: it did not say)."""
+    async def server_facts(self, model: str, *, timeout: float = DISCOVERY_TIMEOUT) -> ServerFacts:
+        """What the server says of itself for ``model``, in one request: its context and
+        whether its chat template renders tools (None for what it does not say)."""
         ...
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
@@ -538,12 +533,10 @@ async def _run(
         report.problems.append(problem)
         report.notes.append(note)
         return
-    context = await plain.server_context(report.model)
-    if context is not None:
-        report.context_window, report.context_source = context.tokens, context.source
-    report.template_tools = await plain.template_renders_tools(
-        report.model, timeout=min(target.timeout, DISCOVERY_TIMEOUT)
-    )
+    facts = await plain.server_facts(report.model, timeout=min(target.timeout, DISCOVERY_TIMEOUT))
+    if facts.context is not None:
+        report.context_window, report.context_source = facts.context.tokens, facts.context.source
+    report.template_tools = facts.template_tools
 
     window = target.context_window or PROBE_OLLAMA_CONTEXT
     if report.context_window is not None:

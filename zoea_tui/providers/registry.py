@@ -14,9 +14,8 @@ from types import ModuleType
 
 from ..config import KINDS, ProviderConfig, ProviderKind
 from .base import Provider, ProviderError
-from .building import provider_settings
 
-__all__ = ["build_provider", "kind_module", "preload", "provider_settings"]
+__all__ = ["build_provider", "kind_module", "preload"]
 
 
 def kind_module(kind: ProviderKind) -> ModuleType:

@@ -1,4 +1,4 @@
-"""The pool of game accounts, each flown by one Mysis at most: a room of :class:`~.store.Store`."""
+"""The pool of game accounts, each flown by one Mysis at most: a part of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from .records import (
 _ACCOUNT_COLUMNS = "id, server, username, password, empire, mysis_id"
 
 
-class AccountsRoom(StoreCore):
+class AccountsTables(StoreCore):
     """Game accounts: added, found, claimed, released."""
 
     async def add_account(

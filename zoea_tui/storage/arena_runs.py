@@ -1,4 +1,4 @@
-"""Stored arena batches and runs (migration 007): a room of :class:`~.store.Store`."""
+"""Stored arena batches and runs (migration 007): a part of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
@@ -10,22 +10,8 @@ from .arena import ArenaBatch, ArenaRunRecord
 from .core import StoreCore
 
 
-class ArenaRoom(StoreCore):
+class ArenaTables(StoreCore):
     """Arena batches and their runs."""
-
-    async def add_arena_batch(
-        self, report: dict[str, Any], *, seed: int, ticks: int | None = None
-    ) -> int:
-        """Store a finished arena report (the ``zoea arena --json`` contract) and each of
-        its runs at once; returns the batch id."""
-        batch_id = await self.begin_arena_batch(
-            report["provider"], report["runs"], seed=seed, ticks=ticks
-        )
-        for cell in report["cells"]:
-            for run in cell["runs"]:
-                await self.add_arena_run(batch_id, cell["scenario"], cell["strategy"], run)
-        await self.finish_arena_batch(batch_id, report)
-        return batch_id
 
     async def begin_arena_batch(
         self, provider: str, runs: int, *, seed: int, ticks: int | None = None

@@ -1,6 +1,6 @@
 """The store's connection and its rules: one writer at a time, transactions, reads in one trip.
 
-:class:`StoreCore` is what every room of the store (``swarm``, ``accounts``,
+:class:`StoreCore` is what every part of the store (``swarm``, ``accounts``,
 ``memories``, ``turns``, ``requests``, ``arena``) stands on; :class:`~.store.Store`
 is made of them.
 """

@@ -1,4 +1,4 @@
-"""A Mysis's memories and the history a composition reads: a room of :class:`~.store.Store`."""
+"""A Mysis's memories and the history a composition reads: a part of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .records import (
     NewMemory,
     _memory,
 )
-from .swarm import SwarmRoom
+from .swarm import SwarmTables
 
 #: Most memories loaded after the latest summary by the ``summarize`` strategy;
 #: far more than any threshold lets accumulate, but a fixed bound on the read.
@@ -51,7 +51,7 @@ def _turn_from_memory_row(row: Sequence[Any]) -> Turn:
     )
 
 
-class MemoriesRoom(SwarmRoom):
+class MemoriesTables(SwarmTables):
     """Memories: added in order, imported, counted, and read back as one history."""
 
     async def get_memory(self, mysis_id: int, memory_id: int) -> Memory | None:

@@ -1,5 +1,5 @@
 """What the store keeps, as records: Myses, memories, turns, broadcasts, accounts and
-logged requests, and how a row becomes one. Every room of the store reads these."""
+logged requests, and how a row becomes one. Every part of the store reads these."""
 
 from __future__ import annotations
 
@@ -94,8 +94,23 @@ class Broadcast:
     game_tick: int | None = None
 
 
+class LoggedTokens:
+    """The prompt token figures of a logged request, read one way by every record of it
+    (the whole :class:`RequestRecord`, the inspector's ``story.RequestSummary``)."""
+
+    __slots__ = ()
+    estimated_tokens: int
+    prompt_tokens: int | None
+    cached_tokens: int | None
+
+    @property
+    def tokens(self) -> RequestTokens:
+        """Its prompt tokens, every figure (``core.tokens.RequestTokens``)."""
+        return RequestTokens(self.estimated_tokens, self.prompt_tokens, self.cached_tokens)
+
+
 @dataclass(frozen=True, slots=True)
-class RequestRecord:
+class RequestRecord(LoggedTokens):
     """One logged LLM call."""
 
     id: int
@@ -130,11 +145,6 @@ class RequestRecord:
     #: Thinned by the retention policy (``[storage] request_log``): its item memory ids,
     #: facts and digest are gone; it is still recomposed, but cannot be checked.
     thinned: bool = False
-
-    @property
-    def tokens(self) -> RequestTokens:
-        """Its prompt tokens, every figure (``core.tokens.RequestTokens``)."""
-        return RequestTokens(self.estimated_tokens, self.prompt_tokens, self.cached_tokens)
 
     def recorded_inputs(self) -> dict[str, Any]:
         """The recorded composition inputs (empty for requests logged before them)."""

@@ -1,4 +1,4 @@
-"""The log of LLM requests and its retention (``[storage] request_log``): a room of the
+"""The log of LLM requests and its retention (``[storage] request_log``): a part of the
 store (:class:`~.store.Store`).
 
 How one request is written (its parts stored once, found by hash) is :mod:`.request_log`.
@@ -39,11 +39,11 @@ PART_CACHE = 4096
 THIN_BATCH = 2000
 
 
-#: The error of a request found pending at launch (:meth:`RequestsRoom.cancel_pending_requests`).
+#: The error of a request found pending at launch (:meth:`RequestsTables.cancel_pending_requests`).
 CUT_BY_QUIT = "cut by a quit: no answer was recorded before the app closed"
 
 
-class RequestsRoom(StoreCore):
+class RequestsTables(StoreCore):
     """Requests: logged, finished, listed, thinned."""
 
     async def log_request(

@@ -4,7 +4,7 @@ One :class:`Store` per process, opened by the factory and closed in one
 place. Every read a composition needs is at most two indexed queries,
 whatever the length of the history.
 
-:class:`Store` is made of rooms, one per kind of data: :mod:`.swarm` (Myses and
+:class:`Store` is made of parts, one per kind of data and its tables: :mod:`.swarm` (Myses and
 broadcasts), :mod:`.accounts`, :mod:`.memories`, :mod:`.turns`, :mod:`.requests` (the
 request log and its retention) and :mod:`.arena_runs`, on :mod:`.core` (the connection
 and its write lock); what they keep is in :mod:`.records`. Callers use :class:`Store`.
@@ -19,11 +19,11 @@ from pathlib import Path
 
 import aiosqlite
 
-from .accounts import AccountsRoom
-from .arena_runs import ArenaRoom
+from .accounts import AccountsTables
+from .arena_runs import ArenaTables
 from .core import StoreCore
 from .errors import StoreError, folder_error, store_error
-from .memories import MemoriesRoom
+from .memories import MemoriesTables
 from .migrations import latest_version, migrate
 from .preflight import examine
 from .records import (
@@ -34,9 +34,9 @@ from .records import (
     RequestRecord,
     messages_digest,
 )
-from .requests import RequestsRoom
+from .requests import RequestsTables
 from .search import SEARCH_TEXT_LIMIT, SearchHit, search_broadcasts, search_memories
-from .turns import TurnsRoom
+from .turns import TurnsTables
 
 #: What callers import from here: the store, and (re-exported) what it keeps.
 __all__ = [
@@ -64,7 +64,7 @@ async def _probe_write_lock(db: aiosqlite.Connection) -> None:
     await db.execute("ROLLBACK")
 
 
-class Store(MemoriesRoom, AccountsRoom, TurnsRoom, RequestsRoom, ArenaRoom, StoreCore):
+class Store(MemoriesTables, AccountsTables, TurnsTables, RequestsTables, ArenaTables, StoreCore):
     """Async repository over one SQLite file."""
 
     def __init__(self, db: aiosqlite.Connection, path: Path) -> None:

@@ -14,9 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.tokens import RequestTokens
 from ..core.types import Memory, Turn
-from .records import _MEMORY_COLUMNS, _TURN_COLUMNS, NO_END, RequestRecord, _memory, _turn
+from .records import (
+    _MEMORY_COLUMNS,
+    _TURN_COLUMNS,
+    NO_END,
+    LoggedTokens,
+    RequestRecord,
+    _memory,
+    _turn,
+)
 from .request_log import ITEM_COUNT, REQUEST_SELECT
 from .search import Found, Query, find_broadcasts, find_memories
 from .store import Store
@@ -81,7 +88,7 @@ class StoryHit:
 
 
 @dataclass(frozen=True, slots=True)
-class RequestSummary:
+class RequestSummary(LoggedTokens):
     """A logged request as the inspector lists it (without its item list)."""
 
     id: int
@@ -101,11 +108,6 @@ class RequestSummary:
     error_kind: str | None = None
     #: Whether the answer came streamed (SQLite's 0 or 1; None: no HTTP provider).
     streamed: int | None = None
-
-    @property
-    def tokens(self) -> RequestTokens:
-        """Its prompt tokens, every figure (``core.tokens.RequestTokens``)."""
-        return RequestTokens(self.estimated_tokens, self.prompt_tokens, self.cached_tokens)
 
 
 def _rows(rows: Sequence[Sequence[Any]]) -> list[Memory]:

@@ -1,4 +1,4 @@
-"""The Myses of the swarm and its broadcasts: a room of :class:`~.store.Store`."""
+"""The Myses of the swarm and its broadcasts: a part of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .records import (
 )
 
 
-class SwarmRoom(StoreCore):
+class SwarmTables(StoreCore):
     """Myses (create, find, update, delete) and broadcasts."""
 
     async def create_mysis(

@@ -1,4 +1,4 @@
-"""The turns of a Mysis (migration 006 on): a room of :class:`~.store.Store`."""
+"""The turns of a Mysis (migration 006 on): a part of :class:`~.store.Store`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from .records import (
 )
 
 
-class TurnsRoom(StoreCore):
+class TurnsTables(StoreCore):
     """Turns: begun, set, listed, and what was last sent."""
 
     async def begin_turn(

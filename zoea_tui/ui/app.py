@@ -36,7 +36,7 @@ from textual.theme import Theme
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
 from ..config import Config, ProviderConfig
-from ..orchestrator.events import Event, MysisView, Subscription
+from ..orchestrator.events import MysisView, Subscription
 from ..orchestrator.refusals import CommandRefused
 from ..resources import data_dir
 from ..storage.story import StoryHit
@@ -123,8 +123,6 @@ class ZoeaApp(OpaqueScreensApp):
         #: What a next key may show, read while the commander rests; the screens use it.
         self.ahead = ReadAhead(self, self.swarm)
         self.history = {"message": InputHistory(), "broadcast": InputHistory()}
-        #: Every batch of engine events, oldest first.
-        self.engine_events: Signal[tuple[Event, ...]] = Signal(self, "engine-events")
         #: Published once, when the commander is open.
         self.ready_signal: Signal[None] = Signal(self, "engine-ready")
         self._recent_notices: dict[str, float] = {}
@@ -345,10 +343,9 @@ class ZoeaApp(OpaqueScreensApp):
 
     def on_engine_batch(self, message: EngineBatch) -> None:
         """Hand the batch to the swarm model (which tells the screens), then show the
-        new status; ``engine_events`` still carries the raw batch to any watcher."""
-        self.swarm.take(message.events)
+        new status."""
+        self.swarm.feed(message.events)
         self._refresh_status()
-        self.engine_events.publish(message.events)
 
     @on(SwarmModel.Noticed)
     def _noticed(self, message: SwarmModel.Noticed) -> None:

@@ -134,16 +134,6 @@ def fit(text: Text | str, width: int, style: str = "") -> Text:
     return value
 
 
-def ago(tick: int | None, now: int | None) -> str:
-    """``seen 3 ticks ago`` (or ``now``) from two game ticks."""
-    if tick is None or now is None:
-        return ""
-    delta = now - tick
-    if delta <= 0:
-        return "now"
-    return f"{delta} tick{'s' if delta != 1 else ''} ago"
-
-
 def seconds_left(at: float, now: float | None = None) -> int:
     """Whole seconds from ``now`` (the clock when None) until ``at``; 0 once it is due."""
     return max(0, round(at - (time.time() if now is None else now)))

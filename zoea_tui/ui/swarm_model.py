@@ -1,6 +1,6 @@
 """One model of the swarm for the whole UI, fed by the app's bridge.
 
-The app's bridge hands each batch of engine events to :meth:`SwarmModel.take`, the one
+The app's bridge hands each batch of engine events to :meth:`SwarmModel.feed`, the one
 place where engine events are told apart. The model keeps what every screen shows of the
 swarm once: the newest view of each Mysis, each one's action tail, each one's newest
 request with the engine's checks (:class:`~zoea_tui.orchestrator.checked.CheckedRequest`),
@@ -255,14 +255,14 @@ class SwarmModel:
                 if not only or kind in only:
                     node.post_message(kind(what))
 
-    # -- taking engine events in ---------------------------------------------------------------
+    # -- feeding engine events in ------------------------------------------------------------
 
     def note_view(self, view: MysisView) -> None:
         """A view the UI learned from a command's answer, before its event."""
         self.views[view.id] = view
 
-    def take(self, events: Iterable[Event]) -> None:
-        """Take a batch of engine events in (oldest first), then tell the subscribers."""
+    def feed(self, events: Iterable[Event]) -> None:
+        """Feed a batch of engine events in (oldest first), then tell the subscribers."""
         happened: list[Announcement] = []
         stored: list[tuple[int, Memory]] = []
         changed: set[int] = set()

@@ -57,7 +57,7 @@ def test_every_override_is_in_place_by_default_and_none_with_the_switch() -> Non
 
 
 def test_an_unchecked_textual_is_refused_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(textual_compat, "STOCK", False)
+    monkeypatch.setattr(textual_compat, "ALL_STOCK", False)
     assert textual_compat.version_refusal(textual_compat.CHECKED_TEXTUAL[0]) is None
     line = textual_compat.version_refusal("7.0.0")
     assert line is not None and "\n" not in line
@@ -65,14 +65,14 @@ def test_an_unchecked_textual_is_refused_in_one_line(monkeypatch: pytest.MonkeyP
 
 
 def test_the_switch_lets_any_textual_start(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(textual_compat, "STOCK", True)
+    monkeypatch.setattr(textual_compat, "ALL_STOCK", True)
     assert textual_compat.version_refusal("7.0.0") is None
 
 
 def test_the_app_exits_2_on_an_unchecked_textual(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(textual_compat, "STOCK", False)
+    monkeypatch.setattr(textual_compat, "ALL_STOCK", False)
     monkeypatch.setattr(textual_compat, "version", lambda _name: "7.0.0")
     assert run_app(Config(), tmp_path / "zoea.db") == 2  # before any terminal is touched
     err = capsys.readouterr().err

@@ -244,7 +244,7 @@ def hunt(p: Planner) -> Decision | None:
         return p.goto_system(ground)
     if p.station_need(False, False) or f.docked:
         return None  # the station visit (sell, repair) and the trip back to the belt
-    here = f.pois.get(f.poi) if f.poi else None
+    here = f.here
     if not (f.at_belt or (here is not None and here.kind == "belt")):
         return None  # the mining loop flies to the belt
     found, last_attack = _pirates_here(p)

@@ -174,7 +174,7 @@ def location_text(f: Facts) -> str:
         return f"in transit to {_place_label(f, f.move[1])}{tick}"
     if f.poi is None and not f.at_belt:
         return "location unknown"
-    here = f.pois.get(f.poi) if f.poi else None
+    here = f.here
     # Mining newer than the last known POI means a belt (see ``Facts.at_belt``).
     where = _place_label(f, f.poi if not f.at_belt or (here and here.kind == "belt") else None)
     system = f" in {f.system}" if f.system else ""
@@ -662,7 +662,7 @@ class _Planner:
         self, prefer: Place | None = None, *, sell_now: bool = False, refuel_now: bool = False
     ) -> Decision:
         f = self.f
-        here = f.pois.get(f.poi) if f.poi else None
+        here = f.here
         kind = here.kind if here is not None else ""
         # Mining (or a refusal to mine) newer than the last known POI means a belt.
         at_station = bool(f.docked) or (kind == "station" and not f.no_base_here and not f.at_belt)
@@ -823,7 +823,7 @@ class _Planner:
         earned = sum(s[2] for s in f.sales)
         prices = ", ".join(f"{item} {price} cr" for item, _, _, price in sorted(f.sales) if price)
         belt = self.pick_belt(prefer)
-        here = f.pois.get(f.poi) if f.poi else None
+        here = f.here
         # Names with ids: my next turns read them back when the listing is out of view.
         station = f"{here.name} ({here.id})" if here else str(f.poi)
         tick = f" tick {f.tick}:" if f.tick is not None else ""
@@ -870,7 +870,7 @@ class _Planner:
                 f"I need a station ({why}) but know none in this system. Waiting for orders.",
                 "No station known in this system.",
             )
-        station = self.nearest(stations, f.pois.get(f.poi) if f.poi else None)
+        station = self.nearest(stations, f.here)
         if f.fuel_short and not f.docked:
             cells = (f.cargo or {}).get("fuel_cell", 0)
             if cells and "refuel" not in f.no_credits_for:
@@ -897,7 +897,7 @@ class _Planner:
         ]
         if not belts:
             return None
-        origin = f.pois.get(f.poi) if f.poi else None
+        origin = f.here
         if origin is None or origin.x is None:
             stations = self.stations()
             origin = stations[0] if stations else None
@@ -1008,7 +1008,7 @@ class _Planner:
             # station, sell what I carry before leaving (else a full hold I cannot see
             # sends me back and forth between the station and the belt, never selling).
             self.goto_belt = target
-            here = f.pois.get(f.poi) if f.poi else None
+            here = f.here
             at_station = here is not None and here.has_base and not f.at_belt
             carrying = f.cargo_used != 0 and (f.cargo is None or bool(f.cargo))
             if (

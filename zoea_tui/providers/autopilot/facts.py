@@ -186,6 +186,11 @@ class Facts:
         """Whether the autopilot knows enough of where it is to act."""
         return self.poi is not None or self.at_belt or self.docked is True
 
+    @property
+    def here(self) -> Place | None:
+        """The POI the ship is at, as its listing told it (None: unknown or unlisted)."""
+        return self.pois.get(self.poi) if self.poi else None
+
     def sellable(self, keep: dict[str, int] | None = None) -> list[tuple[str, int]]:
         """Cargo to sell, largest first (ties by item id, for determinism); ``keep`` holds
         back units (say, a mission's delivery)."""

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from zoea_tui.sim import errors, missions, orderbook, params, rules
 from zoea_tui.sim.catalog import ITEMS, MODULES, RECIPES, SHIP_CLASSES, SKILLS
 from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.shipyard import ship_class_for_sale
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base, Poi
 from zoea_tui.sim.guides import ALIASES, GUIDES
@@ -233,13 +234,7 @@ def list_ships(world: WorldState, call: Call) -> dict[str, Any]:
 def buy_ship(world: WorldState, call: Call) -> dict[str, Any]:
     """Buy a ship class at a shipyard; it becomes active, the old one stays here."""
     me = call.me
-    class_id = params.text(call.args, "ship_class").strip().lower()
-    ship_class = SHIP_CLASSES.get(class_id)
-    if ship_class is None or ship_class.price == 0:
-        raise GameError(
-            "invalid_ship_class",
-            f"Unknown ship class '{class_id}'. Use shipyard_showroom to see the classes for sale.",
-        )
+    ship_class = ship_class_for_sale(call)
     auto = needs_auto_dock(world, me)
     base = orderbook.base_by_id(world, me.poi_id)
     assert base is not None

@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 BUILD_TICKS_BASE = 10
 
 
-def _class(call: Call) -> ShipClass:
+def ship_class_for_sale(call: Call) -> ShipClass:
+    """The ship class the call's ``ship_class`` names, one a shipyard sells (else the
+    game's ``invalid_ship_class``)."""
     class_id = params.text(call.args, "ship_class").strip().lower()
     ship_class = SHIP_CLASSES.get(class_id)
     if ship_class is None or ship_class.price == 0:
@@ -50,7 +52,7 @@ def _build_ticks(ship_class: ShipClass) -> int:
 
 def commission_quote(world: WorldState, call: Call) -> dict[str, Any]:
     """What a commission of this class costs and how long it takes."""
-    ship_class = _class(call)
+    ship_class = ship_class_for_sale(call)
     return {
         "ship_class": ship_class.id,
         "name": ship_class.name,
@@ -64,7 +66,7 @@ def commission_quote(world: WorldState, call: Call) -> dict[str, Any]:
 def commission_ship(world: WorldState, call: Call) -> dict[str, Any]:
     """Docked at a shipyard: pay for a ship to be built here."""
     me = call.me
-    ship_class = _class(call)
+    ship_class = ship_class_for_sale(call)
     base = _shipyard(world, me)
     if me.credits < ship_class.price:
         raise errors.insufficient_credits(

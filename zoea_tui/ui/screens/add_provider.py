@@ -20,12 +20,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Select, Static
 
 from ...config import KINDS, ConfigError, ProviderConfig, build_config
 from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import clean, one_line
+from ..widgets.form_row import form_row
 from ..widgets.model_field import ModelField
 from ..widgets.scroll_box import ScrollBox
 from .confirm import ConfirmScreen
@@ -70,40 +71,42 @@ class AddProviderScreen(ModalScreen[bool]):
         """The fields, the probe's findings, and the buttons."""
         with Vertical(id="form-dialog", classes="dialog -provider") as dialog:
             dialog.border_title = Content("◆ ADD A PROVIDER")
-            with Horizontal(classes="form-row"):
-                yield Label("Type")
-                yield Select(
+            yield form_row(
+                "Type",
+                Select(
                     [(Text(kind.label), kind.name) for kind in KINDS.values() if kind.probe],
                     value=next(name for name, kind in KINDS.items() if kind.probe),
                     allow_blank=False,
                     id="provider-type",
                     compact=True,
-                )
-            with Horizontal(classes="form-row"):
-                yield Label("Endpoint")
-                yield Input(
+                ),
+            )
+            yield form_row(
+                "Endpoint",
+                Input(
                     placeholder="http://127.0.0.1:8080/v1 (Ollama: http://127.0.0.1:11434)",
                     id="provider-endpoint",
                     compact=True,
-                )
-            with Horizontal(classes="form-row"):
-                yield Label("Model")
-                yield ModelField("", "empty: the first one the server lists")
-            with Horizontal(classes="form-row"):
-                yield Label("Key var")
-                yield Input(
+                ),
+            )
+            yield form_row("Model", ModelField("", "empty: the first one the server lists"))
+            yield form_row(
+                "Key var",
+                Input(
                     placeholder="the variable holding the API key (empty: none)",
                     id="provider-key",
                     compact=True,
-                )
-            with Horizontal(classes="form-row"):
-                yield Label("Name")
-                yield Input(
+                ),
+            )
+            yield form_row(
+                "Name",
+                Input(
                     placeholder="empty: named after the server",
                     id="provider-name",
                     max_length=64,
                     compact=True,
-                )
+                ),
+            )
             with ScrollBox(id="provider-report"):
                 yield Static("", id="provider-verdict")
             yield Static("", id="form-error")

@@ -23,10 +23,11 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Input, Select, Static
 
 from .. import formatting as fmt
 from ..sanitize import one_line
+from ..widgets.form_row import form_row
 from ..widgets.model_field import ModelField
 
 
@@ -88,35 +89,36 @@ class MysisForm(ModalScreen[bool]):
         with Vertical(id="form-dialog", classes="dialog") as dialog:
             dialog.border_title = Content(self.title_text)
             if self.with_name:
-                with Horizontal(classes="form-row"):
-                    yield Label("Name")
-                    yield Input(
+                yield form_row(
+                    "Name",
+                    Input(
                         placeholder="a unique name, e.g. Dora",
                         id="form-name",
                         max_length=40,
                         compact=True,
-                    )
-            with Horizontal(classes="form-row"):
-                yield Label("Provider")
-                yield Select(
+                    ),
+                )
+            yield form_row(
+                "Provider",
+                Select(
                     [(Text(p), p) for p in c.providers],
                     value=c.provider,
                     allow_blank=False,
                     id="form-provider",
                     compact=True,
-                )
-            with Horizontal(classes="form-row"):
-                yield Label("Model")
-                yield ModelField(c.model, self._model_placeholder(c.provider))
-            with Horizontal(classes="form-row"):
-                yield Label("Strategy")
-                yield Select(
+                ),
+            )
+            yield form_row("Model", ModelField(c.model, self._model_placeholder(c.provider)))
+            yield form_row(
+                "Strategy",
+                Select(
                     [(Text(s), s) for s in c.strategies],
                     value=c.strategy,
                     allow_blank=False,
                     id="form-strategy",
                     compact=True,
-                )
+                ),
+            )
             yield Static("", id="form-error")
             with Horizontal(classes="buttons"):
                 yield Button(self.submit_label, id="form-submit", variant="primary", compact=True)

@@ -60,7 +60,7 @@ def overrides_off(value: str) -> frozenset[str]:
 #: The overrides turned off (read once, when this module is first imported).
 OFF: frozenset[str] = overrides_off(os.environ.get(ENV, ""))
 #: True when every override is off: the app runs on stock Textual.
-STOCK: bool = frozenset(OVERRIDES) == OFF
+ALL_STOCK: bool = frozenset(OVERRIDES) == OFF
 
 
 def enabled(name: str) -> bool:
@@ -72,7 +72,7 @@ def version_refusal(installed: str | None = None) -> str | None:
     """One line refusing to start on a Textual the overrides were not checked on, or None
     (a checked version, or the switch on)."""
     installed = installed if installed is not None else version("textual")
-    if STOCK or installed in CHECKED_TEXTUAL:
+    if ALL_STOCK or installed in CHECKED_TEXTUAL:
         return None
     return (
         f"zoea: Textual {installed} is not one the UI's overrides were checked on "

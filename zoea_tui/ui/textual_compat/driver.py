@@ -28,7 +28,7 @@ from textual.drivers.linux_driver import LinuxDriver
 
 from . import enabled
 
-#: Off with ZOEA_STOCK_TEXTUAL=1 (or =driver).
+#: This override off, Textual's own code in its place (ZOEA_STOCK_TEXTUAL=1 or =driver).
 STOCK = not enabled("driver")
 
 #: How long the input loop waits for a byte when nothing is pending (Textual's value).

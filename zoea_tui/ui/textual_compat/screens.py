@@ -33,8 +33,8 @@ from textual.widget import Widget
 
 from . import enabled
 
-#: Off with ZOEA_STOCK_TEXTUAL=1 (or =screens): kept styles, nothing painted under an
-#: opaque screen.
+#: This override off (kept styles, nothing painted under an opaque screen), Textual's own
+#: code in its place (ZOEA_STOCK_TEXTUAL=1 or =screens).
 STOCK = not enabled("screens")
 #: Off with ZOEA_STOCK_TEXTUAL=1 (or =prebuild): screens built and laid out unseen.
 NO_PREBUILD = not enabled("prebuild")

@@ -10,7 +10,7 @@ youngest generation ran every second or so for 10-26 ms, and an older one for up
 
 :func:`install` makes both return the strip itself without caching it (the check is
 as cheap as the lookup); every other result is cached as before. Textual is pinned
-exactly; ``tests/ui/test_strip_cycles.py`` fails if a new Textual brings a cycle back
+exactly; ``tests/ui/textual_compat/test_strip_cycles.py`` fails if a new Textual brings a cycle back
 or changes what these methods return.
 
 :func:`install` also makes a strip's seven caches when each is first used, not when the

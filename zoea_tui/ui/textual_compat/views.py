@@ -34,7 +34,7 @@ from textual.widget import Widget
 
 from . import enabled
 
-#: Off with ZOEA_STOCK_TEXTUAL=1 (or =views).
+#: This override off, Textual's own code in its place (ZOEA_STOCK_TEXTUAL=1 or =views).
 STOCK = not enabled("views")
 
 

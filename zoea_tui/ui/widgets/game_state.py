@@ -8,22 +8,13 @@ from typing import Any
 from rich.text import Text
 
 from ...core.redaction import secret_mask
-from ...game.state_cache import Snapshot
+from ...game.state_cache import STATE_TOOLS, Snapshot, ticks_ago
 from .. import formatting as fmt
 from ..sanitize import one_line
 from .text_view import TextView, guess_height, text_key
 
 #: Tools shown first, in this order; the others follow by name.
-ORDER = (
-    "get_status",
-    "get_ship",
-    "get_cargo",
-    "get_system",
-    "get_poi",
-    "get_nearby",
-    "view_market",
-    "get_notifications",
-)
+ORDER = STATE_TOOLS
 MAX_LINES_PER_TOOL = 24
 
 
@@ -66,7 +57,7 @@ def game_state_blocks(snapshots: Mapping[str, Snapshot], tick: int | None) -> li
         snap = snapshots[tool]
         text = Text("\n" if n else "")
         text.append(one_line(tool, 40), style=f"bold {fmt.TOOL}")
-        when = fmt.ago(snap.tick, tick)
+        when = ticks_ago(snap.tick, tick)
         if snap.tick is not None:
             text.append(f"  T{snap.tick}", style=fmt.TEAL)
         if when:
