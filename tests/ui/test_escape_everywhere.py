@@ -32,12 +32,13 @@ from .helpers import opener, settle, wait_for
 OPENED_BY: dict[str, tuple[str, ...]] = {
     "AddProviderScreen": ("a",),
     "ArenaScreen": ("A",),
+    "BroadcastBar": ("b",),
     "ConfigureScreen": ("c",),
     "ConfirmScreen": ("d",),
     "FocusScreen": ("enter",),
     "HelpScreen": ("question_mark",),
-    "InputBar": ("m",),
     "InspectorScreen": ("x",),
+    "MessageBar": ("m",),
     "NewMysisScreen": ("n",),
     "SearchScreen": ("slash",),
     "StrategyScreen": ("p",),
@@ -52,6 +53,7 @@ BASES: dict[str, str] = {
     "ZoeaScreen": "the base of every screen",
     "ZoeaModalScreen": "the base of the modal ones",
     "MysisForm": "the base of the new-Mysis and configure forms",
+    "InputBar": "the base of the message and broadcast bars",
 }
 
 

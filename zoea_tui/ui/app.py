@@ -50,8 +50,7 @@ from .screens.base import CommandCenter, OpaqueScreensApp, ZoeaScreen
 from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
-from .screens.forms import ConfigureScreen, FormChoices, MysisSettings, NewMysisScreen
-from .screens.input_bar import InputBar, InputHistory
+from .screens.input_bar import InputHistory
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .swarm_model import SwarmModel
 from .textual_compat.frame_marks import FrameMarks
@@ -461,130 +460,6 @@ class ZoeaApp(OpaqueScreensApp):
         if view is None:
             self.say("no Mysis selected: press n to create one", "warning")
         return view
-
-    def _choices(self, view: MysisView | None = None) -> FormChoices:
-        commander = self.commander
-        assert commander is not None
-        config = commander.config
-        return FormChoices(
-            providers=commander.provider_names(),
-            strategies=list(commander.strategies),
-            provider=view.provider if view else config.swarm.default_provider,
-            strategy=view.strategy if view else config.swarm.strategy,
-            model=view.model if view else "",
-            models={name: p.model for name, p in config.providers.items()},
-        )
-
-    def action_message(self) -> None:
-        """Direct message to the selected or focused Mysis."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        prompt = Text()
-        prompt.append("◆ MESSAGE TO ", style=f"bold {fmt.USER}")
-        prompt.append(one_line(view.name, 40), style=f"bold {fmt.TEAL}")
-        prompt.append(f"  ({view.state})", style=fmt.state_style(view.state))
-        mysis_id, name = view.id, one_line(view.name, 40)
-
-        def send(text: str | None) -> None:
-            if text:
-                self.run_command(
-                    "send the message",
-                    lambda: commander.send_message(mysis_id, text),
-                    done=f"sent to {name}",
-                )
-
-        self.push_screen(
-            InputBar(
-                prompt,
-                placeholder=f"Message to {name}…",
-                history=self.history["message"],
-                kind="message",
-            ),
-            send,
-        )
-
-    def action_broadcast(self) -> None:
-        """Broadcast to every idle or running Mysis."""
-        commander = self.commander
-        if commander is None:
-            return
-        listening = sum(1 for v in self.views.values() if v.state in ("idle", "running"))
-        prompt = Text()
-        prompt.append("◆ BROADCAST TO THE SWARM", style=f"bold {fmt.ASSISTANT}")
-        prompt.append(f"  ({listening} listening)", style=fmt.MUTED)
-
-        def send(text: str | None) -> None:
-            if text:
-                self.run_command(
-                    "broadcast",
-                    lambda: commander.broadcast(text),
-                    done=lambda n: f"broadcast sent to {n} Mys{'is' if n == 1 else 'es'}",
-                )
-
-        self.push_screen(
-            InputBar(
-                prompt,
-                placeholder="An order for every Mysis…",
-                history=self.history["broadcast"],
-                kind="broadcast",
-            ),
-            send,
-        )
-
-    def action_new_mysis(self) -> None:
-        """The new-Mysis form."""
-        commander = self.commander
-        if commander is None:
-            return
-
-        async def create(settings: MysisSettings) -> str | None:
-            try:
-                view = await commander.create_mysis(
-                    settings.name or "",
-                    provider=settings.provider,
-                    model=settings.model,
-                    strategy=settings.strategy,
-                )
-            except CommandRefused as exc:
-                return exc.message
-            self.swarm.note_view(view)
-            self.say(f"{view.name} created and started")
-            self.select_on_dashboard(view.id)
-            return None
-
-        self.push_screen(NewMysisScreen(self._choices(), create, list_models=commander.list_models))
-
-    def action_configure(self) -> None:
-        """The configure form for the selected or focused Mysis."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        mysis_id = view.id
-
-        async def configure(settings: MysisSettings) -> str | None:
-            try:
-                new = await commander.configure_mysis(
-                    mysis_id,
-                    provider=settings.provider,
-                    model=settings.model,
-                    strategy=settings.strategy,
-                )
-            except CommandRefused as exc:
-                return exc.message
-            self.say(f"{new.name}: {new.provider_label} · {new.strategy}")
-            return None
-
-        self.push_screen(
-            ConfigureScreen(
-                self._choices(view),
-                configure,
-                subject=view.name,
-                list_models=commander.list_models,
-            )
-        )
 
     def action_add_provider(self) -> None:
         """Add a provider: probed, then saved to the config file after its diff is shown."""
