@@ -35,7 +35,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from ..config import Config, ProviderConfig
+from ..config import Config
 from ..orchestrator.events import Event, MysisView, Subscription
 from ..orchestrator.refusals import CommandRefused
 from ..resources import data_dir
@@ -61,9 +61,7 @@ from .worker_groups import ENGINE_EVENTS_GROUP, ENGINE_GROUP
 
 if TYPE_CHECKING:
     # The engine is imported when it opens, after the first paint (see run_app).
-    from ..config.edit import ProviderPlan
     from ..orchestrator.commander import Commander
-    from ..providers.probe import ProbeReport
     from .screens.search import SearchScreen
 
 log = logging.getLogger(__name__)
@@ -460,47 +458,6 @@ class ZoeaApp(OpaqueScreensApp):
         if view is None:
             self.say("no Mysis selected: press n to create one", "warning")
         return view
-
-    def action_add_provider(self) -> None:
-        """Add a provider: probed, then saved to the config file after its diff is shown."""
-        from .screens.add_provider import AddProviderScreen, ProviderActions
-
-        commander = self.commander
-        if commander is None:
-            return
-
-        async def probe(provider: ProviderConfig) -> ProbeReport:
-            return await commander.probe(provider)
-
-        async def plan(provider: ProviderConfig, report: ProbeReport) -> ProviderPlan:
-            from ..config import default_config_path
-            from ..config.edit import plan_provider
-
-            config = commander.config
-            models: dict[str, str] = {}
-            if config.source is None:  # a new file silences the conventions: keep theirs
-                for name, found in config.providers.items():
-                    if found.origin and not found.model:
-                        listed = await commander.list_models(name)
-                        models[name] = listed[0] if listed else ""
-            path = config.source or default_config_path()
-            comment = f"added from zoea: {report.summary()}"
-            return await asyncio.to_thread(
-                plan_provider, config, provider, path, comment=comment, convention_models=models
-            )
-
-        async def commit(plan: ProviderPlan) -> None:
-            from ..config.edit import write_plan
-
-            await asyncio.to_thread(write_plan, plan)
-            commander.add_provider(plan.provider, source=plan.path)
-            self.windows[plan.provider.name] = plan.provider.context_window
-            self.say(
-                f"provider {plan.provider.name} saved to {plan.path}: "
-                "press n for a Mysis on it, or c to move one"
-            )
-
-        self.push_screen(AddProviderScreen(ProviderActions(probe, plan, commit)))
 
     def action_relaunch(self) -> None:
         """Start the Mysis again (idle, stopped or errored)."""

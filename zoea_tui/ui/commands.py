@@ -166,6 +166,7 @@ COMMANDS: tuple[Command, ...] = (
         "Add provider",
         "add a provider: type, endpoint, model, key variable; probed, then saved to "
         "the config file (its diff shown first)",
+        screen="add_provider.AddProviderScreen",
     ),
     Command(
         "relaunch",
