@@ -481,27 +481,6 @@ class ZoeaApp(OpaqueScreensApp):
             what, lambda: call(commander, mysis_id), done=f"{one_line(view.name, 40)} {done}"
         )
 
-    def action_delete(self) -> None:
-        """Delete the Mysis, after a confirmation."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        mysis_id, name = view.id, one_line(view.name, 40)
-        question = Text()
-        question.append("Delete ", style=fmt.TEXT)
-        question.append(name, style=f"bold {fmt.TEAL}")
-        question.append(" and all its memories?\n", style=fmt.TEXT)
-        question.append("This cannot be undone; its game account is released.", style=fmt.MUTED)
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.run_command(
-                    "delete", lambda: commander.delete_mysis(mysis_id), done=f"{name} deleted"
-                )
-
-        self.push_screen(ConfirmScreen(question, yes="Delete", no="Keep", danger=True), answer)
-
     def action_search(self) -> None:
         """Search the Mysis's memories and the broadcasts; a hit opens the conversation."""
         view = self._target()

@@ -190,6 +190,7 @@ COMMANDS: tuple[Command, ...] = (
         "Delete",
         "Delete",
         "delete the Mysis and its memories (asks first)",
+        screen="delete.DeleteScreen",
         target=True,
     ),
     Command(
