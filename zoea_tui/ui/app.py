@@ -43,6 +43,7 @@ from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import textual_compat
 from .commands import BY_NAME, COMMANDS, Command, OpenedScreen, When, app_bindings
+from .input_history import InputHistory
 from .messages import EngineBatch
 from .read_ahead import ReadAhead
 from .sanitize import clean, one_line
@@ -50,7 +51,6 @@ from .screens.base import CommandCenter, OpaqueScreensApp, ZoeaScreen
 from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
-from .screens.input_bar import InputHistory
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .swarm_model import SwarmModel
 from .textual_compat.frame_marks import FrameMarks

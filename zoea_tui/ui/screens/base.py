@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
     from ...orchestrator.commander import Commander
     from ...orchestrator.events import MysisView
+    from ..input_history import InputHistory
     from ..read_ahead import ReadAhead
     from ..swarm_model import SwarmModel
-    from .input_bar import InputHistory
 
 
 class CommandCenter(Protocol):

@@ -16,27 +16,12 @@ from textual.containers import Vertical
 from textual.widgets import Input, Static
 
 from .. import formatting as fmt
+from ..input_history import InputHistory
 from ..sanitize import one_line
 from .base import ZoeaModalScreen
 
 if TYPE_CHECKING:
     from ...orchestrator.events import MysisView
-
-#: Most entries kept per history; consecutive duplicates are not repeated.
-HISTORY_SIZE = 100
-
-
-class InputHistory:
-    """Earlier inputs of one kind (newest last), browsed with up and down."""
-
-    def __init__(self, entries: list[str] | None = None) -> None:
-        self.entries: list[str] = list(entries or [])
-
-    def add(self, text: str) -> None:
-        """Remember ``text`` (skipping a repeat of the newest entry)."""
-        if text and (not self.entries or self.entries[-1] != text):
-            self.entries.append(text)
-            del self.entries[:-HISTORY_SIZE]
 
 
 class InputBar(ZoeaModalScreen[str | None]):
