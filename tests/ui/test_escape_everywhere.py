@@ -32,12 +32,13 @@ from .helpers import opener, settle, wait_for
 OPENED_BY: dict[str, tuple[str, ...]] = {
     "AddProviderScreen": ("a",),
     "ArenaScreen": ("A",),
+    "BroadcastBar": ("b",),
     "ConfigureScreen": ("c",),
-    "ConfirmScreen": ("d",),
+    "DeleteScreen": ("d",),
     "FocusScreen": ("enter",),
     "HelpScreen": ("question_mark",),
-    "InputBar": ("m",),
     "InspectorScreen": ("x",),
+    "MessageBar": ("m",),
     "NewMysisScreen": ("n",),
     "SearchScreen": ("slash",),
     "StrategyScreen": ("p",),
@@ -47,11 +48,15 @@ NOT_CLOSED_BY_ESC: dict[str, str] = {
     "DashboardScreen": "the first screen: nothing lies under it (q quits)",
     "TooSmallScreen": "the guard below 80×24: it goes when the terminal grows",
 }
-#: Bases that are never shown themselves.
+#: Bases that are never shown themselves (or, for the plain question, shown by screens
+#: this walk does not reach: the delete question is its instance here).
 BASES: dict[str, str] = {
     "ZoeaScreen": "the base of every screen",
     "ZoeaModalScreen": "the base of the modal ones",
     "MysisForm": "the base of the new-Mysis and configure forms",
+    "InputBar": "the base of the message and broadcast bars",
+    "ConfirmScreen": "the base of the delete question (quit's and the save of a provider "
+    "ask it as it is: test_app and test_add_provider answer them)",
 }
 
 

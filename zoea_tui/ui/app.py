@@ -35,7 +35,7 @@ from textual.signal import Signal
 from textual.theme import Theme
 from textual.worker import Worker, WorkerCancelled, WorkerFailed, WorkerState
 
-from ..config import Config, ProviderConfig
+from ..config import Config
 from ..orchestrator.events import MysisView, Subscription
 from ..orchestrator.refusals import CommandRefused
 from ..resources import data_dir
@@ -43,6 +43,7 @@ from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import textual_compat
 from .commands import BY_NAME, COMMANDS, Command, OpenedScreen, When, app_bindings
+from .input_history import InputHistory
 from .messages import EngineBatch
 from .read_ahead import ReadAhead
 from .sanitize import clean, one_line
@@ -50,8 +51,6 @@ from .screens.base import CommandCenter, OpaqueScreensApp, ZoeaScreen
 from .screens.confirm import ConfirmScreen
 from .screens.dashboard import DashboardScreen
 from .screens.focus import FocusScreen
-from .screens.forms import ConfigureScreen, FormChoices, MysisSettings, NewMysisScreen
-from .screens.input_bar import InputBar, InputHistory
 from .screens.too_small import MIN_HEIGHT, MIN_WIDTH, TooSmallScreen
 from .swarm_model import SwarmModel
 from .textual_compat.frame_marks import FrameMarks
@@ -62,9 +61,7 @@ from .worker_groups import ENGINE_EVENTS_GROUP, ENGINE_GROUP
 
 if TYPE_CHECKING:
     # The engine is imported when it opens, after the first paint (see run_app).
-    from ..config.edit import ProviderPlan
     from ..orchestrator.commander import Commander
-    from ..providers.probe import ProbeReport
     from .screens.search import SearchScreen
 
 log = logging.getLogger(__name__)
@@ -459,171 +456,6 @@ class ZoeaApp(OpaqueScreensApp):
             self.say("no Mysis selected: press n to create one", "warning")
         return view
 
-    def _choices(self, view: MysisView | None = None) -> FormChoices:
-        commander = self.commander
-        assert commander is not None
-        config = commander.config
-        return FormChoices(
-            providers=commander.provider_names(),
-            strategies=list(commander.strategies),
-            provider=view.provider if view else config.swarm.default_provider,
-            strategy=view.strategy if view else config.swarm.strategy,
-            model=view.model if view else "",
-            models={name: p.model for name, p in config.providers.items()},
-        )
-
-    def action_message(self) -> None:
-        """Direct message to the selected or focused Mysis."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        prompt = Text()
-        prompt.append("◆ MESSAGE TO ", style=f"bold {fmt.USER}")
-        prompt.append(one_line(view.name, 40), style=f"bold {fmt.TEAL}")
-        prompt.append(f"  ({view.state})", style=fmt.state_style(view.state))
-        mysis_id, name = view.id, one_line(view.name, 40)
-
-        def send(text: str | None) -> None:
-            if text:
-                self.run_command(
-                    "send the message",
-                    lambda: commander.send_message(mysis_id, text),
-                    done=f"sent to {name}",
-                )
-
-        self.push_screen(
-            InputBar(
-                prompt,
-                placeholder=f"Message to {name}…",
-                history=self.history["message"],
-                kind="message",
-            ),
-            send,
-        )
-
-    def action_broadcast(self) -> None:
-        """Broadcast to every idle or running Mysis."""
-        commander = self.commander
-        if commander is None:
-            return
-        listening = sum(1 for v in self.views.values() if v.state in ("idle", "running"))
-        prompt = Text()
-        prompt.append("◆ BROADCAST TO THE SWARM", style=f"bold {fmt.ASSISTANT}")
-        prompt.append(f"  ({listening} listening)", style=fmt.MUTED)
-
-        def send(text: str | None) -> None:
-            if text:
-                self.run_command(
-                    "broadcast",
-                    lambda: commander.broadcast(text),
-                    done=lambda n: f"broadcast sent to {n} Mys{'is' if n == 1 else 'es'}",
-                )
-
-        self.push_screen(
-            InputBar(
-                prompt,
-                placeholder="An order for every Mysis…",
-                history=self.history["broadcast"],
-                kind="broadcast",
-            ),
-            send,
-        )
-
-    def action_new_mysis(self) -> None:
-        """The new-Mysis form."""
-        commander = self.commander
-        if commander is None:
-            return
-
-        async def create(settings: MysisSettings) -> str | None:
-            try:
-                view = await commander.create_mysis(
-                    settings.name or "",
-                    provider=settings.provider,
-                    model=settings.model,
-                    strategy=settings.strategy,
-                )
-            except CommandRefused as exc:
-                return exc.message
-            self.swarm.note_view(view)
-            self.say(f"{view.name} created and started")
-            self.select_on_dashboard(view.id)
-            return None
-
-        self.push_screen(NewMysisScreen(self._choices(), create, list_models=commander.list_models))
-
-    def action_configure(self) -> None:
-        """The configure form for the selected or focused Mysis."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        mysis_id = view.id
-
-        async def configure(settings: MysisSettings) -> str | None:
-            try:
-                new = await commander.configure_mysis(
-                    mysis_id,
-                    provider=settings.provider,
-                    model=settings.model,
-                    strategy=settings.strategy,
-                )
-            except CommandRefused as exc:
-                return exc.message
-            self.say(f"{new.name}: {new.provider_label} · {new.strategy}")
-            return None
-
-        self.push_screen(
-            ConfigureScreen(
-                self._choices(view),
-                configure,
-                subject=view.name,
-                list_models=commander.list_models,
-            )
-        )
-
-    def action_add_provider(self) -> None:
-        """Add a provider: probed, then saved to the config file after its diff is shown."""
-        from .screens.add_provider import AddProviderScreen, ProviderActions
-
-        commander = self.commander
-        if commander is None:
-            return
-
-        async def probe(provider: ProviderConfig) -> ProbeReport:
-            return await commander.probe(provider)
-
-        async def plan(provider: ProviderConfig, report: ProbeReport) -> ProviderPlan:
-            from ..config import default_config_path
-            from ..config.edit import plan_provider
-
-            config = commander.config
-            models: dict[str, str] = {}
-            if config.source is None:  # a new file silences the conventions: keep theirs
-                for name, found in config.providers.items():
-                    if found.origin and not found.model:
-                        listed = await commander.list_models(name)
-                        models[name] = listed[0] if listed else ""
-            path = config.source or default_config_path()
-            comment = f"added from zoea: {report.summary()}"
-            return await asyncio.to_thread(
-                plan_provider, config, provider, path, comment=comment, convention_models=models
-            )
-
-        async def commit(plan: ProviderPlan) -> None:
-            from ..config.edit import write_plan
-
-            await asyncio.to_thread(write_plan, plan)
-            commander.add_provider(plan.provider, source=plan.path)
-            self.windows[plan.provider.name] = plan.provider.context_window
-            self.say(
-                f"provider {plan.provider.name} saved to {plan.path}: "
-                "press n for a Mysis on it, or c to move one"
-            )
-
-        self.push_screen(AddProviderScreen(ProviderActions(probe, plan, commit)))
-
     def action_relaunch(self) -> None:
         """Start the Mysis again (idle, stopped or errored)."""
         self._on_target("relaunch", lambda engine, i: engine.relaunch_mysis(i), "relaunched")
@@ -645,27 +477,6 @@ class ZoeaApp(OpaqueScreensApp):
         self.run_command(
             what, lambda: call(commander, mysis_id), done=f"{one_line(view.name, 40)} {done}"
         )
-
-    def action_delete(self) -> None:
-        """Delete the Mysis, after a confirmation."""
-        view = self._target()
-        commander = self.commander
-        if view is None or commander is None:
-            return
-        mysis_id, name = view.id, one_line(view.name, 40)
-        question = Text()
-        question.append("Delete ", style=fmt.TEXT)
-        question.append(name, style=f"bold {fmt.TEAL}")
-        question.append(" and all its memories?\n", style=fmt.TEXT)
-        question.append("This cannot be undone; its game account is released.", style=fmt.MUTED)
-
-        def answer(yes: bool | None) -> None:
-            if yes:
-                self.run_command(
-                    "delete", lambda: commander.delete_mysis(mysis_id), done=f"{name} deleted"
-                )
-
-        self.push_screen(ConfirmScreen(question, yes="Delete", no="Keep", danger=True), answer)
 
     def action_search(self) -> None:
         """Search the Mysis's memories and the broadcasts; a hit opens the conversation."""

@@ -129,6 +129,7 @@ COMMANDS: tuple[Command, ...] = (
         "Message",
         "direct message to the selected (or focused) Mysis",
         bar=True,
+        screen="input_bar.MessageBar",
         target=True,
     ),
     Command(
@@ -138,6 +139,7 @@ COMMANDS: tuple[Command, ...] = (
         "Broadcast",
         "broadcast an order to every idle or running Mysis",
         bar=True,
+        screen="input_bar.BroadcastBar",
     ),
     Command(
         "new_mysis",
@@ -146,6 +148,7 @@ COMMANDS: tuple[Command, ...] = (
         "New",
         "new Mysis: name, provider, model (listed by the provider's server), strategy",
         bar=True,
+        screen="forms.NewMysisScreen",
     ),
     Command(
         "configure",
@@ -153,6 +156,7 @@ COMMANDS: tuple[Command, ...] = (
         "Configure",
         "Configure",
         "configure the Mysis: provider, model, strategy, live",
+        screen="forms.ConfigureScreen",
         target=True,
     ),
     Command(
@@ -162,6 +166,7 @@ COMMANDS: tuple[Command, ...] = (
         "Add provider",
         "add a provider: type, endpoint, model, key variable; probed, then saved to "
         "the config file (its diff shown first)",
+        screen="add_provider.AddProviderScreen",
     ),
     Command(
         "relaunch",
@@ -185,6 +190,7 @@ COMMANDS: tuple[Command, ...] = (
         "Delete",
         "Delete",
         "delete the Mysis and its memories (asks first)",
+        screen="delete.DeleteScreen",
         target=True,
     ),
     Command(

@@ -1,16 +1,17 @@
 """Add a provider from the TUI (key ``a``): type, endpoint, model, key variable; probed
 before it is saved, then saved to the config file after a confirmation that shows the diff.
 
-The form only collects and shows; the app passes in what acts (:class:`ProviderActions`):
-probing (``zoea probe``'s, in a worker: the UI never waits on the network), working out
-the file's new text (``config/edit.py``: comments and layout kept), and writing it. A
-provider that cannot fly is saved only when asked a second time ("Save anyway").
+A screen row of the command table (``ui/commands.py``): the form acts itself, through the
+app's :class:`~zoea_tui.ui.screens.base.CommandCenter`: probing (``zoea probe``'s, in a
+worker: the UI never waits on the network), working out the file's new text
+(``config/edit.py``: comments and layout kept), and writing it. A provider that cannot fly
+is saved only when asked a second time ("Save anyway").
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+import asyncio
+from dataclasses import replace
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -19,7 +20,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
 from ...config import KINDS, ConfigError, ProviderConfig, build_config
@@ -29,10 +29,12 @@ from ..sanitize import clean, one_line
 from ..widgets.form_row import form_row
 from ..widgets.model_field import ModelField
 from ..widgets.scroll_box import ScrollBox
+from .base import ZoeaModalScreen
 from .confirm import ConfirmScreen
 
 if TYPE_CHECKING:
     from ...config.edit import ProviderPlan
+    from ...orchestrator.commander import Commander
     from ...providers.probe import ProbeReport
 
 #: Where the form's values are checked (named in a refusal).
@@ -43,25 +45,15 @@ ANY_MODEL = "?"
 UNNAMED = "new-provider"
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderActions:
-    """What the add-provider form calls: probe a provider, plan its saving, save."""
+class AddProviderScreen(ZoeaModalScreen[bool]):
+    """Type, endpoint, model and key variable of a new provider; Probe, then Save.
 
-    probe: Callable[[ProviderConfig], Awaitable[ProbeReport]]
-    #: The file's change for the provider (raises ConfigError: name taken, file unusable).
-    plan: Callable[[ProviderConfig, ProbeReport], Awaitable[ProviderPlan]]
-    #: Write the plan and offer the provider (raises ConfigError).
-    commit: Callable[[ProviderPlan], Awaitable[None]]
-
-
-class AddProviderScreen(ModalScreen[bool]):
-    """Type, endpoint, model and key variable of a new provider; Probe, then Save."""
+    Opened once the engine is open (the ``a`` command's row waits for it)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, actions: ProviderActions) -> None:
+    def __init__(self) -> None:
         super().__init__(classes="form-screen")
-        self.actions = actions
         #: The last probe: the provider probed and what it found.
         self.probed: tuple[ProviderConfig, ProbeReport] | None = None
         #: The provider the commander agreed to save although it cannot fly.
@@ -160,6 +152,49 @@ class AddProviderScreen(ModalScreen[bool]):
 
     # -- probing and saving ----------------------------------------------------------------
 
+    @property
+    def commander(self) -> Commander:
+        """The engine the provider is probed with and offered to."""
+        commander = self.center.commander
+        assert commander is not None, "the form opens once the engine is open"
+        return commander
+
+    async def probe(self, provider: ProviderConfig) -> ProbeReport:
+        """What ``zoea probe`` finds of ``provider``."""
+        return await self.commander.probe(provider)
+
+    async def plan(self, provider: ProviderConfig, report: ProbeReport) -> ProviderPlan:
+        """The config file's change for ``provider`` (raises ConfigError: name taken, file
+        unusable)."""
+        from ...config import default_config_path
+        from ...config.edit import plan_provider
+
+        commander = self.commander
+        config = commander.config
+        models: dict[str, str] = {}
+        if config.source is None:  # a new file silences the conventions: keep theirs
+            for name, found in config.providers.items():
+                if found.origin and not found.model:
+                    listed = await commander.list_models(name)
+                    models[name] = listed[0] if listed else ""
+        path = config.source or default_config_path()
+        comment = f"added from zoea: {report.summary()}"
+        return await asyncio.to_thread(
+            plan_provider, config, provider, path, comment=comment, convention_models=models
+        )
+
+    async def commit(self, plan: ProviderPlan) -> None:
+        """Write ``plan`` and offer its provider (raises ConfigError)."""
+        from ...config.edit import write_plan
+
+        await asyncio.to_thread(write_plan, plan)
+        self.commander.add_provider(plan.provider, source=plan.path)
+        self.center.swarm.windows[plan.provider.name] = plan.provider.context_window
+        self.center.say(
+            f"provider {plan.provider.name} saved to {plan.path}: "
+            "press n for a Mysis on it, or c to move one"
+        )
+
     @on(Button.Pressed, "#provider-probe")
     def _probe_pressed(self, event: Button.Pressed) -> None:
         event.stop()
@@ -194,14 +229,14 @@ class AddProviderScreen(ModalScreen[bool]):
             self.show_error("it cannot fly a Mysis yet (see above); Save anyway to keep it")
             return
         try:
-            plan = await self.actions.plan(final, report)
+            plan = await self.plan(final, report)
         except (ConfigError, CommandRefused) as exc:
             self.show_error(str(exc))
             return
         if not await self.app.push_screen_wait(self._confirmation(plan)):
             return
         try:
-            await self.actions.commit(plan)
+            await self.commit(plan)
         except (ConfigError, CommandRefused) as exc:
             self.show_error(str(exc))
             return
@@ -223,7 +258,7 @@ class AddProviderScreen(ModalScreen[bool]):
         buttons.set(disabled=True)
         try:
             model = "" if candidate.model == ANY_MODEL else candidate.model
-            report = await self.actions.probe(replace(candidate, model=model))
+            report = await self.probe(replace(candidate, model=model))
         except CommandRefused as exc:
             self.show_error(exc.message)
             return None

@@ -2,7 +2,8 @@
 points at.
 
 A screen sees the app through :class:`CommandCenter`, the part of it a screen may use
-(the swarm, the commander, reading ahead, opening the focus view, running a command),
+(the swarm, the commander, reading ahead, opening the focus view, running a command,
+saying what it did),
 never through the app's class: the screens stand below the app (an import-linter contract
 in ``pyproject.toml``). Every screen of the app derives from :class:`ZoeaScreen` (a modal one from
 :class:`ZoeaModalScreen`), so the app finds the target of a key such as ``m`` by type,
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from ...orchestrator.commander import Commander
     from ...orchestrator.events import MysisView
+    from ..input_history import InputHistory
     from ..read_ahead import ReadAhead
     from ..swarm_model import SwarmModel
 
@@ -54,6 +56,13 @@ class CommandCenter(Protocol):
     @property
     def names(self) -> dict[str, str]:
         """Mysis names by id as text."""
+
+    @property
+    def history(self) -> dict[str, InputHistory]:
+        """The input bars' earlier entries, by kind (``message``, ``broadcast``)."""
+
+    def say(self, message: str, severity: str = "information") -> None:
+        """A notification with untrusted text (cleaned, never markup), not repeated."""
 
     def run_command(
         self,

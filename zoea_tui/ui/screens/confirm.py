@@ -59,8 +59,16 @@ class ConfirmScreen(ModalScreen[bool]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         """A button answers."""
         event.stop()
-        self.dismiss(event.button.id == "yes")
+        self._answer(event.button.id == "yes")
 
     def action_answer(self, value: bool) -> None:
         """Answer from the keyboard."""
-        self.dismiss(value)
+        self._answer(value)
+
+    def answered(self, yes: bool) -> None:
+        """Act on the answer as the question closes (here nothing: whoever asked acts on
+        the result); a question that acts itself overrides it."""
+
+    def _answer(self, yes: bool) -> None:
+        self.answered(yes)
+        self.dismiss(yes)

@@ -1,20 +1,21 @@
-"""The new-Mysis and configure forms.
+"""The new-Mysis (``n``) and configure (``c``) forms.
 
-A form only collects values; the app passes in the coroutine that acts on them
-(``submit``), which returns None on success or the refusal text, shown in the form
-so the user can correct it without typing everything again.
+Each form is a screen row of the command table (``ui/commands.py``): it offers the
+engine's providers and strategies and acts on what was collected itself (:meth:`MysisForm.submit`),
+through the app's :class:`~zoea_tui.ui.screens.base.CommandCenter`. A refusal is shown in
+the form so the user can correct it without typing everything again.
 
-The model is picked from the list the provider's server gives (``list_models``, fetched
-in a worker when the form opens and whenever the provider changes; the configured model
-first), or typed: "other…" opens the text field, which is all there is for a server that
-lists nothing.
+The model is picked from the list the provider's server gives (the commander's
+``list_models``, fetched in a worker when the form opens and whenever the provider changes;
+the configured model first), or typed: "other…" opens the text field, which is all there
+is for a server that lists nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from functools import cached_property
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rich.text import Text
 from textual import on, work
@@ -22,13 +23,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Select, Static
 
+from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import one_line
 from ..widgets.form_row import form_row
 from ..widgets.model_field import ModelField
+from .base import ZoeaModalScreen
+
+if TYPE_CHECKING:
+    from ...orchestrator.commander import Commander
+    from ...orchestrator.events import MysisView
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +45,6 @@ class MysisSettings:
     provider: str | None
     model: str | None
     strategy: str | None
-
-
-#: Creates or configures; returns None when done, else why it was refused.
-Submit = Callable[[MysisSettings], Awaitable[str | None]]
-#: The models a provider's server lists, the configured one first (empty: type one).
-ListModels = Callable[[str], Awaitable[list[str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,9 +59,25 @@ class FormChoices:
     #: Default model per provider (shown as the model field's placeholder).
     models: dict[str, str] | None = None
 
+    @classmethod
+    def of(cls, commander: Commander, view: MysisView | None = None) -> FormChoices:
+        """The engine's providers and strategies, starting at Mysis ``view``'s settings
+        (the swarm's defaults for a new one)."""
+        config = commander.config
+        return cls(
+            providers=commander.provider_names(),
+            strategies=list(commander.strategies),
+            provider=view.provider if view else config.swarm.default_provider,
+            strategy=view.strategy if view else config.swarm.strategy,
+            model=view.model if view else "",
+            models={name: p.model for name, p in config.providers.items()},
+        )
 
-class MysisForm(ModalScreen[bool]):
-    """Base of both forms: fields, a refusal line, and Save/Cancel."""
+
+class MysisForm(ZoeaModalScreen[bool]):
+    """Base of both forms: fields, a refusal line, and Save/Cancel.
+
+    Opened once the engine is open (the commands' rows wait for it)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
@@ -69,19 +85,24 @@ class MysisForm(ModalScreen[bool]):
     submit_label = "Save"
     with_name = False
 
-    def __init__(
-        self,
-        choices: FormChoices,
-        submit: Submit,
-        *,
-        subject: str = "",
-        list_models: ListModels | None = None,
-    ) -> None:
+    def __init__(self) -> None:
         super().__init__(classes="form-screen")
-        self.choices = choices
-        self.submit = submit
-        self.subject = subject
-        self.list_models = list_models
+
+    @property
+    def commander(self) -> Commander:
+        """The engine the form acts on."""
+        commander = self.center.commander
+        assert commander is not None, "a form opens once the engine is open"
+        return commander
+
+    @cached_property
+    def choices(self) -> FormChoices:
+        """What the form offers, read from the engine when it is first shown."""
+        return FormChoices.of(self.commander)
+
+    async def submit(self, settings: MysisSettings) -> str | None:
+        """Act on ``settings``: None when done, else why the engine refused."""
+        raise NotImplementedError
 
     def compose(self) -> ComposeResult:
         """Name (new Mysis only), provider, model, strategy, and the buttons."""
@@ -141,9 +162,7 @@ class MysisForm(ModalScreen[bool]):
     @work(exclusive=True, group="form-models", exit_on_error=False)
     async def _fetch_models(self, provider: str) -> None:
         """Ask the provider's server for its models, then offer them."""
-        if self.list_models is None:
-            return
-        models = await self.list_models(provider)
+        models = await self.commander.list_models(provider)
         if str(self.query_one("#form-provider", Select).value) == provider:
             self.query_one(ModelField).offer(models)
 
@@ -206,19 +225,55 @@ class NewMysisScreen(MysisForm):
     submit_label = "Create and start"
     with_name = True
 
+    async def submit(self, settings: MysisSettings) -> str | None:
+        """Create the Mysis, select it on the dashboard and say so."""
+        try:
+            view = await self.commander.create_mysis(
+                settings.name or "",
+                provider=settings.provider,
+                model=settings.model,
+                strategy=settings.strategy,
+            )
+        except CommandRefused as exc:
+            return exc.message
+        self.center.swarm.note_view(view)
+        self.center.say(f"{view.name} created and started")
+        self.center.select_on_dashboard(view.id)
+        return None
+
 
 class ConfigureScreen(MysisForm):
     """Change a Mysis's provider, model or strategy (used from its next request)."""
 
     submit_label = "Save"
 
-    def __init__(
-        self,
-        choices: FormChoices,
-        submit: Submit,
-        *,
-        subject: str = "",
-        list_models: ListModels | None = None,
-    ) -> None:
-        super().__init__(choices, submit, subject=subject, list_models=list_models)
-        self.title_text = f"◆ CONFIGURE {one_line(subject, 30)}"
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """The form for Mysis ``view`` (the ``c`` command's)."""
+        if view is None:
+            raise ValueError("the configure form is a Mysis's")
+        return cls(view)
+
+    def __init__(self, view: MysisView) -> None:
+        super().__init__()
+        self.view = view
+        self.title_text = f"◆ CONFIGURE {one_line(view.name, 30)}"
+
+    @cached_property
+    def choices(self) -> FormChoices:
+        """What the form offers, starting at the Mysis's settings."""
+        return FormChoices.of(self.commander, self.view)
+
+    async def submit(self, settings: MysisSettings) -> str | None:
+        """Apply the settings to the Mysis and say so."""
+        try:
+            new = await self.commander.configure_mysis(
+                self.view.id,
+                provider=settings.provider,
+                model=settings.model,
+                strategy=settings.strategy,
+            )
+        except CommandRefused as exc:
+            return exc.message
+        self.center.say(f"{new.name}: {new.provider_label} · {new.strategy}")
+        return None

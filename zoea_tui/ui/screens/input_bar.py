@@ -1,40 +1,34 @@
-"""The input bar: a direct message or a broadcast, with history (↑/↓)."""
+"""The input bars: a direct message (``m``) or a broadcast (``b``), with history (↑/↓).
+
+Each bar is a screen row of the command table (``ui/commands.py``) and sends what was
+typed itself, through the app's :class:`~zoea_tui.ui.screens.base.CommandCenter`.
+"""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from .. import formatting as fmt
+from ..input_history import InputHistory
+from ..sanitize import one_line
+from .base import ZoeaModalScreen
 
-#: Most entries kept per history; consecutive duplicates are not repeated.
-HISTORY_SIZE = 100
-
-
-class InputHistory:
-    """Earlier inputs of one kind (newest last), browsed with up and down."""
-
-    def __init__(self, entries: list[str] | None = None) -> None:
-        self.entries: list[str] = list(entries or [])
-
-    def add(self, text: str) -> None:
-        """Remember ``text`` (skipping a repeat of the newest entry)."""
-        if text and (not self.entries or self.entries[-1] != text):
-            self.entries.append(text)
-            del self.entries[:-HISTORY_SIZE]
+if TYPE_CHECKING:
+    from ...orchestrator.events import MysisView
 
 
-class InputBar(ModalScreen[str | None]):
-    """A one-line prompt docked at the bottom; enter sends, esc cancels.
+class InputBar(ZoeaModalScreen[str | None]):
+    """A one-line prompt docked at the bottom; enter sends (:meth:`send`), esc cancels.
 
-    Dismisses with the text (stripped; never empty) or None.
+    Dismisses with the text (stripped; never empty) or None. Its earlier entries are the
+    app's, one history per ``kind``.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -43,18 +37,31 @@ class InputBar(ModalScreen[str | None]):
         Binding("down", "history(1)", "Later", show=False),
     ]
 
-    def __init__(self, prompt: Text, *, placeholder: str, history: InputHistory, kind: str) -> None:
+    def __init__(self, *, placeholder: str, kind: str) -> None:
         super().__init__(classes=f"input-bar -{kind}")
-        self.prompt = prompt
         self.placeholder = placeholder
-        self.history = history
-        self._position = len(history.entries)
+        self.kind = kind
+        self._position = 0
         self._draft = ""
+
+    @property
+    def history(self) -> InputHistory:
+        """The earlier entries of this bar's kind."""
+        return self.center.history[self.kind]
+
+    def prompt(self) -> Text:
+        """The line above the input: to whom it goes."""
+        raise NotImplementedError
+
+    def send(self, text: str) -> None:
+        """Send ``text`` (stripped, never empty)."""
+        raise NotImplementedError
 
     def compose(self) -> ComposeResult:
         """The prompt and the input."""
+        self._position = len(self.history.entries)
         with Vertical(id="input-dock"):
-            yield Static(self.prompt, id="input-prompt")
+            yield Static(self.prompt(), id="input-prompt")
             yield Input(placeholder=self.placeholder, id="input-text", max_length=4000)
             yield Static(
                 Text("enter send · esc cancel · ↑↓ history", style=fmt.MUTED), id="input-hint"
@@ -74,6 +81,7 @@ class InputBar(ModalScreen[str | None]):
             )
             return
         self.history.add(text)
+        self.send(text)
         self.dismiss(text)
 
     def action_cancel(self) -> None:
@@ -91,3 +99,63 @@ class InputBar(ModalScreen[str | None]):
         self._position = max(0, min(len(entries), self._position + step))
         field.value = entries[self._position] if self._position < len(entries) else self._draft
         field.cursor_position = len(field.value)
+
+
+class MessageBar(InputBar):
+    """A direct message to one Mysis (the ``m`` command's)."""
+
+    @classmethod
+    def opened(cls, view: MysisView | None) -> Self:
+        """The bar for a message to Mysis ``view``."""
+        if view is None:
+            raise ValueError("a message goes to a Mysis")
+        return cls(view)
+
+    def __init__(self, view: MysisView) -> None:
+        self.view = view
+        self.mysis_name = one_line(view.name, 40)
+        super().__init__(placeholder=f"Message to {self.mysis_name}…", kind="message")
+
+    def prompt(self) -> Text:
+        """To whom, in which state."""
+        prompt = Text()
+        prompt.append("◆ MESSAGE TO ", style=f"bold {fmt.USER}")
+        prompt.append(self.mysis_name, style=f"bold {fmt.TEAL}")
+        prompt.append(f"  ({self.view.state})", style=fmt.state_style(self.view.state))
+        return prompt
+
+    def send(self, text: str) -> None:
+        """Send the message to the Mysis."""
+        commander, mysis_id = self.center.commander, self.view.id
+        if commander is not None:
+            self.center.run_command(
+                "send the message",
+                lambda: commander.send_message(mysis_id, text),
+                done=f"sent to {self.mysis_name}",
+            )
+
+
+class BroadcastBar(InputBar):
+    """An order for every idle or running Mysis (the ``b`` command's)."""
+
+    def __init__(self) -> None:
+        super().__init__(placeholder="An order for every Mysis…", kind="broadcast")
+
+    def prompt(self) -> Text:
+        """To the swarm, and how many listen."""
+        views = self.center.swarm.views.values()
+        listening = sum(1 for v in views if v.state in ("idle", "running"))
+        prompt = Text()
+        prompt.append("◆ BROADCAST TO THE SWARM", style=f"bold {fmt.ASSISTANT}")
+        prompt.append(f"  ({listening} listening)", style=fmt.MUTED)
+        return prompt
+
+    def send(self, text: str) -> None:
+        """Broadcast the order."""
+        commander = self.center.commander
+        if commander is not None:
+            self.center.run_command(
+                "broadcast",
+                lambda: commander.broadcast(text),
+                done=lambda n: f"broadcast sent to {n} Mys{'is' if n == 1 else 'es'}",
+            )
