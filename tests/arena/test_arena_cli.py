@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_runner import in_process, zoea
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
 from zoea_tui.arena.estimate import GUESS_OUT, GUESS_TOKENS
 from zoea_tui.cli import main
@@ -30,12 +31,6 @@ RUN_KEYS = {
     "answered",
     "level",
 }
-
-
-def zoea(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Path) -> None:
@@ -454,12 +449,6 @@ def test_a_table_and_a_leaderboard_name_their_budget() -> None:
     assert "whole tick budget" in table(ticks)
 
 
-def _arena_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["arena", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -469,8 +458,9 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     import asyncio
 
     db, out = tmp_path / "arena.db", tmp_path / "deep" / "out"
-    code, printed, err = _arena_in_process(
+    code, printed, err = in_process(
         capsys,
+        "arena",
         *("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware"),
         *("--budget", "ticks", "--ticks", "8", "--runs", "2", "--seed", "3"),
         *("--db", str(db), "--out", str(out), "--json"),
@@ -503,7 +493,7 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
             await store.connection.execute("DELETE FROM arena_runs WHERE seed = 3")
 
     asyncio.run(lose_a_run())
-    code, printed, err = _arena_in_process(capsys, "--resume", "1", "--db", str(db), "--json")
+    code, printed, err = in_process(capsys, "arena", "--resume", "1", "--db", str(db), "--json")
     assert code == 0, err
     resumed = json.loads(printed)
     assert resumed["estimate"]["runs"] == 1, "only the missing run is played and estimated"
@@ -529,8 +519,8 @@ def test_a_new_batch_plays_every_run_though_another_batch_played_them(
     db = tmp_path / "arena.db"
     flags = ("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware")
     for _ in range(2):
-        code, printed, err = _arena_in_process(
-            capsys, *flags, "--ticks", "8", "--runs", "2", "--db", str(db), "--json"
+        code, printed, err = in_process(
+            capsys, "arena", *flags, "--ticks", "8", "--runs", "2", "--db", str(db), "--json"
         )
         assert code == 0, err
         assert json.loads(printed)["actual"]["runs"] == 2
@@ -556,7 +546,7 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     flags = ("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware")
     flags += ("--budget", "ticks", "--ticks", "8", "--runs", "2", "--seed", "3", "--db", str(db))
     began = time.perf_counter()
-    code, table_out, err = _arena_in_process(capsys, *flags)
+    code, table_out, err = in_process(capsys, "arena", *flags)
     took = time.perf_counter() - began
     assert code == 0, err
     assert "turn-aware" in table_out, "the table on standard output"
@@ -593,7 +583,7 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     assert int(actual[2].replace(",", "")) == tokens_in
     assert 0 <= int(actual[3]) <= took + 1, "the batch's own wall time"
 
-    code, printed, err = _arena_in_process(capsys, *flags, "--jobs", "2", "--json")
+    code, printed, err = in_process(capsys, "arena", *flags, "--jobs", "2", "--json")
     assert code == 0, err
     guess = json.loads(printed)["estimate"]
     wall = sum(float(r.metrics["wall_s"]) for r in runs)
@@ -615,8 +605,9 @@ def test_an_out_that_cannot_be_a_folder_is_refused_before_anything_is_played(
     blocker.write_text("mine\n")
     out = blocker / "deep" if under else blocker
     db = tmp_path / "arena.db"
-    code, printed, err = _arena_in_process(
+    code, printed, err = in_process(
         capsys,
+        "arena",
         *("--scenario", "s1", "--provider", "autopilot", "--runs", "1", "--ticks", "2"),
         *("--db", str(db), "--out", str(out)),
     )

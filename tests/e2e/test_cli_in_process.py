@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import in_process as run
 from zoea_tui.cli import main
 from zoea_tui.core.redaction import mask_data
 
@@ -26,12 +27,6 @@ def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     assert main(["import", "--db", str(db), "--mysis", "scout", str(EXAMPLE)]) == 0
     capsys.readouterr()
     return db
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_import_says_how_many_memories_went_into_which_mysis(

@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import cli_runner
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, LlamaServer, Reply
 
@@ -22,13 +22,7 @@ def zoea(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[
     """``zoea ARGS`` in a clean environment: no config file, none of the conventions."""
     clean = {k: v for k, v in os.environ.items() if k not in CONVENTIONS}
     clean |= {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path), **env}
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=clean,
-    )
+    return cli_runner.zoea(*args, env=clean)
 
 
 def test_a_llama_server_flies_and_the_table_ends_with_the_block_to_paste(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -122,29 +120,11 @@ async def nothing_lost(commander: Commander, watch: Watch, db: Path) -> None:
         assert not validate((await commander.preview(view.id)).messages)
 
 
-def simulate(
-    config: Path, provider: str, db: Path, *, myses: int, turns: int, extra: tuple[str, ...] = ()
-) -> subprocess.CompletedProcess[str]:
-    """``zoea simulate`` run in its own process with ``config``'s ``provider``."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "simulate",
-            "--config",
-            str(config),
-            "--provider",
-            provider,
-            "--myses",
-            str(myses),
-            "--turns",
-            str(turns),
-            "--db",
-            str(db),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
+def engine_config(tmp_path: Path, url: str) -> Path:
+    """A config file in ``tmp_path`` with one provider, "engine": OpenAI-compatible at
+    ``url``, model "m", a 10 s timeout."""
+    config = tmp_path / "zoea.toml"
+    config.write_text(
+        f'[providers.engine]\ntype = "openai"\nendpoint = "{url}"\nmodel = "m"\ntimeout = 10\n'
     )
+    return config

@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.cli_runner import zoea_bytes
 from zoea_tui.cli_parsing import emit_json, holds_unicode
 
 WORDS = "Erz: Ä · ≥ 🚀 done"
@@ -28,12 +29,7 @@ ASCII_LOCALE = {"LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
 
 def zoea(*args: str | Path, ascii_locale: bool = True) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, **(ASCII_LOCALE if ascii_locale else {"PYTHONUTF8": "1"})}
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        capture_output=True,
-        env=env,
-        timeout=300,
-    )
+    return zoea_bytes(*args, env=env)
 
 
 def test_the_locale_of_these_tests_cannot_write_the_characters() -> None:

@@ -9,23 +9,12 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import HANG, ZOEA, in_process, zoea
 from zoea_tui.cli import main
-
-
-def zoea(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env=env,
-    )
-
 
 BIG = str(2**63 - 1)
 REPLAY = ["replay", "--db", "x.db", "--strategy", "loop-slice"]
@@ -60,11 +49,7 @@ BAD_FLAGS = [
 def test_a_bad_flag_is_one_line_and_exit_2(
     args: list[str], words: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    try:
-        code = main(args)
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    err = capsys.readouterr().err
+    code, _, err = in_process(capsys, *args)
     assert code == 2
     assert err.count("\n") == 1, err
     assert err.startswith(words), err
@@ -167,11 +152,11 @@ def test_output_to_a_full_disk_is_one_line_and_exit_2(played_db: Path, args: lis
     """``> /dev/full``: every write fails with ENOSPC, as on a full disk."""
     with open("/dev/full", "w") as full:
         done = subprocess.run(
-            [sys.executable, "-m", "zoea_tui.cli", *args, "--db", str(played_db)],
+            [*ZOEA, *args, "--db", str(played_db)],
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
-            timeout=240,
+            timeout=HANG,
         )
     assert (done.returncode, done.stderr) == (2, f"zoea {args[0]}: {FULL_DISK}\n")
 
@@ -186,13 +171,7 @@ def test_a_closed_output_is_refused_before_anything_is_done(played_db: Path) -> 
         ["vacuum", "--db", str(played_db)],
         ["export", "--db", str(played_db), "--mysis", "scout"],
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "zoea_tui.cli", *args],
-            capture_output=True,
-            text=True,
-            timeout=240,
-            preexec_fn=lambda: os.close(1),
-        )
+        done = zoea(*args, preexec_fn=lambda: os.close(1))
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (
             f"zoea {args[0]}: cannot write to standard output: it is closed; nothing was done "
@@ -204,16 +183,7 @@ def test_a_closed_output_is_refused_before_anything_is_done(played_db: Path) -> 
 def test_a_reader_that_goes_away_is_no_error(played_db: Path) -> None:
     """``| head -c 10``: the rest of the output has nowhere to go; exit 0, nothing said."""
     with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "export",
-            "--db",
-            str(played_db),
-            "--mysis",
-            "scout",
-        ],
+        [*ZOEA, "export", "--db", str(played_db), "--mysis", "scout"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     ) as child:

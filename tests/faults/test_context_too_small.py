@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import simulate
 from tests.fakes.llm_servers import FakeOpenAIServer, Reply
 from zoea_tui.cli import main
 from zoea_tui.core.prompts import SYSTEM_PROMPT_TEMPLATE, render_system_prompt
 from zoea_tui.core.tokens import tools_tokens
 
-from .conftest import cloud_config, open_swarm, simulate, until
+from .conftest import cloud_config, open_swarm, until
 
 #: "system 1 900 + tools 5 799 + history 40 + answer 1 024 > context 3 072 tokens".
 NUMBERS = re.compile(

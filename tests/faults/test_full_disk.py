@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import cli_runner
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Room for the schema and some turns, not for 200 turns of two Myses.
 LIMIT = 2_000_000
@@ -36,7 +38,8 @@ def _limited(limit: int) -> None:
 
 def zoea(*args: str | Path, limit: int | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI (``limit``: under ``ulimit -f`` of that many bytes)."""
-    return _python("-m", "zoea_tui.cli", *map(str, args), limit=limit)
+    limited = (lambda: _limited(limit)) if limit is not None else None
+    return cli_runner.zoea(*args, cwd=ROOT, preexec_fn=limited, timeout=HANG)
 
 
 def _python(*args: str, limit: int | None) -> subprocess.CompletedProcess[str]:

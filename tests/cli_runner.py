@@ -1,0 +1,79 @@
+"""The command line as the tests run it: ``zoea ARGS`` in a process of its own
+(``python -m zoea_tui.cli``), or ``main([...])`` in this one (so that mutation testing
+sees it, docs/MUTATION.md).
+
+The subprocess timeout is a hang detector (a process that hung would run until it), never
+a measure of speed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+from zoea_tui.cli import main
+
+#: The command line in a process of its own: this interpreter running the CLI module.
+ZOEA = (sys.executable, "-m", "zoea_tui.cli")
+#: Long enough for any command on a loaded machine; a process that hangs runs until it.
+HANG = 300.0
+
+
+def zoea(
+    *args: str | Path,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    preexec_fn: Callable[[], object] | None = None,
+    timeout: float = HANG,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``zoea ARGS`` in its own process (standard output and error captured as text;
+    ``env``, ``cwd``, ``preexec_fn`` as for :func:`subprocess.run`)."""
+    return subprocess.run(
+        [*ZOEA, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        cwd=cwd,
+        preexec_fn=preexec_fn,
+    )
+
+
+def zoea_bytes(
+    *args: str | Path, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    """Run ``zoea ARGS`` in its own process; its output as the bytes it wrote."""
+    return subprocess.run([*ZOEA, *map(str, args)], capture_output=True, env=env, timeout=HANG)
+
+
+def simulate(
+    config: Path,
+    provider: str,
+    db: Path,
+    *,
+    myses: int,
+    turns: int,
+    extra: Sequence[str] = (),
+) -> subprocess.CompletedProcess[str]:
+    """``zoea simulate`` in its own process with ``config``'s ``provider``."""
+    return zoea(
+        *("simulate", "--config", config, "--provider", provider),
+        *("--myses", str(myses), "--turns", str(turns), "--db", db, *extra),
+    )
+
+
+def in_process(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
+    """``main([ARGS])`` in this process: its exit code, standard output and error.
+
+    argparse's refusals end the parse with SystemExit; its code is returned as the exit
+    code (ours return 2), and the error compared by the test tells them apart."""
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
