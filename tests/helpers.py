@@ -1,16 +1,22 @@
-"""Builders shared by the tests: memories and histories without a database."""
+"""Builders shared by the tests: memories and histories without a database, and a
+commander on the embedded world."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from hypothesis import settings
 
+from zoea_tui.config import Config
 from zoea_tui.core.composition import ComposeSettings, History
 from zoea_tui.core.tokens import count_tokens
 from zoea_tui.core.types import Memory, ToolCall, Turn
 from zoea_tui.core.window import stepped_window
+from zoea_tui.game.backend import GameBackend
+from zoea_tui.orchestrator.commander import Commander
 
 
 def examples(count: int) -> int:
@@ -111,3 +117,12 @@ def history_of(
         turns=tuple(t for t in turns if t.first_memory_id >= lower),
         recent=tuple(memories[-n:]),
     )
+
+
+async def open_on_world(config: Config, folder: Path, **options: Any) -> Commander:
+    """A commander with ``config`` on the embedded world (its files in ``folder``) and the
+    database ``folder``/zoea.db, without the starter swarm unless ``options`` (as for
+    :meth:`Commander.open`) ask for it."""
+    backend = GameBackend.from_config(config.game, data_dir=folder, simulated=True)
+    options.setdefault("starter_swarm", False)
+    return await Commander.open(config, db_path=folder / "zoea.db", backend=backend, **options)

@@ -21,9 +21,9 @@ import pytest
 
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import FakeOpenAIServer, HttpError, LlamaServer, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.retry import ONCE
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import VirtualClock
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.warm_start import WAITING, WarmStart
@@ -48,14 +48,7 @@ def swarm(tmp_path: Path, config: Config) -> Swarm:
             name="cloud", type="openai", endpoint=url, model="m", tools="compact", timeout=30
         )
         cfg = replace(config, providers=providers, swarm=replace(config.swarm, max_myses=8))
-        backend = GameBackend.from_config(cfg.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(
-            cfg,
-            db_path=tmp_path / "zoea.db",
-            backend=backend,
-            clock=VirtualClock(),
-            starter_swarm=False,
-        )
+        commander = await open_on_world(cfg, tmp_path, clock=VirtualClock())
         if warm_start is not None:
             commander.services = replace(commander.services, warm_start=warm_start)
         try:
