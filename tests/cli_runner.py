@@ -8,10 +8,12 @@ a measure of speed.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,17 +25,18 @@ ZOEA = (sys.executable, "-m", "zoea_tui.cli")
 HANG = 300.0
 
 
-def zoea(
+def python(
     *args: str | Path,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     preexec_fn: Callable[[], object] | None = None,
     timeout: float = HANG,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``zoea ARGS`` in its own process (standard output and error captured as text;
-    ``env``, ``cwd``, ``preexec_fn`` as for :func:`subprocess.run`)."""
+    """Run this interpreter with ``args`` (``-c CODE``, say) in its own process (standard
+    output and error captured as text; ``env``, ``cwd``, ``preexec_fn`` as for
+    :func:`subprocess.run`)."""
     return subprocess.run(
-        [*ZOEA, *map(str, args)],
+        [sys.executable, *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -41,6 +44,12 @@ def zoea(
         cwd=cwd,
         preexec_fn=preexec_fn,
     )
+
+
+def zoea(*args: str | Path, **options: Any) -> subprocess.CompletedProcess[str]:
+    """Run ``zoea ARGS`` in its own process, as :func:`python` runs its arguments (the same
+    ``options``)."""
+    return python(*ZOEA[1:], *args, **options)
 
 
 def zoea_bytes(
@@ -64,6 +73,28 @@ def simulate(
         *("simulate", "--config", config, "--provider", provider),
         *("--myses", str(myses), "--turns", str(turns), "--db", db, *extra),
     )
+
+
+def openai_config(path: Path, name: str, url: str, **keys: str | float) -> Path:
+    """Write a config file at ``path`` with one OpenAI-compatible provider ``name`` at
+    ``url``, model "m" unless ``keys`` name another, and the other ``keys``; ``path``."""
+    lines = [f"[providers.{name}]", 'type = "openai"', f'endpoint = "{url}"']
+    lines += [f"{key} = {json.dumps(value)}" for key, value in ({"model": "m"} | keys).items()]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def break_command(monkeypatch: pytest.MonkeyPatch, command: str) -> str:
+    """Make ``zoea COMMAND`` fail as nothing foreseen fails (a RuntimeError); its words."""
+    import zoea_tui.cli as cli
+
+    words = "the flux capacitor melted"
+
+    async def broken(args: object) -> int:
+        raise RuntimeError(words)
+
+    monkeypatch.setitem(cli._COMMANDS, command, broken)
+    return words
 
 
 def in_process(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import ZOEA
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, RecordedRequest, Reply
 from zoea_tui.arena.estimate import Measured, cost, describe, estimate
 from zoea_tui.cli import main
@@ -86,7 +87,7 @@ def test_a_stopped_batch_is_carried_on_with_resume(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     child = subprocess.Popen(
         [
-            *(sys.executable, "-m", "zoea_tui.cli", "arena", "--scenario", "s1"),
+            *(*ZOEA, "arena", "--scenario", "s1"),
             *("--provider", "autopilot", "--budget", "ticks", "--ticks", "30", "--runs", "4"),
             *("--seed", "7", "--db", str(db)),
         ],

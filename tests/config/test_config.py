@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
-import sys
 import tomllib
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import python
 from zoea_tui.config import (
     KINDS,
     PROVIDER_KEYS,
@@ -906,7 +905,7 @@ def test_config_does_not_import_textual_or_rich() -> None:
         "print(','.join(sorted(m for m in sys.modules "
         "if m.split('.')[0] in ('textual', 'rich'))))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = python("-c", code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
 

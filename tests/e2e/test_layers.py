@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.cli_runner import python
 
 ENGINE = [
     "zoea_tui.core",
@@ -36,7 +35,7 @@ def test_engine_packages_do_not_import_textual_or_rich() -> None:
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
         "print(','.join(bad))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = python("-c", code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == ""
 
@@ -50,6 +49,6 @@ def test_the_app_paints_before_the_engine_is_imported() -> None:
         "heavy = ('mcp', 'zoea_tui.orchestrator.commander', 'zoea_tui.game.session')\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = python("-c", code)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "", f"imported before the first paint: {done.stdout}"

@@ -13,6 +13,7 @@ import pytest
 from tests import cli_runner
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, LlamaServer, Reply
+from tests.providers.test_probe import KEYS
 
 STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
 CONVENTIONS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST", "ZOEA_CONFIG")
@@ -49,20 +50,7 @@ def test_json_has_exactly_the_promised_keys(tmp_path: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert list(data) == [
-        "reachable",
-        "models",
-        "context_window",
-        "template_tools",
-        "stream_with_tools",
-        "unstreamed_with_tools",
-        "tool_call_parsed",
-        "tokens_estimate",
-        "tokens_engine",
-        "cache_reuse",
-        "latency_s",
-        "verdict",
-    ]
+    assert list(data) == KEYS
     assert data["verdict"]["flies"] is True and data["models"] == ["fake-model"]
 
 

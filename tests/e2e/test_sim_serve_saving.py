@@ -10,12 +10,12 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.cli_runner import ZOEA
 from zoea_tui.cli import SERVED_WORLDS, main
 
 
@@ -23,7 +23,7 @@ def serve(data: Path, *flags: str) -> tuple[subprocess.Popen[str], list[str]]:
     """``zoea sim serve`` on a free port with ``data`` as its data folder: the process and
     the four lines it says first."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zoea_tui.cli", "sim", "serve", "--port", "0", *flags],
+        [*ZOEA, "sim", "serve", "--port", "0", *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

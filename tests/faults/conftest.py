@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tests.cli_runner import openai_config
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.retry import PATIENT
 from zoea_tui.game.backend import GameBackend
@@ -123,8 +124,4 @@ async def nothing_lost(commander: Commander, watch: Watch, db: Path) -> None:
 def engine_config(tmp_path: Path, url: str) -> Path:
     """A config file in ``tmp_path`` with one provider, "engine": OpenAI-compatible at
     ``url``, model "m", a 10 s timeout."""
-    config = tmp_path / "zoea.toml"
-    config.write_text(
-        f'[providers.engine]\ntype = "openai"\nendpoint = "{url}"\nmodel = "m"\ntimeout = 10\n'
-    )
-    return config
+    return openai_config(tmp_path / "zoea.toml", "engine", url, timeout=10)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_runner import HANG, ZOEA, in_process, zoea
+from tests.cli_runner import HANG, ZOEA, break_command, in_process, zoea
 from zoea_tui.cli import main
 
 BIG = str(2**63 - 1)
@@ -67,16 +67,11 @@ def test_a_data_folder_under_a_file_stops_the_tui_in_one_line(tmp_path: Path) ->
 def test_an_unforeseen_failure_is_one_line_and_debug_logs_its_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import zoea_tui.cli as cli
-
-    async def broken(args: object) -> int:
-        raise RuntimeError("the flux capacitor melted")
-
-    monkeypatch.setitem(cli._COMMANDS, "replay", broken)
+    words = break_command(monkeypatch, "replay")
     assert main(REPLAY) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "zoea replay: unexpected RuntimeError: the flux capacitor melted" in err
+    assert f"zoea replay: unexpected RuntimeError: {words}" in err
     assert "--debug" in err
 
     data = tmp_path / "data"
@@ -94,7 +89,7 @@ def test_an_unforeseen_failure_is_one_line_and_debug_logs_its_traceback(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(data / "zoea.log") in err
     log = (data / "zoea.log").read_text()
-    assert "Traceback" in log and "the flux capacitor melted" in log
+    assert "Traceback" in log and words in log
 
 
 def test_simulate_twice_on_one_database_carries_the_swarm_on(tmp_path: Path) -> None:

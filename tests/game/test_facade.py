@@ -8,11 +8,11 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 from mcp import Client
 
+from tests.cli_runner import ZOEA
 from tests.sim.mcp_world import EVERYDAY_TOOLS
 from zoea_tui.sim.host import WorldHost
 from zoea_tui.sim.mcp_server import in_process_server
@@ -205,19 +205,8 @@ def test_zoea_sim_serve_is_driven_by_the_sdk_client(tmp_path: Path) -> None:
     state = tmp_path / "world.json"
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "sim",
-            "serve",
-            "--port",
-            "0",
-            "--seed",
-            "5",
-            "--tick-seconds",
-            "0.05",
-            "--state",
-            str(state),
+            *(*ZOEA, "sim", "serve", "--port", "0", "--seed", "5"),
+            *("--tick-seconds", "0.05", "--state", str(state)),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -196,6 +196,11 @@ def holds(memories: list[Memory], after: int) -> int:
     )
 
 
+def holding(times: int) -> Callable[[list[Memory], int], bool]:
+    """Whether a Mysis answered that it holds at least ``times`` times after a memory."""
+    return lambda memories, after: holds(memories, after) >= times
+
+
 async def test_a_hold_holds_through_a_relaunch_until_another_order(
     tmp_path: Path, fast_config: Config
 ) -> None:
@@ -230,12 +235,7 @@ async def test_a_hold_holds_through_a_relaunch_until_another_order(
         await swarm.read()
         relaunched_all = {i: swarm.newest(i) for i in ids}
         await poll_each(
-            pilot,
-            swarm,
-            ids,
-            lambda ms, after: holds(ms, after) >= 2,
-            relaunched_all,
-            "the broadcast hold to stand after the relaunch",
+            pilot, swarm, ids, holding(2), relaunched_all, "the broadcast hold after the relaunch"
         )
         assert not any(worked(swarm.memories[i], relaunched_all[i]) for i in ids)
         await pilot.press("b", *"all pilots: mine", "enter")
@@ -270,14 +270,7 @@ async def test_a_report_during_a_hold_does_not_end_the_hold(
         await poll_each(pilot, swarm, told, reports, held, "the report")
         answered = {i: reports(swarm.memories[i], held[i])[0].id for i in told}
         # Several nudges later (the first one after the report freed them), still held.
-        await poll_each(
-            pilot,
-            swarm,
-            told,
-            lambda ms, after: holds(ms, after) >= 4,
-            answered,
-            "four holds after the report",
-        )
+        await poll_each(pilot, swarm, told, holding(4), answered, "four holds after the report")
         assert not any(worked(swarm.memories[i], held[i]) for i in told)
         for i in told:
             assert "standing order: hold" in reports(swarm.memories[i], held[i])[0].content
