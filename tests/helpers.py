@@ -3,8 +3,9 @@ commander on the embedded world."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +118,17 @@ def history_of(
         turns=tuple(t for t in turns if t.first_memory_id >= lower),
         recent=tuple(memories[-n:]),
     )
+
+
+async def until(predicate: Callable[[], bool], limit: float = 30.0) -> None:
+    """Poll a condition the engine reaches by itself (bounded; for ordering, not timing:
+    the bound is a hang detector, generous enough for a machine under a load of 15)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.005)
 
 
 async def open_on_world(config: Config, folder: Path, **options: Any) -> Commander:

@@ -310,24 +310,28 @@ def test_a_failing_out_folder_loses_no_run_and_says_where_they_are(tmp_path: Pat
     asyncio.run(stored())
 
 
-def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
-    import asyncio
+def killed_after_its_first_run(*args: str) -> tuple[str, str]:
+    """``zoea arena ARGS`` in its own process, killed (SIGKILL) once its first run has
+    ended: the estimate it said before playing, and the first run's line."""
     import signal
 
-    db = tmp_path / "arena.db"
-    child = subprocess.Popen(
-        [
-            *(*ZOEA, "arena", "--scenario", "s1", "--provider", "autopilot"),
-            *("--ticks", "60", "--runs", "50", "--db", str(db)),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = subprocess.Popen([*ZOEA, "arena", *args], stderr=subprocess.PIPE, text=True)
     assert child.stderr is not None
     estimate = child.stderr.readline()  # said before anything is played
     first = child.stderr.readline()  # the first run's line: it has ended
     child.send_signal(signal.SIGKILL)
     child.wait(30)
+    return estimate, first
+
+
+def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
+    import asyncio
+
+    db = tmp_path / "arena.db"
+    estimate, first = killed_after_its_first_run(
+        *("--scenario", "s1", "--provider", "autopilot"),
+        *("--ticks", "60", "--runs", "50", "--db", str(db)),
+    )
     assert estimate.startswith("zoea arena: autopilot: estimate: 50 run(s)"), estimate
     assert "score" in first, first
 

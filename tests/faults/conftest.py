@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tests import helpers
 from tests.cli_runner import openai_config
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.retry import PATIENT
@@ -100,12 +101,8 @@ async def open_swarm(
 
 
 async def until(predicate: Callable[[], bool], limit: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.01)
+    """:func:`tests.helpers.until`, with the room a fault's retries need."""
+    await helpers.until(predicate, limit)
 
 
 async def nothing_lost(commander: Commander, watch: Watch, db: Path) -> None:

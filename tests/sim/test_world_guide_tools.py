@@ -255,15 +255,21 @@ async def test_insurance_and_commissions(served: Served) -> None:
         )
 
 
-def test_a_destroyed_insured_ship_pays_out_at_the_home_base(world: World) -> None:
-    ada = Pilot(world, "Ada")
-    ada.act("buy_insurance", ticks=500)
-    ada.act("jump", target_system="krynn")
+def destroyed_at_the_belt(world: World, ada: Pilot) -> None:
+    """Ada (in Krynn) goes to its belt and engages a pirate with 1 hull and no shield: she
+    is destroyed within two ticks."""
     ada.go_to("krynn_belt")
     world.players["Ada"].ship.hull = 1
     world.players["Ada"].ship.shield = 0
     ada.act("battle", action="engage")
     world.advance(2)
+
+
+def test_a_destroyed_insured_ship_pays_out_at_the_home_base(world: World) -> None:
+    ada = Pilot(world, "Ada")
+    ada.act("buy_insurance", ticks=500)
+    ada.act("jump", target_system="krynn")
+    destroyed_at_the_belt(world, ada)
     assert ada("get_status")["player"]["current_poi"] == "sol_central"
     claimed = ada.act("claim_insurance")
     assert claimed["paid_out"] == 550 and claimed["policies"][0]["status"] == "paid"
@@ -274,11 +280,7 @@ def test_home_base_is_where_a_destroyed_pilot_respawns(world: World) -> None:
     ada.act("jump", target_system="krynn")
     ada.act("dock")
     ada.act("set_home_base", base_id="war_citadel")
-    ada.go_to("krynn_belt")
-    world.players["Ada"].ship.hull = 1
-    world.players["Ada"].ship.shield = 0
-    ada.act("battle", action="engage")
-    world.advance(2)
+    destroyed_at_the_belt(world, ada)
     assert ada("get_status")["player"]["current_poi"] == "war_citadel"
 
 
