@@ -75,6 +75,14 @@ def load_text(tmp_path: Path, text: str, env: dict[str, str] | None = None) -> C
     return load_config(write(tmp_path, text), env=env or {})
 
 
+def refused(tmp_path: Path, text: str) -> tuple[Path, pytest.ExceptionInfo[ConfigError]]:
+    """A config file of ``text`` in ``tmp_path``, and how loading it was refused."""
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, env={})
+    return path, caught
+
+
 # -- defaults and lookup -----------------------------------------------------------------
 
 
@@ -400,9 +408,7 @@ MISTAKES = [
 def test_each_mistake_is_one_line_naming_file_key_and_expectation(
     tmp_path: Path, text: str, message: str
 ) -> None:
-    path = write(tmp_path, text)
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, text)
     assert str(caught.value) == f"{path}: {message}"
     assert "\n" not in str(caught.value)
 
@@ -436,17 +442,13 @@ def test_request_log_keeps_everything_by_default() -> None:
 
 
 def test_error_carries_the_dotted_key_and_the_file(tmp_path: Path) -> None:
-    path = write(tmp_path, OPENAI_HEAD + "temperature = 3\n")
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, OPENAI_HEAD + "temperature = 3\n")
     assert caught.value.key == "providers.q.temperature"
     assert caught.value.source == str(path)
 
 
 def test_malformed_toml_names_line_and_column(tmp_path: Path) -> None:
-    path = write(tmp_path, "[swarm]\nmax_myses = 16 16\n")
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, "[swarm]\nmax_myses = 16 16\n")
     assert str(caught.value) == (
         f"{path}: invalid TOML at line 2, column 16: "
         "Expected newline or end of document after a statement"
@@ -454,9 +456,7 @@ def test_malformed_toml_names_line_and_column(tmp_path: Path) -> None:
 
 
 def test_malformed_toml_at_the_end_names_the_last_line(tmp_path: Path) -> None:
-    path = write(tmp_path, '[game]\nendpoint = "embedded')
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, '[game]\nendpoint = "embedded')
     assert str(caught.value) == (
         f"{path}: invalid TOML at the end of the file (line 2): Unterminated string"
     )
@@ -482,18 +482,14 @@ def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
 
 
 def test_an_api_key_in_the_file_is_refused_without_echoing_it(tmp_path: Path) -> None:
-    path = write(tmp_path, OPENAI_HEAD + 'api_key = "sk-secret-123"\n')
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, OPENAI_HEAD + 'api_key = "sk-secret-123"\n')
     message = str(caught.value)
     assert message.startswith(f"{path}: providers.q.api_key: keys are never read from")
     assert "sk-secret-123" not in message
 
 
 def test_a_key_pasted_into_api_key_env_is_not_echoed(tmp_path: Path) -> None:
-    path = write(tmp_path, OPENAI_HEAD + 'api_key_env = "sk-live-123"\n')
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, OPENAI_HEAD + 'api_key_env = "sk-live-123"\n')
     assert str(caught.value) == (
         f"{path}: providers.q.api_key_env: expected the name of an environment variable "
         "(letters, digits and _) that holds the key, not the key itself"
