@@ -46,6 +46,20 @@ def python(
     )
 
 
+def loaded_by(code: str, modules: Sequence[str]) -> list[str]:
+    """Run ``code`` in a clean interpreter (:func:`python`); those of ``modules`` it loaded,
+    sorted (a top-level name counts with its submodules)."""
+    listing = (
+        "import sys\n"
+        f"wanted = {tuple(modules)!r}\n"
+        "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in wanted "
+        "or m in wanted)))\n"
+    )
+    done = python("-c", code + "\n" + listing)
+    assert done.returncode == 0, done.stderr
+    return [name for name in done.stdout.strip().split(",") if name]
+
+
 def zoea(*args: str | Path, **options: Any) -> subprocess.CompletedProcess[str]:
     """Run ``zoea ARGS`` in its own process, as :func:`python` runs its arguments (the same
     ``options``)."""
