@@ -16,6 +16,7 @@ import httpx
 import pytest
 
 from tests.cli_runner import ZOEA
+from tests.sim.test_served_secrets import Served
 from zoea_tui.cli import SERVED_WORLDS, main
 
 
@@ -37,15 +38,8 @@ def register(banner: list[str], name: str) -> None:
     """A pilot registered through the served HTTP API: something the saved world keeps."""
     root = re.search(r"server\.url: (http://\S+)\s", banner[2])
     assert root, banner
-    api = f"{root.group(1)}/api/v2"
     with httpx.Client(timeout=30) as http:
-        sid = http.post(f"{api}/session").json()["session"]["id"]
-        made = http.post(
-            f"{api}/spacemolt_auth/register",
-            headers={"X-Session-Id": sid},
-            json={"username": name, "empire": "solarian"},
-        )
-    assert made.status_code == 200, made.text
+        Served(root.group(1), f"{root.group(1)}/api/v2").register(http, name)
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
