@@ -1,16 +1,23 @@
-"""Builders shared by the tests: memories and histories without a database."""
+"""Builders shared by the tests: memories and histories without a database, and a
+commander on the embedded world."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from hypothesis import settings
 
+from zoea_tui.config import Config
 from zoea_tui.core.composition import ComposeSettings, History
 from zoea_tui.core.tokens import count_tokens
 from zoea_tui.core.types import Memory, ToolCall, Turn
 from zoea_tui.core.window import stepped_window
+from zoea_tui.game.backend import GameBackend
+from zoea_tui.orchestrator.commander import Commander
 
 
 def examples(count: int) -> int:
@@ -111,3 +118,23 @@ def history_of(
         turns=tuple(t for t in turns if t.first_memory_id >= lower),
         recent=tuple(memories[-n:]),
     )
+
+
+async def until(predicate: Callable[[], bool], limit: float = 30.0) -> None:
+    """Poll a condition the engine reaches by itself (bounded; for ordering, not timing:
+    the bound is a hang detector, generous enough for a machine under a load of 15)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.005)
+
+
+async def open_on_world(config: Config, folder: Path, **options: Any) -> Commander:
+    """A commander with ``config`` on the embedded world (its files in ``folder``) and the
+    database ``folder``/zoea.db, without the starter swarm unless ``options`` (as for
+    :meth:`Commander.open`) ask for it."""
+    backend = GameBackend.from_config(config.game, data_dir=folder, simulated=True)
+    options.setdefault("starter_swarm", False)
+    return await Commander.open(config, db_path=folder / "zoea.db", backend=backend, **options)

@@ -5,15 +5,14 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.cli_runner import ZOEA, in_process, openai_config, zoea
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
 from zoea_tui.arena.estimate import GUESS_OUT, GUESS_TOKENS
-from zoea_tui.cli import main
 from zoea_tui.storage import Store
 
 RUN_KEYS = {
@@ -30,12 +29,6 @@ RUN_KEYS = {
     "answered",
     "level",
 }
-
-
-def zoea(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Path) -> None:
@@ -135,11 +128,7 @@ def test_arena_with_the_autopilot_prints_the_contract_and_stores_it(tmp_path: Pa
 def test_arena_refuses_bad_flags_with_one_line(
     args: list[str], words: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    try:
-        code = main(["arena", *args])
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    err = capsys.readouterr().err
+    code, _, err = in_process(capsys, "arena", *args)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("zoea arena: ") and words in err
 
@@ -165,30 +154,14 @@ def test_arena_plays_a_scripted_model_over_loopback_http(
     server.script(*_script())
     server.default = Reply("Holding here.")
     with server.running_in_thread():
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
-            encoding="utf-8",
-        )
-        code = main(
-            [
-                "arena",
-                "--scenario",
-                "s2",
-                "--provider",
-                "scripted",
-                "--ticks",
-                "6",
-                "--config",
-                str(config),
-                "--db",
-                str(tmp_path / "a.db"),
-                "--json",
-            ]
+        config = openai_config(tmp_path / "config.toml", "scripted", server.url)
+        code, out, err = in_process(
+            capsys,
+            *("arena", "--scenario", "s2", "--provider", "scripted", "--ticks", "6"),
+            *("--config", config, "--db", tmp_path / "a.db", "--json"),
         )
         bodies = [r.json() for r in server.chat_requests]
-    out = capsys.readouterr().out
-    assert code == 0
+    assert code == 0, err
     report = json.loads(out)
     (cell,) = report["cells"]
     (run,) = cell["runs"]
@@ -229,37 +202,18 @@ def test_a_provider_that_answers_nothing_makes_errored_runs_and_exit_3(
     server = FakeOpenAIServer()
     server.default = HttpError(400, words)
     with server.running_in_thread():
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[providers.small]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
-            encoding="utf-8",
+        config = openai_config(tmp_path / "config.toml", "small", server.url)
+        code, out, err = in_process(
+            capsys,
+            *("arena", "--scenario", "s1", "--provider", "small", "--ticks", "6", "--runs", "2"),
+            *("--config", config, "--db", tmp_path / "a.db", "--json"),
+            *("--out", tmp_path / "results" / "today"),  # its parent made too
         )
-        code = main(
-            [
-                "arena",
-                "--scenario",
-                "s1",
-                "--provider",
-                "small",
-                "--ticks",
-                "6",
-                "--runs",
-                "2",
-                "--config",
-                str(config),
-                "--db",
-                str(tmp_path / "a.db"),
-                "--out",
-                str(tmp_path / "results" / "today"),  # its parent made too
-                "--json",
-            ]
-        )
-    captured = capsys.readouterr()
     assert code == 3
-    assert captured.err.count("\n") == 1
-    assert captured.err.startswith("zoea arena: the provider answered none of its requests: ")
-    assert "refused" in captured.err and words in captured.err
-    report = json.loads(captured.out)
+    assert err.count("\n") == 1
+    assert err.startswith("zoea arena: the provider answered none of its requests: ")
+    assert "refused" in err and words in err
+    report = json.loads(out)
     (cell,) = report["cells"]
     # Scored as SMBench scores a run whose first model call failed: no call, 0.
     assert cell["errored"] == 2 and cell["score_mean"] == 0.0 and "error_free" not in cell
@@ -310,23 +264,16 @@ def test_a_compact_provider_is_scored_by_the_commands_it_runs(
     )
     server.default = Reply("Holding here.")
     with server.running_in_thread():
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n'
-            'tools = "compact"\n',
-            encoding="utf-8",
-        )
-        code = main(
-            [
-                *("arena", "--scenario", "s4", "--provider", "scripted", "--ticks", "6"),
-                *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
-                "--no-baseline",
-            ]
+        config = openai_config(tmp_path / "config.toml", "scripted", server.url, tools="compact")
+        code, out, err = in_process(
+            capsys,
+            *("arena", "--scenario", "s4", "--provider", "scripted", "--ticks", "6"),
+            *("--config", config, "--db", tmp_path / "a.db", "--json", "--no-baseline"),
         )
         tools = [t["function"]["name"] for t in server.chat_requests[0].json()["tools"]]
-    assert code == 0
+    assert code == 0, err
     assert "game" in tools and "forum_create_thread" not in tools
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(out)
     assert "baseline" not in report  # --no-baseline
     assert report["composite"] == {} and set(report["composite_s4"]) == {"turn-aware"}
     assert "partial" not in report
@@ -363,36 +310,28 @@ def test_a_failing_out_folder_loses_no_run_and_says_where_they_are(tmp_path: Pat
     asyncio.run(stored())
 
 
-def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
-    import asyncio
+def killed_after_its_first_run(*args: str) -> tuple[str, str]:
+    """``zoea arena ARGS`` in its own process, killed (SIGKILL) once its first run has
+    ended: the estimate it said before playing, and the first run's line."""
     import signal
 
-    db = tmp_path / "arena.db"
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "arena",
-            "--scenario",
-            "s1",
-            "--provider",
-            "autopilot",
-            "--ticks",
-            "60",
-            "--runs",
-            "50",
-            "--db",
-            str(db),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    child = subprocess.Popen([*ZOEA, "arena", *args], stderr=subprocess.PIPE, text=True)
     assert child.stderr is not None
     estimate = child.stderr.readline()  # said before anything is played
     first = child.stderr.readline()  # the first run's line: it has ended
     child.send_signal(signal.SIGKILL)
     child.wait(30)
+    return estimate, first
+
+
+def test_each_run_is_stored_the_moment_it_ends(tmp_path: Path) -> None:
+    import asyncio
+
+    db = tmp_path / "arena.db"
+    estimate, first = killed_after_its_first_run(
+        *("--scenario", "s1", "--provider", "autopilot"),
+        *("--ticks", "60", "--runs", "50", "--db", str(db)),
+    )
     assert estimate.startswith("zoea arena: autopilot: estimate: 50 run(s)"), estimate
     assert "score" in first, first
 
@@ -407,11 +346,7 @@ def _tool_forever(tmp_path: Path, server: FakeOpenAIServer, *budget: str) -> dic
     """A model that checks its status at every request, under ``budget`` flags."""
     server.default = Reply("", tool_calls=[Call("get_status", {})])
     with server.running_in_thread():
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[providers.busy]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
-            encoding="utf-8",
-        )
+        config = openai_config(tmp_path / "config.toml", "busy", server.url)
         done = zoea(
             *("arena", "--scenario", "s2", "--provider", "busy", "--no-baseline", "--json"),
             *("--config", str(config), "--db", str(tmp_path / "a.db"), *budget),
@@ -454,12 +389,6 @@ def test_a_table_and_a_leaderboard_name_their_budget() -> None:
     assert "whole tick budget" in table(ticks)
 
 
-def _arena_in_process(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["arena", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -469,8 +398,9 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
     import asyncio
 
     db, out = tmp_path / "arena.db", tmp_path / "deep" / "out"
-    code, printed, err = _arena_in_process(
+    code, printed, err = in_process(
         capsys,
+        "arena",
         *("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware"),
         *("--budget", "ticks", "--ticks", "8", "--runs", "2", "--seed", "3"),
         *("--db", str(db), "--out", str(out), "--json"),
@@ -503,7 +433,7 @@ def test_the_arena_in_process_stores_each_run_and_writes_out_from_the_store(
             await store.connection.execute("DELETE FROM arena_runs WHERE seed = 3")
 
     asyncio.run(lose_a_run())
-    code, printed, err = _arena_in_process(capsys, "--resume", "1", "--db", str(db), "--json")
+    code, printed, err = in_process(capsys, "arena", "--resume", "1", "--db", str(db), "--json")
     assert code == 0, err
     resumed = json.loads(printed)
     assert resumed["estimate"]["runs"] == 1, "only the missing run is played and estimated"
@@ -529,8 +459,8 @@ def test_a_new_batch_plays_every_run_though_another_batch_played_them(
     db = tmp_path / "arena.db"
     flags = ("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware")
     for _ in range(2):
-        code, printed, err = _arena_in_process(
-            capsys, *flags, "--ticks", "8", "--runs", "2", "--db", str(db), "--json"
+        code, printed, err = in_process(
+            capsys, "arena", *flags, "--ticks", "8", "--runs", "2", "--db", str(db), "--json"
         )
         assert code == 0, err
         assert json.loads(printed)["actual"]["runs"] == 2
@@ -556,7 +486,7 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     flags = ("--scenario", "s1", "--provider", "autopilot", "--strategy", "turn-aware")
     flags += ("--budget", "ticks", "--ticks", "8", "--runs", "2", "--seed", "3", "--db", str(db))
     began = time.perf_counter()
-    code, table_out, err = _arena_in_process(capsys, *flags)
+    code, table_out, err = in_process(capsys, "arena", *flags)
     took = time.perf_counter() - began
     assert code == 0, err
     assert "turn-aware" in table_out, "the table on standard output"
@@ -593,7 +523,7 @@ def test_the_arena_says_its_estimate_each_run_and_what_it_took_then_learns_from_
     assert int(actual[2].replace(",", "")) == tokens_in
     assert 0 <= int(actual[3]) <= took + 1, "the batch's own wall time"
 
-    code, printed, err = _arena_in_process(capsys, *flags, "--jobs", "2", "--json")
+    code, printed, err = in_process(capsys, "arena", *flags, "--jobs", "2", "--json")
     assert code == 0, err
     guess = json.loads(printed)["estimate"]
     wall = sum(float(r.metrics["wall_s"]) for r in runs)
@@ -615,8 +545,9 @@ def test_an_out_that_cannot_be_a_folder_is_refused_before_anything_is_played(
     blocker.write_text("mine\n")
     out = blocker / "deep" if under else blocker
     db = tmp_path / "arena.db"
-    code, printed, err = _arena_in_process(
+    code, printed, err = in_process(
         capsys,
+        "arena",
         *("--scenario", "s1", "--provider", "autopilot", "--runs", "1", "--ticks", "2"),
         *("--db", str(db), "--out", str(out)),
     )
@@ -639,7 +570,7 @@ def test_ctrl_c_keeps_what_ended_and_says_the_exact_resume_command(tmp_path: Pat
     db = tmp_path / "arena.db"
     child = subprocess.Popen(
         [
-            *(sys.executable, "-m", "zoea_tui.cli", "arena", "--scenario", "s1"),
+            *(*ZOEA, "arena", "--scenario", "s1"),
             *("--provider", "autopilot", "--budget", "ticks", "--ticks", "60", "--runs", "6"),
             *("--db", str(db)),
         ],
@@ -687,22 +618,16 @@ def test_every_run_errored_after_answers_exits_3(
     )
     server.default = HttpError(400, "bad request: the model refused")
     with server.running_in_thread():
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[providers.flaky]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
-            encoding="utf-8",
+        config = openai_config(tmp_path / "config.toml", "flaky", server.url)
+        code, out, err = in_process(
+            capsys,
+            *("arena", "--scenario", "s6", "--provider", "flaky", "--runs", "2"),
+            *("--config", config, "--db", tmp_path / "a.db", "--json"),
         )
-        code = main(
-            [
-                *("arena", "--scenario", "s6", "--provider", "flaky", "--runs", "2"),
-                *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
-            ]
-        )
-    captured = capsys.readouterr()
-    report = json.loads(captured.out)
+    report = json.loads(out)
     (cell,) = report["cells"]
     assert [r["answered"] for r in cell["runs"]] == [1, 1]
     assert cell["errored"] == 2 and "baseline" not in report
     assert code == 3
-    assert captured.err.strip().splitlines()[-1].startswith("zoea arena: every run errored: ")
-    assert "the model refused" in captured.err
+    assert err.strip().splitlines()[-1].startswith("zoea arena: every run errored: ")
+    assert "the model refused" in err

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.arena.test_arena_cli import killed_after_its_first_run
+from tests.cli_runner import zoea
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, RecordedRequest, Reply
 from zoea_tui.arena.estimate import Measured, cost, describe, estimate
 from zoea_tui.cli import main
@@ -84,20 +83,11 @@ def test_jobs_play_runs_side_by_side_and_keep_each_conversation(
 
 def test_a_stopped_batch_is_carried_on_with_resume(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    child = subprocess.Popen(
-        [
-            *(sys.executable, "-m", "zoea_tui.cli", "arena", "--scenario", "s1"),
-            *("--provider", "autopilot", "--budget", "ticks", "--ticks", "30", "--runs", "4"),
-            *("--seed", "7", "--db", str(db)),
-        ],
-        stderr=subprocess.PIPE,
-        text=True,
+    _, first = killed_after_its_first_run(
+        *("--scenario", "s1", "--provider", "autopilot", "--budget", "ticks"),
+        *("--ticks", "30", "--runs", "4", "--seed", "7", "--db", str(db)),
     )
-    assert child.stderr is not None
-    child.stderr.readline()  # the estimate
-    assert "score" in child.stderr.readline()  # a run has ended and is stored
-    child.send_signal(signal.SIGKILL)
-    child.wait(30)
+    assert "score" in first  # a run has ended and is stored
 
     async def runs() -> list[int]:
         async with await Store.open(db) as store:
@@ -105,12 +95,7 @@ def test_a_stopped_batch_is_carried_on_with_resume(tmp_path: Path) -> None:
 
     before = asyncio.run(runs())
     assert 1 <= len(before) < 4
-    done = subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", "arena", "--resume", "1", "--db", str(db), "--json"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = zoea("arena", "--resume", "1", "--db", str(db), "--json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["plan"]["runs"] == 4 and report["budget"] == "ticks"

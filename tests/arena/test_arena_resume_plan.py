@@ -11,15 +11,14 @@ from pathlib import Path
 import pytest
 
 from tests.arena.test_smbench_prompt import fake_checkout
+from tests.cli_runner import in_process
 from zoea_tui.arena.runner import ALL_STRATEGIES
-from zoea_tui.cli import main
 from zoea_tui.config import load_config
 from zoea_tui.storage import Store
 
 
 def arena(capsys: pytest.CaptureFixture[str], *args: str | Path) -> dict:
-    code = main(["arena", *(str(a) for a in args), "--json"])
-    out, err = capsys.readouterr()
+    code, out, err = in_process(capsys, "arena", *args, "--json")
     assert (code, err) == (0, ""), err
     report: dict = json.loads(out)
     return report

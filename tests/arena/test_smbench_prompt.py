@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import in_process, openai_config
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
 from zoea_tui.arena.scenarios import SCENARIOS
 from zoea_tui.arena.smbench import CheckoutError, load
-from zoea_tui.cli import main
 from zoea_tui.providers.autopilot.orders import parse_order
 
 #: Scenario files in SMBench's layout, in our own words, each phrased the way SMBench's
@@ -141,8 +141,7 @@ def test_the_cli_refuses_a_bad_checkout_with_one_line(
 ) -> None:
     bench = fake_checkout(tmp_path, {k: v for k, v in FAKE_SCENARIOS.items() if "s4" not in k})
     flags = ["--scenario", "s1", "--provider", "autopilot", "--smbench", str(bench), *args]
-    code = main(["arena", *flags, "--db", str(tmp_path / "a.db")])
-    err = capsys.readouterr().err
+    code, _, err = in_process(capsys, "arena", *flags, "--db", tmp_path / "a.db")
     assert code == 2 and err.count("\n") == 1 and words in err
 
 
@@ -166,21 +165,15 @@ def test_a_model_is_told_its_task_as_smbenchs_client_tells_it(
     )
     server.default = Reply("Done.")
     with server.running_in_thread():
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[providers.m]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
-            encoding="utf-8",
-        )
-        code = main(
-            [
-                *("arena", "--scenario", "s2", "--provider", "m", "--smbench", str(bench)),
-                *("--config", str(config), "--db", str(tmp_path / "a.db"), "--json"),
-                "--no-baseline",
-            ]
+        config = openai_config(tmp_path / "config.toml", "m", server.url)
+        code, out, err = in_process(
+            capsys,
+            *("arena", "--scenario", "s2", "--provider", "m", "--smbench", bench),
+            *("--config", config, "--db", tmp_path / "a.db", "--json", "--no-baseline"),
         )
         first = server.chat_requests[0].json()
-    assert code == 0
-    report = json.loads(capsys.readouterr().out)
+    assert code == 0, err
+    report = json.loads(out)
     assert report["prompt"] == "smbench"
     system = first["messages"][0]
     assert system["role"] == "system" and system["content"].startswith("PILOT FRAME.")
@@ -199,14 +192,13 @@ def test_the_autopilot_plays_from_smbenchs_wording(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     bench = fake_checkout(tmp_path)
-    code = main(
-        [
-            *("arena", "--scenario", "s2", "--provider", "autopilot", "--smbench", str(bench)),
-            *("--budget", "ticks", "--ticks", "60", "--db", str(tmp_path / "a.db"), "--json"),
-        ]
+    code, out, err = in_process(
+        capsys,
+        *("arena", "--scenario", "s2", "--provider", "autopilot", "--smbench", bench),
+        *("--budget", "ticks", "--ticks", "60", "--db", tmp_path / "a.db", "--json"),
     )
-    assert code == 0
-    (run,) = json.loads(capsys.readouterr().out)["cells"][0]["runs"]
+    assert code == 0, err
+    (run,) = json.loads(out)["cells"][0]["runs"]
     assert run["metrics"]["systems_explored"] >= 2 and run["metrics"]["game_errors"] == 0
 
 
@@ -265,14 +257,13 @@ def test_smbench_says_which_client_prompt_it_read_and_how_it_stands_beside_the_p
     (client / "prompt.md").write_text("FAKE GUIDE, rewritten: mine, sell, repeat, jump.\n")
     _commit(client, "2026-03-25T12:00:00+00:00", "guide rewritten")
     _published(bench, "2026-03-11", [2_000, 2_400, 3_000])
-    code = main(
-        [
-            *("arena", "--scenario", "s2", "--provider", "autopilot", "--smbench", str(bench)),
-            *("--ticks", "2", "--db", str(tmp_path / "a.db")),
-        ]
+    code, _, printed = in_process(
+        capsys,
+        *("arena", "--scenario", "s2", "--provider", "autopilot", "--smbench", bench),
+        *("--ticks", "2", "--db", tmp_path / "a.db"),
     )
     assert code == 0
-    err = capsys.readouterr().err.splitlines()
+    err = printed.splitlines()
     told = [line for line in err if line.startswith("zoea arena: --smbench: ")]
     head = subprocess.run(
         ["git", "-C", str(client), "log", "-1", "--format=%H"], capture_output=True, text=True

@@ -5,14 +5,13 @@ from __future__ import annotations
 import os
 import re
 import shlex
-import subprocess
-import sys
 import tomllib
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import loaded_by
 from zoea_tui.config import (
     KINDS,
     PROVIDER_KEYS,
@@ -74,6 +73,14 @@ def write(folder: Path, text: str, name: str = "config.toml") -> Path:
 
 def load_text(tmp_path: Path, text: str, env: dict[str, str] | None = None) -> Config:
     return load_config(write(tmp_path, text), env=env or {})
+
+
+def refused(tmp_path: Path, text: str) -> tuple[Path, pytest.ExceptionInfo[ConfigError]]:
+    """A config file of ``text`` in ``tmp_path``, and how loading it was refused."""
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path, env={})
+    return path, caught
 
 
 # -- defaults and lookup -----------------------------------------------------------------
@@ -401,9 +408,7 @@ MISTAKES = [
 def test_each_mistake_is_one_line_naming_file_key_and_expectation(
     tmp_path: Path, text: str, message: str
 ) -> None:
-    path = write(tmp_path, text)
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, text)
     assert str(caught.value) == f"{path}: {message}"
     assert "\n" not in str(caught.value)
 
@@ -437,17 +442,13 @@ def test_request_log_keeps_everything_by_default() -> None:
 
 
 def test_error_carries_the_dotted_key_and_the_file(tmp_path: Path) -> None:
-    path = write(tmp_path, OPENAI_HEAD + "temperature = 3\n")
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, OPENAI_HEAD + "temperature = 3\n")
     assert caught.value.key == "providers.q.temperature"
     assert caught.value.source == str(path)
 
 
 def test_malformed_toml_names_line_and_column(tmp_path: Path) -> None:
-    path = write(tmp_path, "[swarm]\nmax_myses = 16 16\n")
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, "[swarm]\nmax_myses = 16 16\n")
     assert str(caught.value) == (
         f"{path}: invalid TOML at line 2, column 16: "
         "Expected newline or end of document after a statement"
@@ -455,9 +456,7 @@ def test_malformed_toml_names_line_and_column(tmp_path: Path) -> None:
 
 
 def test_malformed_toml_at_the_end_names_the_last_line(tmp_path: Path) -> None:
-    path = write(tmp_path, '[game]\nendpoint = "embedded')
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, '[game]\nendpoint = "embedded')
     assert str(caught.value) == (
         f"{path}: invalid TOML at the end of the file (line 2): Unterminated string"
     )
@@ -483,18 +482,14 @@ def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path) -> None:
 
 
 def test_an_api_key_in_the_file_is_refused_without_echoing_it(tmp_path: Path) -> None:
-    path = write(tmp_path, OPENAI_HEAD + 'api_key = "sk-secret-123"\n')
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, OPENAI_HEAD + 'api_key = "sk-secret-123"\n')
     message = str(caught.value)
     assert message.startswith(f"{path}: providers.q.api_key: keys are never read from")
     assert "sk-secret-123" not in message
 
 
 def test_a_key_pasted_into_api_key_env_is_not_echoed(tmp_path: Path) -> None:
-    path = write(tmp_path, OPENAI_HEAD + 'api_key_env = "sk-live-123"\n')
-    with pytest.raises(ConfigError) as caught:
-        load_config(path, env={})
+    path, caught = refused(tmp_path, OPENAI_HEAD + 'api_key_env = "sk-live-123"\n')
     assert str(caught.value) == (
         f"{path}: providers.q.api_key_env: expected the name of an environment variable "
         "(letters, digits and _) that holds the key, not the key itself"
@@ -901,14 +896,7 @@ def test_the_optional_keys_of_the_example_are_valid_when_uncommented(tmp_path: P
 
 
 def test_config_does_not_import_textual_or_rich() -> None:
-    code = (
-        "import sys, zoea_tui.config\n"
-        "print(','.join(sorted(m for m in sys.modules "
-        "if m.split('.')[0] in ('textual', 'rich'))))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ""
+    assert loaded_by("import zoea_tui.config", ("textual", "rich")) == []
 
 
 # -- the conventions of other tools: OPENAI_BASE_URL, OLLAMA_HOST -----------------------------

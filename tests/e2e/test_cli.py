@@ -4,25 +4,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import zoea
 from zoea_tui.core.redaction import PASSWORD_MASK, SESSION_MASK, mask_data
 from zoea_tui.core.strategies import STRATEGIES
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl"
-
-
-def zoea(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from zoea_tui.cli import main
+from tests.cli_runner import in_process as run
 from zoea_tui.config.load import ENV_CONFIG
 from zoea_tui.config.paths import DB_FILE, ENV_DATA_DIR, ENV_DB, database_bytes, size_text
 from zoea_tui.core.strategies import STRATEGIES
@@ -27,15 +27,6 @@ def _no_user_paths(monkeypatch: pytest.MonkeyPatch) -> None:
     """The machine's own database, data folder and configuration stay out of sight."""
     for name in (ENV_DB, ENV_DATA_DIR, ENV_CONFIG):
         monkeypatch.delenv(name, raising=False)
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse's refusals exit; ours return 2
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import break_command
+from tests.cli_runner import in_process as run
 from zoea_tui.cli import main
 from zoea_tui.core.redaction import mask_data
 
@@ -26,12 +28,6 @@ def imported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     assert main(["import", "--db", str(db), "--mysis", "scout", str(EXAMPLE)]) == 0
     capsys.readouterr()
     return db
-
-
-def run(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    code = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_import_says_how_many_memories_went_into_which_mysis(
@@ -273,14 +269,9 @@ def test_a_tick_of_0_seconds_is_accepted(
 def test_an_unforeseen_failure_is_its_exact_line_and_debug_logs_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import zoea_tui.cli as cli
-
-    async def broken(args: object) -> int:
-        raise RuntimeError("the flux capacitor melted")
-
-    monkeypatch.setitem(cli._COMMANDS, "export", broken)
+    words = break_command(monkeypatch, "export")
     code, out, err = run(capsys, "export", "--db", "x.db", "--mysis", "a")
-    said = "zoea export: unexpected RuntimeError: the flux capacitor melted"
+    said = f"zoea export: unexpected RuntimeError: {words}"
     assert (code, out, err) == (1, "", f"{said} (run with --debug to log the traceback)\n")
     data = tmp_path / "data"
     code, out, err = run(
@@ -289,7 +280,7 @@ def test_an_unforeseen_failure_is_its_exact_line_and_debug_logs_the_command(
     log = data / "zoea.log"
     assert (code, out, err) == (1, "", f"{said} (the traceback is in {log})\n")
     text = log.read_text()
-    assert "zoea export failed" in text and "RuntimeError: the flux capacitor melted" in text
+    assert "zoea export failed" in text and f"RuntimeError: {words}" in text
 
 
 def test_context_shows_a_message_whole_up_to_2000_characters_and_says_what_it_cut(

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from tests.cli_runner import loaded_by
 
 ENGINE = [
     "zoea_tui.core",
@@ -33,23 +32,12 @@ def test_engine_packages_do_not_import_textual_or_rich() -> None:
         "    package = importlib.import_module(name)\n"
         "    for info in pkgutil.walk_packages(package.__path__, name + '.'):\n"
         "        importlib.import_module(info.name)\n"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
-        "print(','.join(bad))\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ""
+    assert loaded_by(code, ("textual", "rich")) == []
 
 
 def test_the_app_paints_before_the_engine_is_imported() -> None:
     """The app's module loads without the engine: the MCP SDK (about a second of imports)
     is loaded in a thread once the first frame is on screen."""
-    code = (
-        "import sys\n"
-        "import zoea_tui.ui.app\n"
-        "heavy = ('mcp', 'zoea_tui.orchestrator.commander', 'zoea_tui.game.session')\n"
-        "print(','.join(m for m in heavy if m in sys.modules))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "", f"imported before the first paint: {done.stdout}"
+    heavy = ("mcp", "zoea_tui.orchestrator.commander", "zoea_tui.game.session")
+    assert loaded_by("import zoea_tui.ui.app", heavy) == [], "imported before the first paint"

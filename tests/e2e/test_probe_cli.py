@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import cli_runner
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, LlamaServer, Reply
+from tests.providers.test_probe import KEYS
 
 STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
 CONVENTIONS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OLLAMA_HOST", "ZOEA_CONFIG")
@@ -22,13 +23,7 @@ def zoea(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[
     """``zoea ARGS`` in a clean environment: no config file, none of the conventions."""
     clean = {k: v for k, v in os.environ.items() if k not in CONVENTIONS}
     clean |= {"XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path), **env}
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=clean,
-    )
+    return cli_runner.zoea(*args, env=clean)
 
 
 def test_a_llama_server_flies_and_the_table_ends_with_the_block_to_paste(
@@ -55,20 +50,7 @@ def test_json_has_exactly_the_promised_keys(tmp_path: Path) -> None:
 
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert list(data) == [
-        "reachable",
-        "models",
-        "context_window",
-        "template_tools",
-        "stream_with_tools",
-        "unstreamed_with_tools",
-        "tool_call_parsed",
-        "tokens_estimate",
-        "tokens_engine",
-        "cache_reuse",
-        "latency_s",
-        "verdict",
-    ]
+    assert list(data) == KEYS
     assert data["verdict"]["flies"] is True and data["models"] == ["fake-model"]
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import in_process
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import (
     Call,
@@ -22,7 +23,6 @@ from tests.fakes.llm_servers import (
     LlamaServer,
     Reply,
 )
-from zoea_tui.cli import main
 from zoea_tui.config.kinds import PROBE_PROTOCOLS
 
 STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
@@ -39,12 +39,7 @@ def clean_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def probe(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    try:
-        code = main(["probe", *map(str, args)])
-    except SystemExit as exc:  # argparse's refusals end the parse
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
+    return in_process(capsys, "probe", *args)
 
 
 def test_a_server_that_flies_gets_its_table_its_verdict_and_the_lines_to_paste(

@@ -14,12 +14,12 @@ import pty
 import re
 import select
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from tests import cli_runner
 from zoea_tui.cli import main
 from zoea_tui.cli_parsing import UsageError
 from zoea_tui.cli_progress import (
@@ -39,13 +39,7 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "conversation.jsonl
 
 def zoea(*args: str | Path, interval: str) -> subprocess.CompletedProcess[str]:
     """``zoea ARGS`` in its own process, standard output and error pipes."""
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, ENV_INTERVAL: interval},
-    )
+    return cli_runner.zoea(*args, env={**os.environ, ENV_INTERVAL: interval})
 
 
 def progress_lines(err: str, command: str) -> list[str]:
@@ -134,7 +128,7 @@ def test_a_replay_on_a_terminal_draws_a_bar_there_and_leaves_stdout_alone(
     leader, follower = pty.openpty()
     command = ("replay", "--db", str(db), "--strategy", "loop-slice")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zoea_tui.cli", *command],
+        [*cli_runner.ZOEA, *command],
         stdout=subprocess.PIPE,
         stderr=follower,
         text=True,

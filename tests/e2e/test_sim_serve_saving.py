@@ -10,12 +10,13 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.cli_runner import ZOEA
+from tests.sim.test_served_secrets import Served
 from zoea_tui.cli import SERVED_WORLDS, main
 
 
@@ -23,7 +24,7 @@ def serve(data: Path, *flags: str) -> tuple[subprocess.Popen[str], list[str]]:
     """``zoea sim serve`` on a free port with ``data`` as its data folder: the process and
     the four lines it says first."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "zoea_tui.cli", "sim", "serve", "--port", "0", *flags],
+        [*ZOEA, "sim", "serve", "--port", "0", *flags],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -37,15 +38,8 @@ def register(banner: list[str], name: str) -> None:
     """A pilot registered through the served HTTP API: something the saved world keeps."""
     root = re.search(r"server\.url: (http://\S+)\s", banner[2])
     assert root, banner
-    api = f"{root.group(1)}/api/v2"
     with httpx.Client(timeout=30) as http:
-        sid = http.post(f"{api}/session").json()["session"]["id"]
-        made = http.post(
-            f"{api}/spacemolt_auth/register",
-            headers={"X-Session-Id": sid},
-            json={"username": name, "empire": "solarian"},
-        )
-    assert made.status_code == 200, made.text
+        Served(root.group(1), f"{root.group(1)}/api/v2").register(http, name)
 
 
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])

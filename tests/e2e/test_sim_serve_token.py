@@ -7,25 +7,16 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
+from tests.cli_runner import ZOEA
+
 
 def _serve(data: Path) -> tuple[subprocess.Popen[str], str, str]:
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "sim",
-            "serve",
-            "--port",
-            "0",
-            "--tick-seconds",
-            "0",
-        ],
+        [*ZOEA, "sim", "serve", "--port", "0", "--tick-seconds", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

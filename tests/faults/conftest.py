@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tests import helpers
+from tests.cli_runner import openai_config
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.retry import PATIENT
 from zoea_tui.game.backend import GameBackend
@@ -101,12 +101,8 @@ async def open_swarm(
 
 
 async def until(predicate: Callable[[], bool], limit: float = 20.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.01)
+    """:func:`tests.helpers.until`, with the room a fault's retries need."""
+    await helpers.until(predicate, limit)
 
 
 async def nothing_lost(commander: Commander, watch: Watch, db: Path) -> None:
@@ -122,29 +118,7 @@ async def nothing_lost(commander: Commander, watch: Watch, db: Path) -> None:
         assert not validate((await commander.preview(view.id)).messages)
 
 
-def simulate(
-    config: Path, provider: str, db: Path, *, myses: int, turns: int, extra: tuple[str, ...] = ()
-) -> subprocess.CompletedProcess[str]:
-    """``zoea simulate`` run in its own process with ``config``'s ``provider``."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "simulate",
-            "--config",
-            str(config),
-            "--provider",
-            provider,
-            "--myses",
-            str(myses),
-            "--turns",
-            str(turns),
-            "--db",
-            str(db),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+def engine_config(tmp_path: Path, url: str) -> Path:
+    """A config file in ``tmp_path`` with one provider, "engine": OpenAI-compatible at
+    ``url``, model "m", a 10 s timeout."""
+    return openai_config(tmp_path / "zoea.toml", "engine", url, timeout=10)

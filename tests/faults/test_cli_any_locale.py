@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.cli_runner import openai_config, zoea_bytes
 from zoea_tui.cli_parsing import emit_json, holds_unicode
 
 WORDS = "Erz: Ä · ≥ 🚀 done"
@@ -28,12 +29,7 @@ ASCII_LOCALE = {"LC_ALL": "C", "PYTHONCOERCECLOCALE": "0", "PYTHONUTF8": "0"}
 
 def zoea(*args: str | Path, ascii_locale: bool = True) -> subprocess.CompletedProcess[bytes]:
     env = {**os.environ, **(ASCII_LOCALE if ascii_locale else {"PYTHONUTF8": "1"})}
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        capture_output=True,
-        env=env,
-        timeout=300,
-    )
+    return zoea_bytes(*args, env=env)
 
 
 def test_the_locale_of_these_tests_cannot_write_the_characters() -> None:
@@ -156,11 +152,7 @@ def test_a_servers_words_beyond_ascii_reach_arena_json_in_utf8(tmp_path: Path) -
     refusal = "clé refusée"
     with FakeOpenAIServer().running_in_thread() as server:
         server.default = HttpError(401, refusal)
-        config = tmp_path / "config.toml"
-        config.write_text(
-            f'[providers.scripted]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n',
-            encoding="utf-8",
-        )
+        config = openai_config(tmp_path / "config.toml", "scripted", server.url)
         out = tmp_path / "out"
         done = zoea(
             *("--config", config, "arena", "--scenario", "s1", "--provider", "scripted"),

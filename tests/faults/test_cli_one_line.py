@@ -9,23 +9,12 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import HANG, ZOEA, break_command, in_process, zoea
 from zoea_tui.cli import main
-
-
-def zoea(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env=env,
-    )
-
 
 BIG = str(2**63 - 1)
 REPLAY = ["replay", "--db", "x.db", "--strategy", "loop-slice"]
@@ -60,11 +49,7 @@ BAD_FLAGS = [
 def test_a_bad_flag_is_one_line_and_exit_2(
     args: list[str], words: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    try:
-        code = main(args)
-    except SystemExit as exit_:
-        code = int(exit_.code or 0)
-    err = capsys.readouterr().err
+    code, _, err = in_process(capsys, *args)
     assert code == 2
     assert err.count("\n") == 1, err
     assert err.startswith(words), err
@@ -82,16 +67,11 @@ def test_a_data_folder_under_a_file_stops_the_tui_in_one_line(tmp_path: Path) ->
 def test_an_unforeseen_failure_is_one_line_and_debug_logs_its_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import zoea_tui.cli as cli
-
-    async def broken(args: object) -> int:
-        raise RuntimeError("the flux capacitor melted")
-
-    monkeypatch.setitem(cli._COMMANDS, "replay", broken)
+    words = break_command(monkeypatch, "replay")
     assert main(REPLAY) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert "zoea replay: unexpected RuntimeError: the flux capacitor melted" in err
+    assert f"zoea replay: unexpected RuntimeError: {words}" in err
     assert "--debug" in err
 
     data = tmp_path / "data"
@@ -109,7 +89,7 @@ def test_an_unforeseen_failure_is_one_line_and_debug_logs_its_traceback(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(data / "zoea.log") in err
     log = (data / "zoea.log").read_text()
-    assert "Traceback" in log and "the flux capacitor melted" in log
+    assert "Traceback" in log and words in log
 
 
 def test_simulate_twice_on_one_database_carries_the_swarm_on(tmp_path: Path) -> None:
@@ -167,11 +147,11 @@ def test_output_to_a_full_disk_is_one_line_and_exit_2(played_db: Path, args: lis
     """``> /dev/full``: every write fails with ENOSPC, as on a full disk."""
     with open("/dev/full", "w") as full:
         done = subprocess.run(
-            [sys.executable, "-m", "zoea_tui.cli", *args, "--db", str(played_db)],
+            [*ZOEA, *args, "--db", str(played_db)],
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
-            timeout=240,
+            timeout=HANG,
         )
     assert (done.returncode, done.stderr) == (2, f"zoea {args[0]}: {FULL_DISK}\n")
 
@@ -186,13 +166,7 @@ def test_a_closed_output_is_refused_before_anything_is_done(played_db: Path) -> 
         ["vacuum", "--db", str(played_db)],
         ["export", "--db", str(played_db), "--mysis", "scout"],
     ):
-        done = subprocess.run(
-            [sys.executable, "-m", "zoea_tui.cli", *args],
-            capture_output=True,
-            text=True,
-            timeout=240,
-            preexec_fn=lambda: os.close(1),
-        )
+        done = zoea(*args, preexec_fn=lambda: os.close(1))
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr == (
             f"zoea {args[0]}: cannot write to standard output: it is closed; nothing was done "
@@ -204,16 +178,7 @@ def test_a_closed_output_is_refused_before_anything_is_done(played_db: Path) -> 
 def test_a_reader_that_goes_away_is_no_error(played_db: Path) -> None:
     """``| head -c 10``: the rest of the output has nowhere to go; exit 0, nothing said."""
     with subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "export",
-            "--db",
-            str(played_db),
-            "--mysis",
-            "scout",
-        ],
+        [*ZOEA, "export", "--db", str(played_db), "--mysis", "scout"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     ) as child:

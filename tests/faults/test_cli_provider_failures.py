@@ -9,44 +9,23 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests import cli_runner
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Raw, Reply
+
+from .conftest import engine_config
 
 CONTEXT_WORDS = "request (8251 tokens) exceeds the available context size (8192 tokens)"
 
 
 def simulate(tmp_path: Path, url: str, *extra: str) -> subprocess.CompletedProcess[str]:
-    config = tmp_path / "zoea.toml"
-    config.write_text(
-        f'[providers.engine]\ntype = "openai"\nendpoint = "{url}"\nmodel = "m"\ntimeout = 10\n'
-    )
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "simulate",
-            "--config",
-            str(config),
-            "--provider",
-            "engine",
-            "--myses",
-            "1",
-            "--turns",
-            "2",
-            "--db",
-            str(tmp_path / "sim.db"),
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    """``zoea simulate``: one Mysis, two turns, on an OpenAI-compatible server at ``url``."""
+    config = engine_config(tmp_path, url)
+    return cli_runner.simulate(config, "engine", tmp_path / "sim.db", myses=1, turns=2, extra=extra)
 
 
 @pytest.mark.parametrize("json_output", [False, True])

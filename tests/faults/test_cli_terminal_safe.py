@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.cli_runner import zoea
 from zoea_tui.arena.report import to_json
 from zoea_tui.core.terminal_text import STEERING, clean, escaped, json_escaped
 
@@ -30,15 +29,6 @@ _RAW = re.compile(STEERING)
 def raw_steering(text: str) -> list[str]:
     """The characters in ``text`` that could steer a terminal, as they are found."""
     return _RAW.findall(text)
-
-
-def zoea(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def imported(conversation: Path, lines: list[dict[str, str]], db: Path) -> Path:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import in_process, openai_config, simulate
 from tests.fakes.llm_servers import FakeOpenAIServer, Reply
-from zoea_tui.cli import main
 from zoea_tui.core.prompts import SYSTEM_PROMPT_TEMPLATE, render_system_prompt
 from zoea_tui.core.tokens import tools_tokens
 
-from .conftest import cloud_config, open_swarm, simulate, until
+from .conftest import cloud_config, open_swarm, until
 
 #: "system 1 900 + tools 5 799 + history 40 + answer 1 024 > context 3 072 tokens".
 NUMBERS = re.compile(
@@ -33,13 +33,7 @@ def numbers(line: str) -> tuple[int, ...]:
 
 
 def config_file(tmp_path: Path, url: str, context: int) -> Path:
-    config = tmp_path / "small.toml"
-    config.write_text(
-        f'[providers.small]\ntype = "openai"\nendpoint = "{url}"\nmodel = "m"\n'
-        f"context_window = {context}\ntimeout = 10\n",
-        encoding="utf-8",
-    )
-    return config
+    return openai_config(tmp_path / "small.toml", "small", url, context_window=context, timeout=10)
 
 
 async def test_the_mysis_stops_with_the_numbers_and_the_fix_and_sends_nothing(
@@ -108,29 +102,16 @@ def test_the_arena_exits_3_with_the_numbers(
 ) -> None:
     with FakeOpenAIServer().running_in_thread() as server:
         config = config_file(tmp_path, server.url, 2048)
-        code = main(
-            [
-                "arena",
-                "--scenario",
-                "s1",
-                "--provider",
-                "small",
-                "--ticks",
-                "6",
-                "--config",
-                str(config),
-                "--db",
-                str(tmp_path / "a.db"),
-                "--no-baseline",
-                "--json",
-            ]
+        code, out, err = in_process(
+            capsys,
+            *("arena", "--scenario", "s1", "--provider", "small", "--ticks", "6"),
+            *("--config", config, "--db", tmp_path / "a.db", "--no-baseline", "--json"),
         )
-    captured = capsys.readouterr()
-    assert code == 3, captured.err
-    assert captured.err.count("\n") == 1
-    assert numbers(captured.err)[-1] == 2048
+    assert code == 3, err
+    assert err.count("\n") == 1
+    assert numbers(err)[-1] == 2048
     assert server.chat_requests == []
-    (run,) = json.loads(captured.out)["cells"][0]["runs"]
+    (run,) = json.loads(out)["cells"][0]["runs"]
     assert run["errored"] is True and "> context 2 048 tokens" in run["error"]
 
 

@@ -15,11 +15,12 @@ import resource
 import signal
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.cli_runner import ZOEA, python
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Room for the schema and some turns, not for 200 turns of two Myses.
@@ -36,19 +37,13 @@ def _limited(limit: int) -> None:
 
 def zoea(*args: str | Path, limit: int | None = None) -> subprocess.CompletedProcess[str]:
     """Run the CLI (``limit``: under ``ulimit -f`` of that many bytes)."""
-    return _python("-m", "zoea_tui.cli", *map(str, args), limit=limit)
+    return _python(*ZOEA[1:], *args, limit=limit)
 
 
-def _python(*args: str, limit: int | None) -> subprocess.CompletedProcess[str]:
+def _python(*args: str | Path, limit: int | None) -> subprocess.CompletedProcess[str]:
     """Run Python with ``args`` (``limit``: under ``ulimit -f`` of that many bytes)."""
-    return subprocess.run(
-        [sys.executable, *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-        preexec_fn=(lambda: _limited(limit)) if limit is not None else None,
-    )
+    limited = (lambda: _limited(limit)) if limit is not None else None
+    return python(*args, cwd=ROOT, preexec_fn=limited, timeout=HANG)
 
 
 def _full_line(done: subprocess.CompletedProcess[str], command: str, path: Path) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import aiosqlite
 import pytest
 
+from tests.storage.test_store import veteran
 from zoea_tui.storage import Store
 from zoea_tui.storage.migrations import latest_version, schema_text
 
@@ -46,20 +47,6 @@ async def _schemas(folder: Path) -> dict[int, str]:
     return schemas
 
 
-async def _veteran(path: Path) -> None:
-    """A version-1 database with a Mysis, two memories and a broadcast."""
-    old = await Store.open(path, migrate_up_to=1)
-    mysis = await old.create_mysis("veteran")
-    for text in ("remember the iron belt", "and the copper one"):
-        await old.connection.execute(
-            "INSERT INTO memories (mysis_id, role, source, content, created_at, tokens) "
-            "VALUES (?, 'user', 'direct', ?, 0, 5)",
-            (mysis.id, text),
-        )
-    await old.add_broadcast("all hands: sell copper")
-    await old.close()
-
-
 #: The request log of the version-10 veteran, as that version wrote it.
 _OLD_ITEMS = [
     {"role": "system", "kind": "system", "memory_id": "synthetic", "action": "synthetic",
@@ -74,7 +61,7 @@ _OLD_INPUTS = '{"settings": {"max_context_messages": 20}, "game_state": "", "acc
 
 async def _veteran_with_log(path: Path) -> None:
     """A version-10 database with a Mysis, two memories and three logged requests."""
-    await _veteran(path)
+    await veteran(path)
     old = await Store.open(path, migrate_up_to=10)
     for n in range(3):
         await old.connection.execute(
@@ -111,7 +98,7 @@ async def test_a_kill_at_any_statement_leaves_a_whole_version_that_opens(
     template = tmp_path / "template.db"
     first = 0
     if start == "version 1 with rows":
-        await _veteran(template)
+        await veteran(template)
         first = 1
     elif start == "version 10 with a log":
         await _veteran_with_log(template)

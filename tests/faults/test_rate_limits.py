@@ -21,15 +21,21 @@ import json
 import os
 import re
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
 
 import pytest
 
+from tests.cli_runner import simulate, zoea
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Reply
-from tests.faults.conftest import RecordingClock, cloud_config, open_swarm, until
+from tests.faults.conftest import (
+    RecordingClock,
+    cloud_config,
+    engine_config,
+    open_swarm,
+    until,
+)
 from zoea_tui.cli import main
 from zoea_tui.core.retry import MAX_SERVER_WAIT, PATIENT
 from zoea_tui.orchestrator.events import MysisChanged, retry_notice
@@ -60,27 +66,9 @@ def _waited(server: FakeOpenAIServer) -> float:
     return second.at - first.at
 
 
-def _config(tmp_path: Path, url: str) -> Path:
-    config = tmp_path / "zoea.toml"
-    config.write_text(
-        f'[providers.engine]\ntype = "openai"\nendpoint = "{url}"\nmodel = "m"\ntimeout = 10\n'
-    )
-    return config
-
-
 def _simulate(tmp_path: Path, url: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            *("simulate", "--config", str(_config(tmp_path, url)), "--provider", "engine"),
-            *("--myses", "1", "--turns", "1", "--db", str(tmp_path / "sim.db")),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    config = engine_config(tmp_path, url)
+    return simulate(config, "engine", tmp_path / "sim.db", myses=1, turns=1)
 
 
 @pytest.mark.parametrize("form", ["seconds", "http-date"])
@@ -116,7 +104,8 @@ def _arena(tmp_path: Path, url: str) -> int:
     return main(
         [
             *("arena", "--scenario", "s2", "--provider", "engine", "--ticks", "6"),
-            *("--config", str(_config(tmp_path, url)), "--db", str(tmp_path / "a.db"), "--json"),
+            *("--config", str(engine_config(tmp_path, url))),
+            *("--db", str(tmp_path / "a.db"), "--json"),
         ]
     )
 
@@ -152,17 +141,9 @@ STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
 
 
 def _probe(tmp_path: Path, url: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", "probe", url, "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={
-            **{k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ZOEA_"))},
-            "HOME": str(tmp_path),
-            "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
-        },
-    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ZOEA_"))}
+    env |= {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    return zoea("probe", url, "--json", env=env)
 
 
 @pytest.mark.parametrize("form", ["seconds", "http-date"])

@@ -18,12 +18,12 @@ import os
 import random
 import sqlite3
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from tests import cli_runner
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.storage.migrations import latest_version
 
@@ -45,13 +45,8 @@ def _without_root_overrides() -> None:
 
 def zoea(*args: str | Path, plain_user: bool = False) -> subprocess.CompletedProcess[str]:
     """Run the CLI (``plain_user``: bound by file modes even as root)."""
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_without_root_overrides if plain_user else None,
+    return cli_runner.zoea(
+        *args, cwd=ROOT, preexec_fn=_without_root_overrides if plain_user else None
     )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator, Callable
 
 import pytest
 
+from tests.fakes import RecordingSleep
 from zoea_tui.game.connect import Connector, http_connector, in_process_connector
 from zoea_tui.game.session import GameSession, RetryPolicy
 from zoea_tui.sim.host import WorldHost
@@ -14,17 +14,6 @@ from zoea_tui.sim.mcp_server import in_process_server
 from zoea_tui.sim.serve import HttpWorldServer
 
 SEED = 7
-
-
-class RecordingSleep:
-    """Records the waits a session asks for, and waits only a moment."""
-
-    def __init__(self) -> None:
-        self.delays: list[float] = []
-
-    async def __call__(self, delay: float) -> None:
-        self.delays.append(delay)
-        await asyncio.sleep(0)
 
 
 @pytest.fixture

@@ -8,11 +8,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 from mcp import Client
 
+from tests.cli_runner import ZOEA
+from tests.sim.mcp_world import EVERYDAY_TOOLS
 from zoea_tui.sim.host import WorldHost
 from zoea_tui.sim.mcp_server import in_process_server
 from zoea_tui.sim.serve import HttpWorldServer
@@ -47,36 +48,7 @@ async def _until(condition) -> None:
 async def test_tools_listed_with_the_real_games_names_and_optional_session_id(host) -> None:
     async with Client(in_process_server(host), mode="legacy") as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
-    for name in (
-        "register",
-        "login",
-        "logout",
-        "get_status",
-        "get_ship",
-        "get_cargo",
-        "get_system",
-        "get_poi",
-        "get_nearby",
-        "get_map",
-        "find_route",
-        "travel",
-        "jump",
-        "dock",
-        "undock",
-        "mine",
-        "sell",
-        "buy",
-        "view_market",
-        "refuel",
-        "repair",
-        "chat",
-        "get_chat_history",
-        "captains_log_add",
-        "captains_log_list",
-        "captains_log_get",
-        "get_notifications",
-        "help",
-    ):
+    for name in EVERYDAY_TOOLS:
         assert name in tools, name
     assert "target_poi" in tools["travel"].input_schema["properties"]
     assert "target_system" in tools["jump"].input_schema["properties"]
@@ -233,19 +205,8 @@ def test_zoea_sim_serve_is_driven_by_the_sdk_client(tmp_path: Path) -> None:
     state = tmp_path / "world.json"
     proc = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "zoea_tui.cli",
-            "sim",
-            "serve",
-            "--port",
-            "0",
-            "--seed",
-            "5",
-            "--tick-seconds",
-            "0.05",
-            "--state",
-            str(state),
+            *(*ZOEA, "sim", "serve", "--port", "0", "--seed", "5"),
+            *("--tick-seconds", "0.05", "--state", str(state)),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

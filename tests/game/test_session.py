@@ -112,33 +112,32 @@ async def test_rate_limited_is_retried_after_the_servers_wait(sleep) -> None:
     assert sleep.delays == [0.5]
 
 
-async def test_action_pending_reaches_the_caller_unretried(sleep) -> None:
-    """The world refuses an action only while another is waiting: no retry hides it."""
-    game = _Refusing("action_pending", 0.5)
-    session = GameSession(in_process_connector(lambda: in_process_server(game)), sleep=sleep)
-    try:
-        with pytest.raises(GameToolError) as caught:
-            await session.call("mine")
-    finally:
-        await session.aclose()
-    assert caught.value.code == "action_pending"
-    assert game.calls == 1 and sleep.delays == []
-
-
-async def test_a_wait_longer_than_the_limit_is_reported_not_slept(sleep) -> None:
-    game = _Refusing("rate_limited", 3600)
+async def _refused_mine(game: Any, sleep: Any, policy: RetryPolicy) -> GameToolError:
+    """``mine`` called once through a session on ``game`` under ``policy``: its error."""
     session = GameSession(
-        in_process_connector(lambda: in_process_server(game)),
-        policy=RetryPolicy(max_wait=30),
-        sleep=sleep,
+        in_process_connector(lambda: in_process_server(game)), policy=policy, sleep=sleep
     )
     try:
         with pytest.raises(GameToolError) as caught:
             await session.call("mine")
     finally:
         await session.aclose()
-    assert caught.value.code == "rate_limited"
-    assert caught.value.wait_seconds == 3600
+    return caught.value
+
+
+async def test_action_pending_reaches_the_caller_unretried(sleep) -> None:
+    """The world refuses an action only while another is waiting: no retry hides it."""
+    game = _Refusing("action_pending", 0.5)
+    refused = await _refused_mine(game, sleep, RetryPolicy())
+    assert refused.code == "action_pending"
+    assert game.calls == 1 and sleep.delays == []
+
+
+async def test_a_wait_longer_than_the_limit_is_reported_not_slept(sleep) -> None:
+    game = _Refusing("rate_limited", 3600)
+    refused = await _refused_mine(game, sleep, RetryPolicy(max_wait=30))
+    assert refused.code == "rate_limited"
+    assert refused.wait_seconds == 3600
     assert sleep.delays == []
 
 

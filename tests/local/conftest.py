@@ -1,5 +1,5 @@
 """What the tests of the ``local`` extra share: the model file, what every request offers,
-and the real OpenAI-compatible servers (llama-cpp-python's) that run it.
+the requests made of it, and the real OpenAI-compatible servers (llama-cpp-python's) that run it.
 
 These tests run a real model, so they need the extra. They fail, never skip, when it
 is missing: ``make test`` installs it (see :data:`~zoea_tui.providers.local.INSTALL_COMMANDS`).
@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from tests.fakes import refused_url
+from zoea_tui.providers.base import ChatRequest, ProviderSettings
 from zoea_tui.providers.local import LocalModelUnavailableError, find_model_path
 
 SYSTEM = "You are a pilot in a space game. Use the tools to act."
@@ -42,6 +43,22 @@ TOOLS: list[dict[str, Any]] = [
 ]
 OFFERED = {tool["function"]["name"] for tool in TOOLS}
 STATUS = '{"credits": 1200, "cargo": "empty", "location": "Sol belt"}'
+#: The order every tool round trip starts from.
+STATUS_ORDER = [
+    {"role": "system", "content": SYSTEM},
+    {"role": "user", "content": "Check your status"},
+]
+
+
+def ask(
+    messages: list[dict[str, Any]], tools: Any = TOOLS, stream: bool = False, **settings: Any
+) -> ChatRequest:
+    """A deterministic request (temperature 0, seed 0, a 60 s timeout unless ``settings``
+    say otherwise) of ``messages`` offering ``tools``."""
+    settings = {"temperature": 0.0, "seed": 0, "timeout": 60.0} | settings
+    return ChatRequest(
+        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
+    )
 
 
 @pytest.fixture(scope="session")

@@ -24,12 +24,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests import cli_runner
+from tests.cli_runner import zoea
 from tests.local.conftest import LlamaCppServers
 
 pytestmark = pytest.mark.local
@@ -38,16 +39,6 @@ pytestmark = pytest.mark.local
 BROKEN_STREAM = "Automatic streaming tool choice is not supported"
 #: The tiny server's own words when the game's first request does not fit.
 TOO_LONG = "This model's maximum context length is 256 tokens"
-
-
-def zoea(*args: str) -> subprocess.CompletedProcess[str]:
-    """The real command line, in a process of its own."""
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def simulate(
@@ -67,20 +58,7 @@ def simulate(
     ]
     config = tmp_path / "zoea.toml"
     config.write_text("\n".join(lines) + "\n")
-    return zoea(
-        "simulate",
-        "--config",
-        str(config),
-        "--provider",
-        "engine",
-        "--myses",
-        "1",
-        "--turns",
-        "1",
-        "--db",
-        str(tmp_path / "sim.db"),
-        *extra,
-    )
+    return cli_runner.simulate(config, "engine", tmp_path / "sim.db", myses=1, turns=1, extra=extra)
 
 
 def logged(db: Path, sql: str) -> list[tuple[Any, ...]]:

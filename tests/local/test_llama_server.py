@@ -22,36 +22,19 @@ port, started once for the session (``conftest.py``). What this server does
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
-from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS
+from tests.local.conftest import OFFERED, STATUS, STATUS_ORDER, ask
 from zoea_tui.core.retry import ONCE
 from zoea_tui.providers.base import (
-    ChatRequest,
     CutShortError,
-    ProviderSettings,
     StreamEvent,
     TextDelta,
 )
 from zoea_tui.providers.openai_compat import OpenAIProvider
 
 pytestmark = pytest.mark.local
-
-STATUS_ORDER = [
-    {"role": "system", "content": SYSTEM},
-    {"role": "user", "content": "Check your status"},
-]
-
-
-def ask(
-    messages: list[dict[str, Any]], tools: Any = TOOLS, stream: bool = False, **settings: Any
-) -> ChatRequest:
-    settings = {"temperature": 0.0, "seed": 0, "timeout": 60.0} | settings
-    return ChatRequest(
-        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
-    )
 
 
 @pytest.fixture

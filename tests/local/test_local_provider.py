@@ -11,13 +11,11 @@ from typing import Any
 
 import pytest
 
-from tests.local.conftest import OFFERED, STATUS, SYSTEM, TOOLS
+from tests.local.conftest import OFFERED, STATUS, STATUS_ORDER, TOOLS, ask
 from zoea_tui.providers.base import (
     BadRequestError,
-    ChatRequest,
     Provider,
     ProviderError,
-    ProviderSettings,
     ProviderTimeoutError,
     StreamEvent,
     TextDelta,
@@ -35,20 +33,7 @@ from zoea_tui.providers.local import (
 
 pytestmark = pytest.mark.local
 
-STATUS_ORDER = [
-    {"role": "system", "content": SYSTEM},
-    {"role": "user", "content": "Check your status"},
-]
 LONG_STORY = [{"role": "user", "content": "Write a very long story about a space pilot."}]
-
-
-def ask(
-    messages: list[dict[str, Any]], tools: Any = TOOLS, stream: bool = False, **settings: Any
-) -> ChatRequest:
-    settings = {"temperature": 0.0, "seed": 0, "timeout": 60.0} | settings
-    return ChatRequest(
-        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
-    )
 
 
 @pytest.fixture

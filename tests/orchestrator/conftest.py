@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests import helpers
 from zoea_tui.config import Config
 from zoea_tui.core import prompts
 from zoea_tui.core.types import ToolCall
@@ -112,15 +113,9 @@ async def settle(rounds: int = 50) -> None:
         await asyncio.sleep(0)
 
 
-async def until(predicate: Callable[[], bool], limit: float = 30.0) -> None:
-    """Poll a condition the engine reaches by itself (bounded; for ordering, not timing:
-    the bound is a hang detector, generous enough for a machine under a load of 15)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + limit
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await asyncio.sleep(0.005)
+#: Poll a condition the engine reaches by itself (bounded; for ordering, not timing: the
+#: bound is a hang detector, generous enough for a machine under a load of 15).
+until = helpers.until
 
 
 def last_said(request: ChatRequest) -> dict[str, Any]:

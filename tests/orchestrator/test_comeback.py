@@ -17,9 +17,9 @@ from typing import Any, Self
 import pytest
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.retry import BOUNDED, PATIENT
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import ManualClock, VirtualClock
 from zoea_tui.orchestrator.commander import Commander
 
@@ -60,10 +60,7 @@ def _config(url: str) -> Config:
 
 async def _open(tmp_path: Path, url: str, clock: ManualClock) -> Commander:
     config = _config(url)
-    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    return await Commander.open(
-        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
-    )
+    return await open_on_world(config, tmp_path, clock=clock)
 
 
 def test_the_patient_schedule_grows_to_a_minute_jittered_and_never_gives_up() -> None:
@@ -225,10 +222,7 @@ async def test_virtual_time_keeps_the_bounded_policy(tmp_path: Path, clock, poli
     """On a virtual clock (simulate, arena, the benchmarks) a wait costs nothing, so a dead
     server is reported after three tries instead of tried as fast as it refuses."""
     config = _config("http://127.0.0.1:9")
-    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(
-        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
-    )
+    commander = await open_on_world(config, tmp_path, clock=clock)
     try:
         assert commander.services.model_retry == policy
     finally:
@@ -239,14 +233,7 @@ async def test_a_virtual_run_reports_a_dead_server_after_three_tries(tmp_path: P
     async with FakeOpenAIServer() as server:
         server.default = HttpError(503, "gone")
         config = _config(server.url)
-        backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(
-            config,
-            db_path=tmp_path / "zoea.db",
-            backend=backend,
-            starter_swarm=False,
-            clock=VirtualClock(),
-        )
+        commander = await open_on_world(config, tmp_path, clock=VirtualClock())
         try:
             view = await commander.create_mysis("Sim", provider="llama")
             await until(lambda: commander.mysis(view.id).state == "errored")

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core import prompts
 from zoea_tui.core.cache import ReuseTally, serialize
 from zoea_tui.core.validator import validate
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.game.waits import ticks_to_wait
 from zoea_tui.orchestrator.clock import ManualClock
 from zoea_tui.orchestrator.commander import Commander
@@ -70,10 +70,7 @@ async def _session(
     server.script(*_script())
     server.default = Reply("Nothing to do.")
     config.providers["cloud"] = replace(providers["cloud"], endpoint=server.url)
-    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(
-        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
-    )
+    commander = await open_on_world(config, tmp_path, clock=clock)
     try:
         view = await commander.create_mysis("Vega", provider="cloud", strategy=strategy)
         await advance_until(
@@ -192,10 +189,7 @@ async def test_the_preview_of_a_nudge_turn_is_what_the_turn_sends(tmp_path: Path
     providers = dict(base.providers)
     providers["cloud"] = ProviderConfig(name="cloud", type="openai", endpoint=server.url, model="m")
     config = replace(base, providers=providers, game=replace(base.game, tick_seconds=0))
-    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(
-        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
-    )
+    commander = await open_on_world(config, tmp_path, clock=clock)
     try:
         view = await commander.create_mysis("Quiet", provider="cloud")
         await until(

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 
 from tests.fakes.llm_servers import Call, FakeOllamaServer, FakeOpenAIServer, LlamaServer, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.validator import validate
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.requests import inspect_request, recompose, recorded_settings
 from zoea_tui.storage import RequestRecord
@@ -39,10 +39,7 @@ def _config(provider: ProviderConfig) -> Config:
 
 async def _open(tmp_path: Path, provider: ProviderConfig) -> Commander:
     config = _config(provider)
-    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    return await Commander.open(
-        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False
-    )
+    return await open_on_world(config, tmp_path)
 
 
 def _llama(url: str, **knobs: Any) -> ProviderConfig:

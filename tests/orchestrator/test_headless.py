@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.cli_runner import zoea
 from zoea_tui.core.strategies import STRATEGIES
-
-
-def zoea(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zoea_tui.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def test_simulate_makes_progress_with_valid_requests_then_replay_compares(tmp_path: Path):

@@ -9,12 +9,12 @@ from dataclasses import replace
 
 import pytest
 
+from tests.helpers import open_on_world
 from zoea_tui.config import KINDS
 from zoea_tui.core.redaction import PASSWORD_MASK
 from zoea_tui.core.validator import validate
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator import commander as commander_module
-from zoea_tui.orchestrator.commander import STARTER_NAMES, Commander, CommandRefused
+from zoea_tui.orchestrator.commander import STARTER_NAMES, CommandRefused
 from zoea_tui.orchestrator.events import Notice, StateChanged
 from zoea_tui.providers import registry
 from zoea_tui.providers.base import ProviderError
@@ -43,10 +43,7 @@ async def test_an_empty_database_gets_a_starter_swarm_that_plays(open_commander,
 async def test_max_myses_bounds_the_starter_swarm(tmp_path, config, max_myses) -> None:
     """``max_myses = 2`` starts two starter Myses (the swarm reads "2/2", never "3/2")."""
     bounded = replace(config, swarm=replace(config.swarm, max_myses=max_myses))
-    backend = GameBackend.from_config(bounded.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(
-        bounded, db_path=tmp_path / "zoea.db", backend=backend, autostart=False
-    )
+    commander = await open_on_world(bounded, tmp_path, autostart=False, starter_swarm=True)
     try:
         assert [v.name for v in commander.myses()] == list(STARTER_NAMES[:max_myses])
     finally:

@@ -7,10 +7,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from tests.fakes.llm_servers import Call, FakeOllamaServer, FakeOpenAIServer, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.validator import validate
-from zoea_tui.game.backend import GameBackend
-from zoea_tui.orchestrator.commander import Commander
 
 from .conftest import until
 
@@ -43,10 +42,7 @@ async def test_one_mysis_through_autopilot_openai_and_ollama(tmp_path: Path, mon
         cloud.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."))
         home.script(Reply("", tool_calls=[Call("help", {})]), Reply("Help read."))
         config = _config(cloud.url, home.origin)
-        backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(
-            config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False
-        )
+        commander = await open_on_world(config, tmp_path)
         try:
             view = await commander.create_mysis("Switch")  # the default: the autopilot
             await until(lambda: commander.mysis(view.id).account is not None)
@@ -90,10 +86,7 @@ async def test_one_mysis_through_autopilot_openai_and_ollama(tmp_path: Path, mon
 async def test_a_missing_ollama_model_stops_the_mysis_with_the_pull_command(tmp_path: Path):
     async with FakeOpenAIServer() as cloud, FakeOllamaServer(models=("llama3:8b",)) as home:
         config = _config(cloud.url, home.origin)
-        backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(
-            config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False
-        )
+        commander = await open_on_world(config, tmp_path)
         try:
             view = await commander.create_mysis("Puller", provider="home")
             await until(lambda: commander.mysis(view.id).state == "errored")

@@ -16,12 +16,11 @@ from typing import Any
 import pytest
 
 from tests.fakes.llm_servers import FakeOpenAIServer, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core import prompts
 from zoea_tui.core.game_tool import GAME_TOOL, ToolsMode
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import ManualClock
-from zoea_tui.orchestrator.commander import Commander
 
 from .conftest import until
 
@@ -51,17 +50,10 @@ async def _two_myses(tmp_path: Path, tools: ToolsMode) -> list[dict[str, Any]]:
         name="cloud", type="openai", endpoint=server.url, model="m", tools=tools
     )
     config = replace(base, game=replace(base.game, tick_seconds=0), providers=providers)
-    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(
-        config,
-        db_path=tmp_path / "zoea.db",
-        backend=backend,
-        starter_swarm=False,
-        clock=ManualClock(),
-    )
+    commander = await open_on_world(config, tmp_path, clock=ManualClock())
     try:
         for username in ACCOUNTS.values():  # the pool: each Mysis claims one at its start
-            await commander.store.add_account(backend.server, username, f"pw-{username}")
+            await commander.store.add_account(commander.backend.server, username, f"pw-{username}")
         views = [await commander.create_mysis(name, provider="cloud") for name in ACCOUNTS]
         await until(lambda: len(server.chat_requests) == 2)
         for view in views:

@@ -17,13 +17,12 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core import prompts
 from zoea_tui.core.summarizer import EXTRACTIVE_LABEL
 from zoea_tui.core.validator import validate
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import ManualClock
-from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import Notice, RequestComposed
 
 from .conftest import drain, until
@@ -53,14 +52,7 @@ async def _play(tmp_path: Path, summary_answer: Reply | HttpError):
             Reply("", tool_calls=[Call("get_status", {})]), summary_answer, Reply("Done.")
         )
         config = _config(server.url)
-        backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(
-            config,
-            db_path=tmp_path / "zoea.db",
-            backend=backend,
-            clock=ManualClock(),
-            starter_swarm=False,
-        )
+        commander = await open_on_world(config, tmp_path, clock=ManualClock())
         sub = commander.bus.subscribe()
         try:
             view = await commander.create_mysis("Brief")

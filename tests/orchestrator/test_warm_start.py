@@ -21,9 +21,9 @@ import pytest
 
 from tests.fakes import refused_url
 from tests.fakes.llm_servers import FakeOpenAIServer, HttpError, LlamaServer, Reply
+from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.retry import ONCE
-from zoea_tui.game.backend import GameBackend
 from zoea_tui.orchestrator.clock import VirtualClock
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.warm_start import WAITING, WarmStart
@@ -48,14 +48,7 @@ def swarm(tmp_path: Path, config: Config) -> Swarm:
             name="cloud", type="openai", endpoint=url, model="m", tools="compact", timeout=30
         )
         cfg = replace(config, providers=providers, swarm=replace(config.swarm, max_myses=8))
-        backend = GameBackend.from_config(cfg.game, data_dir=tmp_path, simulated=True)
-        commander = await Commander.open(
-            cfg,
-            db_path=tmp_path / "zoea.db",
-            backend=backend,
-            clock=VirtualClock(),
-            starter_swarm=False,
-        )
+        commander = await open_on_world(cfg, tmp_path, clock=VirtualClock())
         if warm_start is not None:
             commander.services = replace(commander.services, warm_start=warm_start)
         try:
@@ -85,6 +78,19 @@ def answered_before(server: FakeOpenAIServer, first: int, then: int) -> bool:
     )
 
 
+async def four_first_requests(
+    swarm: Swarm, server: FakeOpenAIServer, first_answer: float = 0.3
+) -> WarmStart:
+    """Four Myses started together on ``server``, the first answer taking ``first_answer``
+    seconds, until each has sent its first request; the swarm's warm start."""
+    server.script(Reply("first", delay=first_answer))
+    server.default = Reply("Nothing to do.")
+    async with swarm(server.url) as commander:
+        await start_together(commander)
+        await until(lambda: len(chats(server)) >= 4)
+        return commander.services.warm_start
+
+
 async def test_a_multi_slot_llama_server_shares_the_first_prompt_before_the_others_go(
     swarm: Swarm,
 ) -> None:
@@ -92,12 +98,7 @@ async def test_a_multi_slot_llama_server_shares_the_first_prompt_before_the_othe
         # The first answer takes long enough that the other three are created, and wait,
         # before it is out, however loaded the machine (at 0.3 s, under a load of 15,
         # one was created after it and went without waiting).
-        server.script(Reply("first", delay=2.0))
-        server.default = Reply("Nothing to do.")
-        async with swarm(server.url) as commander:
-            await start_together(commander)
-            await until(lambda: len(chats(server)) >= 4)
-            warm_start = commander.services.warm_start
+        warm_start = await four_first_requests(swarm, server, first_answer=2.0)
 
     first, *others = chats(server)[:4]
     (poke,) = [i for i, r in enumerate(server.requests) if r.path == "/completion"]
@@ -131,12 +132,7 @@ async def test_a_server_without_slots_to_warm_has_the_first_answer_end_first(
     swarm: Swarm,
 ) -> None:
     async with FakeOpenAIServer() as server:  # not a llama-server: no /props
-        server.script(Reply("first", delay=0.3))
-        server.default = Reply("Nothing to do.")
-        async with swarm(server.url) as commander:
-            await start_together(commander)
-            await until(lambda: len(chats(server)) >= 4)
-            warm_start = commander.services.warm_start
+        warm_start = await four_first_requests(swarm, server)
 
     first, *others = chats(server)[:4]
     assert all(answered_before(server, first, i) for i in others)

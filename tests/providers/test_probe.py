@@ -22,7 +22,8 @@ from tests.fakes.llm_servers import (
 )
 from zoea_tui.providers.probe import ProbeReport, ProbeTarget, probe
 
-KEYS = {
+#: The keys of a report's JSON, in their order.
+KEYS = [
     "reachable",
     "models",
     "context_window",
@@ -35,7 +36,7 @@ KEYS = {
     "cache_reuse",
     "latency_s",
     "verdict",
-}
+]
 STATUS_CALL = Reply(tool_calls=[Call("get_status", {"section": "ship"})])
 
 
@@ -45,7 +46,7 @@ async def test_a_llama_server_flies_with_its_context_tokens_and_cache() -> None:
         report = await probe(ProbeTarget(server.url))
 
     data = report.to_json()
-    assert set(data) == KEYS
+    assert list(data) == KEYS
     assert data["reachable"] is True and data["models"] == ["qwen"]
     assert data["context_window"] == 16384
     assert data["template_tools"] is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -18,6 +19,15 @@ from zoea_tui.sim import World
 from zoea_tui.sim.errors import GameError
 
 SEED = 42
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    """Let the loop run until ``condition()`` holds (bounded, never timed)."""
+    for _ in range(2000):
+        if condition():
+            return
+        await asyncio.sleep(0.001)
+    raise AssertionError("the condition never held")
 
 
 @dataclass

@@ -7,7 +7,6 @@ test moves it with ``host.advance``, so nothing depends on how fast the machine 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,14 +15,7 @@ from zoea_tui.sim import World
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.host import WorldHost
 
-
-async def until(condition: Callable[[], bool]) -> None:
-    """Let the loop run until ``condition()`` holds (bounded, never timed)."""
-    for _ in range(2000):
-        if condition():
-            return
-        await asyncio.sleep(0.001)
-    raise AssertionError("the condition never held")
+from .conftest import until
 
 
 @pytest.fixture

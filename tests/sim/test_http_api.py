@@ -30,7 +30,7 @@ from zoea_tui.sim.http_api import command_path
 from zoea_tui.sim.serve import HttpWorldServer
 from zoea_tui.sim.tools import TOOL_SPECS
 
-from .conftest import sim_serve
+from .conftest import sim_serve, until
 
 TOKEN = "test-admin-token"
 TTL = 1800.0
@@ -374,14 +374,6 @@ async def held() -> AsyncIterator[tuple[WorldHost, HttpWorldServer]]:
     host = WorldHost(World(seed=42), tick_seconds=3600)
     async with HttpWorldServer(host, api=_settings(FakeClock())) as served:
         yield host, served
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    for _ in range(2000):
-        if condition():
-            return
-        await asyncio.sleep(0.001)
-    raise AssertionError("the condition never held")
 
 
 async def test_a_second_action_in_the_same_tick_waits_or_is_refused_only_while_one_waits(

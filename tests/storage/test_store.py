@@ -21,8 +21,9 @@ from zoea_tui.storage import NewMemory, Store, StoreError
 from zoea_tui.storage.migrations import load_migrations, schema_text
 
 
-async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
+async def veteran(path: Path) -> int:
+    """A version-1 database at ``path`` with a Mysis, two memories and a broadcast; the
+    Mysis's id."""
     old = await Store.open(path, migrate_up_to=1)
     mysis = await old.create_mysis("veteran")
     for text in ("remember the iron belt", "and the copper one"):
@@ -34,6 +35,12 @@ async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
         )
     await old.add_broadcast("all hands: sell copper")
     await old.close()
+    return mysis.id
+
+
+async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    mysis_id = await veteran(path)
 
     store = await Store.open(path)
     async with store:
@@ -41,8 +48,8 @@ async def test_migrating_an_old_database_keeps_its_rows(tmp_path: Path) -> None:
             assert (await c.fetchone())[0] == len(load_migrations())
         assert [m.name for m in await store.list_myses()] == ["veteran"]
         # Rows stored before the turns migration get their running count.
-        assert [m.seq for m in await store.recent_memories(mysis.id)] == [1, 2]
-        hits = await store.search_memories(mysis.id, "IRON")
+        assert [m.seq for m in await store.recent_memories(mysis_id)] == [1, 2]
+        hits = await store.search_memories(mysis_id, "IRON")
         assert [h.snippet for h in hits] == ["remember the [iron] belt"]
         assert (await store.search_broadcasts("copper"))[0].snippet == "all hands: sell [copper]"
 

@@ -5,17 +5,23 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TypeVar
 
+from textual.app import App
 from textual.pilot import Pilot
 from textual.scroll_view import ScrollView
+from textual.widget import Widget
 
 from zoea_tui.config import Config
 from zoea_tui.core.types import ToolCall
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.ui.app import ZoeaApp
+
+W = TypeVar("W", bound=Widget)
 
 #: A fixed moment (2026-01-02 03:04:05 UTC) for the seeded conversation.
 T0 = 1767323045.0
@@ -165,3 +171,15 @@ async def settle(pilot: Pilot) -> None:
 def view_rows(view: ScrollView) -> list[str]:
     """The text of a line-API view's rows on screen, without trailing blanks."""
     return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]
+
+
+@asynccontextmanager
+async def painted(
+    app: App[None], size: tuple[int, int], kind: type[W]
+) -> AsyncIterator[tuple[Pilot[None], W]]:
+    """``app`` running at ``size``, once its widget of ``kind`` is painted: the pilot and
+    the widget."""
+    async with app.run_test(size=size) as pilot:
+        widget = app.query_one(kind)
+        await pilot.pause()
+        yield pilot, widget

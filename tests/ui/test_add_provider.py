@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import socket
 import tomllib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from textual.pilot import Pilot
 from textual.widgets import Input, Static
 
 from tests.fakes.llm_servers import Call, FakeOpenAIServer, LlamaServer, Reply
-from zoea_tui.config import Config, load_config
+from zoea_tui.config import load_config
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.add_provider import AddProviderScreen
 from zoea_tui.ui.screens.confirm import ConfirmScreen
@@ -36,22 +39,41 @@ def rendered(static: Static) -> str:
     return str(static.render())
 
 
+@asynccontextmanager
+async def add_provider_form(
+    tmp_path: Path,
+) -> AsyncIterator[tuple[Path, ZoeaApp, Pilot[None], AddProviderScreen]]:
+    """The app on a commented config file in ``tmp_path``, settled, its form to add a
+    provider open (``a``): the file, the app, its pilot and the form."""
+    path = tmp_path / "config.toml"
+    path.write_text(COMMENTED)
+    app = ZoeaApp(opener(load_config(path, env={}), tmp_path / "zoea.db"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("a")
+        form = app.screen
+        assert isinstance(form, AddProviderScreen)
+        yield path, app, pilot, form
+
+
+async def fill_and_save(
+    pilot: Pilot[None], form: AddProviderScreen, endpoint: str, *, name: str = ""
+) -> Static:
+    """Fill in the endpoint (and ``name``) and press Save; the form's error line."""
+    form.query_one("#provider-endpoint", Input).value = endpoint
+    if name:
+        form.query_one("#provider-name", Input).value = name
+    await pilot.click("#provider-save")
+    return form.query_one("#form-error", Static)
+
+
 async def test_a_provider_is_probed_shown_as_a_diff_and_saved_keeping_comments(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "config.toml"
-    path.write_text(COMMENTED)
-    config = load_config(path, env={})
     async with FakeOpenAIServer(llama=LlamaServer(n_ctx=16384), listed=["qwen"]) as server:
         server.default = STATUS_CALL
-        app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("a")
-            form = app.screen
-            assert isinstance(form, AddProviderScreen)
-            form.query_one("#provider-endpoint", Input).value = server.url
-            await pilot.click("#provider-save")
+        async with add_provider_form(tmp_path) as (path, app, pilot, form):
+            await fill_and_save(pilot, form, server.url)
             await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the diff")
             confirm = app.screen
             assert isinstance(confirm, ConfirmScreen) and confirm.detail is not None
@@ -82,21 +104,10 @@ async def test_a_provider_is_probed_shown_as_a_diff_and_saved_keeping_comments(
 async def test_a_provider_that_cannot_fly_is_saved_only_when_asked_twice(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "config.toml"
-    path.write_text(COMMENTED)
-    config = load_config(path, env={})
     async with FakeOpenAIServer() as server:
         server.default = Reply("I only talk.")
-        app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("a")
-            form = app.screen
-            assert isinstance(form, AddProviderScreen)
-            form.query_one("#provider-endpoint", Input).value = server.url
-            form.query_one("#provider-name", Input).value = "talker"
-            await pilot.click("#provider-save")
-            error = form.query_one("#form-error", Static)
+        async with add_provider_form(tmp_path) as (path, app, pilot, form):
+            error = await fill_and_save(pilot, form, server.url, name="talker")
             await wait_for(pilot, lambda: "cannot fly" in rendered(error), what="the refusal")
             assert "no tool call came back parsed" in rendered(
                 form.query_one("#provider-verdict", Static)
@@ -116,30 +127,12 @@ async def test_a_provider_that_cannot_fly_is_saved_only_when_asked_twice(
 
 
 async def test_a_name_already_taken_is_refused_in_the_form(tmp_path: Path) -> None:
-    path = tmp_path / "config.toml"
-    path.write_text(COMMENTED)
-    config = load_config(path, env={})
     async with FakeOpenAIServer() as server:
         server.default = STATUS_CALL
-        app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("a")
-            form = app.screen
-            assert isinstance(form, AddProviderScreen)
-            form.query_one("#provider-endpoint", Input).value = server.url
-            form.query_one("#provider-name", Input).value = "autopilot"
-            await pilot.click("#provider-save")
-            error = form.query_one("#form-error", Static)
+        async with add_provider_form(tmp_path) as (path, _app, pilot, form):
+            error = await fill_and_save(pilot, form, server.url, name="autopilot")
             await wait_for(pilot, lambda: "exists already" in rendered(error), what="refusal")
             assert path.read_text() == COMMENTED
-
-
-def _config(tmp_path: Path) -> Config:
-    """The configuration of a commented file in ``tmp_path``."""
-    path = tmp_path / "config.toml"
-    path.write_text(COMMENTED)
-    return load_config(path, env={})
 
 
 def _dead_endpoint() -> str:
@@ -153,12 +146,7 @@ def _dead_endpoint() -> str:
 async def test_a_server_that_is_down_gets_one_verdict(tmp_path: Path) -> None:
     """Issue 40: a server that is down was both "nothing answers" and "the server lists
     no model"; the form now says only what it needs to save it anyway."""
-    app = ZoeaApp(opener(_config(tmp_path), tmp_path / "zoea.db"))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("a")
-        form = app.screen
-        assert isinstance(form, AddProviderScreen)
+    async with add_provider_form(tmp_path) as (_, _app, pilot, form):
         await pilot.press(*_dead_endpoint(), "enter")  # Enter in a field: save
         error = form.query_one("#form-error", Static)
         await wait_for(pilot, lambda: "model" in rendered(error), what="the form's word")
@@ -175,12 +163,7 @@ async def test_tab_visits_only_what_shows_and_four_tabs_from_the_endpoint_reach_
     then Enter did nothing); now Model, Key var, Name, then Probe, and Enter probes."""
     async with FakeOpenAIServer(listed=["qwen"]) as server:
         server.default = STATUS_CALL
-        app = ZoeaApp(opener(_config(tmp_path), tmp_path / "zoea.db"))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            await pilot.press("a")
-            form = app.screen
-            assert isinstance(form, AddProviderScreen)
+        async with add_provider_form(tmp_path) as (_, app, pilot, form):
             await pilot.press(*server.url)
             seen = []
             for _ in range(4):

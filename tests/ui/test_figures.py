@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+
+from textual.pilot import Pilot
 
 from zoea_tui.config import Config
 from zoea_tui.core.cache import Reuse
@@ -28,6 +32,23 @@ from zoea_tui.ui.widgets.mysis_pane import pane_text
 
 from .helpers import opener, seed, settle, wait_for
 from .test_panes import view as pane_view
+
+
+@asynccontextmanager
+async def seeded_dashboard(
+    tmp_path: Path, config: Config
+) -> AsyncIterator[tuple[ZoeaApp, Pilot[None], Commander, int, PreviewLines]]:
+    """The app at 200 × 60 on a seeded database, settled: the app, its pilot, its
+    commander, the first Mysis's id and the dashboard's preview of its request."""
+    db = tmp_path / "zoea.db"
+    await seed(db)
+    app = ZoeaApp(opener(config, db))
+    async with app.run_test(size=(200, 60)) as pilot:
+        await settle(pilot)
+        commander = app.commander
+        assert isinstance(commander, Commander)
+        dash = app.screen.query_one("#dash-preview", PreviewLines)
+        yield app, pilot, commander, commander.myses()[0].id, dash
 
 
 def test_the_reuse_line_computes_its_shares_from_its_figures() -> None:
@@ -82,15 +103,7 @@ async def test_the_dashboard_and_the_focus_view_show_one_request_when_a_turn_end
     request and the dashboard kept the one sent before. The rule for when a sent request
     is superseded lives in the swarm model now, and both views follow it: the same
     request, the same figure, and both say it is the next one."""
-    db = tmp_path / "zoea.db"
-    await seed(db)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
-        commander = app.commander
-        assert isinstance(commander, Commander)
-        ada = commander.myses()[0].id
-        dash = app.screen.query_one("#dash-preview", PreviewLines)
+    async with seeded_dashboard(tmp_path, still_config) as (app, pilot, commander, ada, dash):
         # What the runtime publishes as it sends a request, then the answer that ends the turn.
         sent = await commander.checked_preview(ada)
         await commander.bus.publish(RequestComposed.of(ada, sent))
@@ -148,15 +161,7 @@ async def test_a_sent_request_shows_one_stamp_in_both_views_however_late_it_is_o
     """The "sent … T15" stamp of one request was the tick at which each view showed it:
     the dashboard said T15 and the focus view, opened later, T23. It is the tick the
     request was composed at, kept with it by the swarm model."""
-    db = tmp_path / "zoea.db"
-    await seed(db)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
-        commander = app.commander
-        assert isinstance(commander, Commander)
-        ada = commander.myses()[0].id
-        dash = app.screen.query_one("#dash-preview", PreviewLines)
+    async with seeded_dashboard(tmp_path, still_config) as (app, pilot, commander, ada, dash):
         await commander.bus.publish(GameTick(tick=15))
         await commander.bus.publish(RequestComposed.of(ada, await commander.checked_preview(ada)))
         await wait_for(pilot, lambda: dash.data is not None and not dash.data.upcoming)

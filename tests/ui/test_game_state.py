@@ -16,7 +16,7 @@ from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.textual_compat.testing import layouts_of
 from zoea_tui.ui.widgets.game_state import GameStateSidebar, game_state_text
 
-from .helpers import settle, view_rows, wait_for
+from .helpers import painted, settle, view_rows, wait_for
 
 
 class SidebarApp(App[None]):
@@ -27,9 +27,7 @@ class SidebarApp(App[None]):
 @pytest.mark.overrides
 async def test_new_snapshots_are_shown_in_place_without_a_layout() -> None:
     app = SidebarApp()
-    async with app.run_test(size=(40, 12)) as pilot:
-        sidebar = app.query_one(GameStateSidebar)
-        await pilot.pause()
+    async with painted(app, (40, 12), GameStateSidebar) as (pilot, sidebar):
         layouts = layouts_of(app.screen)
         sidebar.show_state({}, 5)
         await pilot.pause()
@@ -54,9 +52,7 @@ def _snapshots(tick: int) -> dict[str, Snapshot]:
 
 async def test_only_the_tools_in_view_are_rendered_and_unchanged_ones_are_kept() -> None:
     app = SidebarApp()
-    async with app.run_test(size=(40, 12)) as pilot:
-        sidebar = app.query_one(GameStateSidebar)
-        await pilot.pause()
+    async with painted(app, (40, 12), GameStateSidebar) as (pilot, sidebar):
         rendered: list[str] = []
         render_lines = app.console.render_lines
 

@@ -19,7 +19,7 @@ from zoea_tui.ui.widgets.hit_list import HitList
 from zoea_tui.ui.widgets.mysis_pane import MysisPane
 from zoea_tui.ui.widgets.text_view import TextView
 
-from .helpers import view_rows
+from .helpers import painted, view_rows
 
 
 def hits(count: int) -> list[tuple[Text, Text]]:
@@ -47,9 +47,7 @@ class ListsApp(App[None]):
 @pytest.mark.overrides
 async def test_hits_are_two_rows_each_cut_to_the_width_and_shown_without_a_layout() -> None:
     app = ListsApp()
-    async with app.run_test(size=(60, 10)) as pilot:
-        hit_list = app.query_one(HitList)
-        await pilot.pause()
+    async with painted(app, (60, 10), HitList) as (pilot, hit_list):
         layouts = layouts_of(app.screen)
         hit_list.show(hits(30))
         await pilot.pause()

@@ -84,6 +84,19 @@ async def poll(
         await pilot.pause(0.1)
 
 
+async def poll_each(
+    pilot: Pilot[None],
+    swarm: Swarm,
+    ids: list[int],
+    check: Callable[[list[Memory], int], object],
+    since: dict[int, int],
+    what: str,
+) -> None:
+    """:func:`poll` until ``check(memories, since[i])`` holds for every Mysis ``i`` of
+    ``ids`` (its memories after its memory ``since[i]``)."""
+    await poll(pilot, swarm, lambda: all(check(swarm.memories[i], since[i]) for i in ids), what)
+
+
 @asynccontextmanager
 async def launched(
     config: Config, db: Path
@@ -120,18 +133,10 @@ async def test_a_broadcast_report_is_answered_once_then_the_swarm_works_on(
         await registered(pilot, swarm, ids)
         before = {i: swarm.newest(i) for i in ids}
         await pilot.press("b", *"report", "enter")
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(reports(swarm.memories[i], before[i]) for i in ids),
-            "every Mysis to report",
-        )
+        await poll_each(pilot, swarm, ids, reports, before, "every Mysis to report")
         answered = {i: reports(swarm.memories[i], before[i])[0].id for i in ids}
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(worked(swarm.memories[i], answered[i]) for i in ids),
-            "every Mysis to go back to work after its report",
+        await poll_each(
+            pilot, swarm, ids, worked, answered, "every Mysis to go back to work after its report"
         )
         for i in ids:
             assert len(reports(swarm.memories[i], before[i])) == 1
@@ -139,12 +144,7 @@ async def test_a_broadcast_report_is_answered_once_then_the_swarm_works_on(
 
     # A relaunch: a new commander and app on the same database.
     async with launched(fast_config, db) as (commander, _app, swarm, pilot):
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(worked(swarm.memories[i], last[i]) for i in ids),
-            "every Mysis to work after the relaunch",
-        )
+        await poll_each(pilot, swarm, ids, worked, last, "every Mysis to work after the relaunch")
         dora = await commander.create_mysis("Dora")
         await poll(
             pilot,
@@ -196,6 +196,11 @@ def holds(memories: list[Memory], after: int) -> int:
     )
 
 
+def holding(times: int) -> Callable[[list[Memory], int], bool]:
+    """Whether a Mysis answered that it holds at least ``times`` times after a memory."""
+    return lambda memories, after: holds(memories, after) >= times
+
+
 async def test_a_hold_holds_through_a_relaunch_until_another_order(
     tmp_path: Path, fast_config: Config
 ) -> None:
@@ -224,30 +229,17 @@ async def test_a_hold_holds_through_a_relaunch_until_another_order(
         await poll(pilot, swarm, lambda: worked(swarm.memories[first], relaunched), "work")
         before_all = {i: swarm.newest(i) for i in ids}
         await pilot.press("b", *"all pilots: hold", "enter")
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(holds(swarm.memories[i], before_all[i]) for i in ids),
-            "every Mysis to hold",
-        )
+        await poll_each(pilot, swarm, ids, holds, before_all, "every Mysis to hold")
 
     async with launched(fast_config, db) as (commander, app, swarm, pilot):
         await swarm.read()
         relaunched_all = {i: swarm.newest(i) for i in ids}
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(holds(swarm.memories[i], relaunched_all[i]) >= 2 for i in ids),
-            "the broadcast hold to stand after the relaunch",
+        await poll_each(
+            pilot, swarm, ids, holding(2), relaunched_all, "the broadcast hold after the relaunch"
         )
         assert not any(worked(swarm.memories[i], relaunched_all[i]) for i in ids)
         await pilot.press("b", *"all pilots: mine", "enter")
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(worked(swarm.memories[i], relaunched_all[i]) for i in ids),
-            "every Mysis to work again",
-        )
+        await poll_each(pilot, swarm, ids, worked, relaunched_all, "every Mysis to work again")
 
 
 @pytest.mark.parametrize("how", ["broadcast", "direct"])
@@ -272,35 +264,15 @@ async def test_a_report_during_a_hold_does_not_end_the_hold(
 
         before = {i: swarm.newest(i) for i in told}
         await order("hold position")
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(holds(swarm.memories[i], before[i]) for i in told),
-            "the hold",
-        )
+        await poll_each(pilot, swarm, told, holds, before, "the hold")
         held = {i: swarm.newest(i) for i in told}
         await order("report")
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(reports(swarm.memories[i], held[i]) for i in told),
-            "the report",
-        )
+        await poll_each(pilot, swarm, told, reports, held, "the report")
         answered = {i: reports(swarm.memories[i], held[i])[0].id for i in told}
         # Several nudges later (the first one after the report freed them), still held.
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(holds(swarm.memories[i], answered[i]) >= 4 for i in told),
-            "four holds after the report",
-        )
+        await poll_each(pilot, swarm, told, holding(4), answered, "four holds after the report")
         assert not any(worked(swarm.memories[i], held[i]) for i in told)
         for i in told:
             assert "standing order: hold" in reports(swarm.memories[i], held[i])[0].content
         await order("mine")
-        await poll(
-            pilot,
-            swarm,
-            lambda: all(worked(swarm.memories[i], answered[i]) for i in told),
-            "work after the mining order",
-        )
+        await poll_each(pilot, swarm, told, worked, answered, "work after the mining order")

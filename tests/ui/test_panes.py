@@ -15,6 +15,7 @@ from textual.geometry import Region
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
+from tests.helpers import open_on_world
 from zoea_tui.config import Config
 from zoea_tui.core.composition import Composition, Item
 from zoea_tui.core.types import Memory, ToolCall
@@ -761,7 +762,6 @@ async def test_the_pane_counts_down_to_the_next_try_and_r_tries_at_once(
     import socket
 
     from zoea_tui.config import ProviderConfig
-    from zoea_tui.game.backend import GameBackend
     from zoea_tui.orchestrator.clock import ManualClock
 
     with socket.socket() as sock:  # a port nobody listens on
@@ -772,10 +772,7 @@ async def test_the_pane_counts_down_to_the_next_try_and_r_tries_at_once(
     )
     config = replace(still_config, providers={**still_config.providers, "down": down})
     clock = ManualClock()
-    backend = GameBackend.from_config(config.game, data_dir=tmp_path, simulated=True)
-    commander = await Commander.open(
-        config, db_path=tmp_path / "zoea.db", backend=backend, starter_swarm=False, clock=clock
-    )
+    commander = await open_on_world(config, tmp_path, clock=clock)
     app = ZoeaApp(commander)
     try:
         async with app.run_test(size=(120, 40)) as pilot:

@@ -20,7 +20,7 @@ from zoea_tui.ui.textual_compat.testing import forget_painted_rows, layouts_of, 
 from zoea_tui.ui.textual_compat.views import SteadyScrollBar
 from zoea_tui.ui.widgets.text_view import TextView
 
-from .helpers import view_rows
+from .helpers import painted, view_rows
 
 
 class ViewApp(App[None]):
@@ -31,9 +31,7 @@ class ViewApp(App[None]):
 @pytest.mark.overrides
 async def test_new_text_of_any_length_is_shown_without_a_layout() -> None:
     app = ViewApp()
-    async with app.run_test(size=(40, 10)) as pilot:
-        view = app.query_one(TextView)
-        await pilot.pause()
+    async with painted(app, (40, 10), TextView) as (pilot, view):
         assert view_rows(view)[0] == "one line"
         layouts = layouts_of(app.screen)
         view.show(Group(*(Text(f"row {i}") for i in range(30))))
@@ -82,9 +80,7 @@ class Counted:
 
 async def test_blocks_with_a_guess_are_rendered_when_first_in_view() -> None:
     app = ViewApp()
-    async with app.run_test(size=(40, 10)) as pilot:
-        view = app.query_one(TextView)
-        await pilot.pause()
+    async with painted(app, (40, 10), TextView) as (pilot, view):
         Counted.renders = 0
         blocks = [Counted(f"b{i}", rows=3 if i % 2 else 2) for i in range(100)]
         view.show_blocks(blocks, guess=lambda width: [2] * len(blocks), top=True)
@@ -112,9 +108,7 @@ async def test_blocks_with_a_guess_are_rendered_when_first_in_view() -> None:
 
 async def test_blocks_with_keys_are_kept_for_the_next_show() -> None:
     app = ViewApp()
-    async with app.run_test(size=(40, 10)) as pilot:
-        view = app.query_one(TextView)
-        await pilot.pause()
+    async with painted(app, (40, 10), TextView) as (pilot, view):
         blocks = [Counted(f"b{i}") for i in range(4)]
         keys = [b.text for b in blocks]
         view.show_blocks(blocks, keys=keys)
