@@ -275,8 +275,22 @@ MISTAKES = [
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
         "seed, stream, tools, cache_reuse, cache_control, max_answer_bytes, price_in, "
-        "price_cached, "
-        "price_out, max_tool_iterations",
+        "price_cached, price_cache_write, price_out, max_tool_iterations",
+    ),
+    (
+        OPENAI_HEAD + "price_in = 3\nprice_cache_write = 3.75\n",
+        "providers.q.price_out: missing beside price_in, price_cache_write: a cost needs the "
+        "price of every token (0 for free), never a guess",
+    ),
+    (
+        OPENAI_HEAD + "price_cached = 0.3\nprice_out = 15\n",
+        "providers.q.price_in: missing beside price_cached, price_out: a cost needs the "
+        "price of every token (0 for free), never a guess",
+    ),
+    (
+        "[providers.autopilot]\nprice_in = 1\n",
+        'providers.autopilot.price_in: not used by type "autopilot"; its keys are: '
+        "type, context_window, tools, max_tool_iterations",
     ),
     (
         OPENAI_HEAD + "price_in = -1\n",
@@ -321,7 +335,7 @@ MISTAKES = [
         '[providers.local]\napi_key_env = "KEY"\n',
         'providers.local.api_key_env: not used by type "local"; its keys are: '
         "type, model, temperature, max_tokens, context_window, timeout, seed, tools, "
-        "max_tool_iterations",
+        "price_in, price_cached, price_cache_write, price_out, max_tool_iterations",
     ),
     ("[providers]\nq = 5\n", "providers.q: expected a table ([providers.q]), got 5"),
     (

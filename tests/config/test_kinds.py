@@ -55,11 +55,20 @@ def test_each_declaration_is_complete_and_its_module_builds_it(name: str) -> Non
             {"probe": Probing(client="C", label="X", template_route="/props")},
             "says where and what to fix",
         ),
+        (
+            {"keys": tuple(k for k in KINDS["openai"].keys if k != "price_cache_write")},
+            "takes the prices: price_in, price_cached, price_cache_write, price_out",
+        ),
     ],
 )
 def test_an_incomplete_declaration_is_rejected(change: dict[str, object], problem: str) -> None:
     broken = dataclasses.replace(KINDS["openai"], **change)  # type: ignore[arg-type]
     assert any(problem in found for found in broken.problems()), broken.problems()
+
+
+def test_a_kind_without_a_model_takes_no_price() -> None:
+    priced = dataclasses.replace(KINDS["autopilot"], keys=(*KINDS["autopilot"].keys, "price_in"))
+    assert priced.problems() == ["a kind without a model costs nothing: it takes no price"]
 
 
 def test_a_kind_whose_module_cannot_be_imported_names_what_to_install(
