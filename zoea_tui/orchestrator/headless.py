@@ -307,13 +307,6 @@ async def replay(
             else Prices()
         )
         for request in requests:
-            if request.last_memory_id is None:
-                continue
-            if on_progress is not None:
-                on_progress(len(tokens), total)
-            composition = await recompose(store, request, settings, strategy=strategy)
-            tokens.append(composition.tokens)
-            measured = tally.add(mysis.id, composition.messages)
             if request.outcome == "ok":
                 logged_bill += Bill.of(
                     prices,
@@ -322,6 +315,14 @@ async def replay(
                     request.cached_tokens,
                     request.cache_write_tokens,
                 )
+            if request.last_memory_id is None:
+                continue
+            if on_progress is not None:
+                on_progress(len(tokens), total)
+            composition = await recompose(store, request, settings, strategy=strategy)
+            tokens.append(composition.tokens)
+            measured = tally.add(mysis.id, composition.messages)
+            if request.outcome == "ok":
                 # The same request under the strategy, its prefix shared with the one
                 # before read from a cache (an estimate: the strategy's own tokens).
                 cached = round(composition.tokens * measured.share) if measured else 0
