@@ -1,0 +1,109 @@
+"""The live meter (issue 45): what the swarm's model calls cost, on the dashboard, in
+each pane and in the focus view, read through the orchestrator; tokens only without
+prices, and nothing for the autopilot."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from tests.fakes.llm_servers import FakeOpenAIServer, Reply
+from zoea_tui.config import Config, GameConfig, ProviderConfig
+from zoea_tui.core.pricing import Bill, Prices, usd_text
+from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.spend import SwarmSpend
+from zoea_tui.ui.activity import GameFacts
+from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.screens.focus import header_text
+from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text, row_text
+from zoea_tui.ui.widgets.spend_meter import (
+    SpendLine,
+    SpendSparks,
+    bill_piece,
+    spark_series,
+    spend_text,
+)
+
+from .helpers import opener, settle, wait_for
+from .test_panes import view
+
+PRICES = Prices(input=3.0, cached=0.3, cache_write=3.75, output=15.0)
+#: A request of 10k prompt tokens, 8k read from the cache and 1.5k written, 500 out.
+BILL = Bill.of(PRICES, 10_000, 500, 8_000, 1_500)
+
+
+def test_the_swarm_line_says_spend_rate_tokens_and_cache_share_as_width_allows() -> None:
+    spend = SwarmSpend(BILL + BILL, usd_per_hour=1.234, tokens_per_minute=21_000.0,
+                       recent_cache_share=0.8)  # fmt: skip
+    wide = spend_text(spend, 120).plain
+    assert wide == "◆ SPEND $0.034 · $1.23/h · 21.0k tok/min · cache 80% · 2 requests"
+    assert spend_text(spend, 40).plain == "◆ SPEND $0.034 · $1.23/h · 21.0k tok/min"
+    free = SwarmSpend(Bill.of(Prices(), 10_000, 500), None, 1_000.0, 0.0)
+    text = spend_text(free, 200).plain
+    assert text.startswith("◆ SPEND 10.5k tok · 1.0k tok/min · cache 0% · 1 request")
+    assert "$" not in text and "set price_in and price_out" in text
+    mixed = SwarmSpend(BILL + Bill.of(Prices(), 1, 1), 0.5, 10.0, 0.5)
+    assert "1 unpriced" in spend_text(mixed, 200).plain
+
+
+def test_a_pane_shows_its_mysis_spend_beside_the_context_meter() -> None:
+    assert bill_piece(None).plain == "" and bill_piece(Bill()).plain == ""
+    assert bill_piece(BILL).plain == "$0.017"
+    assert bill_piece(Bill.of(Prices(), 10_000, 500)).plain == "10.5k tok"
+    priced = view(spend=BILL)
+    lines = pane_text(priced, GameFacts(), (), 40, 12, 32_768).plain.splitlines()
+    ctx = next(line for line in lines if line.startswith("ctx "))
+    assert ctx.endswith("3.1k/32.8k · $0.017") and len(ctx) <= 40
+    assert "└ $0.017 · " in row_text(priced, 100, 32_768, False).plain
+    # The autopilot costs nothing: no piece at all, never "$0.00".
+    plain = pane_text(view(), GameFacts(), (), 40, 12, 32_768).plain
+    assert "$" not in plain and next(x for x in plain.splitlines() if "ctx " in x).endswith("2.8k")
+    assert "spent $0.017" in header_text(priced, (1, 1), 32_768).plain
+
+
+def test_the_sparklines_are_spend_and_cache_share_per_request() -> None:
+    cold = Bill.of(PRICES, 10_000, 500, 0, 9_000)
+    spend, share, label = spark_series([cold, BILL])
+    assert spend == [cold.usd, BILL.usd] and share == [0.0, 0.8]
+    assert label == "spend/request $0.017–$0.044 · cache 40% (last 2 requests)"
+    tokens, _, label = spark_series([Bill.of(Prices(), 1_000, 10)])
+    assert tokens == [1_010.0] and label.startswith("tokens/request 1.0k–1.0k tok")
+    assert spark_series([]) == ([], [], "")
+
+
+async def test_the_meter_runs_live_on_a_priced_provider(tmp_path: Path) -> None:
+    server = FakeOpenAIServer()
+    cached = {"prompt_tokens_details": {"cached_tokens": 800}}
+    server.default = Reply("Holding position.", usage=(1_000, 50), usage_extra=cached)
+    await server.start()
+    base = Config(game=GameConfig(tick_seconds=0))
+    providers = dict(base.providers)
+    providers["claude"] = ProviderConfig(
+        name="claude", type="openai", endpoint=server.url, model="m",
+        price_in=3.0, price_cached=0.3, price_out=15.0,
+    )  # fmt: skip
+    config = replace(base, providers=providers)
+    app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            line = app.screen.query_one(SpendLine)
+            assert not line.display  # nothing billed yet: no meter
+            commander = app.commander
+            assert isinstance(commander, Commander)
+            ada = await commander.create_mysis("Vega", provider="claude")
+            await wait_for(pilot, lambda: line.display, what="the meter")
+            # 200 uncached prompt tokens, 800 read from the cache, 50 answer tokens.
+            usd = usd_text((200 * 3.0 + 800 * 0.3 + 50 * 15.0) / 1e6)
+            assert line.text().plain.startswith(f"◆ SPEND {usd}")
+            pane = app.screen.query_one(f"#mysis-{ada.id}", MysisPane)
+            await wait_for(pilot, lambda: usd in pane.text().plain, what="the pane")
+            app.open_focus(ada.id)
+            await wait_for(pilot, lambda: app.screen.query(SpendSparks), what="the focus")
+            sparks = app.screen.query_one(SpendSparks)
+            await wait_for(pilot, lambda: sparks.display, what="the sparklines")
+            label = sparks.query_one("#spend-label")
+            assert "cache 80%" in str(label.render())
+            await commander.stop_mysis(ada.id)
+    finally:
+        await server.aclose()
