@@ -104,3 +104,10 @@ def test_the_help_line_of_a_provider_reads_its_kind() -> None:
         "ollama · http://h:11434 · the first model the server lists · from $X"
     )
     assert not pilot.has_model and local.has_model and served.has_model
+    priced = ProviderConfig(
+        name="c", type="openai", endpoint="http://h/v1", model="m", price_in=3.0,
+        price_cache_write=3.75, price_out=15.0,
+    )  # fmt: skip
+    assert describe_provider(priced) == (
+        "openai · http://h/v1 · m · $3/M in, $3.75/M cache writes, $15/M out"
+    )

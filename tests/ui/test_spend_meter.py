@@ -4,6 +4,7 @@ prices, and nothing for the autopilot."""
 
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -36,7 +37,9 @@ def test_the_swarm_line_says_spend_rate_tokens_and_cache_share_as_width_allows()
     spend = SwarmSpend(BILL + BILL, usd_per_hour=1.234, tokens_per_minute=21_000.0,
                        recent_cache_share=0.8)  # fmt: skip
     wide = spend_text(spend, 120).plain
-    assert wide == "◆ SPEND $0.034 · $1.23/h · 21.0k tok/min · cache 80% · 2 requests"
+    assert wide == (
+        "◆ SPEND $0.034 · $1.23/h · 21.0k tok/min · cache 80% · 2 requests · since launch"
+    )
     assert spend_text(spend, 40).plain == "◆ SPEND $0.034 · $1.23/h · 21.0k tok/min"
     free = SwarmSpend(Bill.of(Prices(), 10_000, 500), None, 1_000.0, 0.0)
     text = spend_text(free, 200).plain
@@ -54,6 +57,10 @@ def test_a_pane_shows_its_mysis_spend_beside_the_context_meter() -> None:
     lines = pane_text(priced, GameFacts(), (), 40, 12, 32_768).plain.splitlines()
     ctx = next(line for line in lines if line.startswith("ctx "))
     assert ctx.endswith("3.1k/32.8k · $0.017") and len(ctx) <= 40
+    # A narrow pane keeps every figure whole: the spend on a line of its own.
+    narrow = pane_text(priced, GameFacts(), (), 22, 12, 32_768).plain.splitlines()
+    at = next(i for i, line in enumerate(narrow) if line.startswith("ctx "))
+    assert narrow[at].endswith("3.1k/32.8k") and narrow[at + 1] == "spent $0.017"
     assert "└ $0.017 · " in row_text(priced, 100, 32_768, False).plain
     # The autopilot costs nothing: no piece at all, never "$0.00".
     plain = pane_text(view(), GameFacts(), (), 40, 12, 32_768).plain
@@ -107,3 +114,18 @@ async def test_the_meter_runs_live_on_a_priced_provider(tmp_path: Path) -> None:
             await commander.stop_mysis(ada.id)
     finally:
         await server.aclose()
+
+
+def test_the_help_says_where_prices_come_from() -> None:
+    from rich.console import Console
+
+    from zoea_tui.ui.screens.help import help_table
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(help_table([("claude", "openai · http://h/v1 · m · $3/M in, $15/M out")]))
+    text = " ".join(console.export_text().split())
+    assert "claude openai · http://h/v1 · m · $3/M in, $15/M out" in text
+    assert (
+        "costs: a provider's price_in, price_cached, price_cache_write and price_out (USD per "
+        "million tokens) in its [providers.NAME] table; without them, tokens only" in text
+    )

@@ -50,6 +50,18 @@ class Prices:
         total = uncached * self.input + cache_read * read + cache_write * write
         return (total + output * self.output) / MILLION
 
+    def describe(self) -> str:
+        """The prices in words (USD per million tokens), "" when not known:
+        ``$3/M in, $0.3/M cache reads, $3.75/M cache writes, $15/M out``."""
+        if self.input is None or self.output is None:
+            return ""
+        parts = [f"${self.input:g}/M in"]
+        if self.cached is not None:
+            parts.append(f"${self.cached:g}/M cache reads")
+        if self.cache_write is not None:
+            parts.append(f"${self.cache_write:g}/M cache writes")
+        return ", ".join([*parts, f"${self.output:g}/M out"])
+
 
 def uncached(prompt: float, cache_read: float | None, cache_write: float | None) -> float:
     """The prompt tokens neither read from nor written to the cache (``prompt`` counts

@@ -118,16 +118,23 @@ def meter(tokens: int, window: int, cells: int = METER_CELLS, *, width: int = 0)
     return text
 
 
-def _context_line(view: MysisView, window: int, width: int) -> Text:
+def _context_lines(view: MysisView, window: int, width: int) -> list[Text]:
     """The context meter, then what the Mysis's model calls cost this run (its tokens
-    when its provider has no prices; nothing for the autopilot): the bar shortens for it."""
+    when its provider has no prices; nothing for the autopilot): beside the meter, its
+    bar shortened for it, or on a line of its own when the figures do not fit."""
     spend = bill_piece(view.spend)
-    room = width - 4 - (spend.cell_len + 3 if spend.cell_len else 0)
-    line = Text.assemble(("ctx ", fmt.MUTED), meter(view.last_request.shown, window, width=room))
+    tokens = view.last_request.shown
+    beside = width - 4 - (spend.cell_len + 3 if spend.cell_len else 0)
+    if spend.cell_len and beside < 2 + fmt.token_gauge(tokens, window).cell_len:
+        return [
+            Text.assemble(("ctx ", fmt.MUTED), meter(tokens, window, width=width - 4)),
+            Text.assemble(("spent ", fmt.MUTED), spend),
+        ]
+    line = Text.assemble(("ctx ", fmt.MUTED), meter(tokens, window, width=beside))
     if spend.cell_len:
         line.append(" · ", style=fmt.DIM)
         line.append_text(spend)
-    return line
+    return [line]
 
 
 def _clipped(text: Text, width: int) -> Text:
@@ -242,7 +249,7 @@ def pane_text(
         *_status_lines(view, width, now),
         *_facts_lines(view, facts, width),
         _model_line(view),
-        _context_line(view, window, width),
+        *_context_lines(view, window, width),
     ]
     latest = Text()
     if view.state == "errored" and view.last_error:

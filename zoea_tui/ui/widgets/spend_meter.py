@@ -63,6 +63,7 @@ def spend_text(spend: SwarmSpend, width: int) -> Text:
         pieces.append(Text(f"{total.unpriced:,} unpriced", style=fmt.MUTED))
     if total.usd is None:
         pieces.append(Text("no prices: set price_in and price_out", style=fmt.DIM))
+    pieces.append(Text("since launch", style=fmt.DIM))
     line = Text(no_wrap=True, overflow="ellipsis")
     for piece in pieces:
         if line.cell_len and line.cell_len + 3 + piece.cell_len > width:
