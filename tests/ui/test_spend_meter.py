@@ -129,3 +129,14 @@ def test_the_help_says_where_prices_come_from() -> None:
         "costs: a provider's price_in, price_cached, price_cache_write and price_out (USD per "
         "million tokens) in its [providers.NAME] table; without them, tokens only" in text
     )
+
+
+def test_the_arena_screen_says_what_a_priced_run_cost() -> None:
+    from zoea_tui.ui.screens.arena import series_label
+
+    line = series_label([1_000, 3_000], [0.5, 0.9], reported=True, cost_usd=0.0123)
+    assert line == (
+        "tokens/request 1,000–3,000 · cached by the server 70% (mean over 2 requests) · cost $0.012"
+    )
+    free = series_label([1_000], [0.0], reported=False, cost_usd=None)
+    assert "$" not in free and free.endswith("(mean over 1 requests)")
