@@ -60,8 +60,11 @@ class SpendMeter:
         self.prices_of = prices_of
         self._totals: dict[int, Bill] = {}
         self._history: dict[int, deque[Bill]] = {}
-        #: The swarm's recent requests: (clock time, bill), oldest first.
+        #: The swarm's recent requests: (clock time, bill), oldest first, and their sums
+        #: (tokens, prompt tokens, cache reads, USD, priced requests), kept as they come
+        #: and go so that the rate costs the same however busy the swarm is.
         self._recent: deque[tuple[float, Bill]] = deque()
+        self._sums = [0, 0, 0, 0.0, 0]
         self._total = Bill()
         self._first_at: float | None = None
 
@@ -81,6 +84,7 @@ class SpendMeter:
         if self._first_at is None:
             self._first_at = now
         self._recent.append((now, bill))
+        self._count(bill, 1)
         self._forget_before(now - RATE_WINDOW_S)
         return bill
 
@@ -103,18 +107,26 @@ class SpendMeter:
         self._forget_before(now - RATE_WINDOW_S)
         if self._first_at is None:
             return SwarmSpend()
-        recent = Bill()
-        for _, bill in self._recent:
-            recent = recent + bill
+        tokens, prompt, read, usd, _ = self._sums
         span = max(MIN_RATE_SPAN_S, min(RATE_WINDOW_S, now - self._first_at))
-        usd = None if recent.usd is None and self._total.usd is None else (recent.usd or 0.0)
         return SwarmSpend(
             total=self._total,
-            usd_per_hour=None if usd is None else usd * 3600 / span,
-            tokens_per_minute=recent.tokens * 60 / span,
-            recent_cache_share=recent.cache_share,
+            # Known once any request was priced (a quiet spell is $0/h, not unknown).
+            usd_per_hour=None if self._total.usd is None else max(0.0, usd) * 3600 / span,
+            tokens_per_minute=tokens * 60 / span,
+            recent_cache_share=read / prompt if prompt else 0.0,
         )
+
+    def _count(self, bill: Bill, sign: int) -> None:
+        sums = self._sums
+        sums[0] += sign * bill.tokens
+        sums[1] += sign * bill.prompt
+        sums[2] += sign * bill.cache_read
+        sums[3] += sign * (bill.usd or 0.0)
+        sums[4] += sign * (bill.usd is not None)
+        if not sums[4]:
+            sums[3] = 0.0  # no priced request left: no rounding left over either
 
     def _forget_before(self, cutoff: float) -> None:
         while self._recent and self._recent[0][0] < cutoff:
-            self._recent.popleft()
+            self._count(self._recent.popleft()[1], -1)
