@@ -5,16 +5,23 @@ prices, and nothing for the autopilot."""
 from __future__ import annotations
 
 import io
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
 
 from tests.fakes.llm_servers import FakeOpenAIServer, Reply
 from zoea_tui.config import Config, GameConfig, ProviderConfig
 from zoea_tui.core.pricing import Bill, Prices, usd_text
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import Event, MysisChanged, TokenUsage
 from zoea_tui.orchestrator.spend import SwarmSpend
+from zoea_tui.providers.base import Usage
 from zoea_tui.ui.activity import GameFacts
 from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.messages import EngineBatch
 from zoea_tui.ui.screens.focus import header_text
 from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text, row_text
 from zoea_tui.ui.widgets.spend_meter import (
@@ -140,3 +147,74 @@ def test_the_arena_screen_says_what_a_priced_run_cost() -> None:
     )
     free = series_label([1_000], [0.0], reported=False, cost_usd=None)
     assert "$" not in free and free.endswith("(mean over 1 requests)")
+
+
+# -- pictures -------------------------------------------------------------------------
+
+
+def _priced(config: Config) -> Config:
+    providers = dict(config.providers)
+    providers["claude"] = ProviderConfig(
+        name="claude", type="openai", endpoint="http://127.0.0.1:9/v1", model="claude-sonnet",
+        price_in=3.0, price_cached=0.3, price_cache_write=3.75, price_out=15.0,
+    )  # fmt: skip
+    return replace(config, providers=providers)
+
+
+async def _billed(pilot: Pilot) -> None:
+    """The seeded swarm as the engine tells it after Ada's and Brin's models answered:
+    Ada's first request wrote the shared prefix to the cache, her next ones read it;
+    Brin's server has no prices (tokens only)."""
+    await settle(pilot)
+    app = pilot.app
+    assert isinstance(app, ZoeaApp) and app.commander is not None
+    ada, brin = (app.swarm.views[i] for i in app.swarm.ids[:2])
+    meter = app.commander.services.spend
+    events: list[Event] = []
+    for mysis, provider, usages in (
+        (ada, "claude", [Usage(9_000, 400, 0, 8_000), Usage(9_600, 300, 8_000, 1_200),
+                         Usage(10_100, 250, 9_200, 500), Usage(10_400, 350, 9_700, 300)]),
+        (brin, "free", [Usage(6_000, 200, 4_800)]),
+    ):  # fmt: skip
+        for usage in usages:
+            bill = meter.record(mysis.id, provider, usage)
+            events.append(
+                TokenUsage(mysis_id=mysis.id, estimated=usage.prompt_tokens or 0,
+                           prompt_tokens=usage.prompt_tokens,
+                           completion_tokens=usage.completion_tokens, latency_s=1.0,
+                           cached_tokens=usage.cached_tokens,
+                           cache_write_tokens=usage.cache_write_tokens, bill=bill)
+            )  # fmt: skip
+        events.append(MysisChanged(mysis=replace(mysis, spend=meter.of(mysis.id))))
+    app.post_message(EngineBatch(tuple(events)))
+    await pilot.pause(0.3)  # the dashboard shows what changed at its next flush
+    await settle(pilot)
+
+
+async def _billed_focus(pilot: Pilot) -> None:
+    await _billed(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize(
+    ("view", "size"),
+    [
+        pytest.param(_billed, (80, 24), id="dashboard-80x24"),
+        pytest.param(_billed, (200, 60), id="dashboard-200x60"),
+        pytest.param(_billed_focus, (120, 40), id="focus-120x40"),
+    ],
+)
+def test_the_meter_in_pictures(
+    snap_compare,
+    seeded_db: Path,
+    still_config: Config,
+    utc_clock: None,
+    view: Callable[[Pilot], Awaitable[None]],
+    size: tuple[int, int],
+) -> None:
+    """The swarm's spend, rate and cache share above the status bar; Ada's spend in her
+    pane and her focus header, her requests' spend and cache share as sparklines; Brin's
+    tokens only."""
+    app = ZoeaApp(opener(_priced(still_config), seeded_db))
+    assert snap_compare(app, terminal_size=size, run_before=view)
