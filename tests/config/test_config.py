@@ -1014,3 +1014,18 @@ def test_a_provider_may_set_its_own_round_limit(tmp_path: Path) -> None:
     assert config.providers["autopilot"].max_tool_iterations == 12
     assert config.providers["q"].max_tool_iterations == 3
     assert config.context.max_tool_iterations == 7
+
+
+def test_every_kind_that_flies_a_model_takes_its_prices(tmp_path: Path) -> None:
+    from zoea_tui.core.pricing import Prices
+
+    path = write(
+        tmp_path,
+        "[providers.local]\nprice_in = 0\nprice_out = 0\n"
+        '[providers.c]\ntype = "openai"\nendpoint = "http://h/v1"\nmodel = "m"\n'
+        "price_in = 3\nprice_cached = 0.3\nprice_cache_write = 3.75\nprice_out = 15\n",
+    )
+    config = load_config(path, env={})
+    assert config.providers["local"].prices == Prices(0.0, None, None, 0.0)
+    assert config.providers["c"].prices == Prices(3.0, 0.3, 3.75, 15.0)
+    assert config.providers["autopilot"].prices == Prices() and not Prices().known
