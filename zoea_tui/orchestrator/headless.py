@@ -301,13 +301,12 @@ async def replay(
             mysis.provider if mysis.provider in config.providers else None
         )
         prefix = await _full_history_prefix(store, mysis.id, mysis.system_template)
-        prices = (
-            config.providers[mysis.provider].prices
-            if mysis.provider in config.providers
-            else Prices()
-        )
+        known = config.providers.get(mysis.provider)
+        prices = known.prices if known is not None else Prices()
+        # The autopilot flies no model: its requests cost nothing and are not billed.
+        billed = known is None or known.has_model
         for request in requests:
-            if request.outcome == "ok":
+            if billed and request.outcome == "ok":
                 logged_bill += Bill.of(
                     prices,
                     request.prompt_tokens,
@@ -322,7 +321,7 @@ async def replay(
             composition = await recompose(store, request, settings, strategy=strategy)
             tokens.append(composition.tokens)
             measured = tally.add(mysis.id, composition.messages)
-            if request.outcome == "ok":
+            if billed and request.outcome == "ok":
                 # The same request under the strategy, its prefix shared with the one
                 # before read from a cache (an estimate: the strategy's own tokens).
                 cached = round(composition.tokens * measured.share) if measured else 0
