@@ -13,6 +13,8 @@ from zoea_tui.orchestrator.clock import ManualClock
 from zoea_tui.orchestrator.events import TokenUsage
 from zoea_tui.orchestrator.spend import MIN_RATE_SPAN_S, RATE_WINDOW_S, SpendMeter
 from zoea_tui.providers.base import ChatResponse, Usage
+from zoea_tui.providers.registry import build_provider
+from zoea_tui.storage import MysisRecord
 
 from .conftest import ScriptedModel, until
 
@@ -37,7 +39,13 @@ async def test_a_call_is_billed_and_its_cache_reads_and_writes_are_logged(open_c
         "Ada": ScriptedModel(ChatResponse("Done.", usage=usage)),
         "Bo": ScriptedModel(ChatResponse("Done.", usage=Usage(2_000, 100, 1_000))),
     }
-    commander = await open_commander(models=models, starter_swarm=False)
+    autopilot = Config().providers["autopilot"]
+
+    def factory(record: MysisRecord) -> object:
+        """The scripted models, and the real autopilot for "Auto"."""
+        return models.get(record.name) or build_provider(autopilot, env={})
+
+    commander = await open_commander(factory=factory, starter_swarm=False)
     sub = commander.bus.subscribe()
     ada = await commander.create_mysis("Ada", provider="claude")
     bo = await commander.create_mysis("Bo", provider="free")
@@ -45,6 +53,8 @@ async def test_a_call_is_billed_and_its_cache_reads_and_writes_are_logged(open_c
 
     # A call is billed once its outcome is in the log.
     await until(lambda: commander.spend().total.requests >= 2)
+    # The autopilot answered too (its usage an estimate), and was not billed.
+    await until(lambda: commander.mysis(pilot.id).last_reported_tokens is not None)
     logged = next(r for r in await commander.store.list_requests(ada.id) if r.outcome == "ok")
     assert (logged.prompt_tokens, logged.cached_tokens, logged.cache_write_tokens) == (
         10_000,
@@ -68,8 +78,8 @@ async def test_a_call_is_billed_and_its_cache_reads_and_writes_are_logged(open_c
             seen.append(event)
     assert seen and seen[0].cache_write_tokens == 1_500 and seen[0].bill == ada_bill
     sub.close()
-    await commander.stop_mysis(bo.id)
-    await commander.stop_mysis(ada.id)
+    for mysis_id in (bo.id, ada.id, pilot.id):
+        await commander.stop_mysis(mysis_id)
     before = commander.spend().total
     await commander.delete_mysis(ada.id)
     # Its own figures go with it; what the swarm spent stays spent.
