@@ -121,7 +121,7 @@ CREATE TABLE requests (
     memory_ids        TEXT,           -- NULL: thinned by [storage] request_log
     facts_id          INTEGER REFERENCES request_parts(id),  -- NULL: its turn's state
     digest            BLOB            -- NULL: logged before 008, or thinned
-);
+, cache_write_tokens INTEGER);
 
 CREATE TABLE schema_migrations ( version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at REAL NOT NULL);
 

@@ -289,7 +289,7 @@ def _config(args: argparse.Namespace) -> Config:
 async def _cmd_simulate(args: argparse.Namespace) -> int:
     import tempfile
 
-    from .orchestrator.headless import provider_silence, simulate, to_json
+    from .orchestrator.headless import bill_words, provider_silence, simulate, to_json
     from .sim.host import WorldFileError
 
     config = _config(args)
@@ -342,6 +342,8 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
             f"{score.get('score', 0)} (ore sold {score.get('ore_sold', 0)}); "
             f"{report['wall_s']} s"
         )
+        if report["bill"]["requests"]:
+            say(f"  billed: {bill_words(report['bill'])}")
         for failure in report["failures"][:5]:
             say(f"  {failure['mysis']}: {failure['message']}")
         for note in sorted(set(report["provider_notes"].values())):
@@ -353,7 +355,7 @@ async def _cmd_simulate(args: argparse.Namespace) -> int:
 
 
 async def _cmd_replay(args: argparse.Namespace) -> int:
-    from .orchestrator.headless import replay, to_json
+    from .orchestrator.headless import bill_words, replay, to_json
 
     config = _config(args)
     async with await _open_existing(args.db) as store:
@@ -382,6 +384,9 @@ async def _cmd_replay(args: argparse.Namespace) -> int:
         f"{report['violations']} violations; {report['ratio_to_full_history']} of the full "
         "history"
     )
+    if report["bill"]["requests"]:
+        say(f"  as sent: {bill_words(report['bill'])}")
+        say(f"  under {args.strategy} (estimated): {bill_words(report['strategy_bill'])}")
     return 0
 
 

@@ -170,6 +170,11 @@ def test_estimate_and_cost_arithmetic() -> None:
     provider = ProviderConfig("p", "openai", price_in=1.0, price_out=4.0)
     assert cost(provider, 1_000_000, 400_000, 100_000) == 1.0 + 0.4  # cached at price_in
     assert cost(ProviderConfig("q", "openai"), 10, 0, 10) is None
+    claude = ProviderConfig(
+        "c", "openai", price_in=3.0, price_cached=0.3, price_cache_write=3.75, price_out=15.0
+    )
+    # 1M prompt tokens: half read from the cache, a quarter written to it.
+    assert cost(claude, 1_000_000, 500_000, 0, 250_000) == 0.75 + 0.15 + 0.9375
     measured = Measured(runs=2, requests=40, tokens_in=80_000, tokens_out=4_000, wall_s=80.0)
     figures = estimate(provider, 4, [200] * 4, budget_kind="ticks", measured=measured, jobs=2)
     assert figures["requests_at_most"] == 800 and figures["tokens_in"] == 1_600_000

@@ -282,8 +282,22 @@ MISTAKES = [
         'providers.q.temprature: unknown key (did you mean "temperature"?); expected one of: '
         "type, endpoint, model, temperature, max_tokens, context_window, timeout, api_key_env, "
         "seed, stream, tools, cache_reuse, cache_control, max_answer_bytes, price_in, "
-        "price_cached, "
-        "price_out, max_tool_iterations",
+        "price_cached, price_cache_write, price_out, max_tool_iterations",
+    ),
+    (
+        OPENAI_HEAD + "price_in = 3\nprice_cache_write = 3.75\n",
+        "providers.q.price_out: missing beside price_in, price_cache_write: a cost needs the "
+        "price of every token (0 for free), never a guess",
+    ),
+    (
+        OPENAI_HEAD + "price_cached = 0.3\nprice_out = 15\n",
+        "providers.q.price_in: missing beside price_cached, price_out: a cost needs the "
+        "price of every token (0 for free), never a guess",
+    ),
+    (
+        "[providers.autopilot]\nprice_in = 1\n",
+        'providers.autopilot.price_in: not used by type "autopilot"; its keys are: '
+        "type, context_window, tools, max_tool_iterations",
     ),
     (
         OPENAI_HEAD + "price_in = -1\n",
@@ -328,7 +342,7 @@ MISTAKES = [
         '[providers.local]\napi_key_env = "KEY"\n',
         'providers.local.api_key_env: not used by type "local"; its keys are: '
         "type, model, temperature, max_tokens, context_window, timeout, seed, tools, "
-        "max_tool_iterations",
+        "price_in, price_cached, price_cache_write, price_out, max_tool_iterations",
     ),
     ("[providers]\nq = 5\n", "providers.q: expected a table ([providers.q]), got 5"),
     (
@@ -988,3 +1002,18 @@ def test_a_provider_may_set_its_own_round_limit(tmp_path: Path) -> None:
     assert config.providers["autopilot"].max_tool_iterations == 12
     assert config.providers["q"].max_tool_iterations == 3
     assert config.context.max_tool_iterations == 7
+
+
+def test_every_kind_that_flies_a_model_takes_its_prices(tmp_path: Path) -> None:
+    from zoea_tui.core.pricing import Prices
+
+    path = write(
+        tmp_path,
+        "[providers.local]\nprice_in = 0\nprice_out = 0\n"
+        '[providers.c]\ntype = "openai"\nendpoint = "http://h/v1"\nmodel = "m"\n'
+        "price_in = 3\nprice_cached = 0.3\nprice_cache_write = 3.75\nprice_out = 15\n",
+    )
+    config = load_config(path, env={})
+    assert config.providers["local"].prices == Prices(0.0, None, None, 0.0)
+    assert config.providers["c"].prices == Prices(3.0, 0.3, 3.75, 15.0)
+    assert config.providers["autopilot"].prices == Prices() and not Prices().known

@@ -55,11 +55,20 @@ def test_each_declaration_is_complete_and_its_module_builds_it(name: str) -> Non
             {"probe": Probing(client="C", label="X", template_route="/props")},
             "says where and what to fix",
         ),
+        (
+            {"keys": tuple(k for k in KINDS["openai"].keys if k != "price_cache_write")},
+            "takes the prices: price_in, price_cached, price_cache_write, price_out",
+        ),
     ],
 )
 def test_an_incomplete_declaration_is_rejected(change: dict[str, object], problem: str) -> None:
     broken = dataclasses.replace(KINDS["openai"], **change)  # type: ignore[arg-type]
     assert any(problem in found for found in broken.problems()), broken.problems()
+
+
+def test_a_kind_without_a_model_takes_no_price() -> None:
+    priced = dataclasses.replace(KINDS["autopilot"], keys=(*KINDS["autopilot"].keys, "price_in"))
+    assert priced.problems() == ["a kind without a model costs nothing: it takes no price"]
 
 
 def test_a_kind_whose_module_cannot_be_imported_names_what_to_install(
@@ -95,3 +104,10 @@ def test_the_help_line_of_a_provider_reads_its_kind() -> None:
         "ollama · http://h:11434 · the first model the server lists · from $X"
     )
     assert not pilot.has_model and local.has_model and served.has_model
+    priced = ProviderConfig(
+        name="c", type="openai", endpoint="http://h/v1", model="m", price_in=3.0,
+        price_cache_write=3.75, price_out=15.0,
+    )  # fmt: skip
+    assert describe_provider(priced) == (
+        "openai · http://h/v1 · m · $3/M in, $3.75/M cache writes, $15/M out"
+    )

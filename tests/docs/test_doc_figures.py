@@ -248,10 +248,12 @@ def test_the_configuration_check_names_a_missing_key_and_a_wrong_default() -> No
     assert config_table_errors(wrong_first) == [
         "[context] max_context_messages: the table says 25, the code 20"
     ]
-    without_prices = text.replace("`price_in`, `price_cached`, `price_out`", "")
+    without_prices = text.replace(
+        "`price_in`, `price_cached`, `price_cache_write`, `price_out`", ""
+    )
     assert config_table_errors(without_prices) == [
         f"[providers.NAME] {name} is not in the table"
-        for name in ("price_in", "price_cached", "price_out")
+        for name in ("price_in", "price_cached", "price_cache_write", "price_out")
     ]
 
 

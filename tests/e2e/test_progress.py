@@ -14,6 +14,7 @@ import pty
 import re
 import select
 import subprocess
+import sys
 import time
 from pathlib import Path
 

@@ -89,3 +89,63 @@ def test_simulate_and_replay_refuse_bad_input_with_one_line(tmp_path: Path) -> N
     assert "swarm.max_myses" in broken.stderr and "bad.toml" in broken.stderr
     missing = zoea("replay", "--db", str(tmp_path / "none.db"), "--strategy", "turn-aware")
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_simulate_and_replay_report_what_the_requests_cost(tmp_path: Path) -> None:
+    """A priced provider: ``simulate`` bills the tokens its server reported (cache reads
+    at their price), ``replay`` the logged ones and the same under a strategy."""
+    from tests.fakes.llm_servers import Call, FakeOpenAIServer, Reply
+
+    server = FakeOpenAIServer()
+    cached = {"prompt_tokens_details": {"cached_tokens": 8}}
+    server.script(
+        Reply("", tool_calls=[Call("get_status", {})], usage=(12, 7), usage_extra=cached),
+        Reply("Done.", usage=(20, 3), usage_extra={"prompt_tokens_details": {"cached_tokens": 12}}),
+    )
+    config = tmp_path / "priced.toml"
+    db = tmp_path / "sim.db"
+    with server.running_in_thread():
+        config.write_text(
+            f'[providers.engine]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n'
+            "price_in = 2.0\nprice_cached = 0.5\nprice_out = 8.0\n"
+        )
+        base = ("--config", str(config), "--db", str(db))
+        done = zoea("simulate", "--provider", "engine", "--myses", "1", "--turns", "1", *base)
+        as_json = zoea("replay", "--strategy", "turn-aware", "--json", *base)
+        replayed = zoea("replay", "--strategy", "turn-aware", *base)
+    assert done.returncode == 0, done.stderr
+    # 32 prompt tokens (20 of them cache reads), 10 answer tokens.
+    usd = ((32 - 20) * 2.0 + 20 * 0.5 + 10 * 8.0) / 1e6
+    assert f"billed: 32 tokens in (20 cache reads), 10 out, ${usd:.4f}" in done.stdout
+    report = json.loads(as_json.stdout)
+    assert report["bill"] == {
+        "requests": 2,
+        "prompt_tokens": 32,
+        "cached_tokens": 20,
+        "cache_write_tokens": 0,
+        "completion_tokens": 10,
+        "cost_usd": round(usd, 6),
+    }
+    # The first request (before any memory) is not recomposed: the strategy's bill has one.
+    assert report["strategy_bill"]["requests"] == 1 and report["strategy_bill"]["cost_usd"] > 0
+    assert "as sent: 32 tokens in (20 cache reads), 10 out, $" in replayed.stdout
+    assert "under turn-aware (estimated): " in replayed.stdout
+
+
+def test_without_prices_simulate_reports_tokens_only(tmp_path: Path) -> None:
+    from tests.fakes.llm_servers import FakeOpenAIServer, Reply
+
+    server = FakeOpenAIServer()
+    server.script(Reply("Done.", usage=(20, 3)))
+    config = tmp_path / "free.toml"
+    with server.running_in_thread():
+        config.write_text(
+            f'[providers.engine]\ntype = "openai"\nendpoint = "{server.url}"\nmodel = "m"\n'
+        )
+        done = zoea(
+            *("simulate", "--provider", "engine", "--myses", "1", "--turns", "1"),
+            *("--config", str(config), "--db", str(tmp_path / "sim.db")),
+        )
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if "billed:" in x)
+    assert line == "  billed: 20 tokens in, 3 out" and "$" not in line

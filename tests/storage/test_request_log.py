@@ -83,6 +83,31 @@ async def _log_request_v10(
     return int(row[0])
 
 
+async def _finish_request_v10(
+    self: Store,
+    request_id: int,
+    *,
+    outcome: str,
+    prompt_tokens: int | None = None,
+    completion_tokens: int | None = None,
+    latency_ms: float | None = None,
+    error: str | None = None,
+    cached_tokens: int | None = None,
+    error_kind: str | None = None,
+    streamed: bool | None = None,
+    cache_write_tokens: int | None = None,
+) -> None:
+    """``Store.finish_request`` as schema version 10 wrote it (no cache writes: 013)."""
+    async with self._writing():
+        await self.connection.execute(
+            "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
+            "latency_ms = ?, error = ?, cached_tokens = ?, error_kind = ?, streamed = ? "
+            "WHERE id = ?",
+            (outcome, prompt_tokens, completion_tokens, latency_ms, error, cached_tokens,
+             error_kind, streamed, request_id),
+        )  # fmt: skip
+
+
 async def _old_log(db: Path, strategy: str, monkeypatch: pytest.MonkeyPatch) -> Config:
     """A database at version 10 whose log was written by version 10's code, by a real
     swarm (the autopilot on the embedded world, 2 Myses, a small window that moves)."""
@@ -99,6 +124,7 @@ async def _old_log(db: Path, strategy: str, monkeypatch: pytest.MonkeyPatch) -> 
     with monkeypatch.context() as patch:
         patch.setattr(Store, "open", open_v10)
         patch.setattr(Store, "log_request", _log_request_v10)
+        patch.setattr(Store, "finish_request", _finish_request_v10)
         await simulate(
             config, myses=2, turns=6, strategy=strategy, provider="autopilot", seed=3, db_path=db
         )

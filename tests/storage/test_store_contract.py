@@ -287,9 +287,16 @@ async def test_how_a_request_ended_reads_back_field_by_field(store: Store) -> No
         streamed=False,
     )
     done = await store.log_request(ada, _composition(2), last_memory_id=None)
-    await store.finish_request(done, outcome="ok", streamed=True)
+    await store.finish_request(
+        done, outcome="ok", streamed=True, cached_tokens=900, cache_write_tokens=120
+    )
     first, second = await store.list_requests(ada)
     assert (first.error, first.error_kind, first.cached_tokens) == ("HTTP 503", "unavailable", 4)
+    assert (first.cache_write_tokens, second.cached_tokens, second.cache_write_tokens) == (
+        None,
+        900,
+        120,
+    )
     assert (first.latency_ms, first.streamed, second.streamed) == (13.0, False, True)
     assert second.latency_ms is None and second.error is None
 

@@ -184,13 +184,19 @@ async def test_requests_newest_first_with_answer_and_previous(store: Store) -> N
     ada = await _mysis_with(store, "Ada", 6)
     first = await store.log_request(ada, _composition(3), last_memory_id=3)
     await store.finish_request(
-        first, outcome="ok", prompt_tokens=10, latency_ms=5.0, cached_tokens=4
+        first,
+        outcome="ok",
+        prompt_tokens=10,
+        latency_ms=5.0,
+        cached_tokens=4,
+        cache_write_tokens=3,
     )
     second = await store.log_request(ada, _composition(5), last_memory_id=5)
     await store.finish_request(second, outcome="error", error="HTTP 503")
     page = await story.request_page(store, ada)
     assert [r.id for r in page] == [second, first]
     assert (page[1].messages, page[1].cached_tokens, page[1].outcome) == (3, 4, "ok")
+    assert (page[1].cache_write_tokens, page[0].cache_write_tokens) == (3, None)
     record = await story.get_request(store, second)
     assert record is not None
     previous = await story.previous_request(store, record)

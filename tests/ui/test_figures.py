@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from textual.pilot import Pilot
@@ -92,6 +93,15 @@ async def test_one_request_shows_one_figure_in_the_pane_the_list_and_the_inspect
     assert seen.record.tokens == tokens
     assert f"{tokens.estimated:,} tok estimated · {tokens.reported:,} prompt tok reported" in (
         inspection_text(seen, {}).plain
+    )
+    # A server that reads and writes its prompt cache (Anthropic's): both, in both views.
+    assert " cached" not in request_row(summary).plain
+    cached = replace(summary, cached_tokens=8_000, cache_write_tokens=1_500)
+    assert "· 8.0k cached · 1.5k written" in request_row(cached).plain
+    record = replace(seen.record, cached_tokens=8_000, cache_write_tokens=1_500)
+    assert (
+        "· 8,000 served from the server's cache · 1,500 written to its cache"
+        in inspection_text(replace(seen, record=record), {}).plain
     )
 
 

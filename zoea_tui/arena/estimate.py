@@ -6,8 +6,9 @@ same budget in this database (requests a run, tokens in and out a request, the c
 share, seconds a run, with the range its fastest and slowest runs give and how sure it
 is), else guesses said to be guesses (a compact request of the autopilot's bench is about
 2 700 prompt tokens, a full one 6 800; no time without a measured speed). The cost comes
-from the provider's ``price_in``/``price_cached``/``price_out`` (USD per million tokens);
-without them there is no cost.
+from the provider's prices (``price_in``, ``price_cached``, ``price_cache_write``,
+``price_out``: USD per million tokens, priced by ``core/pricing.py``); without them there
+is no cost.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 from ..config import ProviderConfig
 from ..core.durations import duration_text
+from ..core.pricing import uncached
 from .meter import SMBENCH_REQUESTS
 
 #: Prompt tokens a request, when nothing was measured (bench/tools.py, autopilot, 4 Myses).
@@ -36,6 +38,7 @@ class Measured:
     tokens_in: int = 0
     tokens_out: int = 0
     cached_tokens: int = 0
+    cache_write_tokens: int = 0
     wall_s: float = 0.0
     #: ``(requests, ticks, seconds)`` of each run.
     each: tuple[tuple[int, int, float], ...] = ()
@@ -57,6 +60,7 @@ class Measured:
             tokens_in=sum(r.tokens_in for r in found),
             tokens_out=sum(r.tokens_out for r in found),
             cached_tokens=sum(int(r.metrics.get("cached_tokens") or 0) for r in found),
+            cache_write_tokens=sum(int(r.metrics.get("cache_write_tokens") or 0) for r in found),
             wall_s=sum(float(r.metrics.get("wall_s") or 0.0) for r in found),
             each=tuple(
                 (
@@ -70,17 +74,22 @@ class Measured:
 
 
 def cost(
-    provider: ProviderConfig, tokens_in: float, cached: float, tokens_out: float
+    provider: ProviderConfig,
+    tokens_in: float,
+    cached: float,
+    tokens_out: float,
+    cache_write: float = 0,
 ) -> float | None:
-    """USD for these tokens at the provider's prices (None: no price known). Cached
-    prompt tokens are billed at ``price_cached`` (``price_in`` when that is not set)."""
-    if provider.price_in is None and provider.price_out is None:
-        return None
-    price_in = provider.price_in or 0.0
-    price_cached = provider.price_cached if provider.price_cached is not None else price_in
-    uncached = max(0.0, tokens_in - cached)
-    total = uncached * price_in + cached * price_cached + tokens_out * (provider.price_out or 0.0)
-    return round(total / 1_000_000, 4)
+    """USD for these tokens at the provider's prices, to the hundredth of a cent (None:
+    no price known): ``tokens_in`` counts every prompt token, ``cached`` of them read
+    from the cache and ``cache_write`` written to it (``core/pricing.py`` prices them)."""
+    usd = provider.prices.cost(
+        uncached=uncached(tokens_in, cached, cache_write),
+        cache_read=cached,
+        cache_write=cache_write,
+        output=tokens_out,
+    )
+    return None if usd is None else round(usd, 4)
 
 
 def _per_run(
@@ -125,6 +134,9 @@ def estimate(
         per_in = measured.tokens_in / measured.requests
         per_out = measured.tokens_out / measured.requests
         cached_share = measured.cached_tokens / measured.tokens_in if measured.tokens_in else 0.0
+        write_share = (
+            measured.cache_write_tokens / measured.tokens_in if measured.tokens_in else 0.0
+        )
         expected = 0.0
         seconds = 0.0
         low = high = 0.0
@@ -144,11 +156,12 @@ def estimate(
         basis = f"{measured.runs} earlier arena run(s) of {provider.name}"
     else:
         per_in = GUESS_TOKENS.get(provider.tools, GUESS_TOKENS["full"])
-        per_out, cached_share, seconds_total = GUESS_OUT, 0.0, None
+        per_out, cached_share, write_share, seconds_total = GUESS_OUT, 0.0, 0.0, None
         requests, sure = bound, "guess"
         basis = "guesses: no earlier arena run of this provider (no speed measured)"
     tokens_in = requests * per_in
     cached = tokens_in * cached_share
+    written = tokens_in * write_share
     tokens_out = requests * per_out
     return {
         "runs": runs,
@@ -157,10 +170,11 @@ def estimate(
         "requests": requests,
         "tokens_in": round(tokens_in),
         "cached_tokens": round(cached),
+        "cache_write_tokens": round(written),
         "tokens_out": round(tokens_out),
         "seconds": seconds_total,
         "seconds_range": seconds_range,
-        "cost_usd": cost(provider, tokens_in, cached, tokens_out),
+        "cost_usd": cost(provider, tokens_in, cached, tokens_out, written),
         "sure": sure,
         "basis": basis,
     }
@@ -186,15 +200,17 @@ def actual(
     tokens_in = sum(r.tokens_in for r in runs)
     tokens_out = sum(r.tokens_out for r in runs)
     cached = sum(int(r.metrics.get("cached_tokens") or 0) for r in runs)
+    written = sum(int(r.metrics.get("cache_write_tokens") or 0) for r in runs)
     return {
         "runs": len(runs),
         "requests": sum(r.requests for r in runs),
         "tokens_in": tokens_in,
         "cached_tokens": cached,
+        "cache_write_tokens": written,
         "tokens_out": tokens_out,
         "seconds": round(wall_s, 1),
         "invocations": invocations,
-        "cost_usd": cost(provider, tokens_in, cached, tokens_out),
+        "cost_usd": cost(provider, tokens_in, cached, tokens_out, written),
     }
 
 
@@ -212,7 +228,12 @@ def describe(figures: dict[str, Any], *, before: bool) -> str:
     parts = [
         counted,
         f"{'~' if before else ''}{figures['tokens_in']:,} tokens in"
-        + (f" ({figures['cached_tokens']:,} cached)" if figures.get("cached_tokens") else ""),
+        + (f" ({figures['cached_tokens']:,} cached)" if figures.get("cached_tokens") else "")
+        + (
+            f" ({figures['cache_write_tokens']:,} written to the cache)"
+            if figures.get("cache_write_tokens")
+            else ""
+        ),
         f"{'~' if before else ''}{figures['tokens_out']:,} out",
     ]
     seconds = figures.get("seconds")

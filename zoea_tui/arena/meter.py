@@ -64,6 +64,8 @@ class TickMeter:
         self.tokens_in = 0
         #: Prompt tokens the server said it served from its cache (when it says).
         self.cached_tokens = 0
+        #: Prompt tokens the server said it wrote to its cache (when it says).
+        self.cache_write_tokens = 0
         #: Per answered request of the scored Mysis: its prompt tokens (the server's count,
         #: else 0) and the part served from the cache (None when the server does not say).
         self.series_tokens: list[int] = []
@@ -160,6 +162,7 @@ class MeteredProvider:
         if usage is not None:
             self.meter.tokens_in += usage.prompt_tokens or 0
             self.meter.cached_tokens += usage.cached_tokens or 0
+            self.meter.cache_write_tokens += usage.cache_write_tokens or 0
             self.meter.series_tokens.append(usage.prompt_tokens or 0)
             self.meter.series_cached.append(usage.cached_tokens)
             self.meter.tokens_out += usage.completion_tokens or 0

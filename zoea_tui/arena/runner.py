@@ -274,6 +274,7 @@ async def play(
     metrics["world"] = world
     metrics["prompt"] = "smbench" if checkout is not None else "arena"
     metrics["cached_tokens"] = meter.cached_tokens
+    metrics["cache_write_tokens"] = meter.cache_write_tokens
     metrics["answered"] = outcome.answered
     metrics["transcript"] = str(transcript) if workdir is not None else None
     # Per request, for the arena screen's sparklines: prompt tokens, the server's cached
@@ -288,7 +289,11 @@ async def play(
     wall = round(time.perf_counter() - started, 3)
     metrics["wall_s"] = wall
     metrics["cost_usd"] = cost(
-        config.provider(provider), meter.tokens_in, meter.cached_tokens, meter.tokens_out
+        config.provider(provider),
+        meter.tokens_in,
+        meter.cached_tokens,
+        meter.tokens_out,
+        meter.cache_write_tokens,
     )
     # SMBench scores every run its client played, one whose model call failed included.
     score = scoring.score_run(scenario.key, metrics)

@@ -42,14 +42,11 @@ _HTTP_KEYS = (
     "stream",
     "tools",
 )
+#: The prices every kind that flies a model takes (USD per million tokens;
+#: ``core/pricing.py``).
+PRICE_KEYS = ("price_in", "price_cached", "price_cache_write", "price_out")
 #: The keys every kind over HTTP takes after its own.
-_HTTP_TAIL = (
-    "max_answer_bytes",
-    "price_in",
-    "price_cached",
-    "price_out",
-    "max_tool_iterations",
-)
+_HTTP_TAIL = ("max_answer_bytes", *PRICE_KEYS, "max_tool_iterations")
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +107,10 @@ class ProviderKind:
             found.append('only a kind over HTTP takes "endpoint"')
         if self.has_model != ("model" in self.keys or self.default_model != ""):
             found.append('a kind that flies a model takes "model" or names a default')
+        if self.has_model and not set(PRICE_KEYS) <= set(self.keys):
+            found.append("a kind that flies a model takes the prices: " + ", ".join(PRICE_KEYS))
+        if not self.has_model and set(PRICE_KEYS) & set(self.keys):
+            found.append("a kind without a model costs nothing: it takes no price")
         return found
 
 
@@ -215,6 +216,7 @@ KINDS: dict[str, ProviderKind] = {
                 "timeout",
                 "seed",
                 "tools",
+                *PRICE_KEYS,
                 "max_tool_iterations",
             ),
             module=".local",

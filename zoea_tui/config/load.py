@@ -43,9 +43,10 @@ from typing import Any, NoReturn, TypeVar, cast
 from urllib.parse import urlsplit
 
 from ..core.game_tool import TOOLS_MODES, ToolsMode
+from ..core.pricing import Prices
 from ..core.strategies import STRATEGIES
 from . import paths
-from .kinds import ALL_PROVIDER_KEYS, KINDS
+from .kinds import ALL_PROVIDER_KEYS, KINDS, PRICE_KEYS
 from .model import (
     DEFAULT_CACHE_REUSE,
     DEFAULT_MAX_ANSWER_BYTES,
@@ -491,6 +492,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         endpoint = None
         model = table.get("model", _check_text, declared.default_model)
     window_default = declared.default_context_window
+    prices = _prices(table)
     return ProviderConfig(
         name=name,
         type=kind,
@@ -509,14 +511,32 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         max_answer_bytes=table.get(
             "max_answer_bytes", _int(MIN_ANSWER_BYTES), DEFAULT_MAX_ANSWER_BYTES
         ),
-        price_in=table.get("price_in", _check_price, None),
-        price_cached=table.get("price_cached", _check_price, None),
-        price_out=table.get("price_out", _check_price, None),
+        price_in=prices.input,
+        price_cached=prices.cached,
+        price_cache_write=prices.cache_write,
+        price_out=prices.output,
         max_tool_iterations=table.get(
             "max_tool_iterations",
             _int(1),
             builtin.max_tool_iterations if builtin is not None else None,
         ),
+    )
+
+
+def _prices(table: _Table) -> Prices:
+    """A provider's prices (``core/pricing.py``), checked to price every token: set,
+    ``price_in`` and ``price_out`` go together, and a cache's prices need them."""
+    prices = {name: table.get(name, _check_price, None) for name in PRICE_KEYS}
+    named = [name for name in PRICE_KEYS if prices[name] is not None]
+    if named and (prices["price_in"] is None or prices["price_out"] is None):
+        missing = "price_in" if prices["price_in"] is None else "price_out"
+        table.fail(
+            missing,
+            f"missing beside {', '.join(named)}: a cost needs the price of every token "
+            "(0 for free), never a guess",
+        )
+    return Prices(
+        prices["price_in"], prices["price_cached"], prices["price_cache_write"], prices["price_out"]
     )
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW, DEFAULT_WINDOW_MARGIN, ComposeSettings
 from ..core.game_tool import ToolsMode
+from ..core.pricing import Prices
 from ..core.strategies import DEFAULT_STRATEGY
 from .kinds import KINDS, LOCAL_CONTEXT_WINDOW, LOCAL_MODEL, ProviderKind
 
@@ -156,11 +157,14 @@ class ProviderConfig:
     #: a convention (``"$OPENAI_BASE_URL"``, ``"$OLLAMA_HOST"``); None for the file's and
     #: the built-ins. Shown in the help and on the provider line.
     origin: str | None = None
-    #: Prices in USD per million tokens: prompt tokens, prompt tokens served from the
-    #: server's cache, answer tokens; None: not known (``zoea arena`` then estimates no
-    #: cost). Only ever read to estimate and report what a batch costs.
+    #: Prices in USD per million tokens (``core/pricing.py``): uncached prompt tokens,
+    #: prompt tokens read from the server's cache and written to it (None: ``price_in``),
+    #: answer tokens. None: not known; costs are then never shown, only tokens (the
+    #: configuration sets ``price_in`` and ``price_out`` together). Only ever read to
+    #: show and report what requests cost.
     price_in: float | None = None
     price_cached: float | None = None
+    price_cache_write: float | None = None
     price_out: float | None = None
     #: Rounds of tool calls a turn may take on this provider; None: ``[context]
     #: max_tool_iterations``. The built-in autopilot plays longer turns (a cycle of
@@ -171,6 +175,11 @@ class ProviderConfig:
     def kind(self) -> ProviderKind:
         """The declaration of its type (``config/kinds.py``)."""
         return KINDS[self.type]
+
+    @property
+    def prices(self) -> Prices:
+        """Its prices, as every cost is worked out from them."""
+        return Prices(self.price_in, self.price_cached, self.price_cache_write, self.price_out)
 
     @property
     def is_remote(self) -> bool:

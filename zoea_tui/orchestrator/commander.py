@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
 from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
+from ..core.pricing import Bill, Prices
 from ..core.redaction import mask_text
 from ..core.retry import BOUNDED, PATIENT, RetryPolicy
 from ..core.strategies import STRATEGIES
@@ -52,6 +53,7 @@ from .mysis import MysisRuntime
 from .refusals import CommandRefused
 from .retention import RetentionKeeper
 from .services import SwarmServices
+from .spend import SpendMeter, SwarmSpend
 from .story import StoryPort
 from .swarm_tools import swarm_router
 
@@ -116,6 +118,7 @@ class Commander:
             turn_finished=self._turn_finished,
             model_retry=model_retry
             or (BOUNDED if isinstance(self.clock, VirtualClock) else PATIENT),
+            spend=SpendMeter(self.clock, self._prices_of),
         )
         #: What the UI reads of the Myses' past: pages, search, the request log.
         self.story = StoryPort(store, self.settings_for)
@@ -398,6 +401,19 @@ class Commander:
         """LLM and MCP calls in flight."""
         return self._llm, self._mcp
 
+    def _prices_of(self, provider: str) -> Prices:
+        """The prices of a provider by name (none for one no longer configured)."""
+        found = self.config.providers.get(provider)
+        return found.prices if found is not None else Prices()
+
+    def spend(self) -> SwarmSpend:
+        """What the swarm's model calls cost this run, and its rate now (``spend.py``)."""
+        return self.services.spend.swarm()
+
+    def spend_of(self, mysis_id: int) -> tuple[Bill, ...]:
+        """The bills of a Mysis's newest requests this run, oldest first."""
+        return self.services.spend.requests(mysis_id)
+
     def turn_since(self, mysis_id: int) -> int | None:
         """The first memory of the turn a Mysis has under way (None: none is): a call
         stored before it that has no result was cut, by a stop or a quit."""
@@ -590,6 +606,7 @@ class Commander:
         await self.store.release_accounts(mysis_id)
         await self.store.delete_mysis(mysis_id)
         del self._myses[mysis_id]
+        self.services.spend.forget(mysis_id)
         await self.bus.publish(MysisDeleted(mysis_id=mysis_id, name=runtime.name))
 
     async def send_message(self, mysis_id: int, text: str) -> None:

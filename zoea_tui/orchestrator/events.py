@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from ..core.cache import Reuse
 from ..core.composition import Composition
+from ..core.pricing import Bill
 from ..core.retry import seconds_words
 from ..core.tokens import RequestTokens
 from ..core.types import Memory, ToolCall
@@ -71,6 +72,8 @@ class MysisView:
     #: Wall-clock time (``time.time()``) of the next try of a model call that failed in
     #: a way that heals by waiting (the activity names the failure); None: no backoff.
     next_try_at: float | None = None
+    #: What its model calls cost this run (None: none counted; ``spend.py``).
+    spend: Bill | None = None
 
     @property
     def last_request(self) -> RequestTokens:
@@ -206,6 +209,10 @@ class TokenUsage(Event):
     latency_s: float
     #: Prompt tokens the server served from its prompt cache (None: not reported).
     cached_tokens: int | None = None
+    #: Prompt tokens the server wrote to its prompt cache (None: not reported).
+    cache_write_tokens: int | None = None
+    #: What the call cost (None: not billed, the autopilot's; ``spend.py``).
+    bill: Bill | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..config import Config
 from ..core.cache import ReuseTally
+from ..core.pricing import Bill, Prices, usd_text
 from ..core.strategies import STRATEGIES
 from ..core.tokens import REQUEST_OVERHEAD, message_tokens
 from ..core.types import tool_calls_from_json
@@ -184,6 +185,7 @@ async def simulate(
         await done.wait()
     finally:
         score = backend.host.world.score() if backend.host is not None else {}
+        bill = commander.spend().total
         # What each Mysis's provider says of itself (e.g. that it went unstreamed).
         notes = {view.name: view.provider_note for view in commander.myses() if view.provider_note}
         # A Mysis that finished its turns is stopping in its own task; let that task
@@ -215,9 +217,38 @@ async def simulate(
         "provider_notes": notes,
         "score": score,
         **tally.report(),
+        "bill": bill_figures(bill),
         "wall_s": round(time.perf_counter() - started, 3),
         "prompt_tokens_p95_by_turn": _p95_by_turn(prompt_by_turn, turns),
     }
+
+
+def bill_figures(bill: Bill) -> dict[str, Any]:
+    """A bill as a report holds it: the tokens the servers reported (prompt tokens,
+    of them read from and written to the cache, answer tokens) and the cost (None:
+    the provider has no prices; the autopilot's calls are not counted)."""
+    return {
+        "requests": bill.requests,
+        "prompt_tokens": bill.prompt,
+        "cached_tokens": bill.cache_read,
+        "cache_write_tokens": bill.cache_write,
+        "completion_tokens": bill.output,
+        "cost_usd": None if bill.usd is None else round(bill.usd, 6),
+    }
+
+
+def bill_words(bill: dict[str, Any]) -> str:
+    """A report's bill in words: its tokens, and its cost when it has one."""
+    words = f"{bill['prompt_tokens']:,} tokens in"
+    if bill["cached_tokens"]:
+        words += f" ({bill['cached_tokens']:,} cache reads"
+        words += f", {bill['cache_write_tokens']:,} writes)" if bill["cache_write_tokens"] else ")"
+    elif bill["cache_write_tokens"]:
+        words += f" ({bill['cache_write_tokens']:,} cache writes)"
+    words += f", {bill['completion_tokens']:,} out"
+    if bill["cost_usd"] is not None:
+        words += f", {usd_text(bill['cost_usd'])}"
+    return words
 
 
 def _p95_by_turn(samples: list[tuple[int, int]], turns: int) -> dict[str, int]:
@@ -242,6 +273,11 @@ async def replay(
 ) -> dict[str, Any]:
     """Recompose every logged request under ``strategy``; compare with the full history.
 
+    Its ``bill`` is what the answered requests cost as the servers reported them; its
+    ``strategy_bill`` what they would under ``strategy``: its estimated prompt tokens,
+    the prefix each shares with the one before read from a cache, the answers as logged
+    (each priced at its Mysis's provider's prices in ``config``; none: tokens only).
+
     ``on_progress`` is told ``(requests recomposed, requests)`` after every request."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown strategy {strategy!r}; expected one of: {', '.join(STRATEGIES)}")
@@ -256,6 +292,8 @@ async def replay(
     original: list[int] = []
     violations = 0
     tally = ReuseTally()
+    logged_bill = Bill()
+    strategy_bill = Bill()
     logged = [(mysis, await store.list_requests(mysis.id)) for mysis in myses]
     total = sum(1 for _, requests in logged for r in requests if r.last_memory_id is not None)
     for mysis, requests in logged:
@@ -263,14 +301,33 @@ async def replay(
             mysis.provider if mysis.provider in config.providers else None
         )
         prefix = await _full_history_prefix(store, mysis.id, mysis.system_template)
+        known = config.providers.get(mysis.provider)
+        prices = known.prices if known is not None else Prices()
+        # The autopilot flies no model: its requests cost nothing and are not billed.
+        billed = known is None or known.has_model
         for request in requests:
+            if billed and request.outcome == "ok":
+                logged_bill += Bill.of(
+                    prices,
+                    request.prompt_tokens,
+                    request.completion_tokens,
+                    request.cached_tokens,
+                    request.cache_write_tokens,
+                )
             if request.last_memory_id is None:
                 continue
             if on_progress is not None:
                 on_progress(len(tokens), total)
             composition = await recompose(store, request, settings, strategy=strategy)
             tokens.append(composition.tokens)
-            tally.add(mysis.id, composition.messages)
+            measured = tally.add(mysis.id, composition.messages)
+            if billed and request.outcome == "ok":
+                # The same request under the strategy, its prefix shared with the one
+                # before read from a cache (an estimate: the strategy's own tokens).
+                cached = round(composition.tokens * measured.share) if measured else 0
+                strategy_bill += Bill.of(
+                    prices, composition.tokens, request.completion_tokens, cached
+                )
             violations += len(validate(composition.messages))
             full.append(prefix(request.last_memory_id) + request.tools_tokens)
             original.append(request.estimated_tokens)
@@ -286,6 +343,8 @@ async def replay(
         "violations": violations,
         "ratio_to_full_history": round(sum(tokens) / sum(full), 4) if sum(full) else None,
         **tally.report(),
+        "bill": bill_figures(logged_bill),
+        "strategy_bill": bill_figures(strategy_bill),
     }
 
 

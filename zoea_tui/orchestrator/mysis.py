@@ -240,6 +240,7 @@ class MysisRuntime:
             provider_note=provider_note(self.provider),
             provider_origin=self.provider_origin,
             next_try_at=self.next_try_at,
+            spend=self.swarm.spend.of(self.id),
         )
 
     async def changed(self, reason: str = "") -> None:
@@ -567,6 +568,12 @@ class MysisRuntime:
         response = await self._model_call(attempt)
         if response is None:
             return None
+        # A model's call is billed; the autopilot's usage is an estimate: it costs nothing.
+        bill = (
+            None
+            if getattr(self.provider, "usage_is_estimate", False)
+            else self.swarm.spend.record(self.id, self.record.provider, response.usage)
+        )
         await self.swarm.bus.publish(
             TokenUsage(
                 mysis_id=self.id,
@@ -575,6 +582,8 @@ class MysisRuntime:
                 completion_tokens=response.usage.completion_tokens,
                 latency_s=response.latency_s,
                 cached_tokens=response.usage.cached_tokens,
+                cache_write_tokens=response.usage.cache_write_tokens,
+                bill=bill,
             )
         )
         self.last_cached_tokens = response.usage.cached_tokens
@@ -811,6 +820,7 @@ class MysisRuntime:
             latency_ms=(time.perf_counter() - started) * 1000,
             error=error,
             cached_tokens=usage.cached_tokens if usage else None,
+            cache_write_tokens=usage.cache_write_tokens if usage else None,
             error_kind=error_kind,
             streamed=getattr(self.provider, "streaming", None),
         )

@@ -17,12 +17,14 @@ from typing import Literal
 
 from ..config import NudgeConfig
 from ..core.composition import ComposeSettings
+from ..core.pricing import Prices
 from ..core.retry import BOUNDED, PATIENT, RetryPolicy
 from ..providers.base import ProviderSettings
 from ..storage import MysisRecord, Store
 from .calibration import EngineFit, engine_of
-from .clock import Clock
+from .clock import Clock, RealClock
 from .events import EventBus
+from .spend import SpendMeter
 from .step_gate import StepGate
 from .warm_start import WarmStart
 
@@ -30,6 +32,10 @@ from .warm_start import WarmStart
 MYSIS_RETRY = BOUNDED
 
 NetworkKind = Literal["llm", "mcp"]
+
+
+def _unpriced(_provider: str) -> Prices:
+    return Prices()
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +51,8 @@ class SwarmServices:
     ``model_retry`` of its model calls (``core/retry.py``); ``step_gate`` holds a
     Mysis's next step a moment while the commander's key is handled; ``fit`` is what
     the swarm learnt of each engine (``calibration.py``); ``warm_start`` lets the first
-    request to each engine warm its prompt cache before the others go (``warm_start.py``).
+    request to each engine warm its prompt cache before the others go (``warm_start.py``);
+    ``spend`` bills every answered model call (``spend.py``).
     """
 
     store: Store
@@ -71,6 +78,8 @@ class SwarmServices:
     fit: EngineFit = field(default_factory=EngineFit)
     #: The first request to each engine goes first, and warms it for the swarm.
     warm_start: WarmStart = field(default_factory=WarmStart)
+    #: What every answered model call cost (``spend.py``; the commander's prices it).
+    spend: SpendMeter = field(default_factory=lambda: SpendMeter(RealClock(), _unpriced))
 
     def fitted_settings(self, record: MysisRecord) -> tuple[ComposeSettings, ProviderSettings]:
         """The settings of ``settings_for``, fitted to what the swarm learnt of the

@@ -133,6 +133,9 @@ class RequestRecord(LoggedTokens):
     turn_id: int | None = None
     #: Prompt tokens the server said it served from its prompt cache.
     cached_tokens: int | None = None
+    #: Prompt tokens the server said it wrote to its prompt cache (migration 013; None:
+    #: not reported, or an older log).
+    cache_write_tokens: int | None = None
     #: JSON: the settings, game state and latest broadcast the composition saw
     #: (migration 008; None in older logs).
     inputs: str | None = None
@@ -207,6 +210,7 @@ def request_from_row(row: Sequence[Any], shapes: Mapping[int, str]) -> RequestRe
         request_id, mysis_id, created_at, strategy, last_memory_id, nudge_level,
         item_list, memory_ids, estimated, prompt, completion, latency, outcome, error,
         tools_tokens, turn_id, cached, settings, facts, digest, error_kind, streamed,
+        written,
     ) = row  # fmt: skip
     items = decode_items([shapes[i] for i in shape_ids(item_list)], memory_ids, last_memory_id)
     return RequestRecord(
@@ -226,6 +230,7 @@ def request_from_row(row: Sequence[Any], shapes: Mapping[int, str]) -> RequestRe
         tools_tokens=tools_tokens,
         turn_id=turn_id,
         cached_tokens=cached,
+        cache_write_tokens=written,
         inputs=inputs_text(settings, facts),
         digest=digest.hex() if digest is not None else None,
         error_kind=error_kind,

@@ -38,7 +38,7 @@ REQUEST_SELECT = (
     "SELECT r.id, r.mysis_id, r.created_at, r.strategy, r.last_memory_id, r.nudge_level, "
     "i.text, r.memory_ids, r.estimated_tokens, r.prompt_tokens, r.completion_tokens, "
     "r.latency_ms, r.outcome, r.error, r.tools_tokens, r.turn_id, r.cached_tokens, "
-    "s.text, f.text, r.digest, r.error_kind, r.streamed FROM requests r "
+    "s.text, f.text, r.digest, r.error_kind, r.streamed, r.cache_write_tokens FROM requests r "
     "LEFT JOIN request_parts s ON s.id = r.settings_id "
     "LEFT JOIN request_parts i ON i.id = r.items_id "
     "LEFT JOIN request_parts f ON f.id = r.facts_id"

@@ -156,17 +156,20 @@ class RequestsTables(StoreCore):
         cached_tokens: int | None = None,
         error_kind: str | None = None,
         streamed: bool | None = None,
+        cache_write_tokens: int | None = None,
     ) -> None:
-        """Record how a logged request ended (``cached_tokens``: as the server reported;
-        ``error_kind``: the class of its failure; ``streamed``: how the answer came).
+        """Record how a logged request ended (``cached_tokens`` and
+        ``cache_write_tokens``: the prompt tokens the server said it read from its cache
+        and wrote to it; ``error_kind``: the class of its failure; ``streamed``: how the
+        answer came).
 
         The latency is kept to the millisecond (SQLite then stores it in 2-3 bytes, not 8).
         """
         async with self._writing():
             await self._db.execute(
                 "UPDATE requests SET outcome = ?, prompt_tokens = ?, completion_tokens = ?, "
-                "latency_ms = ?, error = ?, cached_tokens = ?, error_kind = ?, streamed = ? "
-                "WHERE id = ?",
+                "latency_ms = ?, error = ?, cached_tokens = ?, error_kind = ?, streamed = ?, "
+                "cache_write_tokens = ? WHERE id = ?",
                 (
                     outcome,
                     prompt_tokens,
@@ -176,6 +179,7 @@ class RequestsTables(StoreCore):
                     cached_tokens,
                     error_kind,
                     streamed,
+                    cache_write_tokens,
                     request_id,
                 ),
             )

@@ -108,6 +108,8 @@ class RequestSummary(LoggedTokens):
     error_kind: str | None = None
     #: Whether the answer came streamed (SQLite's 0 or 1; None: no HTTP provider).
     streamed: int | None = None
+    #: Prompt tokens the server said it wrote to its cache (None: not reported).
+    cache_write_tokens: int | None = None
 
 
 def _rows(rows: Sequence[Sequence[Any]]) -> list[Memory]:
@@ -303,7 +305,7 @@ async def broadcast_memory(store: Store, mysis_id: int, broadcast_id: int) -> in
 _SUMMARY_COLUMNS = (
     f"r.id, r.mysis_id, r.created_at, r.strategy, {ITEM_COUNT}, "
     "r.estimated_tokens, r.prompt_tokens, r.cached_tokens, r.latency_ms, r.outcome, "
-    "r.error, r.turn_id, r.last_memory_id, r.error_kind, r.streamed"
+    "r.error, r.turn_id, r.last_memory_id, r.error_kind, r.streamed, r.cache_write_tokens"
 )
 
 

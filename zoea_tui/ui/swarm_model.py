@@ -24,6 +24,7 @@ from textual.message import Message
 from textual.message_pump import MessagePump
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW
+from ..core.pricing import Bill
 from ..core.types import Memory
 from ..orchestrator import events as ev
 from ..orchestrator.events import (
@@ -41,9 +42,11 @@ from ..orchestrator.events import (
     RequestComposed,
     RequestFinished,
     StreamDelta,
+    TokenUsage,
     ToolCallFinished,
     ToolCallStarted,
 )
+from ..orchestrator.spend import SwarmSpend
 from .activity import ActionTail, latest_answer, tail_from_memories
 from .widgets.context_preview import PreviewData
 
@@ -98,6 +101,13 @@ class SwarmModel:
         """Logged requests whose calls ended, their outcomes now in the log."""
 
         requests: tuple[ev.RequestFinished, ...]
+
+    @dataclass
+    class Spent(Message, bubble=False):
+        """These Myses' model calls were billed (:meth:`SwarmModel.spend`,
+        :meth:`SwarmModel.bills`)."""
+
+        ids: frozenset[int]
 
     @dataclass
     class Ticked(Message, bubble=False):
@@ -210,6 +220,15 @@ class SwarmModel:
             return None
         return PreviewData.composed(latest, self.window(mysis_id), self.latest_tick.get(mysis_id))
 
+    def spend(self) -> SwarmSpend:
+        """What the swarm's model calls cost this run, and its rate now (the
+        orchestrator's meter; nothing before the commander is open)."""
+        return self.commander.spend() if self.commander is not None else SwarmSpend()
+
+    def bills(self, mysis_id: int) -> tuple[Bill, ...]:
+        """The bills of a Mysis's newest requests this run, oldest first."""
+        return self.commander.spend_of(mysis_id) if self.commander is not None else ()
+
     def window(self, mysis_id: int) -> int:
         """The context window of a Mysis's model (the default when unknown)."""
         view = self.views.get(mysis_id)
@@ -269,6 +288,7 @@ class SwarmModel:
         acted: set[int] = set()
         composed: set[int] = set()
         finished: list[ev.RequestFinished] = []
+        spent: set[int] = set()
         superseded: set[int] = set()
         concerned: set[int] = set()
         ticked = False
@@ -323,6 +343,8 @@ class SwarmModel:
                     composed.add(event.mysis_id)
                 case RequestFinished():
                     finished.append(event)
+                case TokenUsage(bill=bill) if bill is not None:
+                    spent.add(event.mysis_id)
                 case NetworkActivity():
                     self.network = (event.llm, event.mcp)
                 case GameTick():
@@ -361,6 +383,9 @@ class SwarmModel:
             later.append((SwarmModel.RequestComposed, requests))
         if finished:
             later.append((SwarmModel.RequestsFinished, tuple(finished)))
+        if spent:
+            billed = frozenset(spent)
+            later.append((SwarmModel.Spent, billed))
         if ticked and self.tick is not None:
             tick = self.tick
             later.append((SwarmModel.Ticked, tick))

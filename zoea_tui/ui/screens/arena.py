@@ -40,6 +40,7 @@ from ...arena.report import (
 from ...arena.runner import ALL_STRATEGIES, ARENA_STRATEGIES, RunHooks, RunResult
 from ...arena.scenarios import SCENARIOS
 from ...arena.transcripts import Transcript
+from ...core.pricing import usd_text
 from ...core.types import Memory
 from ...orchestrator.events import MessageStored
 from ..sanitize import one_line
@@ -76,6 +77,21 @@ def composites_text(report: dict[str, Any]) -> str:
         f"{s} {'composite ' if s in (report.get('composite') or {}) else ''}"
         f"{composite_text(report, s, named=True)}"
         for s in strategies
+    )
+
+
+def series_label(
+    tokens: list[int], share: list[float], *, reported: bool, cost_usd: float | None
+) -> str:
+    """What a run's sparklines show: its tokens per request, its mean cache share (as
+    the server reported it, else the prefix a cache could reuse) and, when its provider
+    has prices, what the run cost."""
+    what = "cached by the server" if reported else "prefix a cache can reuse"
+    mean = sum(share) / len(share) if share else 0.0
+    cost = f" · cost {usd_text(cost_usd)}" if cost_usd is not None else ""
+    return (
+        f"tokens/request {min(tokens):,}–{max(tokens):,} · {what} {mean:.0%} "
+        f"(mean over {len(tokens)} requests){cost}"
     )
 
 
@@ -357,14 +373,8 @@ class ArenaScreen(ZoeaScreen[None]):
         if not tokens:
             label.update(Text("Highlight a run: its tokens per request and cache share."))
             return
-        what = "cached by the server" if reported else "prefix a cache can reuse"
-        mean = sum(share) / len(share) if share else 0.0
-        label.update(
-            Text(
-                f"tokens/request {min(tokens):,}–{max(tokens):,} · {what} {mean:.0%} "
-                f"(mean over {len(tokens)} requests)"
-            )
-        )
+        cost = ((run or {}).get("metrics") or {}).get("cost_usd")
+        label.update(Text(series_label(tokens, share, reported=reported, cost_usd=cost)))
 
     @on(DataTable.RowSelected, "#arena-runs")
     async def _open_run(self, event: DataTable.RowSelected) -> None:

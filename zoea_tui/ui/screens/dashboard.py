@@ -1,5 +1,6 @@
 """The dashboard: banner, broadcast history, the swarm panes (with the selected Mysis's
-next request beside them on a wide terminal) and the status bar."""
+next request beside them on a wide terminal), the live meter of what the swarm's models
+cost (once one was called) and the status bar."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ..widgets.banner import Banner
 from ..widgets.broadcast_log import BroadcastLine, BroadcastLog
 from ..widgets.context_preview import PreviewLines
 from ..widgets.key_bar import KeyBar
+from ..widgets.spend_meter import SpendLine
 from ..widgets.status_bar import StatusBar
 from ..widgets.swarm_panes import SwarmPanes
 from .base import ZoeaScreen
@@ -27,6 +29,8 @@ FLUSH_S = 0.1
 PREVIEW_S = 0.5
 #: Below this height the broadcast history gets fewer lines.
 SHORT_HEIGHT = 30
+#: The meter's rate is worked out again this often while nothing is billed (seconds).
+SPEND_S = 5.0
 
 
 class DashboardScreen(ZoeaScreen[None]):
@@ -60,6 +64,7 @@ class DashboardScreen(ZoeaScreen[None]):
         with Horizontal(id="dash-body"):
             yield SwarmPanes(id="myses")
             yield PreviewLines(id="dash-preview")
+        yield SpendLine(id="spend")
         yield StatusBar(self.app, id="status")
         yield KeyBar()
 
@@ -78,7 +83,9 @@ class DashboardScreen(ZoeaScreen[None]):
             SwarmModel.ActionsChanged,
             SwarmModel.RequestComposed,
             SwarmModel.BroadcastSent,
+            SwarmModel.Spent,
         )
+        self.set_interval(SPEND_S, self._show_spend)
         if self.center.commander is not None:
             self._engine_ready(None)
 
@@ -107,6 +114,17 @@ class DashboardScreen(ZoeaScreen[None]):
         self._load_broadcasts()
         self._load_tails(swarm.ids)
         self.refresh_preview()
+        self._show_spend()
+
+    def _show_spend(self) -> None:
+        """The swarm's spend and its rate now (nothing until a model call is billed)."""
+        spend = self.center.swarm.spend()
+        if spend.counted:
+            self.query_one(SpendLine).show(spend)
+
+    @on(SwarmModel.Spent)
+    def _spent(self, message: SwarmModel.Spent) -> None:
+        self._show_spend()
 
     @work(exclusive=True, group="dashboard-load", exit_on_error=False)
     async def _load_broadcasts(self) -> None:

@@ -22,6 +22,7 @@ from ..widgets.context_preview import ContextPreview
 from ..widgets.conversation import ConversationLog
 from ..widgets.game_state import GameStateSidebar
 from ..widgets.key_bar import KeyBar
+from ..widgets.spend_meter import SpendSparks, bill_piece
 from ..widgets.status_bar import StatusBar
 from ..widgets.text_block import TextBlock
 from .base import ZoeaScreen
@@ -65,6 +66,8 @@ def header_text(view: MysisView, position: tuple[int, int], window: int, width: 
         tokens.append(f" · server cached {fmt.compact(last.cached)}", style=fmt.MUTED)
     strategy = Text.assemble(("strategy ", fmt.MUTED), (view.strategy, fmt.TEAL))
     pieces = [who, state, provider, account, nudges, tokens, strategy]
+    if spend := bill_piece(view.spend):
+        pieces.append(Text.assemble(("spent ", fmt.MUTED), spend))
     lines = fmt.pack(pieces, width if width > 0 else sum(p.cell_len + 3 for p in pieces), "   ")
     text = Text("\n").join(lines)
     if view.last_error:
@@ -120,8 +123,10 @@ class FocusScreen(ZoeaScreen[None]):
         return self.mysis_id
 
     def compose(self) -> ComposeResult:
-        """Header; sidebar, log and preview side by side; status; keys."""
+        """Header; its Mysis's spend per request (once a model call of it was billed);
+        sidebar, log and preview side by side; status; keys."""
         yield TextBlock(id="focus-header")
+        yield SpendSparks(id="focus-spend")
         with Horizontal(id="focus-body"):
             yield GameStateSidebar(id="game-state")
             yield ConversationLog(id="conversation")
@@ -175,6 +180,7 @@ class FocusScreen(ZoeaScreen[None]):
         header = self.query_one("#focus-header", TextBlock)
         width = header.content_size.width or max(self.app.size.width - 2, 1)
         header.show(header_text(view, position, self.center.swarm.window(view.id), width))
+        self.query_one(SpendSparks).show(self.center.swarm.bills(view.id))
 
     def _refresh_sidebar(self) -> None:
         commander = self.center.commander

@@ -39,6 +39,13 @@ def data_rows(db_path: Path) -> list[tuple[str, str]]:
     ]
 
 
+#: Where the costs the meter shows come from.
+PRICES_HELP = (
+    "costs: a provider's price_in, price_cached, price_cache_write and price_out "
+    "(USD per million tokens) in its [providers.NAME] table; without them, tokens only"
+)
+
+
 def help_table(
     providers: Sequence[tuple[str, str]] = (),
     applied: str = "",
@@ -62,6 +69,7 @@ def help_table(
             table.add_row(Text(name, style=f"bold {fmt.TEAL}"), Text(what, style=fmt.TEXT))
         if applied:
             table.add_row("", Text(f"configuration: {applied}", style=fmt.MUTED))
+        table.add_row("", Text(PRICES_HELP, style=fmt.MUTED))
     if data:
         table.add_row("", "")
         table.add_row("", Text("DATA", style=f"bold {fmt.ASSISTANT}"))
@@ -80,10 +88,16 @@ def help_table(
 
 
 def describe_provider(provider: ProviderConfig) -> str:
-    """A provider in one line: its type, where it is, its model, and where it comes from."""
+    """A provider in one line: its type, where it is, its model, its prices when it has
+    them, and where it comes from."""
     model = provider.model or "the first model the server lists"
     what = provider.kind.summary.format(type=provider.type, endpoint=provider.endpoint, model=model)
-    return what + (f" · from {provider.origin}" if provider.origin else "")
+    prices = provider.prices.describe()
+    return (
+        what
+        + (f" · {prices}" if prices else "")
+        + (f" · from {provider.origin}" if provider.origin else "")
+    )
 
 
 class HelpScreen(ModalScreen[None]):

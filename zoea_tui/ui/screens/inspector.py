@@ -55,7 +55,8 @@ def outcome_text(r: RequestSummary | RequestRecord) -> str:
 
 def request_row(r: RequestSummary) -> Text:
     """Two lines of the list: id, time, outcome and latency; strategy, messages, tokens
-    (``RequestTokens.shown``, saying which figure) and cached tokens."""
+    (``RequestTokens.shown``, saying which figure), the tokens read from the server's
+    cache and written to it."""
     text = Text(no_wrap=True, overflow="ellipsis")
     text.append(f"#{r.id} ", style=fmt.DIM)
     text.append(fmt.clock(r.created_at), style=fmt.MUTED)
@@ -69,6 +70,8 @@ def request_row(r: RequestSummary) -> Text:
     text.append(f" {tokens.which}", style=fmt.MUTED)
     if tokens.cached is not None:
         text.append(f" · {fmt.compact(tokens.cached)} cached", style=fmt.MUTED)
+    if r.cache_write_tokens is not None:
+        text.append(f" · {fmt.compact(r.cache_write_tokens)} written", style=fmt.MUTED)
     return text
 
 
@@ -153,6 +156,8 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
         text.append(f" · {tokens.reported:,} prompt tok reported", style=fmt.TEXT)
     if tokens.cached is not None:
         text.append(f" · {tokens.cached:,} served from the server's cache", style=fmt.TEXT)
+    if r.cache_write_tokens is not None:
+        text.append(f" · {r.cache_write_tokens:,} written to its cache", style=fmt.TEXT)
     if r.latency_ms is not None:
         text.append(f" · {r.latency_ms / 1000:.2f} s", style=fmt.TEXT)
     text.append(f" · {outcome_text(r)}", style=_OUTCOME_STYLE.get(r.outcome, fmt.ERROR))

@@ -20,6 +20,7 @@ from ...orchestrator.events import MysisView
 from .. import formatting as fmt
 from ..activity import Action, GameFacts
 from ..sanitize import one_line
+from .spend_meter import bill_piece
 from .text_view import TextRows
 
 #: Cells of the context meter's bar in a pane.
@@ -66,6 +67,10 @@ def row_text(view: MysisView, width: int, window: int, selected: bool) -> Text:
 
     second = Text(no_wrap=True, overflow="ellipsis")
     second.append("    └ ", style=fmt.DIM)
+    spend = bill_piece(view.spend)
+    if spend.cell_len:
+        second.append_text(spend)
+        second.append(" · ", style=fmt.DIM)
     second.append_text(_latest(view))
     second.truncate(max(width, 1), overflow="ellipsis")
     return Text("\n").join([line, second])
@@ -111,6 +116,25 @@ def meter(tokens: int, window: int, cells: int = METER_CELLS, *, width: int = 0)
     text.append(" ")
     text.append_text(gauge)
     return text
+
+
+def _context_lines(view: MysisView, window: int, width: int) -> list[Text]:
+    """The context meter, then what the Mysis's model calls cost this run (its tokens
+    when its provider has no prices; nothing for the autopilot): beside the meter, its
+    bar shortened for it, or on a line of its own when the figures do not fit."""
+    spend = bill_piece(view.spend)
+    tokens = view.last_request.shown
+    beside = width - 4 - (spend.cell_len + 3 if spend.cell_len else 0)
+    if spend.cell_len and beside < 2 + fmt.token_gauge(tokens, window).cell_len:
+        return [
+            Text.assemble(("ctx ", fmt.MUTED), meter(tokens, window, width=width - 4)),
+            Text.assemble(("spent ", fmt.MUTED), spend),
+        ]
+    line = Text.assemble(("ctx ", fmt.MUTED), meter(tokens, window, width=beside))
+    if spend.cell_len:
+        line.append(" · ", style=fmt.DIM)
+        line.append_text(spend)
+    return [line]
 
 
 def _clipped(text: Text, width: int) -> Text:
@@ -215,7 +239,8 @@ def pane_text(
 
     In order, as far as there is room: state and activity with the countdown and the
     nudge counter; credits, cargo and location (each of them whole, on more lines when
-    the pane is narrow); provider, model and strategy; the context meter; the latest
+    the pane is narrow); provider, model and strategy; the context meter with what the
+    Mysis cost this run; the latest
     answer (or the error; ``answer`` when the view has none yet, as after a restart),
     wrapped over up to three lines when there is room; then the newest actions, newest
     last.
@@ -224,7 +249,7 @@ def pane_text(
         *_status_lines(view, width, now),
         *_facts_lines(view, facts, width),
         _model_line(view),
-        Text.assemble(("ctx ", fmt.MUTED), meter(view.last_request.shown, window, width=width - 4)),
+        *_context_lines(view, window, width),
     ]
     latest = Text()
     if view.state == "errored" and view.last_error:
