@@ -6,7 +6,7 @@ station's own factor; orders walk the book in levels (see `rules.walk_book`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from zoea_tui.sim import errors, orderbook, params, rules
 from zoea_tui.sim.catalog import ITEMS, ItemDef, find_item
@@ -123,33 +123,9 @@ def sell(world: WorldState, call: Call) -> dict[str, Any]:
     me.ship.remove_cargo(item.id, quantity)
     me.credits += total
     me.stats["credits_earned"] += total
-    me.stats["trades_completed"] += 1
     if item.category == "ore":
         me.stats["ore_sold"] += quantity
-    orderbook.record_trade(
-        me,
-        {
-            "side": "sell",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-            "tick": world.tick,
-        },
-    )
-    world.notify(
-        me,
-        "trade",
-        "trade_completed",
-        {
-            "side": "sell",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-        },
-        message=f"Sold {quantity} {item.name} for {total} credits.",
-    )
+    _completed(world, me, "sell", item, quantity, total, base)
     result: dict[str, Any] = {
         "action": "sold",
         "item": item.name,
@@ -198,31 +174,7 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
     me.credits -= total
     me.ship.add_cargo(item.id, quantity)
     me.stats["credits_spent"] += total
-    me.stats["trades_completed"] += 1
-    orderbook.record_trade(
-        me,
-        {
-            "side": "buy",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-            "tick": world.tick,
-        },
-    )
-    world.notify(
-        me,
-        "trade",
-        "trade_completed",
-        {
-            "side": "buy",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-        },
-        message=f"Bought {quantity} {item.name} for {total} credits.",
-    )
+    _completed(world, me, "buy", item, quantity, total, base)
     result: dict[str, Any] = {
         "action": "bought",
         "item": item.name,
@@ -238,6 +190,36 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
     if auto:
         apply_auto_dock(world, me, result)
     return result
+
+
+def _completed(
+    world: WorldState,
+    me: Player,
+    side: Literal["buy", "sell"],
+    item: ItemDef,
+    quantity: int,
+    total: int,
+    base: Base,
+) -> None:
+    """A trade with the station done: counted, kept in the player's recent trades, and
+    told to the player as a ``trade_completed`` event."""
+    me.stats["trades_completed"] += 1
+    trade = {
+        "side": side,
+        "item_id": item.id,
+        "quantity": quantity,
+        "total": total,
+        "base_id": base.id,
+    }
+    orderbook.record_trade(me, {**trade, "tick": world.tick})
+    verb = "Sold" if side == "sell" else "Bought"
+    world.notify(
+        me,
+        "trade",
+        "trade_completed",
+        trade,
+        message=f"{verb} {quantity} {item.name} for {total} credits.",
+    )
 
 
 def _preview(sellers: list[dict[str, Any]], quantity: int, ask: int | None) -> list[dict[str, Any]]:
