@@ -153,7 +153,12 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
     if not sells and not sellers:
         raise errors.item_not_available(item.name, item.id)
     ask = base.ask(item.id)
-    fills = _preview(sellers, quantity, ask if sells else None)
+
+    def cheaper(price: int) -> bool:
+        """A player's offer the buy takes: any, or below the station's ask when it sells."""
+        return not sells or price < ask
+
+    fills = orderbook.quote(sellers, quantity, cheaper)
     left = quantity - sum(f["quantity"] for f in fills)
     if left and sells:
         fills += station_fills(ask, left, selling=False)
@@ -170,7 +175,7 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
             f"{me.ship.cargo_free} free. Sell cargo first or buy less.",
         )
     if any(f["source"] == "player" for f in fills):
-        orderbook.take(world, sellers, quantity, lambda p: sells is False or p < ask)
+        orderbook.take(world, sellers, quantity, cheaper)
     me.credits -= total
     me.ship.add_cargo(item.id, quantity)
     me.stats["credits_spent"] += total
@@ -220,27 +225,6 @@ def _completed(
         trade,
         message=f"{verb} {quantity} {item.name} for {total} credits.",
     )
-
-
-def _preview(sellers: list[dict[str, Any]], quantity: int, ask: int | None) -> list[dict[str, Any]]:
-    """Fills a buy would take from player sell orders cheaper than the station's ask."""
-    fills: list[dict[str, Any]] = []
-    left = quantity
-    for order in sellers:
-        if left <= 0 or (ask is not None and order["price_each"] >= ask):
-            break
-        qty = min(left, order["quantity"])
-        fills.append(
-            {
-                "price_each": order["price_each"],
-                "quantity": qty,
-                "subtotal": qty * order["price_each"],
-                "source": "player",
-                "counterparty": order["owner"],
-            }
-        )
-        left -= qty
-    return fills
 
 
 HANDLERS = {"view_market": view_market, "sell": sell, "buy": buy}
