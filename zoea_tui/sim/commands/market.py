@@ -99,19 +99,25 @@ def station_fills(top_price: int, quantity: int, selling: bool) -> list[dict[str
     return [{**f, "source": "station"} for f in rules.walk_book(top_price, quantity, selling)]
 
 
+def require_cargo(me: Player, item: ItemDef, quantity: int, doing: str) -> None:
+    """Raise ``insufficient_items`` unless the cargo holds `quantity` of `item` (`doing`:
+    what the player cannot do without it, "sell", "list")."""
+    have = me.ship.cargo.get(item.id, 0)
+    if have < quantity:
+        raise GameError(
+            "insufficient_items",
+            f"You have {have} {item.name} in cargo and cannot {doing} {quantity}. "
+            "Use get_cargo to check quantities.",
+        )
+
+
 def sell(world: WorldState, call: Call) -> dict[str, Any]:
     """Sell cargo to the station at its bid, walking down the book."""
     me = call.me
     item = item_arg(call)
     quantity = quantity_arg(call)
     auto = needs_auto_dock(world, me)
-    have = me.ship.cargo.get(item.id, 0)
-    if have < quantity:
-        raise GameError(
-            "insufficient_items",
-            f"You have {have} {item.name} in cargo and cannot sell {quantity}. "
-            "Use get_cargo to check quantities.",
-        )
+    require_cargo(me, item, quantity, "sell")
     base = base_here(world, call.me)
     bid = base.bid(item.id)
     buyers = orderbook.resting(world, base.id, item.id, "buy", me.username)
