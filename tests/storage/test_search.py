@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from zoea_tui.storage import NewMemory, Store, story
+import pytest
+
+from zoea_tui.storage import NewMemory, Store, StoreError, story
 from zoea_tui.storage.search import query_terms, snippet
 
 
@@ -26,6 +28,13 @@ async def test_a_part_of_a_word_finds_the_word_in_any_case(store: Store) -> None
     assert await _texts(store, mysis.id, "op") == ["copper only"], "two letters scan"
     assert await _texts(store, mysis.id, "or be") == ["Iron ore at Main Belt"]
     assert await _texts(store, mysis.id, "zinc") == []
+
+
+async def test_a_field_other_than_content_or_reasoning_is_refused(store: Store) -> None:
+    mysis = await store.create_mysis("alpha")
+    await store.add_memory(mysis.id, NewMemory("tool", "tool", "ore", tool_name="mine"))
+    with pytest.raises(StoreError, match="cannot search 'tool_name'"):
+        await store.search_memories(mysis.id, "mine", field="tool_name")
 
 
 async def test_hits_are_ranked_by_how_well_they_match(store: Store) -> None:

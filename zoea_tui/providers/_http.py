@@ -21,7 +21,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict, Unpack
 
 import httpx
 
@@ -484,6 +484,27 @@ async def ndjson_lines(
             yield line
 
 
+class HttpOptions(TypedDict, total=False):
+    """The keyword arguments every HTTP client takes, all optional; :class:`HttpProvider`
+    reads them, and a subclass passes them through (``**options``) and names only its own.
+    """
+
+    #: The ``httpx`` client to borrow (not closed by ``aclose``); default: one of its own.
+    client: httpx.AsyncClient | None
+    #: One of the policies of ``core/retry.py``; default :data:`~zoea_tui.core.retry.CLIENT`.
+    retry: RetryPolicy
+    #: How a retry waits (injectable for tests); default :func:`asyncio.sleep`.
+    sleep: Sleep
+    #: Hears each retry with its wait; default: a log line.
+    on_retry: OnRetry | None
+    #: The provider's ``stream`` key; default ``"auto"``.
+    stream: StreamSetting
+    #: The most bytes one answer may take; default :data:`DEFAULT_MAX_ANSWER_BYTES`.
+    max_answer_bytes: int
+    #: The variable the key was to come from, named by a 401 when it held none.
+    api_key_env: str | None
+
+
 class HttpProvider:
     """The frame shared by the HTTP clients: client, retries, latency, headers, and how
     it streams.
@@ -511,19 +532,10 @@ class HttpProvider:
     chat_path: ClassVar[str] = ""
 
     def __init__(
-        self,
-        endpoint: str,
-        model: str,
-        api_key: str | None = None,
-        *,
-        client: httpx.AsyncClient | None = None,
-        retry: RetryPolicy = CLIENT,
-        sleep: Sleep = asyncio.sleep,
-        on_retry: OnRetry | None = None,
-        stream: StreamSetting = "auto",
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
-        api_key_env: str | None = None,
+        self, endpoint: str, model: str, api_key: str | None = None, **options: Unpack[HttpOptions]
     ) -> None:
+        client = options.get("client")
+        stream = options.get("stream", "auto")
         self.endpoint = endpoint.rstrip("/")
         #: The chat route's URL.
         self.url = f"{self.endpoint}{self.chat_path}"
@@ -531,18 +543,18 @@ class HttpProvider:
         self.label = model
         self._api_key = api_key or None
         #: The variable ``api_key_env`` names when it held no key: a 401 names it.
-        self._unset_env = None if self._api_key else api_key_env
+        self._unset_env = None if self._api_key else options.get("api_key_env")
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient()
         # One of the retry policies named in core/retry.py (a Mysis's client: ONCE, its
         # runtime retries); a Retry-After past the cap escapes with its ``retry_after``.
-        self._retry = retry
-        self._sleep = sleep
-        self._on_retry = on_retry or _log_retry
+        self._retry = options.get("retry", CLIENT)
+        self._sleep = options.get("sleep", asyncio.sleep)
+        self._on_retry = options.get("on_retry") or _log_retry
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self.stream_setting: StreamSetting = stream
         #: The most bytes one answer may take (``max_answer_bytes``).
-        self.max_answer_bytes = max_answer_bytes
+        self.max_answer_bytes = options.get("max_answer_bytes", DEFAULT_MAX_ANSWER_BYTES)
         #: Whether requests that ask to stream are streamed (False once ``auto`` gave up).
         self._streams = stream is not False
         #: Streamed answers the server broke and then answered unstreamed.

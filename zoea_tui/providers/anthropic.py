@@ -20,23 +20,19 @@ checked against its ``MessageCreateParams`` (tests/providers/test_anthropic.py).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Unpack
 
-import httpx
-
-from ..config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, StreamSetting
+from ..config import ProviderConfig
 from ..core.composition import ANSWER_RESERVE
-from ..core.retry import CLIENT, RetryPolicy, Sleep
 from ..core.validator import to_anthropic
 from . import base
 from ._http import (
+    HttpOptions,
     HttpProvider,
-    OnRetry,
     empty_answer,
     load_json,
     read_json,
@@ -108,27 +104,10 @@ class AnthropicProvider(HttpProvider):
         model: str,
         api_key: str | None = None,
         *,
-        client: httpx.AsyncClient | None = None,
-        retry: RetryPolicy = CLIENT,
-        sleep: Sleep = asyncio.sleep,
-        on_retry: OnRetry | None = None,
-        stream: StreamSetting = "auto",
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
-        api_key_env: str | None = None,
         breakpoints: Sequence[str] = RULES,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        super().__init__(
-            endpoint,
-            model,
-            api_key,
-            client=client,
-            retry=retry,
-            sleep=sleep,
-            on_retry=on_retry,
-            stream=stream,
-            max_answer_bytes=max_answer_bytes,
-            api_key_env=api_key_env,
-        )
+        super().__init__(endpoint, model, api_key, **options)
         self.root = self.endpoint if self.endpoint.endswith("/v1") else f"{self.endpoint}/v1"
         self.url = f"{self.root}/messages"
         self._headers = {"anthropic-version": ANTHROPIC_VERSION}

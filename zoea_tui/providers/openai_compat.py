@@ -8,19 +8,15 @@ quirks are in docs/ARCHITECTURE.md, 'Providers'.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Unpack
 
-import httpx
-
-from ..config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, StreamSetting
-from ..core.retry import CLIENT, RetryPolicy, Sleep
+from ..config import ProviderConfig
 from . import base
 from ._http import (
+    HttpOptions,
     HttpProvider,
-    OnRetry,
     empty_answer,
     load_json,
     read_json,
@@ -84,28 +80,11 @@ class OpenAIProvider(HttpProvider):
         model: str,
         api_key: str | None = None,
         *,
-        client: httpx.AsyncClient | None = None,
-        retry: RetryPolicy = CLIENT,
-        sleep: Sleep = asyncio.sleep,
-        on_retry: OnRetry | None = None,
-        stream: StreamSetting = "auto",
         cache_reuse: int = 0,
         cache_control: bool = False,
-        max_answer_bytes: int = DEFAULT_MAX_ANSWER_BYTES,
-        api_key_env: str | None = None,
+        **options: Unpack[HttpOptions],
     ) -> None:
-        super().__init__(
-            endpoint,
-            model,
-            api_key,
-            client=client,
-            retry=retry,
-            sleep=sleep,
-            on_retry=on_retry,
-            stream=stream,
-            max_answer_bytes=max_answer_bytes,
-            api_key_env=api_key_env,
-        )
+        super().__init__(endpoint, model, api_key, **options)
         #: Whether the server counts prompts (None: not asked yet; False: it did not).
         self._counts: bool | None = None
         #: ``n_cache_reuse`` for a server that counts prompts (a llama-server); 0: none.

@@ -118,29 +118,35 @@ def settle(world: WorldState, order: dict[str, Any], quantity: int, price: int) 
         world.orders.remove(order)
 
 
-def take(
-    world: WorldState, orders: list[dict[str, Any]], quantity: int, accept: Any
-) -> list[dict[str, Any]]:
-    """Fill up to `quantity` from `orders` (best first) while `accept(price)` holds."""
+def quote(orders: list[dict[str, Any]], quantity: int, accept: Any) -> list[dict[str, Any]]:
+    """The fills up to `quantity` from `orders` (best first) while `accept(price)` holds,
+    one per order from the first, without settling them (:func:`take` settles)."""
     fills: list[dict[str, Any]] = []
     left = quantity
     for order in orders:
         if left <= 0 or not accept(order["price_each"]):
             break
         qty = min(left, order["quantity"])
-        price = order["price_each"]
-        counterparty = order["owner"]
-        settle(world, order, qty, price)
         fills.append(
             {
-                "price_each": price,
+                "price_each": order["price_each"],
                 "quantity": qty,
-                "subtotal": qty * price,
+                "subtotal": qty * order["price_each"],
                 "source": "player",
-                "counterparty": counterparty,
+                "counterparty": order["owner"],
             }
         )
         left -= qty
+    return fills
+
+
+def take(
+    world: WorldState, orders: list[dict[str, Any]], quantity: int, accept: Any
+) -> list[dict[str, Any]]:
+    """Fill up to `quantity` from `orders` (best first) while `accept(price)` holds."""
+    fills = quote(orders, quantity, accept)
+    for order, fill in zip(orders, fills, strict=False):
+        settle(world, order, fill["quantity"], fill["price_each"])
     return fills
 
 

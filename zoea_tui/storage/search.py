@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from ..core.types import tool_calls_from_json
 from .records import NO_END
@@ -46,6 +46,25 @@ USUAL_CHARS = 250
 #: Past every row id.
 
 FetchAll = Callable[[str, Sequence[Any]], Awaitable[Sequence[Sequence[Any]]]]
+
+
+class SearchOptions(TypedDict, total=False):
+    """The options of a search, all optional (the search functions' keywords: they own
+    the defaults); :class:`~zoea_tui.storage.store.Store` passes them through."""
+
+    #: The most hits (1 to 100).
+    limit: int
+    #: How much of each hit's text it carries.
+    text_limit: int
+    #: The whole query, case-sensitive, rather than its words.
+    exact: bool
+
+
+class MemorySearchOptions(SearchOptions, total=False):
+    """A search of memories: :class:`SearchOptions` and the field searched."""
+
+    #: ``content`` or ``reasoning``.
+    field: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import sqlite3
 from pathlib import Path
+from typing import Unpack
 
 import aiosqlite
 
@@ -35,7 +36,13 @@ from .records import (
     messages_digest,
 )
 from .requests import RequestsTables
-from .search import SEARCH_TEXT_LIMIT, SearchHit, search_broadcasts, search_memories
+from .search import (
+    MemorySearchOptions,
+    SearchHit,
+    SearchOptions,
+    search_broadcasts,
+    search_memories,
+)
 from .turns import TurnsTables
 
 #: What callers import from here: the store, and (re-exported) what it keeps.
@@ -161,14 +168,7 @@ class Store(MemoriesTables, AccountsTables, TurnsTables, RequestsTables, ArenaTa
     # -- search --------------------------------------------------------------
 
     async def search_memories(
-        self,
-        mysis_id: int,
-        query: str,
-        *,
-        limit: int = 20,
-        field: str = "content",
-        text_limit: int = SEARCH_TEXT_LIMIT,
-        exact: bool = False,
+        self, mysis_id: int, query: str, **options: Unpack[MemorySearchOptions]
     ) -> list[SearchHit]:
         """Ranked, case-insensitive substring search of one Mysis's memories
         (``storage/search.py``; ``exact``: the whole query, case-sensitive).
@@ -176,27 +176,13 @@ class Store(MemoriesTables, AccountsTables, TurnsTables, RequestsTables, ArenaTa
         ``field`` is ``content`` or ``reasoning``; each hit carries the start of
         that field (at most ``text_limit`` characters) and its whole length.
         """
+        field = options.get("field", "content")
         if field not in ("content", "reasoning"):
             raise StoreError(f"cannot search {field!r}")
-        return await search_memories(
-            self.fetch_all,
-            mysis_id,
-            query,
-            limit=limit,
-            field=field,
-            text_limit=text_limit,
-            exact=exact,
-        )
+        return await search_memories(self.fetch_all, mysis_id, query, **options)
 
     async def search_broadcasts(
-        self,
-        query: str,
-        *,
-        limit: int = 20,
-        text_limit: int = SEARCH_TEXT_LIMIT,
-        exact: bool = False,
+        self, query: str, **options: Unpack[SearchOptions]
     ) -> list[SearchHit]:
         """Ranked substring search of every broadcast (with the start of each)."""
-        return await search_broadcasts(
-            self.fetch_all, query, limit=limit, text_limit=text_limit, exact=exact
-        )
+        return await search_broadcasts(self.fetch_all, query, **options)

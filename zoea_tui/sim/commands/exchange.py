@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import errors, orderbook, params
 from zoea_tui.sim.catalog import ITEMS, ItemDef
-from zoea_tui.sim.commands.market import base_here, item_arg, quantity_arg, station_fills
+from zoea_tui.sim.commands.market import (
+    base_here,
+    item_arg,
+    quantity_arg,
+    require_cargo,
+    station_fills,
+)
 from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base
@@ -32,13 +38,7 @@ def create_sell_order(world: WorldState, call: Call) -> dict[str, Any]:
     me = call.me
     item, quantity, price = item_arg(call), quantity_arg(call), _price(call)
     auto = needs_auto_dock(world, me)
-    have = me.ship.cargo.get(item.id, 0)
-    if have < quantity:
-        raise GameError(
-            "insufficient_items",
-            f"You have {have} {item.name} in cargo and cannot list {quantity}. "
-            "Use get_cargo to check quantities.",
-        )
+    require_cargo(me, item, quantity, "list")
     base = base_here(world, me)
     me.ship.remove_cargo(item.id, quantity)
     fills = orderbook.take(

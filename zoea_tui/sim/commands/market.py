@@ -6,7 +6,7 @@ station's own factor; orders walk the book in levels (see `rules.walk_book`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from zoea_tui.sim import errors, orderbook, params, rules
 from zoea_tui.sim.catalog import ITEMS, ItemDef, find_item
@@ -99,19 +99,25 @@ def station_fills(top_price: int, quantity: int, selling: bool) -> list[dict[str
     return [{**f, "source": "station"} for f in rules.walk_book(top_price, quantity, selling)]
 
 
+def require_cargo(me: Player, item: ItemDef, quantity: int, doing: str) -> None:
+    """Raise ``insufficient_items`` unless the cargo holds `quantity` of `item` (`doing`:
+    what the player cannot do without it, "sell", "list")."""
+    have = me.ship.cargo.get(item.id, 0)
+    if have < quantity:
+        raise GameError(
+            "insufficient_items",
+            f"You have {have} {item.name} in cargo and cannot {doing} {quantity}. "
+            "Use get_cargo to check quantities.",
+        )
+
+
 def sell(world: WorldState, call: Call) -> dict[str, Any]:
     """Sell cargo to the station at its bid, walking down the book."""
     me = call.me
     item = item_arg(call)
     quantity = quantity_arg(call)
     auto = needs_auto_dock(world, me)
-    have = me.ship.cargo.get(item.id, 0)
-    if have < quantity:
-        raise GameError(
-            "insufficient_items",
-            f"You have {have} {item.name} in cargo and cannot sell {quantity}. "
-            "Use get_cargo to check quantities.",
-        )
+    require_cargo(me, item, quantity, "sell")
     base = base_here(world, call.me)
     bid = base.bid(item.id)
     buyers = orderbook.resting(world, base.id, item.id, "buy", me.username)
@@ -123,33 +129,9 @@ def sell(world: WorldState, call: Call) -> dict[str, Any]:
     me.ship.remove_cargo(item.id, quantity)
     me.credits += total
     me.stats["credits_earned"] += total
-    me.stats["trades_completed"] += 1
     if item.category == "ore":
         me.stats["ore_sold"] += quantity
-    orderbook.record_trade(
-        me,
-        {
-            "side": "sell",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-            "tick": world.tick,
-        },
-    )
-    world.notify(
-        me,
-        "trade",
-        "trade_completed",
-        {
-            "side": "sell",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-        },
-        message=f"Sold {quantity} {item.name} for {total} credits.",
-    )
+    _completed(world, me, "sell", item, quantity, total, base)
     result: dict[str, Any] = {
         "action": "sold",
         "item": item.name,
@@ -177,7 +159,12 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
     if not sells and not sellers:
         raise errors.item_not_available(item.name, item.id)
     ask = base.ask(item.id)
-    fills = _preview(sellers, quantity, ask if sells else None)
+
+    def cheaper(price: int) -> bool:
+        """A player's offer the buy takes: any, or below the station's ask when it sells."""
+        return not sells or price < ask
+
+    fills = orderbook.quote(sellers, quantity, cheaper)
     left = quantity - sum(f["quantity"] for f in fills)
     if left and sells:
         fills += station_fills(ask, left, selling=False)
@@ -194,35 +181,11 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
             f"{me.ship.cargo_free} free. Sell cargo first or buy less.",
         )
     if any(f["source"] == "player" for f in fills):
-        orderbook.take(world, sellers, quantity, lambda p: sells is False or p < ask)
+        orderbook.take(world, sellers, quantity, cheaper)
     me.credits -= total
     me.ship.add_cargo(item.id, quantity)
     me.stats["credits_spent"] += total
-    me.stats["trades_completed"] += 1
-    orderbook.record_trade(
-        me,
-        {
-            "side": "buy",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-            "tick": world.tick,
-        },
-    )
-    world.notify(
-        me,
-        "trade",
-        "trade_completed",
-        {
-            "side": "buy",
-            "item_id": item.id,
-            "quantity": quantity,
-            "total": total,
-            "base_id": base.id,
-        },
-        message=f"Bought {quantity} {item.name} for {total} credits.",
-    )
+    _completed(world, me, "buy", item, quantity, total, base)
     result: dict[str, Any] = {
         "action": "bought",
         "item": item.name,
@@ -240,25 +203,34 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
     return result
 
 
-def _preview(sellers: list[dict[str, Any]], quantity: int, ask: int | None) -> list[dict[str, Any]]:
-    """Fills a buy would take from player sell orders cheaper than the station's ask."""
-    fills: list[dict[str, Any]] = []
-    left = quantity
-    for order in sellers:
-        if left <= 0 or (ask is not None and order["price_each"] >= ask):
-            break
-        qty = min(left, order["quantity"])
-        fills.append(
-            {
-                "price_each": order["price_each"],
-                "quantity": qty,
-                "subtotal": qty * order["price_each"],
-                "source": "player",
-                "counterparty": order["owner"],
-            }
-        )
-        left -= qty
-    return fills
+def _completed(
+    world: WorldState,
+    me: Player,
+    side: Literal["buy", "sell"],
+    item: ItemDef,
+    quantity: int,
+    total: int,
+    base: Base,
+) -> None:
+    """A trade with the station done: counted, kept in the player's recent trades, and
+    told to the player as a ``trade_completed`` event."""
+    me.stats["trades_completed"] += 1
+    trade = {
+        "side": side,
+        "item_id": item.id,
+        "quantity": quantity,
+        "total": total,
+        "base_id": base.id,
+    }
+    orderbook.record_trade(me, {**trade, "tick": world.tick})
+    verb = "Sold" if side == "sell" else "Bought"
+    world.notify(
+        me,
+        "trade",
+        "trade_completed",
+        trade,
+        message=f"{verb} {quantity} {item.name} for {total} credits.",
+    )
 
 
 HANDLERS = {"view_market": view_market, "sell": sell, "buy": buy}
