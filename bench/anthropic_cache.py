@@ -54,6 +54,7 @@ from tests.fakes.anthropic_api import (  # noqa: E402
     RecordedRequest,
     _Connection,
 )
+from zoea_tui.core.pricing import Prices  # noqa: E402
 from zoea_tui.core.tokens import count_tokens  # noqa: E402
 from zoea_tui.providers.anthropic import RULES, place_breakpoints  # noqa: E402
 
@@ -213,7 +214,13 @@ def price(
         firsts[mysis] = {"prompt": fresh + read + written, "read": read, "written": written}
     every = [b for billed in per_mysis.values() for b in billed]
     prompt = sum(sum(b) for b in every)
-    cost = sum(b[0] + READ_RATE * b[1] + WRITE_RATE * b[2] for b in every)
+    # Billed by the app's one pricing, at rates relative to an uncached input token.
+    rates = Prices(input=1.0, cached=READ_RATE, cache_write=WRITE_RATE, output=0.0)
+    fresh = sum(b[0] for b in every)
+    read = sum(b[1] for b in every)
+    written = sum(b[2] for b in every)
+    cost = rates.cost(uncached=fresh, cache_read=read, cache_write=written) or 0.0
+    no_cache = rates.cost(uncached=prompt) or 0.0
     ordered = sorted(per_mysis)
     return {
         "rules": list(rules),
@@ -225,10 +232,10 @@ def price(
         "first_requests": {m: firsts[m] for m in ordered[:3]},
         "second_mysis_first_read": firsts[ordered[1]]["read"] if len(ordered) > 1 else None,
         "prompt_tokens": prompt,
-        "read_tokens": sum(b[1] for b in every),
-        "written_tokens": sum(b[2] for b in every),
-        "fresh_tokens": sum(b[0] for b in every),
-        "cost_vs_no_cache": round(cost / prompt, 4) if prompt else None,
+        "read_tokens": read,
+        "written_tokens": written,
+        "fresh_tokens": fresh,
+        "cost_vs_no_cache": round(cost / no_cache, 4) if no_cache else None,
     }
 
 
