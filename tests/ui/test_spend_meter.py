@@ -106,10 +106,15 @@ async def test_the_meter_runs_live_on_a_priced_provider(tmp_path: Path) -> None:
             commander = app.commander
             assert isinstance(commander, Commander)
             ada = await commander.create_mysis("Vega", provider="claude")
-            await wait_for(pilot, lambda: line.display, what="the meter")
             # 200 uncached prompt tokens, 800 read from the cache, 50 answer tokens.
             usd = usd_text((200 * 3.0 + 800 * 0.3 + 50 * 15.0) / 1e6)
-            assert line.text().plain.startswith(f"◆ SPEND {usd}")
+            # The line is laid out (given its width) only after it is shown: wait for
+            # the screen to show the whole figure, not for the flag.
+            await wait_for(
+                pilot,
+                lambda: line.display and line.text().plain.startswith(f"◆ SPEND {usd}"),
+                what="the meter",
+            )
             pane = app.screen.query_one(f"#mysis-{ada.id}", MysisPane)
             await wait_for(pilot, lambda: usd in pane.text().plain, what="the pane")
             app.open_focus(ada.id)
