@@ -242,31 +242,36 @@ async def test_a_hold_holds_through_a_relaunch_until_another_order(
         await poll_each(pilot, swarm, ids, worked, relaunched_all, "every Mysis to work again")
 
 
-@pytest.mark.parametrize("how", ["broadcast", "direct"])
+@pytest.mark.parametrize(
+    ("hold_how", "report_how"),
+    [("broadcast", "broadcast"), ("direct", "direct"), ("broadcast", "direct")],
+    ids=["broadcast", "direct", "broadcast hold, direct report"],
+)
 async def test_a_report_during_a_hold_does_not_end_the_hold(
-    how: str, app: ZoeaApp, commander: Commander
+    hold_how: str, report_how: str, app: ZoeaApp, commander: Commander
 ) -> None:
     """Issue 40, found in tmux: a report (broadcast or direct) sent while the swarm held
     freed it, and within a turn or two the Myses mined again. They answer the report,
-    hold through the nudges that follow (no game action), and "mine" frees them."""
+    hold through the nudges that follow (no game action), and "mine" frees them. A
+    direct report to a Mysis the broadcast holds says the hold it stands under."""
     swarm = Swarm(commander)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         ids = [v.id for v in commander.myses()]
-        told = ids if how == "broadcast" else ids[:1]
+        told = ids if report_how == "broadcast" else ids[:1]
         await registered(pilot, swarm, ids)
 
-        async def order(text: str) -> None:
+        async def order(text: str, how: str) -> None:
             if how == "broadcast":
                 await pilot.press("b", *text, "enter")
             else:
                 await send_direct(pilot, app, text)
 
         before = {i: swarm.newest(i) for i in told}
-        await order("hold position")
+        await order("hold position", hold_how)
         await poll_each(pilot, swarm, told, holds, before, "the hold")
         held = {i: swarm.newest(i) for i in told}
-        await order("report")
+        await order("report", report_how)
         await poll_each(pilot, swarm, told, reports, held, "the report")
         answered = {i: reports(swarm.memories[i], held[i])[0].id for i in told}
         # Several nudges later (the first one after the report freed them), still held.
@@ -274,5 +279,5 @@ async def test_a_report_during_a_hold_does_not_end_the_hold(
         assert not any(worked(swarm.memories[i], held[i]) for i in told)
         for i in told:
             assert "standing order: hold" in reports(swarm.memories[i], held[i])[0].content
-        await order("mine")
+        await order("mine", hold_how)
         await poll_each(pilot, swarm, told, worked, answered, "work after the mining order")
