@@ -39,6 +39,9 @@ from zoea_tui.providers.base import (
 from zoea_tui.providers.ollama import OllamaProvider
 
 MODEL = "qwen3:8b"
+#: A request timeout the fake server's 30 s delay always passes, long enough that the
+#: request reaches the server on a loaded machine before it fires.
+TIMEOUT = 1.0
 MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
 TOOLS = [
     {
@@ -358,7 +361,7 @@ async def test_timeout_escapes_as_provider_timeout(server: FakeOllamaServer) -> 
     client = OllamaProvider(server.url, MODEL, retry=ONCE)
     server.default = Reply("late", delay=30)
     with pytest.raises(ProviderTimeoutError):
-        await client.chat(ask(timeout=0.05))
+        await client.chat(ask(timeout=TIMEOUT))
     await client.aclose()
 
 

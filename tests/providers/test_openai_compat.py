@@ -51,6 +51,9 @@ from zoea_tui.providers.openai_compat import OpenAIProvider
 from zoea_tui.providers.registry import build_provider
 
 KEY = "sk-test-secret-4242"
+#: A request timeout the fake server's 30 s delay always passes, long enough that the
+#: request reaches the server on a loaded machine before it fires.
+TIMEOUT = 1.0
 MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
 TOOLS = [
     {
@@ -604,7 +607,7 @@ async def test_timeout_is_retried_then_escapes(server: FakeOpenAIServer) -> None
     )
     server.default = Reply("late", delay=30)
     with pytest.raises(ProviderTimeoutError) as caught:
-        await client.chat(ask(timeout=0.05))
+        await client.chat(ask(timeout=TIMEOUT))
     await client.aclose()
     assert caught.value.retryable
     assert len(server.requests) == 2
@@ -615,7 +618,7 @@ async def test_timeout_then_answer_recovers(
     server: FakeOpenAIServer, provider: OpenAIProvider
 ) -> None:
     server.script(Reply("late", delay=30), Reply("on time"))
-    assert (await provider.chat(ask(timeout=0.05))).content == "on time"
+    assert (await provider.chat(ask(timeout=TIMEOUT))).content == "on time"
 
 
 async def test_stream_cut_mid_way_is_retried_streamed_when_streaming_is_forced(
