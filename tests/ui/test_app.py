@@ -64,7 +64,9 @@ async def test_dashboard_shows_one_row_per_mysis(app: ZoeaApp, commander: Comman
         await settle(pilot)
         rows = app.screen.query(MysisPane)
         assert [r.mysis_id for r in rows] == [v.id for v in commander.myses()]
-        assert app.screen.query_one(SwarmPanes).selected_id == commander.myses()[0].id
+        panes = app.screen.query_one(SwarmPanes)
+        left = commander.myses()[0].id
+        await wait_for(pilot, lambda: panes.selected_id == left, what="the next row selected")
 
 
 async def test_direct_message_reaches_the_mysis_and_shows_in_the_log(
@@ -209,7 +211,7 @@ async def test_delete_asks_first_and_removes_the_row(app: ZoeaApp, commander: Co
         await settle(pilot)
         first = commander.myses()[0]
         await pilot.press("d")
-        assert isinstance(app.screen, ConfirmScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="the dialog")
         await pilot.press("n")
         assert len(commander.myses()) == 3
         # Each key once the screen it is meant for shows, as a user types them: a key typed
@@ -224,7 +226,9 @@ async def test_delete_asks_first_and_removes_the_row(app: ZoeaApp, commander: Co
         await wait_for(
             pilot, lambda: not app.screen.query(f"#mysis-{first.id}"), what="the row to go"
         )
-        assert app.screen.query_one(SwarmPanes).selected_id == commander.myses()[0].id
+        panes = app.screen.query_one(SwarmPanes)
+        left = commander.myses()[0].id
+        await wait_for(pilot, lambda: panes.selected_id == left, what="the next row selected")
 
 
 async def test_strategy_switcher_compares_totals_and_applies_one(
