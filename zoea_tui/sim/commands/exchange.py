@@ -14,6 +14,7 @@ from zoea_tui.sim.catalog import ITEMS, ItemDef
 from zoea_tui.sim.commands.market import (
     base_here,
     item_arg,
+    plan_purchase,
     quantity_arg,
     require_cargo,
     station_fills,
@@ -276,24 +277,8 @@ def estimate_purchase(world: WorldState, call: Call) -> dict[str, Any]:
     me = call.me
     item, quantity = item_arg(call), quantity_arg(call)
     base = _target_base(world, call)
-    fills: list[dict[str, Any]] = []
-    left = quantity
-    for order in orderbook.resting(world, base.id, item.id, "sell", me.username):
-        if left <= 0:
-            break
-        qty = min(left, order["quantity"])
-        fills.append(
-            {
-                "price_each": order["price_each"],
-                "quantity": qty,
-                "subtotal": qty * order["price_each"],
-                "source": "player",
-            }
-        )
-        left -= qty
-    if left and base.market[item.id].sells:
-        fills += station_fills(base.ask(item.id), left, selling=False)
-        left = 0
+    plan = plan_purchase(world, base, item, quantity, me.username)
+    fills, left = plan.fills, plan.unfilled
     total = sum(f["subtotal"] for f in fills)
     return {
         "item": item.name,
