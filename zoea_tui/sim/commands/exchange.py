@@ -58,14 +58,7 @@ def create_sell_order(world: WorldState, call: Call) -> dict[str, Any]:
         me.stats["ore_sold"] += quantity - left
     order = orderbook.new_order(world, me, base.id, "sell", item.id, price, left) if left else None
     result: dict[str, Any] = {
-        "action": "sell_order_created" if order else "sold",
-        "order_id": order["order_id"] if order else None,
-        "item_id": item.id,
-        "price_each": price,
-        "quantity": quantity,
-        "quantity_filled": quantity - left,
-        "quantity_listed": left,
-        "fills": fills,
+        **_order_result("sell", order, item, price, quantity, left, fills),
         "total_earned": earned,
         "credits": me.credits,
         "message": (
@@ -78,6 +71,29 @@ def create_sell_order(world: WorldState, call: Call) -> dict[str, Any]:
     if auto:
         apply_auto_dock(world, me, result)
     return result
+
+
+def _order_result(
+    side: str,
+    order: dict[str, Any] | None,
+    item: ItemDef,
+    price: int,
+    quantity: int,
+    left: int,
+    fills: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What a new order's answer starts with, buy or sell alike: filled at once (`sold`,
+    `bought`) or resting with `left` listed."""
+    return {
+        "action": f"{side}_order_created" if order else ("sold" if side == "sell" else "bought"),
+        "order_id": order["order_id"] if order else None,
+        "item_id": item.id,
+        "price_each": price,
+        "quantity": quantity,
+        "quantity_filled": quantity - left,
+        "quantity_listed": left,
+        "fills": fills,
+    }
 
 
 def _book(me: Any, item: ItemDef, fills: list[dict[str, Any]], side: str, total: int) -> None:
@@ -132,14 +148,7 @@ def create_buy_order(world: WorldState, call: Call) -> dict[str, Any]:
         orderbook.store(me, base.id, item.id, got - to_cargo)
     order = orderbook.new_order(world, me, base.id, "buy", item.id, price, left) if left else None
     result: dict[str, Any] = {
-        "action": "buy_order_created" if order else "bought",
-        "order_id": order["order_id"] if order else None,
-        "item_id": item.id,
-        "price_each": price,
-        "quantity": quantity,
-        "quantity_filled": got,
-        "quantity_listed": left,
-        "fills": fills,
+        **_order_result("buy", order, item, price, quantity, left, fills),
         "total_cost": cost,
         "escrowed": left * price,
         "delivered_to_cargo": to_cargo,
