@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from zoea_tui.sim import params
+
 GAME_VERSION = "sim-0.1.0"
 RELEASE_NOTES: tuple[str, ...] = (
     "Embedded offline SpaceMolt-like world for Zoea Nova.",
@@ -53,13 +55,7 @@ ORE_IDS: tuple[str, ...] = tuple(i.id for i in ITEMS.values() if i.category == "
 
 def find_item(query: str) -> ItemDef | None:
     """The item whose id or full name matches `query` (names case-insensitively)."""
-    if query in ITEMS:
-        return ITEMS[query]
-    wanted = query.strip().lower()
-    for item in ITEMS.values():
-        if wanted in (item.id, item.name.lower()):
-            return item
-    return None
+    return params.find_by_id_or_name(ITEMS, query, lambda item: (item.id, item.name))
 
 
 @dataclass(frozen=True)
