@@ -17,6 +17,23 @@ __all__ = ["GUIDE_TOOLS", "TOOLS_BY_NAME", "TOOL_SPECS", "ToolSpec"]
 
 _CHANNELS = ["system", "local", "faction", "private"]
 
+
+def _station_trade(name: str, description: str, example_item: str) -> ToolSpec:
+    """`sell` or `buy`: a trade of `quantity` units of `item_id` with the station."""
+    return ToolSpec(
+        name,
+        "market",
+        description,
+        {
+            "item_id": string_arg(f"Item id, e.g. {example_item}"),
+            "quantity": integer_arg("Units", minimum=1),
+        },
+        ("item_id", "quantity"),
+        mutation=True,
+        group="spacemolt",
+    )
+
+
 TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "register",
@@ -159,30 +176,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         },
         needs_position=True,
     ),
-    ToolSpec(
-        "sell",
-        "market",
-        "Docked: sell cargo to the station.",
-        {
-            "item_id": string_arg("Item id, e.g. iron_ore"),
-            "quantity": integer_arg("Units", minimum=1),
-        },
-        ("item_id", "quantity"),
-        mutation=True,
-        group="spacemolt",
-    ),
-    ToolSpec(
-        "buy",
-        "market",
-        "Docked: buy from the station into cargo.",
-        {
-            "item_id": string_arg("Item id, e.g. fuel_cell"),
-            "quantity": integer_arg("Units", minimum=1),
-        },
-        ("item_id", "quantity"),
-        mutation=True,
-        group="spacemolt",
-    ),
+    _station_trade("sell", "Docked: sell cargo to the station.", "iron_ore"),
+    _station_trade("buy", "Docked: buy from the station into cargo.", "fuel_cell"),
     ToolSpec(
         "chat",
         "social",
