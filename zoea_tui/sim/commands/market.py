@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from zoea_tui.sim import errors, orderbook, params, rules
 from zoea_tui.sim.catalog import ITEMS, ItemDef, find_item
-from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.navigation import needs_auto_dock, with_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base
 from zoea_tui.sim.players import Player
@@ -156,24 +156,17 @@ def sell(world: WorldState, call: Call) -> dict[str, Any]:
         fills += station_fills(bid, left, selling=True)
     total = sum(f["subtotal"] for f in fills)
     me.ship.remove_cargo(item.id, quantity)
-    me.credits += total
-    me.stats["credits_earned"] += total
     if item.category == "ore":
         me.stats["ore_sold"] += quantity
-    _completed(world, me, "sell", item, quantity, total, base)
     result: dict[str, Any] = {
-        "action": "sold",
-        "item": item.name,
-        "item_id": item.id,
+        **_completed(world, me, "sell", item, quantity, total, base),
         "quantity_sold": quantity,
         "total_earned": total,
         "fills": fills,
         "credits": me.credits,
         "level_up": False,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def buy(world: WorldState, call: Call) -> dict[str, Any]:
@@ -199,14 +192,9 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
             f"{me.ship.cargo_free} free. Sell cargo first or buy less.",
         )
     orderbook.settle_fills(world, plan.sellers, fills)
-    me.credits -= total
     me.ship.add_cargo(item.id, quantity)
-    me.stats["credits_spent"] += total
-    _completed(world, me, "buy", item, quantity, total, base)
     result: dict[str, Any] = {
-        "action": "bought",
-        "item": item.name,
-        "item_id": item.id,
+        **_completed(world, me, "buy", item, quantity, total, base),
         "quantity": quantity,
         "total_cost": total,
         "fills": fills,
@@ -215,9 +203,7 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
         "delivered_to_storage": 0,
         "credits": me.credits,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def _completed(
@@ -228,9 +214,16 @@ def _completed(
     quantity: int,
     total: int,
     base: Base,
-) -> None:
-    """A trade with the station done: counted, kept in the player's recent trades, and
-    told to the player as a ``trade_completed`` event."""
+) -> dict[str, Any]:
+    """A trade with the station done: paid (`total` credits to or from the player),
+    counted, kept in the player's recent trades and told to the player as a
+    ``trade_completed`` event. Returns what the trade's answer starts with."""
+    if side == "sell":
+        me.credits += total
+        me.stats["credits_earned"] += total
+    else:
+        me.credits -= total
+        me.stats["credits_spent"] += total
     me.stats["trades_completed"] += 1
     trade = {
         "side": side,
@@ -248,6 +241,7 @@ def _completed(
         trade,
         message=f"{verb} {quantity} {item.name} for {total} credits.",
     )
+    return {"action": "sold" if side == "sell" else "bought", "item": item.name, "item_id": item.id}
 
 
 HANDLERS = {"view_market": view_market, "sell": sell, "buy": buy}
