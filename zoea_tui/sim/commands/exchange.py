@@ -19,7 +19,7 @@ from zoea_tui.sim.commands.market import (
     require_cargo,
     station_fills,
 )
-from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.navigation import needs_auto_dock, with_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base
 
@@ -68,9 +68,7 @@ def create_sell_order(world: WorldState, call: Call) -> dict[str, Any]:
         if order
         else f"All {quantity} {item.name} sold at once for {earned} credits.",
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def _order_result(
@@ -155,9 +153,7 @@ def create_buy_order(world: WorldState, call: Call) -> dict[str, Any]:
         "delivered_to_storage": got - to_cargo,
         "credits": me.credits,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def view_orders(world: WorldState, call: Call) -> dict[str, Any]:
@@ -359,9 +355,7 @@ def _move(world: WorldState, call: Call, to_storage: bool) -> dict[str, Any]:
         "quantity": quantity,
         "base_id": base.id,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def deposit_items(world: WorldState, call: Call) -> dict[str, Any]:

@@ -28,11 +28,16 @@ def needs_auto_dock(world: WorldState, player: Player) -> bool:
     return True
 
 
-def apply_auto_dock(world: WorldState, player: Player, result: dict[str, Any]) -> None:
-    """Dock as part of another action: the action then takes one extra tick."""
-    player.docked = True
-    player.busy_until = max(player.busy_until, world.tick + 2)
-    result["auto_docked"] = True
+def with_auto_dock(
+    world: WorldState, player: Player, auto: bool, result: dict[str, Any]
+) -> dict[str, Any]:
+    """A base action's answer `result`, docking as part of the action when it had to
+    (`auto`, from :func:`needs_auto_dock`): the action then takes one extra tick."""
+    if auto:
+        player.docked = True
+        player.busy_until = max(player.busy_until, world.tick + 2)
+        result["auto_docked"] = True
+    return result
 
 
 def _no_fuel(need: int, have: int) -> GameError:
