@@ -18,6 +18,22 @@ __all__ = ["GUIDE_TOOLS", "TOOLS_BY_NAME", "TOOL_SPECS", "ToolSpec"]
 _CHANNELS = ["system", "local", "faction", "private"]
 
 
+def _trip(name: str, description: str, target: tuple[str, str, str]) -> ToolSpec:
+    """`travel` or `jump`: a strict move to `target` (its argument, that argument's
+    description and an example value)."""
+    argument, about, example = target
+    return ToolSpec(
+        name,
+        "movement",
+        description,
+        {argument: string_arg(about)},
+        (argument,),
+        mutation=True,
+        strict=True,
+        example=example,
+    )
+
+
 def _station_trade(name: str, description: str, example_item: str) -> ToolSpec:
     """`sell` or `buy`: a trade of `quantity` units of `item_id` with the station."""
     return ToolSpec(
@@ -120,27 +136,17 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         strict=True,
         example="sol",
     ),
-    ToolSpec(
+    _trip(
         "travel",
-        "movement",
         "Fly to a POI in your current system. Takes ticks and fuel by distance; you "
         "are in transit until arrival_tick. Undocks automatically.",
-        {"target_poi": string_arg("Destination POI id in this system")},
-        ("target_poi",),
-        mutation=True,
-        strict=True,
-        example="main_belt",
+        ("target_poi", "Destination POI id in this system", "main_belt"),
     ),
-    ToolSpec(
+    _trip(
         "jump",
-        "movement",
         "Jump to a connected system (2 fuel, several ticks). You arrive at its station "
         "if it has one. Undocks automatically.",
-        {"target_system": string_arg("A connected system id")},
-        ("target_system",),
-        mutation=True,
-        strict=True,
-        example="sol",
+        ("target_system", "A connected system id", "sol"),
     ),
     ToolSpec("dock", "movement", "Dock at the base of your current POI.", mutation=True),
     ToolSpec("undock", "movement", "Undock from the base.", mutation=True),

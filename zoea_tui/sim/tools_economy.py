@@ -23,6 +23,19 @@ def _new_order(name: str, description: str) -> ToolSpec:
     )
 
 
+def _storage_move(name: str, description: str) -> ToolSpec:
+    """`deposit_items` or `withdraw_items`: `quantity` of `item_id` between cargo and
+    storage here."""
+    return ToolSpec(
+        name,
+        "storage",
+        description,
+        {"item_id": _ITEM, "quantity": _QTY},
+        ("item_id", "quantity"),
+        mutation=True,
+    )
+
+
 ECONOMY_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_missions",
@@ -121,22 +134,8 @@ ECONOMY_SPECS: tuple[ToolSpec, ...] = (
         "Your items stored at a station.",
         {"station_id": _BASE, "base_id": _BASE},
     ),
-    ToolSpec(
-        "deposit_items",
-        "storage",
-        "Docked: move cargo into your storage at this station.",
-        {"item_id": _ITEM, "quantity": _QTY},
-        ("item_id", "quantity"),
-        mutation=True,
-    ),
-    ToolSpec(
-        "withdraw_items",
-        "storage",
-        "Docked: move items from your storage here into cargo.",
-        {"item_id": _ITEM, "quantity": _QTY},
-        ("item_id", "quantity"),
-        mutation=True,
-    ),
+    _storage_move("deposit_items", "Docked: move cargo into your storage at this station."),
+    _storage_move("withdraw_items", "Docked: move items from your storage here into cargo."),
     ToolSpec(
         "catalog",
         "info",
