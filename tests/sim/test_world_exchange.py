@@ -134,3 +134,15 @@ def test_item_not_available_suggests_a_buy_order_like_the_real_server(pilot) -> 
         'buy order, use: {"type": "create_buy_order", "payload": {"item_id": "gold_ore", '
         '"quantity": 1, "price_each": <your_price>}}.'
     )
+
+
+def test_estimate_purchase_quotes_what_buy_then_charges(world: World, make_pilot) -> None:
+    ada, bob = make_pilot("Ada"), make_pilot("Bob")
+    world.players["Ada"].ship.cargo["fuel_cell"] = 2
+    ask = ada("view_market", item_id="fuel_cell")["items"][0]["best_sell"]
+    ada.act("create_sell_order", item_id="fuel_cell", quantity=2, price_each=ask + 50)
+    estimate = bob("estimate_purchase", item_id="fuel_cell", quantity=3)
+    bought = bob.act("buy", item_id="fuel_cell", quantity=3)
+    assert [f["source"] for f in estimate["fills"]] == ["station"]
+    assert estimate["fills"] == bought["fills"]
+    assert estimate["total_cost"] == bought["total_cost"]

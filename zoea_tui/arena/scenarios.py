@@ -30,6 +30,12 @@ def _at_least(key: str, value: float) -> Level:
     return lambda m: _m(m, key) >= value
 
 
+def _thresholds(key: str, values: tuple[float, float, float]) -> tuple[Level, Level, Level]:
+    """The three levels of a scenario scored on one metric: at least each of ``values``."""
+    low, mid, high = values
+    return (_at_least(key, low), _at_least(key, mid), _at_least(key, high))
+
+
 @dataclass(frozen=True, slots=True)
 class Scenario:
     """One SMBench scenario."""
@@ -100,11 +106,7 @@ SCENARIOS: dict[str, Scenario] = {
             "tick, so waste none. Do not leave your home system and do not fight. Refuel "
             "and repair at the station when low. Success: 500 credits earned passes, 1 500 "
             "is good, 3 000 is excellent.",
-            (
-                _at_least("credits_earned", 500),
-                _at_least("credits_earned", 1_500),
-                _at_least("credits_earned", 3_000),
-            ),
+            _thresholds("credits_earned", (500, 1_500, 3_000)),
             ("earn ≥ 500 cr", "earn ≥ 1 500 cr", "earn ≥ 3 000 cr"),
             raw=("credits_earned", "credits_spent", "ore_mined"),
         ),
@@ -118,11 +120,7 @@ SCENARIOS: dict[str, Scenario] = {
             "route tools to plan your jumps, and refuel at a station whenever your fuel falls "
             "below 30 percent. Success: 3 systems visited passes, 6 is good, 10 is "
             "excellent.",
-            (
-                _at_least("systems_explored", 3),
-                _at_least("systems_explored", 6),
-                _at_least("systems_explored", 10),
-            ),
+            _thresholds("systems_explored", (3, 6, 10)),
             ("visit ≥ 3 systems", "visit ≥ 6 systems", "visit ≥ 10 systems"),
             raw=("systems_explored",),
         ),
@@ -136,11 +134,7 @@ SCENARIOS: dict[str, Scenario] = {
             "the market analysis and buy and sell orders). You start with the starter credits "
             "and may mine first to raise capital. End with as many credits as you can. "
             "Success: ending with 1 000 credits passes, 5 000 is good, 15 000 is excellent.",
-            (
-                _at_least("final_credits", 1_000),
-                _at_least("final_credits", 5_000),
-                _at_least("final_credits", 15_000),
-            ),
+            _thresholds("final_credits", (1_000, 5_000, 15_000)),
             ("end with ≥ 1 000 cr", "end with ≥ 5 000 cr", "end with ≥ 15 000 cr"),
             raw=("final_credits", "credits_earned", "credits_spent"),
         ),

@@ -7,6 +7,9 @@ choices (docs/ARCHITECTURE.md, 'The embedded world').
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from zoea_tui.sim import params
 
 GAME_VERSION = "sim-0.1.0"
 RELEASE_NOTES: tuple[str, ...] = (
@@ -15,6 +18,21 @@ RELEASE_NOTES: tuple[str, ...] = (
     "Mission boards, the exchange (standing orders, market analysis), the catalogue, "
     "shipyards, ship modules, pirates and wrecks, the forum.",
 )
+
+
+class _HasId(Protocol):
+    """A catalogue entry: an item, an empire, a module, a ship class, a pirate kind..."""
+
+    @property
+    def id(self) -> str: ...
+
+
+Entry = TypeVar("Entry", bound=_HasId)
+
+
+def by_id(*entries: Entry) -> dict[str, Entry]:
+    """A catalogue table: the entries keyed by their ids, in the order given."""
+    return {entry.id: entry for entry in entries}
 
 
 @dataclass(frozen=True)
@@ -28,38 +46,29 @@ class ItemDef:
     size: int = 1
 
 
-ITEMS: dict[str, ItemDef] = {
-    item.id: item
-    for item in (
-        ItemDef("iron_ore", "Iron Ore", "ore", 5),
-        ItemDef("copper_ore", "Copper Ore", "ore", 8),
-        ItemDef("silicon_ore", "Silicon Ore", "ore", 10),
-        ItemDef("titanium_ore", "Titanium Ore", "ore", 25),
-        ItemDef("gold_ore", "Gold Ore", "ore", 45),
-        ItemDef("rare_crystal", "Rare Crystal", "ore", 80),
-        ItemDef("fuel_cell", "Fuel Cell", "consumable", 30),
-        ItemDef("steel_plate", "Steel Plate", "component", 30),
-        ItemDef("mining_laser_1", "Mining Laser I", "module", 50),
-        ItemDef("pulse_laser_i", "Pulse Laser I", "module", 120),
-        ItemDef("autocannon_i", "Autocannon I", "module", 220),
-        ItemDef("shield_booster_i", "Shield Booster I", "module", 150),
-        ItemDef("armor_plate_i", "Armor Plate I", "module", 130),
-        ItemDef("survey_scanner_i", "Survey Scanner I", "module", 200),
-    )
-}
+ITEMS: dict[str, ItemDef] = by_id(
+    ItemDef("iron_ore", "Iron Ore", "ore", 5),
+    ItemDef("copper_ore", "Copper Ore", "ore", 8),
+    ItemDef("silicon_ore", "Silicon Ore", "ore", 10),
+    ItemDef("titanium_ore", "Titanium Ore", "ore", 25),
+    ItemDef("gold_ore", "Gold Ore", "ore", 45),
+    ItemDef("rare_crystal", "Rare Crystal", "ore", 80),
+    ItemDef("fuel_cell", "Fuel Cell", "consumable", 30),
+    ItemDef("steel_plate", "Steel Plate", "component", 30),
+    ItemDef("mining_laser_1", "Mining Laser I", "module", 50),
+    ItemDef("pulse_laser_i", "Pulse Laser I", "module", 120),
+    ItemDef("autocannon_i", "Autocannon I", "module", 220),
+    ItemDef("shield_booster_i", "Shield Booster I", "module", 150),
+    ItemDef("armor_plate_i", "Armor Plate I", "module", 130),
+    ItemDef("survey_scanner_i", "Survey Scanner I", "module", 200),
+)
 
 ORE_IDS: tuple[str, ...] = tuple(i.id for i in ITEMS.values() if i.category == "ore")
 
 
 def find_item(query: str) -> ItemDef | None:
     """The item whose id or full name matches `query` (names case-insensitively)."""
-    if query in ITEMS:
-        return ITEMS[query]
-    wanted = query.strip().lower()
-    for item in ITEMS.values():
-        if wanted in (item.id, item.name.lower()):
-            return item
-    return None
+    return params.find_by_id_or_name(ITEMS, query, lambda item: (item.id, item.name))
 
 
 @dataclass(frozen=True)
@@ -73,46 +82,43 @@ class EmpireDef:
     starting_credits: int
 
 
-EMPIRES: dict[str, EmpireDef] = {
-    e.id: e
-    for e in (
-        EmpireDef(
-            "solarian",
-            "Solarian Confederacy",
-            "Masters of energy and trade. Mining and trading bonuses.",
-            "sol",
-            150,
-        ),
-        EmpireDef(
-            "voidborn",
-            "Voidborn Collective",
-            "Children of the dark. Stealth and shield bonuses.",
-            "nexus_prime",
-            100,
-        ),
-        EmpireDef(
-            "crimson",
-            "Crimson Dominion",
-            "Warriors of the red nebula. Combat damage bonuses.",
-            "krynn",
-            100,
-        ),
-        EmpireDef(
-            "nebula",
-            "Nebula Collective",
-            "Explorers and scientists. Exploration speed bonuses.",
-            "haven",
-            250,
-        ),
-        EmpireDef(
-            "outerrim",
-            "Outer Rim",
-            "Frontier survivors. Crafting and cargo bonuses.",
-            "frontier",
-            100,
-        ),
-    )
-}
+EMPIRES: dict[str, EmpireDef] = by_id(
+    EmpireDef(
+        "solarian",
+        "Solarian Confederacy",
+        "Masters of energy and trade. Mining and trading bonuses.",
+        "sol",
+        150,
+    ),
+    EmpireDef(
+        "voidborn",
+        "Voidborn Collective",
+        "Children of the dark. Stealth and shield bonuses.",
+        "nexus_prime",
+        100,
+    ),
+    EmpireDef(
+        "crimson",
+        "Crimson Dominion",
+        "Warriors of the red nebula. Combat damage bonuses.",
+        "krynn",
+        100,
+    ),
+    EmpireDef(
+        "nebula",
+        "Nebula Collective",
+        "Explorers and scientists. Exploration speed bonuses.",
+        "haven",
+        250,
+    ),
+    EmpireDef(
+        "outerrim",
+        "Outer Rim",
+        "Frontier survivors. Crafting and cargo bonuses.",
+        "frontier",
+        100,
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -151,17 +157,14 @@ class ModuleDef:
         return {"id": self.id, "name": self.name, "type": self.type, "slot": self.slot, **stats}
 
 
-MODULES: dict[str, ModuleDef] = {
-    m.id: m
-    for m in (
-        ModuleDef("mining_laser_1", "Mining Laser I", "mining", mining_power=5),
-        ModuleDef("pulse_laser_i", "Pulse Laser I", "weapon", damage=12),
-        ModuleDef("autocannon_i", "Autocannon I", "weapon", damage=16, basic=False),
-        ModuleDef("shield_booster_i", "Shield Booster I", "defense", shield_bonus=30),
-        ModuleDef("armor_plate_i", "Armor Plate I", "defense", armor_bonus=6),
-        ModuleDef("survey_scanner_i", "Survey Scanner I", "utility", survey=True, basic=False),
-    )
-}
+MODULES: dict[str, ModuleDef] = by_id(
+    ModuleDef("mining_laser_1", "Mining Laser I", "mining", mining_power=5),
+    ModuleDef("pulse_laser_i", "Pulse Laser I", "weapon", damage=12),
+    ModuleDef("autocannon_i", "Autocannon I", "weapon", damage=16, basic=False),
+    ModuleDef("shield_booster_i", "Shield Booster I", "defense", shield_bonus=30),
+    ModuleDef("armor_plate_i", "Armor Plate I", "defense", armor_bonus=6),
+    ModuleDef("survey_scanner_i", "Survey Scanner I", "utility", survey=True, basic=False),
+)
 
 
 def module_def(module_id: str) -> ModuleDef:
@@ -223,56 +226,53 @@ STARTER_SHIP = ShipClass(
     description="The free tier-0 ship every pilot starts with: a little of everything.",
 )
 
-SHIP_CLASSES: dict[str, ShipClass] = {
-    c.id: c
-    for c in (
-        STARTER_SHIP,
-        ShipClass(
-            "prospector",
-            "Prospector",
-            120,
-            60,
-            10,
-            3,
-            120,
-            100,
-            ("mining_laser_1",),
-            price=1500,
-            utility_slots=3,
-            description="A mining barge: twice the hold of the starter ship.",
-        ),
-        ShipClass(
-            "archimedes",
-            "Archimedes",
-            150,
-            60,
-            12,
-            2,
-            150,
-            185,
-            ("mining_laser_1",),
-            price=2200,
-            weapon_slots=0,
-            description="A bulk hauler for traders: 185 cargo, no weapon slot.",
-        ),
-        ShipClass(
-            "skirmisher",
-            "Skirmisher",
-            180,
-            120,
-            18,
-            4,
-            110,
-            40,
-            ("pulse_laser_i",),
-            price=2400,
-            weapon_slots=2,
-            defense_slots=2,
-            shield_recharge=4,
-            description="A light warship for pirate hunters: two weapon and two defence slots.",
-        ),
-    )
-}
+SHIP_CLASSES: dict[str, ShipClass] = by_id(
+    STARTER_SHIP,
+    ShipClass(
+        "prospector",
+        "Prospector",
+        120,
+        60,
+        10,
+        3,
+        120,
+        100,
+        ("mining_laser_1",),
+        price=1500,
+        utility_slots=3,
+        description="A mining barge: twice the hold of the starter ship.",
+    ),
+    ShipClass(
+        "archimedes",
+        "Archimedes",
+        150,
+        60,
+        12,
+        2,
+        150,
+        185,
+        ("mining_laser_1",),
+        price=2200,
+        weapon_slots=0,
+        description="A bulk hauler for traders: 185 cargo, no weapon slot.",
+    ),
+    ShipClass(
+        "skirmisher",
+        "Skirmisher",
+        180,
+        120,
+        18,
+        4,
+        110,
+        40,
+        ("pulse_laser_i",),
+        price=2400,
+        weapon_slots=2,
+        defense_slots=2,
+        shield_recharge=4,
+        description="A light warship for pirate hunters: two weapon and two defence slots.",
+    ),
+)
 
 
 @dataclass(frozen=True)
@@ -284,14 +284,11 @@ class SkillDef:
     description: str
 
 
-SKILLS: dict[str, SkillDef] = {
-    s.id: s
-    for s in (
-        SkillDef("mining_basic", "Basic Mining", "1 XP per unit mined; +5% yield per level."),
-        SkillDef("combat_basic", "Basic Combat", "1 XP per point of damage dealt to pirates."),
-        SkillDef("trading_basic", "Basic Trading", "1 XP per trade and order fill."),
-    )
-}
+SKILLS: dict[str, SkillDef] = by_id(
+    SkillDef("mining_basic", "Basic Mining", "1 XP per unit mined; +5% yield per level."),
+    SkillDef("combat_basic", "Basic Combat", "1 XP per point of damage dealt to pirates."),
+    SkillDef("trading_basic", "Basic Trading", "1 XP per trade and order fill."),
+)
 
 
 @dataclass(frozen=True)
@@ -315,12 +312,9 @@ class RecipeDef:
 
 
 #: The refining the guide's crafting path starts with: ore into a component and a fuel cell.
-RECIPES: dict[str, RecipeDef] = {
-    r.id: r
-    for r in (
-        RecipeDef("steel_plate", "Refine Steel Plate", (("iron_ore", 5),), "steel_plate"),
-        RecipeDef(
-            "fuel_cell", "Assemble Fuel Cell", (("copper_ore", 2), ("silicon_ore", 1)), "fuel_cell"
-        ),
-    )
-}
+RECIPES: dict[str, RecipeDef] = by_id(
+    RecipeDef("steel_plate", "Refine Steel Plate", (("iron_ore", 5),), "steel_plate"),
+    RecipeDef(
+        "fuel_cell", "Assemble Fuel Cell", (("copper_ore", 2), ("silicon_ore", 1)), "fuel_cell"
+    ),
+)

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from zoea_tui.sim import errors, missions, orderbook, pirates, rules
+from zoea_tui.sim import errors, missions, orderbook, params, pirates, rules
 from zoea_tui.sim.catalog import ITEMS
 from zoea_tui.sim.commands import HANDLERS
 from zoea_tui.sim.errors import GameError
@@ -272,13 +272,7 @@ class World:
 
     def find_player(self, query: str) -> Player | None:
         """The player with this id or username (usernames case-insensitive)."""
-        if query in self.players:
-            return self.players[query]
-        wanted = query.strip().lower()
-        for player in self.players.values():
-            if wanted in (player.id, player.username.lower()):
-                return player
-        return None
+        return params.find_by_id_or_name(self.players, query, lambda p: (p.id, p.username))
 
     def players_at(self, poi_id: str, exclude: Player | None = None) -> list[Player]:
         """Pilots present (not in transit) at a POI."""

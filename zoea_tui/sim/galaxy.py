@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 from math import isqrt
 from typing import Any
 
-from zoea_tui.sim import rules
+from zoea_tui.sim import params, rules
 from zoea_tui.sim.catalog import ITEMS
 
 
@@ -94,23 +94,13 @@ class Galaxy:
 
     def find_poi(self, query: str) -> Poi | None:
         """The POI with this id, or else with this name (case-insensitive)."""
-        if query in self.pois:
-            return self.pois[query]
-        wanted = query.strip().lower()
-        for poi in self.pois.values():
-            if wanted in (poi.id, poi.name.lower()):
-                return poi
-        return None
+        return params.find_by_id_or_name(self.pois, query, lambda poi: (poi.id, poi.name))
 
     def find_system(self, query: str) -> System | None:
         """The system with this id, or else with this name (case-insensitive)."""
-        if query in self.systems:
-            return self.systems[query]
-        wanted = query.strip().lower()
-        for system in self.systems.values():
-            if wanted in (system.id, system.name.lower()):
-                return system
-        return None
+        return params.find_by_id_or_name(
+            self.systems, query, lambda system: (system.id, system.name)
+        )
 
     def arrival_poi(self, system_id: str) -> Poi:
         """Where a jump into `system_id` lands: its station, else a belt, else its first POI."""

@@ -82,6 +82,22 @@ def board(galaxy: Galaxy, station: Poi, profile: WorldProfile = CLASSIC) -> list
             **target,
         }
 
+    def ore_delivery(
+        mission_id: str, title: str, verb: str, ore: str, n: int, bonus: int
+    ) -> dict[str, Any]:
+        """A delivery of `n` units (scaled) of a local ore to this station, paying twice
+        their base price and `bonus`."""
+        name = ITEMS[ore].name
+        return make(
+            mission_id,
+            "delivery",
+            f"{name} {title}",
+            f"{verb} {units(n)} {name} to {base.name}.",
+            n * ITEMS[ore].base_price * 2 + bonus,
+            item_id=ore,
+            required=units(n),
+        )
+
     offers = []
     if belts:
         belt = galaxy.pois[belts[0]]
@@ -112,17 +128,7 @@ def board(galaxy: Galaxy, station: Poi, profile: WorldProfile = CLASSIC) -> list
                 turn_in_base=dest.base.id,
             )
         )
-    offers.append(
-        make(
-            f"{_short(cheap)}_supply_run",
-            "delivery",
-            f"{ITEMS[cheap].name} Supply Run",
-            f"Bring {units(10)} {ITEMS[cheap].name} to {base.name}.",
-            10 * ITEMS[cheap].base_price * 2 + 40,
-            item_id=cheap,
-            required=units(10),
-        )
-    )
+    offers.append(ore_delivery(f"{_short(cheap)}_supply_run", "Supply Run", "Bring", cheap, 10, 40))
     offers.append(
         make(
             f"{_short(middle)}_requisition",
@@ -136,14 +142,8 @@ def board(galaxy: Galaxy, station: Poi, profile: WorldProfile = CLASSIC) -> list
         )
     )
     offers.append(
-        make(
-            f"{_short(dear)}_extraction_contract",
-            "delivery",
-            f"{ITEMS[dear].name} Extraction Contract",
-            f"Deliver {units(6)} {ITEMS[dear].name} to {base.name}.",
-            6 * ITEMS[dear].base_price * 2 + 100,
-            item_id=dear,
-            required=units(6),
+        ore_delivery(
+            f"{_short(dear)}_extraction_contract", "Extraction Contract", "Deliver", dear, 6, 100
         )
     )
     for neighbour in neighbours[:1]:

@@ -145,9 +145,18 @@ def take(
 ) -> list[dict[str, Any]]:
     """Fill up to `quantity` from `orders` (best first) while `accept(price)` holds."""
     fills = quote(orders, quantity, accept)
-    for order, fill in zip(orders, fills, strict=False):
-        settle(world, order, fill["quantity"], fill["price_each"])
+    settle_fills(world, orders, fills)
     return fills
+
+
+def settle_fills(
+    world: WorldState, orders: list[dict[str, Any]], fills: list[dict[str, Any]]
+) -> None:
+    """Settle the player fills of a :func:`quote` of `orders` (one per order from the
+    first; station fills, which come after them, have no order to settle)."""
+    for order, fill in zip(orders, fills, strict=False):
+        if fill["source"] == "player":
+            settle(world, order, fill["quantity"], fill["price_each"])
 
 
 def new_order(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def text(args: dict[str, Any], name: str) -> str:
@@ -49,4 +52,19 @@ def string_list(args: dict[str, Any], name: str) -> list[str] | None:
         return [value]
     if isinstance(value, list):
         return [str(v) for v in value]
+    return None
+
+
+def find_by_id_or_name(
+    table: dict[str, T], query: str, id_and_name: Callable[[T], tuple[str, str]]
+) -> T | None:
+    """The entry of `table` under `query`, or else the first whose id is `query` or whose
+    name is it (case-insensitive): how a command finds an item, a POI, a system or a pilot."""
+    if query in table:
+        return table[query]
+    wanted = query.strip().lower()
+    for entry in table.values():
+        entry_id, name = id_and_name(entry)
+        if wanted in (entry_id, name.lower()):
+            return entry
     return None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import missions
-from zoea_tui.sim.catalog import ORE_IDS, module_def
+from zoea_tui.sim.catalog import ORE_IDS, by_id, module_def
 from zoea_tui.sim.galaxy import Galaxy
 from zoea_tui.sim.players import Player, Ship
 from zoea_tui.sim.profiles import CLASSIC, WorldProfile
@@ -45,14 +45,11 @@ class PirateKind:
     bounty: int
 
 
-KINDS: dict[str, PirateKind] = {
-    k.id: k
-    for k in (
-        PirateKind("scout", "Pirate Scout", 50, 10, 1, 5, 150),
-        PirateKind("raider", "Pirate Raider", 80, 25, 3, 8, 300),
-        PirateKind("captain", "Pirate Captain", 140, 50, 6, 12, 700),
-    )
-}
+KINDS: dict[str, PirateKind] = by_id(
+    PirateKind("scout", "Pirate Scout", 50, 10, 1, 5, 150),
+    PirateKind("raider", "Pirate Raider", 80, 25, 3, 8, 300),
+    PirateKind("captain", "Pirate Captain", 140, 50, 6, 12, 700),
+)
 
 
 def _kinds_for(police_level: int) -> list[str]:

@@ -14,9 +14,14 @@ CATEGORY_GROUPS: dict[str, str] = {
     "social": "spacemolt_social",
     "captains_log": "spacemolt_social",
     "forum": "spacemolt_social",
+    "notes": "spacemolt_social",
+    "faction": "spacemolt_faction",
+    "fleet": "spacemolt_fleet",
     "market": "spacemolt_market",
     "ships": "spacemolt_ship",
     "storage": "spacemolt_storage",
+    "insurance": "spacemolt_salvage",
+    "salvage": "spacemolt_salvage",
 }
 #: The group of every category not named above.
 DEFAULT_GROUP = "spacemolt"

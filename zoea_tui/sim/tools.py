@@ -17,6 +17,39 @@ __all__ = ["GUIDE_TOOLS", "TOOLS_BY_NAME", "TOOL_SPECS", "ToolSpec"]
 
 _CHANNELS = ["system", "local", "faction", "private"]
 
+
+def _trip(name: str, description: str, target: tuple[str, str, str]) -> ToolSpec:
+    """`travel` or `jump`: a strict move to `target` (its argument, that argument's
+    description and an example value)."""
+    argument, about, example = target
+    return ToolSpec(
+        name,
+        "movement",
+        description,
+        {argument: string_arg(about)},
+        (argument,),
+        mutation=True,
+        strict=True,
+        example=example,
+    )
+
+
+def _station_trade(name: str, description: str, example_item: str) -> ToolSpec:
+    """`sell` or `buy`: a trade of `quantity` units of `item_id` with the station."""
+    return ToolSpec(
+        name,
+        "market",
+        description,
+        {
+            "item_id": string_arg(f"Item id, e.g. {example_item}"),
+            "quantity": integer_arg("Units", minimum=1),
+        },
+        ("item_id", "quantity"),
+        mutation=True,
+        group="spacemolt",
+    )
+
+
 TOOL_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "register",
@@ -103,27 +136,17 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         strict=True,
         example="sol",
     ),
-    ToolSpec(
+    _trip(
         "travel",
-        "movement",
         "Fly to a POI in your current system. Takes ticks and fuel by distance; you "
         "are in transit until arrival_tick. Undocks automatically.",
-        {"target_poi": string_arg("Destination POI id in this system")},
-        ("target_poi",),
-        mutation=True,
-        strict=True,
-        example="main_belt",
+        ("target_poi", "Destination POI id in this system", "main_belt"),
     ),
-    ToolSpec(
+    _trip(
         "jump",
-        "movement",
         "Jump to a connected system (2 fuel, several ticks). You arrive at its station "
         "if it has one. Undocks automatically.",
-        {"target_system": string_arg("A connected system id")},
-        ("target_system",),
-        mutation=True,
-        strict=True,
-        example="sol",
+        ("target_system", "A connected system id", "sol"),
     ),
     ToolSpec("dock", "movement", "Dock at the base of your current POI.", mutation=True),
     ToolSpec("undock", "movement", "Undock from the base.", mutation=True),
@@ -159,30 +182,8 @@ TOOL_SPECS: tuple[ToolSpec, ...] = (
         },
         needs_position=True,
     ),
-    ToolSpec(
-        "sell",
-        "market",
-        "Docked: sell cargo to the station.",
-        {
-            "item_id": string_arg("Item id, e.g. iron_ore"),
-            "quantity": integer_arg("Units", minimum=1),
-        },
-        ("item_id", "quantity"),
-        mutation=True,
-        group="spacemolt",
-    ),
-    ToolSpec(
-        "buy",
-        "market",
-        "Docked: buy from the station into cargo.",
-        {
-            "item_id": string_arg("Item id, e.g. fuel_cell"),
-            "quantity": integer_arg("Units", minimum=1),
-        },
-        ("item_id", "quantity"),
-        mutation=True,
-        group="spacemolt",
-    ),
+    _station_trade("sell", "Docked: sell cargo to the station.", "iron_ore"),
+    _station_trade("buy", "Docked: buy from the station into cargo.", "fuel_cell"),
     ToolSpec(
         "chat",
         "social",

@@ -10,6 +10,32 @@ _PRICE = integer_arg("Credits per unit", minimum=1)
 _BASE = string_arg("A station's base_id; defaults to the station you are at")
 _MISSION = string_arg("The mission id (from get_missions or get_active_missions)")
 
+
+def _new_order(name: str, description: str) -> ToolSpec:
+    """`create_sell_order` or `create_buy_order`: `quantity` of `item_id` at `price_each`."""
+    return ToolSpec(
+        name,
+        "market",
+        description,
+        {"item_id": _ITEM, "quantity": _QTY, "price_each": _PRICE},
+        ("item_id", "quantity", "price_each"),
+        mutation=True,
+    )
+
+
+def _storage_move(name: str, description: str) -> ToolSpec:
+    """`deposit_items` or `withdraw_items`: `quantity` of `item_id` between cargo and
+    storage here."""
+    return ToolSpec(
+        name,
+        "storage",
+        description,
+        {"item_id": _ITEM, "quantity": _QTY},
+        ("item_id", "quantity"),
+        mutation=True,
+    )
+
+
 ECONOMY_SPECS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "get_missions",
@@ -47,23 +73,15 @@ ECONOMY_SPECS: tuple[ToolSpec, ...] = (
         {"mission_id": _MISSION},
         ("mission_id",),
     ),
-    ToolSpec(
+    _new_order(
         "create_sell_order",
-        "market",
         "Docked: list cargo for sale at price_each. It fills at once against buyers paying "
         "that much; the rest waits in escrow on the exchange.",
-        {"item_id": _ITEM, "quantity": _QTY, "price_each": _PRICE},
-        ("item_id", "quantity", "price_each"),
-        mutation=True,
     ),
-    ToolSpec(
+    _new_order(
         "create_buy_order",
-        "market",
         "Docked: bid price_each for an item; the credits go to escrow. It fills at once "
         "against sellers asking that or less; the rest waits on the exchange.",
-        {"item_id": _ITEM, "quantity": _QTY, "price_each": _PRICE},
-        ("item_id", "quantity", "price_each"),
-        mutation=True,
     ),
     ToolSpec(
         "view_orders",
@@ -116,22 +134,8 @@ ECONOMY_SPECS: tuple[ToolSpec, ...] = (
         "Your items stored at a station.",
         {"station_id": _BASE, "base_id": _BASE},
     ),
-    ToolSpec(
-        "deposit_items",
-        "storage",
-        "Docked: move cargo into your storage at this station.",
-        {"item_id": _ITEM, "quantity": _QTY},
-        ("item_id", "quantity"),
-        mutation=True,
-    ),
-    ToolSpec(
-        "withdraw_items",
-        "storage",
-        "Docked: move items from your storage here into cargo.",
-        {"item_id": _ITEM, "quantity": _QTY},
-        ("item_id", "quantity"),
-        mutation=True,
-    ),
+    _storage_move("deposit_items", "Docked: move cargo into your storage at this station."),
+    _storage_move("withdraw_items", "Docked: move items from your storage here into cargo."),
     ToolSpec(
         "catalog",
         "info",

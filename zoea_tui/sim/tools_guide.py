@@ -64,7 +64,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         {"distress_type": string_arg("What you need", enum=["fuel", "repair", "combat"])},
         mutation=True,
         needs_position=True,
-        group="spacemolt",
     ),
     ToolSpec(
         "craft",
@@ -77,7 +76,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         },
         ("recipe_id",),
         mutation=True,
-        group="spacemolt",
     ),
     ToolSpec(
         "set_home_base",
@@ -86,7 +84,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         {"base_id": string_arg("The base you are docked at")},
         ("base_id",),
         mutation=True,
-        group="spacemolt",
     ),
     ToolSpec(
         "create_note",
@@ -97,7 +94,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
             "content": string_arg("Up to 100,000 characters"),
         },
         ("title", "content"),
-        group="spacemolt_social",
     ),
     ToolSpec(
         "write_note",
@@ -105,7 +101,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         "Replace a note's whole content.",
         {"note_id": string_arg("A note id from get_notes"), "content": string_arg("New text")},
         ("note_id", "content"),
-        group="spacemolt_social",
     ),
     ToolSpec(
         "read_note",
@@ -113,9 +108,8 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         "A note's title and content.",
         {"note_id": string_arg("A note id from get_notes")},
         ("note_id",),
-        group="spacemolt_social",
     ),
-    ToolSpec("get_notes", "notes", "Your notes: ids and titles.", group="spacemolt_social"),
+    ToolSpec("get_notes", "notes", "Your notes: ids and titles."),
     ToolSpec(
         "create_faction",
         "faction",
@@ -126,14 +120,12 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         },
         ("name", "tag"),
         mutation=True,
-        group="spacemolt_faction",
     ),
     ToolSpec(
         "faction_info",
         "faction",
         "A faction's details and members (yours unless faction_id).",
         {"faction_id": string_arg("A faction id; defaults to yours")},
-        group="spacemolt_faction",
     ),
     ToolSpec(
         "faction_invite",
@@ -144,7 +136,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         mutation=True,
         strict=True,
         example="Ada",
-        group="spacemolt_faction",
     ),
     ToolSpec(
         "join_faction",
@@ -153,14 +144,12 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         {"faction_id": string_arg("The faction's id")},
         ("faction_id",),
         mutation=True,
-        group="spacemolt_faction",
     ),
     ToolSpec(
         "leave_faction",
         "faction",
         "Leave your faction (a leader leaving alone disbands it).",
         mutation=True,
-        group="spacemolt_faction",
     ),
     ToolSpec(
         "faction_submit_intel",
@@ -185,7 +174,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         "view_faction_storage",
         "faction",
         "Your faction's shared storage at this station.",
-        group="spacemolt_faction",
     ),
     ToolSpec(
         "fleet",
@@ -209,13 +197,11 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
             "target": string_arg("A pilot's id or username, for invite and kick"),
         },
         ("action",),
-        group="spacemolt_fleet",
     ),
     ToolSpec(
         "get_insurance_quote",
         "insurance",
         "The premium and coverage of insuring your current ship.",
-        group="spacemolt_salvage",
     ),
     ToolSpec(
         "buy_insurance",
@@ -224,14 +210,12 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         {"ticks": integer_arg("Ticks of cover, 100-10000", minimum=100, maximum=10_000)},
         ("ticks",),
         mutation=True,
-        group="spacemolt_salvage",
     ),
     ToolSpec(
         "claim_insurance",
         "insurance",
         "Your insurance policies; docked at your home base, pays out every policy whose ship "
         "was destroyed.",
-        group="spacemolt_salvage",
     ),
     ToolSpec(
         "commission_quote",
@@ -239,7 +223,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         "The cost and build time of commissioning a ship class at this shipyard.",
         {"ship_class": string_arg("A ship class id")},
         ("ship_class",),
-        group="spacemolt_ship",
     ),
     ToolSpec(
         "commission_ship",
@@ -254,14 +237,12 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         },
         ("ship_class",),
         mutation=True,
-        group="spacemolt_ship",
     ),
     ToolSpec(
         "commission_status",
         "ships",
         "Your ship commissions and when each is ready.",
         {"base_id": string_arg("Only this base")},
-        group="spacemolt_ship",
     ),
     ToolSpec(
         "claim_commission",
@@ -270,7 +251,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         {"commission_id": string_arg("From commission_status")},
         ("commission_id",),
         mutation=True,
-        group="spacemolt_ship",
     ),
     ToolSpec(
         "tow_wreck",
@@ -281,7 +261,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         ("wreck_id",),
         mutation=True,
         needs_position=True,
-        group="spacemolt_salvage",
     ),
     ToolSpec(
         "release_tow",
@@ -289,14 +268,12 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         "Let go of the towed wreck here.",
         mutation=True,
         needs_position=True,
-        group="spacemolt_salvage",
     ),
     ToolSpec(
         "sell_wreck",
         "salvage",
         "Docked at a station with a repair yard: sell the towed wreck for credits.",
         mutation=True,
-        group="spacemolt_salvage",
     ),
     ToolSpec(
         "scrap_wreck",
@@ -304,7 +281,6 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         "Docked at a station with a repair yard: scrap the towed wreck into steel plates "
         "and its contents, into cargo.",
         mutation=True,
-        group="spacemolt_salvage",
     ),
     ToolSpec(
         "send_gift",
@@ -322,6 +298,5 @@ GUIDE_SPECS: tuple[ToolSpec, ...] = (
         mutation=True,
         strict=True,
         example="Ada",
-        group="spacemolt_storage",
     ),
 )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import errors, missions, orderbook, params, rules
 from zoea_tui.sim.catalog import ITEMS, MODULES, RECIPES, SHIP_CLASSES, SKILLS
-from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.navigation import needs_auto_dock, with_auto_dock
 from zoea_tui.sim.commands.shipyard import ship_class_for_sale
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base, Poi
@@ -253,9 +253,7 @@ def buy_ship(world: WorldState, call: Call) -> dict[str, Any]:
         "message": f"Your new {ship_class.name} is active; your old "
         f"ship is stored at {base.name} (list_ships, switch_ship).",
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def switch_ship(world: WorldState, call: Call) -> dict[str, Any]:
@@ -274,9 +272,7 @@ def switch_ship(world: WorldState, call: Call) -> dict[str, Any]:
     me.hangar.append({"ship": asdict(me.ship), "base_id": base.id})
     me.ship = Ship(**stored["ship"])
     result: dict[str, Any] = {"action": "ship_switched", "ship": ship_view(me.ship)}
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 HANDLERS = {

@@ -14,11 +14,12 @@ from zoea_tui.sim.catalog import ITEMS, ItemDef
 from zoea_tui.sim.commands.market import (
     base_here,
     item_arg,
+    plan_purchase,
     quantity_arg,
     require_cargo,
     station_fills,
 )
-from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.navigation import needs_auto_dock, with_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base
 
@@ -57,14 +58,7 @@ def create_sell_order(world: WorldState, call: Call) -> dict[str, Any]:
         me.stats["ore_sold"] += quantity - left
     order = orderbook.new_order(world, me, base.id, "sell", item.id, price, left) if left else None
     result: dict[str, Any] = {
-        "action": "sell_order_created" if order else "sold",
-        "order_id": order["order_id"] if order else None,
-        "item_id": item.id,
-        "price_each": price,
-        "quantity": quantity,
-        "quantity_filled": quantity - left,
-        "quantity_listed": left,
-        "fills": fills,
+        **_order_result("sell", order, item, price, quantity, left, fills),
         "total_earned": earned,
         "credits": me.credits,
         "message": (
@@ -74,9 +68,30 @@ def create_sell_order(world: WorldState, call: Call) -> dict[str, Any]:
         if order
         else f"All {quantity} {item.name} sold at once for {earned} credits.",
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
+
+
+def _order_result(
+    side: str,
+    order: dict[str, Any] | None,
+    item: ItemDef,
+    price: int,
+    quantity: int,
+    left: int,
+    fills: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What a new order's answer starts with, buy or sell alike: filled at once (`sold`,
+    `bought`) or resting with `left` listed."""
+    return {
+        "action": f"{side}_order_created" if order else ("sold" if side == "sell" else "bought"),
+        "order_id": order["order_id"] if order else None,
+        "item_id": item.id,
+        "price_each": price,
+        "quantity": quantity,
+        "quantity_filled": quantity - left,
+        "quantity_listed": left,
+        "fills": fills,
+    }
 
 
 def _book(me: Any, item: ItemDef, fills: list[dict[str, Any]], side: str, total: int) -> None:
@@ -131,23 +146,14 @@ def create_buy_order(world: WorldState, call: Call) -> dict[str, Any]:
         orderbook.store(me, base.id, item.id, got - to_cargo)
     order = orderbook.new_order(world, me, base.id, "buy", item.id, price, left) if left else None
     result: dict[str, Any] = {
-        "action": "buy_order_created" if order else "bought",
-        "order_id": order["order_id"] if order else None,
-        "item_id": item.id,
-        "price_each": price,
-        "quantity": quantity,
-        "quantity_filled": got,
-        "quantity_listed": left,
-        "fills": fills,
+        **_order_result("buy", order, item, price, quantity, left, fills),
         "total_cost": cost,
         "escrowed": left * price,
         "delivered_to_cargo": to_cargo,
         "delivered_to_storage": got - to_cargo,
         "credits": me.credits,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def view_orders(world: WorldState, call: Call) -> dict[str, Any]:
@@ -276,24 +282,8 @@ def estimate_purchase(world: WorldState, call: Call) -> dict[str, Any]:
     me = call.me
     item, quantity = item_arg(call), quantity_arg(call)
     base = _target_base(world, call)
-    fills: list[dict[str, Any]] = []
-    left = quantity
-    for order in orderbook.resting(world, base.id, item.id, "sell", me.username):
-        if left <= 0:
-            break
-        qty = min(left, order["quantity"])
-        fills.append(
-            {
-                "price_each": order["price_each"],
-                "quantity": qty,
-                "subtotal": qty * order["price_each"],
-                "source": "player",
-            }
-        )
-        left -= qty
-    if left and base.market[item.id].sells:
-        fills += station_fills(base.ask(item.id), left, selling=False)
-        left = 0
+    plan = plan_purchase(world, base, item, quantity, me.username)
+    fills, left = plan.fills, plan.unfilled
     total = sum(f["subtotal"] for f in fills)
     return {
         "item": item.name,
@@ -365,9 +355,7 @@ def _move(world: WorldState, call: Call, to_storage: bool) -> dict[str, Any]:
         "quantity": quantity,
         "base_id": base.id,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def deposit_items(world: WorldState, call: Call) -> dict[str, Any]:

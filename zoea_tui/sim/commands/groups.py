@@ -100,15 +100,21 @@ def faction_info(world: WorldState, call: Call) -> dict[str, Any]:
     raise GameError("faction_not_found", f"No faction '{raw}'.")
 
 
+def _invite(group: dict[str, Any], pilot: Player, where: str) -> None:
+    """Put `pilot` on a faction's or a fleet's invites (once); `already_member` if they
+    are in it (`where`: the faction's name, "your fleet")."""
+    if pilot.username in group["members"]:
+        raise GameError("already_member", f"{pilot.username} is already in {where}.")
+    if pilot.username not in group["invites"]:
+        group["invites"].append(pilot.username)
+
+
 def faction_invite(world: WorldState, call: Call) -> dict[str, Any]:
     """Invite a pilot; they are notified and join with join_faction."""
     me = call.me
     faction = _my_faction(world, me)
     pilot = _pilot(world, params.text(call.args, "player_id").strip())
-    if pilot.username in faction["members"]:
-        raise GameError("already_member", f"{pilot.username} is already in {faction['name']}.")
-    if pilot.username not in faction["invites"]:
-        faction["invites"].append(pilot.username)
+    _invite(faction, pilot, faction["name"])
     world.notify(
         pilot,
         "faction",
@@ -269,10 +275,7 @@ def fleet(world: WorldState, call: Call) -> dict[str, Any]:
                 raise GameError("not_in_fleet", f"{pilot.username} is not in your fleet.")
             _drop(world, mine, pilot.username)
             return {"action": "kicked", **_fleet_view(world, mine)}
-        if pilot.username in mine["members"]:
-            raise GameError("already_member", f"{pilot.username} is already in your fleet.")
-        if pilot.username not in mine["invites"]:
-            mine["invites"].append(pilot.username)
+        _invite(mine, pilot, "your fleet")
         world.notify(
             pilot,
             "system",

@@ -6,11 +6,12 @@ station's own factor; orders walk the book in levels (see `rules.walk_book`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from zoea_tui.sim import errors, orderbook, params, rules
 from zoea_tui.sim.catalog import ITEMS, ItemDef, find_item
-from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.navigation import needs_auto_dock, with_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Base
 from zoea_tui.sim.players import Player
@@ -99,6 +100,34 @@ def station_fills(top_price: int, quantity: int, selling: bool) -> list[dict[str
     return [{**f, "source": "station"} for f in rules.walk_book(top_price, quantity, selling)]
 
 
+@dataclass(frozen=True)
+class Purchase:
+    """What buying takes at a station: the player sell orders it walks (`sellers`, best
+    first), its `fills` (those orders' first, then the station's book) and what no one
+    sells there (`unfilled`)."""
+
+    sellers: list[dict[str, Any]]
+    fills: list[dict[str, Any]]
+    unfilled: int
+
+
+def plan_purchase(
+    world: WorldState, base: Base, item: ItemDef, quantity: int, buyer: str
+) -> Purchase:
+    """How `buyer` would buy `quantity` of `item` at `base`, settling nothing: player
+    offers below the station's ask (any offer where the station does not sell the item),
+    then the station's book. `buy` charges it, `estimate_purchase` quotes it."""
+    sells = base.market[item.id].sells
+    ask = base.ask(item.id)
+    sellers = orderbook.resting(world, base.id, item.id, "sell", buyer)
+    fills = orderbook.quote(sellers, quantity, lambda price: not sells or price < ask)
+    left = quantity - sum(f["quantity"] for f in fills)
+    if left and sells:
+        fills += station_fills(ask, left, selling=False)
+        left = 0
+    return Purchase(sellers, fills, left)
+
+
 def require_cargo(me: Player, item: ItemDef, quantity: int, doing: str) -> None:
     """Raise ``insufficient_items`` unless the cargo holds `quantity` of `item` (`doing`:
     what the player cannot do without it, "sell", "list")."""
@@ -127,24 +156,17 @@ def sell(world: WorldState, call: Call) -> dict[str, Any]:
         fills += station_fills(bid, left, selling=True)
     total = sum(f["subtotal"] for f in fills)
     me.ship.remove_cargo(item.id, quantity)
-    me.credits += total
-    me.stats["credits_earned"] += total
     if item.category == "ore":
         me.stats["ore_sold"] += quantity
-    _completed(world, me, "sell", item, quantity, total, base)
     result: dict[str, Any] = {
-        "action": "sold",
-        "item": item.name,
-        "item_id": item.id,
+        **_completed(world, me, "sell", item, quantity, total, base),
         "quantity_sold": quantity,
         "total_earned": total,
         "fills": fills,
         "credits": me.credits,
         "level_up": False,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def buy(world: WorldState, call: Call) -> dict[str, Any]:
@@ -154,21 +176,10 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
     quantity = quantity_arg(call)
     auto = needs_auto_dock(world, me)
     base = base_here(world, call.me)
-    sells = base.market[item.id].sells
-    sellers = orderbook.resting(world, base.id, item.id, "sell", me.username)
-    if not sells and not sellers:
+    plan = plan_purchase(world, base, item, quantity, me.username)
+    if not plan.fills:
         raise errors.item_not_available(item.name, item.id)
-    ask = base.ask(item.id)
-
-    def cheaper(price: int) -> bool:
-        """A player's offer the buy takes: any, or below the station's ask when it sells."""
-        return not sells or price < ask
-
-    fills = orderbook.quote(sellers, quantity, cheaper)
-    left = quantity - sum(f["quantity"] for f in fills)
-    if left and sells:
-        fills += station_fills(ask, left, selling=False)
-        left = 0
+    fills, left = plan.fills, plan.unfilled
     quantity -= left
     total = sum(f["subtotal"] for f in fills)
     if me.credits < total:
@@ -180,16 +191,10 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
             f"Not enough cargo space: {quantity} {item.name} need {space}, you have "
             f"{me.ship.cargo_free} free. Sell cargo first or buy less.",
         )
-    if any(f["source"] == "player" for f in fills):
-        orderbook.take(world, sellers, quantity, cheaper)
-    me.credits -= total
+    orderbook.settle_fills(world, plan.sellers, fills)
     me.ship.add_cargo(item.id, quantity)
-    me.stats["credits_spent"] += total
-    _completed(world, me, "buy", item, quantity, total, base)
     result: dict[str, Any] = {
-        "action": "bought",
-        "item": item.name,
-        "item_id": item.id,
+        **_completed(world, me, "buy", item, quantity, total, base),
         "quantity": quantity,
         "total_cost": total,
         "fills": fills,
@@ -198,9 +203,7 @@ def buy(world: WorldState, call: Call) -> dict[str, Any]:
         "delivered_to_storage": 0,
         "credits": me.credits,
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def _completed(
@@ -211,9 +214,16 @@ def _completed(
     quantity: int,
     total: int,
     base: Base,
-) -> None:
-    """A trade with the station done: counted, kept in the player's recent trades, and
-    told to the player as a ``trade_completed`` event."""
+) -> dict[str, Any]:
+    """A trade with the station done: paid (`total` credits to or from the player),
+    counted, kept in the player's recent trades and told to the player as a
+    ``trade_completed`` event. Returns what the trade's answer starts with."""
+    if side == "sell":
+        me.credits += total
+        me.stats["credits_earned"] += total
+    else:
+        me.credits -= total
+        me.stats["credits_spent"] += total
     me.stats["trades_completed"] += 1
     trade = {
         "side": side,
@@ -231,6 +241,7 @@ def _completed(
         trade,
         message=f"{verb} {quantity} {item.name} for {total} credits.",
     )
+    return {"action": "sold" if side == "sell" else "bought", "item": item.name, "item_id": item.id}
 
 
 HANDLERS = {"view_market": view_market, "sell": sell, "buy": buy}

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import errors, missions, params
 from zoea_tui.sim.catalog import ITEMS
-from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.navigation import needs_auto_dock, with_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.players import Player
 
@@ -151,9 +151,7 @@ def accept_mission(world: WorldState, call: Call) -> dict[str, Any]:
         "message": f"Mission accepted: {mission['title']}. Track it with get_active_missions; "
         "turn it in with complete_mission(mission_id).",
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def get_active_missions(world: WorldState, call: Call) -> dict[str, Any]:
@@ -209,9 +207,7 @@ def complete_mission(world: WorldState, call: Call) -> dict[str, Any]:
         "credits": me.credits,
         "message": f"Mission complete: {mission['title']}. {reward} credits paid.",
     }
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def abandon_mission(world: WorldState, call: Call) -> dict[str, Any]:

@@ -7,6 +7,7 @@ tick, flagged `auto_docked`/`auto_undocked` in its result, as on the real server
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import errors, params, rules
@@ -28,11 +29,16 @@ def needs_auto_dock(world: WorldState, player: Player) -> bool:
     return True
 
 
-def apply_auto_dock(world: WorldState, player: Player, result: dict[str, Any]) -> None:
-    """Dock as part of another action: the action then takes one extra tick."""
-    player.docked = True
-    player.busy_until = max(player.busy_until, world.tick + 2)
-    result["auto_docked"] = True
+def with_auto_dock(
+    world: WorldState, player: Player, auto: bool, result: dict[str, Any]
+) -> dict[str, Any]:
+    """A base action's answer `result`, docking as part of the action when it had to
+    (`auto`, from :func:`needs_auto_dock`): the action then takes one extra tick."""
+    if auto:
+        player.docked = True
+        player.busy_until = max(player.busy_until, world.tick + 2)
+        result["auto_docked"] = True
+    return result
 
 
 def _no_fuel(need: int, have: int) -> GameError:
@@ -43,8 +49,43 @@ def _no_fuel(need: int, have: int) -> GameError:
     )
 
 
-def _depart(world: WorldState, player: Player, transit: Transit) -> bool:
-    """Undock if needed, leave the POI, and enter transit. Returns whether it undocked."""
+@dataclass(frozen=True)
+class _Trip:
+    """A trip just begun: its length in ticks, its fuel cost, the fuel left after it, its
+    arrival tick, and whether the pilot undocked to leave."""
+
+    ticks: int
+    fuel_cost: int
+    fuel_remaining: int
+    arrival: int
+    undocked: bool
+
+    def answer(self, head: dict[str, Any], message: str) -> dict[str, Any]:
+        """A movement's answer: `head` (what and where), the trip's figures, `message`."""
+        result = {
+            **head,
+            "ticks": self.ticks,
+            "fuel_cost": self.fuel_cost,
+            "fuel_remaining": self.fuel_remaining,
+            "arrival_tick": self.arrival,
+            "message": message,
+        }
+        if self.undocked:
+            result["auto_undocked"] = True
+        return result
+
+
+def _set_out(
+    world: WorldState, player: Player, kind: str, fuel: int, ticks: int, to: tuple[str, str]
+) -> _Trip:
+    """Burn `fuel` and leave for `to` (system id, POI id), arriving `ticks` later (one
+    more when docked: the pilot undocks first, and the others at the POI see it go);
+    `no_fuel` if the tank is short."""
+    if player.ship.fuel < fuel:
+        raise _no_fuel(fuel, player.ship.fuel)
+    ticks += 1 if player.docked else 0
+    player.ship.fuel -= fuel
+    arrival = world.tick + ticks
     undocked = player.docked
     player.docked = False
     origin = world.galaxy.pois[player.poi_id]
@@ -60,9 +101,11 @@ def _depart(world: WorldState, player: Player, transit: Transit) -> bool:
             },
             message=f"{player.username} left {origin.name}.",
         )
-    player.transit = transit
-    player.busy_until = transit.arrival_tick
-    return undocked
+    player.transit = Transit(
+        kind, player.system_id, player.poi_id, *to, departure_tick=world.tick, arrival_tick=arrival
+    )
+    player.busy_until = arrival
+    return _Trip(ticks, fuel, player.ship.fuel, arrival, undocked)
 
 
 def travel(world: WorldState, call: Call) -> dict[str, Any]:
@@ -84,40 +127,24 @@ def travel(world: WorldState, call: Call) -> dict[str, Any]:
     if poi.id == here.id:
         raise GameError("invalid_target", f"You are already at {poi.name}.")
     distance = world.galaxy.poi_distance(here, poi)
-    fuel = rules.travel_fuel(distance)
-    if me.ship.fuel < fuel:
-        raise _no_fuel(fuel, me.ship.fuel)
-    ticks = rules.travel_ticks(distance, me.ship.speed) + (1 if me.docked else 0)
-    me.ship.fuel -= fuel
-    arrival = world.tick + ticks
-    undocked = _depart(
+    trip = _set_out(
         world,
         me,
-        Transit(
-            "travel",
-            me.system_id,
-            here.id,
-            poi.system_id,
-            poi.id,
-            world.tick,
-            arrival,
-        ),
+        "travel",
+        rules.travel_fuel(distance),
+        rules.travel_ticks(distance, me.ship.speed),
+        (poi.system_id, poi.id),
     )
-    result: dict[str, Any] = {
-        "action": "travel",
-        "destination": poi.name,
-        "destination_id": poi.id,
-        "distance_au": distance / 100,
-        "ticks": ticks,
-        "fuel_cost": fuel,
-        "fuel_remaining": me.ship.fuel,
-        "arrival_tick": arrival,
-        "message": f"Traveling to {poi.name}: arrival at tick {arrival} ({ticks} tick(s)). "
+    return trip.answer(
+        {
+            "action": "travel",
+            "destination": poi.name,
+            "destination_id": poi.id,
+            "distance_au": distance / 100,
+        },
+        f"Traveling to {poi.name}: arrival at tick {trip.arrival} ({trip.ticks} tick(s)). "
         "You are in transit until then.",
-    }
-    if undocked:
-        result["auto_undocked"] = True
-    return result
+    )
 
 
 def jump(world: WorldState, call: Call) -> dict[str, Any]:
@@ -137,42 +164,26 @@ def jump(world: WorldState, call: Call) -> dict[str, Any]:
             f"{target.name} is not connected to {here.name} (links: {links}). "
             f"Use find_route with target_system '{target.id}' to plan a route.",
         )
-    fuel = world.profile.jump_fuel
-    if me.ship.fuel < fuel:
-        raise _no_fuel(fuel, me.ship.fuel)
-    ticks = rules.jump_ticks(me.ship.speed) + (1 if me.docked else 0)
-    me.ship.fuel -= fuel
-    arrival = world.tick + ticks
     landing = world.galaxy.arrival_poi(target.id)
-    undocked = _depart(
+    trip = _set_out(
         world,
         me,
-        Transit(
-            "jump",
-            here.id,
-            me.poi_id,
-            target.id,
-            landing.id,
-            world.tick,
-            arrival,
-        ),
+        "jump",
+        world.profile.jump_fuel,
+        rules.jump_ticks(me.ship.speed),
+        (target.id, landing.id),
     )
-    result: dict[str, Any] = {
-        "action": "jump",
-        "system": target.name,
-        "system_id": target.id,
-        "from_system": here.id,
-        "poi": landing.id,
-        "ticks": ticks,
-        "fuel_cost": fuel,
-        "fuel_remaining": me.ship.fuel,
-        "arrival_tick": arrival,
-        "message": f"Jumping to {target.name}: arrival at {landing.name} at tick {arrival} "
-        f"({ticks} tick(s)). You are in transit until then.",
-    }
-    if undocked:
-        result["auto_undocked"] = True
-    return result
+    return trip.answer(
+        {
+            "action": "jump",
+            "system": target.name,
+            "system_id": target.id,
+            "from_system": here.id,
+            "poi": landing.id,
+        },
+        f"Jumping to {target.name}: arrival at {landing.name} at tick {trip.arrival} "
+        f"({trip.ticks} tick(s)). You are in transit until then.",
+    )
 
 
 def dock(world: WorldState, call: Call) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from zoea_tui.sim import errors, missions, params, rules
 from zoea_tui.sim.catalog import ITEMS, find_item, module_def
-from zoea_tui.sim.commands.navigation import apply_auto_dock, needs_auto_dock
+from zoea_tui.sim.commands.navigation import needs_auto_dock, with_auto_dock
 from zoea_tui.sim.errors import GameError
 from zoea_tui.sim.galaxy import Deposit
 
@@ -162,9 +162,7 @@ def refuel(world: WorldState, call: Call) -> dict[str, Any]:
         result["message"] = "Tank already full."
     elif units < missing:
         result["message"] = f"Partial refuel: you could afford {units} of {missing} units."
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def repair(world: WorldState, call: Call) -> dict[str, Any]:
@@ -191,9 +189,7 @@ def repair(world: WorldState, call: Call) -> dict[str, Any]:
     }
     if missing == 0:
         result["message"] = "Hull already at full strength."
-    if auto:
-        apply_auto_dock(world, me, result)
-    return result
+    return with_auto_dock(world, me, auto, result)
 
 
 def jettison(world: WorldState, call: Call) -> dict[str, Any]:
