@@ -27,6 +27,7 @@ from ...orchestrator.refusals import CommandRefused
 from ..sanitize import one_line
 from ..widgets.form_row import choice, form_row, text_field
 from ..widgets.model_field import ModelField
+from .base import targeted
 from .form_screen import FormScreen
 
 if TYPE_CHECKING:
@@ -197,9 +198,7 @@ class ConfigureScreen(MysisForm):
     @classmethod
     def opened(cls, view: MysisView | None) -> Self:
         """The form for Mysis ``view`` (the ``c`` command's)."""
-        if view is None:
-            raise ValueError("the configure form is a Mysis's")
-        return cls(view)
+        return cls(targeted(view, cls))
 
     def __init__(self, view: MysisView) -> None:
         super().__init__()
