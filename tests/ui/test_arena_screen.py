@@ -39,6 +39,9 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         played = str(past.get_row_at(0)[4])
         assert played == "budget ticks · world smbench · prompt arena · seeds 0–1 · 2 run(s)/cell"
         assert str(past.get_row_at(0)[5]) == "turn-aware partial: s1 " + row[2]
+        status = screen.query_one("#arena-status", Label)
+        composites = past.get_row_at(0)[5]
+        assert str(status.render()) == f"Done · autopilot · {played} · {composites}"
         assert row[0] == "s1-bootstrap-grind" and row[1] == "turn-aware" and row[4] == "100%"
         assert str(row[6]).startswith("net ") and "unrecovered errors" in str(row[6])
         bar = screen.query_one(ProgressBar)
@@ -77,6 +80,7 @@ async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
         past.focus()
         await pilot.press("enter")
         await wait_for(pilot, lambda: results.row_count == 1, what="the reopened batch")
+        assert str(status.render()) == f"Batch #{batch.id} · autopilot · {played} · {composites}"
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, ArenaScreen)

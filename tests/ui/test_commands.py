@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from importlib import import_module
 
+import pytest
 from textual.binding import Binding
 from textual.screen import Screen
 
@@ -67,6 +68,18 @@ def test_the_handler_check_names_a_command_without_one() -> None:
         "box: confirm.ConfirmScreen has no opened(view)",
         "bus: base.CommandCenter is no screen of zoea_tui.ui.screens",
     ]
+
+
+def test_a_screen_for_a_mysis_refuses_to_open_without_one() -> None:
+    """A command that acts on a Mysis opens its screen for one; asked for none, the screen
+    says which it is and why, instead of being built half."""
+    targeted = [c for c in COMMANDS if c.screen and c.target]
+    assert len(targeted) >= 5
+    for command in targeted:
+        module, _, name = command.screen.rpartition(".")
+        screen = getattr(import_module(f"zoea_tui.ui.screens.{module}"), name)
+        with pytest.raises(ValueError, match=f"{name} opens for a Mysis"):
+            screen.opened(None)
 
 
 def test_each_key_and_name_is_the_table_s_once() -> None:

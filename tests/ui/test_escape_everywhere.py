@@ -53,6 +53,7 @@ NOT_CLOSED_BY_ESC: dict[str, str] = {
 BASES: dict[str, str] = {
     "ZoeaScreen": "the base of every screen",
     "ZoeaModalScreen": "the base of the modal ones",
+    "FormScreen": "the base of every form (the Mysis forms, adding a provider)",
     "MysisForm": "the base of the new-Mysis and configure forms",
     "InputBar": "the base of the message and broadcast bars",
     "ConfirmScreen": "the base of the delete question (quit's and the save of a provider "

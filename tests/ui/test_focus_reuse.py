@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.text import Text
 from textual.pilot import Pilot
 
 from zoea_tui.config import Config
-from zoea_tui.orchestrator.events import MessageStored
+from zoea_tui.orchestrator.events import ErrorRaised, MessageStored, NudgeSent
 from zoea_tui.storage import NewMemory, Store
+from zoea_tui.ui import formatting as fmt
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import PAGE, FocusScreen
@@ -135,6 +137,49 @@ async def test_a_memory_stored_while_the_view_reads_is_shown_after_the_page(
         assert [m.id for m in log.memories][-2:] == [late.id - 1, late.id]
         await settle(pilot)
         assert [m.id for m in log.memories].count(late.id) == 1
+
+
+async def test_an_error_and_a_nudge_of_the_mysis_shown_are_noted_in_its_log(
+    tmp_path: Path, still_config: Config
+) -> None:
+    async with _ada_in_focus(tmp_path, still_config) as (pilot, app, screen, ids):
+        app.swarm.feed(
+            (
+                ErrorRaised(
+                    at=0.0, mysis_id=ids["Ada"], message="the model timed out", transient=True
+                ),
+                NudgeSent(at=0.0, mysis_id=ids["Ada"], level=2, text="Keep mining."),
+                ErrorRaised(at=0.0, mysis_id=ids["Brin"], message="not shown here"),
+                NudgeSent(at=0.0, mysis_id=ids["Brin"], level=1, text="not shown either"),
+            )
+        )
+        await settle(pilot)
+        log = screen.query_one(ConversationLog)
+        notes = [(e.kind, e.note) for e in log._entries if e.kind in ("-error", "-nudge")]
+        stamp = fmt.stamp(0.0, app.swarm.tick).plain
+        assert [(kind, note.plain if note else None) for kind, note in notes] == [
+            ("-error", f"{stamp} ERROR (will retry)\n  the model timed out"),
+            ("-nudge", f"{stamp} NUDGE 2  (synthetic, not stored)\n  Keep mining."),
+        ]
+        error, nudge = (note for _, note in notes)
+        assert error is not None and nudge is not None
+
+        def after_stamp(note: Text) -> list[tuple[str, str]]:
+            return [
+                (note.plain[s.start : s.end], str(s.style))
+                for s in note.spans
+                if s.start >= len(stamp)
+            ]
+
+        assert after_stamp(error) == [
+            (" ERROR (will retry)", f"bold {fmt.ERROR}"),
+            ("the model timed out", fmt.ERROR),
+        ]
+        assert after_stamp(nudge) == [
+            (" NUDGE 2", f"bold {fmt.WARNING}"),
+            ("  (synthetic, not stored)", fmt.DIM),
+            ("Keep mining.", fmt.WARNING),
+        ]
 
 
 @asynccontextmanager

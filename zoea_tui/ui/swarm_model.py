@@ -349,20 +349,11 @@ class SwarmModel:
                     self.network = (event.llm, event.mcp)
                 case GameTick():
                     self.tick, ticked = event.tick, True
-                case StreamDelta():
-                    flush_stored()
-                    happened.append((SwarmModel.Streamed, event))
-                case ErrorRaised():
-                    flush_stored()
-                    happened.append((SwarmModel.ErrorRaised, event))
-                case NudgeSent():
-                    flush_stored()
-                    happened.append((SwarmModel.NudgeSent, event))
-                case BroadcastSent():
-                    flush_stored()
-                    happened.append((SwarmModel.BroadcastSent, event))
                 case Notice():
                     happened.append((SwarmModel.Noticed, event))
+                case _ if type(event) in TOLD_AS_THEY_ARE:
+                    flush_stored()
+                    happened.append((TOLD_AS_THEY_ARE[type(event)], event))
             if mysis_id is not None:
                 concerned.add(mysis_id)
         flush_stored()
@@ -390,3 +381,13 @@ class SwarmModel:
             tick = self.tick
             later.append((SwarmModel.Ticked, tick))
         self._post(happened + later)
+
+
+#: The engine events the model tells its subscribers as they are, in their order (the
+#: memories stored before one told first), and the message each is told as.
+TOLD_AS_THEY_ARE: dict[type[Event], Callable[[Any], Message]] = {
+    StreamDelta: SwarmModel.Streamed,
+    ErrorRaised: SwarmModel.ErrorRaised,
+    NudgeSent: SwarmModel.NudgeSent,
+    BroadcastSent: SwarmModel.BroadcastSent,
+}

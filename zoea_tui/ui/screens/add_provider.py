@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Button, Input, Select, Static
 
@@ -26,15 +25,14 @@ from ...config import KINDS, ConfigError, ProviderConfig, build_config
 from ...orchestrator.refusals import CommandRefused
 from .. import formatting as fmt
 from ..sanitize import clean, one_line
-from ..widgets.form_row import form_row
+from ..widgets.form_row import choice, form_row, text_field
 from ..widgets.model_field import ModelField
 from ..widgets.scroll_box import ScrollBox
-from .base import ZoeaModalScreen
 from .confirm import ConfirmScreen
+from .form_screen import FormScreen
 
 if TYPE_CHECKING:
     from ...config.edit import ProviderPlan
-    from ...orchestrator.commander import Commander
     from ...providers.probe import ProbeReport
 
 #: Where the form's values are checked (named in a refusal).
@@ -45,15 +43,11 @@ ANY_MODEL = "?"
 UNNAMED = "new-provider"
 
 
-class AddProviderScreen(ZoeaModalScreen[bool]):
-    """Type, endpoint, model and key variable of a new provider; Probe, then Save.
-
-    Opened once the engine is open (the ``a`` command's row waits for it)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+class AddProviderScreen(FormScreen):
+    """Type, endpoint, model and key variable of a new provider; Probe, then Save."""
 
     def __init__(self) -> None:
-        super().__init__(classes="form-screen")
+        super().__init__()
         #: The last probe: the provider probed and what it found.
         self.probed: tuple[ProviderConfig, ProbeReport] | None = None
         #: The provider the commander agreed to save although it cannot fly.
@@ -63,49 +57,31 @@ class AddProviderScreen(ZoeaModalScreen[bool]):
         """The fields, the probe's findings, and the buttons."""
         with Vertical(id="form-dialog", classes="dialog -provider") as dialog:
             dialog.border_title = Content("◆ ADD A PROVIDER")
+            kinds = [kind for kind in KINDS.values() if kind.probe]
             yield form_row(
                 "Type",
-                Select(
-                    [(Text(kind.label), kind.name) for kind in KINDS.values() if kind.probe],
-                    value=next(name for name, kind in KINDS.items() if kind.probe),
-                    allow_blank=False,
-                    id="provider-type",
-                    compact=True,
-                ),
+                choice(((kind.label, kind.name) for kind in kinds), kinds[0].name, "provider-type"),
             )
             yield form_row(
                 "Endpoint",
-                Input(
-                    placeholder="http://127.0.0.1:8080/v1 (Ollama: http://127.0.0.1:11434)",
-                    id="provider-endpoint",
-                    compact=True,
+                text_field(
+                    "http://127.0.0.1:8080/v1 (Ollama: http://127.0.0.1:11434)", "provider-endpoint"
                 ),
             )
             yield form_row("Model", ModelField("", "empty: the first one the server lists"))
             yield form_row(
                 "Key var",
-                Input(
-                    placeholder="the variable holding the API key (empty: none)",
-                    id="provider-key",
-                    compact=True,
-                ),
+                text_field("the variable holding the API key (empty: none)", "provider-key"),
             )
             yield form_row(
-                "Name",
-                Input(
-                    placeholder="empty: named after the server",
-                    id="provider-name",
-                    max_length=64,
-                    compact=True,
-                ),
+                "Name", text_field("empty: named after the server", "provider-name", max_length=64)
             )
             with ScrollBox(id="provider-report"):
                 yield Static("", id="provider-verdict")
-            yield Static("", id="form-error")
-            with Horizontal(classes="buttons"):
-                yield Button("Probe", id="provider-probe", compact=True)
-                yield Button("Save…", id="provider-save", variant="primary", compact=True)
-                yield Button("Cancel", id="form-cancel", compact=True)
+            yield from self.error_and_buttons(
+                Button("Probe", id="provider-probe", compact=True),
+                Button("Save…", id="provider-save", variant="primary", compact=True),
+            )
 
     def on_mount(self) -> None:
         self.query_one("#provider-endpoint").focus()
@@ -131,12 +107,6 @@ class AddProviderScreen(ZoeaModalScreen[bool]):
         config = build_config({"providers": {name: table}}, FORM)
         return config.providers[name]
 
-    def show_error(self, message: str) -> None:
-        """Show why the form cannot go on."""
-        self.query_one("#form-error", Static).update(
-            Text("✗ " + one_line(message, 300), style=f"bold {fmt.ERROR}")
-        )
-
     def show_report(self, report: ProbeReport) -> None:
         """The probe's findings, its verdict first."""
         text = Text()
@@ -151,13 +121,6 @@ class AddProviderScreen(ZoeaModalScreen[bool]):
         self.query_one("#provider-verdict", Static).update(text)
 
     # -- probing and saving ----------------------------------------------------------------
-
-    @property
-    def commander(self) -> Commander:
-        """The engine the provider is probed with and offered to."""
-        commander = self.center.commander
-        assert commander is not None, "the form opens once the engine is open"
-        return commander
 
     async def probe(self, provider: ProviderConfig) -> ProbeReport:
         """What ``zoea probe`` finds of ``provider``."""
@@ -311,15 +274,6 @@ class AddProviderScreen(ZoeaModalScreen[bool]):
             question.append(f"\n{plan.note}", style=fmt.WARNING)
         question.append("\nEvery comment and line of the file stays as it is.", style=fmt.MUTED)
         return ConfirmScreen(question, yes="Save", no="Back", detail=diff_text(plan.diff()))
-
-    @on(Button.Pressed, "#form-cancel")
-    def _cancel_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(False)
-
-    def action_cancel(self) -> None:
-        """Close without saving."""
-        self.dismiss(False)
 
 
 def diff_text(diff: str) -> Text:

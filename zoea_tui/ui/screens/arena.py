@@ -342,13 +342,7 @@ class ArenaScreen(ZoeaScreen[None]):
         batch = await commander.arena_records.get_arena_batch(int(event.row_key.value))
         if batch is None:
             return
-        self._clear()
-        for cell in batch.report.get("cells") or ():
-            self._add_cell(cell)
-        self._status(
-            f"Batch #{batch.id} · {batch.provider} · {played_text(batch.report)} · "
-            f"{composites_text(batch.report)}"
-        )
+        self._show_report(batch.report, f"Batch #{batch.id} · {batch.provider}")
 
     # -- messages --------------------------------------------------------------------------
 
@@ -421,13 +415,7 @@ class ArenaScreen(ZoeaScreen[None]):
             self._status(f"The arena failed: {message.error}")
             return
         # Each run showed as its own cell while it played; the batch's cells replace them.
-        self._clear()
-        for cell in message.report.get("cells") or ():
-            self._add_cell(cell)
-        self._status(
-            f"Done · {message.report['provider']} · {played_text(message.report)} · "
-            f"{composites_text(message.report)}"
-        )
+        self._show_report(message.report, f"Done · {message.report['provider']}")
         self.load_past()
 
     # -- helpers -----------------------------------------------------------------------------
@@ -442,6 +430,14 @@ class ArenaScreen(ZoeaScreen[None]):
         self._runs.clear()
         self._cells.clear()
         self._show_series(None)
+
+    def _show_report(self, report: dict[str, Any], head: str) -> None:
+        """A batch's report: its cells in place of what the tables showed, and ``head``,
+        what it played and its composites on the status line."""
+        self._clear()
+        for cell in report.get("cells") or ():
+            self._add_cell(cell)
+        self._status(f"{head} · {played_text(report)} · {composites_text(report)}")
 
     def _add_cell(self, cell: dict[str, Any]) -> None:
         self._cells.append(cell)

@@ -151,4 +151,12 @@ class ZoeaModalScreen(ModalScreen[ScreenResultType], ZoeaScreen[ScreenResultType
     """A modal screen of the command center (it may point at a Mysis too)."""
 
 
-__all__ = ["CommandCenter", "OpaqueScreensApp", "ZoeaModalScreen", "ZoeaScreen"]
+def targeted(view: MysisView | None, screen: type[ZoeaScreen[Any]]) -> MysisView:
+    """``view``, the Mysis a command that acts on one opens ``screen`` for (its row's
+    ``target``: the app opens such a screen only for a Mysis)."""
+    if view is None:
+        raise ValueError(f"{screen.__name__} opens for a Mysis: its command's row needs a target")
+    return view
+
+
+__all__ = ["CommandCenter", "OpaqueScreensApp", "ZoeaModalScreen", "ZoeaScreen", "targeted"]

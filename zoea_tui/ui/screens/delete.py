@@ -12,7 +12,7 @@ from rich.text import Text
 
 from .. import formatting as fmt
 from ..sanitize import one_line
-from .base import ZoeaModalScreen
+from .base import ZoeaModalScreen, targeted
 from .confirm import ConfirmScreen
 
 if TYPE_CHECKING:
@@ -25,9 +25,7 @@ class DeleteScreen(ConfirmScreen, ZoeaModalScreen[bool]):
     @classmethod
     def opened(cls, view: MysisView | None) -> Self:
         """The question for Mysis ``view`` (the ``d`` command's)."""
-        if view is None:
-            raise ValueError("a delete is a Mysis's")
-        return cls(view)
+        return cls(targeted(view, cls))
 
     def __init__(self, view: MysisView) -> None:
         self.mysis_id = view.id

@@ -413,28 +413,33 @@ class FocusScreen(ZoeaScreen[None]):
     @on(SwarmModel.ErrorRaised)
     def _error_raised(self, message: SwarmModel.ErrorRaised) -> None:
         error = message.error
-        if not self._on_stack or error.mysis_id != self.mysis_id:
-            return
-        text = fmt.stamp(error.at, self.center.swarm.tick)
-        text.append(
-            " ERROR" + (" (will retry)" if error.transient else ""),
-            style=f"bold {fmt.ERROR}",
-        )
-        text.append("\n  ")
-        text.append(clip(error.message, 20_000).text, style=fmt.ERROR)
-        self.query_one(ConversationLog).add_note(text, "-error")
+        retry = " (will retry)" if error.transient else ""
+        head = Text(f" ERROR{retry}", style=f"bold {fmt.ERROR}")
+        body = clip(error.message, 20_000).text
+        self._add_note(error.mysis_id, error.at, head, body, fmt.ERROR, "-error")
 
     @on(SwarmModel.NudgeSent)
     def _nudge_sent(self, message: SwarmModel.NudgeSent) -> None:
         nudge = message.nudge
-        if not self._on_stack or nudge.mysis_id != self.mysis_id:
+        head = Text.assemble(
+            (f" NUDGE {nudge.level}", f"bold {fmt.WARNING}"),
+            ("  (synthetic, not stored)", fmt.DIM),
+        )
+        body = clip(nudge.text, 2000).text
+        self._add_note(nudge.mysis_id, nudge.at, head, body, fmt.WARNING, "-nudge")
+
+    def _add_note(
+        self, mysis_id: int | None, at: float, head: Text, body: str, style: str, classes: str
+    ) -> None:
+        """A line of the log that is no memory (an error, a nudge), if it is of the Mysis
+        shown: when, ``head``, and below it ``body`` in ``style``."""
+        if not self._on_stack or mysis_id != self.mysis_id:
             return
-        text = fmt.stamp(nudge.at, self.center.swarm.tick)
-        text.append(f" NUDGE {nudge.level}", style=f"bold {fmt.WARNING}")
-        text.append("  (synthetic, not stored)", style=fmt.DIM)
+        text = fmt.stamp(at, self.center.swarm.tick)
+        text.append_text(head)
         text.append("\n  ")
-        text.append(clip(nudge.text, 2000).text, style=fmt.WARNING)
-        self.query_one(ConversationLog).add_note(text, "-nudge")
+        text.append(body, style=style)
+        self.query_one(ConversationLog).add_note(text, classes)
 
     @on(SwarmModel.MysisRemoved)
     def _mysis_removed(self, message: SwarmModel.MysisRemoved) -> None:

@@ -15,22 +15,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, ClassVar, Self
+from typing import TYPE_CHECKING, Self
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.content import Content
-from textual.widgets import Button, Input, Select, Static
+from textual.widgets import Button, Input, Select
 
 from ...orchestrator.refusals import CommandRefused
-from .. import formatting as fmt
 from ..sanitize import one_line
-from ..widgets.form_row import form_row
+from ..widgets.form_row import choice, form_row, text_field
 from ..widgets.model_field import ModelField
-from .base import ZoeaModalScreen
+from .base import targeted
+from .form_screen import FormScreen
 
 if TYPE_CHECKING:
     from ...orchestrator.commander import Commander
@@ -74,26 +72,12 @@ class FormChoices:
         )
 
 
-class MysisForm(ZoeaModalScreen[bool]):
-    """Base of both forms: fields, a refusal line, and Save/Cancel.
-
-    Opened once the engine is open (the commands' rows wait for it)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+class MysisForm(FormScreen):
+    """Base of both forms: fields, a refusal line, and Save/Cancel."""
 
     title_text = "MYSIS"
     submit_label = "Save"
     with_name = False
-
-    def __init__(self) -> None:
-        super().__init__(classes="form-screen")
-
-    @property
-    def commander(self) -> Commander:
-        """The engine the form acts on."""
-        commander = self.center.commander
-        assert commander is not None, "a form opens once the engine is open"
-        return commander
 
     @cached_property
     def choices(self) -> FormChoices:
@@ -111,39 +95,18 @@ class MysisForm(ZoeaModalScreen[bool]):
             dialog.border_title = Content(self.title_text)
             if self.with_name:
                 yield form_row(
-                    "Name",
-                    Input(
-                        placeholder="a unique name, e.g. Dora",
-                        id="form-name",
-                        max_length=40,
-                        compact=True,
-                    ),
+                    "Name", text_field("a unique name, e.g. Dora", "form-name", max_length=40)
                 )
             yield form_row(
-                "Provider",
-                Select(
-                    [(Text(p), p) for p in c.providers],
-                    value=c.provider,
-                    allow_blank=False,
-                    id="form-provider",
-                    compact=True,
-                ),
+                "Provider", choice(((p, p) for p in c.providers), c.provider, "form-provider")
             )
             yield form_row("Model", ModelField(c.model, self._model_placeholder(c.provider)))
             yield form_row(
-                "Strategy",
-                Select(
-                    [(Text(s), s) for s in c.strategies],
-                    value=c.strategy,
-                    allow_blank=False,
-                    id="form-strategy",
-                    compact=True,
-                ),
+                "Strategy", choice(((s, s) for s in c.strategies), c.strategy, "form-strategy")
             )
-            yield Static("", id="form-error")
-            with Horizontal(classes="buttons"):
-                yield Button(self.submit_label, id="form-submit", variant="primary", compact=True)
-                yield Button("Cancel", id="form-cancel", compact=True)
+            yield from self.error_and_buttons(
+                Button(self.submit_label, id="form-submit", variant="primary", compact=True)
+            )
 
     def _model_placeholder(self, provider: str) -> str:
         default = (self.choices.models or {}).get(provider, "")
@@ -179,12 +142,6 @@ class MysisForm(ZoeaModalScreen[bool]):
         strategy = self.query_one("#form-strategy", Select).value
         return MysisSettings(name=name, provider=str(provider), model=model, strategy=str(strategy))
 
-    def show_error(self, message: str) -> None:
-        """Show why the form was refused."""
-        self.query_one("#form-error", Static).update(
-            Text("✗ " + one_line(message, 300), style=f"bold {fmt.ERROR}")
-        )
-
     @on(Input.Submitted)
     @on(Button.Pressed, "#form-submit")
     def _submit(self, event: Input.Submitted | Button.Pressed) -> None:
@@ -207,15 +164,6 @@ class MysisForm(ZoeaModalScreen[bool]):
             self.dismiss(True)
         else:
             self.show_error(error)
-
-    @on(Button.Pressed, "#form-cancel")
-    def _cancel_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(False)
-
-    def action_cancel(self) -> None:
-        """Close without changes."""
-        self.dismiss(False)
 
 
 class NewMysisScreen(MysisForm):
@@ -250,9 +198,7 @@ class ConfigureScreen(MysisForm):
     @classmethod
     def opened(cls, view: MysisView | None) -> Self:
         """The form for Mysis ``view`` (the ``c`` command's)."""
-        if view is None:
-            raise ValueError("the configure form is a Mysis's")
-        return cls(view)
+        return cls(targeted(view, cls))
 
     def __init__(self, view: MysisView) -> None:
         super().__init__()

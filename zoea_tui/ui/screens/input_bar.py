@@ -18,7 +18,7 @@ from textual.widgets import Input, Static
 from .. import formatting as fmt
 from ..input_history import InputHistory
 from ..sanitize import one_line
-from .base import ZoeaModalScreen
+from .base import ZoeaModalScreen, targeted
 
 if TYPE_CHECKING:
     from ...orchestrator.events import MysisView
@@ -107,9 +107,7 @@ class MessageBar(InputBar):
     @classmethod
     def opened(cls, view: MysisView | None) -> Self:
         """The bar for a message to Mysis ``view``."""
-        if view is None:
-            raise ValueError("a message goes to a Mysis")
-        return cls(view)
+        return cls(targeted(view, cls))
 
     def __init__(self, view: MysisView) -> None:
         self.view = view

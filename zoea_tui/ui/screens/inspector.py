@@ -29,7 +29,7 @@ from ..swarm_model import SwarmModel
 from ..widgets.conversation import entry_parts
 from ..widgets.key_bar import KeyBar
 from ..widgets.scroll_box import ScrollBox
-from .base import ZoeaScreen
+from .base import ZoeaScreen, targeted
 
 if TYPE_CHECKING:
     from ...orchestrator.events import MysisView
@@ -216,9 +216,8 @@ class InspectorScreen(ZoeaScreen[None]):
     @classmethod
     def opened(cls, view: MysisView | None) -> Self:
         """The requests of Mysis ``view`` in the swarm's story (the ``x`` command's)."""
-        if view is None:
-            raise ValueError("the request inspector shows a Mysis's requests")
-        return cls(view.id, view.name)
+        mysis = targeted(view, cls)
+        return cls(mysis.id, mysis.name)
 
     def __init__(self, mysis_id: int, name: str, story: StoryPort | None = None) -> None:
         super().__init__()

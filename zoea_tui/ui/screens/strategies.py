@@ -27,7 +27,7 @@ from ..sanitize import one_line
 from ..swarm_model import SwarmModel
 from ..widgets.context_preview import ContextPreview, PreviewData
 from ..widgets.key_bar import KeyBar
-from .base import ZoeaScreen
+from .base import ZoeaScreen, targeted
 
 if TYPE_CHECKING:
     from ...orchestrator.events import MysisView
@@ -82,9 +82,7 @@ class StrategyScreen(ZoeaScreen[None]):
     @classmethod
     def opened(cls, view: MysisView | None) -> Self:
         """The strategies of Mysis ``view`` (the ``p`` command's)."""
-        if view is None:
-            raise ValueError("the strategies are compared for a Mysis")
-        return cls(view.id)
+        return cls(targeted(view, cls).id)
 
     def __init__(self, mysis_id: int) -> None:
         super().__init__()

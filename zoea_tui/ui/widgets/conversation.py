@@ -26,7 +26,6 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
@@ -35,6 +34,7 @@ from .. import formatting as fmt
 from ..sanitize import clip, one_line
 from ..textual_compat.views import resize_virtual
 from .text_view import LineView
+from .widget_message import WidgetMessage
 
 #: A collapsed payload shows at most this much.
 COLLAPSED_CHARS = 600
@@ -315,29 +315,17 @@ class ConversationLog(LineView, can_focus=True):
     all_expanded: reactive[bool] = reactive(False, init=False)
 
     @dataclass
-    class PageWanted(Message):
+    class PageWanted(WidgetMessage["ConversationLog"]):
         """The log needs a page: ``"older"``, ``"newer"``, ``"first"`` or ``"newest"``."""
 
-        log: ConversationLog
         direction: str
 
-        @property
-        def control(self) -> ConversationLog:
-            """The log that asked."""
-            return self.log
-
     @dataclass
-    class PageShown(Message):
+    class PageShown(WidgetMessage["ConversationLog"]):
         """A page is on screen (``first_id``..``last_id``; benchmarks wait for it)."""
 
-        log: ConversationLog
         first_id: int | None
         last_id: int | None
-
-        @property
-        def control(self) -> ConversationLog:
-            """The log that shows it."""
-            return self.log
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -16,12 +16,12 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
-from textual.message import Message
 from textual.reactive import reactive
 from textual.strip import Strip
 
 from ..textual_compat.views import resize_virtual
 from .text_view import LineView, text_row
+from .widget_message import WidgetMessage
 
 #: Rows per hit: what and when, then the snippet.
 HIT_ROWS = 2
@@ -65,16 +65,10 @@ class HitList(LineView, can_focus=True):
     highlighted: reactive[int | None] = reactive(None)
 
     @dataclass
-    class Chosen(Message):
+    class Chosen(WidgetMessage["HitList"]):
         """Hit ``index`` was chosen (enter or a click)."""
 
-        hit_list: HitList
         index: int
-
-        @property
-        def control(self) -> HitList:
-            """The list."""
-            return self.hit_list
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)

@@ -12,7 +12,6 @@ from typing import Any
 
 from rich.text import Text
 from textual import events
-from textual.message import Message
 from textual.reactive import reactive, var
 from textual.widget import Widget
 
@@ -22,6 +21,7 @@ from ..activity import Action, GameFacts
 from ..sanitize import one_line
 from .spend_meter import bill_piece
 from .text_view import TextRows
+from .widget_message import WidgetMessage
 
 #: Cells of the context meter's bar in a pane.
 METER_CELLS = 10
@@ -293,16 +293,10 @@ class MysisPane(TextRows, Widget):
     compact: reactive[bool] = reactive(False)
 
     @dataclass
-    class Clicked(Message):
+    class Clicked(WidgetMessage["MysisPane"]):
         """The pane was clicked (``chain`` 2 for a double click)."""
 
-        pane: MysisPane
         chain: int
-
-        @property
-        def control(self) -> MysisPane:
-            """The pane clicked."""
-            return self.pane
 
     def __init__(self, view: MysisView, window: int, *, compact: bool = False) -> None:
         super().__init__(id=f"mysis-{view.id}", classes="mysis-pane")

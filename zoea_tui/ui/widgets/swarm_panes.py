@@ -17,7 +17,6 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.containers import ScrollableContainer
-from textual.message import Message
 from textual.reactive import var
 from textual.widgets import Static
 
@@ -26,6 +25,7 @@ from ...orchestrator.events import MysisView
 from .. import formatting as fmt
 from ..activity import Action, GameFacts
 from .mysis_pane import MysisPane
+from .widget_message import WidgetMessage
 
 #: The smallest pane, borders included (a narrower or lower one turns the list compact).
 MIN_PANE_WIDTH = 26
@@ -95,16 +95,10 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
     selected_id: var[int | None] = var(None, init=False)
 
     @dataclass
-    class Opened(Message):
+    class Opened(WidgetMessage["SwarmPanes"]):
         """The user asked to open ``mysis_id`` (enter or double click)."""
 
-        swarm: SwarmPanes
         mysis_id: int
-
-        @property
-        def control(self) -> SwarmPanes:
-            """The swarm."""
-            return self.swarm
 
     def __init__(self, *, windows: dict[str, int] | None = None, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -327,6 +321,6 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         """A click selects; a double click opens."""
         message.stop()
         self.focus()
-        self.selected_id = message.pane.mysis_id
+        self.selected_id = message.widget.mysis_id
         if message.chain >= 2:
-            self.post_message(self.Opened(self, message.pane.mysis_id))
+            self.post_message(self.Opened(self, message.widget.mysis_id))
