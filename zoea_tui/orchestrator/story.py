@@ -11,9 +11,8 @@ from collections.abc import Callable
 
 from ..core.composition import ComposeSettings
 from ..providers.base import ProviderSettings
-from ..storage import Store
+from ..storage import MysisRecord, Store
 from ..storage import story as queries
-from ..storage.store import MysisRecord
 from ..storage.story import PAGE, RequestSummary, StoryHit, StoryPage
 from .requests import RequestInspection, inspect_request
 
