@@ -23,9 +23,8 @@ from ..game.router import RoutedResult, ToolRouter, error_content, invalid_argum
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache
 from ..storage import SearchHit, StoreError
+from ..storage.search import SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX
 
-SEARCH_LIMIT_DEFAULT = 20
-SEARCH_LIMIT_MAX = 100
 #: Characters of a hit's content (or reasoning) a search answer shows.
 SEARCH_HIT_CHARS = 1500
 #: Bounds of one whole search answer: the lowest-ranked hits lose their text first.

@@ -30,6 +30,9 @@ from .records import NO_END
 
 #: Characters of each search hit's text read with it (the start of the text).
 SEARCH_TEXT_LIMIT = 4000
+#: The hits a search returns unless asked otherwise, and the most it returns.
+SEARCH_LIMIT_DEFAULT = 20
+SEARCH_LIMIT_MAX = 100
 #: Characters of text shown before the first match in a snippet, and in all.
 SNIPPET_BEFORE = 60
 SNIPPET_CHARS = 220
@@ -332,7 +335,7 @@ class Asked:
         asked = Query.of(query, options.get("exact", False))
         if asked is None:
             return None
-        limit = min(max(options.get("limit", 20), 1), 100)
+        limit = min(max(options.get("limit", SEARCH_LIMIT_DEFAULT), 1), SEARCH_LIMIT_MAX)
         return cls(asked, limit, max(options.get("text_limit", SEARCH_TEXT_LIMIT), 0))
 
     def hit(self, text: str, **record: Any) -> SearchHit:
