@@ -79,6 +79,7 @@ from zoea_tui.config import Config, ProviderConfig  # noqa: E402
 from zoea_tui.config.model import DEFAULT_CACHE_REUSE  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings, Composition  # noqa: E402
 from zoea_tui.core.retry import PATIENT  # noqa: E402
+from zoea_tui.game.accounts import AccountPool  # noqa: E402
 from zoea_tui.game.backend import GameBackend  # noqa: E402
 from zoea_tui.game.connect import in_process_connector  # noqa: E402
 from zoea_tui.game.session import GameSession  # noqa: E402
@@ -322,7 +323,7 @@ async def offered_tools(mode: str, folder: Path) -> list[dict[str, Any]]:
     session = GameSession(in_process_connector(lambda: in_process_server(host)), name="bench")
     store = await Store.open(folder / f"tools-{mode}.db")
     try:
-        return await swarm_router(store, 1, session, server="embedded").tool_schemas(mode)  # type: ignore[arg-type]
+        return await swarm_router(AccountPool(store, 1, "embedded"), session).tool_schemas(mode)  # type: ignore[arg-type]
     finally:
         await session.aclose()
         await store.close()

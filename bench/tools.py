@@ -33,6 +33,7 @@ from zoea_tui.core.cache import common_prefix_chars, serialize  # noqa: E402
 from zoea_tui.core.composition import ComposeSettings  # noqa: E402
 from zoea_tui.core.game_tool import TOOLS_MODES, ToolsMode  # noqa: E402
 from zoea_tui.core.tokens import count_tokens, tools_tokens  # noqa: E402
+from zoea_tui.game.accounts import AccountPool  # noqa: E402
 from zoea_tui.game.connect import in_process_connector  # noqa: E402
 from zoea_tui.game.session import GameSession  # noqa: E402
 from zoea_tui.orchestrator.headless import simulate  # noqa: E402
@@ -49,7 +50,7 @@ async def offered_tools(mode: ToolsMode, folder: Path) -> list[dict[str, Any]]:
     session = GameSession(in_process_connector(lambda: in_process_server(host)), name="bench")
     store = await Store.open(folder / f"tools-{mode}.db")
     try:
-        return await swarm_router(store, 1, session, server="embedded").tool_schemas(mode)
+        return await swarm_router(AccountPool(store, 1, "embedded"), session).tool_schemas(mode)
     finally:
         await session.aclose()
         await store.close()

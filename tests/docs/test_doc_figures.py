@@ -36,6 +36,7 @@ from zoea_tui.config.model import (
 )
 from zoea_tui.core.game_tool import GAME_TOOL, ToolsMode
 from zoea_tui.core.tokens import tools_tokens
+from zoea_tui.game.accounts import AccountPool
 from zoea_tui.game.connect import in_process_connector
 from zoea_tui.game.session import GameSession
 from zoea_tui.orchestrator.swarm_tools import swarm_router
@@ -74,7 +75,7 @@ async def offered(mode: ToolsMode, folder: Path) -> list[dict[str, Any]]:
     session = GameSession(in_process_connector(lambda: in_process_server(host)), name="docs")
     store = await Store.open(folder / f"tools-{mode}.db")
     try:
-        return await swarm_router(store, 1, session, server="embedded").tool_schemas(mode)
+        return await swarm_router(AccountPool(store, 1, "embedded"), session).tool_schemas(mode)
     finally:
         await session.aclose()
         await store.close()

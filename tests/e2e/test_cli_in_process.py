@@ -436,7 +436,7 @@ def test_context_of_a_played_mysis_is_the_request_the_swarm_sends_next(
     import asyncio
 
     from zoea_tui.storage import NewMemory, Store
-    from zoea_tui.storage.store import messages_digest
+    from zoea_tui.storage.records import messages_digest
 
     db = tmp_path / "played.db"
     played = ["simulate", "--db", db, "--myses", "1", "--turns", "1", "--json"]

@@ -14,6 +14,7 @@ from zoea_tui.core.redaction import SESSION_MASK
 from zoea_tui.core.strategies import STRATEGIES
 from zoea_tui.core.tokens import count_tokens, tools_tokens
 from zoea_tui.core.types import ToolCall
+from zoea_tui.game.accounts import AccountPool
 from zoea_tui.game.errors import GameConnectionError
 from zoea_tui.game.router import REDACTED, ToolRouter
 from zoea_tui.game.state_cache import GameStateCache
@@ -49,7 +50,7 @@ class FakeSwarm:
 async def _router(store: Store, make_session, name: str, **kwargs) -> ToolRouter:
     """A Mysis's router as the swarm makes it: the game's tools and the swarm's own."""
     mysis = await store.find_mysis(name) or await store.create_mysis(name)
-    return swarm_router(store, mysis.id, make_session(name), server=SERVER, **kwargs)
+    return swarm_router(AccountPool(store, mysis.id, SERVER), make_session(name), **kwargs)
 
 
 async def _run(
@@ -69,7 +70,7 @@ async def _run(
 
 async def test_a_router_without_own_tools_offers_and_runs_the_games_only(store, make_session):
     mysis = await store.create_mysis("solo")
-    router = ToolRouter(store, mysis.id, make_session("solo"), server=SERVER)
+    router = ToolRouter(AccountPool(store, mysis.id, SERVER), make_session("solo"))
     names = [t["function"]["name"] for t in await router.tool_schemas()]
     assert names and not any(n.startswith("zoea_") for n in names)
     assert names == sorted(names)
@@ -399,7 +400,7 @@ class _NoGame:
 async def _offline(store: Store, name: str) -> ToolRouter:
     """A router whose Mysis has no game session (search and read need none)."""
     mysis = await store.find_mysis(name) or await store.create_mysis(name)
-    return swarm_router(store, mysis.id, _NoGame(), server=SERVER)  # type: ignore[arg-type]
+    return swarm_router(AccountPool(store, mysis.id, SERVER), _NoGame())  # type: ignore[arg-type]
 
 
 async def _call(router: ToolRouter, name: str, args: dict | str) -> Any:

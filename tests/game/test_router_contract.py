@@ -10,6 +10,7 @@ import pytest
 
 from zoea_tui.core.redaction import PASSWORD_MASK as REDACTED
 from zoea_tui.core.types import ToolCall
+from zoea_tui.game.accounts import AccountPool
 from zoea_tui.game.adapter import ToolOutcome
 from zoea_tui.game.errors import GameToolError
 from zoea_tui.game.router import ToolRouter
@@ -39,7 +40,7 @@ class ListedGame:
 
 async def _router(store: Store, *tools: ToolInfo) -> ToolRouter:
     mysis = await store.create_mysis("nova")
-    return swarm_router(store, mysis.id, ListedGame(*tools), server=SERVER)  # type: ignore[arg-type]
+    return swarm_router(AccountPool(store, mysis.id, SERVER), ListedGame(*tools))  # type: ignore[arg-type]
 
 
 def _tool(name: str, schema: dict[str, Any] | None = None) -> ToolInfo:
@@ -161,7 +162,7 @@ async def test_a_lost_session_without_an_account_is_refused_with_no_account(
     """The session's log-in-again hook (``GameSession.relogin``) set by the router."""
     game = ListedGame()
     mysis = await store.create_mysis("nova")
-    swarm_router(store, mysis.id, game, server=SERVER)  # type: ignore[arg-type]
+    swarm_router(AccountPool(store, mysis.id, SERVER), game)  # type: ignore[arg-type]
     assert game.relogin is not None
     with pytest.raises(GameToolError) as caught:
         await game.relogin(game)
@@ -191,7 +192,7 @@ class ScriptedGame(ListedGame):
 
 async def _scripted(store: Store, results: dict[str, dict[str, Any]]) -> ToolRouter:
     mysis = await store.find_mysis("nova") or await store.create_mysis("nova")
-    return swarm_router(store, mysis.id, ScriptedGame(results), server=SERVER)  # type: ignore[arg-type]
+    return swarm_router(AccountPool(store, mysis.id, SERVER), ScriptedGame(results))  # type: ignore[arg-type]
 
 
 async def _execute(router: ToolRouter, name: str, args: dict[str, Any]) -> Any:
@@ -442,7 +443,7 @@ async def _answering(
 ) -> ToolRouter:
     mysis = await store.find_mysis("nova") or await store.create_mysis("nova")
     game = ScriptedGame(answers)
-    return swarm_router(store, mysis.id, game, server=SERVER, cache=cache, swarm=swarm)  # type: ignore[arg-type]
+    return swarm_router(AccountPool(store, mysis.id, SERVER), game, cache=cache, swarm=swarm)  # type: ignore[arg-type]
 
 
 PW = "pw-1234567890abcd"

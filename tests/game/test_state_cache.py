@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from zoea_tui.core.types import ToolCall
+from zoea_tui.game.accounts import AccountPool
 from zoea_tui.game.router import ToolRouter
 from zoea_tui.game.state_cache import MAX_SUMMARY_CHARS, GameStateCache
 from zoea_tui.sim import World
@@ -97,7 +98,7 @@ async def test_the_panes_facts_follow_every_result_of_a_mining_run(store, make_s
     after each one, the facts a pane shows (location, credits, cargo) are the world's."""
     mysis = await store.create_mysis("Ada")
     cache = GameStateCache()
-    router = ToolRouter(store, mysis.id, make_session("Ada"), server="embedded", cache=cache)
+    router = ToolRouter(AccountPool(store, mysis.id, "embedded"), make_session("Ada"), cache=cache)
     world = host.world
 
     async def run(tool: str, **args: object) -> dict:

@@ -20,7 +20,7 @@ from zoea_tui.orchestrator.headless import simulate
 from zoea_tui.orchestrator.requests import inspect_request
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.storage.migrations import latest_version, schema_text
-from zoea_tui.storage.store import messages_digest
+from zoea_tui.storage.records import messages_digest
 
 PREVIOUS = 10  # the schema version before the request log was made compact
 

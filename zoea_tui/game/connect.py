@@ -24,6 +24,17 @@ Connector = Callable[..., AbstractAsyncContextManager[Client]]
 MessageHandler = MessageHandlerFnT
 
 
+def _client(server: Any, read_timeout: float, message_handler: MessageHandler | None) -> Client:
+    """A client of ``server`` (a transport or an in-process server), as every connector
+    opens one: the legacy handshake, reads waiting up to ``read_timeout`` seconds."""
+    return Client(
+        server,
+        mode="legacy",
+        read_timeout_seconds=read_timeout,
+        message_handler=message_handler,
+    )
+
+
 def http_connector(
     url: str, *, read_timeout: float = READ_TIMEOUT_S, headers: dict[str, str] | None = None
 ) -> Connector:
@@ -38,12 +49,7 @@ def http_connector(
             transport = streamable_http_client(
                 url, http_client=http, max_sse_event_size=MAX_EVENT_BYTES
             )
-            async with Client(
-                transport,
-                mode="legacy",
-                read_timeout_seconds=read_timeout,
-                message_handler=message_handler,
-            ) as client:
+            async with _client(transport, read_timeout, message_handler) as client:
                 yield client
 
     return connect
@@ -56,12 +62,7 @@ def in_process_connector(
 
     @contextlib.asynccontextmanager
     async def connect(message_handler: MessageHandler | None = None) -> AsyncIterator[Client]:
-        async with Client(
-            make_server(),
-            mode="legacy",
-            read_timeout_seconds=read_timeout,
-            message_handler=message_handler,
-        ) as client:
+        async with _client(make_server(), read_timeout, message_handler) as client:
             yield client
 
     return connect

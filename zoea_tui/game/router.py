@@ -22,7 +22,6 @@ from typing import Any, Protocol
 from ..core.game_tool import GAME_TOOL, GameCallError, ToolsMode, game_command, game_tool
 from ..core.redaction import PASSWORD_MASK, mask_data
 from ..core.types import ToolCall
-from ..storage import Store
 from .accounts import AccountPool
 from .errors import GameConnectionError, GameToolError
 from .session import GameSession, ToolInfo
@@ -107,33 +106,27 @@ class ToolRouter:
     """Runs the tool calls of one Mysis.
 
     Args:
-        store: the SQLite store (the account pool's).
-        mysis_id: the caller.
+        pool: the Mysis's account pool: who calls (its ``mysis_id``), on which game (its
+            ``server``: "embedded" or the URL), over which store.
         session: the Mysis's own game session.
-        server: the account pool's key for the game ("embedded" or the URL).
         cache: the shared game-state cache.
-        pool: the Mysis's account pool (None: a new one over ``store``).
         own: the tools offered before the game's (None: the game's only); a Mysis's
             router has the swarm's (``orchestrator.swarm_tools.swarm_router``).
     """
 
     def __init__(
         self,
-        store: Store,
-        mysis_id: int,
+        pool: AccountPool,
         session: GameSession,
         *,
-        server: str,
         cache: GameStateCache | None = None,
-        pool: AccountPool | None = None,
         own: OwnTools | None = None,
     ) -> None:
-        self.store = store
-        self.mysis_id = mysis_id
+        self.pool = pool
+        self.mysis_id = pool.mysis_id
+        self.server = pool.server
         self.session = session
-        self.server = server
         self.cache = cache if cache is not None else GameStateCache()
-        self.pool = pool if pool is not None else AccountPool(store, mysis_id, server)
         self.own = own
         #: The schemas by mode, with the game's tool list they were made from.
         self._schemas: dict[ToolsMode, tuple[int, list[dict[str, Any]]]] = {}

@@ -25,6 +25,7 @@ from ..core.retry import BOUNDED, PATIENT, RetryPolicy
 from ..core.strategies import STRATEGIES
 from ..core.tokens import encoding_name
 from ..core.types import Memory, Turn
+from ..game.accounts import AccountPool
 from ..game.backend import GameBackend
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache, Snapshot, StoredResult
@@ -272,9 +273,8 @@ class Commander:
         provider = self._provider(record)
         # The session waits out timing refusals and reconnects on the swarm's clock.
         session = GameSession(self.backend.connector(), name=record.name, sleep=self.clock.sleep)
-        router = swarm_router(
-            self.store, record.id, session, server=self.backend.server, cache=self.cache, swarm=self
-        )
+        pool = AccountPool(self.store, record.id, self.backend.server)
+        router = swarm_router(pool, session, cache=self.cache, swarm=self)
         router.account = record.account
         runtime = MysisRuntime(self.services, record, provider, session, router)
         runtime.provider_origin = self._origin(record.provider)

@@ -16,7 +16,7 @@ from ..core.composition import ComposeSettings, Composition
 from ..core.request_diff import RequestDiff, diff_requests
 from ..core.types import Memory
 from ..storage import RequestRecord, Store
-from ..storage.store import messages_digest
+from ..storage.records import messages_digest
 from ..storage.story import answer_of, get_request, previous_request
 
 _KNOBS = {f.name for f in fields(ComposeSettings)}

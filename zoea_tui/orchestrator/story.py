@@ -8,13 +8,13 @@ each request recomposed as it was sent. Every call is a few indexed queries aske
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Unpack
 
 from ..core.composition import ComposeSettings
 from ..providers.base import ProviderSettings
-from ..storage import Store
+from ..storage import MysisRecord, Store
 from ..storage import story as queries
-from ..storage.store import MysisRecord
-from ..storage.story import PAGE, RequestSummary, StoryHit, StoryPage
+from ..storage.story import PAGE, PageWhere, RequestSummary, StoryHit, StoryPage
 from .requests import RequestInspection, inspect_request
 
 SettingsFor = Callable[[MysisRecord], tuple[ComposeSettings, ProviderSettings]]
@@ -28,26 +28,11 @@ class StoryPort:
         self._store = store
         self._settings_for = settings_for
 
-    async def read_page(
-        self,
-        mysis_id: int,
-        *,
-        before_id: int | None = None,
-        after_id: int | None = None,
-        at: int | None = None,
-        limit: int = PAGE,
-    ) -> StoryPage:
+    async def read_page(self, mysis_id: int, **where: Unpack[PageWhere]) -> StoryPage:
         """A page with its turns and the story's bounds, asked at once (see
         ``storage.story.story_page``): around memory ``at``, before or after a memory,
         else the newest."""
-        return await queries.story_page(
-            await self._store.reader(),
-            mysis_id,
-            before_id=before_id,
-            after_id=after_id,
-            at=at,
-            limit=limit,
-        )
+        return await queries.story_page(await self._store.reader(), mysis_id, **where)
 
     async def search(self, mysis_id: int, query: str, *, limit: int = 50) -> list[StoryHit]:
         """The Mysis's memories and the broadcasts matching ``query``, best first."""

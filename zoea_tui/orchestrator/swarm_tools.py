@@ -22,10 +22,9 @@ from ..game.accounts import AccountPool
 from ..game.router import RoutedResult, ToolRouter, error_content, invalid_arguments, shown
 from ..game.session import GameSession
 from ..game.state_cache import GameStateCache
-from ..storage import SearchHit, Store, StoreError
+from ..storage import SearchHit, StoreError
+from ..storage.search import SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX
 
-SEARCH_LIMIT_DEFAULT = 20
-SEARCH_LIMIT_MAX = 100
 #: Characters of a hit's content (or reasoning) a search answer shows.
 SEARCH_HIT_CHARS = 1500
 #: Bounds of one whole search answer: the lowest-ranked hits lose their text first.
@@ -163,21 +162,19 @@ class SwarmTools:
     """The ``zoea_*`` tools of one Mysis, bound to it.
 
     Args:
-        store: the SQLite store (memories, broadcasts, Myses).
-        mysis_id: the caller; every tool is bound to it.
-        pool: the Mysis's account pool, whose ``redact`` masks every answer.
+        pool: the Mysis's account pool: the caller (its ``mysis_id``; every tool is bound
+            to it), the store it reads (memories, broadcasts, Myses), and its ``redact``,
+            which masks every answer.
         swarm: the orchestrator, for broadcasts and swarm status (None: not running).
     """
 
     tools = ORCHESTRATOR_TOOLS
     names = ORCHESTRATOR_TOOL_NAMES
 
-    def __init__(
-        self, store: Store, mysis_id: int, pool: AccountPool, swarm: SwarmPort | None = None
-    ) -> None:
-        self.store = store
-        self.mysis_id = mysis_id
+    def __init__(self, pool: AccountPool, swarm: SwarmPort | None = None) -> None:
         self.pool = pool
+        self.store = pool.store
+        self.mysis_id = pool.mysis_id
         self.swarm = swarm
 
     async def run(self, name: str, args: dict[str, Any]) -> RoutedResult:
@@ -417,18 +414,14 @@ class SwarmTools:
 
 
 def swarm_router(
-    store: Store,
-    mysis_id: int,
+    pool: AccountPool,
     session: GameSession,
     *,
-    server: str,
     cache: GameStateCache | None = None,
     swarm: SwarmPort | None = None,
 ) -> ToolRouter:
     """A Mysis's router: the game's tools through its account pool, and the swarm's own."""
-    pool = AccountPool(store, mysis_id, server)
-    tools = SwarmTools(store, mysis_id, pool, swarm)
-    return ToolRouter(store, mysis_id, session, server=server, cache=cache, pool=pool, own=tools)
+    return ToolRouter(pool, session, cache=cache, own=SwarmTools(pool, swarm))
 
 
 def iso_time(timestamp: float) -> str:

@@ -1,15 +1,13 @@
-"""The SQLite store (aiosqlite); schema and migrations come from ``store/``."""
+"""The SQLite store (aiosqlite); schema and migrations come from ``store/``.
+
+Callers import from here: the :class:`Store` (``store.py``) and the records it keeps
+(``records.py``).
+"""
 
 from .errors import StoreError
+from .records import Account, Broadcast, MysisRecord, NewMemory, RequestRecord
 from .search import SearchHit
-from .store import (
-    Account,
-    Broadcast,
-    MysisRecord,
-    NewMemory,
-    RequestRecord,
-    Store,
-)
+from .store import Store
 
 __all__ = [
     "Account",

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..core.game_tool import effective_call
 from ..core.types import Memory, ToolCall
-from .store import NewMemory
+from .records import NewMemory
 
 _KNOWN_KEYS = {
     "role",

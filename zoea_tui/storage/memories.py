@@ -13,6 +13,7 @@ from ..core.window import stepped_window
 from .errors import StoreError
 from .records import (
     _MEMORY_COLUMNS,
+    _MEMORY_FIELDS,
     NO_END,
     MysisRecord,
     NewMemory,
@@ -27,10 +28,22 @@ SUMMARIZE_SCAN_LIMIT = 2000
 #: Memories an import writes between two progress reports (all in one transaction).
 IMPORT_BATCH = 2000
 
-#: A turn row in the shape of a memory row, so it can ride in the history's one query.
-_TURN_AS_MEMORY = (
-    "t.id, t.mysis_id, t.kind, NULL, NULL, t.text, t.state, NULL, NULL, NULL, "
-    "t.created_at, t.game_tick, t.nudge_level, t.first_memory_id"
+#: A turn row in the shape of a memory row, so it can ride in the history's one query:
+#: the memory column each field of the turn rides in (the other columns are NULL).
+_TURN_RIDES_IN = {
+    "id": "id",
+    "mysis_id": "mysis_id",
+    "kind": "role",
+    "text": "content",
+    "state": "reasoning",
+    "created_at": "created_at",
+    "game_tick": "game_tick",
+    "nudge_level": "tokens",
+    "first_memory_id": "seq",
+}
+_RIDERS = {column: turn_field for turn_field, column in _TURN_RIDES_IN.items()}
+_TURN_AS_MEMORY = ", ".join(
+    f"t.{_RIDERS[column]}" if column in _RIDERS else "NULL" for column in _MEMORY_FIELDS
 )
 #: Most turn starts loaded with one history (turns inside the loaded memories).
 TURN_SCAN_LIMIT = 2000
@@ -38,17 +51,8 @@ TURN_SCAN_LIMIT = 2000
 
 def _turn_from_memory_row(row: Sequence[Any]) -> Turn:
     """A turn that rode in the history query in a memory row's shape."""
-    return Turn(
-        id=row[0],
-        mysis_id=row[1],
-        kind=row[2],
-        text=row[5],
-        state=row[6],
-        created_at=row[10],
-        game_tick=row[11],
-        nudge_level=row[12],
-        first_memory_id=row[13],
-    )
+    columns = dict(zip(_MEMORY_FIELDS, row, strict=True))
+    return Turn(**{field: columns[column] for field, column in _TURN_RIDES_IN.items()})
 
 
 class MemoriesTables(SwarmTables):

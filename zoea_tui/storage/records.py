@@ -24,13 +24,38 @@ from .request_log import (
 #: An id past every stored row's: the upper bound of a page or a scan that has none.
 NO_END = 2**62
 
-_MEMORY_COLUMNS = (
-    "id, mysis_id, role, source, sender_id, content, reasoning, tool_calls, "
-    "tool_call_id, tool_name, created_at, game_tick, tokens, seq"
+#: The columns a memory row reads, in order, each named as its field of :class:`Memory`
+#: (a row becomes a record by these names: :func:`_memory`).
+_MEMORY_FIELDS = (
+    "id",
+    "mysis_id",
+    "role",
+    "source",
+    "sender_id",
+    "content",
+    "reasoning",
+    "tool_calls",
+    "tool_call_id",
+    "tool_name",
+    "created_at",
+    "game_tick",
+    "tokens",
+    "seq",
 )
-_TURN_COLUMNS = (
-    "id, mysis_id, first_memory_id, kind, nudge_level, text, created_at, game_tick, state"
+_MEMORY_COLUMNS = ", ".join(_MEMORY_FIELDS)
+#: The columns a turn row reads, in order, each named as its field of :class:`Turn`.
+_TURN_FIELDS = (
+    "id",
+    "mysis_id",
+    "first_memory_id",
+    "kind",
+    "nudge_level",
+    "text",
+    "created_at",
+    "game_tick",
+    "state",
 )
+_TURN_COLUMNS = ", ".join(_TURN_FIELDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,36 +196,15 @@ def settings_text(settings: ComposeSettings) -> str:
 
 
 def _memory(row: Sequence[Any]) -> Memory:
-    return Memory(
-        id=row[0],
-        mysis_id=row[1],
-        role=row[2],
-        source=row[3],
-        sender_id=row[4],
-        content=row[5],
-        reasoning=row[6],
-        tool_calls=tool_calls_from_json(row[7]),
-        tool_call_id=row[8],
-        tool_name=row[9],
-        created_at=row[10],
-        game_tick=row[11],
-        tokens=row[12],
-        seq=row[13],
-    )
+    """A row of :data:`_MEMORY_COLUMNS` as its record (its tool calls parsed)."""
+    fields = dict(zip(_MEMORY_FIELDS, row, strict=True))
+    fields["tool_calls"] = tool_calls_from_json(fields["tool_calls"])
+    return Memory(**fields)
 
 
 def _turn(row: Sequence[Any]) -> Turn:
-    return Turn(
-        id=row[0],
-        mysis_id=row[1],
-        first_memory_id=row[2],
-        kind=row[3],
-        nudge_level=row[4],
-        text=row[5],
-        created_at=row[6],
-        game_tick=row[7],
-        state=row[8],
-    )
+    """A row of :data:`_TURN_COLUMNS` as its record."""
+    return Turn(**dict(zip(_TURN_FIELDS, row, strict=True)))
 
 
 def request_from_row(row: Sequence[Any], shapes: Mapping[int, str]) -> RequestRecord:

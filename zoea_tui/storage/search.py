@@ -23,13 +23,16 @@ from __future__ import annotations
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, TypedDict, Unpack
 
 from ..core.types import tool_calls_from_json
 from .records import NO_END
 
 #: Characters of each search hit's text read with it (the start of the text).
 SEARCH_TEXT_LIMIT = 4000
+#: The hits a search returns unless asked otherwise, and the most it returns.
+SEARCH_LIMIT_DEFAULT = 20
+SEARCH_LIMIT_MAX = 100
 #: Characters of text shown before the first match in a snippet, and in all.
 SNIPPET_BEFORE = 60
 SNIPPET_CHARS = 220
@@ -49,8 +52,8 @@ FetchAll = Callable[[str, Sequence[Any]], Awaitable[Sequence[Sequence[Any]]]]
 
 
 class SearchOptions(TypedDict, total=False):
-    """The options of a search, all optional (the search functions' keywords: they own
-    the defaults); :class:`~zoea_tui.storage.store.Store` passes them through."""
+    """The options of a search, all optional (:meth:`Asked.of` owns the defaults);
+    :class:`~zoea_tui.storage.store.Store` and the search functions pass them through."""
 
     #: The most hits (1 to 100).
     limit: int
@@ -316,40 +319,61 @@ async def find_broadcasts(fetch_all: FetchAll, query: Query, limit: int) -> list
     return await ranked(fetch_all, sql, [*params, *values], query, lambda r: r[4], limit)
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """A search of the Myses' tools as asked: the query, the most hits, and how much of
+    each hit's text it carries."""
+
+    query: Query
+    limit: int
+    text_limit: int
+
+    @classmethod
+    def of(cls, query: str, options: SearchOptions) -> Asked | None:
+        """The search typed, with the defaults of what ``options`` leaves out (None:
+        nothing to search for)."""
+        asked = Query.of(query, options.get("exact", False))
+        if asked is None:
+            return None
+        limit = min(max(options.get("limit", SEARCH_LIMIT_DEFAULT), 1), SEARCH_LIMIT_MAX)
+        return cls(asked, limit, max(options.get("text_limit", SEARCH_TEXT_LIMIT), 0))
+
+    def hit(self, text: str, **record: Any) -> SearchHit:
+        """The hit on ``text`` (``record``: the rest of its :class:`SearchHit`): its snippet
+        and the start of the text."""
+        return SearchHit(
+            snippet=self.query.cut(text),
+            text=text[: self.text_limit],
+            text_chars=len(text),
+            **record,
+        )
+
+
 async def search_memories(
-    fetch_all: FetchAll,
-    mysis_id: int,
-    query: str,
-    *,
-    limit: int = 20,
-    field: str = "content",
-    text_limit: int = SEARCH_TEXT_LIMIT,
-    exact: bool = False,
+    fetch_all: FetchAll, mysis_id: int, query: str, **options: Unpack[MemorySearchOptions]
 ) -> list[SearchHit]:
     """Ranked substring search of one Mysis's memories (``field``: content or reasoning)."""
-    asked = Query.of(query, exact)
+    asked = Asked.of(query, options)
     if asked is None:
         return []
-    keep = max(text_limit, 0)
+    field = options.get("field", "content")
     hits = []
-    for found in await find_memories(fetch_all, mysis_id, asked, min(max(limit, 1), 100), [field]):
+    for found in await find_memories(fetch_all, mysis_id, asked.query, asked.limit, [field]):
         row, text = found.row, found.text
         extra: dict[str, Any] = {}
         if field == "reasoning":
             content = row[7] or ""
-            extra = {"content": content[:keep], "content_chars": len(content)}
+            extra = {"content": content[: asked.text_limit], "content_chars": len(content)}
             extra["calls"] = _call_names(row[9])
         hits.append(
-            SearchHit(
+            asked.hit(
+                text,
                 memory_id=row[0],
                 role=row[1],
                 source=row[2],
                 tool_name=row[3],
-                snippet=asked.cut(text),
                 created_at=row[4],
                 extra=extra,
-                text=text[:keep],
-                text_chars=len(text),
                 game_tick=row[5],
             )
         )
@@ -357,31 +381,24 @@ async def search_memories(
 
 
 async def search_broadcasts(
-    fetch_all: FetchAll,
-    query: str,
-    *,
-    limit: int = 20,
-    text_limit: int = SEARCH_TEXT_LIMIT,
-    exact: bool = False,
+    fetch_all: FetchAll, query: str, **options: Unpack[SearchOptions]
 ) -> list[SearchHit]:
     """Ranked substring search of every broadcast."""
-    asked = Query.of(query, exact)
+    asked = Asked.of(query, options)
     if asked is None:
         return []
     return [
-        SearchHit(
+        asked.hit(
+            f.text,
             memory_id=f.row[0],
             role="user",
             source="broadcast",
             tool_name=None,
-            snippet=asked.cut(f.text),
             created_at=f.row[1],
             extra={"sender_id": f.row[3]},
-            text=f.text[: max(text_limit, 0)],
-            text_chars=len(f.text),
             game_tick=f.row[2],
         )
-        for f in await find_broadcasts(fetch_all, asked, min(max(limit, 1), 100))
+        for f in await find_broadcasts(fetch_all, asked.query, asked.limit)
     ]
 
 

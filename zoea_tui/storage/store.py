@@ -27,14 +27,6 @@ from .errors import StoreError, folder_error, store_error
 from .memories import MemoriesTables
 from .migrations import latest_version, migrate
 from .preflight import examine
-from .records import (
-    Account,
-    Broadcast,
-    MysisRecord,
-    NewMemory,
-    RequestRecord,
-    messages_digest,
-)
 from .requests import RequestsTables
 from .search import (
     MemorySearchOptions,
@@ -45,16 +37,7 @@ from .search import (
 )
 from .turns import TurnsTables
 
-#: What callers import from here: the store, and (re-exported) what it keeps.
-__all__ = [
-    "Account",
-    "Broadcast",
-    "MysisRecord",
-    "NewMemory",
-    "RequestRecord",
-    "Store",
-    "messages_digest",
-]
+__all__ = ["Store"]
 
 
 async def _probe_write_lock(db: aiosqlite.Connection) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from ..core.types import Memory, Turn
 from .records import (
@@ -36,6 +36,20 @@ HIT_OPEN = "\x02"
 HIT_CLOSE = "\x03"
 #: The most turns read with one page.
 TURNS_PER_PAGE = 1000
+
+
+class PageWhere(TypedDict, total=False):
+    """Which page of a story to read, all optional (:func:`story_page`'s keywords: it owns
+    the defaults, the newest page); the callers that read on its behalf pass them through."""
+
+    #: The page that ends just before this memory.
+    before_id: int | None
+    #: The page that begins just after this memory.
+    after_id: int | None
+    #: The page around this memory (half the page each side).
+    at: int | None
+    #: Memories in the page.
+    limit: int
 
 
 @dataclass(frozen=True, slots=True)
