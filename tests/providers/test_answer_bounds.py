@@ -67,11 +67,6 @@ def ask(stream: bool = False, tools: Any = (), **settings: Any) -> ChatRequest:
 
 
 @pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
-
-
-@pytest.fixture
 async def openai() -> AsyncIterator[FakeOpenAIServer]:
     async with FakeOpenAIServer() as fake:
         yield fake

@@ -66,11 +66,6 @@ async def server() -> AsyncIterator[FakeOllamaServer]:
 
 
 @pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
-
-
-@pytest.fixture
 async def provider(
     server: FakeOllamaServer, sleep: RecordingSleep
 ) -> AsyncIterator[OllamaProvider]:

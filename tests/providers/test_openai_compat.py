@@ -78,11 +78,6 @@ async def server() -> AsyncIterator[FakeOpenAIServer]:
 
 
 @pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
-
-
-@pytest.fixture
 async def provider(
     server: FakeOpenAIServer, sleep: RecordingSleep
 ) -> AsyncIterator[OpenAIProvider]:
