@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
@@ -18,10 +18,14 @@ from textual.widget import Widget
 from zoea_tui.config import Config
 from zoea_tui.core.types import ToolCall
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import Event
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.messages import EngineBatch
 
 W = TypeVar("W", bound=Widget)
+#: What a picture test runs before it takes the picture (``snap_compare``'s run_before).
+Prepare = Callable[[Pilot], Awaitable[None]]
 
 #: A fixed moment (2026-01-02 03:04:05 UTC) for the seeded conversation.
 T0 = 1767323045.0
@@ -166,6 +170,25 @@ async def settle(pilot: Pilot) -> None:
             # A newer worker of an exclusive group cancels the older one: not a failure.
             await asyncio.gather(*(w.wait() for w in finite), return_exceptions=True)
         await pilot.pause()
+
+
+async def told(pilot: Pilot, events: Iterable[Event]) -> None:
+    """Hands ``events`` to the app in one batch, as the bridge does, and waits until the
+    dashboard shows what changed (at its next flush)."""
+    pilot.app.post_message(EngineBatch(tuple(events)))
+    await pilot.pause(0.3)
+    await settle(pilot)
+
+
+def pressed_after(prepare: Prepare, key: str) -> Prepare:
+    """``prepare``, then ``key`` pressed and what it started finished."""
+
+    async def run(pilot: Pilot) -> None:
+        await prepare(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+
+    return run
 
 
 def view_rows(view: ScrollView) -> list[str]:
