@@ -127,28 +127,15 @@ class _Recorder(Screen[None]):
     #: The kinds of message asked for (empty: all of them).
     only: tuple[type[Message], ...] = ()
 
-    def on_swarm_model_myses_changed(self, message: SwarmModel.MysesChanged) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_actions_changed(self, message: SwarmModel.ActionsChanged) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_request_composed(self, message: SwarmModel.RequestComposed) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_memories_stored(self, message: SwarmModel.MemoriesStored) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_streamed(self, message: SwarmModel.Streamed) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_mysis_added(self, message: SwarmModel.MysisAdded) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_mysis_removed(self, message: SwarmModel.MysisRemoved) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_broadcast_sent(self, message: SwarmModel.BroadcastSent) -> None:
+    @on(SwarmModel.MysesChanged)
+    @on(SwarmModel.ActionsChanged)
+    @on(SwarmModel.RequestComposed)
+    @on(SwarmModel.MemoriesStored)
+    @on(SwarmModel.Streamed)
+    @on(SwarmModel.MysisAdded)
+    @on(SwarmModel.MysisRemoved)
+    @on(SwarmModel.BroadcastSent)
+    def record(self, message: Message) -> None:
         self.seen.append(message)
 
 
