@@ -32,6 +32,7 @@ from tests.fakes import (
     Reply,
     context_exceeded,
 )
+from tests.providers.asking import MESSAGES, TOOLS, ask
 from zoea_tui.config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, build_config
 from zoea_tui.core.composition import ANSWER_RESERVE
 from zoea_tui.core.failures import failure_label
@@ -42,7 +43,6 @@ from zoea_tui.providers.base import (
     ChatRequest,
     CutShortError,
     EmptyAnswerError,
-    ProviderSettings,
     TooLargeError,
 )
 from zoea_tui.providers.building import provider_settings
@@ -50,20 +50,9 @@ from zoea_tui.providers.ollama import OllamaProvider
 from zoea_tui.providers.openai_compat import OpenAIProvider
 from zoea_tui.providers.registry import build_provider
 
-MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}},
-    }
-]
 #: A small cap keeps the endless answers of these tests short (the RSS test uses the default).
 CAP = 64 * 1024
 REPO = Path(__file__).resolve().parents[2]
-
-
-def ask(stream: bool = False, tools: Any = (), **settings: Any) -> ChatRequest:
-    return ChatRequest(MESSAGES, tools, ProviderSettings(**settings), stream=stream)
 
 
 @pytest.fixture

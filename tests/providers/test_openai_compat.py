@@ -24,6 +24,7 @@ from tests.fakes import (
     Reply,
     refused_url,
 )
+from tests.providers.asking import MESSAGES, TOOLS, ask
 from zoea_tui.config import ConfigError, build_config
 from zoea_tui.core.retry import CLIENT, ONCE
 from zoea_tui.providers._http import parse_retry_after
@@ -36,7 +37,6 @@ from zoea_tui.providers.base import (
     MalformedResponseError,
     ModelNotFoundError,
     Provider,
-    ProviderSettings,
     ProviderTimeoutError,
     ProviderUnavailableError,
     RateLimitedError,
@@ -54,21 +54,6 @@ KEY = "sk-test-secret-4242"
 #: A request timeout the fake server's 30 s delay always passes, long enough that the
 #: request reaches the server on a loaded machine before it fires.
 TIMEOUT = 1.0
-MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}},
-    }
-]
-
-
-def ask(
-    stream: bool = False, tools: Any = (), messages: Any = MESSAGES, **settings: Any
-) -> ChatRequest:
-    return ChatRequest(
-        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
-    )
 
 
 @pytest.fixture
