@@ -227,6 +227,18 @@ async def held_app(
         await commander.shutdown(timeout=0.5)
 
 
+@asynccontextmanager
+async def seeded_app(
+    config: Config, db_path: Path, size: tuple[int, int]
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp]]:
+    """The app on the swarm stored in ``db_path``, running at ``size`` and settled: the
+    pilot and the app."""
+    app = ZoeaApp(opener(config, db_path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        yield pilot, app
+
+
 def view_rows(view: ScrollView) -> list[str]:
     """The text of a line-API view's rows on screen, without trailing blanks."""
     return [view.render_line(y).text.rstrip() for y in range(view.scrollable_content_region.height)]

@@ -26,7 +26,7 @@ from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog
 from zoea_tui.ui.worker_groups import AHEAD_GROUP
 
-from .helpers import opener, seed, settle, wait_for
+from .helpers import opener, seed, seeded_app, settle, wait_for
 
 SIZE = (160, 45)
 
@@ -100,9 +100,7 @@ async def _ada_in_focus(
     """The app on the seeded swarm, its focus view on Ada."""
     db = tmp_path / "zoea.db"
     ids = await _seeded(db)
-    app = ZoeaApp(opener(config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with seeded_app(config, db, SIZE) as (pilot, app):
         app.open_focus(ids["Ada"])
         await settle(pilot)
         screen = app.screen

@@ -57,7 +57,7 @@ from zoea_tui.ui.widgets.swarm_panes import (
     plan_layout,
 )
 
-from .helpers import HeldModel, held_app, opener, settle, view_rows, wait_for
+from .helpers import HeldModel, held_app, seeded_app, settle, view_rows, wait_for
 
 
 def view(**changes: object) -> MysisView:
@@ -244,9 +244,7 @@ def test_facts_are_projected_from_the_cache_fields() -> None:
 async def test_arrows_move_across_the_grid_and_enter_opens_the_focus_view(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, app):
         swarm = app.screen.query_one(SwarmPanes)
         assert swarm.layout_plan.columns == 3 and not swarm.layout_plan.compact
         ids = swarm.ids
@@ -264,9 +262,7 @@ async def test_arrows_move_across_the_grid_and_enter_opens_the_focus_view(
 async def test_the_grid_reflows_when_the_terminal_changes_size(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         swarm = app.screen.query_one(SwarmPanes)
         wide = swarm.layout_plan
         await pilot.resize_terminal(80, 24)
@@ -279,9 +275,7 @@ async def test_the_grid_reflows_when_the_terminal_changes_size(
 async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_panes(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         preview = app.screen.query_one("#dash-preview", PreviewLines)
         assert preview.display
         await wait_for(pilot, lambda: preview.data is not None, what="the preview")
@@ -298,9 +292,7 @@ async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_
 async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         second = commander.myses()[1].id
@@ -320,9 +312,7 @@ async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
 async def test_the_request_beside_the_panes_says_whether_it_is_next_or_was_sent(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         first = commander.myses()[0]
@@ -365,9 +355,7 @@ async def test_many_myses_become_a_compact_list(tmp_path: Path, still_config: Co
 async def test_tool_calls_appear_in_the_panes_action_tail(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         first = commander.myses()[0]
@@ -394,9 +382,7 @@ async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
 ) -> None:
     marks = tmp_path / "marks"
     monkeypatch.setenv("ZOEA_FRAME_MARKS", str(marks))
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, _app):
         await pilot.press("right")
         await settle(pilot)
         await pilot.press("enter")
@@ -811,9 +797,7 @@ async def test_the_panes_of_a_grid_are_equally_wide(
 ) -> None:
     """Issue 40: at 100×30 the first pane was a column narrower than the others (a
     fraction of 98 cells each); every column now has the same width."""
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, size) as (_pilot, app):
         swarm = app.screen.query_one(SwarmPanes)
         panes = list(swarm.query(MysisPane))
         assert swarm.layout_plan.columns == 3

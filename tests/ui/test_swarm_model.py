@@ -25,12 +25,11 @@ from zoea_tui.orchestrator.events import (
     StreamDelta,
     ToolCallStarted,
 )
-from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.swarm_model import SwarmModel
 from zoea_tui.ui.widgets.context_preview import ContextPreview, PreviewLines, preview_lines
 
-from .helpers import opener, settle, wait_for
+from .helpers import seeded_app, settle, wait_for
 
 
 def _view(mysis_id: int, name: str, state: str = "running") -> MysisView:
@@ -280,9 +279,7 @@ async def test_a_subscriber_told_only_of_some_kinds_gets_no_others() -> None:
 async def test_the_dashboard_and_the_focus_view_preview_one_request_with_the_same_figures(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         mysis_id = commander.myses()[0].id
