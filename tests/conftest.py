@@ -1,4 +1,4 @@
-"""Shared fixtures: real SQLite files in a temporary folder."""
+"""Shared fixtures: real SQLite files in a temporary folder, a recording sleep."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.fakes import RecordingSleep
 from zoea_tui.storage import Store
 
 settings.register_profile("default", deadline=None, print_blob=True)
@@ -44,3 +45,9 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
         yield s
     finally:
         await s.close()
+
+
+@pytest.fixture
+def sleep() -> RecordingSleep:
+    """The retry waits of the code under test, recorded instead of slept."""
+    return RecordingSleep()

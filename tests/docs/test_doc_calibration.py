@@ -12,11 +12,12 @@ Each check has a test that shows it naming a wrong statement.
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 from zoea_tui.arena.report import SATURATION
+
+from .bench_results import bench_report
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = ROOT / "docs" / "ARENA.md"
@@ -52,17 +53,12 @@ def calibration_errors(markdown: str, report: dict[str, Any]) -> list[str]:
     ]
 
 
-def _report() -> dict[str, Any]:
-    report: dict[str, Any] = json.loads(RESULTS.read_text(encoding="utf-8"))
-    return report
-
-
 def test_arena_md_states_the_last_calibration_run() -> None:
-    assert calibration_errors(ARENA.read_text(encoding="utf-8"), _report()) == []
+    assert calibration_errors(ARENA.read_text(encoding="utf-8"), bench_report(RESULTS)) == []
 
 
 def test_the_calibration_check_names_a_figure_the_doc_does_not_state() -> None:
-    report = _report()
+    report = bench_report(RESULTS)
     moved = copy.deepcopy(report)
     cell = moved["autopilot"]["smbench"]["smbench"]["s1"]
     cell["score_mean"] += 5

@@ -9,9 +9,10 @@ The check has a test that shows it naming a wrong statement.
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
+
+from .bench_results import bench_report
 
 ROOT = Path(__file__).resolve().parents[2]
 WORLD = ROOT / "docs" / "WORLD.md"
@@ -46,19 +47,14 @@ def catalogue_errors(markdown: str, report: dict[str, Any]) -> list[str]:
     return [phrase for phrase in stated_catalogue(report) if phrase not in flat]
 
 
-def _report() -> dict[str, Any]:
-    report: dict[str, Any] = json.loads(RESULTS.read_text(encoding="utf-8"))
-    return report
-
-
 def test_world_md_states_the_catalogue_and_guide_figures() -> None:
-    report = _report()
+    report = bench_report(RESULTS)
     assert report["guide"]["file"] == "prompt.md"
     assert catalogue_errors(WORLD.read_text(encoding="utf-8"), report) == []
 
 
 def test_the_catalogue_check_names_a_figure_the_doc_does_not_state() -> None:
-    moved = copy.deepcopy(_report())
+    moved = copy.deepcopy(bench_report(RESULTS))
     moved["guide"]["calls"] += 1
     moved["guide"]["arguments_all_known_share"] = 0.5
     errors = catalogue_errors(WORLD.read_text(encoding="utf-8"), moved)

@@ -11,13 +11,14 @@ Each check has a test that shows it naming a wrong statement.
 from __future__ import annotations
 
 import copy
-import json
 import math
 import re
 from pathlib import Path
 from typing import Any
 
 from zoea_tui.core.durations import duration_text
+
+from .bench_results import bench_report
 
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
@@ -90,20 +91,15 @@ def time_errors(texts: dict[Path, str], report: dict[str, Any]) -> list[str]:
     return errors
 
 
-def _report() -> dict[str, Any]:
-    report: dict[str, Any] = json.loads(RESULTS.read_text(encoding="utf-8"))
-    return report
-
-
 def test_the_docs_state_the_measured_times() -> None:
-    report = _report()
+    report = bench_report(RESULTS)
     assert report["simulate"]["command"] == "zoea simulate --myses 4 --turns 50 --db /tmp/sim.db"
     texts = {document: document.read_text(encoding="utf-8") for document in (README, CLI_DOC)}
     assert time_errors(texts, report) == []
 
 
 def test_the_time_check_names_a_figure_the_docs_do_not_state() -> None:
-    report = _report()
+    report = bench_report(RESULTS)
     texts = {document: document.read_text(encoding="utf-8") for document in (README, CLI_DOC)}
     slower = copy.deepcopy(report)
     slower["simulate"]["wall_s"] += 600

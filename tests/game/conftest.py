@@ -42,11 +42,6 @@ async def connector_factory(
 
 
 @pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
-
-
-@pytest.fixture
 async def make_session(
     connector_factory: Callable[[], Connector], sleep: RecordingSleep
 ) -> AsyncIterator[Callable[..., GameSession]]:

@@ -153,6 +153,17 @@ def _start(gguf: Path, port: str, n_ctx: int, log: Path) -> subprocess.Popen[byt
         return subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT)
 
 
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Ends a server :func:`_start` started, if it still runs: asked first, killed if it
+    has not gone within ten seconds."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 @pytest.fixture
 def llama_server(llama_cpp_servers: LlamaCppServers) -> str:
     """The ``/v1`` URL of the session's playing server."""

@@ -33,7 +33,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes import refused_url
-from tests.local.conftest import N_CTX, LlamaCppServer, _start, _wait_until_ready
+from tests.local.conftest import N_CTX, LlamaCppServer, _start, _stop, _wait_until_ready
 from tests.local.test_cli_on_real_server import BROKEN_STREAM
 from zoea_tui.config import Config, ProviderConfig, StreamSetting
 from zoea_tui.core.retry import PATIENT
@@ -164,12 +164,7 @@ async def test_a_killed_engine_started_again_gets_every_mysis_back_by_itself(
     finally:
         if commander is not None:
             await commander.shutdown(timeout=0)
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        _stop(process)
 
 
 async def test_a_kill_mid_stream_leaves_streaming_on(gguf: Path, tmp_path: Path) -> None:
@@ -239,9 +234,4 @@ async def test_a_kill_mid_stream_leaves_streaming_on(gguf: Path, tmp_path: Path)
     finally:
         if commander is not None:
             await commander.shutdown(timeout=0)
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        _stop(process)

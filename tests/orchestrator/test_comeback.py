@@ -22,6 +22,7 @@ from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.retry import BOUNDED, PATIENT
 from zoea_tui.orchestrator.clock import ManualClock, VirtualClock
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.storage import RequestRecord
 
 from .conftest import advance_until, until
 
@@ -63,6 +64,16 @@ async def _open(tmp_path: Path, url: str, clock: ManualClock) -> Commander:
     return await open_on_world(config, tmp_path, clock=clock)
 
 
+async def _came_back(commander: Commander, mysis_id: int) -> list[RequestRecord]:
+    """Checks the Mysis runs again, with no error and its last request answered; returns
+    its requests log for what else a test checks in it."""
+    back = commander.mysis(mysis_id)
+    assert back.state == "running" and back.last_error is None
+    logged = await commander.store.list_requests(mysis_id)
+    assert logged[-1].outcome == "ok"
+    return logged
+
+
 def test_the_patient_schedule_grows_to_a_minute_jittered_and_never_gives_up() -> None:
     waits = [PATIENT.delay(n, rand=lambda: 0.0) for n in range(1, 11)]
     assert waits == [1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0, 60.0]
@@ -98,11 +109,10 @@ async def test_a_server_that_fails_then_answers_gets_its_mysis_back_by_itself(
             # No r: the clock moves and the Mysis tries again, and again, until answered.
             await advance_until(clock, lambda: len(server.chat_requests) >= 6, step=0.5)
             await until(lambda: commander.mysis(view.id).activity == "waiting")
-            back = commander.mysis(view.id)
-            logged = await commander.store.list_requests(view.id)
+            logged = await _came_back(commander, view.id)
+            assert commander.mysis(view.id).next_try_at is None
         finally:
             await commander.shutdown()
-    assert back.state == "running" and back.last_error is None and back.next_try_at is None
     assert [r.outcome for r in logged] == ["error"] * 4 + ["ok", "ok"]
     assert [r.error_kind for r in logged[:4]] == ["server_error"] * 4
     # Each wait longer than the one before (1, 2, 4 s, jittered by up to 20 %).
@@ -137,12 +147,9 @@ async def test_a_server_down_then_started_again_gets_its_mysis_back(tmp_path: Pa
         async with server:
             await advance_until(clock, lambda: len(server.chat_requests) >= 1, step=1.0)
             await until(lambda: commander.mysis(view.id).last_answer == "Back online.")
-        back = commander.mysis(view.id)
-        logged = await commander.store.list_requests(view.id)
+        logged = await _came_back(commander, view.id)
     finally:
         await commander.shutdown()
-    assert back.state == "running" and back.last_error is None
-    assert logged[-1].outcome == "ok"
     assert {r.error_kind for r in logged[:-1]} == {"unreachable"} and len(logged) >= 4
 
 

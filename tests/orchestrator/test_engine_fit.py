@@ -22,6 +22,7 @@ from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.validator import validate
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import MysisView
 from zoea_tui.orchestrator.requests import inspect_request, recompose, recorded_settings
 from zoea_tui.storage import RequestRecord
 
@@ -42,6 +43,17 @@ async def _open(tmp_path: Path, provider: ProviderConfig) -> Commander:
     return await open_on_world(config, tmp_path)
 
 
+async def _turn_played(
+    commander: Commander, server: FakeOpenAIServer, name: str, requests: int
+) -> MysisView:
+    """A new Mysis on the ``llama`` provider, once ``server`` was sent ``requests`` chat
+    requests in all and the Mysis waits for its next turn."""
+    view = await commander.create_mysis(name, provider="llama")
+    await until(lambda: len(server.chat_requests) >= requests)
+    await until(lambda: commander.mysis(view.id).activity == "waiting")
+    return view
+
+
 def _llama(url: str, **knobs: Any) -> ProviderConfig:
     return ProviderConfig(name="llama", type="openai", endpoint=url, model="qwen2.5", **knobs)
 
@@ -52,13 +64,9 @@ async def test_the_estimate_matches_the_engine_after_its_first_answer(tmp_path: 
         llama.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."))
         commander = await _open(tmp_path, _llama(llama.url))
         try:
-            first = await commander.create_mysis("Fit", provider="llama")
-            await until(lambda: len(llama.chat_requests) >= 2)
-            await until(lambda: commander.mysis(first.id).activity == "waiting")
+            first = await _turn_played(commander, llama, "Fit", 2)
             # A new Mysis on the same model fits from its first request.
-            second = await commander.create_mysis("Later", provider="llama")
-            await until(lambda: len(llama.chat_requests) >= 3)
-            await until(lambda: commander.mysis(second.id).activity == "waiting")
+            second = await _turn_played(commander, llama, "Later", 3)
             logged = [
                 *await commander.store.list_requests(first.id),
                 *await commander.store.list_requests(second.id),
@@ -82,9 +90,7 @@ async def test_a_request_is_composed_to_fit_the_servers_context(tmp_path: Path) 
         )
         commander = await _open(tmp_path, _llama(llama.url))  # configured: 32,768
         try:
-            view = await commander.create_mysis("Fit", provider="llama")
-            await until(lambda: len(llama.chat_requests) >= 2)
-            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            view = await _turn_played(commander, llama, "Fit", 2)
             runtime = commander._get(view.id)
             notes = runtime.provider.notes  # type: ignore[attr-defined]
             logged = await commander.store.list_requests(view.id)
@@ -117,9 +123,7 @@ async def test_room_is_left_for_the_answers_max_tokens(tmp_path: Path) -> None:
         llama.default = Reply("Done.")
         commander = await _open(tmp_path, _llama(llama.url, max_tokens=4096))
         try:
-            view = await commander.create_mysis("Fit", provider="llama")
-            await until(lambda: len(llama.chat_requests) >= 1)
-            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            view = await _turn_played(commander, llama, "Fit", 1)
             preview = await commander.preview(view.id)
             logged = await commander.store.list_requests(view.id)
         finally:
@@ -158,9 +162,7 @@ async def test_a_server_that_tells_nothing_leaves_the_configuration_alone(
         cloud.default = Reply("Done.")
         commander = await _open(tmp_path, _llama(cloud.url, context_window=20_000))
         try:
-            view = await commander.create_mysis("Cloud", provider="llama")
-            await until(lambda: len(cloud.chat_requests) >= 1)
-            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            view = await _turn_played(commander, cloud, "Cloud", 1)
             notes = commander._get(view.id).provider.notes  # type: ignore[attr-defined]
             logged = await commander.store.list_requests(view.id)
         finally:
@@ -244,9 +246,7 @@ async def test_only_a_llama_server_is_asked_to_reuse_moved_parts_of_its_cache(
         llama.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."))
         commander = await _open(tmp_path, _llama(llama.url, **knobs))
         try:
-            view = await commander.create_mysis("Reuse", provider="llama")
-            await until(lambda: len(llama.chat_requests) >= 2)
-            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            await _turn_played(commander, llama, "Reuse", 2)
         finally:
             await commander.shutdown()
     assert [r.json().get("n_cache_reuse") for r in llama.chat_requests] == [sent, sent]
@@ -298,9 +298,7 @@ async def test_a_counted_request_is_learnt_from_once(tmp_path: Path) -> None:
         llama.script(Reply("", tool_calls=[Call("get_status", {})]), Reply("Status checked."))
         commander = await _open(tmp_path, _llama(llama.url))
         try:
-            view = await commander.create_mysis("Fit", provider="llama")
-            await until(lambda: len(llama.chat_requests) >= 2)
-            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            await _turn_played(commander, llama, "Fit", 2)
             learnt = commander.services.fit._engines[("llama", "qwen2.5")]
         finally:
             await commander.shutdown()
@@ -318,9 +316,7 @@ async def test_the_least_request_the_engine_counts_as_fitting_is_counted_once(
         llama.script(Reply("Done."))
         commander = await _open(tmp_path, _llama(llama.url))
         try:
-            view = await commander.create_mysis("Fit", provider="llama")
-            await until(lambda: len(llama.chat_requests) >= 1)
-            await until(lambda: commander.mysis(view.id).activity == "waiting")
+            view = await _turn_played(commander, llama, "Fit", 1)
             logged = await commander.store.list_requests(view.id)
         finally:
             await commander.shutdown()

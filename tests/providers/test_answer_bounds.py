@@ -32,6 +32,7 @@ from tests.fakes import (
     Reply,
     context_exceeded,
 )
+from tests.providers.asking import MESSAGES, TOOLS, ask
 from zoea_tui.config import DEFAULT_MAX_ANSWER_BYTES, ProviderConfig, build_config
 from zoea_tui.core.composition import ANSWER_RESERVE
 from zoea_tui.core.failures import failure_label
@@ -42,7 +43,6 @@ from zoea_tui.providers.base import (
     ChatRequest,
     CutShortError,
     EmptyAnswerError,
-    ProviderSettings,
     TooLargeError,
 )
 from zoea_tui.providers.building import provider_settings
@@ -50,25 +50,9 @@ from zoea_tui.providers.ollama import OllamaProvider
 from zoea_tui.providers.openai_compat import OpenAIProvider
 from zoea_tui.providers.registry import build_provider
 
-MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}},
-    }
-]
 #: A small cap keeps the endless answers of these tests short (the RSS test uses the default).
 CAP = 64 * 1024
 REPO = Path(__file__).resolve().parents[2]
-
-
-def ask(stream: bool = False, tools: Any = (), **settings: Any) -> ChatRequest:
-    return ChatRequest(MESSAGES, tools, ProviderSettings(**settings), stream=stream)
-
-
-@pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
 
 
 @pytest.fixture
@@ -89,6 +73,19 @@ def openai_client(server: FakeOpenAIServer, sleep: RecordingSleep, **kw: Any) ->
 
 def ollama_client(server: FakeOllamaServer, sleep: RecordingSleep, **kw: Any) -> OllamaProvider:
     return OllamaProvider(server.url, "m", sleep=sleep, **kw)
+
+
+async def refused_by_openai(
+    server: FakeOpenAIServer, sleep: RecordingSleep, request: ChatRequest
+) -> BadRequestError:
+    """The refusal the OpenAI-compatible client raises for ``request`` (closed after)."""
+    client = openai_client(server, sleep)
+    try:
+        with pytest.raises(BadRequestError) as caught:
+            await client.chat(request)
+    finally:
+        await client.aclose()
+    return caught.value
 
 
 # --- a cap on the answer's tokens -------------------------------------------------------------
@@ -288,32 +285,22 @@ async def test_a_context_overflowed_by_the_answer_says_to_lower_max_tokens(
     # llama-cpp-python's server with tools generates until its context is full, then
     # asks its model for more: "8192 in the messages" of 8192.
     openai.script(context_exceeded(8192, 8192, 1024))
-    client = openai_client(openai, sleep)
-    try:
-        with pytest.raises(BadRequestError) as caught:
-            await client.chat(ask(stream=True, tools=TOOLS))
-    finally:
-        await client.aclose()
-    message = caught.value.message
+    refusal = await refused_by_openai(openai, sleep, ask(stream=True, tools=TOOLS))
+    message = refusal.message
     assert "maximum context length is 8192 tokens" in message  # the server's words
     assert "The answer ran past the server's context: lower max_tokens" in message
     assert "-c" in message
     assert "context_window" not in message
-    assert caught.value.kind == "refused" and len(openai.chat_requests) == 1
+    assert refusal.kind == "refused" and len(openai.chat_requests) == 1
 
 
 async def test_a_prompt_over_the_context_still_says_the_request_is_too_large(
     openai: FakeOpenAIServer, sleep: RecordingSleep
 ) -> None:
     openai.script(context_exceeded(256, 1243, 4))
-    client = openai_client(openai, sleep)
-    try:
-        with pytest.raises(BadRequestError) as caught:
-            await client.chat(ask())
-    finally:
-        await client.aclose()
-    assert "The request is larger than the server's context" in caught.value.message
-    assert "lower max_tokens" not in caught.value.message
+    refusal = await refused_by_openai(openai, sleep, ask())
+    assert "The request is larger than the server's context" in refusal.message
+    assert "lower max_tokens" not in refusal.message
 
 
 @pytest.mark.parametrize(

@@ -101,11 +101,6 @@ async def server() -> AsyncIterator[FakeAnthropicServer]:
 
 
 @pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
-
-
-@pytest.fixture
 async def provider(
     server: FakeAnthropicServer, sleep: RecordingSleep
 ) -> AsyncIterator[AnthropicProvider]:

@@ -56,6 +56,12 @@ class Game:
         self.world.advance(6)
         return result
 
+    def full_at_station(self) -> None:
+        """Flies to the belt, fills the hold there and flies back to the station."""
+        self.fly("main_belt")
+        self.fill_hold()
+        self.fly("sol_central")
+
     def fill_hold(self) -> list[dict[str, Any]]:
         mines = []
         while self("get_cargo")["available"] > 0:
@@ -131,6 +137,15 @@ class Chat:
         )
         content = result if isinstance(result, str) else json.dumps(result)
         self.body.append({"role": "tool", "tool_call_id": call_id, "content": content})
+        return self
+
+    def sell_hold(self, game: Game) -> Chat:
+        """Docked at the station, the cargo read and each stack of it sold in ``game``:
+        the calls of mine and their results."""
+        self.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
+        for item in cargo["cargo"]:
+            args = {"item_id": item["item_id"], "quantity": item["quantity"]}
+            self.loop("sell", game("sell", **args), **args)
         return self
 
     def error(
@@ -233,17 +248,8 @@ async def test_offered_one_game_tool_it_plays_the_same_through_it(game: Game) ->
     """Compact tools: the autopilot reads game calls as their commands and calls the
     commands it chooses through game, exactly as it would call them by name."""
     chat = Chat().loop("get_system", game("get_system"))
-    game.fly("main_belt")
-    game.fill_hold()
-    game.fly("sol_central")
-    chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
-    for item in cargo["cargo"]:
-        chat.loop(
-            "sell",
-            game("sell", item_id=item["item_id"], quantity=item["quantity"]),
-            item_id=item["item_id"],
-            quantity=item["quantity"],
-        )
+    game.full_at_station()
+    chat.sell_hold(game)
     for messages in (chat.messages[:4], chat.messages[:-2], chat.messages):
         full = await answer(messages)
         compact = await answer(compacted(messages), tools=COMPACT_TOOLS)
@@ -276,17 +282,8 @@ async def test_same_messages_give_the_same_answer_and_ids(game: Game) -> None:
 
 async def test_tool_call_ids_are_unique_within_a_response(game: Game) -> None:
     chat = Chat().loop("get_system", game("get_system"))
-    game.fly("main_belt")
-    game.fill_hold()
-    game.fly("sol_central")
-    chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
-    for item in cargo["cargo"]:
-        chat.loop(
-            "sell",
-            game("sell", item_id=item["item_id"], quantity=item["quantity"]),
-            item_id=item["item_id"],
-            quantity=item["quantity"],
-        )
+    game.full_at_station()
+    chat.sell_hold(game)
     response = await answer(chat)
     assert [c[0] for c in calls(response)] == ["captains_log_add", "travel"]
     ids = [c.id for c in response.tool_calls]
@@ -342,9 +339,7 @@ async def test_taken_username_registers_under_another_valid_name() -> None:
 
 
 async def test_docked_with_a_full_hold_sells_the_largest_stack(game: Game) -> None:
-    game.fly("main_belt")
-    game.fill_hold()
-    game.fly("sol_central")
+    game.full_at_station()
     game("dock")
     status = game("get_status")
     chat = Chat().loop("get_status", status)
@@ -528,11 +523,7 @@ async def test_a_sell_turn_flies_back_and_mines_again(game: Game) -> None:
     game.fly("main_belt")
     game.fill_hold()
     chat.loop("travel", game.fly("sol_central"), target_poi="sol_central")
-    chat.say("Trip under way; waiting for arrival.").nudge()
-    chat.loop("dock", game("dock")).loop("get_cargo", cargo := game("get_cargo"))
-    for item in cargo["cargo"]:
-        args = {"item_id": item["item_id"], "quantity": item["quantity"]}
-        chat.loop("sell", game("sell", **args), **args)
+    chat.say("Trip under way; waiting for arrival.").nudge().sell_hold(game)
     response = await answer(chat, rounds=100)
     (log, entry), (travel, target) = calls(response)
     assert (log, travel) == ("captains_log_add", "travel")
@@ -641,28 +632,41 @@ async def test_a_goal_is_not_ended_by_a_text_it_could_not_see_again(game: Game) 
 # -- waiting and errors ------------------------------------------------------------------
 
 
-async def test_action_pending_ends_the_turn_instead_of_retrying(game: Game) -> None:
-    chat = (
-        Chat()
-        .loop("get_status", game("get_status"))
-        .error("mine", "action_pending", "You already acted this tick.", wait_ticks=1, ready_tick=9)
-    )
+@pytest.mark.parametrize(
+    ("code", "message", "details", "tick", "facts"),
+    [
+        (
+            "action_pending",
+            "You already acted this tick.",
+            {"wait_ticks": 1, "ready_tick": 9},
+            "tick 9",
+            ("Credits 150", "cargo 0/50", "docked at sol_central"),
+        ),
+        (
+            "in_transit",
+            "You are in transit.",
+            {"arrival_tick": 14, "ticks_remaining": 2},
+            "tick 14",
+            ("Credits 150", "cargo 0/50"),
+        ),
+    ],
+    ids=["action-pending", "in-transit"],
+)
+async def test_a_timing_refusal_ends_the_turn_instead_of_retrying(
+    game: Game,
+    code: str,
+    message: str,
+    details: dict[str, int],
+    tick: str,
+    facts: tuple[str, ...],
+) -> None:
+    """Refused until a tick (acted already, or still in transit): the turn ends with a
+    text naming that tick and the status, no call."""
+    chat = Chat().loop("get_status", game("get_status")).error("mine", code, message, **details)
     response = await answer(chat)
     assert response.tool_calls == () and response.finish_reason == "stop"
-    assert "tick 9" in response.content
-    assert_status_line(response.content, "Credits 150", "cargo 0/50", "docked at sol_central")
-
-
-async def test_in_transit_ends_the_turn(game: Game) -> None:
-    chat = (
-        Chat()
-        .loop("get_status", game("get_status"))
-        .error("mine", "in_transit", "You are in transit.", arrival_tick=14, ticks_remaining=2)
-    )
-    response = await answer(chat)
-    assert response.tool_calls == ()
-    assert "tick 14" in response.content
-    assert_status_line(response.content, "Credits 150", "cargo 0/50")
+    assert tick in response.content
+    assert_status_line(response.content, *facts)
 
 
 async def test_a_timing_refusal_mid_turn_ends_it_with_what_the_turn_did(game: Game) -> None:
@@ -702,9 +706,7 @@ async def test_without_its_own_turns_in_context_it_polls_instead_of_waiting(
 
 
 async def test_a_call_that_failed_this_turn_is_not_repeated(game: Game) -> None:
-    game.fly("main_belt")
-    game.fill_hold()
-    game.fly("sol_central")
+    game.full_at_station()
     game("dock")
     status = game("get_status")
     chat = Chat().loop("get_status", status)

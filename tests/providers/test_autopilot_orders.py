@@ -8,7 +8,6 @@ the latest tool loop of earlier turns: the commander's message soon leaves view)
 
 from __future__ import annotations
 
-import json
 from typing import Any, get_args
 
 import pytest
@@ -183,20 +182,7 @@ async def test_my_notes_carry_a_direct_order_past_an_older_broadcast() -> None:
     """A direct "mine" after a broadcast "hold": once the message has left view, my
     notes carry the mining order; the broadcast's hold does not come back."""
     chat = Chat(None, broadcast="Hold position.")
-    chat.body.append(
-        {
-            "role": "assistant",
-            "content": 'Notes: system sol; order "Mine ore and sell it.".',
-            "tool_calls": [
-                {
-                    "id": "call_n",
-                    "type": "function",
-                    "function": {"name": "get_status", "arguments": "{}"},
-                }
-            ],
-        }
-    )
-    chat.body.append({"role": "tool", "tool_call_id": "call_n", "content": json.dumps({})})
+    chat.loop("get_status", {}, notes='Notes: system sol; order "Mine ore and sell it.".')
     chat.nudge()
     context = read_context(chat.messages)
     assert (context.mission.kind, context.fallback.kind) == ("mine", "hold")
@@ -294,22 +280,6 @@ async def test_a_mysis_not_registered_registers_then_takes_up_the_order(
         assert read_context(list(harness.requests[-1])).mission.kind == kind
 
 
-def notes_loop(chat: Chat, notes: str, tool: str, result: dict[str, Any]) -> None:
-    """A call of mine carrying ``notes``, and its result."""
-    chat.calls += 1
-    call_id = f"call_n{chat.calls}"
-    chat.body.append(
-        {
-            "role": "assistant",
-            "content": notes,
-            "tool_calls": [
-                {"id": call_id, "type": "function", "function": {"name": tool, "arguments": "{}"}}
-            ],
-        }
-    )
-    chat.body.append({"role": "tool", "tool_call_id": call_id, "content": json.dumps(result)})
-
-
 def test_my_notes_carry_a_sale_until_a_sale_carries_it_out() -> None:
     """An order to sell whose message left my context stays in force through my notes
     ("doing"), read apart from the places; the first sale after them ends it."""
@@ -318,11 +288,11 @@ def test_my_notes_carry_a_sale_until_a_sale_carries_it_out() -> None:
         "Notes: at sol_central in sol (undocked); hold iron_ore 5; "
         'doing "Sell at Sol Central (sol_central)."; order "Hold position.".'
     )
-    notes_loop(chat, notes, "get_status", {})
+    chat.loop("get_status", {}, notes=notes)
     chat.nudge()
     context = read_context(chat.messages)
     assert (context.order.kind, context.mission.kind) == ("sell", "hold")
     assert context.notes is not None and [p.id for p in context.notes.places] == []
     # The sale's own answer carries the notes too: its result carries the order out.
-    notes_loop(chat, notes, "sell", {"action": "sold", "item_id": "iron_ore"})
+    chat.loop("sell", {"action": "sold", "item_id": "iron_ore"}, notes=notes)
     assert read_context(chat.messages).order.kind == "hold"

@@ -34,38 +34,33 @@ def test_llama_servers_own_routes_are_at_the_root(endpoint: str, root: str) -> N
     assert server_root(endpoint) == root
 
 
+async def _context_of(provider: OpenAIProvider | OllamaProvider) -> ServerContext | None:
+    """What ``provider`` is told of its server's context, the provider closed after."""
+    try:
+        return await provider.server_context()
+    finally:
+        await provider.aclose()
+
+
 async def test_llama_server_tells_its_slot_context_at_props() -> None:
     async with FakeOpenAIServer(llama=LlamaServer(n_ctx=4096)) as llama:
         provider = OpenAIProvider(llama.url, "qwen2.5")
-        try:
-            assert isinstance(provider, ReportsContext)
-            assert await provider.server_context() == ServerContext(4096, "llama-server /props")
-        finally:
-            await provider.aclose()
+        assert isinstance(provider, ReportsContext)
+        assert await _context_of(provider) == ServerContext(4096, "llama-server /props")
     assert [(r.method, r.path) for r in llama.requests] == [("GET", "/props")]
 
 
 async def test_an_openai_server_without_props_tells_nothing_quietly() -> None:
     async with FakeOpenAIServer() as cloud:
-        provider = OpenAIProvider(cloud.url, "gpt")
-        try:
-            assert await provider.server_context() is None
-        finally:
-            await provider.aclose()
+        assert await _context_of(OpenAIProvider(cloud.url, "gpt")) is None
 
 
 async def test_an_unreachable_server_tells_nothing_quietly() -> None:
     with socket.socket() as sock:  # a port nobody listens on
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    provider = OpenAIProvider(f"http://127.0.0.1:{port}/v1", "gpt")
-    ollama = OllamaProvider(f"http://127.0.0.1:{port}", "qwen3:8b")
-    try:
-        assert await provider.server_context() is None
-        assert await ollama.server_context() is None
-    finally:
-        await provider.aclose()
-        await ollama.aclose()
+    assert await _context_of(OpenAIProvider(f"http://127.0.0.1:{port}/v1", "gpt")) is None
+    assert await _context_of(OllamaProvider(f"http://127.0.0.1:{port}", "qwen3:8b")) is None
 
 
 async def test_ollama_tells_the_models_training_context_at_api_show() -> None:
@@ -86,11 +81,7 @@ async def test_ollama_tells_the_models_training_context_at_api_show() -> None:
 
 async def test_ollama_without_a_context_length_tells_nothing() -> None:
     async with FakeOllamaServer(context_length=None, parameters="num_ctx 4096") as home:
-        provider = OllamaProvider(home.origin, "qwen3:8b")
-        try:
-            assert await provider.server_context() is None
-        finally:
-            await provider.aclose()
+        assert await _context_of(OllamaProvider(home.origin, "qwen3:8b")) is None
 
 
 async def test_the_models_a_server_lists_come_in_its_order() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 
@@ -19,6 +18,7 @@ from tests.fakes import (
     Reply,
     refused_url,
 )
+from tests.providers.asking import MESSAGES, TOOLS, ask
 from zoea_tui.core.retry import ONCE
 from zoea_tui.providers.base import (
     ChatRequest,
@@ -42,32 +42,12 @@ MODEL = "qwen3:8b"
 #: A request timeout the fake server's 30 s delay always passes, long enough that the
 #: request reaches the server on a loaded machine before it fires.
 TIMEOUT = 1.0
-MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}},
-    }
-]
-
-
-def ask(
-    stream: bool = False, tools: Any = (), messages: Any = MESSAGES, **settings: Any
-) -> ChatRequest:
-    return ChatRequest(
-        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
-    )
 
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeOllamaServer]:
     async with FakeOllamaServer(models=[MODEL, "llama3.2:latest"]) as fake:
         yield fake
-
-
-@pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
 
 
 @pytest.fixture

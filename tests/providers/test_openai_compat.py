@@ -24,6 +24,7 @@ from tests.fakes import (
     Reply,
     refused_url,
 )
+from tests.providers.asking import MESSAGES, TOOLS, ask
 from zoea_tui.config import ConfigError, build_config
 from zoea_tui.core.retry import CLIENT, ONCE
 from zoea_tui.providers._http import parse_retry_after
@@ -36,7 +37,6 @@ from zoea_tui.providers.base import (
     MalformedResponseError,
     ModelNotFoundError,
     Provider,
-    ProviderSettings,
     ProviderTimeoutError,
     ProviderUnavailableError,
     RateLimitedError,
@@ -54,32 +54,12 @@ KEY = "sk-test-secret-4242"
 #: A request timeout the fake server's 30 s delay always passes, long enough that the
 #: request reaches the server on a loaded machine before it fires.
 TIMEOUT = 1.0
-MESSAGES = [{"role": "system", "content": "You are a pilot."}, {"role": "user", "content": "Mine."}]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {"name": "mine", "description": "Mine ore.", "parameters": {"type": "object"}},
-    }
-]
-
-
-def ask(
-    stream: bool = False, tools: Any = (), messages: Any = MESSAGES, **settings: Any
-) -> ChatRequest:
-    return ChatRequest(
-        messages=messages, tools=tools, settings=ProviderSettings(**settings), stream=stream
-    )
 
 
 @pytest.fixture
 async def server() -> AsyncIterator[FakeOpenAIServer]:
     async with FakeOpenAIServer() as fake:
         yield fake
-
-
-@pytest.fixture
-def sleep() -> RecordingSleep:
-    return RecordingSleep()
 
 
 @pytest.fixture
@@ -534,16 +514,32 @@ async def test_server_errors_are_retried_with_exponential_backoff(
     assert sleep.delays == [0.5, 1.0]
 
 
-async def test_persistent_server_error_escapes_after_the_retries(
-    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
+@pytest.mark.parametrize(
+    ("said", "retryable", "delays"),
+    [
+        ("Cannot read properties of undefined", True, [0.5, 1.0, 2.0]),
+        ("Failed to parse tool call arguments as JSON", False, []),
+    ],
+    ids=["persistent", "parse-error"],
+)
+async def test_a_server_error_escapes_after_the_retries_or_at_once_naming_a_parse_error(
+    server: FakeOpenAIServer,
+    provider: OpenAIProvider,
+    sleep: RecordingSleep,
+    said: str,
+    retryable: bool,
+    delays: list[float],
 ) -> None:
-    server.default = HttpError(500, "Cannot read properties of undefined")
+    """A 500 that goes on is tried until the retries run out; one naming a parse error
+    of the arguments would fail the same again: it is not retried."""
+    server.default = HttpError(500, said)
     with pytest.raises(ServerError) as caught:
         await provider.chat(ask())
-    assert caught.value.status == 500
-    assert "Cannot read properties of undefined" in str(caught.value)
-    assert sleep.delays == [0.5, 1.0, 2.0]
-    assert len(server.requests) == 4
+    assert caught.value.status == 500 and caught.value.kind == "server_error"
+    assert said in str(caught.value)
+    assert caught.value.retryable is retryable
+    assert sleep.delays == delays
+    assert len(server.requests) == len(delays) + 1
 
 
 @pytest.mark.parametrize("status", [401, 403])
@@ -777,18 +773,6 @@ async def test_a_stream_request_answered_with_one_json_body_is_read_whole(
     body = {"choices": [{"message": {"role": "assistant", "content": "whole"}}]}
     server.default = Raw(json.dumps(body), content_type="application/json")
     assert (await provider.chat(ask(stream=True))).content == "whole"
-
-
-async def test_a_500_naming_a_parse_error_is_not_retried(
-    server: FakeOpenAIServer, provider: OpenAIProvider, sleep: RecordingSleep
-) -> None:
-    server.default = HttpError(500, "Failed to parse tool call arguments as JSON")
-    with pytest.raises(ServerError) as caught:
-        await provider.chat(ask())
-    assert not caught.value.retryable
-    assert caught.value.kind == "server_error"
-    assert len(server.requests) == 1
-    assert sleep.delays == []
 
 
 async def test_a_kept_alive_connection_closed_by_the_server_is_tried_once_more() -> None:

@@ -30,6 +30,27 @@ async def until(condition: Callable[[], bool]) -> None:
     raise AssertionError("the condition never held")
 
 
+#: A step of a scripted play: a call (the player's key, the tool, its arguments), or a
+#: number of ticks the world advances.
+Step = tuple[str, str, dict[str, Any]] | int
+
+
+def played(world: World, steps: list[Step]) -> list[Any]:
+    """What each step gave, in order: a call's result (a refused call's error, as the
+    game words it) or what advancing the ticks reported."""
+    outcomes: list[Any] = []
+    for step in steps:
+        if isinstance(step, int):
+            outcomes.append(world.advance(step))
+            continue
+        key, tool, args = step
+        try:
+            outcomes.append(world.call(key, tool, dict(args)))
+        except GameError as error:
+            outcomes.append(error.to_dict())
+    return outcomes
+
+
 @dataclass
 class ServeRun:
     """A ``zoea sim serve`` process: the first three lines it printed; once stopped, its

@@ -90,6 +90,27 @@ async def registered(client: SpaceMoltClient, name: str) -> dict[str, Any]:
     return answer.data
 
 
+def refusal(answer: httpx.Response) -> tuple[int, str]:
+    """A refused call as the API says it: its HTTP status and its error code."""
+    return answer.status_code, answer.json()["error"]["code"]
+
+
+async def opened_session(server: HttpWorldServer, http: httpx.AsyncClient) -> str:
+    """The id of a session opened afresh (no player logged in)."""
+    answer = await http.post(f"{server.api_url}/session")
+    session_id: str = answer.json()["session"]["id"]
+    return session_id
+
+
+async def sent(
+    server: HttpWorldServer, http: httpx.AsyncClient, command: str, session_id: str
+) -> httpx.Response:
+    """The HTTP answer to ``command`` (no arguments) sent in the session ``session_id``."""
+    return await http.post(
+        f"{server.api_url}/spacemolt/{command}", headers={"X-Session-Id": session_id}
+    )
+
+
 # -- sessions ----------------------------------------------------------------------------
 
 
@@ -110,10 +131,9 @@ async def test_a_session_is_opened_with_its_times(
 async def test_a_call_without_a_live_session_is_401(
     server: HttpWorldServer, http: httpx.AsyncClient
 ) -> None:
-    url = f"{server.api_url}/spacemolt/get_status"
-    missing = await http.post(url)
-    unknown = await http.post(url, headers={"X-Session-Id": "never-opened"})
-    assert (missing.status_code, missing.json()["error"]["code"]) == (401, "session_required")
+    missing = await http.post(f"{server.api_url}/spacemolt/get_status")
+    unknown = await sent(server, http, "get_status", "never-opened")
+    assert refusal(missing) == (401, "session_required")
     assert unknown.status_code == 401
     assert unknown.json()["error"] == {
         "code": "session_invalid",
@@ -150,13 +170,9 @@ async def test_after_expiry_the_client_opens_a_session_and_logs_in_again(
 async def test_an_expired_session_is_refused_as_expired(
     server: HttpWorldServer, http: httpx.AsyncClient, clock: FakeClock
 ) -> None:
-    sid = (await http.post(f"{server.api_url}/session")).json()["session"]["id"]
+    sid = await opened_session(server, http)
     clock.now += TTL
-    answer = await http.post(
-        f"{server.api_url}/spacemolt/get_status", headers={"X-Session-Id": sid}
-    )
-    assert answer.status_code == 401
-    assert answer.json()["error"]["code"] == "session_expired"
+    assert refusal(await sent(server, http, "get_status", sid)) == (401, "session_expired")
 
 
 async def test_a_login_elsewhere_loses_this_session_and_the_client_heals_it(
@@ -288,10 +304,8 @@ async def test_refusals_have_the_real_shape_and_words(
 async def test_a_command_before_login_is_401_not_authenticated(
     server: HttpWorldServer, http: httpx.AsyncClient
 ) -> None:
-    sid = (await http.post(f"{server.api_url}/session")).json()["session"]["id"]
-    answer = await http.post(f"{server.api_url}/spacemolt/mine", headers={"X-Session-Id": sid})
-    assert answer.status_code == 401
-    assert answer.json()["error"]["code"] == "not_authenticated"
+    sid = await opened_session(server, http)
+    assert refusal(await sent(server, http, "mine", sid)) == (401, "not_authenticated")
 
 
 # -- notifications ----------------------------------------------------------------------------
@@ -455,8 +469,7 @@ async def test_player_stats_of_an_empty_world_are_404(
         params={"player_id": "anyone"},
         headers={"Authorization": f"Bearer {TOKEN}"},
     )
-    assert answer.status_code == 404
-    assert answer.json()["error"]["code"] == "player_not_found"
+    assert refusal(answer) == (404, "player_not_found")
 
 
 async def test_reset_starts_a_new_world_and_ends_every_session(
@@ -476,9 +489,7 @@ async def test_reset_starts_a_new_world_and_ends_every_session(
     assert reset.json() == {"ok": True, "seed": 42, "tick": 1}
     assert host.world.players == {}
     assert client.session is not None
-    lost = await http.post(
-        f"{server.api_url}/spacemolt/get_status", headers={"X-Session-Id": client.session["id"]}
-    )
+    lost = await sent(server, http, "get_status", client.session["id"])
     assert lost.status_code == 401
     assert (await http.get(f"{base}/event-log", headers=admin)).json() == []
     reseeded = await http.post(f"{base}/reset", headers=admin, json={"seed": 7})

@@ -1,49 +1,34 @@
 """Missions, orders, modules and pirates are deterministic and survive a save anywhere."""
 
 import json
-from typing import Any
 
-from zoea_tui.sim import GameError, World
+from zoea_tui.sim import World
 
-Step = tuple[str, dict[str, Any]] | int
+from .conftest import Step, played
 
 
 def _script() -> list[Step]:
     steps: list[Step] = [
-        ("register", {"username": "Ada", "empire": "solarian"}),
-        ("accept_mission", {"mission_id": "prove_your_steel"}),
+        ("k", "register", {"username": "Ada", "empire": "solarian"}),
+        ("k", "accept_mission", {"mission_id": "prove_your_steel"}),
         1,
-        ("buy", {"item_id": "pulse_laser_i", "quantity": 1}),
+        ("k", "buy", {"item_id": "pulse_laser_i", "quantity": 1}),
         1,
-        ("install_mod", {"module_id": "pulse_laser_i"}),
+        ("k", "install_mod", {"module_id": "pulse_laser_i"}),
         1,
-        ("buy", {"item_id": "fuel_cell", "quantity": 3}),
+        ("k", "buy", {"item_id": "fuel_cell", "quantity": 3}),
         1,
-        ("create_sell_order", {"item_id": "fuel_cell", "quantity": 3, "price_each": 31}),
+        ("k", "create_sell_order", {"item_id": "fuel_cell", "quantity": 3, "price_each": 31}),
         1,
-        ("jump", {"target_system": "krynn"}),
+        ("k", "jump", {"target_system": "krynn"}),
         6,
-        ("travel", {"target_poi": "krynn_belt"}),
+        ("k", "travel", {"target_poi": "krynn_belt"}),
         4,
     ]
     for _ in range(12):
-        steps += [("attack", {"target_id": "pirate_3"}), 1]
-    steps += [("get_wrecks", {}), ("loot_wreck", {}), 2, ("get_player_stats", {})]
+        steps += [("k", "attack", {"target_id": "pirate_3"}), 1]
+    steps += [("k", "get_wrecks", {}), ("k", "loot_wreck", {}), 2, ("k", "get_player_stats", {})]
     return steps
-
-
-def _run(world: World, steps: list[Step]) -> list[Any]:
-    out: list[Any] = []
-    for step in steps:
-        if isinstance(step, int):
-            out.append(world.advance(step))
-            continue
-        tool, args = step
-        try:
-            out.append(world.call("k", tool, dict(args)))
-        except GameError as error:
-            out.append(error.to_dict())
-    return out
 
 
 def _world() -> World:
@@ -52,8 +37,8 @@ def _world() -> World:
 
 def test_same_seed_and_calls_give_the_same_fight_and_state() -> None:
     one, two = _world(), _world()
-    first = _run(one, _script())
-    assert first == _run(two, _script())
+    first = played(one, _script())
+    assert first == played(two, _script())
     assert one.to_dict() == two.to_dict()
     assert first[-1]["stats"]["pirates_destroyed"] == 1
 
@@ -61,12 +46,12 @@ def test_same_seed_and_calls_give_the_same_fight_and_state() -> None:
 def test_a_save_anywhere_continues_identically() -> None:
     script = _script()
     expected_world = _world()
-    expected = _run(expected_world, script)
+    expected = played(expected_world, script)
     for cut in (5, 17, 30):
         first = _world()
-        head = _run(first, script[:cut])
+        head = played(first, script[:cut])
         resumed = World.from_dict(json.loads(json.dumps(first.to_dict())))
-        assert head + _run(resumed, script[cut:]) == expected
+        assert head + played(resumed, script[cut:]) == expected
         assert resumed.to_dict() == expected_world.to_dict()
 
 

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import examples
-from zoea_tui.sim import GameError, World
+from zoea_tui.sim import World
 
-Step = tuple[str, str, dict[str, Any]] | int
+from .conftest import Step, played
 
 
 def _script() -> list[Step]:
@@ -43,23 +43,9 @@ def _script() -> list[Step]:
     return steps
 
 
-def _run(world: World, steps: list[Step]) -> list[Any]:
-    outcomes: list[Any] = []
-    for step in steps:
-        if isinstance(step, int):
-            outcomes.append(world.advance(step))
-            continue
-        key, tool, args = step
-        try:
-            outcomes.append(world.call(key, tool, dict(args)))
-        except GameError as error:
-            outcomes.append(error.to_dict())
-    return outcomes
-
-
 def test_same_seed_and_calls_give_identical_results_and_state() -> None:
     one, two = World(seed=9), World(seed=9)
-    assert _run(one, _script()) == _run(two, _script())
+    assert played(one, _script()) == played(two, _script())
     assert one.to_dict() == two.to_dict()
 
 
@@ -73,14 +59,14 @@ def test_different_seeds_give_different_worlds() -> None:
 
 def test_state_is_plain_json() -> None:
     world = World(seed=5)
-    _run(world, _script())
+    played(world, _script())
     state = world.to_dict()
     assert json.loads(json.dumps(state)) == state
 
 
 def test_restoring_gives_back_the_same_state() -> None:
     world = World(seed=5)
-    _run(world, _script())
+    played(world, _script())
     state = json.loads(json.dumps(world.to_dict()))
     assert World.from_dict(state).to_dict() == world.to_dict()
 
@@ -89,9 +75,9 @@ def test_a_restored_world_continues_exactly_like_the_original() -> None:
     script = _script()
     half = len(script) // 2
     original = World(seed=11)
-    _run(original, script[:half])
+    played(original, script[:half])
     restored = World.from_dict(json.loads(json.dumps(original.to_dict())))
-    assert _run(restored, script[half:]) == _run(original, script[half:])
+    assert played(restored, script[half:]) == played(original, script[half:])
     assert restored.to_dict() == original.to_dict()
 
 
@@ -148,10 +134,10 @@ def test_any_play_is_reproducible_and_survives_a_save_anywhere(steps: list[Any],
     script += [s if isinstance(s, int) else (s[0], s[1][0], s[1][1]) for s in steps]
     cut = min(cut, len(script))
     straight = World(seed=3)
-    expected = _run(straight, script)
+    expected = played(straight, script)
     first = World(seed=3)
-    head = _run(first, script[:cut])
+    head = played(first, script[:cut])
     resumed = World.from_dict(json.loads(json.dumps(first.to_dict())))
-    assert head + _run(resumed, script[cut:]) == expected
+    assert head + played(resumed, script[cut:]) == expected
     assert resumed.to_dict() == straight.to_dict()
     json.dumps(expected)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TypeVar
@@ -18,10 +18,15 @@ from textual.widget import Widget
 from zoea_tui.config import Config
 from zoea_tui.core.types import ToolCall
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.orchestrator.events import Event
+from zoea_tui.providers.base import ChatRequest, ChatResponse
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.ui.app import ZoeaApp
+from zoea_tui.ui.messages import EngineBatch
 
 W = TypeVar("W", bound=Widget)
+#: What a picture test runs before it takes the picture (``snap_compare``'s run_before).
+Prepare = Callable[[Pilot], Awaitable[None]]
 
 #: A fixed moment (2026-01-02 03:04:05 UTC) for the seeded conversation.
 T0 = 1767323045.0
@@ -166,6 +171,72 @@ async def settle(pilot: Pilot) -> None:
             # A newer worker of an exclusive group cancels the older one: not a failure.
             await asyncio.gather(*(w.wait() for w in finite), return_exceptions=True)
         await pilot.pause()
+
+
+async def told(pilot: Pilot, events: Iterable[Event]) -> None:
+    """Hands ``events`` to the app in one batch, as the bridge does, and waits until the
+    dashboard shows what changed (at its next flush)."""
+    pilot.app.post_message(EngineBatch(tuple(events)))
+    await pilot.pause(0.3)
+    await settle(pilot)
+
+
+def pressed_after(prepare: Prepare, key: str) -> Prepare:
+    """``prepare``, then ``key`` pressed and what it started finished."""
+
+    async def run(pilot: Pilot) -> None:
+        await prepare(pilot)
+        await pilot.press(key)
+        await settle(pilot)
+
+    return run
+
+
+class HeldModel:
+    """A model that answers each request with what the test hands it, when it does."""
+
+    label = "held"
+
+    def __init__(self) -> None:
+        self.answers: asyncio.Queue[ChatResponse] = asyncio.Queue()
+        self.asked = 0
+
+    async def chat(self, request: ChatRequest, on_event: object = None) -> ChatResponse:
+        self.asked += 1
+        return await self.answers.get()
+
+    async def aclose(self) -> None:
+        return None
+
+
+@asynccontextmanager
+async def held_app(
+    config: Config, db_path: Path, model: HeldModel
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp, Commander]]:
+    """The app at 160×50, settled, on a commander with no starter swarm whose every new
+    Mysis asks ``model``: the pilot, the app and the commander (shut down after)."""
+    commander = await Commander.open(
+        config, db_path=db_path, starter_swarm=False, provider_factory=lambda record: model
+    )
+    try:
+        app = ZoeaApp(commander)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            yield pilot, app, commander
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+
+@asynccontextmanager
+async def seeded_app(
+    config: Config, db_path: Path, size: tuple[int, int]
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp]]:
+    """The app on the swarm stored in ``db_path``, running at ``size`` and settled: the
+    pilot and the app."""
+    app = ZoeaApp(opener(config, db_path))
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        yield pilot, app
 
 
 def view_rows(view: ScrollView) -> list[str]:

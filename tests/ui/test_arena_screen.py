@@ -14,16 +14,14 @@ from zoea_tui.ui.screens.arena import ArenaScreen
 from zoea_tui.ui.screens.inspector import InspectorScreen
 from zoea_tui.ui.widgets.conversation import ConversationLog
 
-from .helpers import opener, settle, wait_for
+from .helpers import opener, seeded_app, settle, wait_for
 
 
 async def test_arena_screen_plays_a_run_and_lists_it_among_past_runs(
     seeded_db: Path, still_config: Config, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(ArenaScreen, "ticks", 15)
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(140, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (140, 40)) as (pilot, app):
         await pilot.press("A")
         await pilot.pause()
         screen = app.screen

@@ -4,10 +4,14 @@ expanded with the keyboard and the mouse."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 import pytest
 from rich.console import RenderableType
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from zoea_tui.core.types import Memory
 from zoea_tui.ui.textual_compat.testing import layouts_of
@@ -38,11 +42,21 @@ class LogApp(App[None]):
         yield ConversationLog(id="conversation")
 
 
-async def test_rows_are_drawn_from_the_entries_and_only_for_the_view() -> None:
+@asynccontextmanager
+async def shown(
+    page: Page, size: tuple[int, int] = (60, 20)
+) -> AsyncIterator[tuple[Pilot[None], ConversationLog]]:
+    """The log alone in an app of ``size``, told to show ``page``: the pilot and the log."""
     app = LogApp()
-    async with app.run_test(size=(60, 20)) as pilot:
+    async with app.run_test(size=size) as pilot:
         log = app.query_one(ConversationLog)
-        log.show_page(Page([memory(i) for i in range(1, 101)], [], True, True, 100))
+        log.show_page(page)
+        yield pilot, log
+
+
+async def test_rows_are_drawn_from_the_entries_and_only_for_the_view() -> None:
+    first = Page([memory(i) for i in range(1, 101)], [], True, True, 100)
+    async with shown(first) as (pilot, log):
         await pilot.pause()
         assert log.max_scroll_y > 100 and log.scroll_y == log.max_scroll_y  # stuck to the end
         assert not list(log.children)  # no widget per entry
@@ -56,10 +70,8 @@ async def test_rows_are_drawn_from_the_entries_and_only_for_the_view() -> None:
 
 
 async def test_an_older_page_arrives_above_without_moving_the_view() -> None:
-    app = LogApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        log = app.query_one(ConversationLog)
-        log.show_page(Page([memory(i) for i in range(51, 101)], [], False, True, 100))
+    first = Page([memory(i) for i in range(51, 101)], [], False, True, 100)
+    async with shown(first) as (pilot, log):
         await pilot.pause()
         log.scroll_to(y=10, animate=False, immediate=True, force=True)
         await pilot.pause()
@@ -72,10 +84,8 @@ async def test_an_older_page_arrives_above_without_moving_the_view() -> None:
 
 
 async def test_what_was_streamed_gives_way_to_the_stored_memory() -> None:
-    app = LogApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        log = app.query_one(ConversationLog)
-        log.show_page(Page([memory(1)], [], True, True, 1))
+    first = Page([memory(1)], [], True, True, 1)
+    async with shown(first) as (pilot, log):
         log.show_stream(Text("AI ⋯ mining until"))
         log.show_stream(Text("AI ⋯ mining until the hold is full"))
         assert [b.kind for b in log.blocks] == ["", "-stream"]
@@ -86,10 +96,8 @@ async def test_what_was_streamed_gives_way_to_the_stored_memory() -> None:
 
 
 async def test_tab_and_enter_expand_an_entry_and_a_click_collapses_it() -> None:
-    app = LogApp()
-    async with app.run_test(size=(60, 30)) as pilot:
-        log = app.query_one(ConversationLog)
-        log.show_page(Page([memory(1, LONG, "tool"), memory(2)], [], True, True, 2))
+    first = Page([memory(1, LONG, "tool"), memory(2)], [], True, True, 2)
+    async with shown(first, size=(60, 30)) as (pilot, log):
         log.focus()
         await pilot.pause()
         log.scroll_to(y=0, animate=False, immediate=True, force=True)
@@ -105,12 +113,10 @@ async def test_tab_and_enter_expand_an_entry_and_a_click_collapses_it() -> None:
 
 @pytest.mark.overrides
 async def test_new_entries_and_pages_never_lay_the_screen_out_again() -> None:
-    app = LogApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        log = app.query_one(ConversationLog)
-        log.show_page(Page([memory(i) for i in range(51, 101)], [], False, True, 100))
+    first = Page([memory(i) for i in range(51, 101)], [], False, True, 100)
+    async with shown(first) as (pilot, log):
         await pilot.pause()
-        layouts = layouts_of(app.screen)
+        layouts = layouts_of(pilot.app.screen)
         log.add_memory(memory(101, LONG))
         await pilot.pause()
         log.prepend_page(Page([memory(i) for i in range(1, 51)], [], True, False, 101))
@@ -130,10 +136,8 @@ async def test_new_entries_and_pages_never_lay_the_screen_out_again() -> None:
 
 
 async def test_page_keys_move_a_whole_page_at_once() -> None:
-    app = LogApp()
-    async with app.run_test(size=(60, 20)) as pilot:
-        log = app.query_one(ConversationLog)
-        log.show_page(Page([memory(i) for i in range(1, 101)], [], True, True, 100))
+    first = Page([memory(i) for i in range(1, 101)], [], True, True, 100)
+    async with shown(first) as (pilot, log):
         log.focus()
         await pilot.pause()
         bottom, page = log.scroll_y, log.scrollable_content_region.height

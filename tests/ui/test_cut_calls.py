@@ -14,11 +14,10 @@ from zoea_tui.orchestrator.context import next_composition
 from zoea_tui.storage import NewMemory, Store
 from zoea_tui.storage.requests import CUT_BY_QUIT
 from zoea_tui.ui.activity import ActionTail, GameFacts, tail_from_memories
-from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.inspector import request_row
 from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text
 
-from .helpers import opener, seed, settle, wait_for
+from .helpers import seed, seeded_app, wait_for
 from .test_panes import painted, view
 
 
@@ -42,9 +41,7 @@ async def test_a_call_left_pending_by_a_quit_is_cancelled_at_the_next_launch(
     finally:
         await store.close()
 
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, db, (120, 40)) as (_pilot, app):
         commander = app.commander
         assert isinstance(commander, Commander)
         rows = {r.id: r for r in await commander.story.requests(ada)}
@@ -104,9 +101,7 @@ async def test_the_pane_shows_a_call_cut_by_a_quit_as_cancelled_after_a_relaunch
         await store.add_memory(ada, NewMemory("user", "direct", "report"))
     finally:
         await store.close()
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, db, (200, 60)) as (pilot, app):
         pane = app.screen.query_one(f"#mysis-{ada}", MysisPane)
         await wait_for(pilot, lambda: "travel" in painted(pane), what="Ada's tail")
         assert "⊘ travel cancelled" in painted(pane) and "⋯" not in painted(pane)

@@ -22,11 +22,10 @@ from textual.widgets import HelpPanel
 
 from zoea_tui.config import Config
 from zoea_tui.ui import screens
-from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
 
-from .helpers import opener, settle, wait_for
+from .helpers import seeded_app, settle, wait_for
 
 #: The keys that open each screen from the dashboard (the first Mysis selected).
 OPENED_BY: dict[str, tuple[str, ...]] = {
@@ -124,9 +123,7 @@ async def _round_the_tab_order(pilot: Pilot, name: str) -> None:
 async def test_tab_on_the_dashboard_stops_only_on_what_shows(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, _app):
         await _round_the_tab_order(pilot, "DashboardScreen")
 
 
@@ -134,9 +131,7 @@ async def test_tab_on_the_dashboard_stops_only_on_what_shows(
 async def test_esc_closes_every_screen_and_tab_stops_only_on_what_shows(
     seeded_db: Path, still_config: Config, name: str
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, app):
         await pilot.press(*OPENED_BY[name])
         await wait_for(pilot, lambda: type(app.screen).__name__ == name, what=name)
         await settle(pilot)
@@ -153,9 +148,7 @@ async def test_esc_closes_the_palette_and_its_keys_panel(
 ) -> None:
     """Issue 40: the palette's Keys panel did not close with esc. It is a panel in the
     screen, not a screen: esc closes it first, and only the next esc leaves the view."""
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, app):
         if under == "focus":
             await pilot.press("enter")
             await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")

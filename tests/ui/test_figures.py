@@ -31,7 +31,7 @@ from zoea_tui.ui.widgets.context_preview import (
 )
 from zoea_tui.ui.widgets.mysis_pane import pane_text
 
-from .helpers import opener, seed, settle, wait_for
+from .helpers import seed, seeded_app, settle, wait_for
 from .test_panes import view as pane_view
 
 
@@ -43,9 +43,7 @@ async def seeded_dashboard(
     commander, the first Mysis's id and the dashboard's preview of its request."""
     db = tmp_path / "zoea.db"
     await seed(db)
-    app = ZoeaApp(opener(config, db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(config, db, (200, 60)) as (pilot, app):
         commander = app.commander
         assert isinstance(commander, Commander)
         dash = app.screen.query_one("#dash-preview", PreviewLines)

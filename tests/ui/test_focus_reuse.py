@@ -26,7 +26,7 @@ from zoea_tui.ui.widgets.context_preview import ContextPreview
 from zoea_tui.ui.widgets.conversation import ConversationLog
 from zoea_tui.ui.worker_groups import AHEAD_GROUP
 
-from .helpers import opener, seed, settle, wait_for
+from .helpers import opener, seed, seeded_app, settle, wait_for
 
 SIZE = (160, 45)
 
@@ -100,9 +100,7 @@ async def _ada_in_focus(
     """The app on the seeded swarm, its focus view on Ada."""
     db = tmp_path / "zoea.db"
     ids = await _seeded(db)
-    app = ZoeaApp(opener(config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with seeded_app(config, db, SIZE) as (pilot, app):
         app.open_focus(ids["Ada"])
         await settle(pilot)
         screen = app.screen
@@ -185,23 +183,31 @@ async def test_an_error_and_a_nudge_of_the_mysis_shown_are_noted_in_its_log(
 @asynccontextmanager
 async def _prebuilt(
     tmp_path: Path, config: Config
-) -> AsyncIterator[tuple[Pilot[None], ZoeaApp, dict[str, int]]]:
-    """The app on the seeded swarm as ``run_app`` starts it: its views built unseen."""
+) -> AsyncIterator[tuple[Pilot[None], ZoeaApp, FocusScreen, dict[str, int]]]:
+    """The app on the seeded swarm as ``run_app`` starts it, its engine open and its views
+    built unseen: the pilot, the app, its focus view and the Myses' ids by name."""
     db = tmp_path / "zoea.db"
     ids = await _seeded(db)
     app = ZoeaApp(opener(config, db), prebuild=True)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        yield pilot, app, ids
+        assert app.commander is not None and app._focus is not None
+        yield pilot, app, app._focus, ids
+
+
+async def _ada_read_ahead(pilot: Pilot[None], focus: FocusScreen, ids: dict[str, int]) -> None:
+    """Waits until the app's own read-ahead of the selected Mysis (Ada) is done, to have it
+    out of the way."""
+    await wait_for(pilot, lambda: _done(focus, ids["Ada"]), what="the read-ahead")
 
 
 @pytest.mark.overrides
 async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_uses_them(
     tmp_path: Path, still_config: Config
 ) -> None:
-    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
-        focus, search = app._focus, app._search
-        assert focus is not None and focus.is_mounted and search is not None
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, focus, ids):
+        search = app._search
+        assert focus.is_mounted and search is not None
         assert search.is_mounted
         # Built, never shown: the dashboard stays on top with its keys.
         assert app.screen_stack == [app.screen] and isinstance(app.screen, DashboardScreen)
@@ -228,10 +234,8 @@ async def test_the_focus_view_and_search_are_built_unseen_and_the_first_open_use
 async def test_deleting_the_mysis_of_the_unseen_focus_view_leaves_it_ready(
     tmp_path: Path, still_config: Config
 ) -> None:
-    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
-        focus = app._focus
-        assert focus is not None and focus.mysis_id == ids["Ada"]
-        assert app.commander is not None
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, focus, ids):
+        assert focus.mysis_id == ids["Ada"]
         await app.commander.delete_mysis(ids["Ada"])
         await settle(pilot)
         assert isinstance(app.screen, DashboardScreen) and ids["Ada"] not in app.views
@@ -342,9 +346,7 @@ async def test_news_of_a_memory_the_view_already_shows_does_not_show_it_twice(
 async def test_the_selected_mysis_is_read_ahead_and_enter_only_shows_it(
     tmp_path: Path, still_config: Config
 ) -> None:
-    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
-        focus = app._focus
-        assert focus is not None and app.commander is not None
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, focus, ids):
         await pilot.press("right")  # Brin, then a rest on it: its view is read ahead
         await wait_for(pilot, lambda: _done(focus, ids["Brin"]), what="Brin read ahead")
         assert list(app.ahead.reads) == [ids["Brin"]] and not app.ahead.reads[ids["Brin"]].stale
@@ -391,11 +393,8 @@ async def test_the_neighbours_of_the_focused_mysis_are_read_ahead_and_a_step_onl
 async def test_read_ahead_content_is_handed_over_once_while_wanted_and_within_a_page(
     tmp_path: Path, still_config: Config
 ) -> None:
-    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
-        focus = app._focus
-        assert focus is not None and app.commander is not None
-        # The app's own read-ahead of the selected Mysis (Ada) first, out of the way.
-        await wait_for(pilot, lambda: _done(focus, ids["Ada"]), what="the read-ahead")
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, focus, ids):
+        await _ada_read_ahead(pilot, focus, ids)
         await app.ahead.read([ids["Cass"]])
         assert app.ahead.take(ids["Ada"]) is None  # no longer wanted: dropped
         assert app.ahead.take(ids["Brin"]) is None  # never read
@@ -470,10 +469,8 @@ async def _never_read() -> None:
 async def test_an_open_hands_over_what_was_read_ahead_with_what_the_view_gathered_once_each(
     tmp_path: Path, still_config: Config
 ) -> None:
-    async with _prebuilt(tmp_path, still_config) as (pilot, app, ids):
-        assert app.commander is not None and app._focus is not None
-        # The app's own read-ahead of the selected Mysis (Ada) first, out of the way.
-        await wait_for(pilot, lambda: _done(app._focus, ids["Ada"]), what="the read-ahead")
+    async with _prebuilt(tmp_path, still_config) as (pilot, app, focus, ids):
+        await _ada_read_ahead(pilot, focus, ids)
         brin = ids["Brin"]
         await app.ahead.read([brin])
         ahead = app.ahead.reads[brin]

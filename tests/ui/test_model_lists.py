@@ -18,7 +18,7 @@ from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.forms import ConfigureScreen, MysisForm, NewMysisScreen
 from zoea_tui.ui.widgets.model_field import OTHER
 
-from .helpers import opener, settle, wait_for
+from .helpers import opener, seeded_app, settle, wait_for
 
 SIZE = (120, 40)
 
@@ -107,9 +107,7 @@ async def test_a_server_that_lists_nothing_leaves_free_text(tmp_path: Path) -> N
 async def test_the_configure_form_starts_on_the_mysis_model(tmp_path: Path) -> None:
     async with FakeOpenAIServer(listed=["m1", "m2", "m3"]) as server:
         config = engine_config(server.url)
-        app = ZoeaApp(opener(config, tmp_path / "zoea.db"))
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
+        async with seeded_app(config, tmp_path / "zoea.db", SIZE) as (pilot, app):
             assert app.commander is not None
             first = app.commander.myses()[0]
             await app.commander.configure_mysis(first.id, provider="engine", model="m1")

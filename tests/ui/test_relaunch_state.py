@@ -11,10 +11,9 @@ from zoea_tui.config import Config
 from zoea_tui.game.state_cache import GameStateCache, StoredResult
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.ui.activity import facts_from_fields
-from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.widgets.mysis_pane import RESTORED_MARK, MysisPane
 
-from .helpers import opener, seed, settle, wait_for
+from .helpers import seed, seeded_app, wait_for
 from .test_panes import painted
 
 
@@ -83,9 +82,7 @@ async def test_the_pane_shows_the_last_known_state_after_a_relaunch(
     status came in, although the store held the last one."""
     db = tmp_path / "zoea.db"
     await seed(db)  # Ada logged in with 150 credits, then her travel was refused
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, db, (200, 60)) as (pilot, app):
         pane = app.screen.query(MysisPane).first()
         await wait_for(pilot, lambda: "150" in painted(pane), what="Ada's credits")
         text = painted(pane)

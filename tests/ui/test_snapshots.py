@@ -8,7 +8,6 @@ Review a changed picture in ``snapshot_report.html`` before accepting it with
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,9 +20,8 @@ from zoea_tui.core.types import ToolCall
 from zoea_tui.orchestrator.events import MysisChanged, ToolCallFinished, ToolCallStarted
 from zoea_tui.ui import formatting
 from zoea_tui.ui.app import ZoeaApp
-from zoea_tui.ui.messages import EngineBatch
 
-from .helpers import T0, opener, settle
+from .helpers import T0, Prepare, opener, pressed_after, settle, told
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 50), id="160x50")]
 #: The sizes the dashboard and the focus view are drawn at: the smallest the app takes,
@@ -71,48 +69,32 @@ async def _playing(pilot: Pilot) -> None:
     ada, brin = (app.swarm.views[i] for i in app.swarm.ids[:2])
     app.commander.cache.update("Ada", "get_status", STATUS, 15, at=NOW)
     call = ToolCall("call_9", "get_status", "{}")
-    app.post_message(  # as the bridge hands the engine's events over
-        EngineBatch(
-            (
-                ToolCallStarted(mysis_id=ada.id, call=call),
-                ToolCallFinished(
-                    mysis_id=ada.id, call=call, is_error=False, error_code=None, latency_s=0.1
-                ),
-                MysisChanged(
-                    mysis=replace(ada, state="running", activity="waiting", next_nudge_at=NOW + 12)
-                ),
-                MysisChanged(
-                    mysis=replace(
-                        brin,
-                        state="running",
-                        activity="unreachable",
-                        next_try_at=NOW + 40,
-                        last_line="unreachable: http://127.0.0.1:9/v1: connection refused",
-                    )
-                ),
-            )
-        )
+    await told(
+        pilot,
+        (
+            ToolCallStarted(mysis_id=ada.id, call=call),
+            ToolCallFinished(
+                mysis_id=ada.id, call=call, is_error=False, error_code=None, latency_s=0.1
+            ),
+            MysisChanged(
+                mysis=replace(ada, state="running", activity="waiting", next_nudge_at=NOW + 12)
+            ),
+            MysisChanged(
+                mysis=replace(
+                    brin,
+                    state="running",
+                    activity="unreachable",
+                    next_try_at=NOW + 40,
+                    last_line="unreachable: http://127.0.0.1:9/v1: connection refused",
+                )
+            ),
+        ),
     )
-    await pilot.pause(0.3)  # the dashboard shows what changed at its next flush
-    await settle(pilot)
 
 
-async def _focus(pilot: Pilot) -> None:
-    await settle(pilot)
-    await pilot.press("enter")
-    await settle(pilot)
-
-
-async def _playing_focus(pilot: Pilot) -> None:
-    await _playing(pilot)
-    await pilot.press("enter")
-    await settle(pilot)
-
-
-async def _preview(pilot: Pilot) -> None:
-    await settle(pilot)
-    await pilot.press("p")
-    await settle(pilot)
+_focus = pressed_after(_dashboard, "enter")
+_playing_focus = pressed_after(_playing, "enter")
+_preview = pressed_after(_dashboard, "p")
 
 
 async def _help(pilot: Pilot) -> None:
@@ -133,7 +115,7 @@ async def _broadcast(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-VIEWS: dict[str, Callable[[Pilot], Awaitable[None]]] = {
+VIEWS: dict[str, Prepare] = {
     "dashboard": _dashboard,
     "focus": _focus,
     "preview": _preview,
@@ -149,7 +131,7 @@ def test_every_width_reads(
     still_config: Config,
     utc_clock: None,
     still_time: None,
-    view: Callable[[Pilot], Awaitable[None]],
+    view: Prepare,
     size: tuple[int, int],
 ) -> None:
     """At every size the panes show state and countdown, credits and cargo, then the
@@ -180,7 +162,7 @@ def test_dialog(
     seeded_db: Path,
     still_config: Config,
     utc_clock: None,
-    view: Callable[[Pilot], Awaitable[None]],
+    view: Prepare,
 ) -> None:
     app = ZoeaApp(opener(still_config, seeded_db))
     assert snap_compare(app, terminal_size=(80, 24), run_before=view)

@@ -5,7 +5,6 @@ prices, and nothing for the autopilot."""
 from __future__ import annotations
 
 import io
-from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,7 +20,6 @@ from zoea_tui.orchestrator.spend import SwarmSpend
 from zoea_tui.providers.base import Usage
 from zoea_tui.ui.activity import GameFacts
 from zoea_tui.ui.app import ZoeaApp
-from zoea_tui.ui.messages import EngineBatch
 from zoea_tui.ui.screens.focus import header_text
 from zoea_tui.ui.widgets.mysis_pane import MysisPane, pane_text, row_text
 from zoea_tui.ui.widgets.spend_meter import (
@@ -32,7 +30,7 @@ from zoea_tui.ui.widgets.spend_meter import (
     spend_text,
 )
 
-from .helpers import opener, settle, wait_for
+from .helpers import Prepare, opener, pressed_after, settle, told, wait_for
 from .test_panes import view
 
 PRICES = Prices(input=3.0, cached=0.3, cache_write=3.75, output=15.0)
@@ -191,15 +189,10 @@ async def _billed(pilot: Pilot) -> None:
                            cache_write_tokens=usage.cache_write_tokens, bill=bill)
             )  # fmt: skip
         events.append(MysisChanged(mysis=replace(mysis, spend=meter.of(mysis.id))))
-    app.post_message(EngineBatch(tuple(events)))
-    await pilot.pause(0.3)  # the dashboard shows what changed at its next flush
-    await settle(pilot)
+    await told(pilot, events)
 
 
-async def _billed_focus(pilot: Pilot) -> None:
-    await _billed(pilot)
-    await pilot.press("enter")
-    await settle(pilot)
+_billed_focus = pressed_after(_billed, "enter")
 
 
 @pytest.mark.parametrize(
@@ -215,7 +208,7 @@ def test_the_meter_in_pictures(
     seeded_db: Path,
     still_config: Config,
     utc_clock: None,
-    view: Callable[[Pilot], Awaitable[None]],
+    view: Prepare,
     size: tuple[int, int],
 ) -> None:
     """The swarm's spend, rate and cache share above the status bar; Ada's spend in her

@@ -23,7 +23,7 @@ from zoea_tui.ui.widgets.conversation import MAX_ENTRIES, ConversationLog
 from zoea_tui.ui.widgets.hit_list import HitList
 from zoea_tui.ui.widgets.text_block import TextBlock
 
-from .helpers import opener, settle, wait_for
+from .helpers import opener, seeded_app, settle, wait_for
 from .story_helpers import seed_long, seed_requests
 
 SIZE = (120, 40)
@@ -175,9 +175,7 @@ async def test_search_opens_the_conversation_at_the_hit(
 async def test_search_finds_broadcasts_says_when_nothing_matches_and_is_kept(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, SIZE) as (pilot, app):
         await pilot.press("slash", *"iron")
         await settle(pilot)
         screen = app.screen
@@ -236,9 +234,7 @@ async def test_inspector_opens_requests_as_sent_with_answer_and_diff(
 ) -> None:
     db = tmp_path / "requests.db"
     await seed_requests(db)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, db, SIZE) as (pilot, app):
         await pilot.press("x")
         await settle(pilot)
         screen = app.screen
@@ -267,9 +263,7 @@ async def test_an_in_flight_request_says_in_flight(tmp_path: Path, still_config:
 
     db = tmp_path / "requests.db"
     ada = await seed_requests(db)
-    app = ZoeaApp(opener(still_config, db))
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, db, SIZE) as (pilot, app):
         store = app.commander.store  # type: ignore[union-attr]
         settings = Config().compose_settings(None)
         composition = await next_composition(store, ada, "turn-aware", settings)

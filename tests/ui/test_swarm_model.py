@@ -25,12 +25,11 @@ from zoea_tui.orchestrator.events import (
     StreamDelta,
     ToolCallStarted,
 )
-from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.swarm_model import SwarmModel
 from zoea_tui.ui.widgets.context_preview import ContextPreview, PreviewLines, preview_lines
 
-from .helpers import opener, settle, wait_for
+from .helpers import seeded_app, settle, wait_for
 
 
 def _view(mysis_id: int, name: str, state: str = "running") -> MysisView:
@@ -127,28 +126,15 @@ class _Recorder(Screen[None]):
     #: The kinds of message asked for (empty: all of them).
     only: tuple[type[Message], ...] = ()
 
-    def on_swarm_model_myses_changed(self, message: SwarmModel.MysesChanged) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_actions_changed(self, message: SwarmModel.ActionsChanged) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_request_composed(self, message: SwarmModel.RequestComposed) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_memories_stored(self, message: SwarmModel.MemoriesStored) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_streamed(self, message: SwarmModel.Streamed) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_mysis_added(self, message: SwarmModel.MysisAdded) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_mysis_removed(self, message: SwarmModel.MysisRemoved) -> None:
-        self.seen.append(message)
-
-    def on_swarm_model_broadcast_sent(self, message: SwarmModel.BroadcastSent) -> None:
+    @on(SwarmModel.MysesChanged)
+    @on(SwarmModel.ActionsChanged)
+    @on(SwarmModel.RequestComposed)
+    @on(SwarmModel.MemoriesStored)
+    @on(SwarmModel.Streamed)
+    @on(SwarmModel.MysisAdded)
+    @on(SwarmModel.MysisRemoved)
+    @on(SwarmModel.BroadcastSent)
+    def record(self, message: Message) -> None:
         self.seen.append(message)
 
 
@@ -293,9 +279,7 @@ async def test_a_subscriber_told_only_of_some_kinds_gets_no_others() -> None:
 async def test_the_dashboard_and_the_focus_view_preview_one_request_with_the_same_figures(
     seeded_db: Path, still_config: Config
 ) -> None:
-    app = ZoeaApp(opener(still_config, seeded_db))
-    async with app.run_test(size=(200, 60)) as pilot:
-        await settle(pilot)
+    async with seeded_app(still_config, seeded_db, (200, 60)) as (pilot, app):
         commander = app.commander
         assert commander is not None
         mysis_id = commander.myses()[0].id
