@@ -118,6 +118,7 @@ _TOML_POSITION = re.compile(
 )
 
 T = TypeVar("T")
+S = TypeVar("S")
 _MISSING: Any = object()
 
 
@@ -425,38 +426,48 @@ def _path_checker(base: Path | None) -> Callable[[Any], Path]:
 # -- the sections ------------------------------------------------------------------------
 
 
-def _swarm(table: _Table) -> SwarmConfig:
-    table.only(_SECTION_KEYS["swarm"])
-    d = SwarmConfig()
-    return SwarmConfig(
-        max_myses=table.get("max_myses", _check_max_myses, d.max_myses),
-        default_provider=table.get("default_provider", _check_text, d.default_provider),
-        strategy=table.get("strategy", _check_strategy, d.strategy),
-    )
+#: The check of each key of the plain sections read by :func:`_section` (a section's
+#: keys are its dataclass's fields; ``[paths]`` and ``[providers]`` have their own readers).
+_CHECKS: dict[str, dict[str, Callable[[Any], Any]]] = {
+    "swarm": {
+        "max_myses": _check_max_myses,
+        "default_provider": _check_text,
+        "strategy": _check_strategy,
+    },
+    "context": {
+        "max_context_messages": _int(1),
+        "window_margin": _int(1),
+        "max_tool_iterations": _int(1),
+        "tool_result_max_tokens": _int(1),
+        "summarize_threshold": _int(0),
+    },
+    "nudge": {
+        "idle_seconds": _number_checker(0),
+        "wait_state_seconds": _number_checker(0),
+        "max_encouragements": _int(1),
+    },
+    "game": {
+        "endpoint": _check_game_endpoint,
+        "seed": _int(),
+        "tick_seconds": _number_checker(0),
+        "starting_credits": _int(0),
+        "timeout": _number_checker(0),
+        "world": _check_world,
+    },
+    "storage": {"request_log": _check_request_log},
+}
 
 
-def _context(table: _Table) -> ContextConfig:
-    table.only(_SECTION_KEYS["context"])
-    d = ContextConfig()
-    return ContextConfig(
-        max_context_messages=table.get("max_context_messages", _int(1), d.max_context_messages),
-        window_margin=table.get("window_margin", _int(1), d.window_margin),
-        max_tool_iterations=table.get("max_tool_iterations", _int(1), d.max_tool_iterations),
-        tool_result_max_tokens=table.get(
-            "tool_result_max_tokens", _int(1), d.tool_result_max_tokens
-        ),
-        summarize_threshold=table.get("summarize_threshold", _int(0), d.summarize_threshold),
-    )
-
-
-def _nudge(table: _Table) -> NudgeConfig:
-    table.only(_SECTION_KEYS["nudge"])
-    d = NudgeConfig()
-    seconds = _number_checker(0)
-    return NudgeConfig(
-        idle_seconds=table.get("idle_seconds", seconds, d.idle_seconds),
-        wait_state_seconds=table.get("wait_state_seconds", seconds, d.wait_state_seconds),
-        max_encouragements=table.get("max_encouragements", _int(1), d.max_encouragements),
+def _section(table: _Table, section: type[S]) -> S:
+    """A plain section as its dataclass: each key read with its check (:data:`_CHECKS`),
+    the dataclass's default where the file has none; any other key refused."""
+    table.only(_SECTION_KEYS[table.prefix])
+    default = section()
+    return section(
+        **{
+            key: table.get(key, check, getattr(default, key))
+            for key, check in _CHECKS[table.prefix].items()
+        }
     )
 
 
@@ -553,29 +564,10 @@ def _providers(table: _Table) -> dict[str, ProviderConfig]:
     return providers
 
 
-def _game(table: _Table) -> GameConfig:
-    table.only(_SECTION_KEYS["game"])
-    d = GameConfig()
-    return GameConfig(
-        endpoint=table.get("endpoint", _check_game_endpoint, d.endpoint),
-        seed=table.get("seed", _int(), d.seed),
-        tick_seconds=table.get("tick_seconds", _number_checker(0), d.tick_seconds),
-        starting_credits=table.get("starting_credits", _int(0), d.starting_credits),
-        timeout=table.get("timeout", _number_checker(0), d.timeout),
-        world=table.get("world", _check_world, d.world),
-    )
-
-
 def _paths(table: _Table, base: Path | None) -> PathsConfig:
     table.only(_SECTION_KEYS["paths"])
     check = _path_checker(base)
     return PathsConfig(data_dir=table.get("data_dir", check, None), db=table.get("db", check, None))
-
-
-def _storage(table: _Table) -> StorageConfig:
-    table.only(_SECTION_KEYS["storage"])
-    d = StorageConfig()
-    return StorageConfig(request_log=table.get("request_log", _check_request_log, d.request_log))
 
 
 def _check_default_provider(name: str, providers: Mapping[str, ProviderConfig]) -> str:
@@ -605,13 +597,13 @@ def build_config(
         return _Table(root.data.get(name, {}), where, name)
 
     swarm_table = section("swarm")
-    swarm = _swarm(swarm_table)
-    context = _context(section("context"))
-    nudge = _nudge(section("nudge"))
+    swarm = _section(swarm_table, SwarmConfig)
+    context = _section(section("context"), ContextConfig)
+    nudge = _section(section("nudge"), NudgeConfig)
     providers = _providers(section("providers"))
-    game = _game(section("game"))
+    game = _section(section("game"), GameConfig)
     paths_config = _paths(section("paths"), base_dir)
-    storage = _storage(section("storage"))
+    storage = _section(section("storage"), StorageConfig)
     # Checked last: it must name a provider defined above (the built-ins always are).
     swarm_table.get(
         "default_provider", lambda value: _check_default_provider(value, providers), None

@@ -2,8 +2,9 @@
 
 :class:`HttpProvider` is the frame of every HTTP model client: it owns (or
 borrows) the ``httpx.AsyncClient``, retries transient failures with backoff and
-``Retry-After``, and measures latency; a subclass only builds the request body
-and reads the answer inside :meth:`HttpProvider._attempt`. :func:`exchange`
+``Retry-After``, and measures latency; it sends a request and reads the answer,
+streamed or whole (:meth:`HttpProvider._read`). A subclass builds the request body
+and states how its answer is parsed (an :class:`Answer`). :func:`exchange`
 turns every transport failure and refusal into a typed :class:`ProviderError`
 whose text never contains the API key.
 """
@@ -21,7 +22,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any, ClassVar, TypedDict, Unpack
+from typing import Any, ClassVar, Literal, Protocol, TypedDict, TypeVar, Unpack
 
 import httpx
 
@@ -32,6 +33,7 @@ from ..core.retry import CLIENT, MAX_SERVER_WAIT, RetryPolicy, Sleep, seconds_wo
 from .base import (
     AuthenticationError,
     BadRequestError,
+    BrokenAnswerError,
     ChatRequest,
     ChatResponse,
     CutShortError,
@@ -484,6 +486,32 @@ async def ndjson_lines(
             yield line
 
 
+_R_co = TypeVar("_R_co", covariant=True)
+_R = TypeVar("_R")
+
+
+class Answer(Protocol[_R_co]):
+    """What one answer adds up to, in a client's own reading of its wire: event by event
+    when the server streams, else from one JSON body. :meth:`HttpProvider._read` feeds it;
+    what it yields is the client's (a :class:`ChatResponse`, or one with what else the
+    client keeps of it)."""
+
+    #: Whether the event that ends the answer has come: the read stops there.
+    done: bool
+
+    def add(self, event: str, url: str, on_event: EventSink | None) -> None:
+        """Take in one streamed event's text (an SSE event's data, an NDJSON line),
+        reporting its deltas to ``on_event``."""
+
+    def finish(self, url: str) -> _R_co:
+        """The streamed answer once its events are read; a stream that stopped before its
+        end raises."""
+
+    def whole(self, data: Any, url: str, *, streamed: bool) -> _R_co:
+        """The answer of one JSON body (``streamed``: the request asked for a stream and
+        the server answered one body)."""
+
+
 class HttpOptions(TypedDict, total=False):
     """The keyword arguments every HTTP client takes, all optional; :class:`HttpProvider`
     reads them, and a subclass passes them through (``**options``) and names only its own.
@@ -510,7 +538,8 @@ class HttpProvider:
     it streams.
 
     Subclasses implement :meth:`_attempt` (one try of one request, streamed or not as
-    the request says) and set ``label``. The API key only ever travels in the
+    the request says: its body and its :class:`Answer`, sent and read by :meth:`_read`)
+    and set ``label``. The API key only ever travels in the
     ``Authorization`` header.
 
     ``stream`` is the provider's ``stream`` key: True or False fix the mode. Under
@@ -530,6 +559,9 @@ class HttpProvider:
     label: str
     #: Where the chat route is, below the endpoint (``/chat/completions``, ``/api/chat``).
     chat_path: ClassVar[str] = ""
+    #: How the chat route frames a streamed answer: Server-Sent Events or
+    #: newline-delimited JSON.
+    stream_format: ClassVar[Literal["sse", "ndjson"]] = "sse"
 
     def __init__(
         self, endpoint: str, model: str, api_key: str | None = None, **options: Unpack[HttpOptions]
@@ -684,7 +716,34 @@ class HttpProvider:
         )
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
+        """One try of one request, streamed or not as it says (:meth:`_read` sends it)."""
         raise NotImplementedError
+
+    async def _read(
+        self,
+        request: ChatRequest,
+        body: dict[str, Any],
+        answer: Answer[_R],
+        on_event: EventSink | None,
+    ) -> _R:
+        """Send ``body``, one try of ``request``, to the chat route and read the reply into
+        ``answer``: event by event up to the one that ends it when the server streams
+        (whatever was asked: :func:`streams_events`), else as one JSON body; either read
+        stops at ``max_answer_bytes``."""
+        streamed = request.stream
+        async with self._exchange(
+            self.url, request.settings.timeout, body, streamed=streamed
+        ) as response:
+            limit = self.max_answer_bytes
+            if streams_events(response, streamed):
+                events = ndjson_lines if self.stream_format == "ndjson" else sse_data
+                async for event in events(response, url=self.url, limit=limit):
+                    answer.add(event, self.url, on_event)
+                    if answer.done:
+                        break
+                return answer.finish(self.url)
+            data = await read_json(response, url=self.url, limit=limit)
+        return answer.whole(data, self.url, streamed=streamed)
 
 
 #: Streamed answers a server may break (and answer unstreamed) before a provider under
@@ -704,6 +763,6 @@ def _names_streaming(error: ProviderError) -> bool:
 def _breaks_stream(error: ProviderError) -> bool:
     """Whether a failed streamed request broke as a stream: cut short after HTTP 200, a
     chunk that is not JSON, or nothing in it."""
-    if isinstance(error, CutShortError | EmptyAnswerError):
+    if isinstance(error, BrokenAnswerError):
         return error.streamed
     return isinstance(error, MalformedResponseError) and error.retryable

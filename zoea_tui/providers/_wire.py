@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.types import ToolCall
-from .base import FinishReason, Usage
+from .base import ChatResponse, EventSink, FinishReason, ReasoningDelta, TextDelta, Usage
 
 _FINISH: dict[str, FinishReason] = {
     "stop": "stop",
@@ -154,3 +155,36 @@ def with_stable_ids(calls: Sequence[tuple[str | None, str, str]]) -> tuple[ToolC
         seen.add(call_id)
         result.append(ToolCall(id=call_id, name=name, arguments=args))
     return tuple(result)
+
+
+@dataclass(slots=True)
+class AnswerText:
+    """The text and reasoning of an answer as they come (a streamed one in many pieces,
+    each reported as it comes), and the :class:`ChatResponse` they make with its calls."""
+
+    model: str
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+
+    def take(self, text: str, reasoning: str, on_event: EventSink | None) -> None:
+        """Add a piece of reasoning, then one of text (an empty one adds nothing)."""
+        if reasoning:
+            self.reasoning.append(reasoning)
+            if on_event:
+                on_event(ReasoningDelta(reasoning))
+        if text:
+            self.text.append(text)
+            if on_event:
+                on_event(TextDelta(text))
+
+    def response(self, calls: tuple[ToolCall, ...], usage: Usage, finish: Any) -> ChatResponse:
+        """The answer of the pieces taken, with ``calls``, ``usage`` and the server's
+        ``finish`` reason (:func:`finish_reason`)."""
+        return ChatResponse(
+            content="".join(self.text),
+            tool_calls=calls,
+            reasoning="".join(self.reasoning),
+            usage=usage,
+            finish_reason=finish_reason(finish, bool(calls)),
+            model=self.model,
+        )

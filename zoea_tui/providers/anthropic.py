@@ -35,10 +35,7 @@ from ._http import (
     HttpProvider,
     empty_answer,
     load_json,
-    read_json,
     server_message,
-    sse_data,
-    streams_events,
 )
 from ._wire import as_count, as_dict, as_text, with_stable_ids
 from .base import (
@@ -136,21 +133,7 @@ class AnthropicProvider(HttpProvider):
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
         body = request_body(request, model, self._thinking, breakpoints=self.breakpoints)
-        streamed = request.stream
-        async with self._exchange(
-            self.url, request.settings.timeout, body, streamed=streamed
-        ) as response:
-            limit = self.max_answer_bytes
-            if streams_events(response, streamed):
-                answer = _Answer(model)
-                async for data in sse_data(response, url=self.url, limit=limit):
-                    answer.add(load_json(data, url=self.url), self.url, on_event)
-                    if answer.done:
-                        break
-                result, thinking = answer.response(self.url), answer.thinking_blocks()
-            else:
-                data = await read_json(response, url=self.url, limit=limit)
-                result, thinking = parse_message(data, model, self.url, streamed=streamed)
+        result, thinking = await self._read(request, body, _Answer(model), on_event)
         self._keep_thinking(result, thinking)
         return result
 
@@ -389,8 +372,9 @@ class _Answer:
     #: Block index → the index of its tool call among the answer's calls.
     call_index: dict[int, int] = field(default_factory=dict)
 
-    def add(self, event: Any, url: str, on_event: EventSink | None) -> None:
+    def add(self, data: str, url: str, on_event: EventSink | None) -> None:
         """Take in one event, reporting its deltas to ``on_event``."""
+        event = load_json(data, url=url)
         if error := error_event(event, url=url):
             raise error
         if not isinstance(event, dict):
@@ -460,6 +444,16 @@ class _Answer:
             elif block.kind == "redacted_thinking":
                 kept.append({"type": "redacted_thinking", "data": block.data})
         return kept
+
+    def finish(self, url: str) -> tuple[ChatResponse, list[dict[str, Any]]]:
+        """The finished streamed answer and its thinking blocks (:meth:`response`)."""
+        return self.response(url), self.thinking_blocks()
+
+    def whole(
+        self, data: Any, url: str, *, streamed: bool
+    ) -> tuple[ChatResponse, list[dict[str, Any]]]:
+        """A whole answer and its thinking blocks (:func:`parse_message`)."""
+        return parse_message(data, self.model, url, streamed=streamed)
 
     def response(self, url: str) -> ChatResponse:
         """The finished answer; a stream that stopped before its end is a broken one."""

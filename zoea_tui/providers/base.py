@@ -175,19 +175,21 @@ class ProviderTimeoutError(ProviderError):
     kind: FailureKind = "timeout"
 
 
-class CutShortError(ProviderError):
-    """The answer began (HTTP 200) and stopped before its end: a broken stream.
-
-    ``streamed`` tells whether the request was streamed: a provider whose stream mode
-    is ``auto`` then sends it again unstreamed (some servers break streamed tool calls).
-    """
-
-    retryable = True
-    kind: FailureKind = "cut_short"
+class BrokenAnswerError(ProviderError):
+    """An answer that came (HTTP 200) and broke: ``streamed`` tells whether the request
+    was streamed, for a provider whose stream mode is ``auto`` then sends it again
+    unstreamed (some servers break streamed tool calls)."""
 
     def __init__(self, message: str, *, streamed: bool = True, said: str | None = None) -> None:
         super().__init__(message, said=said)
         self.streamed = streamed
+
+
+class CutShortError(BrokenAnswerError):
+    """The answer began (HTTP 200) and stopped before its end: a broken stream."""
+
+    retryable = True
+    kind: FailureKind = "cut_short"
 
 
 class TooLargeError(ProviderError):
@@ -205,20 +207,15 @@ class TooLargeError(ProviderError):
         self.limit = limit
 
 
-class EmptyAnswerError(ProviderError):
+class EmptyAnswerError(BrokenAnswerError):
     """The answer ended with nothing in it: no text, no tool call and no finish reason
     (llama-cpp-python's server can stream only a role chunk and ``[DONE]``).
 
-    ``streamed`` tells whether the request was streamed. Retried: the same request
-    tends to be answered the next time.
+    Retried: the same request tends to be answered the next time.
     """
 
     retryable = True
     kind: FailureKind = "empty_answer"
-
-    def __init__(self, message: str, *, streamed: bool = True, said: str | None = None) -> None:
-        super().__init__(message, said=said)
-        self.streamed = streamed
 
 
 class RateLimitedError(ProviderError):

@@ -9,6 +9,7 @@ outgoing ones must be sent the same way.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import ProviderConfig
@@ -17,19 +18,16 @@ from ._http import (
     HttpProvider,
     empty_answer,
     load_json,
-    ndjson_lines,
     read_body,
-    read_json,
     stream_error,
-    streams_events,
 )
 from ._wire import (
+    AnswerText,
     arguments_object,
     as_dict,
     as_list,
     as_text,
     call_parts,
-    finish_reason,
     usage_of,
     with_stable_ids,
 )
@@ -44,8 +42,6 @@ from .base import (
     ProviderError,
     ProviderTimeoutError,
     ProviderUnavailableError,
-    ReasoningDelta,
-    TextDelta,
     ToolCallDelta,
 )
 from .building import over_http
@@ -70,6 +66,7 @@ class OllamaProvider(HttpProvider):
     """
 
     chat_path = "/api/chat"
+    stream_format = "ndjson"
 
     async def check_model(self, model: str | None = None, *, timeout: float = 10.0) -> None:
         """Check once, without retrying, that the server answers and has ``model`` pulled.
@@ -130,24 +127,10 @@ class OllamaProvider(HttpProvider):
 
     async def _attempt(self, request: ChatRequest, on_event: EventSink | None) -> ChatResponse:
         model = self._model_of(request)
-        body = request_body(request, model)
         try:
-            async with self._exchange(
-                self.url, request.settings.timeout, body, streamed=request.stream
-            ) as response:
-                limit = self.max_answer_bytes
-                if streams_events(response, request.stream):
-                    answer = _Answer(model, streamed=True)
-                    async for line in ndjson_lines(response, url=self.url, limit=limit):
-                        if answer.add(load_json(line, url=self.url), self.url, on_event):
-                            break
-                    return answer.response(self.url)
-                data = await read_json(response, url=self.url, limit=limit)
+            return await self._read(request, request_body(request, model), _Answer(model), on_event)
         except ModelNotFoundError as exc:
             raise ModelNotFoundError(f"{exc.message} Pull it with: ollama pull {model}") from None
-        answer = _Answer(model, streamed=request.stream)
-        answer.add(data, self.url, None, whole=True)
-        return answer.response(self.url)
 
 
 def request_body(request: ChatRequest, model: str) -> dict[str, Any]:
@@ -215,20 +198,27 @@ def _tagged(name: str) -> str:
     return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"
 
 
-class _Answer:
+@dataclass(slots=True)
+class _Answer(AnswerText):
     """What the lines of an answer add up to (a whole answer is one line)."""
 
-    def __init__(self, model: str, *, streamed: bool = False) -> None:
-        self.model = model
-        self.streamed = streamed
-        self.text: list[str] = []
-        self.reasoning: list[str] = []
-        self.calls: list[tuple[str | None, str, str]] = []
-        self.last: dict[str, Any] = {}
-        self.done = False
+    streamed: bool = True
+    calls: list[tuple[str | None, str, str]] = field(default_factory=list)
+    #: The last line (the ``done`` one carries the counts and the reason).
+    last: dict[str, Any] = field(default_factory=dict)
+    done: bool = False
 
-    def add(self, line: Any, url: str, on_event: EventSink | None, whole: bool = False) -> bool:
-        """Take in one line, reporting its deltas; True when it is the last one."""
+    def add(self, event: str, url: str, on_event: EventSink | None) -> None:
+        """Take in one streamed line, reporting its deltas to ``on_event``."""
+        self._take(load_json(event, url=url), url, on_event)
+
+    def whole(self, data: Any, url: str, *, streamed: bool) -> ChatResponse:
+        """The answer of one body (``streamed``: the request asked for a stream)."""
+        self.streamed = streamed
+        self._take(data, url, None, whole=True)
+        return self.finish(url)
+
+    def _take(self, line: Any, url: str, on_event: EventSink | None, whole: bool = False) -> None:
         if error := stream_error(line, url=url):
             raise error
         message = as_dict(line).get("message")
@@ -236,14 +226,7 @@ class _Answer:
             if whole or not as_dict(line).get("done"):
                 raise MalformedResponseError(f"{url} answered without a message.")
             message = {}
-        if thought := as_text(message.get("thinking")):
-            self.reasoning.append(thought)
-            if on_event:
-                on_event(ReasoningDelta(thought))
-        if text := as_text(message.get("content")):
-            self.text.append(text)
-            if on_event:
-                on_event(TextDelta(text))
+        self.take(as_text(message.get("content")), as_text(message.get("thinking")), on_event)
         for raw in as_list(message.get("tool_calls")):
             call_id, name, arguments = call_parts(raw)
             if on_event:
@@ -252,9 +235,8 @@ class _Answer:
         self.model = as_text(line.get("model")) or self.model
         self.last = line
         self.done = whole or line.get("done") is True
-        return self.done
 
-    def response(self, url: str) -> ChatResponse:
+    def finish(self, url: str) -> ChatResponse:
         """The finished answer; a stream without its ``done`` line was cut short."""
         if not self.done:
             raise CutShortError(f"The stream from {url} ended before the answer was complete.")
@@ -263,14 +245,8 @@ class _Answer:
         calls = with_stable_ids(self.calls)
         # Ollama reuses the loaded model's KV state for a matching prefix but reports
         # nothing about it (no cached-token count in /api/chat), so cached_tokens stays None.
-        return ChatResponse(
-            content="".join(self.text),
-            tool_calls=calls,
-            reasoning="".join(self.reasoning),
-            usage=usage_of(self.last.get("prompt_eval_count"), self.last.get("eval_count")),
-            finish_reason=finish_reason(self.last.get("done_reason"), bool(calls)),
-            model=self.model,
-        )
+        usage = usage_of(self.last.get("prompt_eval_count"), self.last.get("eval_count"))
+        return self.response(calls, usage, self.last.get("done_reason"))
 
 
 def build(config: ProviderConfig, env: Mapping[str, str]) -> base.Provider:

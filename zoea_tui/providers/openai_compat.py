@@ -19,12 +19,10 @@ from ._http import (
     HttpProvider,
     empty_answer,
     load_json,
-    read_json,
-    sse_data,
     stream_error,
-    streams_events,
 )
 from ._wire import (
+    AnswerText,
     arguments_text,
     as_dict,
     as_list,
@@ -42,8 +40,6 @@ from .base import (
     EventSink,
     MalformedResponseError,
     Message,
-    ReasoningDelta,
-    TextDelta,
     ToolCallDelta,
     Usage,
 )
@@ -132,21 +128,7 @@ class OpenAIProvider(HttpProvider):
             cache_reuse=self.cache_reuse if self._counts else 0,
             cache_control=self.cache_control,
         )
-        streamed = request.stream
-        async with self._exchange(
-            self.url, request.settings.timeout, body, streamed=streamed
-        ) as response:
-            limit = self.max_answer_bytes
-            if streams_events(response, streamed):
-                answer = _Answer(model)
-                async for data in sse_data(response, url=self.url, limit=limit):
-                    if data.strip() == "[DONE]":
-                        answer.done = True
-                        break
-                    answer.add(load_json(data, url=self.url), self.url, on_event)
-                return answer.response(self.url)
-            data = await read_json(response, url=self.url, limit=limit)
-        return parse_completion(data, model, self.url, streamed=streamed)
+        return await self._read(request, body, _Answer(model), on_event)
 
 
 def request_body(
@@ -251,22 +233,25 @@ class _PartialCall:
 
 
 @dataclass(slots=True)
-class _Answer:
-    """What the chunks of a streamed answer add up to."""
+class _Answer(AnswerText):
+    """What the chunks of a streamed answer add up to (a whole one: :func:`parse_completion`)."""
 
-    model: str
-    text: list[str] = field(default_factory=list)
-    reasoning: list[str] = field(default_factory=list)
     calls: dict[int, _PartialCall] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     #: The prompt-cache figure: it may come in a chunk without usage (llama.cpp's
     #: ``timings`` ride on the chunk with the finish reason).
     cached: int | None = None
-    finish: Any = None
+    #: The finish reason as the server sent it.
+    stop: Any = None
     done: bool = False
 
-    def add(self, chunk: Any, url: str, on_event: EventSink | None) -> None:
-        """Take in one chunk, reporting its deltas to ``on_event``."""
+    def add(self, event: str, url: str, on_event: EventSink | None) -> None:
+        """Take in one chunk (or the ``[DONE]`` that ends the stream), reporting its deltas
+        to ``on_event``."""
+        if event.strip() == "[DONE]":
+            self.done = True
+            return
+        chunk = load_json(event, url=url)
         if error := stream_error(chunk, url=url):
             raise error
         if not isinstance(chunk, dict):
@@ -280,17 +265,14 @@ class _Answer:
         self.model = as_text(chunk.get("model")) or self.model
         for choice in as_list(chunk.get("choices"))[:1]:
             delta = as_dict(as_dict(choice).get("delta"))
-            if thought := as_text(delta.get("reasoning_content") or delta.get("reasoning")):
-                self.reasoning.append(thought)
-                if on_event:
-                    on_event(ReasoningDelta(thought))
-            if text := as_text(delta.get("content")):
-                self.text.append(text)
-                if on_event:
-                    on_event(TextDelta(text))
+            self.take(
+                as_text(delta.get("content")),
+                as_text(delta.get("reasoning_content") or delta.get("reasoning")),
+                on_event,
+            )
             for position, part in enumerate(as_list(delta.get("tool_calls"))):
                 self._add_call(position, as_dict(part), on_event)
-            self.finish = as_dict(choice).get("finish_reason") or self.finish
+            self.stop = as_dict(choice).get("finish_reason") or self.stop
 
     def _add_call(self, position: int, part: dict[str, Any], on_event: EventSink | None) -> None:
         index = part.get("index")
@@ -311,14 +293,18 @@ class _Answer:
         if on_event:
             on_event(ToolCallDelta(index, call_id, name, fragment))
 
-    def response(self, url: str) -> ChatResponse:
+    def whole(self, data: Any, url: str, *, streamed: bool) -> ChatResponse:
+        """A whole completion (:func:`parse_completion`)."""
+        return parse_completion(data, self.model, url, streamed=streamed)
+
+    def finish(self, url: str) -> ChatResponse:
         """The finished answer; a stream that stopped before its end is a broken connection."""
-        if not self.done and self.finish is None:
+        if not self.done and self.stop is None:
             raise CutShortError(
                 f"The stream from {url} ended before the answer was complete"
                 + (" (it sent nothing)." if not (self.text or self.calls) else ".")
             )
-        if self.finish is None and not (self.text or self.calls):
+        if self.stop is None and not (self.text or self.calls):
             raise empty_answer(url, streamed=True)
         calls = with_stable_ids(
             [
@@ -326,14 +312,7 @@ class _Answer:
                 for _, c in sorted(self.calls.items())
             ]
         )
-        return ChatResponse(
-            content="".join(self.text),
-            tool_calls=calls,
-            reasoning="".join(self.reasoning),
-            usage=replace(self.usage, cached_tokens=self.cached),
-            finish_reason=finish_reason(self.finish, bool(calls)),
-            model=self.model,
-        )
+        return self.response(calls, replace(self.usage, cached_tokens=self.cached), self.stop)
 
 
 def build(config: ProviderConfig, env: Mapping[str, str]) -> base.Provider:

@@ -245,11 +245,14 @@ class Reader:
         if docked is not None and f.docked is None:
             f.docked = docked
 
+    def counts(self, **values: Any) -> None:
+        """Each count named (``fuel=``, ``max_hull=``, ``credits=`` …) that is not known yet."""
+        for key, value in values.items():
+            if getattr(self.f, key) is None:
+                setattr(self.f, key, _int(value))
+
     def ship(self, ship: dict[str, Any]) -> None:
-        f = self.f
-        for key in ("fuel", "max_fuel", "hull", "max_hull"):
-            if getattr(f, key) is None:
-                setattr(f, key, _int(ship.get(key)))
+        self.counts(**{key: ship.get(key) for key in ("fuel", "max_fuel", "hull", "max_hull")})
         self.used(ship.get("cargo_used"), ship.get("cargo_capacity"))
         if isinstance(ship.get("cargo"), list):
             self.items(ship["cargo"])
@@ -285,8 +288,15 @@ class Reader:
             self.f.pois[place.id] = place
 
     def credits(self, value: Any) -> None:
-        if self.f.credits is None:
-            self.f.credits = _int(value)
+        self.counts(credits=value)
+
+    def hold(self, item: str, quantity: int) -> None:
+        """``quantity`` of ``item`` came into the hold (negative: went out), counted onto
+        an older listing while no newer one is known."""
+        if self.f.cargo_used is None:
+            self.used_delta += quantity
+        if self.f.cargo is None:
+            self.items_delta[item] += quantity
 
     def places(self, system: dict[str, Any]) -> None:
         system_id = system.get("id")
@@ -590,10 +600,7 @@ class Reader:
         self.position(docked=True)
         item = str(data.get("item_id") or "")
         quantity = _int(data.get("quantity_sold")) or 0
-        if f.cargo_used is None:
-            self.used_delta -= quantity
-        if f.cargo is None:
-            self.items_delta[item] -= quantity
+        self.hold(item, -quantity)
         self.credits(data.get("credits"))
         fills = data.get("fills") or [{}]
         price = _int(fills[0].get("price_each")) if isinstance(fills[0], dict) else None
@@ -603,14 +610,8 @@ class Reader:
             f.sales.append((item, quantity, _int(data.get("total_earned")) or 0, price or 0))
 
     def on_buy(self, data: dict[str, Any], result: ToolResult) -> None:
-        f = self.f
         self.position(docked=True)
-        item = str(data.get("item_id") or "")
-        quantity = _int(data.get("delivered_to_cargo")) or 0
-        if f.cargo_used is None:
-            self.used_delta += quantity
-        if f.cargo is None:
-            self.items_delta[item] += quantity
+        self.hold(str(data.get("item_id") or ""), _int(data.get("delivered_to_cargo")) or 0)
         self.credits(data.get("credits"))
 
     def on_attack(self, data: dict[str, Any], result: ToolResult) -> None:
@@ -627,37 +628,26 @@ class Reader:
     def on_loot_wreck(self, data: dict[str, Any], result: ToolResult) -> None:
         taken = as_dict(data.get("taken"))
         for item, quantity in taken.items():
-            if self.f.cargo is None:
-                self.items_delta[str(item)] += _int(quantity) or 0
-            if self.f.cargo_used is None:
-                self.used_delta += _int(quantity) or 0
+            self.hold(str(item), _int(quantity) or 0)
 
     def on_install_mod(self, data: dict[str, Any], result: ToolResult) -> None:
         module = (data.get("module") or {}).get("id")
         self.position(docked=True)
-        if isinstance(module, str) and self.f.cargo is None:
-            self.items_delta[module] -= 1
-        if isinstance(module, str) and self.f.cargo_used is None:
-            self.used_delta -= 1
+        if isinstance(module, str):
+            self.hold(module, -1)
 
     def on_refuel(self, data: dict[str, Any], result: ToolResult) -> None:
-        f = self.f
         if data.get("source") == "station":
             self.position(docked=True)
-        if f.fuel is None:
-            f.fuel = _int(data.get("fuel_now"))
-        if f.max_fuel is None:
-            f.max_fuel = _int(data.get("fuel_max"))
-        self.credits(data.get("credits"))
+        self.counts(
+            fuel=data.get("fuel_now"), max_fuel=data.get("fuel_max"), credits=data.get("credits")
+        )
 
     def on_repair(self, data: dict[str, Any], result: ToolResult) -> None:
-        f = self.f
         self.position(docked=True)
-        if f.hull is None:
-            f.hull = _int(data.get("hull"))
-        if f.max_hull is None:
-            f.max_hull = _int(data.get("max_hull"))
-        self.credits(data.get("credits"))
+        self.counts(
+            hull=data.get("hull"), max_hull=data.get("max_hull"), credits=data.get("credits")
+        )
 
     def on_view_market(self, data: dict[str, Any], result: ToolResult) -> None:
         self.position(docked=True)

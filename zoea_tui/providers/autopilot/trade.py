@@ -20,6 +20,7 @@ an item the station does not sell has no ask listed, so its ask is derived from 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .plan import Call, Decision, Planner, call, newest, say
@@ -263,6 +264,21 @@ def trade(p: Planner) -> Decision | None:
     return call(f"Trading: {why}.", (name, args), *_LOOK, *hold_look)
 
 
+def _withdraw(
+    prices: dict[str, tuple[int, int]],
+    state: dict[str, Any],
+    stored: Iterable[tuple[str, int]],
+    why: Callable[[str, int, int], str],
+) -> tuple[str, dict[str, Any], str] | None:
+    """Take out of storage the first of ``stored`` (item, quantity) the station prices, as
+    much of it as the hold has room for; ``why(item, stored, taken)`` says so."""
+    for item, quantity in stored:
+        take = min(quantity, state["free"])
+        if take > 0 and item in prices:
+            return "withdraw_items", {"item_id": item, "quantity": take}, why(item, quantity, take)
+    return None
+
+
 def step(
     p: Planner, prices: dict[str, tuple[int, int]], state: dict[str, Any]
 ) -> tuple[str, dict[str, Any], str] | None:
@@ -286,15 +302,12 @@ def step(
                     {"item_id": item, "quantity": quantity},
                     f"{left} ticks left: selling {quantity} {item} to the station",
                 )
-        for item, quantity in sorted(state["storage"].items()):
-            take = min(quantity, state["free"])
-            if take > 0 and item in prices:
-                return (
-                    "withdraw_items",
-                    {"item_id": item, "quantity": take},
-                    f"{left} ticks left: taking {take} {item} out of storage to sell",
-                )
-        return None
+        return _withdraw(
+            prices,
+            state,
+            sorted(state["storage"].items()),
+            lambda item, _, take: f"{left} ticks left: taking {take} {item} out of storage to sell",
+        )
     for item, quantity in sorted(state["cargo"].items(), key=lambda kv: (-kv[1], kv[0])):
         if item in prices:
             ask = prices[item][1]
@@ -303,14 +316,15 @@ def step(
                 {"item_id": item, "quantity": quantity, "price_each": ask},
                 f"listing {quantity} {item} at the station's ask, {ask} cr each",
             )
-    for item, quantity in sorted(state["storage"].items(), key=lambda kv: (-kv[1], kv[0])):
-        take = min(quantity, state["free"])
-        if take > 0 and item in prices:
-            return (
-                "withdraw_items",
-                {"item_id": item, "quantity": take},
-                f"my buy order bought {quantity} {item}: taking {take} out of storage",
-            )
+    if withdrawal := _withdraw(
+        prices,
+        state,
+        sorted(state["storage"].items(), key=lambda kv: (-kv[1], kv[0])),
+        lambda item, stored, take: (
+            f"my buy order bought {stored} {item}: taking {take} out of storage"
+        ),
+    ):
+        return withdrawal
     if left <= STOP_BIDDING:
         return None
     bidding = {str(o.get("item_id")) for o in buys}
