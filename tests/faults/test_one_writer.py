@@ -71,6 +71,19 @@ def holder(tmp_path: Path) -> Iterator[tuple[Path, subprocess.Popen[str]]]:
         process.wait(timeout=30)
 
 
+def _stop(process: subprocess.Popen[str], limit: float = 30.0) -> None:
+    """Stop ``process`` and return once it is stopped: SIGSTOP takes effect when the
+    process next returns from the kernel, so a write or rename under way when it is sent
+    still lands (a CI run saw the world's snapshot renamed into place after the signal)."""
+    os.kill(process.pid, signal.SIGSTOP)
+    stat = Path(f"/proc/{process.pid}/stat")
+    deadline = time.monotonic() + limit
+    # The state is the field after the command's name, which is in parentheses.
+    while stat.read_text().rsplit(")", 1)[1].split()[0] != "T":
+        assert time.monotonic() < deadline, "the first writer never stopped"
+        time.sleep(0.01)
+
+
 def _files(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
 
@@ -88,7 +101,7 @@ def test_a_second_writer_is_refused_naming_the_first_and_touches_nothing(
     command: str, holder: tuple[Path, subprocess.Popen[str]]
 ) -> None:
     db, first = holder
-    os.kill(first.pid, signal.SIGSTOP)  # its files hold still; its lock stays held
+    _stop(first)  # its files hold still; its lock stays held
     try:
         before = _files(db.parent)
         line = one_line(zoea(*WRITERS[command], db), command)

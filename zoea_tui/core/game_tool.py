@@ -27,6 +27,16 @@ from .types import ToolCall
 #: How a provider's requests carry the game's tools (``[providers.NAME] tools``).
 ToolsMode = Literal["full", "compact"]
 TOOLS_MODES: tuple[ToolsMode, ...] = ("full", "compact")
+#: The game commands that only read the pilot's status, ship and place, in the order a
+#: reader takes them in: the game-state cache's and the autopilot's lists start from it.
+STATE_READS: tuple[str, ...] = (
+    "get_status",
+    "get_ship",
+    "get_cargo",
+    "get_system",
+    "get_poi",
+    "get_nearby",
+)
 
 #: The name of the one tool of the compact mode.
 GAME_TOOL = "game"

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 from . import prompts
 from .composition import SummaryRequest
 from .tokens import count_tokens
+from .validator import json_object
 
 EXTRACTIVE_LABEL = (
     "(Extractive summary written by Zoea Nova's rule-based summarizer, not by a language model.)"
@@ -186,7 +187,7 @@ def digest_of(messages: Sequence[dict[str, Any]], last_request: str) -> Digest:
         if role != "tool":
             continue
         name, arguments = names.get(str(message.get("tool_call_id") or ""), ("tool", "{}"))
-        data = _json(content)
+        data = json_object(content)
         error = _error_of(content, data)
         if error is not None:
             _append_action(digest.actions, _line(f"{_call_text(name, arguments)} → failed {error}"))
@@ -431,17 +432,6 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _json(content: str) -> dict[str, Any] | None:
-    text = content.strip()
-    if not text.startswith("{"):
-        return None
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
@@ -459,13 +449,13 @@ def _error_of(content: str, data: dict[str, Any] | None) -> str | None:
 
 
 def _log_entry(arguments: str) -> str:
-    data = _json(arguments)
+    data = json_object(arguments)
     entry = data.get("entry") if data is not None else None
     return entry if isinstance(entry, str) else arguments
 
 
 def _call_text(name: str, arguments: str) -> str:
-    data = _json(arguments)
+    data = json_object(arguments)
     if data is None:
         return f"{name}()" if arguments.strip() in ("", "{}") else f"{name}({_line(arguments, 60)})"
     shown = ", ".join(

@@ -15,6 +15,19 @@ from typing import Any
 Messages = Sequence[dict[str, Any]]
 
 
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object ``text`` holds (white space around it allowed), or None when it
+    holds anything else: the one reading of a tool result or a payload as an object."""
+    stripped = text.strip()
+    if not stripped.startswith("{"):
+        return None
+    try:
+        value = json.loads(stripped)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def is_json_object(text: str) -> bool:
     """Whether ``text`` parses as a JSON object (V8: what every server accepts as a
     call's arguments; a call cut at ``max_tokens`` leaves text such as ``{"target``)."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.validator import json_object
 from .errors import GameToolError
 
 _CODE_TEXT = re.compile(
@@ -40,17 +40,6 @@ def result_text(content: list[Any]) -> str:
     return "\n".join(parts)
 
 
-def _json_object(text: str) -> dict[str, Any] | None:
-    stripped = text.strip()
-    if not stripped.startswith("{"):
-        return None
-    try:
-        value = json.loads(stripped)
-    except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def error_from_payload(data: dict[str, Any]) -> GameToolError | None:
     """The error in ``{"error": {...}}`` or ``{"error": "code", "message": ...}``."""
     error = data.get("error")
@@ -69,7 +58,7 @@ def error_from_text(text: str) -> GameToolError:
     """An error given as plain text: ``code: message``, ``Error: ...`` or anything."""
     inner = _MCP_TOOL_ERROR.match(text.strip())
     body = inner.group(1) if inner else text.strip()
-    data = _json_object(body)
+    data = json_object(body)
     if data is not None and (error := error_from_payload(data)) is not None:
         return error
     match = _CODE_TEXT.match(body)
@@ -87,7 +76,7 @@ def adapt_result(content: list[Any], is_error: bool) -> ToolOutcome:
     whose JSON carries an ``error`` object (some servers do not set ``isError``).
     """
     text = result_text(content)
-    data = _json_object(text)
+    data = json_object(text)
     if is_error:
         raise error_from_text(text)
     if data is not None and (error := error_from_payload(data)) is not None:

@@ -23,20 +23,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.game_tool import STATE_READS
 from ..core.redaction import mask_data
 
 #: The tools that only read the state, in the order a reader takes them in (the
 #: sidebar shows their results so).
-STATE_TOOLS = (
-    "get_status",
-    "get_ship",
-    "get_cargo",
-    "get_system",
-    "get_poi",
-    "get_nearby",
-    "view_market",
-    "get_notifications",
-)
+STATE_TOOLS = (*STATE_READS, "view_market", "get_notifications")
 #: Tools whose results describe the current state (kept, latest one wins): those, and
 #: the actions whose results say the state they left.
 SNAPSHOT_TOOLS = frozenset(

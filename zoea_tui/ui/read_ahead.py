@@ -19,9 +19,10 @@ import asyncio
 import time
 from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, Unpack, runtime_checkable
 
 from ..core.types import Memory
+from ..storage.story import PageWhere
 from .swarm_model import SwarmModel
 from .widgets.context_preview import PreviewData
 from .widgets.conversation import Page
@@ -235,21 +236,13 @@ class ReadAhead:
         read, (preview, error) = await asyncio.gather(reading, self.compose_preview(mysis_id))
         return FocusContent(mysis_id, read, at, preview, error, arrived)
 
-    async def read_page(
-        self,
-        mysis_id: int,
-        *,
-        at: int | None = None,
-        before_id: int | None = None,
-        after_id: int | None = None,
-    ) -> Page:
-        """A page of the Mysis's story with the turns begun in it: around memory ``at``,
-        before or after a memory, else the newest (one trip to the database)."""
+    async def read_page(self, mysis_id: int, **where: Unpack[PageWhere]) -> Page:
+        """A page of the Mysis's story with the turns begun in it (``where``: around memory
+        ``at``, before or after a memory, else the newest; :data:`PAGE` memories unless a
+        ``limit`` is given), in one trip to the database."""
         commander = self.swarm.commander
         assert commander is not None
-        read = await commander.story.read_page(
-            mysis_id, at=at, before_id=before_id, after_id=after_id, limit=PAGE
-        )
+        read = await commander.story.read_page(mysis_id, **(PageWhere(limit=PAGE) | where))
         return Page(read.memories, read.turns, read.at_start, read.at_end, read.bounds.count)
 
     async def compose_preview(self, mysis_id: int) -> tuple[PreviewData | None, str | None]:

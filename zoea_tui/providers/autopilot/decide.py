@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...core.game_tool import GAME_TOOL, guide_commands
+from ...core.game_tool import GAME_TOOL, STATE_READS, guide_commands
 from ...core.summarizer import extractive_summary
 from .._wire import as_dict
 from . import scenario_play
@@ -80,12 +80,7 @@ _BELT_WORDS = ("belt", "asteroid", "field", "mine")
 _STATION_WORDS = ("station", "base", "home", "dock", "port", "central")
 _SNAPSHOTS = frozenset(
     {
-        "get_status",
-        "get_ship",
-        "get_cargo",
-        "get_system",
-        "get_poi",
-        "get_nearby",
+        *STATE_READS,
         "get_map",
         "find_route",
         "zoea_search_messages",
