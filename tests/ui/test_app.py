@@ -2,29 +2,30 @@
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from dataclasses import replace
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from rich.table import Table
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.theme import Theme
 from textual.widgets import Input, OptionList, Select, Static
 
+import zoea_tui.ui
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import Notice
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.commands import help_sections
-from zoea_tui.ui.screens.arena import ArenaScreen
 from zoea_tui.ui.screens.confirm import ConfirmScreen
 from zoea_tui.ui.screens.dashboard import DashboardScreen
 from zoea_tui.ui.screens.focus import FocusScreen
-from zoea_tui.ui.screens.forms import ConfigureScreen, MysisForm, NewMysisScreen
+from zoea_tui.ui.screens.forms import ConfigureScreen, NewMysisScreen
 from zoea_tui.ui.screens.help import HelpScreen
 from zoea_tui.ui.screens.input_bar import InputBar
-from zoea_tui.ui.screens.inspector import InspectorScreen
-from zoea_tui.ui.screens.search import SearchScreen
 from zoea_tui.ui.screens.strategies import StrategyScreen
 from zoea_tui.ui.screens.too_small import TooSmallScreen
 from zoea_tui.ui.widgets.broadcast_log import BroadcastLog
@@ -382,24 +383,31 @@ KEY_NAMES = {
 }
 
 
-def _owners() -> dict[type, tuple[str, ...]]:
-    """Every class that binds keys, with the help groups that must list them."""
-    return {
-        ZoeaApp: ("Everywhere",),
-        DashboardScreen: ("Dashboard",),
-        SwarmPanes: ("Dashboard",),
-        FocusScreen: ("Focus view", "Everywhere"),
-        ConversationLog: ("Focus view",),
-        StrategyScreen: ("Context preview and strategies",),
-        SearchScreen: ("Search",),
-        HitList: ("Search",),
-        InspectorScreen: ("Request inspector",),
-        ArenaScreen: ("Arena",),
-        ConfirmScreen: ("Questions",),
-        MysisForm: ("Forms and input bar",),
-        InputBar: ("Forms and input bar",),
-        HelpScreen: ("This help",),
-    }
+def _ui_classes() -> list[type]:
+    """Every class the ``zoea_tui.ui`` package defines (each of its modules imported)."""
+    found: list[type] = []
+    for info in pkgutil.walk_packages(zoea_tui.ui.__path__, "zoea_tui.ui."):
+        module = importlib.import_module(info.name)
+        found.extend(
+            value
+            for value in vars(module).values()
+            if isinstance(value, type) and value.__module__ == info.name
+        )
+    return found
+
+
+def owners_of_keys(classes: list[type]) -> dict[type, tuple[str, ...]]:
+    """Every class of ``classes`` that binds keys of its own, with the help groups it
+    declares (``HELP_GROUPS``) must list them; one that binds keys without declaring
+    them is named, as no help would list its keys."""
+    owners: dict[type, tuple[str, ...]] = {}
+    for cls in classes:
+        if not cls.__dict__.get("BINDINGS"):
+            continue
+        groups = cls.__dict__.get("HELP_GROUPS")
+        assert groups, f"{cls.__name__} binds keys but names no HELP_GROUPS"
+        owners[cls] = groups
+    return owners
 
 
 def keys_missing_from_help(
@@ -419,7 +427,10 @@ def keys_missing_from_help(
 
 
 def test_help_lists_every_key_binding_where_it_applies() -> None:
-    assert keys_missing_from_help(_owners(), help_sections()) == []
+    owners = owners_of_keys(_ui_classes())
+    # The walk finds the app, its screens and the widgets that bind keys.
+    assert {ZoeaApp, FocusScreen, SwarmPanes, ConversationLog, HitList} <= set(owners)
+    assert keys_missing_from_help(owners, help_sections()) == []
 
 
 def test_the_help_check_finds_a_single_missing_key() -> None:
@@ -441,11 +452,19 @@ def test_the_help_check_finds_a_single_missing_key() -> None:
             for group, rows in help_sections()
         )
 
-    owners = _owners()
+    owners = owners_of_keys(_ui_classes())
     assert keys_missing_from_help(owners, without("Everywhere", "s")) == ["ZoeaApp: s"]
     assert keys_missing_from_help(owners, without("Focus view", "e")) == ["FocusScreen: e"]
     assert keys_missing_from_help(owners, without("Dashboard", "k")) == ["SwarmPanes: k"]
     assert keys_missing_from_help(owners, without("Arena", "ctrl+r")) == ["ArenaScreen: ctrl+r"]
+
+
+def test_a_class_that_binds_keys_without_help_groups_is_named() -> None:
+    class Unlisted(Static):
+        BINDINGS: ClassVar[list[BindingType]] = [Binding("z", "zap", "Zap")]
+
+    with pytest.raises(AssertionError, match="Unlisted binds keys but names no HELP_GROUPS"):
+        owners_of_keys([HitList, Unlisted])
 
 
 async def test_question_mark_opens_the_help_and_escape_closes_it(app: ZoeaApp) -> None:

@@ -42,7 +42,7 @@ from ..resources import data_dir
 from ..storage.story import StoryHit
 from . import formatting as fmt
 from . import textual_compat
-from .commands import BY_NAME, COMMANDS, Command, OpenedScreen, When, app_bindings
+from .commands import BY_NAME, COMMANDS, EVERYWHERE, Command, OpenedScreen, When, app_bindings
 from .input_history import InputHistory
 from .messages import EngineBatch
 from .read_ahead import ReadAhead
@@ -94,6 +94,8 @@ class ZoeaApp(OpaqueScreensApp):
     SUB_TITLE = "command center"
     CSS_PATH: ClassVar[list[str | PurePath]] = [data_dir("styles") / "zoea.tcss"]
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = (EVERYWHERE,)
     BINDINGS: ClassVar[list[BindingType]] = [*app_bindings()]
 
     #: What the status bars show; they watch it (built from the engine's events).

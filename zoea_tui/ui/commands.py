@@ -11,8 +11,9 @@ A command that only shows a screen names it (:attr:`Command.screen`): the app op
 with its one ``open`` action, so a new screen is its module plus one row here.
 
 The keys a screen binds for itself (the focus view's ``[`` ``]``, a list's arrows …)
-stay on the screen; their lines in the help are here too, in :data:`SCREEN_KEYS`, and a
-test checks that every key a screen binds is listed in its group.
+stay on the screen, which names its groups here (``HELP_GROUPS``); their lines in the
+help are here too, in :data:`SCREEN_KEYS`, and a test finds every class that binds keys
+and checks each key is listed in the groups it names.
 
 Pure data: nothing here imports a screen (the help screen reads this module).
 """

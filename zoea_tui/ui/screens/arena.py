@@ -122,6 +122,8 @@ class ArenaScreen(ZoeaScreen[None]):
     #: Ticks per run instead of each scenario's budget (None: the budget; tests shorten it).
     ticks: ClassVar[int | None] = None
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Arena",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("ctrl+r", "run", "Run"),

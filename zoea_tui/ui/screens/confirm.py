@@ -16,6 +16,8 @@ from textual.widgets import Button, Static
 class ConfirmScreen(ModalScreen[bool]):
     """Asks ``question``; dismisses with True for yes (``y``), False for no (``n``/esc)."""
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Questions",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Yes"),
         Binding("n,escape", "answer(False)", "No"),

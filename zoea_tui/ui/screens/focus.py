@@ -14,7 +14,7 @@ from textual.reactive import reactive
 
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
-from ..commands import BY_NAME
+from ..commands import BY_NAME, EVERYWHERE
 from ..read_ahead import PAGE, FocusContent, empty_content
 from ..sanitize import clip, one_line
 from ..swarm_model import SwarmModel
@@ -88,6 +88,8 @@ class FocusScreen(ZoeaScreen[None]):
     the swarm model and its messages.
     """
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Focus view", EVERYWHERE)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("left_square_bracket", "step(-1)", "Prev"),

@@ -29,6 +29,8 @@ class FormScreen(ZoeaModalScreen[bool]):
 
     Opened once the engine is open (the commands' rows wait for it)."""
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Forms and input bar",)
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
 
     def __init__(self) -> None:

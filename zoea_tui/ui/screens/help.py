@@ -103,6 +103,8 @@ def describe_provider(provider: ProviderConfig) -> str:
 class HelpScreen(ModalScreen[None]):
     """The command reference; esc, ? or q closes it."""
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("This help",)
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "close", "Close")]
 
     @classmethod

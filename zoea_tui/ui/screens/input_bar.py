@@ -31,6 +31,8 @@ class InputBar(ZoeaModalScreen[str | None]):
     app's, one history per ``kind``.
     """
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Forms and input bar",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
         Binding("up", "history(-1)", "Earlier", show=False),

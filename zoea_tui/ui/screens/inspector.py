@@ -209,6 +209,8 @@ def inspection_text(seen: RequestInspection, names: dict[str, str]) -> Text:
 class InspectorScreen(ZoeaScreen[None]):
     """The requests of one Mysis, newest first; the highlighted one opened beside them."""
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Request inspector",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
     ]

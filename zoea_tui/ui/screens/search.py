@@ -90,6 +90,8 @@ class SearchScreen(ZoeaModalScreen[StoryHit | None]):
     :meth:`retarget` points it at another Mysis, empty, before it is shown again.
     """
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Search",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "Close"),
         Binding("down", "to_hits", "Hits", show=False),

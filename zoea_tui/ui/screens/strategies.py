@@ -71,6 +71,8 @@ def option_text(
 class StrategyScreen(ZoeaScreen[None]):
     """Compare the strategies for one Mysis and apply one (enter or a)."""
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Context preview and strategies",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("a", "apply", "Apply"),

@@ -292,6 +292,8 @@ class ConversationLog(LineView, can_focus=True):
     can expand; ``enter`` or a click expands one.
     """
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Focus view",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("end,G", "to_bottom", "Bottom", show=False),
         Binding("home", "to_top", "Top", show=False),

@@ -77,6 +77,8 @@ def plan_layout(count: int, width: int, height: int) -> Layout:
 class SwarmPanes(ScrollableContainer, can_focus=True):
     """Every Mysis as a pane; arrows (or j k) move the selection, enter opens it."""
 
+    #: The help's groups that list the keys this binds (``commands.SCREEN_KEYS``).
+    HELP_GROUPS: ClassVar[tuple[str, ...]] = ("Dashboard",)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up,k", "move_rows(-1)", "Up", show=False),
         Binding("down,j", "move_rows(1)", "Down", show=False),
