@@ -11,6 +11,7 @@ from zoea_tui.config import Config
 from zoea_tui.core import prompts
 from zoea_tui.core.validator import validate
 from zoea_tui.orchestrator.events import BroadcastSent, NudgeSent
+from zoea_tui.orchestrator.mysis import CUT_BY_ORDER
 from zoea_tui.providers.base import ChatResponse
 
 from .conftest import ScriptedModel, advance_until, calls, drain, last_said, until
@@ -138,17 +139,120 @@ class _HeldModel(ScriptedModel):
         self.release = asyncio.Event()
 
     async def chat(self, request, on_event=None):  # type: ignore[no-untyped-def]
-        if len(self.requests) + 1 == self.hold_at:
+        if len(self.requests) + 1 == self.hold_at and not self.held.is_set():
             self.held.set()
             await self.release.wait()
         return await super().chat(request, on_event)
 
 
+@pytest.mark.parametrize("how", ["direct", "broadcast"])
+async def test_an_order_cuts_a_request_whose_answer_would_end_the_turn(
+    open_commander, how: str
+) -> None:
+    """Issue 40: an order that arrives while the model writes an answer is not taken as
+    answered by it. The answer (here text only: it would end the turn) is written from a
+    request that did not have the order; stored after the order, it sat between the order
+    and a nudge, so the order looked answered and was never carried out. The order cuts
+    that request: it is logged as cut, and the next one opens the order's turn with
+    nothing after the order but the game state."""
+    model = _HeldModel(
+        calls(("get_status", "{}")),
+        ChatResponse(content="Status report: docked, cargo empty."),
+        hold_at=2,
+    )
+    commander = await open_commander(models={"Ada": model}, starter_swarm=False)
+    view = await commander.create_mysis("Ada")
+    await until(model.held.is_set)
+    if how == "direct":
+        await commander.send_message(view.id, "report")
+    else:
+        await commander.broadcast("report")
+    order = (await commander.memories(view.id))[-1]
+    assert (order.source, order.content) == (how, "report")
+    model.release.set()  # the held request, unless it was cut, answers now
+    runtime = commander._myses[view.id]
+    await until(lambda: runtime.turns == 2 and runtime.turn is None)
+    answering = next(
+        r.messages for r in model.requests if any(m.get("content") == "report" for m in r.messages)
+    )
+    texts = [m.get("content") or "" for m in answering]
+    at = texts.index("report")
+    assert texts[at + 1].startswith(prompts.STATE_HEADER), "the order opens the turn"
+    assert len(texts) == at + 2, "nothing the model wrote before the order follows it"
+    assert not validate(answering)
+    turns = await commander.store.list_turns(view.id)
+    assert [t.kind for t in turns] == ["start", how]
+    assert turns[1].first_memory_id == order.id
+    requests = await commander.store.list_requests(view.id)
+    assert [(r.outcome, r.turn_id) for r in requests] == [
+        ("ok", turns[0].id),
+        ("cancelled", turns[0].id),
+        ("ok", turns[1].id),
+    ]
+    assert requests[1].error == CUT_BY_ORDER
+    after = [m.content for m in await commander.memories(view.id) if m.id > order.id]
+    assert after == ["Status report: docked, cargo empty."]
+
+
+async def test_an_order_that_comes_with_the_answer_drops_it(open_commander) -> None:
+    """The answer has come but is not stored yet when the order is: the request is no
+    longer cut (its answer is in hand), and the answer, written without the order, is
+    dropped rather than stored after it (``Store.add_answer``)."""
+    model = ScriptedModel(
+        calls(("get_status", "{}")),
+        ChatResponse(content="Holding position."),
+        ChatResponse(content="Status report: docked, cargo empty."),
+    )
+    commander = await open_commander(models={"Ada": model}, starter_swarm=False)
+    view = await commander.create_mysis("Ada")
+    runtime = commander._myses[view.id]
+    finish = runtime._finish_request
+
+    async def order_first(request_id: int, outcome: str, *args: object, **kw: object) -> None:
+        if len(model.requests) == 2 and outcome == "ok":
+            await commander.send_message(view.id, "report")
+        await finish(request_id, outcome, *args, **kw)  # type: ignore[arg-type]
+
+    runtime._finish_request = order_first  # type: ignore[method-assign]
+    await until(lambda: runtime.turns == 2 and runtime.turn is None)
+    memories = await commander.memories(view.id)
+    order = next(m for m in memories if m.content == "report")
+    assert [m.content for m in memories if m.role == "assistant" and not m.tool_calls] == [
+        "Status report: docked, cargo empty."
+    ]
+    assert memories[-1].id > order.id
+    outcomes = [r.outcome for r in await commander.store.list_requests(view.id)]
+    assert outcomes == ["ok", "ok", "ok"], "answered, not cut: the answer was dropped"
+
+
+async def test_a_myses_broadcast_does_not_cut_a_request(open_commander) -> None:
+    """A Mysis's broadcast is news, not an order: the request under way goes on."""
+    models = {
+        "Ada": _HeldModel(ChatResponse(content="Mining."), hold_at=1),
+        "Bob": ScriptedModel(),
+    }
+    commander = await open_commander(models=models, starter_swarm=False)
+    ada = await commander.create_mysis("Ada")
+    bob = await commander.create_mysis("Bob")
+    await until(models["Ada"].held.is_set)
+    await commander.broadcast_from(bob.id, "iron at Sol")
+    models["Ada"].release.set()
+    runtime = commander._myses[ada.id]
+    await until(lambda: runtime.turns >= 1 and runtime.turn is None)
+    requests = await commander.store.list_requests(ada.id)
+    assert requests[0].outcome == "ok"
+    said = [m.content for m in await commander.memories(ada.id) if m.role == "assistant"]
+    assert said[0] == "Mining."
+
+
 async def test_a_prompt_arriving_mid_turn_starts_the_next_turn(open_commander) -> None:
     """Seed 004: the turn starts at the most recent prompt. A commander message stored
-    while a turn runs ends that turn after its round; the message opens a new turn, so
-    ``turn-aware`` sends it at the head of the turn, the interrupted turn compressed to its
-    latest loop (before: the order was sent in the middle of the running turn)."""
+    while a turn runs ends that turn; the message opens a new turn, so ``turn-aware``
+    sends it at the head of the turn, the interrupted turn compressed to its latest loop
+    (before: the order was sent in the middle of the running turn). The request the model
+    was answering when the order came is cut (``CUT_BY_ORDER``): the calls it would have
+    made were chosen without the order, so they are never made, and the order's turn plays
+    its own rounds."""
     model = _HeldModel(
         calls(("get_status", "{}")),
         calls(("get_cargo", "{}")),
@@ -162,12 +266,18 @@ async def test_a_prompt_arriving_mid_turn_starts_the_next_turn(open_commander) -
     order = (await commander.memories(view.id))[-1]
     assert order.content == "Stop and report."
     model.release.set()
-    await until(lambda: len(model.requests) == 3)
+    runtime = commander._myses[view.id]
+    await until(lambda: len(model.requests) == 3 and runtime.turn is None)
     turns = await commander.store.list_turns(view.id)
     assert [t.kind for t in turns] == ["start", "direct"]
     assert turns[1].first_memory_id == order.id
     requests = await commander.store.list_requests(view.id)
-    assert [r.turn_id for r in requests] == [turns[0].id, turns[0].id, turns[1].id]
+    assert [(r.turn_id, r.outcome) for r in requests] == [
+        (turns[0].id, "ok"),
+        (turns[0].id, "cancelled"),
+        (turns[1].id, "ok"),
+        (turns[1].id, "ok"),
+    ]
     third = model.requests[2].messages
     texts = [m.get("content") or "" for m in third]
     at = texts.index("Stop and report.")
@@ -175,8 +285,8 @@ async def test_a_prompt_arriving_mid_turn_starts_the_next_turn(open_commander) -
     calls_at = {
         c["function"]["name"]: i for i, m in enumerate(third) for c in m.get("tool_calls") or ()
     }
-    # The round stored before the order is the earlier turn's latest loop; the round the
-    # model was answering when the order came is stored after it, in the new turn.
+    # The round stored before the order is the earlier turn's latest loop; the order's
+    # turn makes its own call after it.
     assert calls_at["get_status"] < at < calls_at["get_cargo"]
     assert not validate(third)
 

@@ -91,6 +91,30 @@ async def test_tool_calls_round_trip_as_json_even_with_delimiters(store: Store) 
     assert loaded == [stored] and loaded[0].tool_calls == (call,)
 
 
+async def test_an_answer_is_dropped_when_an_order_came_after_its_request(store: Store) -> None:
+    """``add_answer``: the answer to a request composed up to a memory is stored unless an
+    order (the commander's direct message or broadcast) came after that memory; a
+    Mysis's broadcast is news, not an order."""
+    mysis = await store.create_mysis("Ada")
+    start = await store.add_memory(mysis.id, NewMemory("user", "direct", "mine"))
+    answer = NewMemory("assistant", "llm", "Mining.")
+    stored = await store.add_answer(mysis.id, answer, composed_upto=start.id)
+    assert stored is not None and stored.content == "Mining."
+    news = NewMemory("user", "broadcast", "iron at Sol", sender_id="7")
+    heard = await store.add_memory(mysis.id, news)
+    assert await store.add_answer(mysis.id, answer, composed_upto=stored.id) is not None
+    for order in (
+        NewMemory("user", "direct", "report"),
+        NewMemory("user", "broadcast", "report"),
+    ):
+        upto = await store.latest_memory_id(mysis.id)
+        await store.add_memory(mysis.id, order)
+        before = await store.count_memories(mysis.id)
+        assert await store.add_answer(mysis.id, answer, composed_upto=upto) is None
+        assert await store.count_memories(mysis.id) == before, "nothing is stored"
+    assert upto is not None and heard.id < upto
+
+
 async def test_history_load_takes_two_indexed_queries_whatever_the_length(
     store: Store,
 ) -> None:

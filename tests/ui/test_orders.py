@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -256,42 +255,27 @@ async def test_a_report_during_a_hold_does_not_end_the_hold(
     hold through the nudges that follow (no game action), and "mine" frees them. A
     direct report to a Mysis the broadcast holds says the hold it stands under.
 
-    The report is sent while the Myses wait between turns (3 s nudges here): one that
-    arrives while a request is in flight whose answer ends the turn is taken as answered
-    by that answer, stored after it (a defect of its own, in the closing note of
-    2026-11-28; this test is about the hold)."""
-    config = replace(fast_config, nudge=replace(fast_config.nudge, idle_seconds=3.0))
-    async with launched(config, tmp_path / "zoea.db") as (commander, app, swarm, pilot):
+    The report goes whenever the keys send it, between turns or while a request is in
+    flight: an order cuts a request under way, whose answer would read as the order's
+    (``tests/orchestrator/test_prompts_and_nudges.py`` holds a request to show it)."""
+    async with launched(fast_config, tmp_path / "zoea.db") as (commander, app, swarm, pilot):
         ids = [v.id for v in commander.myses()]
         told = ids if report_how == "broadcast" else ids[:1]
         await registered(pilot, swarm, ids)
 
-        def between_turns() -> bool:
-            """Every Mysis told waits for its nudge, a second or more away."""
-            now = time.time()
-            return all(
-                (at := commander.mysis(i).next_nudge_at) is not None and at - now > 1.0
-                for i in told
-            )
-
-        async def order(text: str, how: str, *, between: bool = False) -> None:
+        async def order(text: str, how: str) -> None:
             if how == "broadcast":
-                await pilot.press("b", *text)
+                await pilot.press("b", *text, "enter")
             else:
                 await pilot.press("enter")
                 await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")
-                await pilot.press("m", *text)
-            if between:
-                await wait_for(pilot, between_turns, 60, what="the Myses between turns")
-            await pilot.press("enter")
-            if how != "broadcast":
-                await pilot.press("escape")
+                await pilot.press("m", *text, "enter", "escape")
 
         before = {i: swarm.newest(i) for i in told}
         await order("hold position", hold_how)
         await poll_each(pilot, swarm, told, holds, before, "the hold")
         held = {i: swarm.newest(i) for i in told}
-        await order("report", report_how, between=True)
+        await order("report", report_how)
         await poll_each(pilot, swarm, told, reports, held, "the report")
         answered = {i: reports(swarm.memories[i], held[i])[0].id for i in told}
         # Several nudges later (the first one after the report freed them), still held.

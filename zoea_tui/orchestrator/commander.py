@@ -621,7 +621,9 @@ class Commander:
                 mysis_id=mysis_id,
             )
         text = await self._without_secrets(text)
-        await self._deliver(runtime, NewMemory("user", "direct", text, game_tick=self.game_tick))
+        await self._deliver(
+            runtime, NewMemory("user", "direct", text, game_tick=self.game_tick), order=True
+        )
 
     async def broadcast(self, text: str) -> int:
         """A commander broadcast to every idle or running Mysis; returns the recipients."""
@@ -728,13 +730,15 @@ class Commander:
         await self.bus.publish(Notice(level="error", message=message, mysis_id=mysis_id))
         raise CommandRefused(message)
 
-    async def _deliver(self, runtime: MysisRuntime, memory: NewMemory) -> None:
+    async def _deliver(self, runtime: MysisRuntime, memory: NewMemory, *, order: bool) -> None:
+        """Store a prompt for ``runtime`` and wake it; an ``order`` is the commander's
+        word (a Mysis's broadcast is news: ``MysisRuntime.deliver``)."""
         stored = await self.store.add_memory(runtime.id, memory)
         await self.bus.publish(MessageStored(mysis_id=runtime.id, memory=stored))
         if runtime.state == "idle":
             await runtime.start(prompt=True)
         else:
-            runtime.deliver()
+            runtime.deliver(order=order)
 
     async def _broadcast(self, text: str, *, sender: MysisRuntime | None) -> int:
         sender_id = str(sender.id) if sender is not None else None
@@ -746,6 +750,7 @@ class Commander:
             await self._deliver(
                 runtime,
                 NewMemory("user", "broadcast", text, sender_id=sender_id, game_tick=self.game_tick),
+                order=sender is None,
             )
         await self.bus.publish(
             BroadcastSent(

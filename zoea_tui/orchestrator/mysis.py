@@ -32,7 +32,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from ..config import NudgeConfig
@@ -84,6 +84,10 @@ from .warm_start import WAITING as WARM_WAITING
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
+#: Why a request was cut (its log's error): an order from the commander came before the
+#: answer, which would have been written without it (``MysisRuntime.deliver``).
+CUT_BY_ORDER = "cut: the commander's order came before the answer"
+
 ACTIVITY_BY_TOOL = {
     "travel": "traveling",
     "jump": "jumping",
@@ -95,6 +99,17 @@ ACTIVITY_BY_TOOL = {
     "refuel": "refueling",
     "repair": "repairing",
 }
+
+
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """A model's answer with the request it answers, before it is recorded."""
+
+    response: ChatResponse
+    composition: Composition
+    #: The engine's count of the request moved the scale (its usage is not learnt again).
+    learnt: bool
+    engine: Engine
 
 
 class _Unreachable(Exception):
@@ -203,6 +218,12 @@ class MysisRuntime:
         #: Model calls failed in a row, and the orchestrator-clock time of the first.
         self._failed_tries = 0
         self._failing_since = 0.0
+        #: The request under way, from its composing to its answer (an order cuts it).
+        self._asking: asyncio.Task[_Asked | None] | None = None
+        #: Why ``_asking`` was cut (None: it was not).
+        self._cut: str | None = None
+        #: Whether an order may still cut ``_asking``: not once its answer has come.
+        self._cuttable = False
 
     # -- views ----------------------------------------------------------------
 
@@ -324,11 +345,20 @@ class MysisRuntime:
             f"{self.provider.label}: {error.describe()}", kind=error.kind, said=error.said
         )
 
-    def deliver(self) -> None:
-        """A prompt was stored for this Mysis: run a turn soon."""
+    def deliver(self, *, order: bool = False) -> None:
+        """A prompt was stored for this Mysis: run a turn soon.
+
+        An ``order`` (the commander's word) cuts a request under way: its answer would
+        be written without the order, and stored after it, it would read as the order's
+        answer (docs/CONTEXT.md, 'Turns and nudges'). A game call under way is not cut:
+        it runs, and the order opens the next turn after the round.
+        """
         self.prompt_pending = True
         self.nudges = 0
         self.wake.set()
+        if order and self._cuttable and self._asking is not None and not self._asking.done():
+            self._cut = CUT_BY_ORDER
+            self._asking.cancel()
 
     # -- the loop -------------------------------------------------------------------
 
@@ -493,8 +523,27 @@ class MysisRuntime:
     async def _ask_model(
         self, nudge_level: int, turn_round: int | None = None
     ) -> ChatResponse | None:
-        """Compose, call the model (with retries), store the answer."""
+        """Compose, call the model (with retries), store the answer; None when nothing
+        was answered (the Mysis failed, or an order cut the request: ``deliver``)."""
         await self.swarm.step_gate.ready()
+        self._cut, self._cuttable = None, True
+        asking = self._asking = asyncio.ensure_future(self._ask(nudge_level, turn_round))
+        try:
+            asked = await asking
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if self._cut is None or (current is not None and current.cancelling()):
+                raise  # a stop or a quit, not an order
+            await self._was_cut()
+            return None
+        finally:
+            self._asking, self._cuttable = None, False
+        if asked is None:
+            return None
+        return await self._answered(asked)
+
+    async def _ask(self, nudge_level: int, turn_round: int | None) -> _Asked | None:
+        """Compose the request and call the model (with retries): the part an order cuts."""
         settings, provider_settings = self.swarm.fitted_settings(self.record)  # engine fit
         tools = await self._tool_schemas(provider_settings.tools)
         if tools is None:
@@ -568,6 +617,18 @@ class MysisRuntime:
         response = await self._model_call(attempt)
         if response is None:
             return None
+        return _Asked(response, composition, learnt, engine)
+
+    async def _was_cut(self) -> None:
+        """The pane says the request under way gave way to an order."""
+        self.last_line = "cut by an order: answering it"
+        await self.changed("cut")
+
+    async def _answered(self, asked: _Asked) -> ChatResponse | None:
+        """Record the answer: its bill and usage, what the engine's count taught, the
+        stored memory and the pane's line. None when an order came after its request was
+        composed: the answer, written without it, is dropped like a cut request's."""
+        response, composition = asked.response, asked.composition
         # A model's call is billed; the autopilot's usage is an estimate: it costs nothing.
         bill = (
             None
@@ -589,20 +650,27 @@ class MysisRuntime:
         self.last_cached_tokens = response.usage.cached_tokens
         self.last_reported_tokens = response.usage.prompt_tokens
         # Engine fit: the engine's own count calibrates the swarm's estimate of it.
-        if not learnt:
-            self.swarm.fit.observe(engine, self.provider, composition, response.usage)
+        if not asked.learnt:
+            self.swarm.fit.observe(asked.engine, self.provider, composition, response.usage)
         if response.content.strip() or response.tool_calls:
             self.nudges = 0  # a productive answer resets the encouragements
-        await self._store(
-            NewMemory(
-                "assistant",
-                "llm",
-                response.content,
-                reasoning=response.reasoning,
-                tool_calls=response.tool_calls,
-                game_tick=self.game_tick,
-            )
+        answer = NewMemory(
+            "assistant",
+            "llm",
+            response.content,
+            reasoning=response.reasoning,
+            tool_calls=response.tool_calls,
+            game_tick=self.game_tick,
         )
+        stored = await self.swarm.store.add_answer(
+            self.id, answer, composed_upto=composition.last_memory_id
+        )
+        if stored is None:
+            said = response.content.strip()[:80] or ", ".join(c.name for c in response.tool_calls)
+            log.info("%s: an order came before this answer, dropped: %s", self.name, said)
+            await self._was_cut()
+            return None
+        await self.swarm.bus.publish(MessageStored(mysis_id=self.id, memory=stored))
         if response.content.strip():
             self.last_line = response.content.strip().splitlines()[0]
             if not response.tool_calls:
@@ -708,11 +776,14 @@ class MysisRuntime:
             outcome, error = "error", None
             async with self.swarm.in_flight("llm"):
                 response = await self.provider.chat(request, on_event=self._stream_sink())
+            # Answered: an order that comes now is stored before the answer or after it
+            # (``Store.add_answer``), and the call is not cut.
+            self._cuttable = False
             outcome = "ok"
             return response
         except asyncio.CancelledError:
             if outcome != "cancelled":
-                outcome, error = "cancelled", "stopped during the call"
+                outcome, error = "cancelled", self._cut or "stopped during the call"
             raise
         except ProviderError as exc:
             # The log says how the call ended before the state does.

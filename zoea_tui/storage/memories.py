@@ -72,21 +72,47 @@ class MemoriesTables(SwarmTables):
 
     async def add_memories(self, mysis_id: int, memories: Iterable[NewMemory]) -> list[Memory]:
         """Append memories in one transaction: all of them or none."""
+        async with self._transaction():
+            return await self._append(mysis_id, memories)
+
+    async def add_answer(
+        self, mysis_id: int, answer: NewMemory, *, composed_upto: int | None
+    ) -> Memory | None:
+        """Append a model's answer to the request composed up to memory ``composed_upto``,
+        unless an order came after that memory: None then, and nothing is stored.
+
+        An order is the commander's word (a direct message, or a broadcast no Mysis
+        sent). The answer was written without it; stored after it, it would read as the
+        order's answer. The check and the append are one transaction, so an order is
+        stored either before the answer (which is then dropped) or after it.
+        """
+        async with self._transaction():
+            order = await self.fetch_one(
+                "SELECT 1 FROM memories WHERE mysis_id = ? AND id > ? AND role = 'user' "
+                "AND (source = 'direct' OR (source = 'broadcast' AND sender_id IS NULL)) "
+                "LIMIT 1",
+                (mysis_id, composed_upto or 0),
+            )
+            if order is not None:
+                return None
+            return (await self._append(mysis_id, [answer]))[0]
+
+    async def _append(self, mysis_id: int, memories: Iterable[NewMemory]) -> list[Memory]:
+        """Insert ``memories`` after the Mysis's newest (inside a transaction)."""
         now = time.time()
         rows = [(mysis_id, *self._row(m, now)) for m in memories]
         stored: list[Memory] = []
-        async with self._transaction():
-            seq = await self._last_seq(mysis_id)
-            for row in rows:
-                seq += 1
-                result = await self.fetch_one(
-                    "INSERT INTO memories (mysis_id, role, source, sender_id, content, "
-                    "reasoning, tool_calls, tool_call_id, tool_name, created_at, game_tick, "
-                    f"tokens, seq) VALUES ({', '.join('?' * 13)}) RETURNING {_MEMORY_COLUMNS}",
-                    (*row, seq),
-                )
-                assert result is not None
-                stored.append(_memory(result))
+        seq = await self._last_seq(mysis_id)
+        for row in rows:
+            seq += 1
+            result = await self.fetch_one(
+                "INSERT INTO memories (mysis_id, role, source, sender_id, content, "
+                "reasoning, tool_calls, tool_call_id, tool_name, created_at, game_tick, "
+                f"tokens, seq) VALUES ({', '.join('?' * 13)}) RETURNING {_MEMORY_COLUMNS}",
+                (*row, seq),
+            )
+            assert result is not None
+            stored.append(_memory(result))
         return stored
 
     async def import_conversation(
