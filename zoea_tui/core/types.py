@@ -60,6 +60,7 @@ class NewMemory:
     tool_name: str | None = None
     sender_id: str | None = None
     game_tick: int | None = None
+    #: When it was said (None: when the store keeps it).
     created_at: float | None = None
 
 
@@ -70,6 +71,7 @@ class Memory(NewMemory):
 
     id: int
     mysis_id: int
+    #: When it was said, always known once stored.
     created_at: float = 0.0
     #: Token estimate of ``content`` (computed once, when the memory is stored).
     tokens: int = field(default=0, compare=False)
