@@ -53,11 +53,37 @@ async def test_a_call_left_pending_by_a_quit_is_cancelled_at_the_next_launch(
 
 def test_a_call_without_its_result_is_cancelled_once_a_newer_message_follows() -> None:
     memories = [
-        Memory(1, 1, "assistant", "llm", tool_calls=(ToolCall("a", "travel", "{}"),)),
-        Memory(2, 1, "user", "nudge", "Continue your mission."),
-        Memory(3, 1, "assistant", "llm", tool_calls=(ToolCall("b", "mine", "{}"),)),
-        Memory(4, 1, "tool", "tool", '{"mined": 3}', tool_call_id="b", tool_name="mine"),
-        Memory(5, 1, "assistant", "llm", tool_calls=(ToolCall("c", "dock", "{}"),)),
+        Memory(
+            id=1,
+            mysis_id=1,
+            role="assistant",
+            source="llm",
+            tool_calls=(ToolCall("a", "travel", "{}"),),
+        ),
+        Memory(id=2, mysis_id=1, role="user", source="nudge", content="Continue your mission."),
+        Memory(
+            id=3,
+            mysis_id=1,
+            role="assistant",
+            source="llm",
+            tool_calls=(ToolCall("b", "mine", "{}"),),
+        ),
+        Memory(
+            id=4,
+            mysis_id=1,
+            role="tool",
+            source="tool",
+            content='{"mined": 3}',
+            tool_call_id="b",
+            tool_name="mine",
+        ),
+        Memory(
+            id=5,
+            mysis_id=1,
+            role="assistant",
+            source="llm",
+            tool_calls=(ToolCall("c", "dock", "{}"),),
+        ),
     ]
     actions = list(tail_from_memories(memories, turn_since=3))
     assert [(a.name, a.status) for a in actions] == [
@@ -76,9 +102,29 @@ def test_the_newest_call_without_its_result_is_cancelled_outside_its_turn(
     """A Mysis stopped (or the app quit) while its newest call ran: nothing came after
     it, but no turn is running it any more (issue 40: "⋯ sell" stayed after a relaunch)."""
     memories = [
-        Memory(1, 1, "assistant", "llm", tool_calls=(ToolCall("a", "mine", "{}"),)),
-        Memory(2, 1, "tool", "tool", '{"mined": 3}', tool_call_id="a", tool_name="mine"),
-        Memory(3, 1, "assistant", "llm", tool_calls=(ToolCall("b", "sell", "{}"),)),
+        Memory(
+            id=1,
+            mysis_id=1,
+            role="assistant",
+            source="llm",
+            tool_calls=(ToolCall("a", "mine", "{}"),),
+        ),
+        Memory(
+            id=2,
+            mysis_id=1,
+            role="tool",
+            source="tool",
+            content='{"mined": 3}',
+            tool_call_id="a",
+            tool_name="mine",
+        ),
+        Memory(
+            id=3,
+            mysis_id=1,
+            role="assistant",
+            source="llm",
+            tool_calls=(ToolCall("b", "sell", "{}"),),
+        ),
     ]
     actions = list(tail_from_memories(memories, turn_since=turn_since))
     assert [(a.name, a.status) for a in actions] == [("mine", "ok"), ("sell", "cancelled")]

@@ -199,23 +199,33 @@ def test_the_provider_line_says_what_the_provider_learned() -> None:
 def test_tail_and_latest_answer_come_from_stored_memories() -> None:
     memories = [
         Memory(
-            1,
-            1,
-            "assistant",
-            "llm",
+            id=1,
+            mysis_id=1,
+            role="assistant",
+            source="llm",
             tool_calls=(ToolCall("a", "mine", "{}"), ToolCall("b", "sell", "{}")),
         ),
-        Memory(2, 1, "tool", "tool", '{"mined": 3}', tool_call_id="a", tool_name="mine"),
         Memory(
-            3,
-            1,
-            "tool",
-            "tool",
-            '{"error": {"code": "not_docked", "message": "x"}}',
+            id=2,
+            mysis_id=1,
+            role="tool",
+            source="tool",
+            content='{"mined": 3}',
+            tool_call_id="a",
+            tool_name="mine",
+        ),
+        Memory(
+            id=3,
+            mysis_id=1,
+            role="tool",
+            source="tool",
+            content='{"error": {"code": "not_docked", "message": "x"}}',
             tool_call_id="b",
             tool_name="sell",
         ),
-        Memory(4, 1, "assistant", "llm", "Mined 3 ore.\nMore later."),
+        Memory(
+            id=4, mysis_id=1, role="assistant", source="llm", content="Mined 3 ore.\nMore later."
+        ),
     ]
     actions = list(tail_from_memories(memories))
     assert [(a.name, a.status, a.error) for a in actions] == [

@@ -20,6 +20,7 @@ from typing import Any
 from ..config import ProviderConfig
 from ..core.durations import duration_text
 from ..core.pricing import uncached
+from ..storage.arena import ArenaRun
 from .meter import SMBENCH_REQUESTS
 
 #: Prompt tokens a request, when nothing was measured (bench/tools.py, autopilot, 4 Myses).
@@ -44,8 +45,8 @@ class Measured:
     each: tuple[tuple[int, int, float], ...] = ()
 
     @classmethod
-    def of(cls, runs: Iterable[Any], budget_kind: str | None = None) -> Measured:
-        """Totals over stored runs (``ArenaRunRecord``s, or ``RunResult``s) that made
+    def of(cls, runs: Iterable[ArenaRun], budget_kind: str | None = None) -> Measured:
+        """Totals over runs (stored ``ArenaRunRecord``s, or ``RunResult``s) that made
         requests, played under ``budget_kind`` when given (a run of SMBench's budget
         says nothing of one over the whole ticks)."""
         found = [

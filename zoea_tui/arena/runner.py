@@ -38,6 +38,7 @@ from ..orchestrator.events import (
 from ..providers.base import Provider
 from ..providers.registry import build_provider
 from ..storage import MysisRecord
+from ..storage.arena import ArenaRun
 from . import scoring
 from .estimate import cost
 from .meter import CALIBRATION_BUDGETS, SMBENCH_REQUESTS, MeteredProvider, Progress, TickMeter
@@ -60,21 +61,10 @@ COMPANION_PROVIDER = "autopilot"
 SIDE = ("-wal", "-shm", "-journal")
 
 
-@dataclass(slots=True)
-class RunResult:
-    """One scored run."""
+@dataclass(frozen=True, slots=True)
+class RunResult(ArenaRun):
+    """One scored run, as its batch played it."""
 
-    scenario: str
-    strategy: str
-    seed: int
-    score: float
-    passed: bool
-    metrics: dict[str, Any]
-    tokens_in: int = 0
-    tokens_out: int = 0
-    uncached_tokens: int = 0
-    requests: int = 0
-    invalid_requests: int = 0
     wall_s: float = 0.0
     #: The scored Mysis's provider failed (its class and the server's words in
     #: ``error``): the run is shown as errored and, as SMBench counts it, scored on what

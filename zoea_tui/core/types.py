@@ -47,11 +47,10 @@ class ToolCall:
 
 
 @dataclass(frozen=True, slots=True)
-class Memory:
-    """One stored message of a Mysis (append-only)."""
+class NewMemory:
+    """A message of a Mysis to be stored: what it says (the store assigns its id, its
+    time unless given, and its token estimate, and returns it as a :class:`Memory`)."""
 
-    id: int
-    mysis_id: int
     role: Role
     source: Source
     content: str = ""
@@ -60,8 +59,20 @@ class Memory:
     tool_call_id: str | None = None
     tool_name: str | None = None
     sender_id: str | None = None
-    created_at: float = 0.0
     game_tick: int | None = None
+    #: When it was said (None: when the store keeps it).
+    created_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Memory(NewMemory):
+    """One stored message of a Mysis (append-only): a :class:`NewMemory` as the store
+    keeps it, with its id and time."""
+
+    id: int
+    mysis_id: int
+    #: When it was said, always known once stored.
+    created_at: float = 0.0
     #: Token estimate of ``content`` (computed once, when the memory is stored).
     tokens: int = field(default=0, compare=False)
     #: The Mysis's running count of memories (1, 2, 3 …; 0 when unknown): windows are

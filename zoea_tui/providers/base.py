@@ -50,6 +50,17 @@ class ProviderSettings:
     #: turns, as the autopilot does, ends them before); None: not said.
     turn_rounds: int | None = None
 
+    def sampling(self, max_tokens_key: str = "max_tokens") -> dict[str, float | int]:
+        """The sampling settings that are set (``temperature``, ``max_tokens``, ``seed``;
+        one left None is left out), as a request body sends them; a wire that names
+        ``max_tokens`` otherwise gives its name (Ollama's ``num_predict``)."""
+        named = {
+            "temperature": self.temperature,
+            max_tokens_key: self.max_tokens,
+            "seed": self.seed,
+        }
+        return {key: value for key, value in named.items() if value is not None}
+
 
 @dataclass(frozen=True, slots=True)
 class ChatRequest:

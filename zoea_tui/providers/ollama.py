@@ -140,13 +140,10 @@ def request_body(request: ChatRequest, model: str) -> dict[str, Any]:
     ``options.num_ctx`` always the configured window; temperature 0 is kept.
     """
     settings = request.settings
-    options: dict[str, Any] = {"num_ctx": settings.context_window}
-    if settings.temperature is not None:
-        options["temperature"] = settings.temperature
-    if settings.max_tokens is not None:
-        options["num_predict"] = settings.max_tokens
-    if settings.seed is not None:
-        options["seed"] = settings.seed
+    options: dict[str, Any] = {
+        "num_ctx": settings.context_window,
+        **settings.sampling(max_tokens_key="num_predict"),
+    }
     body: dict[str, Any] = {
         "model": model,
         "messages": outgoing_messages(request.messages),

@@ -142,7 +142,6 @@ def request_body(
     servers refuse fields they do not know). ``cache_control`` marks Anthropic's
     breakpoints on content parts (:func:`with_breakpoints`).
     """
-    settings = request.settings
     messages = outgoing_messages(request.messages)
     body: dict[str, Any] = {
         "model": model,
@@ -154,12 +153,7 @@ def request_body(
     if request.tools:
         body["tools"] = list(request.tools)
         body["tool_choice"] = "auto"
-    if settings.temperature is not None:
-        body["temperature"] = settings.temperature
-    if settings.max_tokens is not None:
-        body["max_tokens"] = settings.max_tokens
-    if settings.seed is not None:
-        body["seed"] = settings.seed
+    body |= request.settings.sampling()
     if cache_reuse > 0:
         body["n_cache_reuse"] = cache_reuse
     return body

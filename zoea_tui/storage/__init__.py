@@ -4,8 +4,9 @@ Callers import from here: the :class:`Store` (``store.py``) and the records it k
 (``records.py``).
 """
 
+from ..core.types import NewMemory
 from .errors import StoreError
-from .records import Account, Broadcast, MysisRecord, NewMemory, RequestRecord
+from .records import Account, Broadcast, MysisRecord, RequestRecord
 from .search import SearchHit
 from .store import Store
 

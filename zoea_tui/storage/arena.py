@@ -35,20 +35,30 @@ class ArenaBatch:
 
 
 @dataclass(frozen=True, slots=True)
-class ArenaRunRecord:
-    """One stored run, for comparisons across batches."""
+class ArenaRun:
+    """A scored arena run: the figures the store keeps of it. ``scenario`` names the
+    scenario by its key (``s1``) in a run just played (``arena.runner.RunResult``, which
+    adds what the playing batch knows besides), by its id (``s1-bootstrap-grind``) in a
+    stored one."""
 
-    batch_id: int
-    created_at: float
-    provider: str
     scenario: str
     strategy: str
     seed: int
     score: float
     passed: bool
     metrics: dict[str, Any]
-    tokens_in: int
-    tokens_out: int
-    uncached_tokens: int
-    requests: int
-    invalid_requests: int
+    tokens_in: int = 0
+    tokens_out: int = 0
+    uncached_tokens: int = 0
+    requests: int = 0
+    invalid_requests: int = 0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ArenaRunRecord(ArenaRun):
+    """One stored run, for comparisons across batches: the run, with its batch's id, time
+    and provider."""
+
+    batch_id: int
+    created_at: float
+    provider: str

@@ -116,9 +116,6 @@ class ArenaTables(StoreCore):
         rows = await self.fetch_all(sql + " ORDER BY r.id", params)
         return [
             ArenaRunRecord(
-                r[0],
-                r[1],
-                r[2],
                 r[3],
                 r[4],
                 r[5],
@@ -130,6 +127,9 @@ class ArenaTables(StoreCore):
                 r[11],
                 r[12],
                 r[13],
+                batch_id=r[0],
+                created_at=r[1],
+                provider=r[2],
             )
             for r in rows
         ]

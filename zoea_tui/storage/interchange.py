@@ -15,8 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.game_tool import effective_call
-from ..core.types import Memory, ToolCall
-from .records import NewMemory
+from ..core.types import Memory, NewMemory, ToolCall
 
 _KNOWN_KEYS = {
     "role",

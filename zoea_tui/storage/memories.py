@@ -8,7 +8,7 @@ from typing import Any
 
 from ..core.composition import ComposeSettings, History
 from ..core.tokens import count_tokens
-from ..core.types import Memory, Turn, tool_calls_to_json
+from ..core.types import Memory, NewMemory, Turn, tool_calls_to_json
 from ..core.window import stepped_window
 from .errors import StoreError
 from .records import (
@@ -16,7 +16,6 @@ from .records import (
     _MEMORY_FIELDS,
     NO_END,
     MysisRecord,
-    NewMemory,
     _memory,
 )
 from .swarm import SwarmTables

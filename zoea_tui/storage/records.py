@@ -13,7 +13,7 @@ from ..core.cache import serialize
 from ..core.composition import ComposeSettings
 from ..core.prompts import SYSTEM_PROMPT_TEMPLATE
 from ..core.tokens import RequestTokens
-from ..core.types import Memory, ToolCall, Turn, tool_calls_from_json
+from ..core.types import Memory, Turn, tool_calls_from_json
 from .request_log import (
     compact,
     decode_items,
@@ -90,22 +90,6 @@ class MysisRecord:
     def system_template(self) -> str:
         """The Mysis's own system prompt template, or the built-in one."""
         return self.system_prompt or SYSTEM_PROMPT_TEMPLATE
-
-
-@dataclass(frozen=True, slots=True)
-class NewMemory:
-    """A memory to be stored (the store assigns id, time and token estimate)."""
-
-    role: str
-    source: str
-    content: str = ""
-    reasoning: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_call_id: str | None = None
-    tool_name: str | None = None
-    sender_id: str | None = None
-    game_tick: int | None = None
-    created_at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
