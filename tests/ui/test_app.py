@@ -259,8 +259,8 @@ async def test_strategy_switcher_compares_totals_and_applies_one(
             data = preview.data
             return (
                 data is not None
-                and data.composition.strategy == target
-                and data.composition.tokens == screen.compositions[target].tokens
+                and data.request.composition.strategy == target
+                and data.request.composition.tokens == screen.compositions[target].tokens
             )
 
         await wait_for(pilot, shows_the_listed_request, what="the highlighted request")
@@ -332,7 +332,7 @@ async def test_preview_follows_the_requests_the_mysis_composes(app: ZoeaApp) -> 
             lambda: preview.data is not None and not preview.data.upcoming,
             what="a RequestComposed event",
         )
-        assert preview.data is not None and preview.data.composition.messages
+        assert preview.data is not None and preview.data.request.composition.messages
 
 
 async def test_log_keeps_the_users_place_when_scrolled_up(app: ZoeaApp) -> None:

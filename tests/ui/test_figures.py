@@ -129,13 +129,13 @@ async def test_the_dashboard_and_the_focus_view_show_one_request_when_a_turn_end
         )
         await settle(pilot)
         assert dash.data is not None
-        shown = dash.data.composition
+        shown = dash.data.request.composition
         assert any(m.get("content") == answer.content for m in shown.messages)
         app.open_focus(ada)
         await settle(pilot)
         focus = app.screen.query_one(ContextPreview)
         assert focus.data is not None and focus.data.upcoming
-        assert focus.data.composition.messages == shown.messages
+        assert focus.data.request.composition.messages == shown.messages
         figure = f"~{shown.tokens:,}"
         assert figure in preview_plain(focus.data) and figure in preview_lines(dash.data).plain
         assert str(focus.border_subtitle) == str(dash.border_subtitle)

@@ -55,7 +55,7 @@ def _shown(screen: FocusScreen) -> tuple[set[int], str | None]:
     owners = {e.memory.mysis_id for e in log.entries if e.memory is not None}
     if data is None:
         return owners, None
-    return owners, "\n".join(str(m.get("content") or "") for m in data.composition.messages)
+    return owners, "\n".join(str(m.get("content") or "") for m in data.request.composition.messages)
 
 
 async def test_a_second_open_switches_to_the_same_screen_with_everything_in_place(

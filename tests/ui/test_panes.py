@@ -18,6 +18,7 @@ from tests.helpers import open_on_world
 from zoea_tui.config import Config
 from zoea_tui.core.composition import Composition, Item
 from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.orchestrator.checked import CheckedRequest
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import (
     MysisView,
@@ -290,10 +291,10 @@ async def test_a_wide_terminal_shows_the_selected_myses_next_request_beside_the_
         assert preview.display
         await wait_for(pilot, lambda: preview.data is not None, what="the preview")
         assert preview.data is not None
-        first = preview.data.composition
+        first = preview.data.request.composition
         await pilot.press("right")
         await settle(pilot)
-        assert preview.data.composition is not first
+        assert preview.data.request.composition is not first
         await pilot.resize_terminal(120, 40)
         await pilot.pause()
         assert not preview.display
@@ -312,10 +313,10 @@ async def test_selecting_a_mysis_shows_its_newest_request_in_the_same_frame(
         )
         await settle(pilot)
         preview = app.screen.query_one("#dash-preview", PreviewLines)
-        assert preview.data is not None and preview.data.composition is not composition
+        assert preview.data is not None and preview.data.request.composition is not composition
         app.screen.query_one(SwarmPanes).selected_id = second
         # Before anything else runs (no frame can come between): shown, and not composed.
-        assert preview.data.composition is composition and not preview.data.upcoming
+        assert preview.data.request.composition is composition and not preview.data.upcoming
         assert not [w for w in app.workers if w.group == "dashboard-preview" and not w.is_finished]
 
 
@@ -535,12 +536,12 @@ async def test_the_next_request_repaints_only_the_lines_that_changed(
     app = _Preview()
     async with app.run_test(size=(80, 12)) as pilot:
         preview = app.query_one(PreviewLines)
-        preview.data = PreviewData(_composition("Mining."), 32_768, valid=True)
+        preview.data = PreviewData(CheckedRequest(_composition("Mining.")), 32_768)
         await pilot.pause()
         before = [line.plain for line in preview.text().split("\n")]
         asked: list[tuple[Region, ...]] = []
         monkeypatch.setattr(preview, "refresh", lambda *regions, **_: asked.append(regions))
-        preview.data = PreviewData(_composition("Selling."), 32_768, valid=True)
+        preview.data = PreviewData(CheckedRequest(_composition("Selling.")), 32_768)
         after = [line.plain for line in preview.text().split("\n")]
         changed = [y for y, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
         assert changed and len(changed) < len(after)  # the last message's line, not all
@@ -564,7 +565,7 @@ async def test_the_context_preview_renders_only_the_messages_it_has_not_shown(
     app = _WholePreview()
     async with app.run_test(size=(80, 30)) as pilot:
         preview = app.query_one(ContextPreview)
-        preview.data = PreviewData(_composition("Mining."), 32_768, valid=True)
+        preview.data = PreviewData(CheckedRequest(_composition("Mining.")), 32_768)
         await pilot.pause()
         rendered: list[object] = []  # the blocks rendered (not what they render within)
         depth = [0]
@@ -580,7 +581,7 @@ async def test_the_context_preview_renders_only_the_messages_it_has_not_shown(
                 depth[0] -= 1
 
         monkeypatch.setattr(app.console, "render_lines", spy)
-        data = PreviewData(_composition("Selling."), 32_768, valid=True)
+        data = PreviewData(CheckedRequest(_composition("Selling.")), 32_768)
         preview.data = data
         await pilot.pause()
         assert len(rendered) == 1  # the new last message; the header and the rest kept

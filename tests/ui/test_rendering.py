@@ -9,6 +9,7 @@ import pytest
 
 from zoea_tui.core.composition import Composition, Dropped, Item, SummaryGauge
 from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.orchestrator.checked import CheckedRequest
 from zoea_tui.orchestrator.events import MysisView
 from zoea_tui.ui import formatting as fmt
 from zoea_tui.ui.sanitize import clean, clip, one_line
@@ -175,7 +176,7 @@ def test_preview_lists_role_provenance_tokens_strategy_and_total() -> None:
         dropped=(Dropped(12, "earlier turn"),),
         tokens=4013,
     )
-    text = preview_plain(PreviewData(composition, 32_768, valid=True))
+    text = preview_plain(PreviewData(CheckedRequest(composition), 32_768))
     for part in (
         "loop-slice",
         "3 msg",
@@ -279,10 +280,10 @@ def test_preview_shows_where_the_summary_threshold_stands() -> None:
         tokens=10,
         summary_gauge=SummaryGauge(12_000, 31_744, "summarize_threshold", pending=3),
     )
-    text = preview_plain(PreviewData(composition, 32_768, valid=True))
+    text = preview_plain(PreviewData(CheckedRequest(composition), 32_768))
     assert "summary at 31,744 tok (summarize_threshold); this request ~12,000 (38%)" in text
     paused = replace(
         composition,
         summary_gauge=SummaryGauge(40_000, 31_744, "x", floor=30_000, paused="no room", pending=3),
     )
-    assert "summaries paused: no room" in preview_plain(PreviewData(paused, 32_768, valid=True))
+    assert "summaries paused: no room" in preview_plain(PreviewData(CheckedRequest(paused), 32_768))

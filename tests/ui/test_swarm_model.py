@@ -299,11 +299,12 @@ async def test_the_dashboard_and_the_focus_view_preview_one_request_with_the_sam
         focused = app.screen.query_one(ContextPreview).data
         assert beside is not None and focused is not None
         # The dashboard's preview measured the reuse too (it used to skip it).
-        assert beside.reuse is not None and 0 < beside.reuse.share < 1
-        assert (beside.valid, beside.violations, beside.reuse) == (
-            focused.valid,
-            focused.violations,
-            focused.reuse,
+        shown, other = beside.request, focused.request
+        assert shown.reuse is not None and 0 < shown.reuse.share < 1
+        assert (shown.valid, shown.violations, shown.reuse) == (
+            other.valid,
+            other.violations,
+            other.reuse,
         )
         assert preview_lines(beside).plain == preview_lines(focused).plain
         assert "of the last request" in preview_lines(beside).plain

@@ -255,7 +255,7 @@ class ReadAhead:
             request = await commander.checked_preview(mysis_id)
         except Exception as exc:  # shown in place: the preview is advisory
             return None, str(exc)
-        return PreviewData.of(request, self.swarm.window(mysis_id)), None
+        return PreviewData(request, self.swarm.window(mysis_id)), None
 
 
 async def _read(page: Page) -> Page:

@@ -208,9 +208,7 @@ class StrategyScreen(ZoeaScreen[None]):
         strategy = self._highlighted_strategy()
         if strategy is None or strategy not in self.requests:
             return
-        self.query_one(ContextPreview).data = PreviewData.of(
-            self.requests[strategy], self._window()
-        )
+        self.query_one(ContextPreview).data = PreviewData(self.requests[strategy], self._window())
 
     @on(OptionList.OptionHighlighted)
     def _highlighted(self, _: OptionList.OptionHighlighted) -> None:

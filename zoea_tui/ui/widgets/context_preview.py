@@ -21,7 +21,7 @@ from textual.reactive import reactive, var
 from textual.widget import Widget
 
 from ...core.cache import Reuse
-from ...core.composition import Composition, Item
+from ...core.composition import Item
 from ...orchestrator.checked import CheckedRequest
 from ...orchestrator.events import RequestComposed
 from .. import formatting as fmt
@@ -38,9 +38,11 @@ FULL_CHARS = 8_000
 
 @dataclass(frozen=True, slots=True)
 class PreviewData:
-    """A composition and what is known about it."""
+    """A request with the engine's checks, and whether it is the next or one sent."""
 
-    composition: Composition
+    #: The request with its violations and its reuse share, as the engine checked it:
+    #: every preview of one request shows the same figures.
+    request: CheckedRequest
     #: The model's context window (the budget the total is measured against).
     window: int
     #: True when this is what the Mysis would send next (recomposed, nothing sent);
@@ -48,39 +50,12 @@ class PreviewData:
     upcoming: bool = True
     at: float | None = None
     tick: int | None = None
-    valid: bool | None = None
-    violations: tuple[str, ...] = ()
-    #: What this request repeats of the Mysis's previous one, as an exact prefix.
-    reuse: Reuse | None = None
-
-    @classmethod
-    def of(
-        cls,
-        request: CheckedRequest,
-        window: int,
-        *,
-        upcoming: bool = True,
-        at: float | None = None,
-        tick: int | None = None,
-    ) -> PreviewData:
-        """A request with the engine's checks (its violations, its reuse share), so
-        every preview of one request shows the same figures."""
-        return cls(
-            request.composition,
-            window,
-            upcoming=upcoming,
-            at=at,
-            tick=tick,
-            valid=request.valid,
-            violations=request.violations,
-            reuse=request.reuse,
-        )
 
     @classmethod
     def composed(cls, event: RequestComposed, window: int, tick: int | None) -> PreviewData:
         """The request a Mysis composed (``event``): the one it sends next, or the last
         one it sent, as the event says."""
-        return cls.of(event.request, window, upcoming=event.preview, at=event.at, tick=tick)
+        return cls(event.request, window, upcoming=event.preview, at=event.at, tick=tick)
 
 
 def provenance(item: Item) -> str:
@@ -137,7 +112,7 @@ def _message_body(message: dict[str, Any], limit: int, lines: int | None) -> lis
 def preview_blocks(data: PreviewData, *, expanded: bool = False) -> list[tuple[Text, Text]]:
     """The preview's blocks: the header (with no body), then each message's head line
     and body (its reason, content and tool calls)."""
-    comp = data.composition
+    comp = data.request.composition
     blocks = [(_header(data), Text())]
     limit, lines = (FULL_CHARS, None) if expanded else (COMPACT_CHARS, COMPACT_LINES)
     for index, (message, item) in enumerate(zip(comp.messages, comp.items, strict=False)):
@@ -174,10 +149,9 @@ def preview_text(data: PreviewData, *, expanded: bool = False) -> Group:
 def preview_lines(data: PreviewData) -> Text:
     """The preview in one line per message (role, provenance, tokens, the start of its
     text): cheap to lay out however long the request, for the dashboard."""
+    comp = data.request.composition
     text = _header(data)
-    for index, (message, item) in enumerate(
-        zip(data.composition.messages, data.composition.items, strict=False)
-    ):
+    for index, (message, item) in enumerate(zip(comp.messages, comp.items, strict=False)):
         role = str(message.get("role", item.role))
         text.append(f"\n{index + 1:>2} ", style=fmt.DIM)
         text.append(
@@ -211,27 +185,27 @@ def reuse_line(reused: Reuse) -> str:
 
 def _header(data: PreviewData) -> Text:
     """Strategy, size against the window, validity, what it repeats, what was left out."""
-    comp = data.composition
+    request = data.request
+    comp = request.composition
     text = Text()
     text.append(comp.strategy, style=f"bold {fmt.TEAL}")
     text.append(f" · {len(comp.messages)} msg · ", style=fmt.MUTED)
     text.append(f"~{comp.tokens:,}", style=fmt.gauge_style(comp.tokens, data.window) or fmt.TEXT)
     text.append(f"/{data.window:,} tok", style=fmt.MUTED)
-    if data.valid is not None:
-        text.append(" · ", style=fmt.DIM)
-        text.append(
-            "valid" if data.valid else "INVALID",
-            style=fmt.USER if data.valid else f"bold {fmt.ERROR}",
-        )
+    text.append(" · ", style=fmt.DIM)
+    text.append(
+        "valid" if request.valid else "INVALID",
+        style=fmt.USER if request.valid else f"bold {fmt.ERROR}",
+    )
     text.append("\n")
     if data.upcoming:
         text.append("next request · composed now, nothing sent", style=f"italic {fmt.MUTED}")
     else:
         text.append("sent ", style=f"italic {fmt.MUTED}")
         text.append_text(fmt.stamp(data.at, data.tick))
-    if data.reuse is not None:
+    if request.reuse is not None:
         text.append("\n")
-        text.append(reuse_line(data.reuse), style=fmt.MUTED)
+        text.append(reuse_line(request.reuse), style=fmt.MUTED)
     if comp.turn is not None:
         text.append(
             f"\nturn began at memory #{comp.turn.first_memory_id} · {comp.turn.describe()}",
@@ -256,7 +230,7 @@ def _header(data: PreviewData) -> Text:
         text.append("\n" + gauge.describe(), style=fmt.WARNING if alarm else fmt.MUTED)
     if comp.summary_request is not None:
         text.append("\na summary is due before this request is sent", style=fmt.WARNING)
-    for violation in data.violations:
+    for violation in request.violations:
         text.append("\n✗ " + one_line(violation, 200), style=fmt.ERROR)
     return text
 
@@ -306,7 +280,7 @@ class ContextPreview(TextView):
             guess=guess,
             keys=[text_key(head, body) for head, body in blocks],
         )
-        comp = self.data.composition
+        comp = self.data.request.composition
         self.border_subtitle = f"{comp.strategy} · ~{comp.tokens:,} tok"
 
     def show_error(self, message: str) -> None:
@@ -375,7 +349,7 @@ class PreviewLines(TextRows, Widget):
         self._error = None
         self._title()
         if data is not None:
-            comp = data.composition
+            comp = data.request.composition
             self.label_border(subtitle=f"{comp.strategy} · ~{comp.tokens:,} tok")
         self.repaint()
 
