@@ -22,7 +22,7 @@ DOCS = (ROOT / "README.md", ROOT / "docs" / "CONFIGURATION.md")
 def order_errors(markdown: str) -> list[str]:
     """What the doc's "obeys ..." sentence gets wrong: a word no order parses from, or
     an order kind it leaves out."""
-    found = re.search(r"obeys ((?:\"[^\"]+\"(?:,\s*|\s+and\s+))+\"[^\"]+\")", markdown)
+    found = re.search(r"obeys\s((?:\"[^\"]+\"(?:,\s*|\s+and\s+))+\"[^\"]+\")", markdown)
     if found is None:
         return ['no "obeys ..." sentence']
     errors: list[str] = []

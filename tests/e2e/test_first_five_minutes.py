@@ -58,7 +58,7 @@ def readme_orders() -> dict[str, str]:
     """The orders the README says the autopilot obeys, by the kind the app reads in them
     (``parse_order``, the one place): ``{"report": "report", "goto": "go to X", …}``."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    sentence = re.search(r"autopilot obeys (.*?)\.\s", readme, re.S)
+    sentence = re.search(r"autopilot\s+obeys\s(.*?)\.\s", readme, re.S)
     assert sentence, "the README no longer says which orders the autopilot obeys"
     orders = {}
     for text in re.findall(r'"([^"]+)"', sentence.group(1)):
