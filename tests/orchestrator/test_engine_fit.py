@@ -93,6 +93,8 @@ async def test_a_request_is_composed_to_fit_the_servers_context(tmp_path: Path) 
             view = await _turn_played(commander, llama, "Fit", 2)
             runtime = commander._get(view.id)
             notes = runtime.provider.notes  # type: ignore[attr-defined]
+            # Every view measures the requests against the window they are composed for.
+            window = commander.mysis(view.id).context_window
             logged = await commander.store.list_requests(view.id)
             settings = recorded_settings(logged[1], commander.config.compose_settings("llama"))
             uncalibrated = await recompose(
@@ -104,6 +106,7 @@ async def test_a_request_is_composed_to_fit_the_servers_context(tmp_path: Path) 
         finally:
             await commander.shutdown()
     assert notes["context"] == "server context 12288 < configured 32768"
+    assert window == 12_288
     assert [r.outcome for r in logged] == ["ok", "ok"], "no request was refused"
     # Asked once for the context (calibration.py), once for the slots to warm at the
     # first request (warm_start.py): never again per request.

@@ -112,6 +112,20 @@ def painted(widget: Widget) -> str:
     return "\n".join(strip.text for strip in widget.render_lines(Region(0, 0, *widget.outer_size)))
 
 
+async def test_a_pane_measures_against_the_window_its_requests_are_composed_for() -> None:
+    """A server whose context is smaller than the configured one: the requests are
+    composed to fit it, and the pane's meter reads that window, not the configured one."""
+
+    class OnePane(App[None]):
+        def compose(self) -> ComposeResult:
+            yield MysisPane(view(context_window=4_096))
+
+    async with OnePane().run_test(size=(60, 14)) as pilot:
+        await pilot.pause()
+        shown = painted(pilot.app.query_one(MysisPane))
+    assert "3.1k/4.1k" in shown and "32.8k" not in shown
+
+
 def test_pane_shows_state_model_nudges_meter_facts_answer_and_actions() -> None:
     tail = ActionTail()
     tail.started(ToolCall("c1", "travel", '{"poi": "main_belt"}'))

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 from ..core.cache import Reuse
-from ..core.composition import Composition
+from ..core.composition import DEFAULT_CONTEXT_WINDOW, Composition
 from ..core.pricing import Bill
 from ..core.retry import seconds_words
 from ..core.tokens import RequestTokens
@@ -74,6 +74,9 @@ class MysisView:
     next_try_at: float | None = None
     #: What its model calls cost this run (None: none counted; ``spend.py``).
     spend: Bill | None = None
+    #: The context window its requests are composed against: the configured one, or
+    #: the server's when that is smaller (``EngineFit.fitted``).
+    context_window: int = DEFAULT_CONTEXT_WINDOW
 
     @property
     def last_request(self) -> RequestTokens:

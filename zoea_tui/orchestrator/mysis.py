@@ -262,6 +262,7 @@ class MysisRuntime:
             provider_origin=self.provider_origin,
             next_try_at=self.next_try_at,
             spend=self.swarm.spend.of(self.id),
+            context_window=self.swarm.fitted_settings(self.record)[0].context_window,
         )
 
     async def changed(self, reason: str = "") -> None:

@@ -335,11 +335,6 @@ class ZoeaApp(OpaqueScreensApp):
         """The newest view of every Mysis (the swarm model's)."""
         return self.swarm.views
 
-    @property
-    def windows(self) -> dict[str, int]:
-        """Context window per provider name (the swarm model's)."""
-        return self.swarm.windows
-
     def on_engine_batch(self, message: EngineBatch) -> None:
         """Hand the batch to the swarm model (which tells the screens), then show the
         new status."""

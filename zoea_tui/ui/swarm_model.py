@@ -182,8 +182,6 @@ class SwarmModel:
         #: The game tick as the UI knew it when each of :attr:`latest` was composed (its
         #: "sent" stamp, the same in every view, whenever it is shown).
         self.latest_tick: dict[int, int | None] = {}
-        #: Context window per provider name.
-        self.windows: dict[str, int] = {}
         self.tick: int | None = None
         #: Calls in flight to the models and to the game.
         self.network: tuple[int, int] = (0, 0)
@@ -194,7 +192,6 @@ class SwarmModel:
     def open(self, commander: Commander) -> None:
         """Take the swarm as the commander has it now."""
         self.commander = commander
-        self.windows = {name: p.context_window for name, p in commander.config.providers.items()}
         self.views = {view.id: view for view in commander.myses()}
         self.network = commander.network
         self.tick = commander.game_tick
@@ -230,11 +227,10 @@ class SwarmModel:
         return self.commander.spend_of(mysis_id) if self.commander is not None else ()
 
     def window(self, mysis_id: int) -> int:
-        """The context window of a Mysis's model (the default when unknown)."""
+        """The context window a Mysis's requests are composed against (the default
+        when unknown)."""
         view = self.views.get(mysis_id)
-        if view is None:
-            return DEFAULT_CONTEXT_WINDOW
-        return self.windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
+        return view.context_window if view is not None else DEFAULT_CONTEXT_WINDOW
 
     async def fill_tail(self, mysis_id: int) -> tuple[bool, str | None]:
         """Fill a Mysis's action tail from its newest memories, once: whether it was

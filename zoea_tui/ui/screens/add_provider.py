@@ -152,7 +152,6 @@ class AddProviderScreen(FormScreen):
 
         await asyncio.to_thread(write_plan, plan)
         self.commander.add_provider(plan.provider, source=plan.path)
-        self.center.swarm.windows[plan.provider.name] = plan.provider.context_window
         self.center.say(
             f"provider {plan.provider.name} saved to {plan.path}: "
             "press n for a Mysis on it, or c to move one"

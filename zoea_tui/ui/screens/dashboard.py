@@ -109,7 +109,6 @@ class DashboardScreen(ZoeaScreen[None]):
     def _engine_ready(self, _: None) -> None:
         swarm = self.query_one(SwarmPanes)
         model = self.center.swarm
-        swarm.set_windows(model.windows)
         swarm.set_myses([model.views[i] for i in model.ids])
         self._load_broadcasts()
         self._load_tails(swarm.ids)

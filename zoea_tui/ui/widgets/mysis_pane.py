@@ -298,10 +298,9 @@ class MysisPane(TextRows, Widget):
 
         chain: int
 
-    def __init__(self, view: MysisView, window: int, *, compact: bool = False) -> None:
+    def __init__(self, view: MysisView, *, compact: bool = False) -> None:
         super().__init__(id=f"mysis-{view.id}", classes="mysis-pane")
         self.mysis_id = view.id
-        self.window = window
         self.facts = GameFacts()
         self.actions: Iterable[Action] = ()
         #: The newest answer read from the memories (until the view carries one).
@@ -317,14 +316,14 @@ class MysisPane(TextRows, Widget):
         assert self.view is not None
         size = self.content_size
         if self.compact:
-            return row_text(self.view, size.width, self.window, self.selected)
+            return row_text(self.view, size.width, self.view.context_window, self.selected)
         return pane_text(
             self.view,
             self.facts,
             self.actions,
             size.width,
             size.height,
-            self.window,
+            self.view.context_window,
             answer=self.answer,
         )
 
@@ -333,9 +332,8 @@ class MysisPane(TextRows, Widget):
         width, height = self.content_size
         return (width, height, self.compact, self.compact and self.selected)
 
-    def show(self, view: MysisView, window: int) -> None:
-        """Show ``view`` against a context ``window``: repaint the rows that changed."""
-        self.window = window
+    def show(self, view: MysisView) -> None:
+        """Show ``view``: repaint the rows that changed."""
         self.view = view
         self.repaint()
 

@@ -20,7 +20,6 @@ from textual.containers import ScrollableContainer
 from textual.reactive import var
 from textual.widgets import Static
 
-from ...core.composition import DEFAULT_CONTEXT_WINDOW
 from ...orchestrator.events import MysisView
 from .. import formatting as fmt
 from ..activity import Action, GameFacts
@@ -102,10 +101,9 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
 
         mysis_id: int
 
-    def __init__(self, *, windows: dict[str, int] | None = None, id: str | None = None) -> None:
+    def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._panes: dict[int, MysisPane] = {}
-        self._windows = windows or {}
         #: Panes waiting to be repainted, longest waiting first, with their newest view
         #: (None: only their facts, actions or countdown changed).
         self._stale: dict[int, MysisView | None] = {}
@@ -154,7 +152,7 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
             if pane is None:
                 continue
             if view is not None:
-                pane.show(view, self.window_for(view))
+                pane.show(view)
             else:
                 pane.repaint()
 
@@ -169,14 +167,6 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         """The pane of a Mysis."""
         return self._panes.get(mysis_id)
 
-    def set_windows(self, windows: dict[str, int]) -> None:
-        """Context windows by provider name (for the context meters)."""
-        self._windows = dict(windows)
-
-    def window_for(self, view: MysisView) -> int:
-        """The context window of the Mysis's provider."""
-        return self._windows.get(view.provider, DEFAULT_CONTEXT_WINDOW)
-
     def set_myses(self, views: list[MysisView]) -> None:
         """Show exactly these Myses (initial fill), mounting the new panes in one go."""
         keep = {v.id for v in views}
@@ -186,9 +176,9 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         for view in views:
             pane = self._panes.get(view.id)
             if pane is not None:
-                pane.show(view, self.window_for(view))
+                pane.show(view)
             else:
-                pane = MysisPane(view, self.window_for(view), compact=self.layout_plan.compact)
+                pane = MysisPane(view, compact=self.layout_plan.compact)
                 self._panes[view.id] = pane
                 new.append(pane)
         self._panes = dict(sorted(self._panes.items()))
@@ -203,7 +193,7 @@ class SwarmPanes(ScrollableContainer, can_focus=True):
         if view.id in self._panes:
             self._stale[view.id] = view
             return
-        pane = MysisPane(view, self.window_for(view), compact=self.layout_plan.compact)
+        pane = MysisPane(view, compact=self.layout_plan.compact)
         self._panes[view.id] = pane
         self._panes = dict(sorted(self._panes.items()))
         self.mount(pane)
