@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import Log
 from zoea_tui.config import Config
-from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.core.types import ToolCall
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.context import next_composition
 from zoea_tui.storage import NewMemory, Store
@@ -52,39 +53,12 @@ async def test_a_call_left_pending_by_a_quit_is_cancelled_at_the_next_launch(
 
 
 def test_a_call_without_its_result_is_cancelled_once_a_newer_message_follows() -> None:
-    memories = [
-        Memory(
-            id=1,
-            mysis_id=1,
-            role="assistant",
-            source="llm",
-            tool_calls=(ToolCall("a", "travel", "{}"),),
-        ),
-        Memory(id=2, mysis_id=1, role="user", source="nudge", content="Continue your mission."),
-        Memory(
-            id=3,
-            mysis_id=1,
-            role="assistant",
-            source="llm",
-            tool_calls=(ToolCall("b", "mine", "{}"),),
-        ),
-        Memory(
-            id=4,
-            mysis_id=1,
-            role="tool",
-            source="tool",
-            content='{"mined": 3}',
-            tool_call_id="b",
-            tool_name="mine",
-        ),
-        Memory(
-            id=5,
-            mysis_id=1,
-            role="assistant",
-            source="llm",
-            tool_calls=(ToolCall("c", "dock", "{}"),),
-        ),
-    ]
+    log = Log()
+    log.call(("a", "travel"))
+    log.add("user", "nudge", "Continue your mission.")
+    log.loop("b", "mine", '{"mined": 3}')
+    log.call(("c", "dock"))
+    memories = log.memories
     actions = list(tail_from_memories(memories, turn_since=3))
     assert [(a.name, a.status) for a in actions] == [
         ("travel", "cancelled"),
@@ -101,31 +75,10 @@ def test_the_newest_call_without_its_result_is_cancelled_outside_its_turn(
 ) -> None:
     """A Mysis stopped (or the app quit) while its newest call ran: nothing came after
     it, but no turn is running it any more (issue 40: "⋯ sell" stayed after a relaunch)."""
-    memories = [
-        Memory(
-            id=1,
-            mysis_id=1,
-            role="assistant",
-            source="llm",
-            tool_calls=(ToolCall("a", "mine", "{}"),),
-        ),
-        Memory(
-            id=2,
-            mysis_id=1,
-            role="tool",
-            source="tool",
-            content='{"mined": 3}',
-            tool_call_id="a",
-            tool_name="mine",
-        ),
-        Memory(
-            id=3,
-            mysis_id=1,
-            role="assistant",
-            source="llm",
-            tool_calls=(ToolCall("b", "sell", "{}"),),
-        ),
-    ]
+    log = Log()
+    log.loop("a", "mine", '{"mined": 3}')
+    log.call(("b", "sell"))
+    memories = log.memories
     actions = list(tail_from_memories(memories, turn_since=turn_since))
     assert [(a.name, a.status) for a in actions] == [("mine", "ok"), ("sell", "cancelled")]
     text = pane_text(view(), GameFacts(), ActionTail(actions), 100, 12, 32_768).plain

@@ -14,10 +14,10 @@ from textual.geometry import Region
 from textual.screen import ModalScreen, Screen
 from textual.widget import Widget
 
-from tests.helpers import open_on_world
+from tests.helpers import Log, open_on_world
 from zoea_tui.config import Config
 from zoea_tui.core.composition import Composition, Item
-from zoea_tui.core.types import Memory, ToolCall
+from zoea_tui.core.types import ToolCall
 from zoea_tui.orchestrator.checked import CheckedRequest
 from zoea_tui.orchestrator.commander import Commander
 from zoea_tui.orchestrator.events import (
@@ -212,36 +212,12 @@ def test_the_provider_line_says_what_the_provider_learned() -> None:
 
 
 def test_tail_and_latest_answer_come_from_stored_memories() -> None:
-    memories = [
-        Memory(
-            id=1,
-            mysis_id=1,
-            role="assistant",
-            source="llm",
-            tool_calls=(ToolCall("a", "mine", "{}"), ToolCall("b", "sell", "{}")),
-        ),
-        Memory(
-            id=2,
-            mysis_id=1,
-            role="tool",
-            source="tool",
-            content='{"mined": 3}',
-            tool_call_id="a",
-            tool_name="mine",
-        ),
-        Memory(
-            id=3,
-            mysis_id=1,
-            role="tool",
-            source="tool",
-            content='{"error": {"code": "not_docked", "message": "x"}}',
-            tool_call_id="b",
-            tool_name="sell",
-        ),
-        Memory(
-            id=4, mysis_id=1, role="assistant", source="llm", content="Mined 3 ore.\nMore later."
-        ),
-    ]
+    log = Log()
+    log.call(("a", "mine"), ("b", "sell"))
+    log.result("a", "mine", '{"mined": 3}')
+    log.result("b", "sell", '{"error": {"code": "not_docked", "message": "x"}}')
+    log.say("Mined 3 ore.\nMore later.")
+    memories = log.memories
     actions = list(tail_from_memories(memories))
     assert [(a.name, a.status, a.error) for a in actions] == [
         ("mine", "ok", ""),
