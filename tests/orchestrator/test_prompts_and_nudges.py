@@ -10,9 +10,10 @@ import pytest
 from zoea_tui.config import Config
 from zoea_tui.core import prompts
 from zoea_tui.core.validator import validate
-from zoea_tui.orchestrator.events import BroadcastSent, NudgeSent
+from zoea_tui.orchestrator.events import BroadcastSent, NudgeSent, RequestFinished
 from zoea_tui.orchestrator.mysis import CUT_BY_ORDER
-from zoea_tui.providers.base import ChatResponse
+from zoea_tui.providers.base import ChatResponse, ProviderError
+from zoea_tui.storage import NewMemory
 
 from .conftest import ScriptedModel, advance_until, calls, drain, last_said, until
 
@@ -329,3 +330,78 @@ async def test_a_broadcast_sent_in_a_turns_request_is_answered_in_that_turn(
     requests = await commander.store.list_requests(view.id)
     assert len({r.turn_id for r in requests}) == 1, "one turn: the order was in it"
     assert commander.mysis(view.id).last_answer == "Status report: docked, cargo empty."
+
+
+@pytest.mark.parametrize("then", ["another order", "a stop"])
+async def test_a_cut_request_is_logged_whatever_comes_next(open_commander, then: str) -> None:
+    """The cut request's log row is written while the store's lock is busy (another
+    Mysis writing): a second order, or a stop, that comes meanwhile leaves it logged as
+    cut, not pending, and its end is told (``RequestFinished``)."""
+    model = _HeldModel(calls(("get_status", "{}")), ChatResponse(content="Report."), hold_at=2)
+    commander = await open_commander(models={"Ada": model}, starter_swarm=False)
+    sub = commander.bus.subscribe()
+    view = await commander.create_mysis("Ada")
+    await until(model.held.is_set)
+    finish = commander.store.finish_request
+    finishing = asyncio.Event()
+
+    async def busy(request_id: int, **kw: object) -> None:
+        finishing.set()
+        await asyncio.sleep(0.2)  # the write lock is another Mysis's meanwhile
+        await finish(request_id, **kw)  # type: ignore[arg-type]
+
+    commander.store.finish_request = busy  # type: ignore[method-assign]
+    await commander.send_message(view.id, "report")
+    await until(finishing.is_set)
+    if then == "a stop":
+        await commander.stop_mysis(view.id)
+    else:
+        await commander.send_message(view.id, "and mine")
+    model.release.set()
+
+    async def logged() -> list[tuple[int, str, str | None]]:
+        return [(r.id, r.outcome, r.error) for r in await commander.store.list_requests(view.id)]
+
+    rows = await logged()
+    for _ in range(300):
+        if all(outcome != "pending" for _, outcome, _ in rows):
+            break
+        await asyncio.sleep(0.05)
+        rows = await logged()
+    assert rows[1][1:] == ("cancelled", CUT_BY_ORDER), rows
+    assert all(outcome != "pending" for _, outcome, _ in rows), rows
+    told = {e.request_id for e in drain(sub) if isinstance(e, RequestFinished)}
+    assert rows[1][0] in told
+
+
+async def test_an_order_does_not_cut_a_failure_being_recorded(open_commander) -> None:
+    """The model refused for good and the Mysis is being recorded as errored when an
+    order comes (the commander checked the state before storing it): the record is
+    written whole, so the store says errored as the runtime does (a cut once left it
+    'running' there, to be started again at the next launch)."""
+    refused = ProviderError("bad request")
+    refused.retryable = False
+    commander = await open_commander(models={"Ada": ScriptedModel(refused)}, starter_swarm=False)
+    update = commander.store.update_mysis
+    erring = asyncio.Event()
+
+    async def busy(mysis_id: int, **fields: object) -> object:
+        if fields.get("state") == "errored":
+            erring.set()
+            await asyncio.sleep(0.2)  # the write lock is another Mysis's meanwhile
+        return await update(mysis_id, **fields)  # type: ignore[arg-type]
+
+    commander.store.update_mysis = busy  # type: ignore[method-assign]
+    view = await commander.create_mysis("Ada")
+    runtime = commander._myses[view.id]
+    await until(erring.is_set)
+    await commander.store.add_memory(view.id, NewMemory("user", "direct", "report"))
+    runtime.deliver(order=True)  # as ``Commander._deliver`` would, its check passed before
+    stored = await commander.store.get_mysis(view.id)
+    for _ in range(300):
+        if stored is not None and stored.state == "errored":
+            break
+        await asyncio.sleep(0.05)
+        stored = await commander.store.get_mysis(view.id)
+    assert runtime.state == "errored"
+    assert stored is not None and stored.state == "errored"

@@ -129,3 +129,36 @@ async def test_summaries_that_cannot_make_room_pause_with_one_notice(tmp_path: P
     composed = [e for e in _PLAYED["events"] if isinstance(e, RequestComposed)]
     gauge = composed[-1].composition.summary_gauge
     assert gauge is not None and gauge.paused is not None and gauge.trigger == 1
+
+
+async def test_a_summary_never_hides_a_prompt_it_did_not_see(tmp_path: Path) -> None:
+    """A prompt stored while the summary was written lies before the summary; kept, the
+    summary would hide the prompt it never saw (the order's turn went out with the
+    summary and the game state alone). A Mysis's broadcast cuts nothing, so the summary
+    under way ends; it is dropped and written again over the history with the prompt.
+    An order cuts the summary with the request (``MysisRuntime.deliver``), and the
+    order's turn writes it."""
+    async with FakeOpenAIServer() as server:
+        server.script(
+            Reply("", tool_calls=[Call("get_status", {})]),
+            Reply("A summary that never saw the news.", delay=1.0),
+            Reply(MODEL_SUMMARY),
+            Reply("Noted: iron at Sol."),
+        )
+        commander = await open_on_world(_config(server.url), tmp_path, clock=ManualClock())
+        try:
+            view = await commander.create_mysis("Brief")
+            other = await commander.create_mysis("Other", provider="autopilot")
+            await until(lambda: len(server.chat_requests) == 2)  # the summary is being written
+            await commander.broadcast_from(other.id, "iron at Sol")
+            await until(lambda: commander.mysis(view.id).last_answer.startswith("Noted"))
+            memories = await commander.memories(view.id)
+        finally:
+            await commander.shutdown(timeout=2)
+    (summary,) = [m for m in memories if m.source == "summary"]
+    news = next(m for m in memories if m.content == "iron at Sol")
+    assert summary.content.startswith(prompts.SUMMARY_HEADER + MODEL_SUMMARY)
+    assert news.id < summary.id
+    rewritten = server.chat_requests[2].json()["messages"]
+    assert any("iron at Sol" in (m.get("content") or "") for m in rewritten), "it saw the news"
+    assert "iron at Sol" in summary.content  # its last request, quoted after it

@@ -12,6 +12,7 @@ time all the same.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import replace
@@ -226,3 +227,34 @@ async def test_a_model_with_no_server_is_never_held() -> None:
     ):
         pass  # a second request while the first is under way: not held
     assert warm_start.waits == 0 and not warm_start.is_warm(ENGINE)
+
+
+async def test_a_leader_cut_before_its_answer_hands_the_lead_on() -> None:
+    """An order cut the leader's request (``MysisRuntime.deliver``): the engine is still
+    cold, so the next request leads and the rest wait for it, where they all used to go
+    at once, each a cold evaluation."""
+    warm_start = WarmStart(max_wait_s=60)
+    inside: list[str] = []
+    go = {name: asyncio.Event() for name in "ABC"}
+    async with FakeOpenAIServer() as server:
+        provider = OpenAIProvider(server.url, "m", retry=ONCE)
+
+        async def ask(name: str) -> None:
+            async with warm_start.first(ENGINE, provider):
+                inside.append(name)
+                await go[name].wait()
+                await provider.chat(request())
+
+        leader = asyncio.create_task(ask("A"))
+        await until(lambda: inside == ["A"])
+        followers = [asyncio.create_task(ask(name)) for name in "BC"]
+        await until(lambda: warm_start.waits == 2)
+        leader.cancel()
+        await until(lambda: inside == ["A", "B"] and warm_start.waits == 3)
+        assert not warm_start.is_warm(ENGINE)  # C waits for B, the new leader
+        go["B"].set()
+        await until(lambda: inside == ["A", "B", "C"])
+        assert warm_start.is_warm(ENGINE)
+        go["C"].set()
+        await asyncio.gather(*followers)
+        await provider.aclose()

@@ -9,6 +9,7 @@ created afterwards registers and works instead of answering the old report.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -20,11 +21,13 @@ from textual.pilot import Pilot
 from zoea_tui.config import Config
 from zoea_tui.core.types import Memory
 from zoea_tui.orchestrator.commander import Commander
+from zoea_tui.providers.base import ChatRequest, ChatResponse, EventSink, TextDelta
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.screens.input_bar import InputBar
+from zoea_tui.ui.widgets.conversation import ConversationLog
 
-from .helpers import settle, wait_for
+from .helpers import settle, view_rows, wait_for
 
 SIZE = (120, 40)
 #: Game calls that are work (not a look at the status).
@@ -285,3 +288,72 @@ async def test_a_report_during_a_hold_does_not_end_the_hold(
             assert "standing order: hold" in reports(swarm.memories[i], held[i])[0].content
         await order("mine", hold_how)
         await poll_each(pilot, swarm, told, worked, answered, "work after the mining order")
+
+
+class _Streaming:
+    """A model that streams the start of an answer to its first request (once the test
+    watches), and a last fragment as the request is cut, as a client reading a stream
+    does; it answers the next request when the test says."""
+
+    label = "streaming"
+
+    def __init__(self) -> None:
+        self.asked = 0
+        #: Set when the test watches: the stream begins.
+        self.watched = asyncio.Event()
+        #: Set when the test has looked: the next request is answered.
+        self.answer = asyncio.Event()
+
+    async def chat(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
+        self.asked += 1
+        if self.asked == 1:
+            assert on_event is not None
+            await self.watched.wait()
+            on_event(TextDelta("Holding position, all"))
+            try:
+                await asyncio.Event().wait()  # writes on until cut
+            except asyncio.CancelledError:
+                on_event(TextDelta("Holding position, all hands"))
+                raise
+        await self.answer.wait()
+        return ChatResponse(content="Status report: docked.")
+
+    async def aclose(self) -> None:
+        return None
+
+
+async def test_what_a_cut_request_streamed_leaves_the_conversation(
+    tmp_path: Path, fast_config: Config
+) -> None:
+    """The focus view shows the answer as it streams; an order cuts the request, and what
+    it had streamed goes from the conversation (it would read as the order's answer)."""
+    model = _Streaming()
+    commander = await Commander.open(
+        fast_config,
+        db_path=tmp_path / "zoea.db",
+        starter_swarm=False,
+        provider_factory=lambda record: model,  # type: ignore[arg-type,return-value]
+    )
+    try:
+        view = await commander.create_mysis("Ada")
+        app = ZoeaApp(commander)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")
+            log = app.screen.query_one(ConversationLog)
+
+            def shown() -> str:
+                return "\n".join(view_rows(log))
+
+            model.watched.set()
+            await wait_for(pilot, lambda: "Holding position, all" in shown(), what="the stream")
+            await commander.send_message(view.id, "report")
+            await wait_for(pilot, lambda: model.asked == 2, what="the order's request")
+            for _ in range(5):  # the cut call's end reaches the screen
+                await pilot.pause(0.05)
+            assert "report" in shown() and "Holding position" not in shown()
+            model.answer.set()
+            await wait_for(pilot, lambda: "Status report: docked." in shown(), what="the answer")
+    finally:
+        await commander.shutdown(timeout=0.5)

@@ -31,7 +31,8 @@ async def next_composition(
 
     Under ``summarize``, when the history passes the threshold, the summary is
     written (by ``summarizer``, else the extractive one), stored as a
-    ``summary`` memory, and the request is composed again from it. With
+    ``summary`` memory, and the request is composed again from it; a summary of a
+    history that grew meanwhile (a prompt came) is written again. With
     ``write_summary=False`` (a preview) the pending request is returned as is,
     its ``summary_request`` telling that a summary is due. ``turn`` is the turn
     the request belongs to (else the latest recorded one).
@@ -41,19 +42,26 @@ async def next_composition(
     )
     composition = _with_inputs(_compose(history, strategy, settings), history)
     request = composition.summary_request
-    if request is None or not write_summary:
-        return composition
-    text = await (summarizer or ExtractiveSummarizer()).summarize(request)
-    await store.add_memory(
-        mysis_id,
-        NewMemory(
-            "user", "summary", summary_content(text, request.last_request, request.max_tokens)
-        ),
-    )
-    history = await store.load_history(
-        mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
-    )
-    return _with_inputs(_compose(history, strategy, settings), history)
+    while request is not None and write_summary:
+        text = await (summarizer or ExtractiveSummarizer()).summarize(request)
+        stored = await store.latest_memory_id(mysis_id) == composition.last_memory_id
+        if stored:
+            await store.add_memory(
+                mysis_id,
+                NewMemory(
+                    "user",
+                    "summary",
+                    summary_content(text, request.last_request, request.max_tokens),
+                ),
+            )
+        # Else a prompt came while the summary was written: stored after it, the summary
+        # would hide what it never saw, so it is written again over the history as it is.
+        history = await store.load_history(
+            mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
+        )
+        composition = _with_inputs(_compose(history, strategy, settings), history)
+        request = None if stored else composition.summary_request
+    return composition
 
 
 def _compose(history: History, strategy: str, settings: ComposeSettings) -> Composition:

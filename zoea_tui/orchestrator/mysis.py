@@ -335,6 +335,7 @@ class MysisRuntime:
         the server's words, ``said``, when they are not in the message already)."""
         if self.state == "stopped":
             return
+        self._cuttable = False  # an order does not cut the failure being recorded
         heard = _heard(message, said)
         log.warning("%s stopped (errored): %s%s", self.name, message, heard)
         await self.swarm.bus.publish(ErrorRaised(mysis_id=self.id, message=message, kind=kind))
@@ -357,9 +358,12 @@ class MysisRuntime:
         self.prompt_pending = True
         self.nudges = 0
         self.wake.set()
-        if order and self._cuttable and self._asking is not None and not self._asking.done():
-            self._cut = CUT_BY_ORDER
-            self._asking.cancel()
+        asking = self._asking
+        if not order or self.state != "running" or asking is None or asking.done():
+            return
+        if self._cuttable:
+            self._cut, self._cuttable = CUT_BY_ORDER, False  # cut once
+            asking.cancel()
 
     # -- the loop -------------------------------------------------------------------
 
@@ -760,17 +764,16 @@ class MysisRuntime:
             )
         )
         started = time.perf_counter()
+        before = self._cut or "stopped before the call"
         try:
             request_id = await asyncio.shield(logging)
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 request_id = await logging
-                await self._finish_request(
-                    request_id, "cancelled", None, started, "stopped before the call"
-                )
+                await self._finished(request_id, "cancelled", None, started, before)
             raise
         outcome, kind, response = "cancelled", None, None
-        error: str | None = "stopped before the call"
+        error: str | None = before
         try:
             self.activity = "thinking"
             await self.changed("thinking")
@@ -785,13 +788,39 @@ class MysisRuntime:
         except asyncio.CancelledError:
             if outcome != "cancelled":
                 outcome, error = "cancelled", self._cut or "stopped during the call"
+            else:
+                error = self._cut or error
             raise
         except ProviderError as exc:
             # The log says how the call ended before the state does.
             error, kind = exc.message, exc.kind
             raise
         finally:
-            await self._finish_request(request_id, outcome, response, started, error, kind)
+            if outcome != "ok":
+                for publishing in list(self._publishing):  # no stream after its end
+                    publishing.cancel()
+            await self._finished(request_id, outcome, response, started, error, kind)
+
+    async def _finished(
+        self,
+        request_id: int,
+        outcome: str,
+        response: ChatResponse | None,
+        started: float,
+        error: str | None,
+        error_kind: str | None = None,
+    ) -> None:
+        """``_finish_request``, carried through a cancel that comes meanwhile (a stop
+        after a cut, a quit): no request is left pending, and its end is told."""
+        finishing = asyncio.ensure_future(
+            self._finish_request(request_id, outcome, response, started, error, error_kind)
+        )
+        try:
+            await asyncio.shield(finishing)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await finishing
+            raise
 
     async def _waiting_for_warm_prefix(self) -> None:
         """The request waits for the first one to its engine (``warm_start.py``): the

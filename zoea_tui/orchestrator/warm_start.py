@@ -16,11 +16,12 @@ it (:class:`~zoea_tui.providers.discovery.SharesPrefix`: one tiny task, so that 
 the warm slot to its host-memory cache, from which the other slots load it).
 
 The others' wait is bounded (:attr:`WarmStart.max_wait_s`), and a leader that fails lets
-them go at once. The wait is in real time whatever the swarm's clock: what it waits for
-is a server's answer. An engine is cold at the swarm's start (a launch, a relaunch) and
-again after a request found it unreachable (a server that restarts has an empty cache):
-the next request to it leads again. Only models behind a server are waited for (a
-provider that asks its server for its context:
+them go at once. A leader cut before its answer (an order came, ``MysisRuntime.deliver``)
+leaves the engine cold: the next of them leads in its place. The wait is in real time
+whatever the swarm's clock: what it waits for is a server's answer. An engine is cold at
+the swarm's start (a launch, a relaunch) and again after a request found it unreachable
+(a server that restarts has an empty cache): the next request to it leads again. Only
+models behind a server are waited for (a provider that asks its server for its context:
 :class:`~zoea_tui.providers.discovery.ReportsContext`); the autopilot and the in-process
 model have no cache to share.
 """
@@ -56,6 +57,8 @@ class WarmStart:
         self._warm: set[Engine] = set()
         #: The engines being warmed, each with what its followers wait for.
         self._leading: dict[Engine, asyncio.Event] = {}
+        #: Leaders cut before their answer (the engine is still cold).
+        self._cut: set[asyncio.Event] = set()
         #: Requests that waited for a leader, and the slots of each engine that shared its
         #: first prompt.
         self.waits = 0
@@ -79,17 +82,16 @@ class WarmStart:
         if not self.enabled or not isinstance(provider, ReportsContext):
             yield
             return
-        if engine in self._warm:
-            async with self._watching(engine):
-                yield
-            return
-        leader = self._leading.get(engine)
-        if leader is not None:
+        while (leader := self._leading.get(engine)) is not None and engine not in self._warm:
             self.waits += 1
             if on_wait is not None:
                 await on_wait()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(leader.wait(), self.max_wait_s)
+            if leader not in self._cut:
+                break  # answered, failed, or waited long enough: go
+            # The leader was cut: the engine is still cold, so lead or follow anew.
+        if engine in self._warm or leader is not None:
             async with self._watching(engine):
                 yield
             return
@@ -103,6 +105,9 @@ class WarmStart:
                     log.info("%s: the first answer's prompt shared with %d slots", engine[0], slots)
                     self.shared[engine] = slots
             self._warm.add(engine)
+        except asyncio.CancelledError:
+            self._cut.add(released)  # the next follower leads
+            raise
         finally:
             self._release(engine, released)  # answered or failed: the others go now
 

@@ -144,6 +144,7 @@ class FocusScreen(ZoeaScreen[None]):
             SwarmModel.MysesChanged,
             SwarmModel.RequestComposed,
             SwarmModel.Streamed,
+            SwarmModel.RequestsFinished,
             SwarmModel.ErrorRaised,
             SwarmModel.NudgeSent,
             SwarmModel.MysisRemoved,
@@ -411,6 +412,14 @@ class FocusScreen(ZoeaScreen[None]):
             text.append(one_line(delta.reasoning, 300), style=f"italic {fmt.MUTED}")
         text.append(clip(delta.text, 2000).text, style=fmt.TEXT)
         self.query_one(ConversationLog).show_stream(text)
+
+    @on(SwarmModel.RequestsFinished)
+    def _requests_finished(self, message: SwarmModel.RequestsFinished) -> None:
+        # A call cut or failed mid-stream leaves no answer: what it streamed goes too.
+        if self._on_stack and any(
+            r.mysis_id == self.mysis_id and r.outcome != "ok" for r in message.requests
+        ):
+            self.query_one(ConversationLog).show_stream(None)
 
     @on(SwarmModel.ErrorRaised)
     def _error_raised(self, message: SwarmModel.ErrorRaised) -> None:
