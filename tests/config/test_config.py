@@ -271,11 +271,11 @@ MISTAKES = [
     (OPENAI_HEAD + "seed = 1.5\n", "providers.q.seed: expected an integer, got 1.5"),
     (
         OPENAI_HEAD + 'tools = "compat"\n',
-        'providers.q.tools: expected one of "full", "compact", got "compat"',
+        'providers.q.tools: expected one of "auto", "full", "compact", got "compat"',
     ),
     (
         "[providers.autopilot]\ntools = true\n",
-        'providers.autopilot.tools: expected one of "full", "compact", got true',
+        'providers.autopilot.tools: expected one of "auto", "full", "compact", got true',
     ),
     (
         OPENAI_HEAD + "temprature = 0.5\n",
@@ -571,7 +571,14 @@ def test_provider_settings_carry_every_model_knob(tmp_path: Path) -> None:
         seed=7,
         tools="compact",
     )
-    assert provider_settings(Config().provider("autopilot")).tools == "full"
+    assert provider_settings(Config().provider("autopilot")).tools == "auto"
+
+
+@pytest.mark.parametrize("value", ["auto", "full", "compact"])
+def test_tools_takes_auto_and_both_modes(tmp_path: Path, value: str) -> None:
+    config = load_text(tmp_path, OPENAI_HEAD + f'tools = "{value}"\n')
+    assert config.providers["q"].tools == value
+    assert load_text(tmp_path, OPENAI_HEAD).providers["q"].tools == "auto"  # the default
 
 
 def test_compose_settings_take_context_knobs_and_the_models_window(tmp_path: Path) -> None:

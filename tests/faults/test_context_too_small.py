@@ -32,8 +32,12 @@ def numbers(line: str) -> tuple[int, ...]:
     return tuple(int(n.replace(" ", "")) for n in found.groups())
 
 
-def config_file(tmp_path: Path, url: str, context: int) -> Path:
-    return openai_config(tmp_path / "small.toml", "small", url, context_window=context, timeout=10)
+def config_file(tmp_path: Path, url: str, context: int, tools: str = "full") -> Path:
+    """Explicit ``tools = "full"`` unless told: today's error, never the auto fallback
+    (tests/orchestrator/test_tools_auto.py)."""
+    return openai_config(
+        tmp_path / "small.toml", "small", url, context_window=context, timeout=10, tools=tools
+    )
 
 
 async def test_the_mysis_stops_with_the_numbers_and_the_fix_and_sends_nothing(
@@ -43,14 +47,14 @@ async def test_the_mysis_stops_with_the_numbers_and_the_fix_and_sends_nothing(
     async with FakeOpenAIServer() as server:
         server.default = Reply("never asked")
         base = cloud_config(server.url)
-        small = replace(base.providers["cloud"], context_window=3072)
+        small = replace(base.providers["cloud"], context_window=3072, tools="full")
         config = replace(base, providers={**base.providers, "cloud": small})
         commander, _ = await open_swarm(tmp_path, config)
         try:
             view = await commander.create_mysis("Cramped")
             await until(lambda: commander.mysis(view.id).state == "errored")
             error = commander.mysis(view.id).last_error or ""
-            tools = commander._myses[view.id]._tools
+            tools = commander._myses[view.id]._tools["full"][0]
             logged = await commander.store.list_requests(view.id)
         finally:
             await commander.shutdown(timeout=2)
@@ -87,8 +91,7 @@ def test_tools_already_compact_are_not_advised_again(tmp_path: Path) -> None:
     """The fix names only what is not so: a provider already on compact tools is told
     of the server's context and slots, never ``tools = "compact"`` again."""
     with FakeOpenAIServer().running_in_thread() as server:
-        config = config_file(tmp_path, server.url, 2048)
-        config.write_text(config.read_text() + 'tools = "compact"\n', encoding="utf-8")
+        config = config_file(tmp_path, server.url, 2048, tools="compact")
         done = simulate(config, "small", tmp_path / "sim.db", myses=1, turns=1)
     assert done.returncode == 3, done.stderr
     line = done.stderr.strip()
@@ -119,8 +122,7 @@ def test_with_room_the_same_provider_sends_the_system_prompt_whole(tmp_path: Pat
     """The control: compact tools and a context with room play, the prompt unmangled."""
     with FakeOpenAIServer().running_in_thread() as server:
         server.default = Reply("Nothing to do.")
-        config = config_file(tmp_path, server.url, 4096)
-        config.write_text(config.read_text() + 'tools = "compact"\n', encoding="utf-8")
+        config = config_file(tmp_path, server.url, 4096, tools="compact")
         done = simulate(config, "small", tmp_path / "sim.db", myses=1, turns=1)
     assert done.returncode == 0, done.stderr
     sent = server.chat_requests[0].json()["messages"][0]["content"]

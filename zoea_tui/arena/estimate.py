@@ -5,8 +5,9 @@ one a tick) and expects what the provider was measured at: its past arena runs u
 same budget in this database (requests a run, tokens in and out a request, the cached
 share, seconds a run, with the range its fastest and slowest runs give and how sure it
 is), else guesses said to be guesses (a compact request of the autopilot's bench is about
-2 700 prompt tokens, a full one 6 800; no time without a measured speed). The cost comes
-from the provider's prices (``price_in``, ``price_cached``, ``price_cache_write``,
+2 700 prompt tokens, a full one 6 800, ``tools = "auto"`` the full one unless it leaves no
+room for the answer in the provider's context window; no time without a measured speed).
+The cost comes from the provider's prices (``price_in``, ``price_cached``, ``price_cache_write``,
 ``price_out``: USD per million tokens, priced by ``core/pricing.py``); without them there
 is no cost.
 """
@@ -18,15 +19,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import ProviderConfig
+from ..core.composition import ANSWER_RESERVE
 from ..core.durations import duration_text
+from ..core.game_tool import ToolsMode, tools_modes
 from ..core.pricing import uncached
 from ..storage.arena import ArenaRun
 from .meter import SMBENCH_REQUESTS
 
 #: Prompt tokens a request, when nothing was measured (bench/tools.py, autopilot, 4 Myses).
-GUESS_TOKENS = {"compact": 2_700, "full": 6_800}
+GUESS_TOKENS: dict[ToolsMode, int] = {"compact": 2_700, "full": 6_800}
 #: Answer tokens a request, when nothing was measured.
 GUESS_OUT = 150
+
+
+def guessed_tools(provider: ProviderConfig) -> ToolsMode:
+    """The tools the provider's requests are guessed to carry: the first mode of its
+    setting's (``tools_modes``) whose guessed request leaves the answer its room in the
+    context window, else the last."""
+    modes = tools_modes(provider.tools)
+    room = provider.context_window - ANSWER_RESERVE
+    return next((m for m in modes[:-1] if GUESS_TOKENS[m] <= room), modes[-1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +168,7 @@ def estimate(
         sure = "rough" if measured.runs < SURE_RUNS else "measured"
         basis = f"{measured.runs} earlier arena run(s) of {provider.name}"
     else:
-        per_in = GUESS_TOKENS.get(provider.tools, GUESS_TOKENS["full"])
+        per_in = GUESS_TOKENS[guessed_tools(provider)]
         per_out, cached_share, write_share, seconds_total = GUESS_OUT, 0.0, 0.0, None
         requests, sure = bound, "guess"
         basis = "guesses: no earlier arena run of this provider (no speed measured)"

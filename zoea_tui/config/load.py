@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
 from urllib.parse import urlsplit
 
-from ..core.game_tool import TOOLS_MODES, ToolsMode
+from ..core.game_tool import TOOLS_SETTINGS, ToolsSetting
 from ..core.pricing import Prices
 from ..core.strategies import STRATEGIES
 from . import paths
@@ -281,10 +281,10 @@ def _check_world(value: Any) -> str:
     return str(value)
 
 
-def _check_tools(value: Any) -> ToolsMode:
-    if value not in TOOLS_MODES:
-        raise _Invalid(f"one of {_quoted(TOOLS_MODES)}")
-    return cast(ToolsMode, value)
+def _check_tools(value: Any) -> ToolsSetting:
+    if value not in TOOLS_SETTINGS:
+        raise _Invalid(f"one of {_quoted(TOOLS_SETTINGS)}")
+    return cast(ToolsSetting, value)
 
 
 def _check_env_name(value: Any) -> str:
@@ -516,7 +516,7 @@ def _provider(name: str, table: _Table) -> ProviderConfig:
         api_key_env=table.get("api_key_env", _check_env_name, None),
         seed=table.get("seed", _int(), None),
         stream=table.get("stream", _check_stream, "auto") if remote else "auto",
-        tools=table.get("tools", _check_tools, "full"),
+        tools=table.get("tools", _check_tools, "auto"),
         cache_reuse=table.get("cache_reuse", _int(0), DEFAULT_CACHE_REUSE),
         cache_control=table.get("cache_control", _check_flag, False),
         max_answer_bytes=table.get(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW, DEFAULT_WINDOW_MARGIN, ComposeSettings
-from ..core.game_tool import ToolsMode
+from ..core.game_tool import ToolsSetting
 from ..core.pricing import Prices
 from ..core.strategies import DEFAULT_STRATEGY
 from .kinds import KINDS, LOCAL_CONTEXT_WINDOW, LOCAL_MODEL, ProviderKind
@@ -139,8 +139,10 @@ class ProviderConfig:
     stream: StreamSetting = "auto"
     #: How requests carry the game's tools: ``"full"``, a schema per game command (about
     #: 5 800 tokens); ``"compact"``, one ``game(command, args)`` tool whose description
-    #: lists the commands and their arguments once (``core/game_tool.py``).
-    tools: ToolsMode = "full"
+    #: lists the commands and their arguments once (``core/game_tool.py``); ``"auto"``,
+    #: the full ones unless the least request with them does not fit the context, then
+    #: compact (``core.game_tool.tools_modes``).
+    tools: ToolsSetting = "auto"
     #: ``openai`` on a llama-server (a server that counts prompts): the fewest tokens of an
     #: earlier prompt the server may move to where a request holds them and reuse from its
     #: cache (its ``n_cache_reuse``), so a window cut or a paging step costs the new part

@@ -18,15 +18,57 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import replace
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from .composition import ContextTooSmallError
 from .types import ToolCall
 
-#: How a provider's requests carry the game's tools (``[providers.NAME] tools``).
+#: How one request carries the game's tools (the router's modes).
 ToolsMode = Literal["full", "compact"]
 TOOLS_MODES: tuple[ToolsMode, ...] = ("full", "compact")
+#: The ``[providers.NAME] tools`` setting: a mode, or ``"auto"`` (:func:`tools_modes`).
+ToolsSetting = Literal["auto", "full", "compact"]
+TOOLS_SETTINGS: tuple[ToolsSetting, ...] = ("auto", "full", "compact")
+
+_T = TypeVar("_T")
+
+
+def tools_modes(setting: ToolsSetting, *, fell_back: bool = False) -> tuple[ToolsMode, ...]:
+    """The modes a request tries, in order: the first whose least request fits the
+    context is sent, and when none fits the last one's error stands.
+
+    ``"auto"`` tries the full schemas, then the compact ones; once a Mysis ``fell_back``
+    to compact it stays there (a flip back would throw away the server's prompt cache of
+    every request's head). An explicit mode is the only one tried.
+    """
+    if setting == "auto":
+        return ("compact",) if fell_back else ("full", "compact")
+    return (setting,)
+
+
+async def with_fitting_tools(
+    setting: ToolsSetting,
+    attempt: Callable[[ToolsMode], Awaitable[_T]],
+    *,
+    fell_back: bool = False,
+) -> tuple[_T, ToolsMode]:
+    """``attempt`` under the modes of :func:`tools_modes`, with the mode that fitted.
+
+    ``attempt`` raises :class:`~.composition.ContextTooSmallError` when the least request
+    of its mode does not fit; the last mode's error is raised. The runtime, the live
+    preview and the arena's estimate choose the tools by this rule and no other.
+    """
+    modes = tools_modes(setting, fell_back=fell_back)
+    for mode in modes[:-1]:
+        try:
+            return await attempt(mode), mode
+        except ContextTooSmallError:
+            continue
+    return await attempt(modes[-1]), modes[-1]
+
+
 #: The game commands that only read the pilot's status, ship and place, in the order a
 #: reader takes them in: the game-state cache's and the autopilot's lists start from it.
 STATE_READS: tuple[str, ...] = (

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from ..config import Config, ConfigError, ProviderConfig, resolve_api_key
 from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
+from ..core.game_tool import ToolsMode, with_fitting_tools
 from ..core.pricing import Bill, Prices
 from ..core.redaction import mask_text
 from ..core.retry import BOUNDED, PATIENT, RetryPolicy
@@ -480,20 +481,30 @@ class Commander:
         name = strategy or runtime.record.strategy
         if name not in STRATEGIES:
             raise CommandRefused(f"unknown strategy {name!r}")
-        settings, _ = self.services.fitted_settings(runtime.record)
+        settings, provider = self.services.fitted_settings(runtime.record)
         turn = await runtime.upcoming_turn()
         level = turn.nudge_level if turn.kind == "nudge" else 0
-        settings = replace(settings, nudge_level=level, tools_tokens=runtime.tools_tokens)
-        try:
+        settings = replace(settings, nudge_level=level)
+        reader = await self.store.reader()  # reads only: never behind the swarm's writes
+
+        async def attempt(mode: ToolsMode) -> Composition:
+            # The tools the runtime sends in this mode (none known yet: none counted).
+            tokens = runtime.known_tools_tokens(mode)
             return await next_composition(
-                await self.store.reader(),  # reads only: never behind the swarm's writes
+                reader,
                 mysis_id,
                 name,
-                settings,
+                replace(settings, tools_tokens=tokens, compact_tools=mode == "compact"),
                 write_summary=False,
                 game_state=self.game_state_summary(mysis_id),
                 turn=turn,
             )
+
+        try:  # the tools by the runtime's rule
+            composition, _ = await with_fitting_tools(
+                provider.tools, attempt, fell_back=runtime.tools_fell_back
+            )
+            return composition
         except ContextTooSmallError as exc:  # told where the preview would be
             raise CommandRefused(f"{runtime.name}: {exc}") from None
 

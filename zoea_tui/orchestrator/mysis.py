@@ -39,7 +39,7 @@ from ..config import NudgeConfig
 from ..core import prompts
 from ..core.composition import ComposeSettings, Composition, ContextTooSmallError
 from ..core.failures import failure_label
-from ..core.game_tool import ToolsMode, effective_call
+from ..core.game_tool import ToolsMode, effective_call, with_fitting_tools
 from ..core.retry import with_retries
 from ..core.tokens import RequestTokens, tools_tokens
 from ..core.types import Memory, Turn
@@ -110,6 +110,15 @@ class _Asked:
     #: The engine's count of the request moved the scale (its usage is not learnt again).
     learnt: bool
     engine: Engine
+
+
+#: A request that fits: its composition, the engine's count of it (None: not counted
+#: while fitting), its tools and the settings it was composed with.
+_Fitted = tuple[Composition, int | None, list[dict[str, Any]], ComposeSettings]
+
+
+class _NoTools(Exception):
+    """The game's tool list could not be had (the Mysis is already errored)."""
 
 
 class _Unreachable(Exception):
@@ -191,9 +200,12 @@ class MysisRuntime:
         self.between_turns = asyncio.Event()
         self.between_turns.set()
         self._checked = False
-        self._tools: list[dict[str, Any]] | None = None
+        #: The tool list of each mode asked for, with its estimated tokens.
+        self._tools: dict[ToolsMode, tuple[list[dict[str, Any]], int]] = {}
         #: Estimated tokens of this Mysis's tool schemas (part of every request).
         self.tools_tokens = 0
+        #: Whether ``tools = "auto"`` fell back to the compact tools (it then stays).
+        self.tools_fell_back = False
         #: Turns completed since this runtime was created.
         self.turns = 0
         #: The first line of the latest answer that ended a turn.
@@ -550,17 +562,12 @@ class MysisRuntime:
     async def _ask(self, nudge_level: int, turn_round: int | None) -> _Asked | None:
         """Compose the request and call the model (with retries): the part an order cuts."""
         settings, provider_settings = self.swarm.fitted_settings(self.record)  # engine fit
-        tools = await self._tool_schemas(provider_settings.tools)
-        if tools is None:
-            return None
-        if tools is not self._tools:  # the router hands back the same list until it changes
-            self._tools, self.tools_tokens = tools, tools_tokens(tools)
-        settings = replace(settings, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
+        settings = replace(settings, nudge_level=nudge_level)
         engine = engine_of(self.record.provider, provider_settings)
-        fitted = await self._fitting(settings, provider_settings, engine, tools, turn_round)
+        fitted = await self._fitting(settings, provider_settings, engine, turn_round)
         if fitted is None:
             return None
-        composition, counted = fitted
+        composition, counted, tools, settings = fitted
         # A server that counts prompts (llama-server) counts this one before it goes (once:
         # the least request was counted while fitting): the scale is learnt from it, and a
         # request over the slot is composed again to fit.
@@ -572,17 +579,17 @@ class MysisRuntime:
         learnt = counted is not None
         if counted is not None and counted > settings.budget:
             refit = self.swarm.fitted_settings(self.record)[0]
-            settings = replace(refit, nudge_level=nudge_level, tools_tokens=self.tools_tokens)
+            settings = replace(refit, nudge_level=nudge_level)
             log.info(
                 "%s: the engine counts %d prompt tokens, over its %d; composed again",
                 self.record.name,
                 counted,
                 settings.budget,
             )
-            fitted = await self._fitting(settings, provider_settings, engine, tools, turn_round)
+            fitted = await self._fitting(settings, provider_settings, engine, turn_round)
             if fitted is None:
                 return None
-            composition = fitted[0]
+            composition, _, tools, settings = fitted
             learnt = False
         await self._tell_paused_summaries(composition)
         checked = await check_request(composition, self.last_sent)
@@ -690,37 +697,71 @@ class MysisRuntime:
         settings: ComposeSettings,
         provider_settings: ProviderSettings,
         engine: Engine,
-        tools: list[dict[str, Any]],
         turn_round: int | None,
-    ) -> tuple[Composition, int | None] | None:
+    ) -> _Fitted | None:
         """The request to send, composed to fit, with the engine's count of it when one
-        was asked for here; None when nothing can be sent.
+        was asked for here, its tools and the settings it was composed with; None when
+        nothing can be sent.
 
         When the system prompt and the tools leave no room for the history and the
         answer, nothing is sent (a system prompt cut to fit is no request to send) and
         waiting will not make room: the Mysis is errored with the numbers and the fix.
         The estimate's one scale can misjudge the fixed part, so an engine that counts
         prompts (llama-server) is asked first whether the least request fits after all.
+        The tools are the setting's (``tools_modes``): ``"auto"`` sends the compact ones
+        when the least request with the full ones does not fit, and says so once.
         """
-        try:
-            return await self.compose(settings, provider_settings), None
-        except ContextTooSmallError as error:
-            least = error.least
-            if least is not None:
-                draft = ChatRequest(least.messages, tools, provider_settings, turn_round=turn_round)
-                counted = await self.swarm.fit.count(engine, self.provider, least, draft)
-                if counted is not None and counted <= settings.budget:
-                    log.info(
-                        "%s: by the estimate %s, but the engine counts the least request "
-                        "at %d of its %d tokens: sent",
-                        self.name,
-                        error,
-                        counted,
-                        settings.budget,
+
+        async def attempt(mode: ToolsMode) -> _Fitted:
+            tools = await self._tool_schemas(mode)
+            if tools is None:
+                raise _NoTools
+            known = self._tools.get(mode)
+            if known is None or known[0] is not tools:  # the same list until it changes
+                known = self._tools[mode] = (tools, tools_tokens(tools))
+            self.tools_tokens = known[1]
+            fitted = replace(settings, tools_tokens=known[1], compact_tools=mode == "compact")
+            try:
+                return await self.compose(fitted, provider_settings), None, tools, fitted
+            except ContextTooSmallError as error:
+                least = error.least
+                if least is not None:
+                    draft = ChatRequest(
+                        least.messages, tools, provider_settings, turn_round=turn_round
                     )
-                    return least, counted
+                    counted = await self.swarm.fit.count(engine, self.provider, least, draft)
+                    if counted is not None and counted <= fitted.budget:
+                        log.info(
+                            "%s: by the estimate %s, but the engine counts the least "
+                            "request at %d of its %d tokens: sent",
+                            self.name,
+                            error,
+                            counted,
+                            fitted.budget,
+                        )
+                        return least, counted, tools, fitted
+                raise
+
+        setting = provider_settings.tools
+        try:
+            fitted, mode = await with_fitting_tools(
+                setting, attempt, fell_back=self.tools_fell_back
+            )
+        except _NoTools:
+            return None
+        except ContextTooSmallError as error:
             await self._fail(f"{self.provider.label}: {error}", kind=CONTEXT_TOO_SMALL)
             return None
+        if setting == "auto" and mode == "compact" and not self.tools_fell_back:
+            self.tools_fell_back = True
+            context = f"{settings.context_window:,}".replace(",", " ")
+            said = (
+                f"{self.name}: the full tools do not fit the server's {context} tokens: "
+                "compact tools"
+            )
+            log.info("%s", said)
+            await self.swarm.bus.publish(Notice(level="info", message=said, mysis_id=self.id))
+        return fitted
 
     async def _tell_paused_summaries(self, composition: Composition) -> None:
         """Tell the commander, once per summary, that summaries are paused and why."""
@@ -942,6 +983,11 @@ class MysisRuntime:
             game_state=self.swarm.game_state(self.router.account),
             turn=self.turn,
         )
+
+    def known_tools_tokens(self, mode: ToolsMode) -> int:
+        """Estimated tokens of the tools this Mysis sent in ``mode`` (0: none sent yet)."""
+        known = self._tools.get(mode)
+        return known[1] if known is not None else 0
 
     async def _tool_schemas(self, mode: ToolsMode) -> list[dict[str, Any]] | None:
         """The game's tool list; None once the retries failed (the Mysis is then errored)."""

@@ -22,7 +22,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..core.composition import DEFAULT_CONTEXT_WINDOW
 from ..core.failures import FAILURE_LABELS, FailureKind
-from ..core.game_tool import ToolsMode
+from ..core.game_tool import ToolsSetting
 from ..core.types import ToolCall
 
 Message = dict[str, Any]
@@ -36,7 +36,8 @@ class ProviderSettings:
     ``timeout`` bounds one whole request (connect, prompt processing and the
     full answer); ``context_window`` is sent to servers that need it (Ollama's
     ``num_ctx``); ``tools`` says how the Mysis's requests carry the game's tools
-    (``core/game_tool.py``): the runtime asks the router for them so.
+    (``core/game_tool.py``): the runtime resolves ``"auto"`` to a mode (``tools_modes``)
+    and asks the router for the tools in it.
     """
 
     model: str = ""
@@ -45,7 +46,7 @@ class ProviderSettings:
     context_window: int = DEFAULT_CONTEXT_WINDOW
     timeout: float = 600.0
     seed: int | None = None
-    tools: ToolsMode = "full"
+    tools: ToolsSetting = "auto"
     #: Rounds of tool calls the runtime allows a turn (a provider that ends its own
     #: turns, as the autopilot does, ends them before); None: not said.
     turn_rounds: int | None = None
