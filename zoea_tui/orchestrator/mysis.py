@@ -811,7 +811,7 @@ class MysisRuntime:
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
                 request_id = await logging
-                await self._finished(request_id, "cancelled", None, started, before)
+                await self._finish_request(request_id, "cancelled", None, started, before)
             raise
         outcome, kind, response = "cancelled", None, None
         error: str | None = before
@@ -840,28 +840,7 @@ class MysisRuntime:
             if outcome != "ok":
                 for publishing in list(self._publishing):  # no stream after its end
                     publishing.cancel()
-            await self._finished(request_id, outcome, response, started, error, kind)
-
-    async def _finished(
-        self,
-        request_id: int,
-        outcome: str,
-        response: ChatResponse | None,
-        started: float,
-        error: str | None,
-        error_kind: str | None = None,
-    ) -> None:
-        """``_finish_request``, carried through a cancel that comes meanwhile (a stop
-        after a cut, a quit): no request is left pending, and its end is told."""
-        finishing = asyncio.ensure_future(
-            self._finish_request(request_id, outcome, response, started, error, error_kind)
-        )
-        try:
-            await asyncio.shield(finishing)
-        except asyncio.CancelledError:
-            with contextlib.suppress(Exception):
-                await finishing
-            raise
+            await self._finish_request(request_id, outcome, response, started, error, kind)
 
     async def _waiting_for_warm_prefix(self) -> None:
         """The request waits for the first one to its engine (``warm_start.py``): the
@@ -952,23 +931,35 @@ class MysisRuntime:
         error_kind: str | None = None,
     ) -> None:
         """Record how a logged call ended (with the server's token counts when it answered,
-        the class of its failure, and whether it went unstreamed)."""
+        the class of its failure, and whether it went unstreamed), carried through a cancel
+        that comes meanwhile (a stop after a cut, a quit): no request is left pending, and
+        its end is told."""
         usage = response.usage if response is not None and outcome == "ok" else None
-        await self.swarm.store.finish_request(
-            request_id,
-            outcome=outcome,
-            prompt_tokens=usage.prompt_tokens if usage else None,
-            completion_tokens=usage.completion_tokens if usage else None,
-            latency_ms=(time.perf_counter() - started) * 1000,
-            error=error,
-            cached_tokens=usage.cached_tokens if usage else None,
-            cache_write_tokens=usage.cache_write_tokens if usage else None,
-            error_kind=error_kind,
-            streamed=getattr(self.provider, "streaming", None),
-        )
-        await self.swarm.bus.publish(
-            RequestFinished(mysis_id=self.id, request_id=request_id, outcome=outcome)
-        )
+
+        async def record() -> None:
+            await self.swarm.store.finish_request(
+                request_id,
+                outcome=outcome,
+                prompt_tokens=usage.prompt_tokens if usage else None,
+                completion_tokens=usage.completion_tokens if usage else None,
+                latency_ms=(time.perf_counter() - started) * 1000,
+                error=error,
+                cached_tokens=usage.cached_tokens if usage else None,
+                cache_write_tokens=usage.cache_write_tokens if usage else None,
+                error_kind=error_kind,
+                streamed=getattr(self.provider, "streaming", None),
+            )
+            await self.swarm.bus.publish(
+                RequestFinished(mysis_id=self.id, request_id=request_id, outcome=outcome)
+            )
+
+        recording = asyncio.ensure_future(record())
+        try:
+            await asyncio.shield(recording)
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await recording
+            raise
 
     async def compose(
         self, settings: ComposeSettings, provider_settings: ProviderSettings
