@@ -405,3 +405,30 @@ async def test_an_order_does_not_cut_a_failure_being_recorded(open_commander) ->
         stored = await commander.store.get_mysis(view.id)
     assert runtime.state == "errored"
     assert stored is not None and stored.state == "errored"
+
+
+async def test_a_request_cut_while_it_is_logged_is_logged_as_cut(open_commander) -> None:
+    """The order comes while the request's log row is being written (the store busy with
+    another Mysis): the row says the request was cut, not "stopped before the call"."""
+    model = ScriptedModel(default=ChatResponse(content="Done."))
+    commander = await open_commander(models={"Ada": model}, starter_swarm=False)
+    log_request = commander.store.log_request
+    logging = asyncio.Event()
+
+    async def busy(*args: object, **kw: object) -> int:
+        if not logging.is_set():
+            logging.set()
+            await asyncio.sleep(0.2)  # the write lock is another Mysis's meanwhile
+        return await log_request(*args, **kw)  # type: ignore[arg-type]
+
+    commander.store.log_request = busy  # type: ignore[method-assign]
+    view = await commander.create_mysis("Ada")
+    await until(logging.is_set)
+    await commander.send_message(view.id, "report")
+    rows: list[tuple[str, str | None]] = []
+    for _ in range(300):
+        rows = [(r.outcome, r.error) for r in await commander.store.list_requests(view.id)]
+        if len(rows) >= 2 and all(outcome != "pending" for outcome, _ in rows):
+            break
+        await asyncio.sleep(0.05)
+    assert rows[0] == ("cancelled", CUT_BY_ORDER), rows

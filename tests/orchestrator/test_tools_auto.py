@@ -248,3 +248,35 @@ def test_the_arena_guesses_the_tools_by_the_same_rule(
     assert guessed_tools(provider) == guessed
     figures = estimate(provider, 1, [200], budget_kind="smbench", measured=Measured())
     assert figures["tokens_in"] == figures["requests"] * GUESS_TOKENS[guessed]
+
+
+async def test_a_mysis_moved_to_a_roomier_engine_tries_the_full_tools_again(
+    tmp_path: Path,
+) -> None:
+    """The fallback belongs to the engine that forced it: a Mysis moved (``c``) from a
+    4 096-token slot to a 32 768-token one sends the full schemas there, where it used
+    to stay on the compact ones for the rest of the run."""
+    async with (
+        FakeOpenAIServer(llama=LlamaServer(n_ctx=4096)) as small,
+        FakeOpenAIServer(llama=LlamaServer(n_ctx=32_768)) as big,
+    ):
+        small.default = Reply("Holding.")
+        big.default = Reply("Holding on the big one.")
+        base = _config(small.url)
+        providers = {
+            **base.providers,
+            "big": ProviderConfig(name="big", type="openai", endpoint=big.url, model="qwen2.5"),
+        }
+        commander = await open_on_world(replace(base, providers=providers), tmp_path)
+        try:
+            view = await commander.create_mysis("Ada", provider="llama")
+            await until(lambda: len(small.chat_requests) >= 1)
+            assert commander._get(view.id).tools_fell_back
+            await commander.configure_mysis(view.id, provider="big")
+            await commander.send_message(view.id, "report")
+            await until(lambda: len(big.chat_requests) >= 1)
+        finally:
+            await commander.shutdown(timeout=1)
+    on_small = _tool_names(small.chat_requests[0].json())
+    assert GAME_TOOL in on_small and "get_status" not in on_small
+    assert "get_status" in _tool_names(big.chat_requests[0].json())

@@ -584,6 +584,7 @@ class Commander:
             old = runtime.provider
             runtime.provider = self._provider(runtime.record)
             runtime.provider_origin = self._origin(runtime.record.provider)
+            runtime.tools_fell_back = False  # another engine: its context decides anew
             with contextlib.suppress(Exception):
                 await old.aclose()
         await runtime.changed("configured")

@@ -301,6 +301,7 @@ class MysisRuntime:
                 self.record = await self.swarm.store.get_mysis(self.id)
         self.nudges = 0
         self.last_error = None
+        self.tools_fell_back = False  # the server may have been given a larger context
         self.prompt_pending = prompt or self.prompt_pending
         self._fresh = True
         await self._set_state("running", None)
@@ -805,16 +806,16 @@ class MysisRuntime:
             )
         )
         started = time.perf_counter()
-        before = self._cut or "stopped before the call"
         try:
             request_id = await asyncio.shield(logging)
         except asyncio.CancelledError:
+            before = self._cut or "stopped before the call"
             with contextlib.suppress(Exception):
                 request_id = await logging
                 await self._finish_request(request_id, "cancelled", None, started, before)
             raise
         outcome, kind, response = "cancelled", None, None
-        error: str | None = before
+        error: str | None = "stopped before the call"
         try:
             self.activity = "thinking"
             await self.changed("thinking")
@@ -830,7 +831,7 @@ class MysisRuntime:
             if outcome != "cancelled":
                 outcome, error = "cancelled", self._cut or "stopped during the call"
             else:
-                error = self._cut or error
+                error = self._cut or error  # cut before the call went
             raise
         except ProviderError as exc:
             # The log says how the call ended before the state does.
@@ -931,13 +932,13 @@ class MysisRuntime:
         error_kind: str | None = None,
     ) -> None:
         """Record how a logged call ended (with the server's token counts when it answered,
-        the class of its failure, and whether it went unstreamed), carried through a cancel
-        that comes meanwhile (a stop after a cut, a quit): no request is left pending, and
-        its end is told."""
+        the class of its failure, and whether it went unstreamed). The write is carried
+        through a cancel that comes meanwhile (a stop after a cut, a quit): no request is
+        left pending, and its end is told."""
         usage = response.usage if response is not None and outcome == "ok" else None
 
-        async def record() -> None:
-            await self.swarm.store.finish_request(
+        recording = asyncio.ensure_future(
+            self.swarm.store.finish_request(
                 request_id,
                 outcome=outcome,
                 prompt_tokens=usage.prompt_tokens if usage else None,
@@ -949,17 +950,19 @@ class MysisRuntime:
                 error_kind=error_kind,
                 streamed=getattr(self.provider, "streaming", None),
             )
-            await self.swarm.bus.publish(
-                RequestFinished(mysis_id=self.id, request_id=request_id, outcome=outcome)
-            )
-
-        recording = asyncio.ensure_future(record())
+        )
+        told = RequestFinished(mysis_id=self.id, request_id=request_id, outcome=outcome)
         try:
             await asyncio.shield(recording)
         except asyncio.CancelledError:
             with contextlib.suppress(Exception):
-                await recording
+                await recording  # the write ends whatever cancelled its wait
+            # Told in a task of its own: a watcher slow to read must not hold up a quit.
+            telling = asyncio.ensure_future(self.swarm.bus.publish(told))
+            self._publishing.add(telling)
+            telling.add_done_callback(self._publishing.discard)
             raise
+        await self.swarm.bus.publish(told)
 
     async def compose(
         self, settings: ComposeSettings, provider_settings: ProviderSettings
