@@ -95,12 +95,15 @@ async def test_a_message_sent_while_a_nudges_round_waited_is_answered_in_that_tu
     await until(lambda: runtime.turns >= 1 and runtime.activity == "waiting")
     gate = commander.services.step_gate
     gate.hold_s = gate.max_held_s = 1.0
+    keys = [0.0]  # the gate's clock: the hold ends when the test moves it (not by load)
+    gate._now = lambda: keys[0]
     alpha.answers = [calls(("get_status", "{}")), ChatResponse(content="Status: all well.")]
     asked = len(alpha.requests)
     commander.commander_input()  # the keys hold the next round
     clock.advance(runtime._interval(runtime.swarm.nudge))  # the nudge turn begins, held
     await until(lambda: runtime.turn is not None)
     await commander.send_message(view.id, "report")
+    keys[0] = 10.0  # the hold is over
     await until(lambda: len(alpha.requests) >= asked + 2, limit=10)
     first, second = alpha.requests[asked : asked + 2]
     for request in (first, second):

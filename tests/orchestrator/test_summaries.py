@@ -20,10 +20,13 @@ from tests.fakes.llm_servers import Call, FakeOpenAIServer, HttpError, Reply
 from tests.helpers import open_on_world
 from zoea_tui.config import Config, ProviderConfig
 from zoea_tui.core import prompts
+from zoea_tui.core.composition import ComposeSettings
 from zoea_tui.core.summarizer import EXTRACTIVE_LABEL
 from zoea_tui.core.validator import validate
 from zoea_tui.orchestrator.clock import ManualClock
+from zoea_tui.orchestrator.context import REWRITES_BY_MODEL, next_composition
 from zoea_tui.orchestrator.events import Notice, RequestComposed
+from zoea_tui.storage import NewMemory, Store
 
 from .conftest import drain, until
 
@@ -162,3 +165,43 @@ async def test_a_summary_never_hides_a_prompt_it_did_not_see(tmp_path: Path) -> 
     rewritten = server.chat_requests[2].json()["messages"]
     assert any("iron at Sol" in (m.get("content") or "") for m in rewritten), "it saw the news"
     assert "iron at Sol" in summary.content  # its last request, quoted after it
+
+
+async def test_prompts_that_keep_coming_do_not_keep_a_summary_from_being_kept(
+    tmp_path: Path,
+) -> None:
+    """Every summary the model writes is overtaken by a prompt (a chatty swarm, a slow
+    model): after ``REWRITES_BY_MODEL`` tries the extractive summarizer writes it, taking
+    no time for another prompt to come, and it is kept, the latest prompt in it."""
+    store = await Store.open(tmp_path / "zoea.db")
+    try:
+        mysis = await store.create_mysis("Brief")
+        for i in range(4):
+            await store.add_memory(mysis.id, NewMemory("user", "direct", f"order {i}"))
+            await store.add_memory(mysis.id, NewMemory("assistant", "llm", f"Done {i}."))
+
+        class Overtaken:
+            """A model summarizer during each of whose summaries a broadcast comes in."""
+
+            calls = 0
+
+            async def summarize(self, request: object) -> str:
+                self.calls += 1
+                news = NewMemory("user", "broadcast", f"news {self.calls}", sender_id="2")
+                await store.add_memory(mysis.id, news)
+                return MODEL_SUMMARY
+
+        model = Overtaken()
+        settings = ComposeSettings(summarize_threshold=1)
+        composition = await next_composition(
+            store, mysis.id, "summarize", settings, summarizer=model
+        )
+        memories = [m async for m in store.iter_memories(mysis.id)]
+    finally:
+        await store.close()
+    assert model.calls == REWRITES_BY_MODEL
+    (summary,) = [m for m in memories if m.source == "summary"]
+    assert EXTRACTIVE_LABEL in summary.content and MODEL_SUMMARY not in summary.content
+    assert f"news {REWRITES_BY_MODEL}" in summary.content  # the latest prompt, quoted
+    assert memories[-1].id == summary.id
+    assert composition.last_memory_id == summary.id

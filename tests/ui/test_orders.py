@@ -21,7 +21,13 @@ from textual.pilot import Pilot
 from zoea_tui.config import Config
 from zoea_tui.core.types import Memory
 from zoea_tui.orchestrator.commander import Commander
-from zoea_tui.providers.base import ChatRequest, ChatResponse, EventSink, TextDelta
+from zoea_tui.providers.base import (
+    ChatRequest,
+    ChatResponse,
+    EventSink,
+    ProviderError,
+    TextDelta,
+)
 from zoea_tui.ui.app import ZoeaApp
 from zoea_tui.ui.screens.focus import FocusScreen
 from zoea_tui.ui.screens.input_bar import InputBar
@@ -355,5 +361,51 @@ async def test_what_a_cut_request_streamed_leaves_the_conversation(
             assert "report" in shown() and "Holding position" not in shown()
             model.answer.set()
             await wait_for(pilot, lambda: "Status report: docked." in shown(), what="the answer")
+    finally:
+        await commander.shutdown(timeout=0.5)
+
+
+class _Failing(_Streaming):
+    """Streams the start of an answer, then the server refuses for good."""
+
+    async def chat(self, request: ChatRequest, on_event: EventSink | None = None) -> ChatResponse:
+        self.asked += 1
+        assert on_event is not None
+        await self.watched.wait()
+        on_event(TextDelta("Holding position, all"))
+        await self.answer.wait()
+        raise ProviderError("the server refused: bad request")
+
+
+async def test_what_a_failed_call_streamed_leaves_the_conversation(
+    tmp_path: Path, fast_config: Config
+) -> None:
+    """A call that fails after streaming part of an answer stores no memory to take the
+    stream's place: its end (``RequestsFinished``) clears what it streamed."""
+    model = _Failing()
+    commander = await Commander.open(
+        fast_config,
+        db_path=tmp_path / "zoea.db",
+        starter_swarm=False,
+        provider_factory=lambda record: model,  # type: ignore[arg-type,return-value]
+    )
+    try:
+        view = await commander.create_mysis("Ada")
+        app = ZoeaApp(commander)
+        async with app.run_test(size=(160, 50)) as pilot:
+            await settle(pilot)
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")
+            log = app.screen.query_one(ConversationLog)
+
+            def shown() -> str:
+                return "\n".join(view_rows(log))
+
+            model.watched.set()
+            await wait_for(pilot, lambda: "Holding position, all" in shown(), what="the stream")
+            model.answer.set()
+            await wait_for(pilot, lambda: "ERROR" in shown(), what="the error")
+            assert commander.mysis(view.id).state == "errored"
+            assert "Holding position" not in shown()
     finally:
         await commander.shutdown(timeout=0.5)

@@ -40,8 +40,9 @@ def tools_modes(setting: ToolsSetting, *, fell_back: bool = False) -> tuple[Tool
     context is sent, and when none fits the last one's error stands.
 
     ``"auto"`` tries the full schemas, then the compact ones; once a Mysis ``fell_back``
-    to compact it stays there (a flip back would throw away the server's prompt cache of
-    every request's head). An explicit mode is the only one tried.
+    to compact it stays there until its engine changes (a flip back would throw away the
+    server's prompt cache of every request's head). An explicit mode is the only one
+    tried.
     """
     if setting == "auto":
         return ("compact",) if fell_back else ("full", "compact")

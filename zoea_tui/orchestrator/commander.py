@@ -500,9 +500,12 @@ class Commander:
                 turn=turn,
             )
 
-        try:  # the tools by the runtime's rule
+        # The tools by the runtime's rule; once it composed a request, its mode (an engine
+        # that counts prompts may have taken full tools the estimate would not).
+        setting = runtime.tools_mode or provider.tools
+        try:
             composition, _ = await with_fitting_tools(
-                provider.tools, attempt, fell_back=runtime.tools_fell_back
+                setting, attempt, fell_back=runtime.tools_fell_back
             )
             return composition
         except ContextTooSmallError as exc:  # told where the preview would be
@@ -584,7 +587,7 @@ class Commander:
             old = runtime.provider
             runtime.provider = self._provider(runtime.record)
             runtime.provider_origin = self._origin(runtime.record.provider)
-            runtime.tools_fell_back = False  # another engine: its context decides anew
+            runtime.tools_mode = None  # another engine: its context decides anew
             with contextlib.suppress(Exception):
                 await old.aclose()
         await runtime.changed("configured")

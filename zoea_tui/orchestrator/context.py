@@ -15,6 +15,9 @@ from ..core.summarizer import ExtractiveSummarizer, Summarizer
 from ..core.types import Turn
 from ..storage import NewMemory, Store
 
+#: Summaries a model writes again for one request when prompts keep coming meanwhile.
+REWRITES_BY_MODEL = 2
+
 
 async def next_composition(
     store: Store,
@@ -32,7 +35,8 @@ async def next_composition(
     Under ``summarize``, when the history passes the threshold, the summary is
     written (by ``summarizer``, else the extractive one), stored as a
     ``summary`` memory, and the request is composed again from it; a summary of a
-    history that grew meanwhile (a prompt came) is written again. With
+    history that grew meanwhile (a prompt came) is written again (by the extractive
+    summarizer after :data:`REWRITES_BY_MODEL` tries). With
     ``write_summary=False`` (a preview) the pending request is returned as is,
     its ``summary_request`` telling that a summary is due. ``turn`` is the turn
     the request belongs to (else the latest recorded one).
@@ -42,8 +46,10 @@ async def next_composition(
     )
     composition = _with_inputs(_compose(history, strategy, settings), history)
     request = composition.summary_request
+    writer = summarizer or ExtractiveSummarizer()
+    rewrites = 0
     while request is not None and write_summary:
-        text = await (summarizer or ExtractiveSummarizer()).summarize(request)
+        text = await writer.summarize(request)
         stored = await store.latest_memory_id(mysis_id) == composition.last_memory_id
         if stored:
             await store.add_memory(
@@ -54,8 +60,14 @@ async def next_composition(
                     summary_content(text, request.last_request, request.max_tokens),
                 ),
             )
-        # Else a prompt came while the summary was written: stored after it, the summary
-        # would hide what it never saw, so it is written again over the history as it is.
+        else:
+            # A prompt came while the summary was written: stored after it, the summary
+            # would hide what it never saw, so it is written again over the history as it
+            # is; after REWRITES_BY_MODEL by the model, by the extractive summarizer, which
+            # takes no time for prompts to come in (a chatty swarm, a slow model).
+            rewrites += 1
+            if rewrites >= REWRITES_BY_MODEL:
+                writer = ExtractiveSummarizer()
         history = await store.load_history(
             mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
         )

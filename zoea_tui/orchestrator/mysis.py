@@ -204,8 +204,9 @@ class MysisRuntime:
         self._tools: dict[ToolsMode, tuple[list[dict[str, Any]], int]] = {}
         #: Estimated tokens of this Mysis's tool schemas (part of every request).
         self.tools_tokens = 0
-        #: Whether ``tools = "auto"`` fell back to the compact tools (it then stays).
-        self.tools_fell_back = False
+        #: The tools mode of the request composed last (None: none yet, or the engine
+        #: changed): under ``tools = "auto"``, compact once it fell back (it then stays).
+        self.tools_mode: ToolsMode | None = None
         #: Turns completed since this runtime was created.
         self.turns = 0
         #: The first line of the latest answer that ended a turn.
@@ -301,7 +302,7 @@ class MysisRuntime:
                 self.record = await self.swarm.store.get_mysis(self.id)
         self.nudges = 0
         self.last_error = None
-        self.tools_fell_back = False  # the server may have been given a larger context
+        self.tools_mode = None  # the server may have been given a larger context
         self.prompt_pending = prompt or self.prompt_pending
         self._fresh = True
         await self._set_state("running", None)
@@ -753,8 +754,9 @@ class MysisRuntime:
         except ContextTooSmallError as error:
             await self._fail(f"{self.provider.label}: {error}", kind=CONTEXT_TOO_SMALL)
             return None
-        if setting == "auto" and mode == "compact" and not self.tools_fell_back:
-            self.tools_fell_back = True
+        fell_back = setting == "auto" and mode == "compact" and not self.tools_fell_back
+        self.tools_mode = mode
+        if fell_back:
             context = f"{settings.context_window:,}".replace(",", " ")
             said = (
                 f"{self.name}: the full tools do not fit the server's {context} tokens: "
@@ -977,6 +979,12 @@ class MysisRuntime:
             game_state=self.swarm.game_state(self.router.account),
             turn=self.turn,
         )
+
+    @property
+    def tools_fell_back(self) -> bool:
+        """Whether the requests went on with the compact tools (``tools = "auto"``: they
+        stay there until the engine changes)."""
+        return self.tools_mode == "compact"
 
     def known_tools_tokens(self, mode: ToolsMode) -> int:
         """Estimated tokens of the tools this Mysis sent in ``mode`` (0: none sent yet)."""
