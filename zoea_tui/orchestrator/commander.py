@@ -489,12 +489,11 @@ class Commander:
 
         async def attempt(mode: ToolsMode) -> Composition:
             # The tools the runtime sends in this mode (none known yet: none counted).
-            tokens = runtime.known_tools_tokens(mode)
             return await next_composition(
                 reader,
                 mysis_id,
                 name,
-                replace(settings, tools_tokens=tokens, compact_tools=mode == "compact"),
+                runtime.with_tools(settings, mode),
                 write_summary=False,
                 game_state=self.game_state_summary(mysis_id),
                 turn=turn,

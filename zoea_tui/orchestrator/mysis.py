@@ -202,8 +202,6 @@ class MysisRuntime:
         self._checked = False
         #: The tool list of each mode asked for, with its estimated tokens.
         self._tools: dict[ToolsMode, tuple[list[dict[str, Any]], int]] = {}
-        #: Estimated tokens of this Mysis's tool schemas (part of every request).
-        self.tools_tokens = 0
         #: The tools mode of the request composed last (None: none yet, or the engine
         #: changed): under ``tools = "auto"``, compact once it fell back (it then stays).
         self.tools_mode: ToolsMode | None = None
@@ -720,9 +718,8 @@ class MysisRuntime:
                 raise _NoTools
             known = self._tools.get(mode)
             if known is None or known[0] is not tools:  # the same list until it changes
-                known = self._tools[mode] = (tools, tools_tokens(tools))
-            self.tools_tokens = known[1]
-            fitted = replace(settings, tools_tokens=known[1], compact_tools=mode == "compact")
+                self._tools[mode] = (tools, tools_tokens(tools))
+            fitted = self.with_tools(settings, mode)
             try:
                 return await self.compose(fitted, provider_settings), None, tools, fitted
             except ContextTooSmallError as error:
@@ -978,6 +975,18 @@ class MysisRuntime:
             summarizer=summarizer_for(self.provider, provider_settings),
             game_state=self.swarm.game_state(self.router.account),
             turn=self.turn,
+        )
+
+    @property
+    def tools_tokens(self) -> int:
+        """Estimated tokens of the tools the request composed last carried (0: none yet)."""
+        return self.known_tools_tokens(self.tools_mode) if self.tools_mode else 0
+
+    def with_tools(self, settings: ComposeSettings, mode: ToolsMode) -> ComposeSettings:
+        """``settings`` for a request that carries ``mode``'s tools, as this Mysis knows
+        them (the runtime and the preview compose alike)."""
+        return replace(
+            settings, tools_tokens=self.known_tools_tokens(mode), compact_tools=mode == "compact"
         )
 
     @property
