@@ -115,6 +115,23 @@ async def test_an_answer_is_dropped_when_an_order_came_after_its_request(store: 
     assert upto is not None and heard.id < upto
 
 
+async def test_a_summary_is_dropped_when_any_memory_came_after_its_history(
+    store: Store,
+) -> None:
+    """``add_summary``: a summary of the history up to a memory is stored unless any
+    memory came after it (a Mysis's broadcast too: the summary never saw it)."""
+    mysis = await store.create_mysis("Ada")
+    said = await store.add_memory(mysis.id, NewMemory("assistant", "llm", "Mining."))
+    summary = NewMemory("user", "summary", "Summary: mining at Sol.")
+    await store.add_memory(mysis.id, NewMemory("user", "broadcast", "iron", sender_id="7"))
+    before = await store.count_memories(mysis.id)
+    assert await store.add_summary(mysis.id, summary, composed_upto=said.id) is None
+    assert await store.count_memories(mysis.id) == before, "nothing is stored"
+    upto = await store.latest_memory_id(mysis.id)
+    stored = await store.add_summary(mysis.id, summary, composed_upto=upto)
+    assert stored is not None and stored.source == "summary"
+
+
 async def test_history_load_takes_two_indexed_queries_whatever_the_length(
     store: Store,
 ) -> None:

@@ -50,17 +50,13 @@ async def next_composition(
     rewrites = 0
     while request is not None and write_summary:
         text = await writer.summarize(request)
-        stored = await store.latest_memory_id(mysis_id) == composition.last_memory_id
-        if stored:
-            await store.add_memory(
-                mysis_id,
-                NewMemory(
-                    "user",
-                    "summary",
-                    summary_content(text, request.last_request, request.max_tokens),
-                ),
-            )
-        else:
+        summary = NewMemory(
+            "user", "summary", summary_content(text, request.last_request, request.max_tokens)
+        )
+        stored = await store.add_summary(
+            mysis_id, summary, composed_upto=composition.last_memory_id
+        )
+        if stored is None:
             # A prompt came while the summary was written: stored after it, the summary
             # would hide what it never saw, so it is written again over the history as it
             # is; after REWRITES_BY_MODEL by the model, by the extractive summarizer, which
@@ -72,7 +68,7 @@ async def next_composition(
             mysis_id, settings, strategy=strategy, game_state=game_state, turn=turn
         )
         composition = _with_inputs(_compose(history, strategy, settings), history)
-        request = None if stored else composition.summary_request
+        request = None if stored is not None else composition.summary_request
     return composition
 
 

@@ -24,6 +24,9 @@ from .swarm import SwarmTables
 #: far more than any threshold lets accumulate, but a fixed bound on the read.
 SUMMARIZE_SCAN_LIMIT = 2000
 
+#: The SQL of an order: the commander's word, a direct message or a broadcast no Mysis sent.
+_ORDER = "role = 'user' AND (source = 'direct' OR (source = 'broadcast' AND sender_id IS NULL))"
+
 #: Memories an import writes between two progress reports (all in one transaction).
 IMPORT_BATCH = 2000
 
@@ -85,16 +88,30 @@ class MemoriesTables(SwarmTables):
         order's answer. The check and the append are one transaction, so an order is
         stored either before the answer (which is then dropped) or after it.
         """
+        return await self._append_unless(mysis_id, answer, composed_upto, _ORDER)
+
+    async def add_summary(
+        self, mysis_id: int, summary: NewMemory, *, composed_upto: int | None
+    ) -> Memory | None:
+        """Append a summary of the history up to memory ``composed_upto``, unless any
+        memory came after it: None then, and nothing is stored. Stored after a prompt it
+        never saw, the summary would hide it (the ``summarize`` strategy sends what
+        follows the latest summary)."""
+        return await self._append_unless(mysis_id, summary, composed_upto, "1")
+
+    async def _append_unless(
+        self, mysis_id: int, memory: NewMemory, composed_upto: int | None, newer: str
+    ) -> Memory | None:
+        """Append ``memory`` unless a memory after ``composed_upto`` matches the SQL
+        condition ``newer``: the check and the append in one transaction."""
         async with self._transaction():
-            order = await self.fetch_one(
-                "SELECT 1 FROM memories WHERE mysis_id = ? AND id > ? AND role = 'user' "
-                "AND (source = 'direct' OR (source = 'broadcast' AND sender_id IS NULL)) "
-                "LIMIT 1",
+            found = await self.fetch_one(
+                f"SELECT 1 FROM memories WHERE mysis_id = ? AND id > ? AND ({newer}) LIMIT 1",
                 (mysis_id, composed_upto or 0),
             )
-            if order is not None:
+            if found is not None:
                 return None
-            return (await self._append(mysis_id, [answer]))[0]
+            return (await self._append(mysis_id, [memory]))[0]
 
     async def _append(self, mysis_id: int, memories: Iterable[NewMemory]) -> list[Memory]:
         """Insert ``memories`` after the Mysis's newest (inside a transaction)."""
