@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from ..providers.base import Provider, ProviderError
@@ -57,8 +58,9 @@ class WarmStart:
         self._warm: set[Engine] = set()
         #: The engines being warmed, each with what its followers wait for.
         self._leading: dict[Engine, asyncio.Event] = {}
-        #: Leaders cut before their answer (the engine is still cold).
-        self._cut: set[asyncio.Event] = set()
+        #: Leaders cut before their answer (the engine is still cold), forgotten once no
+        #: follower holds them.
+        self._cut: weakref.WeakSet[asyncio.Event] = weakref.WeakSet()
         #: Requests that waited for a leader, and the slots of each engine that shared its
         #: first prompt.
         self.waits = 0
