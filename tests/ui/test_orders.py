@@ -328,14 +328,14 @@ class _Streaming:
         return None
 
 
-async def test_what_a_cut_request_streamed_leaves_the_conversation(
-    tmp_path: Path, fast_config: Config
-) -> None:
-    """The focus view shows the answer as it streams; an order cuts the request, and what
-    it had streamed goes from the conversation (it would read as the order's answer)."""
-    model = _Streaming()
+@asynccontextmanager
+async def _streaming_in_focus(
+    model: _Streaming, tmp_path: Path, config: Config
+) -> AsyncIterator[tuple[Pilot[None], Commander, int, Callable[[], str]]]:
+    """The app on one Mysis flying ``model``, its focus view open once the model
+    streams: the pilot, the commander, the Mysis's id and what the conversation shows."""
     commander = await Commander.open(
-        fast_config,
+        config,
         db_path=tmp_path / "zoea.db",
         starter_swarm=False,
         provider_factory=lambda record: model,  # type: ignore[arg-type,return-value]
@@ -354,15 +354,25 @@ async def test_what_a_cut_request_streamed_leaves_the_conversation(
 
             model.watched.set()
             await wait_for(pilot, lambda: "Holding position, all" in shown(), what="the stream")
-            await commander.send_message(view.id, "report")
-            await wait_for(pilot, lambda: model.asked == 2, what="the order's request")
-            for _ in range(5):  # the cut call's end reaches the screen
-                await pilot.pause(0.05)
-            assert "report" in shown() and "Holding position" not in shown()
-            model.answer.set()
-            await wait_for(pilot, lambda: "Status report: docked." in shown(), what="the answer")
+            yield pilot, commander, view.id, shown
     finally:
         await commander.shutdown(timeout=0.5)
+
+
+async def test_what_a_cut_request_streamed_leaves_the_conversation(
+    tmp_path: Path, fast_config: Config
+) -> None:
+    """The focus view shows the answer as it streams; an order cuts the request, and what
+    it had streamed goes from the conversation (it would read as the order's answer)."""
+    model = _Streaming()
+    async with _streaming_in_focus(model, tmp_path, fast_config) as (pilot, commander, ada, shown):
+        await commander.send_message(ada, "report")
+        await wait_for(pilot, lambda: model.asked == 2, what="the order's request")
+        for _ in range(5):  # the cut call's end reaches the screen
+            await pilot.pause(0.05)
+        assert "report" in shown() and "Holding position" not in shown()
+        model.answer.set()
+        await wait_for(pilot, lambda: "Status report: docked." in shown(), what="the answer")
 
 
 class _Failing(_Streaming):
@@ -383,29 +393,8 @@ async def test_what_a_failed_call_streamed_leaves_the_conversation(
     """A call that fails after streaming part of an answer stores no memory to take the
     stream's place: its end (``RequestsFinished``) clears what it streamed."""
     model = _Failing()
-    commander = await Commander.open(
-        fast_config,
-        db_path=tmp_path / "zoea.db",
-        starter_swarm=False,
-        provider_factory=lambda record: model,  # type: ignore[arg-type,return-value]
-    )
-    try:
-        view = await commander.create_mysis("Ada")
-        app = ZoeaApp(commander)
-        async with app.run_test(size=(160, 50)) as pilot:
-            await settle(pilot)
-            await pilot.press("enter")
-            await wait_for(pilot, lambda: isinstance(app.screen, FocusScreen), what="focus")
-            log = app.screen.query_one(ConversationLog)
-
-            def shown() -> str:
-                return "\n".join(view_rows(log))
-
-            model.watched.set()
-            await wait_for(pilot, lambda: "Holding position, all" in shown(), what="the stream")
-            model.answer.set()
-            await wait_for(pilot, lambda: "ERROR" in shown(), what="the error")
-            assert commander.mysis(view.id).state == "errored"
-            assert "Holding position" not in shown()
-    finally:
-        await commander.shutdown(timeout=0.5)
+    async with _streaming_in_focus(model, tmp_path, fast_config) as (pilot, commander, ada, shown):
+        model.answer.set()
+        await wait_for(pilot, lambda: "ERROR" in shown(), what="the error")
+        assert commander.mysis(ada).state == "errored"
+        assert "Holding position" not in shown()
